@@ -1,0 +1,102 @@
+package proto
+
+import (
+	"context"
+	"fmt"
+	"net"
+	"strings"
+	"sync"
+	"time"
+)
+
+// CheckArg returns an error wrapping ErrUnsafeArgument when s holds CR, LF
+// or NUL. Every driver calls it on every argument before writing a command
+// line, even though package safety has checked the URL: the wire check is
+// the last line of defence for callers that bypass safety.
+func CheckArg(s string) error {
+	if i := strings.IndexAny(s, "\r\n\x00"); i >= 0 {
+		return fmt.Errorf("%w: byte %q at offset %d", ErrUnsafeArgument, s[i], i)
+	}
+	return nil
+}
+
+// Defaults used when Request leaves a timeout zero.
+const (
+	DefaultConnectTimeout = 30 * time.Second
+	DefaultIdleTimeout    = 60 * time.Second
+)
+
+// Dial opens a connection with req's dialer and connect timeout, and wraps
+// it with NewDeadlineConn using req's idle timeout and ctx.
+func (req *Request) DialContext(ctx context.Context, network, address string) (net.Conn, error) {
+	ct := DefaultConnectTimeout
+	if req != nil && req.ConnectTimeout > 0 {
+		ct = req.ConnectTimeout
+	}
+	dctx, cancel := context.WithTimeout(ctx, ct)
+	defer cancel()
+	var c net.Conn
+	var err error
+	if req != nil && req.Dial != nil {
+		c, err = req.Dial(dctx, network, address)
+	} else {
+		d := net.Dialer{}
+		c, err = d.DialContext(dctx, network, address)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return NewDeadlineConn(ctx, c, req.Idle()), nil
+}
+
+// Idle returns the idle timeout to use for req.
+func (req *Request) Idle() time.Duration {
+	if req == nil || req.IdleTimeout <= 0 {
+		return DefaultIdleTimeout
+	}
+	return req.IdleTimeout
+}
+
+// DeadlineConn is a net.Conn that moves its deadline forward by the idle
+// timeout before every Read and Write, and closes itself when its context is
+// cancelled, so that a silent peer or a cancelled caller never leaves a
+// goroutine blocked forever.
+type DeadlineConn struct {
+	net.Conn
+	idle time.Duration
+	stop func() bool
+	once sync.Once
+}
+
+// NewDeadlineConn wraps c. When ctx is done, c is closed. idle <= 0 means
+// no idle deadline.
+func NewDeadlineConn(ctx context.Context, c net.Conn, idle time.Duration) *DeadlineConn {
+	dc := &DeadlineConn{Conn: c, idle: idle}
+	dc.stop = context.AfterFunc(ctx, func() { c.Close() })
+	return dc
+}
+
+func (c *DeadlineConn) Read(p []byte) (int, error) {
+	if c.idle > 0 {
+		c.Conn.SetReadDeadline(time.Now().Add(c.idle))
+	}
+	return c.Conn.Read(p)
+}
+
+func (c *DeadlineConn) Write(p []byte) (int, error) {
+	if c.idle > 0 {
+		c.Conn.SetWriteDeadline(time.Now().Add(c.idle))
+	}
+	return c.Conn.Write(p)
+}
+
+// Close closes the connection and releases the context hook. It may be
+// called more than once.
+func (c *DeadlineConn) Close() error {
+	var err error
+	c.once.Do(func() {
+		c.stop()
+		err = c.Conn.Close()
+	})
+	return err
+}

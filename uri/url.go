@@ -1,0 +1,195 @@
+package uri
+
+import (
+	"strings"
+)
+
+// URL is a parsed URL reference. Every component is kept in its escaped form,
+// exactly as written (RFC 1738 section 2.2: "a URL is always in an encoded
+// form"); components are decoded only by the scheme-specific views, after
+// the URL has been split.
+//
+// The zero value is the empty relative reference. A URL is not modified by
+// any method of this package and is safe for concurrent reads.
+type URL struct {
+	// Scheme is the scheme name in lower case (RFC 1738 section 2.1: "programs
+	// interpreting URLs should treat upper case letters as equivalent to
+	// lower case"). Empty for a relative reference.
+	Scheme string
+
+	// Opaque is the escaped text after "scheme:" for URLs that have no "//"
+	// authority and whose rest does not start with "/" (mailto:, news:, and
+	// any other "scheme:data" form), up to but not including a "#" fragment.
+	// Empty otherwise.
+	Opaque string
+
+	// HasAuthority reports whether the reference contains "//" introducing a
+	// server part, even an empty one (file:///etc has an empty host).
+	HasAuthority bool
+
+	// User holds the user name and password; nil when the URL has no "@".
+	User *Userinfo
+
+	// Host is the host in escaped form as written: a domain name, an IPv4
+	// address, or an IPv6 literal including its brackets. Empty when absent.
+	Host string
+
+	// Port is the port digits as written, without the colon. Empty when
+	// absent (a trailing ":" with no digits is also absent).
+	Port string
+
+	// Path is the escaped path, including the "/" that separates it from the
+	// server part when there is one, and any ";params".
+	Path string
+
+	// RawQuery is the escaped query after "?", without the "?".
+	RawQuery string
+
+	// ForceQuery reports a "?" with an empty query.
+	ForceQuery bool
+
+	// Fragment is the escaped fragment after "#", without the "#".
+	Fragment string
+
+	// HasFragment reports a "#", even with an empty fragment.
+	HasFragment bool
+}
+
+// Userinfo is the user name and optional password of a URL, in escaped form.
+// A nil *Userinfo means no "@" was present; an empty user name with no
+// password ("ftp://@host/") differs from no user.
+type Userinfo struct {
+	username    string
+	password    string
+	passwordSet bool
+}
+
+// User returns a Userinfo holding the given escaped user name and no password.
+func User(escapedName string) *Userinfo { return &Userinfo{username: escapedName} }
+
+// UserPassword returns a Userinfo holding the given escaped name and password.
+func UserPassword(escapedName, escapedPassword string) *Userinfo {
+	return &Userinfo{username: escapedName, password: escapedPassword, passwordSet: true}
+}
+
+// Username returns the decoded user name. A malformed escape is returned as written.
+func (u *Userinfo) Username() string {
+	if u == nil {
+		return ""
+	}
+	s, err := Unescape(u.username)
+	if err != nil {
+		return u.username
+	}
+	return s
+}
+
+// Password returns the decoded password and whether one was present
+// ("user:@host" has an empty password that is present).
+func (u *Userinfo) Password() (string, bool) {
+	if u == nil {
+		return "", false
+	}
+	s, err := Unescape(u.password)
+	if err != nil {
+		return u.password, u.passwordSet
+	}
+	return s, u.passwordSet
+}
+
+// EscapedUsername returns the user name as written in the URL.
+func (u *Userinfo) EscapedUsername() string {
+	if u == nil {
+		return ""
+	}
+	return u.username
+}
+
+// EscapedPassword returns the password as written in the URL and whether one was present.
+func (u *Userinfo) EscapedPassword() (string, bool) {
+	if u == nil {
+		return "", false
+	}
+	return u.password, u.passwordSet
+}
+
+func (u *Userinfo) string(redact bool) string {
+	s := u.username
+	if u.passwordSet {
+		if redact {
+			s += ":" + redactedPassword
+		} else {
+			s += ":" + u.password
+		}
+	}
+	return s
+}
+
+// redactedPassword replaces a password in Redacted output.
+const redactedPassword = "xxxxx"
+
+// String reassembles the URL from its escaped components. For a URL returned
+// by Parse, Parse(u.String()) yields an equal URL.
+func (u *URL) String() string { return u.format(false) }
+
+// Redacted is like String but replaces any password with "xxxxx". Use it for
+// every message, trace and log line that names a URL.
+func (u *URL) Redacted() string {
+	if u == nil {
+		return ""
+	}
+	return u.format(true)
+}
+
+func (u *URL) format(redact bool) string {
+	var b strings.Builder
+	if u.Scheme != "" {
+		b.WriteString(u.Scheme)
+		b.WriteByte(':')
+	}
+	if u.Opaque != "" {
+		b.WriteString(u.Opaque)
+	} else {
+		if u.HasAuthority || u.Host != "" || u.User != nil || u.Port != "" {
+			b.WriteString("//")
+			if u.User != nil {
+				b.WriteString(u.User.string(redact))
+				b.WriteByte('@')
+			}
+			b.WriteString(u.Host)
+			if u.Port != "" {
+				b.WriteByte(':')
+				b.WriteString(u.Port)
+			}
+			if u.Path != "" && u.Path[0] != '/' {
+				b.WriteByte('/')
+			}
+		} else if strings.HasPrefix(u.Path, "//") {
+			// A path starting with "//" and no authority would re-parse as
+			// an authority; RFC 3986 section 3.3 forbids that form.
+			b.WriteString("/.")
+		}
+		b.WriteString(u.Path)
+		if u.RawQuery != "" || u.ForceQuery {
+			b.WriteByte('?')
+			b.WriteString(u.RawQuery)
+		}
+	}
+	if u.HasFragment {
+		b.WriteByte('#')
+		b.WriteString(u.Fragment)
+	}
+	return b.String()
+}
+
+// Hostname returns the host without IPv6 brackets, in lower case.
+func (u *URL) Hostname() string {
+	h := u.Host
+	if len(h) >= 2 && h[0] == '[' && h[len(h)-1] == ']' {
+		h = h[1 : len(h)-1]
+	}
+	return strings.ToLower(h)
+}
+
+// IsAbs reports whether the URL has a scheme.
+func (u *URL) IsAbs() bool { return u.Scheme != "" }
