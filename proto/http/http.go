@@ -1,0 +1,236 @@
+// Package http is the driver of the http scheme (RFC 1738 section 3.3) and,
+// as a convenience, https (port 443), on top of net/http.
+//
+// The driver sends one GET per Fetch and never follows a redirect itself: a
+// 3xx reply with a Location header is returned as a *proto.Redirect holding
+// the absolute target, so that the caller checks the target with package
+// safety before anything is sent to it.
+//
+// Deviations and choices:
+//   - User name and password in an http URL are not sent: RFC 1738 section
+//     3.3 gives http URLs no user information (package safety warns).
+//   - The path and search part are sent in their escaped form; characters
+//     the RFC calls unsafe that appear unencoded (a space, "{") are encoded
+//     on the way out. A raw CR, LF or NUL in any part of a URL struct (only
+//     possible when the caller built the struct without uri.Parse) is
+//     refused with proto.ErrUnsafeArgument.
+//   - No proxy from the environment is used, and no compression is asked
+//     for, so that the bytes received are the bytes the server holds.
+//   - The response body streams; an HTML index page stays KindData.
+//   - Resume uses a Range request; a server that answers 200 restarts from
+//     byte 0 (Response.Offset 0).
+package http
+
+import (
+	"context"
+	"crypto/tls"
+	"fmt"
+	"io"
+	"mime"
+	"net/http"
+	"net/url"
+	"path"
+	"strings"
+	"sync"
+
+	"github.com/rfc1738/fetch/proto"
+	"github.com/rfc1738/fetch/uri"
+)
+
+// Driver fetches http and https URLs. The zero value is ready to use and
+// safe for concurrent use. Each Fetch uses its own connection, dialled with
+// the request's dialer; it is closed with the body.
+type Driver struct {
+	// TLSClientConfig configures https. Nil means the default (system
+	// roots, certificate and host name verified).
+	TLSClientConfig *tls.Config
+
+	// UserAgent is sent in the User-Agent header. Empty means "fetch".
+	UserAgent string
+}
+
+var _ proto.Driver = (*Driver)(nil)
+
+// Request.Options keys the driver reads.
+const (
+	// OptionHeadersOnly ("1") sends HEAD and returns the status line and
+	// headers as the body.
+	OptionHeadersOnly = "headers-only"
+)
+
+// Fetch sends a GET (HEAD with the headers-only option) for u. On success
+// the returned body must be closed. A status other than 2xx is an error: a
+// *StatusError that wraps proto.ErrNotFound (404, 410), proto.ErrLogin (401,
+// 407) or proto.ErrPermission (403); a 3xx with Location is a
+// *proto.Redirect.
+func (d *Driver) Fetch(ctx context.Context, u *uri.URL, req *proto.Request) (*proto.Response, error) {
+	if req == nil {
+		req = &proto.Request{}
+	}
+	target, err := requestURL(u)
+	if err != nil {
+		return nil, err
+	}
+	hreq, err := d.newRequest(ctx, target, req)
+	if err != nil {
+		return nil, err
+	}
+	tr := d.transport(req)
+	t := tracer{w: req.Trace}
+	if u.User != nil {
+		t.note("user information in the URL is not sent (RFC 1738 section 3.3)")
+	}
+	t.request(hreq)
+	hresp, err := tr.RoundTrip(hreq)
+	if err != nil {
+		tr.CloseIdleConnections()
+		return nil, fmt.Errorf("http: %w", err)
+	}
+	t.response(hresp)
+	resp, err := response(target, hreq, hresp, req.Offset)
+	if err != nil {
+		hresp.Body.Close()
+		tr.CloseIdleConnections()
+		return nil, err
+	}
+	resp.Name = remoteName(u)
+	resp.Body = &body{rc: resp.Body, tr: tr}
+	return resp, nil
+}
+
+func (d *Driver) newRequest(ctx context.Context, target *url.URL, req *proto.Request) (*http.Request, error) {
+	method := http.MethodGet
+	if req.Options[OptionHeadersOnly] == "1" {
+		method = http.MethodHead
+	}
+	hreq, err := http.NewRequestWithContext(ctx, method, "", nil)
+	if err != nil {
+		return nil, fmt.Errorf("http: %w", err)
+	}
+	hreq.URL = target
+	hreq.Host = target.Host
+	ua := d.UserAgent
+	if ua == "" {
+		ua = "fetch"
+	}
+	hreq.Header.Set("User-Agent", ua)
+	if req.Offset > 0 && method == http.MethodGet {
+		hreq.Header.Set("Range", fmt.Sprintf("bytes=%d-", req.Offset))
+	}
+	return hreq, nil
+}
+
+// transport builds the per-call transport: the request's dialer and
+// timeouts, no proxy, no compression.
+func (d *Driver) transport(req *proto.Request) *http.Transport {
+	ct := req.ConnectTimeout
+	if ct <= 0 {
+		ct = proto.DefaultConnectTimeout
+	}
+	tr := &http.Transport{
+		DialContext:            req.DialContext,
+		TLSHandshakeTimeout:    ct,
+		ResponseHeaderTimeout:  req.Idle(),
+		DisableCompression:     true,
+		MaxResponseHeaderBytes: 1 << 20,
+	}
+	if d.TLSClientConfig != nil {
+		tr.TLSClientConfig = d.TLSClientConfig.Clone()
+	}
+	return tr
+}
+
+// requestURL turns u into the net/url form sent on the wire, refusing raw
+// CR, LF and NUL and encoding the unsafe characters.
+func requestURL(u *uri.URL) (*url.URL, error) {
+	if _, err := u.HTTP(); err != nil {
+		return nil, err
+	}
+	for _, part := range []string{u.Host, u.Port, u.Path, u.RawQuery} {
+		if err := proto.CheckArg(part); err != nil {
+			return nil, fmt.Errorf("http: %w", err)
+		}
+	}
+	if u.Host == "" {
+		return nil, fmt.Errorf("http: URL has no host: %w", proto.ErrNoAccessMethod)
+	}
+	host := u.Host
+	if u.Port != "" {
+		host += ":" + u.Port
+	}
+	p := escapeUnsafe(u.Path)
+	if p == "" {
+		p = "/"
+	}
+	t := &url.URL{Scheme: u.Scheme, Host: host, RawPath: p, RawQuery: escapeUnsafe(u.RawQuery), ForceQuery: u.ForceQuery}
+	dec, err := url.PathUnescape(p)
+	if err != nil {
+		return nil, fmt.Errorf("http: path: %w", err)
+	}
+	t.Path = dec
+	return t, nil
+}
+
+// escapeUnsafe encodes the bytes that may not appear in a request target:
+// controls, space, non-ASCII and the unsafe characters of RFC 1738 section
+// 2.2 other than "%" (the text is already in escaped form) and "#".
+func escapeUnsafe(s string) string {
+	const hex = "0123456789ABCDEF"
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c <= ' ' || c >= 0x7f || strings.IndexByte("\"<>\\^`{|}#", c) >= 0 {
+			b.WriteByte('%')
+			b.WriteByte(hex[c>>4])
+			b.WriteByte(hex[c&15])
+			continue
+		}
+		b.WriteByte(c)
+	}
+	return b.String()
+}
+
+// remoteName is the last segment of u's path, decoded; empty for a
+// directory.
+func remoteName(u *uri.URL) string {
+	p := u.Path
+	if p == "" || strings.HasSuffix(p, "/") {
+		return ""
+	}
+	name, err := uri.Unescape(path.Base(p))
+	if err != nil {
+		return ""
+	}
+	return name
+}
+
+// mediaType returns the media type of a Content-Type value, or "".
+func mediaType(ct string) string {
+	if ct == "" {
+		return ""
+	}
+	mt, _, err := mime.ParseMediaType(ct)
+	if err != nil {
+		return ""
+	}
+	return mt
+}
+
+// body closes the response body and the per-call transport. Close may be
+// called more than once.
+type body struct {
+	rc   io.ReadCloser
+	tr   *http.Transport
+	once sync.Once
+	err  error
+}
+
+func (b *body) Read(p []byte) (int, error) { return b.rc.Read(p) }
+
+func (b *body) Close() error {
+	b.once.Do(func() {
+		b.err = b.rc.Close()
+		b.tr.CloseIdleConnections()
+	})
+	return b.err
+}

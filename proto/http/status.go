@@ -1,0 +1,142 @@
+package http
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+
+	"github.com/rfc1738/fetch/proto"
+)
+
+// StatusError is a reply whose status is neither 2xx nor a redirect. It
+// wraps proto.ErrNotFound, proto.ErrLogin or proto.ErrPermission when the
+// status means that, and keeps the server's status line.
+type StatusError struct {
+	Code   int    // 404
+	Status string // "404 Not Found"
+	err    error
+}
+
+func (e *StatusError) Error() string { return "http: " + e.Status }
+
+func (e *StatusError) Unwrap() error { return e.err }
+
+// statusErr classifies a failed reply (RFC 9110 section 15).
+func statusErr(code int, status string) *StatusError {
+	e := &StatusError{Code: code, Status: status}
+	switch code {
+	case http.StatusNotFound, http.StatusGone:
+		e.err = proto.ErrNotFound
+	case http.StatusUnauthorized, http.StatusProxyAuthRequired:
+		e.err = proto.ErrLogin
+	case http.StatusForbidden:
+		e.err = proto.ErrPermission
+	}
+	return e
+}
+
+// response turns a reply into a proto.Response, a *proto.Redirect or an
+// error. offset is the byte the request asked to start at.
+func response(target *url.URL, hreq *http.Request, hresp *http.Response, offset int64) (*proto.Response, error) {
+	code := hresp.StatusCode
+	switch {
+	case code >= 300 && code < 400:
+		return nil, redirect(target, hresp)
+	case code == http.StatusRequestedRangeNotSatisfiable && offset > 0:
+		return complete(hresp, offset)
+	case code < 200 || code >= 300:
+		return nil, statusErr(code, hresp.Status)
+	}
+	resp := &proto.Response{
+		Kind:      proto.KindData,
+		Body:      hresp.Body,
+		Size:      hresp.ContentLength,
+		MediaType: mediaType(hresp.Header.Get("Content-Type")),
+	}
+	if t, err := http.ParseTime(hresp.Header.Get("Last-Modified")); err == nil {
+		resp.ModTime = t
+	}
+	if hreq.Method == http.MethodHead {
+		hresp.Body.Close()
+		resp.Body = io.NopCloser(bytes.NewReader(headerText(hresp)))
+		resp.Size = -1
+		return resp, nil
+	}
+	if code == http.StatusPartialContent {
+		return partial(resp, hresp, offset)
+	}
+	return resp, nil
+}
+
+// redirect is the *proto.Redirect of a 3xx reply; its Location is resolved
+// against the request URL (RFC 9110 section 10.2.2).
+func redirect(target *url.URL, hresp *http.Response) error {
+	loc := hresp.Header.Get("Location")
+	if loc == "" {
+		return statusErr(hresp.StatusCode, hresp.Status)
+	}
+	ref, err := url.Parse(loc)
+	if err != nil {
+		return &proto.ProtocolError{Proto: "http", Msg: "malformed Location header"}
+	}
+	return &proto.Redirect{URL: target.ResolveReference(ref).String(), Reason: hresp.Status}
+}
+
+// partial checks a 206 reply against the requested offset (RFC 9110
+// section 14.4: Content-Range "bytes first-last/complete").
+func partial(resp *proto.Response, hresp *http.Response, offset int64) (*proto.Response, error) {
+	first, total, ok := contentRange(hresp.Header.Get("Content-Range"))
+	if !ok || first != offset {
+		return nil, &proto.ProtocolError{Proto: "http", Msg: "206 reply with a Content-Range that does not start at the requested offset"}
+	}
+	resp.Offset = offset
+	resp.Size = total
+	return resp, nil
+}
+
+// complete handles 416 to a resume request: when the resource is exactly
+// offset bytes long the transfer is already complete and the body is empty.
+func complete(hresp *http.Response, offset int64) (*proto.Response, error) {
+	hresp.Body.Close()
+	cr := hresp.Header.Get("Content-Range")
+	total, err := strconv.ParseInt(strings.TrimPrefix(cr, "bytes */"), 10, 64)
+	if !strings.HasPrefix(cr, "bytes */") || err != nil || total != offset {
+		return nil, statusErr(hresp.StatusCode, hresp.Status)
+	}
+	return &proto.Response{Kind: proto.KindData, Body: http.NoBody, Size: total, Offset: offset}, nil
+}
+
+// contentRange parses "bytes first-last/complete"; complete is -1 for "*".
+func contentRange(s string) (first, total int64, ok bool) {
+	rest, found := strings.CutPrefix(s, "bytes ")
+	if !found {
+		return 0, 0, false
+	}
+	rng, size, found := strings.Cut(rest, "/")
+	firstS, _, found2 := strings.Cut(rng, "-")
+	if !found || !found2 {
+		return 0, 0, false
+	}
+	first, err := strconv.ParseInt(firstS, 10, 64)
+	if err != nil {
+		return 0, 0, false
+	}
+	if size == "*" {
+		return first, -1, true
+	}
+	total, err = strconv.ParseInt(size, 10, 64)
+	return first, total, err == nil
+}
+
+// headerText is the status line and headers of a reply, as received.
+func headerText(hresp *http.Response) []byte {
+	var b bytes.Buffer
+	fmt.Fprintf(&b, "%s %s\r\n", hresp.Proto, hresp.Status)
+	hresp.Header.Write(&b)
+	b.WriteString("\r\n")
+	return b.Bytes()
+}
