@@ -1,0 +1,125 @@
+package nntp
+
+import (
+	"net/textproto"
+	"strings"
+
+	"github.com/rfc1738/fetch/proto"
+)
+
+// NNTP response codes used by this package (RFC 3977 section 3.2 and the
+// command sections; AUTHINFO codes from RFC 4643 section 2.3; XOVER from
+// RFC 2980 section 2.8).
+const (
+	StatusCapabilities       = 101 // RFC 3977 5.2: capability list follows
+	StatusPostingAllowed     = 200 // RFC 3977 5.1: service available, posting allowed
+	StatusNoPosting          = 201 // RFC 3977 5.1: service available, posting prohibited
+	StatusClosing            = 205 // RFC 3977 5.4: connection closing
+	StatusGroupSelected      = 211 // RFC 3977 6.1.1: group selected
+	StatusListFollows        = 215 // RFC 3977 7.6.1: information follows
+	StatusArticleFollows     = 220 // RFC 3977 6.2.1: article follows
+	StatusHeadFollows        = 221 // RFC 3977 6.2.2: headers follow
+	StatusBodyFollows        = 222 // RFC 3977 6.2.3: body follows
+	StatusOverviewFollows    = 224 // RFC 3977 8.3: overview information follows
+	StatusAuthAccepted       = 281 // RFC 4643 2.3: authentication accepted
+	StatusPasswordRequired   = 381 // RFC 4643 2.3: password required
+	StatusServiceUnavailable = 400 // RFC 3977 3.2.1: service not available
+	StatusNoSuchGroup        = 411 // RFC 3977 6.1.1: no such newsgroup
+	StatusNoGroupSelected    = 412 // RFC 3977 6.2.1: no newsgroup selected
+	StatusNoArticleInRange   = 420 // RFC 3977 8.3: no articles in that range / no current article
+	StatusNoSuchNumber       = 423 // RFC 3977 6.2.1: no article with that number
+	StatusNoSuchMessageID    = 430 // RFC 3977 6.2.1: no article with that message-id
+	StatusAuthRequired       = 480 // RFC 3977 3.2.1 / RFC 4643 2.2: authentication required
+	StatusAuthRejected       = 481 // RFC 4643 2.3: authentication failed or rejected
+	StatusAuthOutOfSequence  = 482 // RFC 4643 2.3: authentication commands out of sequence
+	StatusEncryptionRequired = 483 // RFC 4643 2.2: encryption required
+	StatusUnknownCommand     = 500 // RFC 3977 3.2.1: unknown command
+	StatusSyntaxError        = 501 // RFC 3977 3.2.1: syntax error in command
+	StatusUnavailable        = 502 // RFC 3977 3.2.1: command unavailable / access denied
+	StatusNotSupported       = 503 // RFC 3977 3.2.1: feature not supported
+)
+
+var statusText = map[int]string{
+	StatusCapabilities:       "capability list follows",
+	StatusPostingAllowed:     "service available, posting allowed",
+	StatusNoPosting:          "service available, posting prohibited",
+	StatusClosing:            "connection closing",
+	StatusGroupSelected:      "group selected",
+	StatusListFollows:        "information follows",
+	StatusArticleFollows:     "article follows",
+	StatusHeadFollows:        "headers follow",
+	StatusBodyFollows:        "body follows",
+	StatusOverviewFollows:    "overview information follows",
+	StatusAuthAccepted:       "authentication accepted",
+	StatusPasswordRequired:   "password required",
+	StatusServiceUnavailable: "service not available",
+	StatusNoSuchGroup:        "no such newsgroup",
+	StatusNoGroupSelected:    "no newsgroup selected",
+	StatusNoArticleInRange:   "no article in that range",
+	StatusNoSuchNumber:       "no article with that number",
+	StatusNoSuchMessageID:    "no article with that message-id",
+	StatusAuthRequired:       "authentication required",
+	StatusAuthRejected:       "authentication failed",
+	StatusAuthOutOfSequence:  "authentication commands out of sequence",
+	StatusEncryptionRequired: "encryption required",
+	StatusUnknownCommand:     "unknown command",
+	StatusSyntaxError:        "syntax error in command",
+	StatusUnavailable:        "command unavailable",
+	StatusNotSupported:       "feature not supported",
+}
+
+// StatusText returns a short description of an NNTP response code, or ""
+// when the code is not one this package knows.
+func StatusText(code int) string { return statusText[code] }
+
+// ReplyError is a command the server refused: the command as sent (password
+// redacted), the reply kept as a *textproto.Error, and the class of the
+// refusal (proto.ErrNotFound, proto.ErrPermission, proto.ErrLogin) when the
+// code has one. errors.Is and errors.As see both Kind and Reply.
+type ReplyError struct {
+	Cmd   string           // "GROUP local.test", "AUTHINFO PASS ****"
+	Reply *textproto.Error // the server's code and text
+	Kind  error            // a proto sentinel, or nil
+}
+
+func (e *ReplyError) Error() string {
+	var b strings.Builder
+	b.WriteString("nntp: ")
+	b.WriteString(e.Cmd)
+	b.WriteString(": ")
+	switch e.Reply.Code {
+	case StatusAuthRequired:
+		b.WriteString("server requires authentication: put credentials in the URL or .netrc: ")
+	case StatusAuthRejected:
+		b.WriteString("authentication rejected: ")
+	default:
+		if e.Kind != nil {
+			b.WriteString(e.Kind.Error())
+			b.WriteString(": ")
+		}
+	}
+	b.WriteString(e.Reply.Error())
+	return b.String()
+}
+
+// Unwrap returns Kind (when set) and Reply.
+func (e *ReplyError) Unwrap() []error {
+	if e.Kind == nil {
+		return []error{e.Reply}
+	}
+	return []error{e.Kind, e.Reply}
+}
+
+// kindOf classifies a refusal code: RFC 3977 section 3.2.1 and the
+// per-command responses of sections 6 and 8; RFC 4643 section 2.
+func kindOf(code int) error {
+	switch code {
+	case StatusNoSuchGroup, StatusNoArticleInRange, StatusNoSuchNumber, StatusNoSuchMessageID:
+		return proto.ErrNotFound
+	case StatusAuthRequired, StatusAuthRejected, StatusAuthOutOfSequence:
+		return proto.ErrLogin
+	case StatusEncryptionRequired, StatusUnavailable:
+		return proto.ErrPermission
+	}
+	return nil
+}
