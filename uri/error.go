@@ -1,23 +1,34 @@
 package uri
 
-import "fmt"
+import (
+	"fmt"
+	"strings"
+)
 
 // Error is a malformed URL: what is wrong, in which component, and at which
 // byte offset of the input. It never holds the input itself, which may carry
-// a password.
+// a password, and a problem inside the user information names no character
+// of it.
 type Error struct {
-	// Offset is the 0-based byte offset in the input where the problem is.
+	// Offset is the 0-based byte offset in the input where the problem is,
+	// counted in the string as the caller wrote it (a scheme-specific view
+	// counts in the string the URL was parsed from).
 	Offset int
 	// Component names the part being parsed: "scheme", "userinfo", "host",
-	// "port", "path", "query", "fragment", or a scheme-specific part such as
-	// "ftp typecode".
+	// "port", "path", "query", "fragment", "opaque part", or a
+	// scheme-specific part such as "ftp typecode" or "gopher selector".
 	Component string
-	// Err is the cause; an EscapeError for a bad "%" escape.
+	// Err is the cause: an EscapeError for a bad "%" escape, a Reason
+	// otherwise.
 	Err error
 }
 
 func (e *Error) Error() string {
-	return fmt.Sprintf("uri: %v at offset %d in %s", e.Err, e.Offset, e.Component)
+	reason := "malformed"
+	if e.Err != nil {
+		reason = strings.TrimPrefix(e.Err.Error(), "uri: ")
+	}
+	return fmt.Sprintf("uri: %s at offset %d: %s", e.Component, e.Offset, reason)
 }
 
 func (e *Error) Unwrap() error { return e.Err }
@@ -25,7 +36,7 @@ func (e *Error) Unwrap() error { return e.Err }
 // Reason is a leaf parse error: a short description of the problem.
 type Reason string
 
-func (r Reason) Error() string { return string(r) }
+func (r Reason) Error() string { return "uri: " + string(r) }
 
 func errAt(off int, comp string, err error) *Error {
 	return &Error{Offset: off, Component: comp, Err: err}

@@ -53,6 +53,10 @@ type URL struct {
 
 	// HasFragment reports a "#", even with an empty fragment.
 	HasFragment bool
+
+	// emptyPort records a ":" after the host with no digits, which String
+	// writes back so that it reproduces the parsed input exactly.
+	emptyPort bool
 }
 
 // Userinfo is the user name and optional password of a URL, in escaped form.
@@ -113,23 +117,17 @@ func (u *Userinfo) EscapedPassword() (string, bool) {
 	return u.password, u.passwordSet
 }
 
-func (u *Userinfo) string(redact bool) string {
-	s := u.username
-	if u.passwordSet {
-		if redact {
-			s += ":" + redactedPassword
-		} else {
-			s += ":" + u.password
-		}
-	}
-	return s
-}
-
 // redactedPassword replaces a password in Redacted output.
 const redactedPassword = "xxxxx"
 
 // String reassembles the URL from its escaped components. For a URL returned
-// by Parse, Parse(u.String()) yields an equal URL.
+// by Parse, String returns the input with the scheme name in lower case, and
+// Parse(u.String()) yields an equal URL.
+//
+// For URLs built by hand, String keeps the reference meaning what the fields
+// say: a path starting with "//" without an authority is written as "/.//"
+// (RFC 3986 section 5.2.4), and a relative path whose first segment looks
+// like a scheme name is written with a leading "./" (seed 001 section 4.3.2).
 func (u *URL) String() string { return u.format(false) }
 
 // Redacted is like String but replaces any password with "xxxxx". Use it for
@@ -143,32 +141,9 @@ func (u *URL) Redacted() string {
 
 func (u *URL) format(redact bool) string {
 	var b strings.Builder
-	if u.Scheme != "" {
-		b.WriteString(u.Scheme)
-		b.WriteByte(':')
-	}
-	if u.Opaque != "" {
-		b.WriteString(u.Opaque)
-	} else {
-		if u.HasAuthority || u.Host != "" || u.User != nil || u.Port != "" {
-			b.WriteString("//")
-			if u.User != nil {
-				b.WriteString(u.User.string(redact))
-				b.WriteByte('@')
-			}
-			b.WriteString(u.Host)
-			if u.Port != "" {
-				b.WriteByte(':')
-				b.WriteString(u.Port)
-			}
-			if u.Path != "" && u.Path[0] != '/' {
-				b.WriteByte('/')
-			}
-		} else if strings.HasPrefix(u.Path, "//") {
-			// A path starting with "//" and no authority would re-parse as
-			// an authority; RFC 3986 section 3.3 forbids that form.
-			b.WriteString("/.")
-		}
+	b.Grow(u.prefixLen() + len(u.Path) + len(u.RawQuery) + len(u.Fragment) + 8)
+	u.writePrefix(&b, redact)
+	if u.Opaque == "" {
 		b.WriteString(u.Path)
 		if u.RawQuery != "" || u.ForceQuery {
 			b.WriteByte('?')
@@ -182,13 +157,96 @@ func (u *URL) format(redact bool) string {
 	return b.String()
 }
 
+// hasServer reports whether String writes a "//" server part.
+func (u *URL) hasServer() bool {
+	return u.HasAuthority || u.Host != "" || u.User != nil || u.Port != ""
+}
+
+// writePrefix writes everything String writes before Path: the scheme, the
+// server part or the opaque part, and any separator String adds.
+func (u *URL) writePrefix(b *strings.Builder, redact bool) {
+	if u.Scheme != "" {
+		b.WriteString(u.Scheme)
+		b.WriteByte(':')
+	}
+	if u.Opaque != "" {
+		b.WriteString(u.Opaque)
+		return
+	}
+	switch {
+	case u.hasServer():
+		b.WriteString("//")
+		if ui := u.User; ui != nil {
+			b.WriteString(ui.username)
+			if ui.passwordSet {
+				b.WriteByte(':')
+				if redact {
+					b.WriteString(redactedPassword)
+				} else {
+					b.WriteString(ui.password)
+				}
+			}
+			b.WriteByte('@')
+		}
+		b.WriteString(u.Host)
+		if u.Port != "" || u.emptyPort {
+			b.WriteByte(':')
+			b.WriteString(u.Port)
+		}
+		if u.Path != "" && u.Path[0] != '/' {
+			b.WriteByte('/')
+		}
+	case strings.HasPrefix(u.Path, "//"):
+		// Without an authority a path starting with "//" would re-parse
+		// as one; RFC 3986 section 5.2.4 writes it as "/.//".
+		b.WriteString("/.")
+	case u.Scheme == "" && schemeLen(u.Path) > 0:
+		// "this:that" would re-parse as a scheme (seed 001 section 4.3.2).
+		b.WriteString("./")
+	}
+}
+
+// prefixLen is the length of what writePrefix writes (unredacted): the
+// byte offset at which Path starts in u.String(), which for a URL returned
+// by Parse is also its offset in the input.
+func (u *URL) prefixLen() int {
+	n := 0
+	if u.Scheme != "" {
+		n += len(u.Scheme) + 1
+	}
+	if u.Opaque != "" {
+		return n + len(u.Opaque)
+	}
+	switch {
+	case u.hasServer():
+		n += 2 + len(u.Host)
+		if ui := u.User; ui != nil {
+			n += len(ui.username) + 1
+			if ui.passwordSet {
+				n += 1 + len(ui.password)
+			}
+		}
+		if u.Port != "" || u.emptyPort {
+			n += 1 + len(u.Port)
+		}
+		if u.Path != "" && u.Path[0] != '/' {
+			n++
+		}
+	case strings.HasPrefix(u.Path, "//"):
+		n += 2
+	case u.Scheme == "" && schemeLen(u.Path) > 0:
+		n += 2
+	}
+	return n
+}
+
 // Hostname returns the host without IPv6 brackets, in lower case.
 func (u *URL) Hostname() string {
 	h := u.Host
 	if len(h) >= 2 && h[0] == '[' && h[len(h)-1] == ']' {
 		h = h[1 : len(h)-1]
 	}
-	return strings.ToLower(h)
+	return lowerASCII(h)
 }
 
 // IsAbs reports whether the URL has a scheme.

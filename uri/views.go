@@ -5,21 +5,31 @@ import (
 	"strings"
 )
 
-// Default ports of the schemes of RFC 1738 section 3, plus https.
-var defaultPorts = map[string]int{
-	"ftp":      21,
-	"http":     80,
-	"https":    443,
-	"gopher":   70,
-	"nntp":     119,
-	"telnet":   23,
-	"wais":     210,
-	"prospero": 1525,
-}
-
 // DefaultPort returns the default port of scheme (case-insensitive), or 0
-// when the scheme has none (file, mailto, news) or is unknown.
-func DefaultPort(scheme string) int { return defaultPorts[strings.ToLower(scheme)] }
+// when the scheme has none (file, mailto, news) or is unknown: ftp 21,
+// http 80, gopher 70, nntp 119, telnet 23, wais 210, prospero 1525 (RFC 1738
+// sections 3.2 to 3.11), and https 443 (RFC 2818).
+func DefaultPort(scheme string) int {
+	switch strings.ToLower(scheme) {
+	case "ftp":
+		return 21
+	case "http":
+		return 80
+	case "https":
+		return 443
+	case "gopher":
+		return 70
+	case "nntp":
+		return 119
+	case "telnet":
+		return 23
+	case "wais":
+		return 210
+	case "prospero":
+		return 1525
+	}
+	return 0
+}
 
 // PortNumber returns the URL's port as a number, or the scheme's default
 // port when the URL has none (0 when there is no default either).
@@ -31,15 +41,21 @@ func (u *URL) PortNumber() int {
 	return n
 }
 
-// urlPath returns the escaped url-path of RFC 1738 section 3.1: what follows
-// the "/" after host:port, with a "?" and the query put back, for the schemes
-// whose path grammar treats "?" as data (ftp, gopher, prospero).
-func (u *URL) urlPath() string {
-	p := strings.TrimPrefix(u.Path, "/")
+// urlPath returns the escaped url-path of RFC 1738 section 3.1, what
+// follows the "/" after host:port, with a "?" and the query put back for
+// the schemes whose path grammar treats "?" as data (ftp, gopher, prospero,
+// nntp, file), and the byte offset at which it starts in the URL as parsed.
+func (u *URL) urlPath() (string, int) {
+	off := u.prefixLen()
+	p := u.Path
+	if p != "" && p[0] == '/' {
+		p = p[1:]
+		off++
+	}
 	if u.RawQuery != "" || u.ForceQuery {
 		p += "?" + u.RawQuery
 	}
-	return p
+	return p, off
 }
 
 func (u *URL) needScheme(names ...string) error {
@@ -51,21 +67,20 @@ func (u *URL) needScheme(names ...string) error {
 	return errAt(0, "scheme", reasonf("scheme %q is not %s", u.Scheme, strings.Join(names, " or ")))
 }
 
-// pathOffset is the byte offset at which the path starts in u.String(); it
-// lets a view report offsets into the URL as the user wrote it (for URLs in
-// canonical form, which is what Parse keeps).
-func (u *URL) pathOffset() int {
-	s := u.String()
-	if u.Path == "" {
-		return len(s)
+// needServer checks the "scheme://" form that RFC 1738 section 3.1 gives
+// every scheme with a server part.
+func (u *URL) needServer() error {
+	if u.Opaque != "" || !u.hasServer() {
+		return errAt(len(u.Scheme)+1, "server", reasonf("%s URL must start with %q", u.Scheme, u.Scheme+"://"))
 	}
-	return strings.Index(s, u.Path)
+	return nil
 }
 
-func unescapeAt(u *URL, s string, off int, comp string) (string, error) {
-	d, err := Unescape(s)
-	if err != nil {
-		return "", errAt(off, comp, err)
+// unescapeAt decodes s, found at offset off, for component comp.
+func unescapeAt(s string, off int, comp string) (string, error) {
+	d, bad := unescape(s)
+	if bad >= 0 {
+		return "", errAt(off+bad, comp, EscapeError(s[bad:min(bad+3, len(s))]))
 	}
 	return d, nil
 }
@@ -78,53 +93,68 @@ type FTPPath struct {
 	// decoded "/" stays inside its segment ("%2Fetc" is "/etc").
 	CWD []string
 	// Name is the decoded last segment; empty when the path ends in "/"
-	// (the directory itself is meant).
+	// or is absent (the directory itself is meant).
 	Name string
 	// Type is the typecode in lower case: "a", "i", "d", or "" when absent.
 	Type string
 }
 
-// FTP returns the ftp view of u. It fails when u is not an ftp URL, when the
-// typecode is not one of a, i and d, or when a segment has a bad escape.
+// FTP returns the ftp view of u. It fails when u is not an ftp URL with a
+// server part, when the last segment has a parameter other than
+// ";type=a", ";type=i" or ";type=d" (either case), when a cwd segment holds
+// an unencoded ";" (reserved, RFC 1738 section 3.2.2), or when a segment has
+// a bad escape. A "?" is data in an ftp path (fsegment, seed 002 section 5).
+// Decoded CR, LF and NUL are returned as they are; package safety and the
+// driver refuse them.
 func (u *URL) FTP() (*FTPPath, error) {
 	if err := u.needScheme("ftp"); err != nil {
 		return nil, err
 	}
-	p := u.urlPath()
-	base := u.pathOffset() + 1
+	if err := u.needServer(); err != nil {
+		return nil, err
+	}
+	p, base := u.urlPath()
 	v := &FTPPath{}
-	if i := strings.LastIndex(p, ";"); i >= 0 && strings.LastIndexByte(p, '/') < i {
-		param := p[i+1:]
-		key, val, ok := strings.Cut(param, "=")
+	last := strings.LastIndexByte(p, '/') + 1
+	if i := strings.IndexByte(p[last:], ';'); i >= 0 {
+		i += last
+		key, val, ok := strings.Cut(p[i+1:], "=")
 		if !ok || !strings.EqualFold(key, "type") {
-			return nil, errAt(base+i, "ftp typecode", reasonf("unknown parameter %q (only ;type= is defined)", param))
+			return nil, errAt(base+i, "ftp typecode", Reason("unknown parameter (only ;type= is defined)"))
 		}
 		switch t := strings.ToLower(val); t {
 		case "a", "i", "d":
 			v.Type = t
 		default:
-			return nil, errAt(base+i+6, "ftp typecode", reasonf("typecode %q is not a, i or d", val))
+			return nil, errAt(base+i+len(key)+2, "ftp typecode", reasonf("typecode %q is not a, i or d", val))
 		}
 		p = p[:i]
 	}
 	if p == "" {
 		return v, nil
 	}
-	segs := strings.Split(p, "/")
 	off := base
-	for i, seg := range segs {
-		d, err := unescapeAt(u, seg, off, "ftp path")
+	for {
+		seg, rest, more := strings.Cut(p, "/")
+		if !more {
+			d, err := unescapeAt(seg, off, "ftp path")
+			if err != nil {
+				return nil, err
+			}
+			v.Name = d
+			return v, nil
+		}
+		if j := strings.IndexByte(seg, ';'); j >= 0 {
+			return nil, errAt(off+j, "ftp path", Reason(`unencoded ";" in a directory segment (write it as %3B)`))
+		}
+		d, err := unescapeAt(seg, off, "ftp path")
 		if err != nil {
 			return nil, err
 		}
-		if i == len(segs)-1 {
-			v.Name = d
-		} else {
-			v.CWD = append(v.CWD, d)
-		}
+		v.CWD = append(v.CWD, d)
 		off += len(seg) + 1
+		p = rest
 	}
-	return v, nil
 }
 
 // HTTPPath is the http view (RFC 1738 section 3.3): the escaped path and
@@ -136,14 +166,21 @@ type HTTPPath struct {
 	Search *string
 }
 
-// HTTP returns the http (or https) view of u.
+// HTTP returns the http (or https) view of u. A user name or password is
+// not rejected here (RFC 1738 section 3.3 allows none; package safety
+// reports it).
 func (u *URL) HTTP() (*HTTPPath, error) {
 	if err := u.needScheme("http", "https"); err != nil {
+		return nil, err
+	}
+	if err := u.needServer(); err != nil {
 		return nil, err
 	}
 	v := &HTTPPath{Path: u.Path}
 	if v.Path == "" {
 		v.Path = "/"
+	} else if v.Path[0] != '/' {
+		v.Path = "/" + v.Path
 	}
 	if u.RawQuery != "" || u.ForceQuery {
 		q := u.RawQuery
@@ -163,45 +200,51 @@ type GopherPath struct {
 	// Search is the decoded search string; nil when the path has no %09.
 	Search *string
 	// Plus is the decoded gopher+_string after the second %09 (for example
-	// "+", "!", "$", "+text/plain En_US", or a filled +ASK form); nil when
-	// absent.
+	// "+", "!", "$", "+text/plain En_US", or a filled +ASK form, which may
+	// hold further tabs); nil when absent.
 	Plus *string
 }
 
-// Gopher returns the gopher view of u.
+// Gopher returns the gopher view of u. It fails when u is not a gopher URL
+// with a server part, when the gopher-path starts with %09 (a search with
+// no item type), or when a part has a bad escape.
 func (u *URL) Gopher() (*GopherPath, error) {
 	if err := u.needScheme("gopher"); err != nil {
 		return nil, err
 	}
-	p := u.urlPath()
-	base := u.pathOffset() + 1
+	if err := u.needServer(); err != nil {
+		return nil, err
+	}
+	p, base := u.urlPath()
 	v := &GopherPath{Type: "1"}
 	if p == "" {
 		return v, nil
 	}
 	parts := splitTab(p, 3)
 	first := parts[0]
-	if strings.HasPrefix(first, "%") && len(first) >= 3 {
-		t, err := unescapeAt(u, first[:3], base, "gopher type")
+	switch {
+	case first == "":
+		return nil, errAt(base, "gopher type", Reason("gopher-path with a search but no item type"))
+	case first[0] == '%':
+		n := min(3, len(first))
+		t, err := unescapeAt(first[:n], base, "gopher type")
 		if err != nil {
 			return nil, err
 		}
-		v.Type, first = t, first[3:]
-		base += 3
-	} else if first != "" {
+		v.Type, first = t, first[n:]
+		base += n
+	default:
 		v.Type, first = first[:1], first[1:]
 		base++
-	} else {
-		return nil, errAt(base, "gopher type", Reason("gopher-path with a search but no item type"))
 	}
-	sel, err := unescapeAt(u, first, base, "gopher selector")
+	sel, err := unescapeAt(first, base, "gopher selector")
 	if err != nil {
 		return nil, err
 	}
 	v.Selector = sel
 	base += len(first) + 3
 	if len(parts) > 1 {
-		s, err := unescapeAt(u, parts[1], base, "gopher search")
+		s, err := unescapeAt(parts[1], base, "gopher search")
 		if err != nil {
 			return nil, err
 		}
@@ -209,7 +252,7 @@ func (u *URL) Gopher() (*GopherPath, error) {
 		base += len(parts[1]) + 3
 	}
 	if len(parts) > 2 {
-		s, err := unescapeAt(u, parts[2], base, "gopher+ string")
+		s, err := unescapeAt(parts[2], base, "gopher+ string")
 		if err != nil {
 			return nil, err
 		}
@@ -222,7 +265,7 @@ func (u *URL) Gopher() (*GopherPath, error) {
 func splitTab(p string, n int) []string {
 	var parts []string
 	for len(parts) < n-1 {
-		i := indexTab(p)
+		i := strings.Index(p, "%09")
 		if i < 0 {
 			break
 		}
@@ -232,15 +275,6 @@ func splitTab(p string, n int) []string {
 	return append(parts, p)
 }
 
-func indexTab(p string) int {
-	for i := 0; i+2 < len(p); i++ {
-		if p[i] == '%' && p[i+1] == '0' && p[i+2] == '9' {
-			return i
-		}
-	}
-	return -1
-}
-
 // NewsPath is the news view (RFC 1738 section 3.6): news:<newsgroup-name>,
 // news:<message-id> or news:*.
 type NewsPath struct {
@@ -248,43 +282,42 @@ type NewsPath struct {
 	Group string
 	// Article is the decoded Message-ID without "<" and ">"; empty otherwise.
 	Article string
-	// All reports news:*, every group.
+	// All reports news:*, "all available news groups".
 	All bool
-	// Server is the host:port of a "news://server/..." URL (RFC 5538, not
+	// Server is the host[:port] of a "news://server/..." URL (RFC 5538, not
 	// RFC 1738); empty for the RFC 1738 form, which names no server.
 	Server string
 }
 
-// News returns the news view of u.
+// News returns the news view of u. A message-id is told from a group name
+// by its "@" (RFC 1738 section 3.6). It fails when u is not a news URL or
+// names nothing.
 func (u *URL) News() (*NewsPath, error) {
 	if err := u.needScheme("news"); err != nil {
 		return nil, err
 	}
-	raw := u.Opaque
-	off := len("news:")
 	v := &NewsPath{}
+	raw, off := u.Opaque, len(u.Scheme)+1
 	if raw == "" {
-		if !u.HasAuthority && u.Path == "" {
-			return nil, errAt(off, "news", Reason("news: URL names no group, article or *"))
-		}
-		raw = strings.TrimPrefix(u.urlPath(), "/")
-		off = u.pathOffset() + 1
-		v.Server = u.Host
-		if u.Port != "" {
-			v.Server += ":" + u.Port
+		raw, off = u.urlPath()
+		if u.hasServer() {
+			v.Server = u.Host
+			if u.Port != "" {
+				v.Server += ":" + u.Port
+			}
 		}
 	}
-	d, err := unescapeAt(u, raw, off, "news")
+	d, err := unescapeAt(raw, off, "news")
 	if err != nil {
 		return nil, err
 	}
 	switch {
+	case d == "":
+		return nil, errAt(off, "news", Reason("news URL names no group, article or *"))
 	case d == "*":
 		v.All = true
 	case strings.Contains(d, "@"):
 		v.Article = strings.TrimSuffix(strings.TrimPrefix(d, "<"), ">")
-	case d == "":
-		return nil, errAt(off, "news", Reason("news: URL names no group, article or *"))
 	default:
 		v.Group = d
 	}
@@ -300,32 +333,42 @@ type NNTPPath struct {
 	Article *int64
 }
 
-// NNTP returns the nntp view of u.
+// NNTP returns the nntp view of u. It fails when u is not an nntp URL with
+// a server part, names no group, has an article "number" that is not
+// decimal digits, or has segments after it.
 func (u *URL) NNTP() (*NNTPPath, error) {
 	if err := u.needScheme("nntp"); err != nil {
 		return nil, err
 	}
-	p := u.urlPath()
-	base := u.pathOffset() + 1
-	segs := strings.Split(p, "/")
-	if p == "" || segs[0] == "" {
+	if err := u.needServer(); err != nil {
+		return nil, err
+	}
+	p, base := u.urlPath()
+	group, art, hasArt := strings.Cut(p, "/")
+	if group == "" {
 		return nil, errAt(base, "nntp group", Reason("nntp URL names no newsgroup"))
 	}
-	if len(segs) > 2 {
-		return nil, errAt(base+len(segs[0])+len(segs[1])+1, "nntp path", Reason("nntp URL has segments after the article number"))
-	}
-	g, err := unescapeAt(u, segs[0], base, "nntp group")
+	g, err := unescapeAt(group, base, "nntp group")
 	if err != nil {
 		return nil, err
 	}
 	v := &NNTPPath{Group: g}
-	if len(segs) == 2 && segs[1] != "" {
-		n, err := strconv.ParseInt(segs[1], 10, 64)
-		if err != nil || n < 0 || strings.HasPrefix(segs[1], "+") {
-			return nil, errAt(base+len(segs[0])+1, "nntp article", reasonf("article number %q is not a decimal number", segs[1]))
-		}
-		v.Article = &n
+	if !hasArt || art == "" {
+		return v, nil
 	}
+	aoff := base + len(group) + 1
+	if i := strings.IndexByte(art, '/'); i >= 0 {
+		return nil, errAt(aoff+i, "nntp path", Reason("nntp URL has segments after the article number"))
+	}
+	n := int64(0)
+	for i := 0; i < len(art); i++ {
+		c := art[i]
+		if !isDigit(c) || n > (1<<62)/10 {
+			return nil, errAt(aoff, "nntp article", Reason("article number is not a decimal number"))
+		}
+		n = n*10 + int64(c-'0')
+	}
+	v.Article = &n
 	return v, nil
 }
 
@@ -334,14 +377,17 @@ func (u *URL) NNTP() (*NNTPPath, error) {
 // the URL are advisory. They are in URL.User.
 type TelnetPath struct{}
 
-// Telnet returns the telnet view of u. It fails when the URL has a path
-// other than "/".
+// Telnet returns the telnet view of u. It fails when u is not a telnet URL
+// with a server part, or has a path other than "/" or a query.
 func (u *URL) Telnet() (*TelnetPath, error) {
 	if err := u.needScheme("telnet"); err != nil {
 		return nil, err
 	}
+	if err := u.needServer(); err != nil {
+		return nil, err
+	}
 	if u.Path != "" && u.Path != "/" || u.RawQuery != "" || u.ForceQuery {
-		return nil, errAt(u.pathOffset(), "telnet path", Reason("telnet URL has a path (RFC 1738 section 3.8 allows only a final /)"))
+		return nil, errAt(u.prefixLen(), "telnet path", Reason("telnet URL has a path (RFC 1738 section 3.8 allows only a final /)"))
 	}
 	return &TelnetPath{}, nil
 }
@@ -349,49 +395,61 @@ func (u *URL) Telnet() (*TelnetPath, error) {
 // WAISPath is the wais view (RFC 1738 section 3.9): wais://host/database,
 // wais://host/database?search or wais://host/database/wtype/wpath.
 type WAISPath struct {
+	// Database is the decoded database name.
 	Database string
 	// Search is the decoded search; nil when absent.
 	Search *string
-	// WType and WPath are nil unless the URL has the /wtype/wpath form.
+	// WType and WPath are the decoded type and document-id; nil unless the
+	// URL has the /wtype/wpath form.
 	WType *string
 	WPath *string
 }
 
-// WAIS returns the wais view of u.
+// WAIS returns the wais view of u. It fails when u is not a wais URL with a
+// server part, names no database, or has a path of two or more than three
+// segments, or both a search and a wtype/wpath.
 func (u *URL) WAIS() (*WAISPath, error) {
 	if err := u.needScheme("wais"); err != nil {
 		return nil, err
 	}
-	p := strings.TrimPrefix(u.Path, "/")
-	base := u.pathOffset() + 1
+	if err := u.needServer(); err != nil {
+		return nil, err
+	}
+	base := u.prefixLen()
+	p := u.Path
+	if p != "" && p[0] == '/' {
+		p = p[1:]
+		base++
+	}
 	segs := strings.Split(p, "/")
 	if segs[0] == "" {
 		return nil, errAt(base, "wais database", Reason("wais URL names no database"))
 	}
 	if len(segs) != 1 && len(segs) != 3 {
-		return nil, errAt(base, "wais path", Reason("wais path is database, database?search or database/wtype/wpath"))
+		return nil, errAt(base+len(segs[0]), "wais path", Reason("wais path is database, database?search or database/wtype/wpath"))
 	}
-	db, err := unescapeAt(u, segs[0], base, "wais database")
+	hasSearch := u.RawQuery != "" || u.ForceQuery
+	db, err := unescapeAt(segs[0], base, "wais database")
 	if err != nil {
 		return nil, err
 	}
 	v := &WAISPath{Database: db}
 	if len(segs) == 3 {
-		if u.RawQuery != "" || u.ForceQuery {
-			return nil, errAt(base, "wais path", Reason("wais URL has both a search and a wtype/wpath"))
+		if hasSearch {
+			return nil, errAt(base+len(p), "wais path", Reason("wais URL has both a search and a wtype/wpath"))
 		}
-		t, err := unescapeAt(u, segs[1], base+len(segs[0])+1, "wais wtype")
+		t, err := unescapeAt(segs[1], base+len(segs[0])+1, "wais wtype")
 		if err != nil {
 			return nil, err
 		}
-		w, err := unescapeAt(u, segs[2], base+len(segs[0])+len(segs[1])+2, "wais wpath")
+		w, err := unescapeAt(segs[2], base+len(segs[0])+len(segs[1])+2, "wais wpath")
 		if err != nil {
 			return nil, err
 		}
 		v.WType, v.WPath = &t, &w
 	}
-	if u.RawQuery != "" || u.ForceQuery {
-		s, err := unescapeAt(u, u.RawQuery, base+len(p)+1, "wais search")
+	if hasSearch {
+		s, err := unescapeAt(u.RawQuery, base+len(p)+1, "wais search")
 		if err != nil {
 			return nil, err
 		}
@@ -404,31 +462,37 @@ func (u *URL) WAIS() (*WAISPath, error) {
 type FilePath struct {
 	// Host is the host as written; "" and "localhost" mean this machine.
 	Host string
-	// Path is the decoded path with its leading "/".
+	// Path is the decoded path with its leading "/" ("/" when empty).
 	Path string
 }
 
 // IsLocal reports whether the file URL names this machine.
 func (f *FilePath) IsLocal() bool { return f.Host == "" || strings.EqualFold(f.Host, "localhost") }
 
-// File returns the file view of u.
+// File returns the file view of u: file://host/path, file:///path, and
+// file:/path (no server part, seed 001 section 1.1). It fails when u is not
+// a file URL, is opaque ("file:name"), or has a bad escape. A "?" is data
+// in a file path (fpath, seed 002 section 5).
 func (u *URL) File() (*FilePath, error) {
 	if err := u.needScheme("file"); err != nil {
 		return nil, err
 	}
 	if u.Opaque != "" {
-		return nil, errAt(len("file:"), "file path", Reason("file URL must be file://host/path or file:///path"))
+		return nil, errAt(len(u.Scheme)+1, "file path", Reason("file URL must be file://host/path or file:///path"))
 	}
+	off := u.prefixLen()
 	p := u.Path
 	if u.RawQuery != "" || u.ForceQuery {
 		p += "?" + u.RawQuery
 	}
-	d, err := unescapeAt(u, p, u.pathOffset(), "file path")
+	d, err := unescapeAt(p, off, "file path")
 	if err != nil {
 		return nil, err
 	}
 	if d == "" {
 		d = "/"
+	} else if d[0] != '/' {
+		d = "/" + d
 	}
 	return &FilePath{Host: u.Host, Path: d}, nil
 }
@@ -436,7 +500,8 @@ func (u *URL) File() (*FilePath, error) {
 // ProsperoPath is the prospero view (RFC 1738 section 3.11):
 // prospero://host:port/hsoname;field=value.
 type ProsperoPath struct {
-	// HSOName is the decoded host-specific object name.
+	// HSOName is the decoded host-specific object name. A "/" in it has no
+	// significance to the client.
 	HSOName string
 	// Fields are the decoded ";field=value" pairs in URL order.
 	Fields []Field
@@ -445,58 +510,72 @@ type ProsperoPath struct {
 // Field is one prospero ";field=value" pair, decoded.
 type Field struct{ Name, Value string }
 
-// Prospero returns the prospero view of u.
+// Prospero returns the prospero view of u. It fails when u is not a
+// prospero URL with a server part, when a field is not name=value with a
+// non-empty name, or on a bad escape.
 func (u *URL) Prospero() (*ProsperoPath, error) {
 	if err := u.needScheme("prospero"); err != nil {
 		return nil, err
 	}
-	p := u.urlPath()
-	base := u.pathOffset() + 1
-	parts := strings.Split(p, ";")
-	h, err := unescapeAt(u, parts[0], base, "prospero hsoname")
+	if err := u.needServer(); err != nil {
+		return nil, err
+	}
+	p, base := u.urlPath()
+	hso, fields, _ := strings.Cut(p, ";")
+	h, err := unescapeAt(hso, base, "prospero hsoname")
 	if err != nil {
 		return nil, err
 	}
 	v := &ProsperoPath{HSOName: h}
-	off := base + len(parts[0]) + 1
-	for _, f := range parts[1:] {
+	off := base + len(hso) + 1
+	for len(hso) < len(p) {
+		f, rest, more := strings.Cut(fields, ";")
 		name, val, ok := strings.Cut(f, "=")
 		if !ok || name == "" {
-			return nil, errAt(off, "prospero field", reasonf("field %q is not name=value", f))
+			return nil, errAt(off, "prospero field", Reason("field is not name=value"))
 		}
-		dn, err := unescapeAt(u, name, off, "prospero field")
+		dn, err := unescapeAt(name, off, "prospero field")
 		if err != nil {
 			return nil, err
 		}
-		dv, err := unescapeAt(u, val, off+len(name)+1, "prospero field")
+		dv, err := unescapeAt(val, off+len(name)+1, "prospero field")
 		if err != nil {
 			return nil, err
 		}
 		v.Fields = append(v.Fields, Field{Name: dn, Value: dv})
+		if !more {
+			break
+		}
 		off += len(f) + 1
+		fields = rest
 	}
 	return v, nil
 }
 
 // MailtoPath is the mailto view (RFC 1738 section 3.5): mailto:<rfc822-addr-spec>.
 type MailtoPath struct {
-	// Address is the decoded address.
+	// Address is the decoded address. No character is reserved in it
+	// (RFC 1738 section 3.5), so a "?" is part of the address.
 	Address string
 }
 
-// Mailto returns the mailto view of u.
+// Mailto returns the mailto view of u. It fails when u is not a mailto URL,
+// has no address, or has a bad escape.
 func (u *URL) Mailto() (*MailtoPath, error) {
 	if err := u.needScheme("mailto"); err != nil {
 		return nil, err
 	}
-	raw := u.Opaque
-	if raw == "" {
-		raw = u.Path
+	raw, off := u.Opaque, len(u.Scheme)+1
+	if raw == "" && !u.hasServer() {
+		raw, off = u.Path, u.prefixLen()
+		if u.RawQuery != "" || u.ForceQuery {
+			raw += "?" + u.RawQuery
+		}
 	}
 	if raw == "" {
-		return nil, errAt(len("mailto:"), "mailto address", Reason("mailto URL has no address"))
+		return nil, errAt(off, "mailto address", Reason("mailto URL has no address"))
 	}
-	d, err := unescapeAt(u, raw, len("mailto:"), "mailto address")
+	d, err := unescapeAt(raw, off, "mailto address")
 	if err != nil {
 		return nil, err
 	}
