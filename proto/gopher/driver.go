@@ -1,0 +1,567 @@
+package gopher
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"path"
+	"strconv"
+	"strings"
+
+	"github.com/rfc1738/fetch/proto"
+	"github.com/rfc1738/fetch/uri"
+)
+
+// Driver fetches gopher and Gopher+ URLs. The zero value is ready to use;
+// the limits below bound what a hostile server can make it hold in memory.
+// A Driver is safe for concurrent use: it keeps no connections (gopher
+// closes each one after its response).
+type Driver struct {
+	// MaxLine is the longest line accepted in a menu or an attribute
+	// response, in bytes. Zero means DefaultMaxLine (64 KiB).
+	MaxLine int
+	// MaxMenuBytes bounds a menu or attribute response, which is read
+	// into memory to be parsed. Zero means DefaultMaxMenuBytes (16 MiB).
+	MaxMenuBytes int64
+	// MaxItems bounds the items of one menu and the attribute blocks of
+	// one response. Zero means DefaultMaxItems.
+	MaxItems int
+}
+
+var (
+	_ proto.Driver = (*Driver)(nil)
+	_ proto.Lister = (*Driver)(nil)
+)
+
+func (d *Driver) limits() limits {
+	return limits{maxLine: d.MaxLine, maxBytes: d.MaxMenuBytes, maxItems: d.MaxItems}
+}
+
+// target is a gopher URL taken apart.
+type target struct {
+	*uri.GopherPath
+	host string // as dialed, without brackets
+	port int
+	addr string
+	name string // for messages: the URL, redacted
+}
+
+func parseTarget(u *uri.URL) (*target, error) {
+	g, err := u.Gopher()
+	if err != nil {
+		return nil, err
+	}
+	if u.Hostname() == "" {
+		return nil, &uri.Error{Offset: len(u.Scheme) + 3, Component: "host", Err: uri.Reason("gopher URL without a host")}
+	}
+	port := u.PortNumber()
+	return &target{
+		GopherPath: g,
+		host:       u.Hostname(),
+		port:       port,
+		addr:       net.JoinHostPort(u.Hostname(), strconv.Itoa(port)),
+		name:       u.Redacted(),
+	}, nil
+}
+
+// Fetch retrieves the item u names (RFC 1738 section 3.4, RFC 1436,
+// gopherplus.txt). It sends selector[TAB search[TAB gopher+_string]] CRLF
+// on a new connection, after checking every field (errors wrap
+// proto.ErrUnsafeArgument, and nothing is dialled).
+//
+// The response depends on the item type and the gopher+_string:
+//
+//   - type 1 (menu) and 7 (search, whose results are a menu): KindDirectory,
+//     Entries parsed (see ParseMenu and Item.Entry), Body the menu as sent;
+//   - type 0 (text): the "." line removed and ".." unstuffed, streamed;
+//   - any other type: the bytes as sent, streamed;
+//   - gopher+_string "!..." or "$...": the attribute blocks, parsed into
+//     Info["attributes"] ([]Attributes) and given as text in Body. When
+//     named blocks are asked for ("!+ABSTRACT +SMELL") only those (and
+//     +INFO) are kept; a server that answers such a request with something
+//     other than attribute blocks (pygopherd does) is asked again with the
+//     bare "!" or "$";
+//   - gopher+_string "?": the item's +ASK form is fetched with "!", its
+//     questions answered from req.Form or req.Prompt (see Question), and
+//     the answers sent in the form RFC 1738 section 3.4.9 gives;
+//   - "+", "+<view> <language>" and filled forms are sent as is; the
+//     Gopher+ header ("+<n>", "+-1", "+-2") is parsed, never returned as
+//     data, and a "+<n>" length becomes Size.
+//
+// Type 7 without a search string takes req.Search, else asks req.Prompt,
+// else fails with an error wrapping proto.ErrNeedInput. Types 8 and T and
+// "h" items whose selector is "URL:<url>" name no gopher data: Fetch
+// returns a *proto.Redirect to the telnet:, tn3270: or <url> URL, without
+// connecting.
+//
+// Errors: a Gopher+ error ("--1" and the like) is a *ServerError (code 1
+// wraps proto.ErrNotFound), or a *proto.Redirect for code 3 with the new
+// place; a plain gopher error (a response made only of type "3" lines) is
+// a *ServerError wrapping proto.ErrNotFound; a peer that breaks the limits
+// is a *proto.ProtocolError.
+//
+// With req.Raw, menus and attribute blocks are not parsed and text is not
+// unstuffed: Body holds the data as the server sent it (KindData), the
+// Gopher+ header alone still being parsed.
+//
+// The returned body must be closed.
+func (d *Driver) Fetch(ctx context.Context, u *uri.URL, req *proto.Request) (*proto.Response, error) {
+	if req == nil {
+		req = &proto.Request{}
+	}
+	t, err := parseTarget(u)
+	if err != nil {
+		return nil, err
+	}
+	if r := serviceRedirect(t); r != nil {
+		return nil, r
+	}
+	search, plus := t.Search, t.Plus
+	if plus != nil && *plus == "?" {
+		form, err := d.fillForm(ctx, t, req)
+		if err != nil {
+			return nil, err
+		}
+		plus = &form
+		if search == nil {
+			empty := ""
+			search = &empty
+		}
+	}
+	if t.Type == "7" && search == nil && plus == nil {
+		s, err := searchString(ctx, t, req)
+		if err != nil {
+			return nil, err
+		}
+		search = &s
+	}
+	return d.do(ctx, t, req, wireRequest{Selector: t.Selector, Search: search, Plus: plus})
+}
+
+// List returns the entries of the menu u names (type 1, or a type 7
+// search with its search string). It implements proto.Lister.
+func (d *Driver) List(ctx context.Context, u *uri.URL, req *proto.Request) ([]proto.Entry, error) {
+	var r proto.Request
+	if req != nil {
+		r = *req
+	}
+	r.Raw = false
+	resp, err := d.Fetch(ctx, u, &r)
+	if err != nil {
+		return nil, err
+	}
+	resp.Body.Close()
+	if resp.Kind != proto.KindDirectory {
+		return nil, fmt.Errorf("gopher: %s is not a menu (item type %q)", u.Redacted(), resp.ItemType)
+	}
+	return resp.Entries, nil
+}
+
+// serviceRedirect returns the URL that types 8, T and "h" with a URL:
+// selector point to, or nil.
+func serviceRedirect(t *target) *proto.Redirect {
+	switch t.Type {
+	case "8", "T", "h":
+	default:
+		return nil
+	}
+	it := Item{Type: t.Type, Selector: t.Selector, Host: t.host, Port: t.port}
+	if t.Type == "h" && it.EntryType() != proto.EntryLink {
+		return nil
+	}
+	u := it.URL()
+	if u == "" {
+		return nil
+	}
+	reason := "gopher telnet item"
+	switch t.Type {
+	case "T":
+		reason = "gopher tn3270 item"
+	case "h":
+		reason = "gopher URL: link"
+	}
+	return &proto.Redirect{URL: u, Reason: reason}
+}
+
+// searchString finds the search string of a type 7 URL that has none.
+func searchString(ctx context.Context, t *target, req *proto.Request) (string, error) {
+	if req.Search != "" {
+		return req.Search, nil
+	}
+	if req.Prompt == nil {
+		return "", fmt.Errorf("gopher: %s is a search and no search string was given: %w", t.name, proto.ErrNeedInput)
+	}
+	s, err := req.Prompt.Ask(ctx, "Search "+sanitize(t.name)+": ", true)
+	if err != nil {
+		return "", fmt.Errorf("gopher: search prompt: %w", err)
+	}
+	return s, nil
+}
+
+// fillForm fetches the item's +ASK block (with "!"), asks its questions
+// and returns the filled form as a gopher+_string.
+func (d *Driver) fillForm(ctx context.Context, t *target, req *proto.Request) (string, error) {
+	empty, bang := "", "!"
+	search := t.Search
+	if search == nil {
+		search = &empty
+	}
+	attrs, err := d.attributes(ctx, t, req, wireRequest{Selector: t.Selector, Search: search, Plus: &bang})
+	if err != nil {
+		return "", err
+	}
+	for _, a := range attrs {
+		if len(a.Ask) > 0 {
+			lines, err := answerForm(ctx, a.Ask, req)
+			if err != nil {
+				return "", err
+			}
+			return encodeForm(lines)
+		}
+	}
+	return "", protoErr("item flagged \"?\" has no +ASK block")
+}
+
+// attributes sends w (a "!" or "$" request) and parses the answer.
+func (d *Driver) attributes(ctx context.Context, t *target, req *proto.Request, w wireRequest) ([]Attributes, error) {
+	r := *req
+	r.Raw = false
+	resp, err := d.do(ctx, t, &r, w)
+	if err != nil {
+		return nil, err
+	}
+	resp.Body.Close()
+	a, _ := resp.Info["attributes"].([]Attributes)
+	return a, nil
+}
+
+// do sends one request and reads its response.
+func (d *Driver) do(ctx context.Context, t *target, req *proto.Request, w wireRequest) (*proto.Response, error) {
+	line, err := w.encode()
+	if err != nil {
+		return nil, err
+	}
+	lim := d.limits()
+	c, err := open(ctx, req, t.addr, line, max(lim.line(), 4096))
+	if err != nil {
+		return nil, err
+	}
+	resp, err := d.read(c, t, req, w, lim)
+	if err != nil {
+		c.c.Close()
+		if errors.Is(err, errNotAttributes) && w.Plus != nil {
+			if bare := bareAttrRequest(*w.Plus); bare != "" {
+				return d.retryBare(ctx, t, req, w, bare)
+			}
+		}
+		if ctx.Err() != nil {
+			return nil, fmt.Errorf("gopher: %w", errors.Join(ctx.Err(), err))
+		}
+		return nil, err
+	}
+	return resp, nil
+}
+
+// bareAttrRequest returns "!" or "$" when plus asks for named attribute
+// blocks ("!+ABSTRACT +SMELL"), "" otherwise.
+func bareAttrRequest(plus string) string {
+	if len(plus) > 1 && (plus[0] == '!' || plus[0] == '$') {
+		return plus[:1]
+	}
+	return ""
+}
+
+// retryBare asks again with the bare "!" or "$" and keeps the blocks the
+// first request named (gopherplus.txt section 2.7: the names are "only
+// suggestions to the server").
+func (d *Driver) retryBare(ctx context.Context, t *target, req *proto.Request, w wireRequest, bare string) (*proto.Response, error) {
+	names := attrNames((*w.Plus)[1:])
+	w.Plus = &bare
+	resp, err := d.do(ctx, t, req, w)
+	if err != nil {
+		return nil, err
+	}
+	return filterAttrs(resp, names), nil
+}
+
+// read reads the response to w on c.
+func (d *Driver) read(c *conn, t *target, req *proto.Request, w wireRequest, lim limits) (*proto.Response, error) {
+	h := Header{OK: true, Length: LengthClose}
+	hasHeader := false
+	if w.Plus != nil {
+		var err error
+		var ok bool
+		if h, ok, err = c.readHeader(); err != nil {
+			return nil, err
+		} else if ok {
+			hasHeader = true
+		} else {
+			h = Header{OK: true, Length: LengthClose}
+		}
+		if !h.OK {
+			return nil, c.serverError(h)
+		}
+	}
+	plus := ""
+	if w.Plus != nil {
+		plus = *w.Plus
+	}
+	resp := &proto.Response{
+		Kind:      proto.KindData,
+		Size:      -1,
+		ItemType:  t.Type,
+		MediaType: mediaType(t.Type, plus),
+		Name:      itemName(t.Type, t.Selector),
+	}
+	if h.Length >= 0 {
+		resp.Size = h.Length
+	}
+	if !hasHeader {
+		if err := sniffError(c, lim); err != nil {
+			return nil, err
+		}
+	}
+	switch {
+	case strings.HasPrefix(plus, "!") || strings.HasPrefix(plus, "$"):
+		return d.readAttributes(c, h, resp, req, lim)
+	case (t.Type == "1" || t.Type == "7") && isMenuView(plus):
+		return d.readMenu(c, t, h, resp, req, lim)
+	case t.Type == "0" && !hasHeader && !req.Raw:
+		resp.Body = &body{Reader: NewTextReader(c.br), c: c.c}
+	default:
+		resp.Body = &body{Reader: c.data(h, t.Type == "0" && !req.Raw), c: c.c}
+	}
+	return resp, nil
+}
+
+// isMenuView reports whether plus asks for a menu's default
+// representation (no gopher+_string, "+", a gopher menu view, or a form).
+func isMenuView(plus string) bool {
+	if plus == "" || plus == "+" {
+		return true
+	}
+	if _, ok := checkForm(plus); ok {
+		return true
+	}
+	v := strings.ToLower(strings.TrimPrefix(plus, "+"))
+	return strings.HasPrefix(v, "application/gopher")
+}
+
+// readMenu reads and parses a menu response.
+func (d *Driver) readMenu(c *conn, t *target, h Header, resp *proto.Response, req *proto.Request, lim limits) (*proto.Response, error) {
+	resp.MediaType = "application/gopher-menu"
+	resp.Name = ""
+	if req.Raw {
+		resp.Body = &body{Reader: c.data(h, false), c: c.c}
+		return resp, nil
+	}
+	raw, err := readLines(c.data(h, false), lim)
+	c.c.Close()
+	if err != nil {
+		return nil, err
+	}
+	items, err := parseMenu(raw, lim)
+	if err != nil {
+		return nil, err
+	}
+	c.tracef("(menu: %d items, %d bytes)", len(items), len(raw))
+	if err := allErrors(items); err != nil {
+		return nil, err
+	}
+	entries := make([]proto.Entry, len(items))
+	for i, it := range items {
+		if !it.IsInfo() && it.Host == "" {
+			it.Host, it.Port = t.host, t.port
+		}
+		entries[i] = it.Entry()
+	}
+	resp.Kind = proto.KindDirectory
+	resp.Entries = entries
+	resp.Size = int64(len(raw))
+	resp.Body = &body{Reader: bytes.NewReader(raw)}
+	return resp, nil
+}
+
+// allErrors returns a *ServerError when a menu holds error lines ("3")
+// and nothing else but info lines: the way a plain gopher server says
+// "not found".
+func allErrors(items []Item) error {
+	var first *Item
+	for i := range items {
+		switch items[i].Type {
+		case "3":
+			if first == nil {
+				first = &items[i]
+			}
+		case "i":
+		default:
+			return nil
+		}
+	}
+	if first == nil {
+		return nil
+	}
+	return &ServerError{Msg: first.Display}
+}
+
+// maxSniff bounds how much of a plain gopher response is looked at for an
+// error line.
+const maxSniff = 4096
+
+// sniffError recognizes the plain gopher error response: a short response
+// made of type "3" lines (RFC 1436 section 3.8), which servers send in
+// place of any item they cannot serve. Only a response whose first line is
+// a complete type "3" item line is looked at further.
+func sniffError(c *conn, lim limits) error {
+	p, err := peekLine(c.br, maxSniff)
+	if len(p) == 0 || p[0] != '3' || (err != nil && !errors.Is(err, io.EOF)) {
+		return nil
+	}
+	if strings.Count(string(p), "\t") < 3 {
+		return nil
+	}
+	all, err := c.br.Peek(maxSniff)
+	if !errors.Is(err, io.EOF) {
+		return nil
+	}
+	items, perr := parseMenu(all, lim)
+	if perr != nil {
+		return nil
+	}
+	return allErrors(items)
+}
+
+// readAttributes reads and parses a "!" or "$" response.
+func (d *Driver) readAttributes(c *conn, h Header, resp *proto.Response, req *proto.Request, lim limits) (*proto.Response, error) {
+	resp.MediaType = "text/plain"
+	resp.Name = ""
+	resp.Size = -1
+	if req.Raw {
+		resp.Body = &body{Reader: c.data(h, false), c: c.c}
+		return resp, nil
+	}
+	raw, err := readLines(c.data(h, false), lim)
+	c.c.Close()
+	if err != nil {
+		return nil, err
+	}
+	attrs, err := parseAttributes(raw, lim)
+	if err != nil {
+		return nil, err
+	}
+	c.tracef("(attributes of %d items, %d bytes)", len(attrs), len(raw))
+	resp.Info = map[string]any{"attributes": attrs}
+	resp.Body = &body{Reader: bytes.NewReader(formatAttributes(attrs))}
+	return resp, nil
+}
+
+// attrNames splits "+ABSTRACT +SMELL" (or "+VIEWS+ABSTRACT",
+// gopherplus.txt section 2.7) into block names without "+".
+func attrNames(s string) []string {
+	var names []string
+	for _, f := range strings.Fields(s) {
+		for n := range strings.SplitSeq(f, "+") {
+			if n != "" {
+				names = append(names, n)
+			}
+		}
+	}
+	return names
+}
+
+// filterAttrs keeps, in each item's attributes, +INFO and the named
+// blocks.
+func filterAttrs(resp *proto.Response, names []string) *proto.Response {
+	attrs, ok := resp.Info["attributes"].([]Attributes)
+	if !ok || len(names) == 0 {
+		return resp
+	}
+	keep := map[string]bool{"INFO": true}
+	for _, n := range names {
+		keep[n] = true
+	}
+	out := make([]Attributes, len(attrs))
+	for i, a := range attrs {
+		var blocks []Block
+		for _, b := range a.Blocks {
+			if keep[b.Name] {
+				blocks = append(blocks, b)
+			}
+		}
+		out[i] = Attributes{Blocks: blocks}
+		out[i].interpret()
+	}
+	resp.Body.Close()
+	resp.Info["attributes"] = out
+	resp.Body = &body{Reader: bytes.NewReader(formatAttributes(out))}
+	return resp
+}
+
+// formatAttributes writes attribute blocks back as text, the way a server
+// sends them (one "+NAME: value" line, then lines starting with a space),
+// with LF line ends.
+func formatAttributes(attrs []Attributes) []byte {
+	var b bytes.Buffer
+	for _, a := range attrs {
+		for _, blk := range a.Blocks {
+			b.WriteString("+" + blk.Name + ":")
+			if blk.Value != "" {
+				b.WriteString(" " + blk.Value)
+			}
+			b.WriteByte('\n')
+			for _, l := range blk.Lines {
+				b.WriteString(" " + l + "\n")
+			}
+		}
+	}
+	return b.Bytes()
+}
+
+// mediaTypes are the MIME types of the item types that have one.
+var mediaTypes = map[string]string{
+	"0": "text/plain",
+	"1": "application/gopher-menu",
+	"7": "application/gopher-menu",
+	"4": "application/mac-binhex40",
+	"5": "application/octet-stream",
+	"6": "text/x-uuencode",
+	"9": "application/octet-stream",
+	"g": "image/gif",
+	"h": "text/html",
+	"p": "image/png",
+	"P": "application/pdf",
+	"d": "application/octet-stream",
+	"c": "text/calendar",
+	"M": "message/rfc822",
+	"X": "application/xml",
+	"r": "application/rtf",
+}
+
+// mediaType returns the MIME type of an item type, or the view's content
+// type when plus asks for an alternate view ("+application/postscript
+// Es_ES").
+func mediaType(itemType, plus string) string {
+	if len(plus) > 1 && plus[0] == '+' && plus[1] != '\t' {
+		f := strings.Fields(plus[1:])
+		if len(f) > 0 && strings.Contains(f[0], "/") {
+			return strings.ToLower(f[0])
+		}
+	}
+	return mediaTypes[itemType]
+}
+
+// itemName suggests a local file name for -O: the last element of the
+// selector, "" for menus or when there is none.
+func itemName(itemType, selector string) string {
+	if itemType == "1" || itemType == "7" {
+		return ""
+	}
+	n := path.Base(strings.TrimRight(selector, "/"))
+	if n == "." || n == "/" || n == "" {
+		return ""
+	}
+	return n
+}

@@ -1,0 +1,403 @@
+package gopher
+
+import (
+	"bufio"
+	"bytes"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/rfc1738/fetch/proto"
+	"github.com/rfc1738/fetch/uri"
+)
+
+// Item is one line of a gopher menu (RFC 1436 section 3.8):
+// <type><display> TAB <selector> TAB <host> TAB <port> [TAB <gopher+ flag>].
+// The zero value is an empty info line.
+type Item struct {
+	// Type is the item type, one byte ("0" text, "1" menu, "7" search,
+	// "i" info, ...).
+	Type string `json:"type"`
+	// Display is the display string, as sent (it may hold any byte but
+	// TAB, CR and LF; sanitize it before showing it on a terminal).
+	Display string `json:"display"`
+	// Selector is the selector string, as sent.
+	Selector string `json:"selector"`
+	// Host is the server of the item; empty when the line had none.
+	Host string `json:"host"`
+	// Port is the item's port; 0 when the line had none or it was not a
+	// number from 1 to 65535.
+	Port int `json:"port"`
+	// Plus is the Gopher+ flag of the fifth field: "+" (a Gopher+ item),
+	// "?" (a Gopher+ item with an +ASK form), or "" (a plain gopher item).
+	Plus string `json:"plus,omitempty"`
+}
+
+// Default limits of the menu and attribute parsers; Driver fields override
+// them.
+const (
+	// DefaultMaxLine is the longest menu, header or attribute line
+	// accepted, in bytes, line end included.
+	DefaultMaxLine = 64 << 10
+	// DefaultMaxMenuBytes is the largest menu or attribute response read
+	// into memory.
+	DefaultMaxMenuBytes = 16 << 20
+	// DefaultMaxItems is the largest number of items in one menu (and of
+	// attribute records in one "$" response).
+	DefaultMaxItems = 200_000
+)
+
+// limits bounds what a parser accepts; zero fields take the defaults.
+type limits struct {
+	maxLine  int
+	maxBytes int64
+	maxItems int
+}
+
+func (l limits) line() int {
+	if l.maxLine <= 0 {
+		return DefaultMaxLine
+	}
+	return l.maxLine
+}
+
+func (l limits) bytes() int64 {
+	if l.maxBytes <= 0 {
+		return DefaultMaxMenuBytes
+	}
+	return l.maxBytes
+}
+
+func (l limits) items() int {
+	if l.maxItems <= 0 {
+		return DefaultMaxItems
+	}
+	return l.maxItems
+}
+
+// ParseMenu parses a gopher menu (RFC 1436 section 3.8, with the Gopher+
+// fifth field of gopherplus.txt section 2.2). It is lenient where servers
+// differ: lines may end in LF alone, fields may be missing (they are left
+// empty), extra fields after the fifth are ignored, empty lines are skipped,
+// and the menu may end with a "." line (anything after it is ignored) or
+// without one (pygopherd simply closes). A line without any TAB is an info
+// line holding the whole line, unless it starts with "i" or "3".
+//
+// A line longer than DefaultMaxLine or more than DefaultMaxItems items give
+// a *proto.ProtocolError.
+func ParseMenu(b []byte) ([]Item, error) {
+	return parseMenu(b, limits{})
+}
+
+func parseMenu(b []byte, lim limits) ([]Item, error) {
+	var items []Item
+	maxLine, maxItems := lim.line(), lim.items()
+	for len(b) > 0 {
+		var line []byte
+		if i := bytes.IndexByte(b, '\n'); i >= 0 {
+			line, b = b[:i+1], b[i+1:]
+		} else {
+			line, b = b, nil
+		}
+		if len(line) > maxLine {
+			return nil, protoErr("menu line longer than %d bytes", maxLine)
+		}
+		line = trimEOL(line)
+		if len(line) == 0 {
+			continue
+		}
+		if len(line) == 1 && line[0] == '.' {
+			break
+		}
+		if len(items) >= maxItems {
+			return nil, protoErr("menu has more than %d items", maxItems)
+		}
+		items = append(items, parseItem(string(line)))
+	}
+	return items, nil
+}
+
+// ParseItem parses one menu line (without its line end) as ParseMenu does.
+// It is also the parser of the item descriptor on a Gopher+ +INFO line.
+func ParseItem(line string) Item {
+	return parseItem(strings.TrimRight(line, "\r\n"))
+}
+
+func parseItem(line string) Item {
+	if line == "" {
+		return Item{Type: "i"}
+	}
+	if !strings.Contains(line, "\t") {
+		if line[0] == 'i' || line[0] == '3' {
+			return Item{Type: line[:1], Display: line[1:]}
+		}
+		return Item{Type: "i", Display: line}
+	}
+	it := Item{Type: line[:1]}
+	f := strings.SplitN(line[1:], "\t", 6)
+	it.Display = f[0]
+	if len(f) > 1 {
+		it.Selector = f[1]
+	}
+	if len(f) > 2 {
+		it.Host = strings.TrimSpace(f[2])
+	}
+	if len(f) > 3 {
+		if n, err := strconv.Atoi(strings.TrimSpace(f[3])); err == nil && n > 0 && n <= 65535 {
+			it.Port = n
+		}
+	}
+	if len(f) > 4 {
+		switch p := strings.TrimSpace(f[4]); {
+		case strings.HasPrefix(p, "+"):
+			it.Plus = "+"
+		case strings.HasPrefix(p, "?"):
+			it.Plus = "?"
+		}
+	}
+	return it
+}
+
+func trimEOL(b []byte) []byte {
+	b = bytes.TrimSuffix(b, []byte("\n"))
+	return bytes.TrimSuffix(b, []byte("\r"))
+}
+
+// IsInfo reports whether the item is not a link: an info line ("i") or an
+// error line ("3").
+func (it Item) IsInfo() bool { return it.Type == "i" || it.Type == "3" }
+
+// URL returns the URL the item points to, or "" when it has none (info and
+// error lines, or a host that cannot be written in a URL):
+//
+//   - "h" items whose selector is "URL:<url>" (or "/URL:<url>"): <url>;
+//   - "8" (telnet) and "T" (tn3270): telnet://[selector@]host[:port]/ and
+//     tn3270://..., the selector being the suggested login name (RFC 1436
+//     section 3.8);
+//   - every other type: gopher://host[:port]/<type><selector>, the selector
+//     escaped so that uri.URL.Gopher gives it back exactly (a TAB becomes
+//     %09, "?" becomes %3F, ...), port 70 left out (RFC 1738 section 3.4);
+//     an item flagged "?" gets the gopher+_string "?" (%09%09?) so that
+//     fetching it runs its +ASK form.
+func (it Item) URL() string {
+	if it.IsInfo() {
+		return ""
+	}
+	if it.Type == "h" {
+		for _, p := range []string{"URL:", "/URL:"} {
+			if strings.HasPrefix(it.Selector, p) {
+				return it.Selector[len(p):]
+			}
+		}
+	}
+	host, ok := urlHost(it.Host)
+	if !ok {
+		return ""
+	}
+	switch it.Type {
+	case "8", "T":
+		scheme := "telnet"
+		if it.Type == "T" {
+			scheme = "tn3270"
+		}
+		var b strings.Builder
+		b.WriteString(scheme + "://")
+		if it.Selector != "" {
+			b.WriteString(uri.Escape(it.Selector, "") + "@")
+		}
+		b.WriteString(host)
+		if it.Port != 0 && it.Port != 23 {
+			b.WriteString(":" + strconv.Itoa(it.Port))
+		}
+		b.WriteString("/")
+		return b.String()
+	}
+	var b strings.Builder
+	b.WriteString("gopher://")
+	b.WriteString(host)
+	if it.Port != 0 && it.Port != 70 {
+		b.WriteString(":" + strconv.Itoa(it.Port))
+	}
+	b.WriteString("/")
+	b.WriteString(uri.Escape(it.Type, selectorSafe))
+	b.WriteString(uri.Escape(it.Selector, selectorSafe))
+	if it.Plus == "?" {
+		b.WriteString("%09%09?")
+	}
+	return b.String()
+}
+
+// selectorSafe are the characters left unescaped in a selector besides the
+// unreserved ones: RFC 1738 section 3.4 reserves nothing in the gopher-path,
+// but "?" (a query to other parsers), "#", "%", TAB and the unsafe
+// characters are escaped.
+const selectorSafe = "/;:@=&"
+
+// urlHost returns host as it is written in a URL (IPv6 in brackets), and
+// false when it cannot be: empty, or holding a byte no host name has.
+func urlHost(host string) (string, bool) {
+	if host == "" || len(host) > 255 {
+		return "", false
+	}
+	if strings.Contains(host, ":") {
+		for i := 0; i < len(host); i++ {
+			c := host[i]
+			if !(isHexDigit(c) || c == ':' || c == '.') {
+				return "", false
+			}
+		}
+		return "[" + host + "]", true
+	}
+	for i := 0; i < len(host); i++ {
+		c := host[i]
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '-' || c == '.' || c == '_') {
+			return "", false
+		}
+	}
+	return host, true
+}
+
+func isHexDigit(c byte) bool {
+	return c >= '0' && c <= '9' || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F'
+}
+
+// EntryType classifies the item for a directory listing: "1" is a
+// directory, "i" and "3" are info, "8" and "T" are services, "h" items
+// pointing to a URL are links, "7" (search) is other, anything else a file.
+func (it Item) EntryType() proto.EntryType {
+	switch it.Type {
+	case "1":
+		return proto.EntryDir
+	case "i", "3":
+		return proto.EntryInfo
+	case "8", "T":
+		return proto.EntryService
+	case "7", "2":
+		return proto.EntryOther
+	case "h":
+		if strings.HasPrefix(it.Selector, "URL:") || strings.HasPrefix(it.Selector, "/URL:") {
+			return proto.EntryLink
+		}
+	}
+	return proto.EntryFile
+}
+
+// Entry converts the item to a directory entry: Name is the display
+// string, URL the item's own URL, ItemType its type, and Extra holds
+// "selector", "host", "port" and (when set) "plus" for every item that is
+// not an info line.
+func (it Item) Entry() proto.Entry {
+	e := proto.Entry{
+		Name:     it.Display,
+		Type:     it.EntryType(),
+		Size:     -1,
+		URL:      it.URL(),
+		ItemType: it.Type,
+	}
+	if e.Type == proto.EntryLink {
+		e.Target = e.URL
+	}
+	if !it.IsInfo() {
+		e.Extra = map[string]string{
+			"selector": it.Selector,
+			"host":     it.Host,
+			"port":     strconv.Itoa(it.Port),
+		}
+		if it.Plus != "" {
+			e.Extra["plus"] = it.Plus
+		}
+	}
+	return e
+}
+
+// typeLabels name the item types for people (the labels of RFC 1436
+// section 3.8 and the common extensions).
+var typeLabels = map[string]string{
+	"0": "TXT", "1": "DIR", "2": "CSO", "3": "ERR", "4": "HQX", "5": "DOS",
+	"6": "UUE", "7": "SRCH", "8": "TEL", "9": "BIN", "+": "MIRR", "g": "GIF",
+	"I": "IMG", "T": "3270", "h": "HTML", "s": "SND", "d": "DOC", "p": "PNG",
+	";": "MOV", ":": "IMG", "<": "SND", "P": "PDF", "M": "MIME", "c": "CAL",
+	"e": "EVNT", "r": "RTF", "X": "XML", "w": "WWW",
+}
+
+// TypeLabel returns a short label for a gopher item type ("TXT", "DIR",
+// ...), or the type itself in parentheses when it has none. Info lines
+// have an empty label.
+func TypeLabel(t string) string {
+	if t == "i" {
+		return ""
+	}
+	if l, ok := typeLabels[t]; ok {
+		return l
+	}
+	return "(" + sanitize(t) + ")"
+}
+
+// FormatMenu writes entries (as returned in proto.Response.Entries for a
+// gopher menu) for people, one per line: the item type's label, the display
+// string and the URL to follow; info lines show their text only, indented.
+// Control characters in display strings and URLs are shown as "?" so that
+// a hostile menu cannot drive the terminal.
+func FormatMenu(w io.Writer, entries []proto.Entry) error {
+	width := 0
+	for _, e := range entries {
+		if e.URL != "" {
+			width = max(width, utf8.RuneCountInString(sanitize(e.Name)))
+		}
+	}
+	width = min(width, 50)
+	bw := bufio.NewWriter(w)
+	for _, e := range entries {
+		name := sanitize(e.Name)
+		label := TypeLabel(e.ItemType)
+		switch {
+		case e.Type == proto.EntryInfo && e.ItemType != "3":
+			fmt.Fprintf(bw, "%-6s %s\n", "", name)
+		case e.URL == "":
+			fmt.Fprintf(bw, "%-6s %s\n", label, name)
+		default:
+			pad := max(width-utf8.RuneCountInString(name), 0)
+			fmt.Fprintf(bw, "%-6s %s%s  %s\n", label, name, strings.Repeat(" ", pad), sanitize(e.URL))
+		}
+	}
+	return bw.Flush()
+}
+
+// sanitize replaces control characters (C0, DEL, C1, and bytes that are
+// not UTF-8 in the C1 range) with "?".
+func sanitize(s string) string {
+	clean := true
+	for i := 0; i < len(s); i++ {
+		if s[i] < 0x20 || s[i] >= 0x7f {
+			clean = false
+			break
+		}
+	}
+	if clean {
+		return s
+	}
+	var b strings.Builder
+	for i := 0; i < len(s); {
+		r, size := utf8.DecodeRuneInString(s[i:])
+		switch {
+		case r == utf8.RuneError && size == 1:
+			if c := s[i]; c >= 0x80 && c < 0xa0 {
+				b.WriteByte('?')
+			} else {
+				b.WriteByte(c)
+			}
+		case r < 0x20 || r == 0x7f || r >= 0x80 && r < 0xa0:
+			b.WriteByte('?')
+		default:
+			b.WriteString(s[i : i+size])
+		}
+		i += size
+	}
+	return b.String()
+}
+
+func protoErr(format string, args ...any) *proto.ProtocolError {
+	return &proto.ProtocolError{Proto: "gopher", Msg: fmt.Sprintf(format, args...)}
+}
