@@ -1,0 +1,214 @@
+package ftp
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"runtime"
+
+	jftp "github.com/jlaffaye/ftp"
+)
+
+// errBodyClosed is returned by Read after Close.
+var errBodyClosed = errors.New("ftp: read on closed body")
+
+// body streams one RETR. When the data connection reaches its end, body
+// reads the server's completion reply (226) and, when SIZE gave the
+// length, checks that every byte came; only then does Read return io.EOF,
+// so that a transfer cut short is an error and never a silent truncation.
+// The control connection goes back to the Driver at that moment.
+type body struct {
+	d    *Driver
+	c    *conn // nil once given back
+	r    *jftp.Response
+	raw  *countReader
+	src  io.Reader
+	cmd  string
+	want int64 // bytes expected from the data connection; -1 unknown
+	err  error // sticky: io.EOF or the failure
+	done bool
+}
+
+func newBody(d *Driver, c *conn, r *jftp.Response, ascii bool, want int64) *body {
+	b := &body{d: d, c: c, r: r, cmd: c.w.lastCmd, want: want}
+	b.raw = &countReader{r: r}
+	b.src = b.raw
+	if ascii && runtime.GOOS != "windows" {
+		b.src = newCRLFReader(b.raw)
+	}
+	return b
+}
+
+func (b *body) Read(p []byte) (int, error) {
+	if b.err != nil {
+		return 0, b.err
+	}
+	n, err := b.src.Read(p)
+	switch {
+	case err == io.EOF:
+		b.err = b.finish()
+	case err != nil:
+		b.err = b.abort(err)
+	}
+	if b.err != nil && b.err != io.EOF && n > 0 {
+		// Deliver the bytes now and the error on the next call.
+		return n, nil
+	}
+	return n, b.err
+}
+
+// WriteTo copies the body to w in large reads, so that io.Copy moves a big
+// file with few system calls.
+func (b *body) WriteTo(w io.Writer) (int64, error) {
+	buf := make([]byte, 256<<10)
+	var total int64
+	for {
+		n, err := b.Read(buf)
+		if n > 0 {
+			m, werr := w.Write(buf[:n])
+			total += int64(m)
+			if werr != nil {
+				b.Close()
+				return total, werr
+			}
+		}
+		if err == io.EOF {
+			return total, nil
+		}
+		if err != nil {
+			return total, err
+		}
+	}
+}
+
+// finish ends a transfer whose data connection reached its end: the
+// completion reply, the length check, the connection given back.
+func (b *body) finish() error {
+	c := b.c
+	b.done = true
+	var err error
+	if cerr := b.r.Close(); cerr != nil {
+		err = c.fail(b.cmd, cerr)
+	} else if b.want >= 0 && b.raw.n < b.want {
+		err = &CommandError{Cmd: b.cmd, Err: fmt.Errorf("transfer ended after %d of %d bytes: %w", b.raw.n, b.want, io.ErrUnexpectedEOF)}
+	}
+	b.c = nil
+	b.d.release(c)
+	if err != nil {
+		return err
+	}
+	return io.EOF
+}
+
+// abort ends a transfer that failed on the data connection, or that the
+// caller gave up: the data and control connections are closed (waiting for
+// the server's reply to a broken transfer could take a whole idle
+// timeout).
+func (b *body) abort(cause error) error {
+	c := b.c
+	b.done = true
+	var err error
+	if cause != nil {
+		err = c.fail(b.cmd, cause)
+	}
+	c.dead = true
+	if c.data != nil {
+		c.data.Close()
+	}
+	b.c = nil
+	b.d.release(c)
+	return err
+}
+
+// Close ends the transfer. After the whole body was read it does nothing.
+// Closed early, it closes the connections (the control connection is not
+// reused) unless every expected byte has arrived, in which case the
+// transfer is finished normally. Close may be called more than once.
+func (b *body) Close() error {
+	if b.done {
+		if b.err == nil {
+			b.err = errBodyClosed
+		}
+		return nil
+	}
+	if b.want >= 0 && b.raw.n == b.want {
+		err := b.finish()
+		if b.err = errBodyClosed; err == io.EOF {
+			return nil
+		}
+		return err
+	}
+	b.abort(nil)
+	b.err = errBodyClosed
+	return nil
+}
+
+// countReader counts the bytes read through it.
+type countReader struct {
+	r io.Reader
+	n int64
+}
+
+func (c *countReader) Read(p []byte) (int, error) {
+	n, err := c.r.Read(p)
+	c.n += int64(n)
+	return n, err
+}
+
+// crlfReader turns CRLF line ends into LF (TYPE A data, RFC 959 section
+// 3.1.1.1, converted to the Unix convention). A CR not followed by LF is
+// kept.
+type crlfReader struct {
+	r    io.Reader
+	buf  []byte
+	i, n int
+	cr   bool // a CR ended the last read and waits for the next byte
+	err  error
+}
+
+func newCRLFReader(r io.Reader) *crlfReader { return &crlfReader{r: r, buf: make([]byte, 64<<10)} }
+
+func (c *crlfReader) Read(p []byte) (int, error) {
+	for c.i == c.n {
+		if c.err != nil {
+			return 0, c.err
+		}
+		off := 0
+		if c.cr {
+			c.buf[0], off, c.cr = '\r', 1, false
+		}
+		n, err := c.r.Read(c.buf[off:])
+		n += off
+		c.err = err
+		j := 0
+		for i := 0; i < n; i++ {
+			ch := c.buf[i]
+			if ch == '\r' {
+				if i+1 < n {
+					if c.buf[i+1] == '\n' {
+						continue
+					}
+				} else if err == nil {
+					c.cr = true
+					continue
+				}
+			}
+			c.buf[j] = ch
+			j++
+		}
+		c.i, c.n = 0, j
+	}
+	k := copy(p, c.buf[c.i:c.n])
+	c.i += k
+	return k, nil
+}
+
+// localLineEnds converts a whole text (a name list) to local line ends.
+func localLineEnds(b []byte) []byte {
+	if runtime.GOOS == "windows" {
+		return b
+	}
+	out, _ := io.ReadAll(newCRLFReader(bytes.NewReader(b)))
+	return out
+}

@@ -1,0 +1,295 @@
+package ftp
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/textproto"
+	"os"
+	"strings"
+	"syscall"
+	"time"
+
+	jftp "github.com/jlaffaye/ftp"
+
+	"github.com/rfc1738/fetch/proto"
+)
+
+// conn is one logged-in control connection and what is known about it.
+//
+// The control connection is dialled under a context of its own (connCtx),
+// so that it can outlive the Fetch that opened it and serve the next one
+// from the pool. While a caller uses it, that caller's context is bound to
+// it (bind): cancelling the caller's context closes the connection. Data
+// connections are dialled under the caller's context.
+type conn struct {
+	key    poolKey
+	sc     *jftp.ServerConn
+	w      *wire
+	addr   string // host:port as dialled
+	peer   string // IP address of the control connection's peer
+	cancel context.CancelFunc
+
+	pwd   string // the login directory from PWD; "" when unusable
+	typ   string // the TYPE in effect: "A", "I" or "" (unknown)
+	moved bool   // a CWD was sent since login or the last return
+	dirty bool   // an operation failed: check with NOOP before reuse
+	dead  bool   // must not be used again
+
+	idleSince time.Time
+
+	// Set while checked out.
+	ctx  context.Context
+	req  *proto.Request
+	stop func() bool
+	cap  *capture
+	data net.Conn // the last data connection dialled
+}
+
+// limits are the Driver's bounds, with defaults filled in.
+type limits struct {
+	maxLine    int
+	maxReply   int64
+	maxListing int64
+	reuse      bool
+}
+
+// dialConn opens the control connection to addr, reads the greeting, logs
+// in and records the login directory. The connection is returned bound to
+// ctx and req.
+func dialConn(ctx context.Context, req *proto.Request, key poolKey, cr creds, lim limits) (*conn, error) {
+	connCtx, cancel := context.WithCancel(context.WithoutCancel(ctx))
+	stop := context.AfterFunc(ctx, cancel)
+	raw, err := req.DialContext(connCtx, "tcp", key.addr)
+	if err != nil {
+		stop()
+		cancel()
+		return nil, fmt.Errorf("ftp: dial %s: %w", key.addr, err)
+	}
+	tcp, ok := raw.RemoteAddr().(*net.TCPAddr)
+	if !ok {
+		stop()
+		cancel()
+		raw.Close()
+		return nil, fmt.Errorf("ftp: dial %s: control connection is not TCP (%T)", key.addr, raw.RemoteAddr())
+	}
+	c := &conn{key: key, addr: key.addr, peer: tcp.IP.String(), cancel: cancel}
+	c.w = newWire(raw, lim.maxLine, lim.maxReply)
+	c.w.secret = cr.pass
+	c.ctx, c.req, c.stop = ctx, req, stop
+	c.w.trace = req.Trace
+	c.w.note("connected to %s (%s)", key.addr, tcp)
+
+	first := true
+	sc, err := jftp.Dial(key.addr,
+		jftp.DialWithDialFunc(func(network, address string) (net.Conn, error) {
+			if first {
+				first = false
+				return c.w, nil
+			}
+			return c.dialData(network, address)
+		}),
+		// Names are octets: no OPTS UTF8 ON, which makes some servers
+		// re-encode them.
+		jftp.DialWithDisabledUTF8(true),
+	)
+	if err != nil {
+		c.close()
+		return nil, c.fail("greeting", err)
+	}
+	c.sc = sc
+	if err := sc.Login(cr.user, cr.pass); err != nil {
+		c.close()
+		return nil, c.fail("", err)
+	}
+	c.typ = "I" // Login sends TYPE I
+	if lim.reuse {
+		pwd, err := sc.CurrentDir()
+		if err != nil && replyCode(err) == 0 && isConnError(err) {
+			c.close()
+			return nil, c.fail("", err)
+		}
+		if err == nil {
+			pwd = strings.ReplaceAll(pwd, `""`, `"`) // RFC 959 appendix II
+			if pwd != "" && proto.CheckArg(pwd) == nil {
+				c.pwd = pwd
+			}
+		}
+		if c.pwd == "" {
+			c.w.note("PWD gave no usable directory: this connection will not be reused")
+		}
+	}
+	return c, nil
+}
+
+// dialData opens a data connection. The address the library computed from
+// the EPSV or PASV reply is used only for its port: the host is always the
+// control connection's peer (a PASV reply may name any address, RFC 2577
+// section 3), and the dial goes through the request's dialer, so that its
+// policy (for example refusing private addresses) applies to data
+// connections too.
+func (c *conn) dialData(network, address string) (net.Conn, error) {
+	_, port, err := net.SplitHostPort(address)
+	if err != nil {
+		return nil, fmt.Errorf("ftp: data connection address %q: %w", address, err)
+	}
+	if host, _, _ := net.SplitHostPort(address); host != c.peer {
+		c.w.note("ignoring data address %s: using the control peer %s", host, c.peer)
+	}
+	target := net.JoinHostPort(c.peer, port)
+	raw, err := c.req.DialContext(c.ctx, network, target)
+	if err != nil {
+		return nil, fmt.Errorf("ftp: data connection to %s: %w", target, err)
+	}
+	c.data = raw
+	return &dataConn{Conn: raw, cap: c.cap}, nil
+}
+
+// bind attaches the caller's context and request to c for one use.
+func (c *conn) bind(ctx context.Context, req *proto.Request) {
+	c.ctx, c.req = ctx, req
+	c.stop = context.AfterFunc(ctx, c.cancel)
+	c.w.trace = req.Trace
+}
+
+// unbind detaches the caller; it reports false when the caller's context
+// has already closed the connection.
+func (c *conn) unbind() bool {
+	alive := c.stop == nil || c.stop()
+	c.ctx, c.req, c.stop, c.cap, c.data = nil, nil, nil, nil, nil
+	c.w.trace = nil
+	return alive && !c.dead
+}
+
+// close ends the connection: QUIT when it is still healthy, then close.
+func (c *conn) close() {
+	healthy := !c.dead && c.w.err == nil
+	c.dead = true
+	if c.sc != nil && healthy {
+		// Quit writes QUIT and closes without waiting for the reply; the
+		// write is bounded by the connection's idle deadline.
+		c.sc.Quit()
+	}
+	c.w.Conn.Close()
+	if c.stop != nil {
+		c.stop()
+	}
+	c.cancel()
+}
+
+// fail wraps err, the failure of the last command sent (or of what, when
+// set), into a *CommandError; a failure of the connection marks c dead, a
+// refusal marks it dirty.
+func (c *conn) fail(what string, err error) error {
+	var ce *CommandError
+	if errors.As(err, &ce) {
+		return err
+	}
+	cmd := c.w.lastCmd
+	if what != "" {
+		cmd = what
+	}
+	if cmd == "" {
+		cmd = "greeting"
+	}
+	if replyCode(err) == 0 && (isConnError(err) || c.w.err != nil) {
+		c.dead = true
+	} else {
+		c.dirty = true
+	}
+	if ctxErr := c.ctxErr(); ctxErr != nil && isConnError(err) {
+		err = fmt.Errorf("%w (%w)", ctxErr, err)
+	}
+	e := cmdError(cmd, err, c.w.last)
+	return c.scrub(e)
+}
+
+// ctxErr returns the caller's context error, if its context is done.
+func (c *conn) ctxErr() error {
+	if c.ctx == nil {
+		return nil
+	}
+	return context.Cause(c.ctx)
+}
+
+// scrub makes sure the password never leaves in an error: a server that
+// echoes it in a reply has its text redacted.
+func (c *conn) scrub(err error) error {
+	if len(c.w.secret) < 3 || !strings.Contains(err.Error(), c.w.secret) {
+		return err
+	}
+	var ce *CommandError
+	if errors.As(err, &ce) {
+		var te *textproto.Error
+		if errors.As(ce.Err, &te) {
+			ce.Err = &textproto.Error{Code: te.Code, Msg: c.w.redact(te.Msg)}
+		}
+		if strings.Contains(ce.Error(), c.w.secret) {
+			ce.Err = errors.New(c.w.redact(ce.Err.Error()))
+		}
+		return ce
+	}
+	return errors.New(c.w.redact(err.Error()))
+}
+
+// isConnError reports whether err is a failure of the connection itself
+// (closed, reset, timed out, cut short) rather than a reply.
+func isConnError(err error) bool {
+	var ne net.Error
+	var pe *proto.ProtocolError
+	var tpe textproto.ProtocolError
+	return errors.As(err, &ne) || errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) ||
+		errors.Is(err, net.ErrClosed) || errors.Is(err, syscall.ECONNRESET) || errors.Is(err, syscall.EPIPE) ||
+		errors.Is(err, os.ErrDeadlineExceeded) || errors.As(err, &pe) || errors.As(err, &tpe) ||
+		errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded)
+}
+
+// cwd sends one CWD. A refused CWD with a null argument does not end the
+// retrieval: the client stays in the directory it was in, which is what a
+// null CWD most plausibly asks for; the refusal is noted in the transcript
+// and returned as a warning. Every other refusal is an error.
+func (c *conn) cwd(arg string) (warning string, err error) {
+	if err := proto.CheckArg(arg); err != nil {
+		return "", fmt.Errorf("ftp: CWD: %w", err)
+	}
+	c.moved = true
+	err = c.sc.ChangeDir(arg)
+	if err == nil {
+		return "", nil
+	}
+	if arg == "" && replyCode(err) != 0 {
+		var te *textproto.Error
+		errors.As(err, &te)
+		msg := fmt.Sprintf("CWD (null argument) refused: %d %s", te.Code, te.Msg)
+		c.w.note("%s; staying in the current directory", msg)
+		return c.w.redact(msg), nil
+	}
+	return "", c.fail("", err)
+}
+
+// setType sends TYPE A or TYPE I.
+func (c *conn) setType(t string) error {
+	if err := c.sc.Type(jftp.TransferType(t)); err != nil {
+		c.typ = ""
+		return c.fail("", err)
+	}
+	c.typ = t
+	return nil
+}
+
+// returnHome puts a reused connection back in the login directory (RFC
+// 1738 section 3.2.5: a client reusing a connection must not depend on the
+// directory a previous URL left it in): an absolute CWD to the directory
+// PWD reported after login.
+func (c *conn) returnHome() error {
+	if !c.moved {
+		return nil
+	}
+	if err := c.sc.ChangeDir(c.pwd); err != nil {
+		return c.fail("", err)
+	}
+	c.moved = false
+	return nil
+}

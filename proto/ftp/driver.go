@@ -1,0 +1,420 @@
+package ftp
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"net"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/rfc1738/fetch/proto"
+	"github.com/rfc1738/fetch/uri"
+)
+
+// Defaults for the Driver's zero-valued fields.
+const (
+	defaultMaxIdle      = 2
+	defaultIdleTimeout  = 30 * time.Second
+	defaultMaxReplyLine = 8 << 10
+	defaultMaxReply     = 1 << 20
+	defaultMaxListing   = 64 << 20
+)
+
+// Driver retrieves ftp URLs. The zero value is ready to use; a Driver must
+// not be copied after first use.
+//
+// Fetch, List and CloseIdleConnections are safe for concurrent use. Calls
+// for the same server and user share logged-in control connections: a
+// connection comes back to the Driver when the body of a retrieval has
+// been read to its end or closed, and serves the next URL after an
+// absolute CWD to its login directory.
+type Driver struct {
+	// MaxConnsPerHost limits the control connections in use at once for
+	// one server and user; callers beyond it wait for one to come back.
+	// Zero means no limit.
+	MaxConnsPerHost int
+
+	// MaxIdleConnsPerHost is how many idle connections are kept per
+	// server and user. Zero means 2; negative means none (every Fetch
+	// logs in anew and no PWD is sent).
+	MaxIdleConnsPerHost int
+
+	// IdleConnTimeout closes connections idle for this long. Zero means
+	// 30 seconds (servers commonly drop idle sessions after a few
+	// minutes).
+	IdleConnTimeout time.Duration
+
+	// MaxReplyLine bounds one reply line from the server. Zero means
+	// 8 KiB. A longer line is a *proto.ProtocolError and the connection is
+	// closed. The bytes of all the replies to one command are bounded by
+	// 1 MiB or 128 lines' worth, whichever is more.
+	MaxReplyLine int
+
+	// MaxListing bounds the bytes of one directory listing. Zero means
+	// 64 MiB.
+	MaxListing int64
+
+	once sync.Once
+	p    *connPool
+}
+
+var (
+	_ proto.Driver     = (*Driver)(nil)
+	_ proto.Lister     = (*Driver)(nil)
+	_ proto.IdleCloser = (*Driver)(nil)
+)
+
+func (d *Driver) pool() *connPool {
+	d.once.Do(func() {
+		t := d.IdleConnTimeout
+		if t <= 0 {
+			t = defaultIdleTimeout
+		}
+		d.p = newPool(d.MaxConnsPerHost, d.MaxIdleConnsPerHost, t)
+	})
+	return d.p
+}
+
+func (d *Driver) limits() limits {
+	l := limits{maxLine: d.MaxReplyLine, maxListing: d.MaxListing, reuse: d.MaxIdleConnsPerHost >= 0}
+	if l.maxLine <= 0 {
+		l.maxLine = defaultMaxReplyLine
+	}
+	l.maxReply = max(defaultMaxReply, 128*int64(l.maxLine))
+	if l.maxListing <= 0 {
+		l.maxListing = defaultMaxListing
+	}
+	return l
+}
+
+// CloseIdleConnections closes (with QUIT) every connection not in use.
+func (d *Driver) CloseIdleConnections() { d.pool().closeIdle() }
+
+// Fetch retrieves u (RFC 1738 section 3.2). See the package documentation
+// for the commands each form of URL produces. For a file the response's
+// Body streams from the data connection; the caller must close it, and the
+// control connection returns to the Driver when the body has been read to
+// its end or closed. A directory (a path ending in "/", or ;type=d) is
+// read whole: Entries holds it parsed and Body the listing's bytes.
+//
+// Request.Options used: "email", "netrc", "ftp-method", "ftp-binary"
+// ("1": no type guess), "ftp-stat" ("0": no SIZE and MDTM).
+func (d *Driver) Fetch(ctx context.Context, u *uri.URL, req *proto.Request) (*proto.Response, error) {
+	if req == nil {
+		req = &proto.Request{}
+	}
+	p, err := u.FTP()
+	if err != nil {
+		return nil, err
+	}
+	pl, err := makePlan(p, req)
+	if err != nil {
+		return nil, err
+	}
+	c, err := d.open(ctx, u, req)
+	if err != nil {
+		return nil, err
+	}
+	switch pl.act {
+	case actList, actNLST:
+		return d.listing(c, u, pl)
+	}
+	return d.retrieve(c, pl)
+}
+
+// List lists the directory u names (with or without a final "/"; a last
+// segment is taken as one more directory) and returns its entries, each
+// with the URL that fetches it (without the password). It implements
+// proto.Lister for the mirror.
+func (d *Driver) List(ctx context.Context, u *uri.URL, req *proto.Request) ([]proto.Entry, error) {
+	if req == nil {
+		req = &proto.Request{}
+	}
+	p, err := u.FTP()
+	if err != nil {
+		return nil, err
+	}
+	if p.Name != "" {
+		p.CWD = append(p.CWD, p.Name)
+		p.Name = ""
+	}
+	p.Type = ""
+	pl, err := makePlan(p, req)
+	if err != nil {
+		return nil, err
+	}
+	c, err := d.open(ctx, u, req)
+	if err != nil {
+		return nil, err
+	}
+	resp, err := d.listing(c, u, pl)
+	if err != nil {
+		return nil, err
+	}
+	resp.Body.Close()
+	return resp.Entries, nil
+}
+
+// open finds or makes a logged-in connection for u, bound to ctx.
+func (d *Driver) open(ctx context.Context, u *uri.URL, req *proto.Request) (*conn, error) {
+	host := u.Hostname()
+	if host == "" {
+		return nil, fmt.Errorf("ftp: URL has no host")
+	}
+	addr := net.JoinHostPort(host, strconv.Itoa(u.PortNumber()))
+	cr, err := d.credentials(ctx, u, req, addr)
+	if err != nil {
+		return nil, err
+	}
+	for _, a := range []string{cr.user, cr.pass} {
+		if err := proto.CheckArg(a); err != nil {
+			return nil, fmt.Errorf("ftp: login: %w", err)
+		}
+	}
+	key := poolKey{addr: addr, user: cr.user, pass: cr.pass}
+	p := d.pool()
+	if err := p.acquire(ctx, key); err != nil {
+		return nil, err
+	}
+	for {
+		c := p.takeIdle(key)
+		if c == nil {
+			break
+		}
+		c.bind(ctx, req)
+		c.w.note("reusing the connection to %s (logged in as %s)", addr, cr.user)
+		if err := c.returnHome(); err != nil {
+			c.w.note("cannot reuse it: %v", err)
+			c.close()
+			continue
+		}
+		return c, nil
+	}
+	c, err := dialConn(ctx, req, key, cr, d.limits())
+	if cr.prompted {
+		p.remember(addr, cr.user, cr.pass, err == nil)
+	}
+	if err != nil {
+		p.releaseToken(key)
+		return nil, err
+	}
+	return c, nil
+}
+
+// release gives c back after a use: a connection that failed is checked
+// with NOOP first, and one that cannot be reused (dead, cancelled, no
+// usable login directory) is closed.
+func (d *Driver) release(c *conn) {
+	if c.dirty && !c.dead {
+		if err := c.sc.NoOp(); err != nil {
+			c.w.note("NOOP failed after an error: closing the connection")
+			c.dead = true
+		}
+		c.dirty = false
+	}
+	alive := c.unbind()
+	p := d.pool()
+	switch {
+	case !alive, c.pwd == "", !d.limits().reuse:
+		c.close()
+	default:
+		if ev := p.putIdle(c); ev != nil {
+			ev.close()
+		}
+	}
+	p.releaseToken(c.key)
+}
+
+// enter sends the plan's CWD commands.
+func (c *conn) enter(pl plan) (warnings []string, err error) {
+	for _, a := range pl.cwd {
+		w, err := c.cwd(a)
+		if err != nil {
+			return warnings, err
+		}
+		if w != "" {
+			warnings = append(warnings, w)
+		}
+	}
+	return warnings, nil
+}
+
+// listing runs a directory plan: MLSD (when the server's FEAT offers
+// MLST) or LIST, or NLST for ;type=d.
+func (d *Driver) listing(c *conn, u *uri.URL, pl plan) (*proto.Response, error) {
+	defer d.release(c)
+	warnings, err := c.enter(pl)
+	if err != nil {
+		return nil, err
+	}
+	c.cap = &capture{max: d.limits().maxListing}
+	format := formatNLST
+	if pl.act == actNLST {
+		_, err = c.sc.NameList(pl.arg)
+	} else {
+		format = formatLIST
+		if c.sc.IsTimePreciseInList() {
+			format = formatMLSD
+		}
+		_, err = c.sc.List(pl.arg)
+	}
+	raw := c.cap.buf
+	c.cap = nil
+	if err != nil {
+		return nil, c.fail("", err)
+	}
+	entries := parseListing(raw, format, time.Now())
+	body := raw
+	if format == formatNLST {
+		body = localLineEnds(raw)
+	} else {
+		base := entryBase(u)
+		for i := range entries {
+			entries[i].URL = entryURL(base, entries[i])
+		}
+	}
+	resp := &proto.Response{
+		Kind:    proto.KindDirectory,
+		Body:    io.NopCloser(bytes.NewReader(body)),
+		Size:    int64(len(body)),
+		Name:    pl.name,
+		Entries: entries,
+		Info:    map[string]any{"ftp_listing": format},
+	}
+	if len(warnings) > 0 {
+		resp.Info["warnings"] = warnings
+	}
+	return resp, nil
+}
+
+// retrieve runs a file plan: TYPE, SIZE and MDTM, then REST (to resume)
+// and RETR.
+func (d *Driver) retrieve(c *conn, pl plan) (*proto.Response, error) {
+	warnings, err := c.enter(pl)
+	if err == nil {
+		err = c.setType(pl.typ)
+	}
+	if err != nil {
+		d.release(c)
+		return nil, err
+	}
+	size, mtime := int64(-1), time.Time{}
+	if c.req.Options["ftp-stat"] != "0" {
+		if size, mtime, err = c.stat(pl); err != nil {
+			d.release(c)
+			return nil, err
+		}
+	}
+	offset := c.req.Offset
+	switch {
+	case offset > 0 && pl.typ == "A":
+		c.w.note("no resume in TYPE A (a REST offset counts stored bytes): restarting from 0")
+		offset = 0
+	case offset > 0 && size >= 0 && offset > size:
+		c.w.note("resume offset %d is beyond the file's %d bytes: restarting from 0", offset, size)
+		offset = 0
+	}
+	resp := &proto.Response{
+		Kind:    proto.KindData,
+		Size:    size,
+		ModTime: mtime,
+		Name:    pl.name,
+		Info:    map[string]any{"ftp_type": pl.typ},
+	}
+	if len(warnings) > 0 {
+		resp.Info["warnings"] = warnings
+	}
+	if pl.guessed {
+		resp.Info["ftp_type_guessed"] = true
+	}
+	if pl.typ == "A" {
+		resp.Size = -1 // SIZE counts stored bytes, not the converted text
+		resp.MediaType = "text/plain"
+	}
+	if offset > 0 && offset == size {
+		c.w.note("nothing left to fetch: the file has %d bytes", size)
+		resp.Offset = offset
+		resp.Body = io.NopCloser(strings.NewReader(""))
+		d.release(c)
+		return resp, nil
+	}
+	r, err := c.sc.RetrFrom(pl.arg, uint64(offset))
+	if err != nil && offset > 0 && c.w.lastVerb == "REST" && replyCode(err) != 0 {
+		c.w.note("REST %d refused (%v): restarting from 0", offset, err)
+		offset = 0
+		r, err = c.sc.Retr(pl.arg)
+	}
+	if err != nil {
+		err = c.fail("", err)
+		d.release(c)
+		return nil, err
+	}
+	resp.Offset = offset
+	want := int64(-1)
+	if size >= 0 && pl.typ == "I" {
+		want = size - offset
+	}
+	resp.Body = newBody(d, c, r, pl.typ == "A", want)
+	return resp, nil
+}
+
+// stat asks SIZE (in TYPE I only: in TYPE A it would count stored bytes,
+// or be refused) and MDTM (when FEAT offers it). A refusal leaves the
+// value unknown; only a failed connection is an error.
+func (c *conn) stat(pl plan) (size int64, mtime time.Time, err error) {
+	size = -1
+	if pl.typ == "I" {
+		n, err := c.sc.FileSize(pl.arg)
+		switch {
+		case err == nil && n >= 0:
+			size = n
+		case err != nil && replyCode(err) == 0 && isConnError(err):
+			return -1, mtime, c.fail("", err)
+		}
+	}
+	if c.sc.IsGetTimeSupported() {
+		t, err := c.sc.GetTime(pl.arg)
+		switch {
+		case err == nil:
+			mtime = t
+		case replyCode(err) == 0 && isConnError(err):
+			return -1, mtime, c.fail("", err)
+		}
+	}
+	return size, mtime, nil
+}
+
+// entryBase is u's directory as a URL prefix ending in "/", with no
+// password, typecode, query or fragment.
+func entryBase(u *uri.URL) string {
+	v := *u
+	if u.User != nil {
+		v.User = uri.User(u.User.EscapedUsername())
+	}
+	p := u.Path
+	if u.RawQuery != "" || u.ForceQuery {
+		p += "?" + u.RawQuery
+	}
+	if i := strings.LastIndex(p, ";"); i >= 0 && strings.LastIndexByte(p, '/') < i {
+		p = p[:i]
+	}
+	if !strings.HasSuffix(p, "/") {
+		p += "/"
+	}
+	v.Path, v.RawQuery, v.ForceQuery, v.Fragment, v.HasFragment = p, "", false, "", false
+	return v.String()
+}
+
+// entryURL is the URL of one listed entry: a directory ends in "/", a file
+// gets no typecode (the client decides).
+func entryURL(base string, e proto.Entry) string {
+	s := base + uri.Escape(e.Name, "")
+	if e.Type == proto.EntryDir {
+		s += "/"
+	}
+	return s
+}

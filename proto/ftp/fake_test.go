@@ -1,0 +1,299 @@
+package ftp
+
+import (
+	"bufio"
+	"bytes"
+	"fmt"
+	"net"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+// fakeFTP is a scripted FTP server on 127.0.0.1:0 for transcript tests: it
+// records every byte the client sends on control connections and answers
+// from a small default script, which a test changes through its fields
+// before the first connection.
+type fakeFTP struct {
+	t  *testing.T
+	ln net.Listener
+
+	greeting string            // first reply; "" means none (a silent server)
+	feat     []string          // FEAT lines (without the leading space)
+	replies  map[string]string // exact command line -> reply (may hold CRLFs)
+	files    map[string][]byte // RETR/SIZE argument -> content
+	lists    map[string][]byte // "LIST arg", "MLSD arg", "NLST arg" -> data
+	pwd      string            // PWD answer; "" means `"/"`
+	noEPSV   bool              // refuse EPSV: the client falls back to PASV
+	pasvHost string            // address put in PASV replies; "" means 127.0.0.1
+	silentAt string            // after this verb, read on and never answer
+	stallAt  int               // RETR data: stop sending (connection open) after this many bytes; 0 means never
+	cutAt    int               // RETR data: close the data connection after this many bytes, then reply 426; 0 means never
+
+	mu     sync.Mutex
+	wire   bytes.Buffer
+	conns  int
+	dataTo []string // local addresses data connections were accepted on
+}
+
+func newFake(t *testing.T) *fakeFTP {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := &fakeFTP{
+		t:        t,
+		ln:       ln,
+		greeting: "220 fake ready",
+		feat:     []string{"MDTM", "SIZE", "EPSV", "PASV", "REST STREAM"},
+		replies:  map[string]string{},
+		files:    map[string][]byte{},
+		lists:    map[string][]byte{},
+	}
+	t.Cleanup(func() { ln.Close() })
+	return f
+}
+
+// start begins serving; call it after setting the fields.
+func (f *fakeFTP) start() *fakeFTP {
+	go func() {
+		for {
+			c, err := f.ln.Accept()
+			if err != nil {
+				return
+			}
+			f.mu.Lock()
+			f.conns++
+			f.mu.Unlock()
+			go f.serve(c)
+		}
+	}()
+	return f
+}
+
+func (f *fakeFTP) addr() string { return f.ln.Addr().String() }
+
+// url returns "ftp://ADDR" + path.
+func (f *fakeFTP) url(path string) string { return "ftp://" + f.addr() + path }
+
+// sent returns everything the client sent, all connections together.
+func (f *fakeFTP) sent() string {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.wire.String()
+}
+
+func (f *fakeFTP) connCount() int {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.conns
+}
+
+type fakeSession struct {
+	f      *fakeFTP
+	c      net.Conn
+	br     *bufio.Reader
+	dataLn net.Listener
+	rest   int
+	silent bool
+}
+
+func (f *fakeFTP) serve(c net.Conn) {
+	defer c.Close()
+	s := &fakeSession{f: f, c: c, br: bufio.NewReader(c)}
+	defer func() {
+		if s.dataLn != nil {
+			s.dataLn.Close()
+		}
+	}()
+	c.SetDeadline(time.Now().Add(20 * time.Second))
+	if f.greeting == "" {
+		s.silent = true
+	} else {
+		s.reply(f.greeting)
+	}
+	for {
+		line, err := s.br.ReadString('\n')
+		f.mu.Lock()
+		f.wire.WriteString(line)
+		f.mu.Unlock()
+		if err != nil {
+			return
+		}
+		if s.silent {
+			continue
+		}
+		cmd := strings.TrimSuffix(strings.TrimSuffix(line, "\n"), "\r")
+		verb, arg, _ := strings.Cut(cmd, " ")
+		verb = strings.ToUpper(verb)
+		if f.silentAt != "" && verb == f.silentAt {
+			s.silent = true
+			continue
+		}
+		if r, ok := f.replies[cmd]; ok {
+			s.reply(r)
+			continue
+		}
+		if !s.handle(verb, arg) {
+			return
+		}
+	}
+}
+
+func (s *fakeSession) reply(r string) {
+	s.c.Write([]byte(r + "\r\n"))
+}
+
+// handle answers one command; false ends the session.
+func (s *fakeSession) handle(verb, arg string) bool {
+	f := s.f
+	switch verb {
+	case "USER":
+		s.reply("331 password please")
+	case "PASS":
+		s.reply("230 logged in")
+	case "FEAT":
+		var b strings.Builder
+		b.WriteString("211-Features:\r\n")
+		for _, l := range f.feat {
+			b.WriteString(" " + l + "\r\n")
+		}
+		b.WriteString("211 End")
+		s.reply(b.String())
+	case "TYPE", "NOOP", "OPTS":
+		s.reply("200 ok")
+	case "PWD":
+		p := f.pwd
+		if p == "" {
+			p = `"/"`
+		}
+		s.reply("257 " + p + " is the current directory")
+	case "CWD", "CDUP":
+		s.reply("250 ok")
+	case "SIZE":
+		if b, ok := f.files[arg]; ok {
+			s.reply("213 " + strconv.Itoa(len(b)))
+		} else {
+			s.reply("550 no such file")
+		}
+	case "MDTM":
+		if _, ok := f.files[arg]; ok {
+			s.reply("213 20240102030405")
+		} else {
+			s.reply("550 no such file")
+		}
+	case "EPSV":
+		if f.noEPSV {
+			s.reply("500 EPSV not understood")
+			return true
+		}
+		s.listen()
+		s.reply(fmt.Sprintf("229 Entering Extended Passive Mode (|||%d|)", s.dataLn.Addr().(*net.TCPAddr).Port))
+	case "PASV":
+		s.listen()
+		host := f.pasvHost
+		if host == "" {
+			host = "127.0.0.1"
+		}
+		p := s.dataLn.Addr().(*net.TCPAddr).Port
+		s.reply(fmt.Sprintf("227 Entering Passive Mode (%s,%d,%d)", strings.ReplaceAll(host, ".", ","), p/256, p%256))
+	case "REST":
+		n, err := strconv.Atoi(arg)
+		if err != nil {
+			s.reply("501 bad offset")
+			return true
+		}
+		s.rest = n
+		s.reply("350 restarting")
+	case "RETR":
+		b, ok := f.files[arg]
+		if !ok {
+			s.closeData()
+			s.reply("550 no such file")
+			return true
+		}
+		off := min(s.rest, len(b))
+		s.rest = 0
+		s.send("RETR", b[off:])
+	case "LIST", "MLSD", "NLST":
+		key := verb
+		if arg != "" {
+			key += " " + arg
+		}
+		b, ok := f.lists[key]
+		if !ok {
+			s.closeData()
+			s.reply("550 no such directory")
+			return true
+		}
+		s.send(verb, b)
+	case "QUIT":
+		s.reply("221 bye")
+		return false
+	default:
+		s.reply("502 not implemented")
+	}
+	return true
+}
+
+func (s *fakeSession) listen() {
+	s.closeData()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		s.f.t.Error(err)
+		return
+	}
+	s.dataLn = ln
+}
+
+func (s *fakeSession) closeData() {
+	if s.dataLn != nil {
+		s.dataLn.Close()
+		s.dataLn = nil
+	}
+}
+
+// send transfers b on the data connection as RFC 959 section 5.4 lays out
+// the replies: 150, the data, 226 (or the failure the fake is told to show).
+func (s *fakeSession) send(verb string, b []byte) {
+	f := s.f
+	if s.dataLn == nil {
+		s.reply("425 use EPSV or PASV first")
+		return
+	}
+	ln := s.dataLn
+	s.dataLn = nil
+	defer ln.Close()
+	ln.(*net.TCPListener).SetDeadline(time.Now().Add(5 * time.Second))
+	s.reply("150 opening data connection")
+	dc, err := ln.Accept()
+	if err != nil {
+		s.reply("425 no data connection")
+		return
+	}
+	defer dc.Close()
+	f.mu.Lock()
+	f.dataTo = append(f.dataTo, dc.LocalAddr().String())
+	f.mu.Unlock()
+	dc.SetDeadline(time.Now().Add(20 * time.Second))
+	if verb == "RETR" && f.stallAt > 0 && len(b) > f.stallAt {
+		dc.Write(b[:f.stallAt])
+		// Stay silent on both connections until the client gives up.
+		buf := make([]byte, 1)
+		dc.Read(buf)
+		s.silent = true
+		return
+	}
+	if verb == "RETR" && f.cutAt > 0 && len(b) > f.cutAt {
+		dc.Write(b[:f.cutAt])
+		dc.Close()
+		s.reply("426 connection closed; transfer aborted")
+		return
+	}
+	dc.Write(b)
+	dc.Close()
+	s.reply("226 transfer complete")
+}

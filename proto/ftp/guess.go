@@ -1,0 +1,62 @@
+package ftp
+
+import (
+	"path"
+	"strings"
+)
+
+// RFC 1738 section 3.2.2 leaves the transfer type to the client when the
+// URL has no ;type= typecode. This package guesses from the file name and
+// picks binary (TYPE I) whenever it is unsure: a text file sent as binary
+// keeps the server's line ends, but a binary file sent as text is
+// corrupted. Only names that are text by long convention on FTP archives
+// are fetched as TYPE A (and their line ends converted to the local
+// convention):
+//
+//	extensions: .txt .text .asc .me .1st .lsm .faq
+//	whole names: README, READ.ME, INDEX, 00-INDEX, ls-lR, FILES, CHANGES,
+//	             ChangeLog, COPYING, LICENSE, NEWS, INSTALL, MANIFEST,
+//	             AUTHORS, THANKS, TODO, FAQ
+//
+// Names are compared without regard to case. Request.Options["ftp-binary"]
+// = "1" turns the guess off (always TYPE I without a typecode), and a
+// resumed transfer (Request.Offset > 0) is always binary, because a REST
+// offset counts the bytes of the stored file.
+var textExtensions = map[string]bool{
+	".txt":  true, // plain text
+	".text": true,
+	".asc":  true, // ASCII-armoured signatures and keys
+	".me":   true, // READ.ME
+	".1st":  true, // README.1ST
+	".lsm":  true, // Linux Software Map entries
+	".faq":  true,
+}
+
+var textNames = map[string]bool{
+	"readme":    true,
+	"read.me":   true,
+	"index":     true,
+	"00-index":  true,
+	"ls-lr":     true,
+	"files":     true,
+	"changes":   true,
+	"changelog": true,
+	"copying":   true,
+	"license":   true,
+	"news":      true,
+	"install":   true,
+	"manifest":  true,
+	"authors":   true,
+	"thanks":    true,
+	"todo":      true,
+	"faq":       true,
+}
+
+// guessType returns "A" when name is text by the table above, else "I".
+func guessType(name string) string {
+	base := strings.ToLower(path.Base(name))
+	if textNames[base] || textExtensions[path.Ext(base)] {
+		return "A"
+	}
+	return "I"
+}

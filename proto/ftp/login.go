@@ -1,0 +1,70 @@
+package ftp
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/rfc1738/fetch/proto"
+	"github.com/rfc1738/fetch/uri"
+)
+
+// DefaultEmail is the anonymous password used when Request.Options has no
+// "email" (RFC 1738 section 3.2.1: "the user name 'anonymous' is supplied,
+// and the password is supplied as the Internet e-mail address of the end
+// user accessing the resource").
+const DefaultEmail = "anonymous@"
+
+// creds are the user name and password one login uses.
+type creds struct {
+	user, pass string
+	prompted   bool // the password came from the terminal
+}
+
+// credentials decides the login for u (RFC 1738 section 3.2.1):
+//
+//   - no user (or an empty one): "anonymous" with the e-mail address;
+//   - a user and a password (even an empty one): those;
+//   - the user "anonymous" or "ftp" without a password: the e-mail address;
+//   - another user without a password: the .netrc file named by
+//     Options["netrc"], else a password given earlier for the same server
+//     and user on this Driver, else a prompt on the terminal (no echo),
+//     else an error wrapping proto.ErrLogin. The password is asked for
+//     before connecting, so that one answer serves every URL of that
+//     server and user.
+func (d *Driver) credentials(ctx context.Context, u *uri.URL, req *proto.Request, addr string) (creds, error) {
+	email := DefaultEmail
+	if req.Options != nil && req.Options["email"] != "" {
+		email = req.Options["email"]
+	}
+	if u.User == nil || u.User.Username() == "" {
+		return creds{user: "anonymous", pass: email}, nil
+	}
+	user := u.User.Username()
+	if p, ok := u.User.Password(); ok {
+		return creds{user: user, pass: p}, nil
+	}
+	if lu := strings.ToLower(user); lu == "anonymous" || lu == "ftp" {
+		return creds{user: user, pass: email}, nil
+	}
+	if path := req.Options["netrc"]; path != "" {
+		entries, err := readNetrc(path)
+		if err != nil {
+			return creds{}, err
+		}
+		if p, ok := lookupNetrc(entries, u.Hostname(), user); ok {
+			return creds{user: user, pass: p}, nil
+		}
+	}
+	if p, ok := d.pool().password(addr, user); ok {
+		return creds{user: user, pass: p, prompted: true}, nil
+	}
+	if req.Prompt == nil {
+		return creds{}, fmt.Errorf("ftp: user %q on %s has no password: none in the URL or .netrc, and no terminal to ask: %w", user, addr, proto.ErrLogin)
+	}
+	p, err := req.Prompt.Ask(ctx, fmt.Sprintf("Password for %s on %s: ", user, addr), false)
+	if err != nil {
+		return creds{}, fmt.Errorf("ftp: password for %q on %s: %w", user, addr, err)
+	}
+	return creds{user: user, pass: p, prompted: true}, nil
+}

@@ -1,0 +1,111 @@
+package ftp
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/rfc1738/fetch/proto"
+	"github.com/rfc1738/fetch/uri"
+)
+
+// Methods of turning the url-path into commands (Request.Options
+// "ftp-method"; the names are curl's).
+const (
+	// MethodMultiCWD sends one CWD per directory segment, as RFC 1738
+	// section 3.2.2 says. The default.
+	MethodMultiCWD = "multicwd"
+	// MethodSingleCWD sends one CWD with the directory segments joined by
+	// "/" (for servers that accept paths but are slow with many CWDs).
+	MethodSingleCWD = "singlecwd"
+	// MethodNoCWD sends no CWD: RETR, NLST or LIST get the whole path.
+	MethodNoCWD = "nocwd"
+)
+
+// action is what a URL asks the server for.
+type action int
+
+const (
+	actRetr action = iota // RETR name
+	actList               // MLSD or LIST: a path ending in "/"
+	actNLST               // NLST name: ;type=d
+)
+
+// plan is the command sequence for one URL.
+type plan struct {
+	cwd     []string // the CWD arguments, in order ("" is a null argument)
+	arg     string   // the argument of RETR, NLST or LIST ("" for none)
+	name    string   // the file name to suggest for -O
+	act     action
+	typ     string // "A" or "I" for RETR
+	guessed bool   // typ came from guessType, not from the URL
+}
+
+// makePlan turns the decoded url-path into commands (RFC 1738 section
+// 3.2.2): each cwd segment one CWD (method multicwd), then the name with
+// RETR, or NLST for ;type=d; an empty name with no ;type=d lists the
+// directory. Every argument is checked with proto.CheckArg.
+func makePlan(p *uri.FTPPath, req *proto.Request) (plan, error) {
+	method := MethodMultiCWD
+	if m := req.Options["ftp-method"]; m != "" {
+		method = m
+	}
+	var pl plan
+	pl.name = p.Name
+	switch {
+	case p.Type == "d":
+		pl.act = actNLST
+	case p.Name == "":
+		pl.act = actList
+	default:
+		pl.act = actRetr
+		switch p.Type {
+		case "a":
+			pl.typ = "A"
+		case "i":
+			pl.typ = "I"
+		default:
+			pl.typ = "I"
+			if req.Options["ftp-binary"] != "1" && req.Offset == 0 {
+				pl.typ, pl.guessed = guessType(p.Name), true
+			}
+		}
+	}
+	switch method {
+	case MethodMultiCWD:
+		pl.cwd = append([]string(nil), p.CWD...)
+		pl.arg = p.Name
+	case MethodSingleCWD:
+		if len(p.CWD) > 0 {
+			pl.cwd = []string{joinDir(p.CWD)}
+		}
+		pl.arg = p.Name
+	case MethodNoCWD:
+		switch {
+		case pl.act == actList:
+			pl.arg = joinDir(p.CWD)
+		case len(p.CWD) > 0:
+			pl.arg = strings.Join(append(append([]string(nil), p.CWD...), p.Name), "/")
+		default:
+			pl.arg = p.Name
+		}
+	default:
+		return plan{}, fmt.Errorf("ftp: unknown ftp-method %q (want multicwd, singlecwd or nocwd)", method)
+	}
+	for _, a := range append(pl.cwd, pl.arg) {
+		if err := proto.CheckArg(a); err != nil {
+			return plan{}, fmt.Errorf("ftp: path: %w", err)
+		}
+	}
+	return pl, nil
+}
+
+// joinDir joins directory segments into one path. Segments that are all
+// empty (the url-path "//x" or "///x") mean the root, "/", since the joined
+// path would otherwise lose them.
+func joinDir(segs []string) string {
+	d := strings.Join(segs, "/")
+	if d == "" && len(segs) > 0 {
+		return "/"
+	}
+	return d
+}

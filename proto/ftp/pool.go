@@ -1,0 +1,200 @@
+package ftp
+
+import (
+	"context"
+	"sync"
+	"time"
+)
+
+// poolKey names the connections that may serve a URL: same server, same
+// user, same password. The password is part of the key so that a URL with
+// another (perhaps wrong) password never rides on a login made with the
+// first; it is never printed.
+type poolKey struct {
+	addr string // host:port as dialled
+	user string
+	pass string
+}
+
+// connPool keeps logged-in control connections between Fetch calls. It is
+// a mutex-guarded map of idle slices keyed by server and user, with a
+// per-key limit on connections in use (callers beyond it wait) and a timer
+// that closes connections idle for too long.
+type connPool struct {
+	maxConns    int           // in use per key; 0 means no limit
+	maxIdle     int           // idle per key; <0 means none kept
+	idleTimeout time.Duration // idle connections older than this are closed
+
+	mu       sync.Mutex
+	idle     map[poolKey][]*conn
+	busy     map[poolKey]int
+	wake     map[poolKey][]chan struct{}
+	prompted map[[2]string]string // passwords typed at the terminal, by addr and user
+	timer    *time.Timer
+}
+
+func newPool(maxConns, maxIdle int, idleTimeout time.Duration) *connPool {
+	return &connPool{
+		maxConns:    maxConns,
+		maxIdle:     maxIdle,
+		idleTimeout: idleTimeout,
+		idle:        map[poolKey][]*conn{},
+		busy:        map[poolKey]int{},
+		wake:        map[poolKey][]chan struct{}{},
+		prompted:    map[[2]string]string{},
+	}
+}
+
+// acquire takes one of key's tokens, waiting (as long as ctx allows) while
+// maxConns connections are in use.
+func (p *connPool) acquire(ctx context.Context, key poolKey) error {
+	for {
+		p.mu.Lock()
+		if p.maxConns <= 0 || p.busy[key] < p.maxConns {
+			p.busy[key]++
+			p.mu.Unlock()
+			return nil
+		}
+		ch := make(chan struct{})
+		p.wake[key] = append(p.wake[key], ch)
+		p.mu.Unlock()
+		select {
+		case <-ch:
+		case <-ctx.Done():
+			return context.Cause(ctx)
+		}
+	}
+}
+
+// releaseToken gives back one of key's tokens and wakes the waiters, who
+// compete for it again.
+func (p *connPool) releaseToken(key poolKey) {
+	p.mu.Lock()
+	p.busy[key]--
+	if p.busy[key] <= 0 {
+		delete(p.busy, key)
+	}
+	ws := p.wake[key]
+	delete(p.wake, key)
+	p.mu.Unlock()
+	for _, ch := range ws {
+		close(ch)
+	}
+}
+
+// takeIdle returns the most recently used idle connection of key, or nil.
+func (p *connPool) takeIdle(key poolKey) *conn {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	cs := p.idle[key]
+	if len(cs) == 0 {
+		return nil
+	}
+	c := cs[len(cs)-1]
+	cs[len(cs)-1] = nil
+	if len(cs) == 1 {
+		delete(p.idle, key)
+	} else {
+		p.idle[key] = cs[:len(cs)-1]
+	}
+	return c
+}
+
+// putIdle keeps c for reuse; it returns a connection to close (c itself
+// when reuse is off, or the oldest when key has maxIdle already).
+func (p *connPool) putIdle(c *conn) (evict *conn) {
+	if p.maxIdle < 0 {
+		return c
+	}
+	max := p.maxIdle
+	if max == 0 {
+		max = defaultMaxIdle
+	}
+	c.idleSince = time.Now()
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	cs := append(p.idle[c.key], c)
+	if len(cs) > max {
+		evict = cs[0]
+		cs = append(cs[:0], cs[1:]...)
+	}
+	p.idle[c.key] = cs
+	if p.timer == nil {
+		p.timer = time.AfterFunc(p.idleTimeout, p.drain)
+	}
+	return evict
+}
+
+// drain closes the connections idle for longer than idleTimeout and
+// schedules itself again while any remain.
+func (p *connPool) drain() {
+	now := time.Now()
+	var old []*conn
+	p.mu.Lock()
+	next := time.Duration(-1)
+	for k, cs := range p.idle {
+		kept := cs[:0]
+		for _, c := range cs {
+			age := now.Sub(c.idleSince)
+			if age >= p.idleTimeout {
+				old = append(old, c)
+				continue
+			}
+			kept = append(kept, c)
+			if left := p.idleTimeout - age; next < 0 || left < next {
+				next = left
+			}
+		}
+		if len(kept) == 0 {
+			delete(p.idle, k)
+		} else {
+			p.idle[k] = kept
+		}
+	}
+	if next >= 0 {
+		p.timer = time.AfterFunc(next, p.drain)
+	} else {
+		p.timer = nil
+	}
+	p.mu.Unlock()
+	for _, c := range old {
+		c.close()
+	}
+}
+
+// closeIdle closes every idle connection.
+func (p *connPool) closeIdle() {
+	p.mu.Lock()
+	var all []*conn
+	for _, cs := range p.idle {
+		all = append(all, cs...)
+	}
+	p.idle = map[poolKey][]*conn{}
+	if p.timer != nil {
+		p.timer.Stop()
+		p.timer = nil
+	}
+	p.mu.Unlock()
+	for _, c := range all {
+		c.close()
+	}
+}
+
+// password returns a password typed earlier for user on addr.
+func (p *connPool) password(addr, user string) (string, bool) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	pw, ok := p.prompted[[2]string{addr, user}]
+	return pw, ok
+}
+
+// remember keeps (ok) or forgets (!ok) a typed password.
+func (p *connPool) remember(addr, user, pass string, ok bool) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if ok {
+		p.prompted[[2]string{addr, user}] = pass
+	} else {
+		delete(p.prompted, [2]string{addr, user})
+	}
+}

@@ -1,0 +1,213 @@
+package ftp
+
+import (
+	"fmt"
+	"io"
+	"net"
+	"net/textproto"
+	"strconv"
+	"strings"
+
+	"github.com/rfc1738/fetch/proto"
+)
+
+// traceMax bounds one line of the transcript; longer lines are cut and the
+// number of bytes left out is shown.
+const traceMax = 512
+
+// wire is the control connection as the FTP library sees it. It sits
+// between the library and the deadline-enforcing connection and does what
+// the library does not:
+//
+//   - writes the transcript ("> command", "< reply") to the current
+//     Request.Trace, with the PASS argument (and any echo of the password
+//     in a reply) shown as "****";
+//   - bounds the length of one reply line and the bytes of all replies to
+//     one command, so that a hostile server cannot make the client buffer
+//     without limit (net/textproto has no line limit);
+//   - remembers the last command sent and the last final reply line, so
+//     that a failure can name the command and keep the server's code even
+//     where the library flattened the reply into a plain error.
+//
+// A wire is used by one goroutine at a time (its conn is checked out of
+// the pool); it needs no lock.
+type wire struct {
+	net.Conn
+	trace    io.Writer
+	secret   string // the password; never written anywhere
+	maxLine  int
+	maxReply int64
+
+	in       []byte // the incoming line being assembled for the transcript
+	inLen    int    // its full length (in holds at most traceMax bytes)
+	out      []byte // the outgoing line being assembled
+	replyN   int64  // reply bytes read since the last command
+	lastCmd  string // display form of the last command sent
+	lastVerb string
+	last     *textproto.Error // the last final reply line received
+	err      error            // sticky: a limit was broken
+}
+
+func newWire(c net.Conn, maxLine int, maxReply int64) *wire {
+	return &wire{Conn: c, maxLine: maxLine, maxReply: maxReply}
+}
+
+// note writes an informational line ("* ...") to the transcript.
+func (w *wire) note(format string, args ...any) {
+	if w.trace == nil {
+		return
+	}
+	io.WriteString(w.trace, "* "+sanitize(w.redact(fmt.Sprintf(format, args...)), traceMax)+"\n")
+}
+
+func (w *wire) Read(p []byte) (int, error) {
+	if w.err != nil {
+		return 0, w.err
+	}
+	n, err := w.Conn.Read(p)
+	for _, c := range p[:n] {
+		w.replyN++
+		if c == '\n' {
+			w.endLine()
+			continue
+		}
+		w.inLen++
+		if len(w.in) < traceMax+1 {
+			w.in = append(w.in, c)
+		}
+		if w.inLen > w.maxLine {
+			w.err = &proto.ProtocolError{Proto: "ftp", Msg: "reply line longer than " + strconv.Itoa(w.maxLine) + " bytes"}
+		}
+	}
+	if w.err == nil && w.replyN > w.maxReply {
+		w.err = &proto.ProtocolError{Proto: "ftp", Msg: "reply longer than " + strconv.FormatInt(w.maxReply, 10) + " bytes"}
+	}
+	if w.err != nil {
+		w.note("%v", w.err)
+		return 0, w.err
+	}
+	return n, err
+}
+
+// endLine finishes one incoming line: transcript, and the last reply.
+func (w *wire) endLine() {
+	line := strings.TrimSuffix(string(w.in), "\r")
+	if len(line) >= 4 && line[3] == ' ' && isDigits(line[:3]) && w.inLen <= traceMax {
+		code, _ := strconv.Atoi(line[:3])
+		w.last = &textproto.Error{Code: code, Msg: line[4:]}
+	}
+	if w.trace != nil {
+		s := sanitize(w.redact(line), traceMax)
+		if w.inLen > traceMax {
+			s += fmt.Sprintf("... (%d bytes)", w.inLen)
+		}
+		io.WriteString(w.trace, "< "+s+"\n")
+	}
+	w.in = w.in[:0]
+	w.inLen = 0
+}
+
+func (w *wire) Write(p []byte) (int, error) {
+	if w.err != nil {
+		return 0, w.err
+	}
+	for _, c := range p {
+		if c == '\n' {
+			w.endCommand()
+			continue
+		}
+		if len(w.out) < 64<<10 {
+			w.out = append(w.out, c)
+		}
+	}
+	return w.Conn.Write(p)
+}
+
+// endCommand finishes one outgoing command line: the transcript, the
+// reply budget, the command remembered for errors.
+func (w *wire) endCommand() {
+	line := strings.TrimSuffix(string(w.out), "\r")
+	w.out = w.out[:0]
+	w.replyN = 0
+	verb, arg, hasArg := strings.Cut(line, " ")
+	verb = strings.ToUpper(verb)
+	switch {
+	case verb == "PASS" || verb == "ACCT":
+		w.lastCmd = verb + " ****"
+	case hasArg:
+		w.lastCmd = displayCmd(verb, arg)
+	default:
+		w.lastCmd = verb
+	}
+	w.lastVerb = verb
+	if w.trace != nil {
+		shown := line
+		if verb == "PASS" || verb == "ACCT" {
+			shown = verb + " ****"
+		}
+		io.WriteString(w.trace, "> "+sanitize(w.redact(shown), traceMax)+"\n")
+	}
+}
+
+// redact hides the password wherever it appears (a server that echoes it
+// back). Passwords shorter than three bytes are not searched for: they
+// would blank out ordinary text and are not worth hiding from a transcript.
+func (w *wire) redact(s string) string {
+	if len(w.secret) < 3 {
+		return s
+	}
+	return strings.ReplaceAll(s, w.secret, "****")
+}
+
+// sanitize makes s safe for a terminal: control bytes and invalid UTF-8 are
+// shown as escapes, and s is cut at max bytes.
+func sanitize(s string, max int) string {
+	if len(s) > max {
+		s = s[:max]
+	}
+	clean := true
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < 0x20 && c != '\t' || c == 0x7f {
+			clean = false
+			break
+		}
+	}
+	if clean {
+		return strings.ToValidUTF8(s, "\uFFFD")
+	}
+	q := strconv.Quote(s)
+	return q[1 : len(q)-1]
+}
+
+func isDigits(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return false
+		}
+	}
+	return s != ""
+}
+
+// capture records the bytes of a listing as the library reads them from
+// the data connection, up to a limit.
+type capture struct {
+	buf []byte
+	max int64
+}
+
+// dataConn is a data connection; when cap is set it records what is read.
+type dataConn struct {
+	net.Conn
+	cap *capture
+}
+
+func (d *dataConn) Read(p []byte) (int, error) {
+	n, err := d.Conn.Read(p)
+	if d.cap != nil && n > 0 {
+		if int64(len(d.cap.buf)+n) > d.cap.max {
+			return 0, &proto.ProtocolError{Proto: "ftp", Msg: "listing longer than " + strconv.FormatInt(d.cap.max, 10) + " bytes"}
+		}
+		d.cap.buf = append(d.cap.buf, p[:n]...)
+	}
+	return n, err
+}
