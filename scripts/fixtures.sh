@@ -185,21 +185,21 @@ done
 printf 'i%s matches for "%s"\tfake\t(NULL)\t0\r\n' "$n" "$q"
 printf '.\r\n'
 ''', 0o755)
-write("gopher/.names", "Path=./search\nType=7\nName=Search the word list\n\n"
-      "Path=./words\nName=words\n\n")
+write("gopher/.names", "Path=./search\nType=7\nName=Search the word list\n")
 write("gopher/search.abstract", "Type 7 search over the words directory.\n")
 # A Bucktooth gophermap: info lines, links to other servers and schemes.
 write("gopher/map/gophermap",
-      "iThis menu comes from a gophermap file.\tfake\t(NULL)\t0\n"
-      "i\tfake\t(NULL)\t0\n"
+      "This menu comes from a gophermap file; lines without a TAB are info lines.\n"
+      "\n"
       "0About this server\t/about.txt\n"
       "1The nested directory\t/dir\n"
       "7Search the word list\t/search\n"
       "hA web link\tURL:http://127.0.0.1/\n"
-      "8A telnet item\t\t127.0.0.1\t23\n"
-      "3An error line\t\terror.host\t1\n"
+      "8A telnet item\tfetchtest\t127.0.0.1\t23\n"
+      "1A menu on another server\t/elsewhere\tgopher.invalid\t70\n"
+      "3An error line\t/error\terror.host\t1\n"
       "9The big binary\t/bin5m.bin\n"
-      "iEnd of the map.\tfake\t(NULL)\t0\n")
+      "End of the map.\n")
 
 # ---------------------------------------------------------------- news
 # Articles in INN's wire format (CRLF line ends, dot-stuffed, final "." line) for
@@ -272,10 +272,11 @@ write("telnet/login", r'''#!/bin/bash
 # Prompts "login: " and "Password: " (echo off); on the fixture user and password
 # it prints a greeting and a "$ " prompt that understands: echo ARGS, whoami,
 # pwd, help, exit, logout. Anything else: "sh: NAME: command not found".
-# Three wrong logins end the session. Every read has a timeout.
+# Three wrong logins end the session. Every read has a timeout. Output uses
+# plain LF: the pty turns it into CRLF.
 user_ok=fetchtest
 pass_ok=fetchtest-telnet
-printf '\r\nfetch test telnet service\r\n\r\n'
+printf '\nfetch test telnet service\n\n'
 tries=0
 while [ "$tries" -lt 3 ]; do
 	printf 'login: '
@@ -286,16 +287,16 @@ while [ "$tries" -lt 3 ]; do
 	IFS= read -r -t 120 pass || { stty echo 2>/dev/null; exit 0; }
 	stty echo 2>/dev/null
 	pass=${pass%$'\r'}
-	printf '\r\n'
+	printf '\n'
 	if [ "$user" = "$user_ok" ] && [ "$pass" = "$pass_ok" ]; then
 		break
 	fi
-	printf 'Login incorrect\r\n'
+	printf 'Login incorrect\n'
 	tries=$((tries + 1))
 done
 [ "$tries" -lt 3 ] || exit 1
-printf 'Last login: Sat Feb  3 04:05:06 2001 from 127.0.0.1\r\n'
-printf 'Welcome, %s.\r\n' "$user"
+printf 'Last login: Sat Feb  3 04:05:06 2001 from 127.0.0.1\n'
+printf 'Welcome, %s.\n' "$user"
 n=0
 while [ "$n" -lt 1000 ]; do
 	n=$((n + 1))
@@ -305,12 +306,12 @@ while [ "$n" -lt 1000 ]; do
 	read -r cmd args <<<"$line"
 	case $cmd in
 	'') ;;
-	echo) printf '%s\r\n' "$args" ;;
-	whoami) printf '%s\r\n' "$user" ;;
-	pwd) printf '/home/%s\r\n' "$user" ;;
-	help) printf 'commands: echo whoami pwd help exit logout\r\n' ;;
-	exit | logout) printf 'logout\r\n'; exit 0 ;;
-	*) printf 'sh: %s: command not found\r\n' "$cmd" ;;
+	echo) printf '%s\n' "$args" ;;
+	whoami) printf '%s\n' "$user" ;;
+	pwd) printf '/home/%s\n' "$user" ;;
+	help) printf 'commands: echo whoami pwd help exit logout\n' ;;
+	exit | logout) printf 'logout\n'; exit 0 ;;
+	*) printf 'sh: %s: command not found\n' "$cmd" ;;
 	esac
 done
 ''', 0o755)
