@@ -1,0 +1,54 @@
+package mirror
+
+import (
+	"io/fs"
+	"sort"
+	"strings"
+)
+
+// deleteStale removes local files and links that the remote side no longer
+// has. It walks the target through the os.Root, which never follows a
+// symbolic link, and leaves the state directory and excluded paths alone.
+// Directories emptied by this are removed too, deepest first.
+func (r *run) deleteStale() {
+	var dirs []string
+	fs.WalkDir(r.root.FS(), ".", func(p string, d fs.DirEntry, err error) error {
+		if err != nil || p == "." {
+			return nil
+		}
+		if p == stateDir || strings.HasPrefix(p, stateDir+"/") {
+			return fs.SkipDir
+		}
+		if r.excluded(p, d.IsDir()) {
+			if d.IsDir() {
+				return fs.SkipDir
+			}
+			return nil
+		}
+		if r.seen[p] {
+			return nil
+		}
+		if d.IsDir() {
+			dirs = append(dirs, p)
+			return nil
+		}
+		if r.opts.DryRun {
+			r.sum.add(EntryReport{Path: p, Status: StatusDeleted, Reason: "dry run: would delete"})
+			return nil
+		}
+		if err := r.root.Remove(p); err != nil {
+			r.sum.add(EntryReport{Path: p, Status: StatusFailed, Reason: "delete: " + err.Error()})
+			return nil
+		}
+		r.m.remove(p)
+		r.sum.add(EntryReport{Path: p, Status: StatusDeleted})
+		return nil
+	})
+	if r.opts.DryRun {
+		return
+	}
+	sort.Sort(sort.Reverse(sort.StringSlice(dirs)))
+	for _, d := range dirs {
+		r.root.Remove(d) // fails, harmlessly, when not empty
+	}
+}

@@ -1,0 +1,343 @@
+package mirror
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"hash"
+	"io"
+	"io/fs"
+	"os"
+	"path"
+	"time"
+
+	"github.com/rfc1738/fetch/proto"
+)
+
+// Partial downloads live under the state directory, in a tree that mirrors
+// the target's, with their remote size and time beside them so that the
+// next run resumes only an unchanged file.
+const (
+	partialDir = stateDir + "/partial"
+	partMeta   = stateDir + "/partial-meta"
+)
+
+type partialInfo struct {
+	Size    int64     `json:"size"`
+	ModTime time.Time `json:"remote_time"`
+	URL     string    `json:"url"`
+}
+
+// local is what the target holds at a path.
+type local struct {
+	exists  bool
+	regular bool
+	size    int64
+	mtime   time.Time
+}
+
+func (r *run) stat(rel string) local {
+	st, err := r.root.Lstat(rel)
+	if err != nil {
+		return local{}
+	}
+	return local{exists: true, regular: st.Mode().IsRegular(), size: st.Size(), mtime: st.ModTime()}
+}
+
+// file mirrors one remote file or link.
+func (r *run) file(ctx context.Context, worker int, rf remoteFile) EntryReport {
+	rep := EntryReport{Path: rf.rel, URL: rf.url.Redacted()}
+	if rf.link != "" {
+		return r.symlink(rf, rep)
+	}
+	loc := r.stat(rf.rel)
+	if loc.exists && !loc.regular {
+		rep.Status, rep.Reason = StatusSkipped, "a directory or symbolic link stands at this local path"
+		return rep
+	}
+	rec, known := r.m.get(rf.rel)
+	if r.unchanged(rf, loc, rec, known) {
+		if !known && !r.opts.DryRun {
+			r.recordExisting(rf, loc)
+		}
+		rep.Status = StatusUnchanged
+		return rep
+	}
+	if r.opts.DryRun {
+		rep.Status, rep.Reason = statusFor(loc), "dry run: would fetch"
+		return rep
+	}
+	return r.download(ctx, worker, rf, loc, rec, known, rep)
+}
+
+// unchanged decides, from the listing alone, that a file need not be
+// fetched: same size and remote time as recorded, or as on disk (the mirror
+// sets each file's time to the remote time, so a run killed before it saved
+// its manifest loses nothing).
+func (r *run) unchanged(rf remoteFile, loc local, rec Record, known bool) bool {
+	if rf.size < 0 || rf.mtime.IsZero() || !loc.regular || loc.size != rf.size {
+		return false
+	}
+	if known && rec.Size == rf.size && rec.ModTime.Equal(rf.mtime) {
+		return true
+	}
+	return loc.mtime.Equal(rf.mtime)
+}
+
+func statusFor(loc local) Status {
+	if loc.exists {
+		return StatusUpdated
+	}
+	return StatusNew
+}
+
+// recordExisting adds a manifest record for a complete file found on disk.
+func (r *run) recordExisting(rf remoteFile, loc local) {
+	sum, err := r.hashFile(rf.rel, -1)
+	if err != nil {
+		return
+	}
+	r.m.put(rf.rel, Record{Size: loc.size, ModTime: rf.mtime, SHA256: sum, URL: rf.url.Redacted()})
+}
+
+func (r *run) hashFile(rel string, limit int64) (string, error) {
+	h := sha256.New()
+	if err := hashInto(r.root, rel, limit, h); err != nil {
+		return "", err
+	}
+	return hex.EncodeToString(h.Sum(nil)), nil
+}
+
+func hashInto(root *os.Root, rel string, limit int64, h hash.Hash) error {
+	f, err := root.Open(rel)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	var src io.Reader = f
+	if limit >= 0 {
+		src = io.LimitReader(f, limit)
+	}
+	_, err = io.Copy(h, src)
+	return err
+}
+
+// resumeOffset returns where an earlier partial download of rf can go on,
+// or 0 when there is none or the remote file changed since.
+func (r *run) resumeOffset(rf remoteFile) int64 {
+	if rf.size < 0 || rf.mtime.IsZero() {
+		return 0
+	}
+	st, err := r.root.Lstat(partialDir + "/" + rf.rel)
+	if err != nil || !st.Mode().IsRegular() || st.Size() >= rf.size {
+		return 0
+	}
+	b, err := r.root.ReadFile(partMeta + "/" + rf.rel)
+	if err != nil {
+		return 0
+	}
+	var pi partialInfo
+	if json.Unmarshal(b, &pi) != nil || pi.Size != rf.size || !pi.ModTime.Equal(rf.mtime) {
+		return 0
+	}
+	return st.Size()
+}
+
+// download fetches rf into its partial file, verifies it, and renames it
+// into place.
+func (r *run) download(ctx context.Context, worker int, rf remoteFile, loc local, rec Record, known bool, rep EntryReport) EntryReport {
+	fail := func(err error) EntryReport {
+		rep.Status, rep.Reason = StatusFailed, err.Error()
+		r.progress(Event{Worker: worker, Path: rf.rel, Size: rf.size, Done: true, Status: StatusFailed})
+		return rep
+	}
+	offset := r.resumeOffset(rf)
+	req := r.request(r.w.fileOptions(rf))
+	req.Offset, req.Raw = offset, rf.raw
+	resp, err := r.f.Fetch(ctx, rf.url, req)
+	if err != nil {
+		return fail(err)
+	}
+	defer resp.Body.Close()
+	if resp.Kind != proto.KindData {
+		return fail(errors.New("not a file"))
+	}
+	size, mtime := rf.size, rf.mtime
+	if size < 0 {
+		size = resp.Size
+	}
+	if mtime.IsZero() {
+		mtime = resp.ModTime
+	}
+	if known && loc.regular && rf.size < 0 && size >= 0 && !mtime.IsZero() &&
+		rec.Size == size && rec.ModTime.Equal(mtime) && loc.size == size {
+		rep.Status = StatusUnchanged
+		return rep
+	}
+	if resp.Offset != offset {
+		offset = 0
+	}
+	rf.size, rf.mtime = size, mtime
+	n, sum, err := r.receive(worker, rf, offset, resp.Body)
+	if err != nil {
+		return fail(err)
+	}
+	if known && loc.regular && rec.SHA256 == sum && loc.size == offset+n {
+		// Same bytes as before (a server that gives no size or time).
+		r.root.Remove(partialDir + "/" + rf.rel)
+		rep.Status = StatusUnchanged
+		return rep
+	}
+	if err := r.place(rf); err != nil {
+		return fail(err)
+	}
+	r.m.put(rf.rel, Record{Size: offset + n, ModTime: mtime, SHA256: sum, URL: rf.url.Redacted()})
+	rep.Status, rep.Bytes = statusFor(loc), n
+	r.progress(Event{Worker: worker, Path: rf.rel, Size: size, Bytes: offset + n, Done: true, Status: rep.Status})
+	return rep
+}
+
+// receive writes body into the partial file from offset on and returns the
+// bytes received and the SHA-256 of the whole file.
+func (r *run) receive(worker int, rf remoteFile, offset int64, body io.Reader) (int64, string, error) {
+	part := partialDir + "/" + rf.rel
+	if err := r.root.MkdirAll(path.Dir(part), 0o755); err != nil {
+		return 0, "", err
+	}
+	if rf.size >= 0 && !rf.mtime.IsZero() {
+		if err := r.writeMeta(rf); err != nil {
+			return 0, "", err
+		}
+	}
+	h := sha256.New()
+	flags := os.O_WRONLY | os.O_CREATE | os.O_TRUNC
+	if offset > 0 {
+		if err := hashInto(r.root, part, offset, h); err != nil {
+			return 0, "", err
+		}
+		flags = os.O_WRONLY | os.O_APPEND
+	}
+	f, err := r.root.OpenFile(part, flags, 0o644)
+	if err != nil {
+		return 0, "", err
+	}
+	pw := &progressWriter{r: r, ev: Event{Worker: worker, Path: rf.rel, Size: rf.size, Bytes: offset}}
+	n, err := io.Copy(io.MultiWriter(f, h, pw), body)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return n, "", fmt.Errorf("after %d bytes: %w", offset+n, err)
+	}
+	if rf.size >= 0 && offset+n != rf.size {
+		return n, "", fmt.Errorf("short transfer: %d of %d bytes", offset+n, rf.size)
+	}
+	return n, hex.EncodeToString(h.Sum(nil)), nil
+}
+
+func (r *run) writeMeta(rf remoteFile) error {
+	meta := partMeta + "/" + rf.rel
+	if err := r.root.MkdirAll(path.Dir(meta), 0o755); err != nil {
+		return err
+	}
+	b, _ := json.Marshal(partialInfo{Size: rf.size, ModTime: rf.mtime, URL: rf.url.Redacted()})
+	return r.root.WriteFile(meta, b, 0o644)
+}
+
+// place sets the remote time on the complete partial file and renames it
+// to its final name.
+func (r *run) place(rf remoteFile) error {
+	part := partialDir + "/" + rf.rel
+	if !rf.mtime.IsZero() {
+		if err := r.root.Chtimes(part, rf.mtime, rf.mtime); err != nil {
+			return err
+		}
+	}
+	if dir := path.Dir(rf.rel); dir != "." {
+		if err := r.root.MkdirAll(dir, 0o755); err != nil {
+			return err
+		}
+	}
+	if err := r.root.Rename(part, rf.rel); err != nil {
+		return err
+	}
+	r.root.Remove(partMeta + "/" + rf.rel)
+	return nil
+}
+
+// symlink recreates a remote symbolic link when its target stays inside.
+func (r *run) symlink(rf remoteFile, rep EntryReport) EntryReport {
+	if !linkInside(rf.rel, rf.link) {
+		rep.Status, rep.Reason = StatusSkipped, errLinkOutside.Error()+": "+quoteName(rf.link)
+		return rep
+	}
+	if rec, ok := r.m.get(rf.rel); ok && rec.Link == rf.link {
+		if cur, err := r.root.Readlink(rf.rel); err == nil && cur == rf.link {
+			rep.Status = StatusUnchanged
+			return rep
+		}
+	}
+	loc := r.stat(rf.rel)
+	if r.opts.DryRun {
+		rep.Status, rep.Reason = statusFor(loc), "dry run: would link"
+		return rep
+	}
+	if loc.exists {
+		if st, err := r.root.Lstat(rf.rel); err == nil && st.Mode()&fs.ModeSymlink == 0 {
+			rep.Status, rep.Reason = StatusSkipped, "a file or directory stands at this local path"
+			return rep
+		}
+		r.root.Remove(rf.rel)
+	}
+	if dir := path.Dir(rf.rel); dir != "." {
+		if err := r.root.MkdirAll(dir, 0o755); err != nil {
+			rep.Status, rep.Reason = StatusFailed, err.Error()
+			return rep
+		}
+	}
+	if err := r.root.Symlink(rf.link, rf.rel); err != nil {
+		rep.Status, rep.Reason = StatusFailed, err.Error()
+		return rep
+	}
+	r.m.put(rf.rel, Record{Size: 0, Link: rf.link, URL: rf.url.Redacted()})
+	rep.Status = statusFor(loc)
+	return rep
+}
+
+// saveMenu keeps a gopher menu as a file, written atomically.
+func (r *run) saveMenu(dirRel string, data []byte) {
+	rel := joinRel(dirRel, menuName)
+	r.markSeen(rel)
+	if r.opts.DryRun {
+		return
+	}
+	part := partialDir + "/" + rel
+	if r.root.MkdirAll(path.Dir(part), 0o755) != nil || r.root.WriteFile(part, data, 0o644) != nil {
+		return
+	}
+	if dirRel != "" {
+		r.root.MkdirAll(dirRel, 0o755)
+	}
+	r.root.Rename(part, rel)
+}
+
+func (r *run) progress(ev Event) {
+	if r.opts.Progress != nil {
+		r.opts.Progress(ev)
+	}
+}
+
+// progressWriter reports bytes as they arrive.
+type progressWriter struct {
+	r  *run
+	ev Event
+}
+
+func (p *progressWriter) Write(b []byte) (int, error) {
+	p.ev.Bytes += int64(len(b))
+	p.r.progress(p.ev)
+	return len(b), nil
+}

@@ -1,0 +1,383 @@
+package mirror
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/rfc1738/fetch/proto"
+	"github.com/rfc1738/fetch/uri"
+)
+
+// fakeNode is one entry of the fake FTP tree.
+type fakeNode struct {
+	data   []byte
+	mtime  time.Time
+	link   string
+	isDir  bool
+	cutAt  int  // when > 0, the body fails after this many bytes (once)
+	noSize bool // listing gives no size (as a gopher or http server would)
+}
+
+// fakeFTP serves a tree keyed by decoded path ("pub/a.txt"; dirs "pub").
+// Directory listings may hold hostile names added with extra.
+type fakeFTP struct {
+	mu      sync.Mutex
+	nodes   map[string]*fakeNode
+	extra   map[string][]proto.Entry // additional raw entries per dir
+	fetches []string                 // file paths fetched, in order
+	offsets map[string]int64
+}
+
+func newFakeFTP() *fakeFTP {
+	return &fakeFTP{nodes: map[string]*fakeNode{"": {isDir: true}}, extra: map[string][]proto.Entry{}, offsets: map[string]int64{}}
+}
+
+var t0 = time.Date(2024, 5, 6, 7, 8, 0, 0, time.UTC)
+
+func (f *fakeFTP) file(p string, data string) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.nodes[p] = &fakeNode{data: []byte(data), mtime: t0}
+	for d := filepath.Dir(p); d != "."; d = filepath.Dir(d) {
+		f.nodes[d] = &fakeNode{isDir: true}
+	}
+}
+
+func (f *fakeFTP) decodedPath(u *uri.URL) (string, bool) {
+	v, err := u.FTP()
+	if err != nil {
+		panic(err)
+	}
+	p := strings.Join(append(v.CWD, v.Name), "/")
+	return strings.Trim(p, "/"), v.Name == ""
+}
+
+func (f *fakeFTP) Fetch(ctx context.Context, u *uri.URL, req *proto.Request) (*proto.Response, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	p, isDir := f.decodedPath(u)
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	n, ok := f.nodes[p]
+	if !ok {
+		return nil, fmt.Errorf("fake: %s: %w", p, proto.ErrNotFound)
+	}
+	if isDir {
+		if !n.isDir {
+			return nil, fmt.Errorf("fake: %s not a dir: %w", p, proto.ErrNotFound)
+		}
+		return &proto.Response{Kind: proto.KindDirectory, Body: io.NopCloser(strings.NewReader("listing")), Entries: f.list(p), Size: -1}, nil
+	}
+	f.fetches = append(f.fetches, p)
+	f.offsets[p] = req.Offset
+	data := n.data[req.Offset:]
+	var body io.Reader = bytes.NewReader(data)
+	if n.cutAt > 0 {
+		body = io.MultiReader(bytes.NewReader(data[:n.cutAt-int(req.Offset)]), errReader{})
+		n.cutAt = 0
+	}
+	return &proto.Response{Kind: proto.KindData, Body: io.NopCloser(body), Size: int64(len(n.data)), Offset: req.Offset, ModTime: n.mtime}, nil
+}
+
+type errReader struct{}
+
+func (errReader) Read([]byte) (int, error) { return 0, io.ErrUnexpectedEOF }
+
+func (f *fakeFTP) list(dir string) []proto.Entry {
+	var es []proto.Entry
+	for p, n := range f.nodes {
+		if p == "" || filepath.Dir(p) != dir && !(dir == "" && !strings.Contains(p, "/")) {
+			continue
+		}
+		e := proto.Entry{Name: filepath.Base(p), Size: int64(len(n.data)), ModTime: n.mtime, Type: proto.EntryFile}
+		switch {
+		case n.isDir:
+			e.Type, e.Size = proto.EntryDir, 0
+		case n.link != "":
+			e.Type, e.Target = proto.EntryLink, n.link
+		}
+		if n.noSize {
+			e.Size = -1
+		}
+		es = append(es, e)
+	}
+	return append(es, f.extra[dir]...)
+}
+
+func (f *fakeFTP) fetched() []string {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	out := append([]string(nil), f.fetches...)
+	f.fetches = nil
+	return out
+}
+
+func sum(b []byte) string { s := sha256.Sum256(b); return hex.EncodeToString(s[:]) }
+
+func mustRun(t *testing.T, f Fetcher, raw, dir string, opts Options) *Summary {
+	t.Helper()
+	s, err := Run(context.Background(), f, uri.MustParse(raw), dir, opts)
+	if err != nil {
+		t.Fatalf("Run(%s) = %v", raw, err)
+	}
+	return s
+}
+
+func TestMirrorTreeByteExact(t *testing.T) {
+	f := newFakeFTP()
+	f.file("pub/a.txt", "alpha\n")
+	f.file("pub/with space.txt", "space\n")
+	f.file("pub/empty", "")
+	f.file("pub/x/y/deep.bin", strings.Repeat("\x00\xff", 5000))
+	dir := t.TempDir()
+	s := mustRun(t, f, "ftp://h/pub/", dir, Options{Jobs: 3})
+	if s.New != 4 || s.Failed != 0 {
+		t.Fatalf("summary = %+v, want 4 new", s)
+	}
+	for p, n := range f.nodes {
+		if n.isDir || !strings.HasPrefix(p, "pub/") {
+			continue
+		}
+		got, err := os.ReadFile(filepath.Join(dir, strings.TrimPrefix(p, "pub/")))
+		if err != nil || sum(got) != sum(n.data) {
+			t.Errorf("%s: content differs (err %v)", p, err)
+		}
+		st, _ := os.Stat(filepath.Join(dir, strings.TrimPrefix(p, "pub/")))
+		if !st.ModTime().Equal(t0) {
+			t.Errorf("%s: mtime %v, want remote time %v", p, st.ModTime(), t0)
+		}
+	}
+	m, err := os.ReadFile(filepath.Join(dir, ".fetch", "manifest.json"))
+	if err != nil || !bytes.Contains(m, []byte(sum([]byte("alpha\n")))) {
+		t.Errorf("manifest lacks the sha256 of a.txt: %v\n%s", err, m)
+	}
+	if _, err := os.Stat(filepath.Join(dir, ".fetch", "partial", "a.txt")); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("partial file left behind: %v", err)
+	}
+}
+
+func TestMirrorIncremental(t *testing.T) {
+	f := newFakeFTP()
+	for i := 0; i < 20; i++ {
+		f.file(fmt.Sprintf("d/f%02d", i), fmt.Sprintf("file %d\n", i))
+	}
+	dir := t.TempDir()
+	mustRun(t, f, "ftp://h/d/", dir, Options{Jobs: 4})
+	if got := len(f.fetched()); got != 20 {
+		t.Fatalf("first run fetched %d files, want 20", got)
+	}
+	s := mustRun(t, f, "ftp://h/d/", dir, Options{Jobs: 4})
+	if got := f.fetched(); len(got) != 0 || s.Unchanged != 20 {
+		t.Fatalf("second run fetched %v (unchanged %d), want nothing", got, s.Unchanged)
+	}
+	f.nodes["d/f07"] = &fakeNode{data: []byte("changed, longer\n"), mtime: t0.Add(time.Hour)}
+	s = mustRun(t, f, "ftp://h/d/", dir, Options{Jobs: 4})
+	if got := f.fetched(); len(got) != 1 || got[0] != "d/f07" || s.Updated != 1 {
+		t.Fatalf("after one change fetched %v (updated %d), want [d/f07]", got, s.Updated)
+	}
+	// Without the manifest (a run killed before it saved), files whose size
+	// and time match on disk are still not fetched again.
+	os.Remove(filepath.Join(dir, ".fetch", "manifest.json"))
+	mustRun(t, f, "ftp://h/d/", dir, Options{Jobs: 4})
+	if got := f.fetched(); len(got) != 0 {
+		t.Fatalf("run without manifest fetched %v, want nothing", got)
+	}
+}
+
+func TestMirrorResumesCutTransfer(t *testing.T) {
+	f := newFakeFTP()
+	data := bytes.Repeat([]byte("0123456789"), 10000)
+	f.file("big.bin", string(data))
+	f.nodes["big.bin"].cutAt = 40000
+	dir := t.TempDir()
+	s, err := Run(context.Background(), f, uri.MustParse("ftp://h/"), dir, Options{})
+	if !errors.Is(err, ErrPartial) || s.Failed != 1 {
+		t.Fatalf("first run = %v (failed %d), want ErrPartial", err, s.Failed)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "big.bin")); !errors.Is(err, os.ErrNotExist) {
+		t.Fatalf("a partial file stands under the final name: %v", err)
+	}
+	mustRun(t, f, "ftp://h/", dir, Options{})
+	if f.offsets["big.bin"] != 40000 {
+		t.Errorf("second run asked offset %d, want 40000 (resume)", f.offsets["big.bin"])
+	}
+	got, _ := os.ReadFile(filepath.Join(dir, "big.bin"))
+	if sum(got) != sum(data) {
+		t.Errorf("resumed file differs from the source")
+	}
+}
+
+func TestMirrorHostileNames(t *testing.T) {
+	f := newFakeFTP()
+	f.file("ok.txt", "fine")
+	f.extra[""] = []proto.Entry{
+		{Name: "../escape", Type: proto.EntryFile, Size: 1, ModTime: t0},
+		{Name: "/etc/passwd", Type: proto.EntryFile, Size: 1, ModTime: t0},
+		{Name: "a/../../b", Type: proto.EntryFile, Size: 1, ModTime: t0},
+		{Name: "bad\r\nname", Type: proto.EntryFile, Size: 1, ModTime: t0},
+		{Name: "nul\x00", Type: proto.EntryFile, Size: 1, ModTime: t0},
+		{Name: "..", Type: proto.EntryDir},
+		{Name: ".fetch", Type: proto.EntryDir},
+		{Name: "etc", Type: proto.EntryLink, Target: "/etc"},
+		{Name: "up", Type: proto.EntryLink, Target: "../../x"},
+		{Name: "inside", Type: proto.EntryLink, Target: "ok.txt"},
+	}
+	parent := t.TempDir()
+	dir := filepath.Join(parent, "target")
+	s, _ := Run(context.Background(), f, uri.MustParse("ftp://h/"), dir, Options{})
+	var skipped []string
+	for _, e := range s.Entries {
+		if e.Status == StatusSkipped {
+			skipped = append(skipped, e.Path)
+		}
+	}
+	// "../escape", "/etc/passwd", "a/../../b", CR/LF, NUL, ".fetch" (the
+	// mirror's own state), and the two links that point outside.
+	if len(skipped) != 8 {
+		t.Errorf("skipped %q, want 8 hostile entries named", skipped)
+	}
+	ents, _ := os.ReadDir(parent)
+	if len(ents) != 1 {
+		t.Errorf("something was written beside the target: %v", ents)
+	}
+	if l, err := os.Readlink(filepath.Join(dir, "inside")); err != nil || l != "ok.txt" {
+		t.Errorf("link inside the tree not recreated: %q %v", l, err)
+	}
+	for _, bad := range []string{"etc", "up"} {
+		if _, err := os.Lstat(filepath.Join(dir, bad)); !errors.Is(err, os.ErrNotExist) {
+			t.Errorf("link %s pointing outside was created", bad)
+		}
+	}
+}
+
+func TestMirrorNeverFollowsLocalSymlinkOut(t *testing.T) {
+	f := newFakeFTP()
+	f.file("sub/file.txt", "data")
+	outside := t.TempDir()
+	dir := t.TempDir()
+	if err := os.Symlink(outside, filepath.Join(dir, "sub")); err != nil {
+		t.Fatal(err)
+	}
+	Run(context.Background(), f, uri.MustParse("ftp://h/"), dir, Options{})
+	if ents, _ := os.ReadDir(outside); len(ents) != 0 {
+		t.Fatalf("the mirror wrote through a local symlink out of the target: %v", ents)
+	}
+}
+
+func TestMirrorDeleteIncludeExcludeDryRun(t *testing.T) {
+	f := newFakeFTP()
+	f.file("keep.txt", "k")
+	f.file("skip.log", "s")
+	f.file("sub/x.txt", "x")
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "stale.txt"), []byte("old"), 0o644)
+
+	dry := mustRun(t, f, "ftp://h/", dir, Options{DryRun: true, Delete: true})
+	if dry.New != 3 || dry.Deleted != 1 || len(f.fetched()) != 0 {
+		t.Fatalf("dry run: %+v, fetched something", dry)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "keep.txt")); err == nil {
+		t.Fatal("dry run wrote a file")
+	}
+
+	s := mustRun(t, f, "ftp://h/", dir, Options{Exclude: []string{"*.log"}})
+	if s.New != 2 {
+		t.Errorf("with --exclude *.log: %d new, want 2", s.New)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "stale.txt")); err != nil {
+		t.Errorf("stale file removed without --delete")
+	}
+	s = mustRun(t, f, "ftp://h/", dir, Options{Delete: true, Include: []string{"*.txt"}})
+	if s.Deleted != 1 {
+		t.Errorf("--delete removed %d, want 1 (stale.txt)", s.Deleted)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "stale.txt")); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("stale file kept with --delete")
+	}
+	if _, err := os.Stat(filepath.Join(dir, ".fetch", "manifest.json")); err != nil {
+		t.Errorf("--delete removed the manifest: %v", err)
+	}
+}
+
+func TestMirrorCancel(t *testing.T) {
+	f := newFakeFTP()
+	for i := 0; i < 50; i++ {
+		f.file(fmt.Sprintf("f%02d", i), "x")
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	_, err := Run(ctx, f, uri.MustParse("ftp://h/"), t.TempDir(), Options{})
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("Run after cancel = %v, want context.Canceled", err)
+	}
+}
+
+func TestCheckName(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		ok   bool
+	}{
+		{"file.txt", true},
+		{"with space", true},
+		{"ünï", true},
+		{"", false},
+		{".", false},
+		{"..", false},
+		{"a/b", false},
+		{`a\b`, false},
+		{"a\nb", false},
+		{"a\x00", false},
+		{"\xff", false},
+	} {
+		if err := checkName(tc.name); (err == nil) != tc.ok {
+			t.Errorf("checkName(%q) = %v, want ok=%v", tc.name, err, tc.ok)
+		}
+	}
+}
+
+func TestLinkInside(t *testing.T) {
+	for _, tc := range []struct {
+		rel, target string
+		ok          bool
+	}{
+		{"a", "b", true},
+		{"d/a", "../b", true},
+		{"d/a", "../../b", false},
+		{"a", "/etc", false},
+		{"a", "..", false},
+		{"d/a", "..", true},
+		{"a", "x/../../y", false},
+		{"a", "", false},
+	} {
+		if got := linkInside(tc.rel, tc.target); got != tc.ok {
+			t.Errorf("linkInside(%q, %q) = %v, want %v", tc.rel, tc.target, got, tc.ok)
+		}
+	}
+}
+
+func FuzzCheckRel(f *testing.F) {
+	for _, s := range []string{"a/b", "../x", "a/../../b", "/etc/passwd", ".fetch/x", "a\x00b", "ok"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, rel string) {
+		if checkRel(rel) != nil {
+			return
+		}
+		clean := filepath.Clean(rel)
+		if filepath.IsAbs(clean) || clean == ".." || strings.HasPrefix(clean, "../") {
+			t.Fatalf("checkRel accepted %q, which leaves the target", rel)
+		}
+	})
+}

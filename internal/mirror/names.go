@@ -1,0 +1,84 @@
+package mirror
+
+import (
+	"errors"
+	"path"
+	"strings"
+	"unicode/utf8"
+)
+
+// Reasons an entry is skipped rather than written. They appear in the
+// report next to the entry.
+var (
+	errNameEmpty     = errors.New("empty name")
+	errNameDot       = errors.New(`name is "." or ".."`)
+	errNameSlash     = errors.New(`name contains "/" or "\"`)
+	errNameControl   = errors.New("name contains a control character or NUL")
+	errNameUTF8      = errors.New("name is not valid UTF-8")
+	errNameReserved  = errors.New("name is reserved for the mirror's own state (.fetch)")
+	errOutsideTarget = errors.New("path leaves the target directory")
+	errLinkOutside   = errors.New("symbolic link target leaves the target directory")
+	errOtherServer   = errors.New("entry is on another host or port")
+	errNotBelow      = errors.New("entry is not below the starting point")
+)
+
+// stateDir is the mirror's own folder inside the target: manifest and
+// partial downloads.
+const stateDir = ".fetch"
+
+// checkName validates one remote name before it becomes one component of
+// a local path: no separators, no "." or "..", no control characters or
+// NUL, valid UTF-8. The rules follow io/fs.ValidPath, stricter.
+func checkName(name string) error {
+	switch {
+	case name == "":
+		return errNameEmpty
+	case name == "." || name == "..":
+		return errNameDot
+	case strings.ContainsAny(name, `/\`):
+		return errNameSlash
+	case !utf8.ValidString(name):
+		return errNameUTF8
+	}
+	for i := 0; i < len(name); i++ {
+		if name[i] < 0x20 || name[i] == 0x7f {
+			return errNameControl
+		}
+	}
+	return nil
+}
+
+// checkRel validates a slash-separated relative path made of remote names.
+func checkRel(rel string) error {
+	if rel == "" || strings.HasPrefix(rel, "/") {
+		return errOutsideTarget
+	}
+	for i, part := range strings.Split(rel, "/") {
+		if err := checkName(part); err != nil {
+			return err
+		}
+		if i == 0 && part == stateDir {
+			return errNameReserved
+		}
+	}
+	return nil
+}
+
+// linkInside reports whether a symbolic link at rel pointing at target
+// stays inside the tree: target must be relative, and rel's directory
+// joined with target must not climb above the root.
+func linkInside(rel, target string) bool {
+	if target == "" || strings.HasPrefix(target, "/") || strings.ContainsAny(target, "\\\x00") {
+		return false
+	}
+	j := path.Join(path.Dir(rel), target)
+	return j != ".." && !strings.HasPrefix(j, "../")
+}
+
+// joinRel joins a directory's relative path and a child name.
+func joinRel(dir, name string) string {
+	if dir == "" {
+		return name
+	}
+	return dir + "/" + name
+}

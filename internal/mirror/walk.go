@@ -1,0 +1,96 @@
+package mirror
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/rfc1738/fetch/proto"
+	"github.com/rfc1738/fetch/uri"
+)
+
+// maxListing bounds the bytes read from one listing, menu or index page.
+const maxListing = 32 << 20
+
+// menuName is the file a gopher menu is kept in, in the directory that
+// stands for it, so that the hole can be browsed offline.
+const menuName = "gophermap"
+
+// dirJob is one remote directory to list.
+type dirJob struct {
+	rel string
+	url *uri.URL
+}
+
+// listing is what one directory holds.
+type listing struct {
+	dirs    []dirJob
+	files   []remoteFile
+	skipped []EntryReport
+	menu    []byte // gopher: the menu's bytes, kept as a file
+}
+
+// walker knows how one scheme lays out a tree.
+type walker interface {
+	startURL() *uri.URL
+	list(ctx context.Context, f Fetcher, req *proto.Request, d dirJob) (*listing, error)
+	// fileOptions returns per-request options for a file transfer.
+	fileOptions(rf remoteFile) map[string]string
+}
+
+func newWalker(start *uri.URL) (walker, error) {
+	switch start.Scheme {
+	case "ftp":
+		return newFTPWalker(start)
+	case "gopher":
+		return newGopherWalker(start)
+	case "http", "https":
+		return newHTTPWalker(start)
+	}
+	return nil, fmt.Errorf("%w: %s", ErrUnsupported, start.Scheme)
+}
+
+// fetchListing fetches a listing URL and reads at most maxListing bytes of
+// its body.
+func fetchListing(ctx context.Context, f Fetcher, req *proto.Request, u *uri.URL) (*proto.Response, []byte, error) {
+	resp, err := f.Fetch(ctx, u, req)
+	if err != nil {
+		return nil, nil, err
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(io.LimitReader(resp.Body, maxListing+1))
+	if err != nil {
+		return nil, nil, err
+	}
+	if len(b) > maxListing {
+		return nil, nil, fmt.Errorf("mirror: listing of %s is over %d bytes", u.Redacted(), maxListing)
+	}
+	return resp, b, nil
+}
+
+func skip(rel string, u *uri.URL, err error) EntryReport {
+	r := EntryReport{Path: rel, Status: StatusSkipped, Reason: err.Error()}
+	if u != nil {
+		r.URL = u.Redacted()
+	}
+	return r
+}
+
+// quoteName renders a hostile remote name safely for a report.
+func quoteName(name string) string { return fmt.Sprintf("%q", name) }
+
+// sameServer reports whether u is on the same host and port as start.
+func sameServer(start, u *uri.URL) bool {
+	return strings.EqualFold(start.Scheme, u.Scheme) &&
+		start.Hostname() == u.Hostname() && start.PortNumber() == u.PortNumber()
+}
+
+// cloneURL returns a shallow copy of u with a new path and no query.
+func withPath(u *uri.URL, p string) *uri.URL {
+	c := *u
+	c.Path = p
+	c.RawQuery, c.ForceQuery = "", false
+	c.Fragment, c.HasFragment = "", false
+	return &c
+}
