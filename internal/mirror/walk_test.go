@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/rfc1738/fetch/proto"
@@ -15,6 +16,7 @@ import (
 // fakeGopher serves menus (by selector) and documents; it records the URLs
 // of documents fetched.
 type fakeGopher struct {
+	mu      sync.Mutex
 	menus   map[string][]proto.Entry
 	docs    map[string]string
 	fetched []string
@@ -41,6 +43,8 @@ func (g *fakeGopher) Fetch(ctx context.Context, u *uri.URL, req *proto.Request) 
 	if !ok {
 		return nil, proto.ErrNotFound
 	}
+	g.mu.Lock()
+	defer g.mu.Unlock()
 	g.fetched = append(g.fetched, v.Selector)
 	g.raw = append(g.raw, req.Raw)
 	return &proto.Response{Kind: proto.KindData, Body: io.NopCloser(strings.NewReader(d)), Size: -1}, nil
@@ -98,12 +102,15 @@ func TestMirrorGopherHole(t *testing.T) {
 
 // fakeHTTP serves an autoindex-like tree.
 type fakeHTTP struct {
+	mu    sync.Mutex
 	pages map[string]string
 	reqs  []string
 }
 
 func (f *fakeHTTP) Fetch(ctx context.Context, u *uri.URL, req *proto.Request) (*proto.Response, error) {
+	f.mu.Lock()
 	f.reqs = append(f.reqs, u.Path)
+	f.mu.Unlock()
 	p, ok := f.pages[u.Path]
 	if !ok {
 		return nil, proto.ErrNotFound
