@@ -1,0 +1,313 @@
+// Package fetch retrieves the resources named by the URL schemes of RFC 1738
+// (ftp, http, gopher, news, nntp, file, telnet, mailto, wais, prospero, and
+// https as a convenience).
+//
+// A Client takes a URL through three steps, in this order:
+//
+//  1. uri.Parse; a malformed URL is a *uri.Error.
+//  2. The safety policy (safety.Policy.Evaluate): a URL with an error-level
+//     finding is refused before anything else happens — no DNS look-up, no
+//     connection.
+//  3. The driver registered for the scheme (see Registry), with a dialer
+//     that resolves host names through Client.Resolver and enforces the
+//     policy's private-address rule on each resolved address.
+//
+// A driver that answers with a *proto.Redirect (an HTTP 3xx, a gateway,
+// file-via-ftp) sends the client back to step 1 with the target, a bounded
+// number of times; a redirect from a network URL to file: is refused.
+//
+// Every error is a *Error whose URL is redacted; ExitCode classifies it.
+package fetch
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"maps"
+	"sync"
+	"time"
+
+	"github.com/rfc1738/fetch/proto"
+	"github.com/rfc1738/fetch/safety"
+	"github.com/rfc1738/fetch/uri"
+)
+
+// Client fetches URLs. The zero value is ready to use: the default
+// registry, the default safety policy, default timeouts, no trace. A Client
+// is safe for concurrent use; do not change its fields while it is in use.
+type Client struct {
+	// Registry maps schemes to drivers. Nil means DefaultRegistry().
+	Registry *Registry
+
+	// Policy decides which URLs and destinations are refused. The zero
+	// value is the default policy.
+	Policy safety.Policy
+
+	// ConnectTimeout bounds each connection attempt. Zero means
+	// proto.DefaultConnectTimeout.
+	ConnectTimeout time.Duration
+
+	// IdleTimeout bounds each wait for the server. Zero means
+	// proto.DefaultIdleTimeout.
+	IdleTimeout time.Duration
+
+	// MaxTime bounds a whole fetch, from parsing to the last byte of the
+	// body. Zero means no limit.
+	MaxTime time.Duration
+
+	// MaxRedirects bounds the redirects followed for one fetch. Zero means
+	// 10; a negative value means none are followed.
+	MaxRedirects int
+
+	// Trace receives the protocol transcript ("> " sent, "< " received,
+	// "* " notes such as look-ups, connections and redirects), passwords
+	// redacted. Nil means no trace.
+	Trace io.Writer
+
+	// Prompt asks the person at the terminal (passwords, search strings).
+	// Nil means there is nobody to ask.
+	Prompt proto.Prompter
+
+	// Options are scheme-specific settings given to every driver (see the
+	// keys in package proto's Request documentation); a request's own
+	// Options override them. Nil means none.
+	Options map[string]string
+
+	// Resolver looks up host names. Nil means net.DefaultResolver. Tests
+	// set it to count look-ups or to map made-up names.
+	Resolver Resolver
+
+	// Dial connects to a resolved "ip:port" address after the policy has
+	// allowed it. Nil means a net.Dialer that also enforces the policy
+	// (safety.Policy.Control). Tests set it to count connections.
+	Dial proto.DialFunc
+
+	traceMu sync.Mutex
+}
+
+// Response is a fetched resource. The caller must close Body.
+type Response struct {
+	proto.Response
+
+	// URL is the URL that was fetched, after any redirects.
+	URL *uri.URL
+
+	// Redirects lists the URLs redirected from, redacted, in order.
+	Redirects []string
+
+	// Findings are the safety findings about URL below Error level
+	// (warnings and notes worth showing to the user).
+	Findings []safety.Finding
+}
+
+const defaultMaxRedirects = 10
+
+// Get fetches rawURL with the client's settings. The returned body must be
+// closed.
+func (c *Client) Get(ctx context.Context, rawURL string) (*Response, error) {
+	return c.Fetch(ctx, rawURL, nil)
+}
+
+// Fetch fetches rawURL. req carries per-call settings (Offset, Search,
+// Form, Raw, Options); nil means none. The client fills in its dialer,
+// timeouts, trace and prompter where req leaves them zero. The returned
+// body must be closed.
+func (c *Client) Fetch(ctx context.Context, rawURL string, req *proto.Request) (*Response, error) {
+	u, err := uri.Parse(rawURL)
+	if err != nil {
+		return nil, &Error{Op: "parse", URL: safety.Redact(rawURL), Err: err}
+	}
+	return c.FetchURL(ctx, u, req)
+}
+
+// FetchURL is Fetch for a URL already parsed. u is checked with the safety
+// policy like any other.
+func (c *Client) FetchURL(ctx context.Context, u *uri.URL, req *proto.Request) (*Response, error) {
+	cancel := context.CancelFunc(func() {})
+	if c.MaxTime > 0 {
+		ctx, cancel = context.WithTimeout(ctx, c.MaxTime)
+	}
+	resp, err := c.follow(ctx, u, c.request(req))
+	if err != nil {
+		cancel()
+		return nil, err
+	}
+	resp.Body = &cancelBody{rc: resp.Body, cancel: cancel}
+	return resp, nil
+}
+
+// Prepare checks u with the client's policy and returns req completed
+// with the client's dialer, timeouts, trace, prompter and options, for
+// calling a driver's entry points other than Fetch (a telnet session, a
+// Lister) under the same rules. A refused URL is a *Error wrapping the
+// policy's refusal; the findings are those of Policy.Evaluate.
+func (c *Client) Prepare(u *uri.URL, req *proto.Request) (*proto.Request, []safety.Finding, error) {
+	findings, err := c.Policy.Evaluate(u)
+	if err != nil {
+		return nil, findings, &Error{Op: "check", URL: u.Redacted(), Err: err}
+	}
+	return c.request(req), findings, nil
+}
+
+// Driver returns the client as a proto.Driver: each Fetch goes through
+// FetchURL (safety checks, redirects, the client's dialer) and returns the
+// final response. Package mirror fetches through it.
+func (c *Client) Driver() proto.Driver { return clientDriver{c} }
+
+type clientDriver struct{ c *Client }
+
+func (d clientDriver) Fetch(ctx context.Context, u *uri.URL, req *proto.Request) (*proto.Response, error) {
+	resp, err := d.c.FetchURL(ctx, u, req)
+	if err != nil {
+		return nil, err
+	}
+	return &resp.Response, nil
+}
+
+// CloseIdleConnections closes the connections drivers keep between calls.
+func (c *Client) CloseIdleConnections() { c.registry().closeIdle() }
+
+func (c *Client) registry() *Registry {
+	if c.Registry != nil {
+		return c.Registry
+	}
+	return defaultRegistry()
+}
+
+// follow fetches u, following redirects.
+func (c *Client) follow(ctx context.Context, u *uri.URL, req *proto.Request) (*Response, error) {
+	var chain []string
+	for {
+		op := "get"
+		if len(chain) > 0 {
+			op = "redirect"
+		}
+		findings, err := c.Policy.Evaluate(u)
+		if err != nil {
+			return nil, &Error{Op: "check", URL: u.Redacted(), Err: err}
+		}
+		pr, err := c.fetchOnce(ctx, u, req)
+		var r *proto.Redirect
+		if !errors.As(err, &r) {
+			if err != nil {
+				return nil, &Error{Op: op, URL: u.Redacted(), Err: err}
+			}
+			return &Response{Response: *pr, URL: u, Redirects: chain, Findings: findings}, nil
+		}
+		next, err := c.redirect(u, r, len(chain))
+		if err != nil {
+			return nil, err
+		}
+		c.tracef("* redirect (%s) to %s", r.Reason, next.Redacted())
+		chain = append(chain, u.Redacted())
+		u = next
+	}
+}
+
+// redirect parses and vets the target of r, the hops-th redirect from u.
+// The target's safety check happens at the top of follow's loop.
+func (c *Client) redirect(u *uri.URL, r *proto.Redirect, hops int) (*uri.URL, error) {
+	max := c.MaxRedirects
+	if max == 0 {
+		max = defaultMaxRedirects
+	}
+	if hops >= max {
+		return nil, &Error{Op: "redirect", URL: u.Redacted(), Err: fmt.Errorf("%w (%d)", ErrTooManyRedirects, hops)}
+	}
+	next, err := uri.Parse(r.URL)
+	if err != nil {
+		return nil, &Error{Op: "redirect", URL: safety.Redact(r.URL), Err: err}
+	}
+	if next.Scheme == "file" && u.Scheme != "file" {
+		re := &RedirectError{Rule: RuleRedirectToFile, From: u.Redacted(), To: next.Redacted()}
+		return nil, &Error{Op: "redirect", URL: u.Redacted(), Err: re}
+	}
+	return next, nil
+}
+
+// fetchOnce hands u to its driver.
+func (c *Client) fetchOnce(ctx context.Context, u *uri.URL, req *proto.Request) (*proto.Response, error) {
+	d, ok := c.registry().Lookup(u.Scheme)
+	if !ok {
+		return nil, fmt.Errorf("%w %q", ErrUnsupportedScheme, u.Scheme)
+	}
+	resp, err := d.Fetch(ctx, u, req)
+	if err == nil && resp.Body == nil {
+		resp.Body = io.NopCloser(eofReader{})
+	}
+	return resp, err
+}
+
+// request returns a copy of req completed with the client's settings.
+func (c *Client) request(req *proto.Request) *proto.Request {
+	r := proto.Request{}
+	if req != nil {
+		r = *req
+	}
+	if r.Dial == nil {
+		r.Dial = c.dial
+	}
+	if r.ConnectTimeout == 0 {
+		r.ConnectTimeout = c.ConnectTimeout
+	}
+	if r.IdleTimeout == 0 {
+		r.IdleTimeout = c.IdleTimeout
+	}
+	if r.Trace == nil && c.Trace != nil {
+		r.Trace = &lockedWriter{mu: &c.traceMu, w: c.Trace}
+	}
+	if r.Prompt == nil {
+		r.Prompt = c.Prompt
+	}
+	if len(c.Options) > 0 {
+		opts := maps.Clone(c.Options)
+		maps.Copy(opts, r.Options)
+		r.Options = opts
+	}
+	return &r
+}
+
+func (c *Client) tracef(format string, args ...any) {
+	if c.Trace == nil {
+		return
+	}
+	c.traceMu.Lock()
+	defer c.traceMu.Unlock()
+	fmt.Fprintf(c.Trace, format+"\n", args...)
+}
+
+// lockedWriter serialises the trace lines of concurrent fetches.
+type lockedWriter struct {
+	mu *sync.Mutex
+	w  io.Writer
+}
+
+func (l *lockedWriter) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.w.Write(p)
+}
+
+// cancelBody releases the MaxTime context when the body is closed. Close
+// may be called more than once.
+type cancelBody struct {
+	rc     io.ReadCloser
+	cancel context.CancelFunc
+	once   sync.Once
+	err    error
+}
+
+func (b *cancelBody) Read(p []byte) (int, error) { return b.rc.Read(p) }
+
+func (b *cancelBody) Close() error {
+	b.once.Do(func() {
+		b.err = b.rc.Close()
+		b.cancel()
+	})
+	return b.err
+}
+
+type eofReader struct{}
+
+func (eofReader) Read([]byte) (int, error) { return 0, io.EOF }

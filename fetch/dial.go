@@ -1,0 +1,114 @@
+package fetch
+
+import (
+	"context"
+	"fmt"
+	"net"
+	"net/netip"
+
+	"golang.org/x/net/idna"
+)
+
+// Resolver looks up the addresses of a host name. *net.Resolver
+// implements it.
+type Resolver interface {
+	LookupIPAddr(ctx context.Context, host string) ([]net.IPAddr, error)
+}
+
+// dial is the proto.DialFunc the client gives every driver: it resolves
+// the host (internationalised names in their ASCII form), checks each
+// address against the policy, and connects to the first one that works.
+// An address refused by the policy is never connected to.
+func (c *Client) dial(ctx context.Context, network, address string) (net.Conn, error) {
+	host, port, err := net.SplitHostPort(address)
+	if err != nil {
+		return nil, &net.OpError{Op: "dial", Net: network, Err: err}
+	}
+	ips, err := c.lookup(ctx, network, host)
+	if err != nil {
+		return nil, err
+	}
+	var first error
+	for _, ip := range ips {
+		addr := net.JoinHostPort(ip.String(), port)
+		conn, err := c.dialAddr(ctx, network, addr)
+		if err == nil {
+			return conn, nil
+		}
+		if first == nil {
+			first = err
+		}
+		if ctx.Err() != nil {
+			break
+		}
+	}
+	return nil, first
+}
+
+// dialAddr connects to one resolved address, after the policy allowed it.
+func (c *Client) dialAddr(ctx context.Context, network, addr string) (net.Conn, error) {
+	if err := c.Policy.Control(network, addr, nil); err != nil {
+		c.tracef("* refused %s: %v", addr, err)
+		return nil, &net.OpError{Op: "dial", Net: network, Err: err}
+	}
+	c.tracef("* connect %s", addr)
+	if c.Dial != nil {
+		return c.Dial(ctx, network, addr)
+	}
+	d := net.Dialer{Control: c.Policy.Control}
+	return d.DialContext(ctx, network, addr)
+}
+
+// lookup returns the addresses of host usable on network ("tcp", "tcp4",
+// "tcp6"). An IP literal is used as is, without a look-up.
+func (c *Client) lookup(ctx context.Context, network, host string) ([]netip.Addr, error) {
+	if ip, err := netip.ParseAddr(host); err == nil {
+		return []netip.Addr{ip}, nil
+	}
+	name, err := asciiHost(host)
+	if err != nil {
+		return nil, &net.DNSError{Err: err.Error(), Name: host, IsNotFound: true}
+	}
+	c.tracef("* resolve %s", name)
+	r := c.Resolver
+	if r == nil {
+		r = net.DefaultResolver
+	}
+	addrs, err := r.LookupIPAddr(ctx, name)
+	if err != nil {
+		return nil, err
+	}
+	ips := make([]netip.Addr, 0, len(addrs))
+	for _, a := range addrs {
+		ip, ok := netip.AddrFromSlice(a.IP)
+		if !ok {
+			continue
+		}
+		ip = ip.Unmap()
+		if network == "tcp4" && !ip.Is4() || network == "tcp6" && !ip.Is6() {
+			continue
+		}
+		ips = append(ips, ip.WithZone(a.Zone))
+	}
+	if len(ips) == 0 {
+		return nil, &net.DNSError{Err: "no suitable address", Name: name, IsNotFound: true}
+	}
+	return ips, nil
+}
+
+// asciiHost returns host in the ASCII form looked up in DNS: names with
+// non-ASCII characters are converted with IDNA (RFC 5891); ASCII names are
+// kept as they are (some hosts have names IDNA's rules reject, such as
+// names with "_").
+func asciiHost(host string) (string, error) {
+	for i := 0; i < len(host); i++ {
+		if host[i] >= 0x80 {
+			a, err := idna.Lookup.ToASCII(host)
+			if err != nil {
+				return "", fmt.Errorf("fetch: host name: %w", err)
+			}
+			return a, nil
+		}
+	}
+	return host, nil
+}

@@ -1,0 +1,131 @@
+package fetch
+
+import (
+	"context"
+	"crypto/tls"
+	"errors"
+	"io"
+	"net"
+	"os"
+	"syscall"
+
+	"github.com/rfc1738/fetch/proto"
+	"github.com/rfc1738/fetch/safety"
+	"github.com/rfc1738/fetch/uri"
+)
+
+// Error is the error of every Client operation: what was being done, to
+// which URL, and why.
+type Error struct {
+	// Op is "parse", "check", "get" or "redirect".
+	Op string
+	// URL is the URL concerned, always redacted (no password).
+	URL string
+	// Err is the cause.
+	Err error
+}
+
+func (e *Error) Error() string { return "fetch: " + e.Op + " " + e.URL + ": " + e.Err.Error() }
+
+func (e *Error) Unwrap() error { return e.Err }
+
+// Timeout reports whether the operation failed because a time limit ran
+// out (connect, idle or total).
+func (e *Error) Timeout() bool {
+	var ne net.Error
+	return errors.Is(e.Err, context.DeadlineExceeded) || errors.Is(e.Err, os.ErrDeadlineExceeded) ||
+		errors.As(e.Err, &ne) && ne.Timeout()
+}
+
+var (
+	// ErrUnsupportedScheme is wrapped, with the scheme name, when the
+	// registry has no driver for a URL's scheme.
+	ErrUnsupportedScheme = errors.New("fetch: unsupported scheme")
+
+	// ErrTooManyRedirects is wrapped when a chain of redirects is longer
+	// than Client.MaxRedirects.
+	ErrTooManyRedirects = errors.New("fetch: too many redirects")
+)
+
+// RuleRedirectToFile is the rule id of a redirect from a network URL to a
+// file URL, which the client refuses (it would read this machine's files
+// on a remote server's say).
+const RuleRedirectToFile = "redirect-to-file"
+
+// RedirectError is a redirect the client refuses to follow. It satisfies
+// errors.Is(err, safety.ErrRefused).
+type RedirectError struct {
+	// Rule is the rule id, RuleRedirectToFile.
+	Rule string
+	// From and To are the redacted URLs.
+	From, To string
+}
+
+func (e *RedirectError) Error() string {
+	return "fetch: refused redirect from " + e.From + " to " + e.To + ": " + e.Rule
+}
+
+// Unwrap returns safety.ErrRefused.
+func (e *RedirectError) Unwrap() error { return safety.ErrRefused }
+
+// Exit codes of the fetch command, by error class (DESIGN.md):
+//
+//	0 ExitOK        success
+//	1 ExitError     any other failure
+//	2 ExitUsage     usage error; a request that needs input nobody can give
+//	3 ExitMalformed malformed URL
+//	4 ExitRefused   refused by the safety policy (nothing was sent)
+//	5 ExitNetwork   network failure: connect, DNS, timeout, connection lost
+//	6 ExitServer    the server refused: not found, permission denied, login failed
+//	7 ExitNoAccess  no access method (wais/prospero without gateway,
+//	                file: on another host, unsupported scheme)
+//	8 ExitPartial   some of several URLs, or some mirror entries, failed
+const (
+	ExitOK        = 0
+	ExitError     = 1
+	ExitUsage     = 2
+	ExitMalformed = 3
+	ExitRefused   = 4
+	ExitNetwork   = 5
+	ExitServer    = 6
+	ExitNoAccess  = 7
+	ExitPartial   = 8
+)
+
+// ExitCode maps err onto the exit codes above. It never returns ExitUsage
+// for anything but proto.ErrNeedInput, nor ExitPartial: those are the
+// command's own decisions. A nil error is ExitOK.
+func ExitCode(err error) int {
+	var ue *uri.Error
+	switch {
+	case err == nil:
+		return ExitOK
+	case errors.As(err, &ue):
+		return ExitMalformed
+	case errors.Is(err, safety.ErrRefused), errors.Is(err, proto.ErrUnsafeArgument):
+		return ExitRefused
+	case errors.Is(err, proto.ErrNeedInput):
+		return ExitUsage
+	case errors.Is(err, proto.ErrNotFound), errors.Is(err, proto.ErrPermission), errors.Is(err, proto.ErrLogin):
+		return ExitServer
+	case errors.Is(err, proto.ErrNoAccessMethod), errors.Is(err, ErrUnsupportedScheme):
+		return ExitNoAccess
+	case isNetwork(err):
+		return ExitNetwork
+	}
+	return ExitError
+}
+
+// isNetwork reports a failure to reach the server or to keep talking to it.
+func isNetwork(err error) bool {
+	var (
+		ne net.Error
+		pe *proto.ProtocolError
+		ce *tls.CertificateVerificationError
+	)
+	return errors.As(err, &ne) || errors.As(err, &pe) || errors.As(err, &ce) ||
+		errors.Is(err, context.DeadlineExceeded) || errors.Is(err, os.ErrDeadlineExceeded) ||
+		errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, net.ErrClosed) ||
+		errors.Is(err, syscall.ECONNRESET) || errors.Is(err, syscall.ECONNREFUSED) ||
+		errors.Is(err, syscall.EPIPE)
+}

@@ -1,0 +1,81 @@
+package fetch
+
+import (
+	"slices"
+	"strings"
+	"sync"
+
+	"github.com/rfc1738/fetch/proto"
+	"github.com/rfc1738/fetch/proto/file"
+	"github.com/rfc1738/fetch/proto/http"
+)
+
+// Registry maps scheme names to drivers. Build it with NewRegistry and
+// Register, then share it: Lookup is safe for concurrent use once no more
+// drivers are registered; Register is not safe to call concurrently with
+// anything. The zero value is not usable; use NewRegistry.
+type Registry struct {
+	drivers map[string]proto.Driver
+}
+
+// NewRegistry returns an empty registry.
+func NewRegistry() *Registry { return &Registry{drivers: map[string]proto.Driver{}} }
+
+// Register makes d the driver of scheme (case-insensitive). It panics when
+// scheme is empty, when d is nil, or when scheme already has a driver: these
+// are programming errors.
+func (r *Registry) Register(scheme string, d proto.Driver) {
+	s := strings.ToLower(scheme)
+	switch {
+	case s == "":
+		panic("fetch: Register with an empty scheme")
+	case d == nil:
+		panic("fetch: Register of a nil driver for scheme " + s)
+	case r.drivers[s] != nil:
+		panic("fetch: Register called twice for scheme " + s)
+	}
+	r.drivers[s] = d
+}
+
+// Lookup returns the driver of scheme (case-insensitive).
+func (r *Registry) Lookup(scheme string) (proto.Driver, bool) {
+	d, ok := r.drivers[strings.ToLower(scheme)]
+	return d, ok
+}
+
+// Schemes returns the registered scheme names, sorted.
+func (r *Registry) Schemes() []string {
+	s := make([]string, 0, len(r.drivers))
+	for k := range r.drivers {
+		s = append(s, k)
+	}
+	slices.Sort(s)
+	return s
+}
+
+// closeIdle closes the idle connections of every driver that keeps some.
+// A driver registered for several schemes is closed once.
+func (r *Registry) closeIdle() {
+	seen := map[proto.IdleCloser]bool{}
+	for _, d := range r.drivers {
+		if ic, ok := d.(proto.IdleCloser); ok && !seen[ic] {
+			seen[ic] = true
+			ic.CloseIdleConnections()
+		}
+	}
+}
+
+// DefaultRegistry returns a new registry holding the built-in driver of
+// every scheme, each in its zero configuration.
+func DefaultRegistry() *Registry {
+	r := NewRegistry()
+	r.Register("file", &file.Driver{})
+	h := &http.Driver{}
+	r.Register("http", h)
+	r.Register("https", h)
+	return r
+}
+
+// defaultRegistry is the registry of a Client whose Registry is nil. It is
+// built once and never changed.
+var defaultRegistry = sync.OnceValue(DefaultRegistry)
