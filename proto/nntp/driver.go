@@ -426,7 +426,7 @@ func (d *Driver) article(ctx context.Context, c *client, t *target, spec string)
 	if t.group != "" {
 		info["group"] = t.group
 	}
-	br := bufio.NewReader(c.r.DotReader())
+	br := bufio.NewReader(&promptReader{dot: c.r.DotReader(), buf: c.r.R})
 	var r io.Reader = br
 	if t.verb != "BODY" {
 		block, complete, err := peekHeader(br, orDefault(d.MaxHeaderBytes, DefaultMaxHeaderBytes))
