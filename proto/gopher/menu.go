@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"fmt"
 	"io"
+	"net/netip"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -182,8 +183,8 @@ func (it Item) IsInfo() bool { return it.Type == "i" || it.Type == "3" }
 //     an item flagged "?" gets the gopher+_string "?" (%09%09?) so that
 //     fetching it runs its +ASK form.
 func (it Item) URL() string {
-	if it.IsInfo() {
-		return ""
+	if it.IsInfo() || len(it.Type) != 1 || it.Type == "\t" {
+		return "" // a TAB type (a line starting with TAB) has no URL form
 	}
 	if it.Type == "h" {
 		for _, p := range []string{"URL:", "/URL:"} {
@@ -247,6 +248,9 @@ func urlHost(host string) (string, bool) {
 			if !(isHexDigit(c) || c == ':' || c == '.') {
 				return "", false
 			}
+		}
+		if a, err := netip.ParseAddr(host); err != nil || !a.Is6() {
+			return "", false
 		}
 		return "[" + host + "]", true
 	}

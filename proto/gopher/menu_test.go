@@ -1,0 +1,310 @@
+package gopher
+
+import (
+	"bytes"
+	"errors"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/rfc1738/fetch/proto"
+	"github.com/rfc1738/fetch/uri"
+)
+
+// parseMenuTests: RFC 1436 section 3.8 menus and what servers really send.
+var parseMenuTests = []struct {
+	name string
+	in   string
+	want []Item
+}{
+	{
+		// RFC 1436 section 3.8 and gopherplus.txt section 2.2.
+		"CRLF with terminator",
+		"0About\t/about\thost1\t70\r\n1Dir\t/dir\thost1\t7070\t+\r\n.\r\n",
+		[]Item{
+			{Type: "0", Display: "About", Selector: "/about", Host: "host1", Port: 70},
+			{Type: "1", Display: "Dir", Selector: "/dir", Host: "host1", Port: 7070, Plus: "+"},
+		},
+	},
+	{
+		// pygopherd: no "." line, the server closes.
+		"no terminator",
+		"0a\t/a\th\t70\t+\r\niinfo\tfake\t(NULL)\t0\r\n",
+		[]Item{
+			{Type: "0", Display: "a", Selector: "/a", Host: "h", Port: 70, Plus: "+"},
+			{Type: "i", Display: "info", Selector: "fake", Host: "(NULL)"},
+		},
+	},
+	{
+		"LF only",
+		"0a\t/a\th\t70\n1b\t/b\th\t70\n",
+		[]Item{
+			{Type: "0", Display: "a", Selector: "/a", Host: "h", Port: 70},
+			{Type: "1", Display: "b", Selector: "/b", Host: "h", Port: 70},
+		},
+	},
+	{
+		"data after terminator ignored",
+		"0a\t/a\th\t70\r\n.\r\n0evil\t/e\th\t70\r\n",
+		[]Item{{Type: "0", Display: "a", Selector: "/a", Host: "h", Port: 70}},
+	},
+	{
+		// gopherplus.txt section 2.8: "?" marks an item with an +ASK form.
+		"ask flag and extra fields",
+		"0Form\tsel\th\t70\t?\textra\tmore\r\n",
+		[]Item{{Type: "0", Display: "Form", Selector: "sel", Host: "h", Port: 70, Plus: "?"}},
+	},
+	{
+		"missing fields",
+		"1Only display and selector\t/x\r\n0no port\t/y\th\r\n",
+		[]Item{
+			{Type: "1", Display: "Only display and selector", Selector: "/x"},
+			{Type: "0", Display: "no port", Selector: "/y", Host: "h"},
+		},
+	},
+	{
+		"bad ports",
+		"0a\t/a\th\tseventy\r\n0b\t/b\th\t70000\r\n0c\t/c\th\t-1\r\n0d\t/d\th\t 71 \r\n",
+		[]Item{
+			{Type: "0", Display: "a", Selector: "/a", Host: "h"},
+			{Type: "0", Display: "b", Selector: "/b", Host: "h"},
+			{Type: "0", Display: "c", Selector: "/c", Host: "h"},
+			{Type: "0", Display: "d", Selector: "/d", Host: "h", Port: 71},
+		},
+	},
+	{
+		"empty lines skipped",
+		"\r\n0a\t/a\th\t70\r\n\n\r\n",
+		[]Item{{Type: "0", Display: "a", Selector: "/a", Host: "h", Port: 70}},
+	},
+	{
+		"lines without tabs",
+		"Plain text line\r\niInfo without tabs\r\n3Error without tabs\r\n",
+		[]Item{
+			{Type: "i", Display: "Plain text line"},
+			{Type: "i", Display: "Info without tabs"},
+			{Type: "3", Display: "Error without tabs"},
+		},
+	},
+	{
+		// RFC 1436: selectors may hold any byte but TAB, CR, LF.
+		"odd bytes in selector",
+		"9bin\t/a b?c#d%e\xff\th\t70\r\n",
+		[]Item{{Type: "9", Display: "bin", Selector: "/a b?c#d%e\xff", Host: "h", Port: 70}},
+	},
+	{"empty menu", "", nil},
+	{"only terminator", ".\r\n", nil},
+}
+
+func TestParseMenu(t *testing.T) {
+	for _, tt := range parseMenuTests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := ParseMenu([]byte(tt.in))
+			if err != nil {
+				t.Fatalf("ParseMenu(%q) = %v", tt.in, err)
+			}
+			if !reflect.DeepEqual(got, tt.want) {
+				t.Errorf("ParseMenu(%q) =\n%+v\nwant\n%+v", tt.in, got, tt.want)
+			}
+		})
+	}
+}
+
+func TestParseMenuLimits(t *testing.T) {
+	var pe *proto.ProtocolError
+	long := "0" + strings.Repeat("x", 200) + "\t/\th\t70\r\n"
+	if _, err := parseMenu([]byte(long), limits{maxLine: 100}); !errors.As(err, &pe) {
+		t.Errorf("over-long line: err = %v, want *proto.ProtocolError", err)
+	}
+	many := strings.Repeat("0a\t/a\th\t70\r\n", 11)
+	if _, err := parseMenu([]byte(many), limits{maxItems: 10}); !errors.As(err, &pe) {
+		t.Errorf("11 items with a limit of 10: err = %v, want *proto.ProtocolError", err)
+	}
+	if items, err := parseMenu([]byte(many), limits{maxItems: 11}); err != nil || len(items) != 11 {
+		t.Errorf("11 items with a limit of 11: %d items, %v", len(items), err)
+	}
+}
+
+// itemURLTests: RFC 1738 section 3.4 (gopher), 3.8 (telnet), and the
+// "URL:" convention of "h" items.
+var itemURLTests = []struct {
+	it   Item
+	want string
+}{
+	{Item{Type: "1", Selector: "", Host: "h", Port: 70}, "gopher://h/1"},
+	{Item{Type: "0", Selector: "/about", Host: "h", Port: 70}, "gopher://h/0/about"},
+	{Item{Type: "0", Selector: "0/x", Host: "h", Port: 7070}, "gopher://h:7070/00/x"},
+	{Item{Type: "0", Selector: "a?b", Host: "h", Port: 70}, "gopher://h/0a%3Fb"},
+	{Item{Type: "0", Selector: "a b%c#d\"e", Host: "h", Port: 70}, "gopher://h/0a%20b%25c%23d%22e"},
+	{Item{Type: "9", Selector: "/f;type=i", Host: "h", Port: 70}, "gopher://h/9/f;type=i"},
+	{Item{Type: "0", Selector: "/\xff", Host: "h", Port: 70}, "gopher://h/0/%FF"},
+	{Item{Type: "0", Selector: "/x", Host: "::1", Port: 70}, "gopher://[::1]/0/x"},
+	{Item{Type: "0", Selector: "/x", Host: "h", Port: 0}, "gopher://h/0/x"},
+	{Item{Type: "0", Selector: "/form", Host: "h", Port: 70, Plus: "?"}, "gopher://h/0/form%09%09?"},
+	{Item{Type: "1", Selector: "/p", Host: "h", Port: 70, Plus: "+"}, "gopher://h/1/p"},
+	{Item{Type: "?", Selector: "/q", Host: "h", Port: 70}, "gopher://h/%3F/q"},
+	{Item{Type: "i", Selector: "fake", Host: "h", Port: 70}, ""},
+	{Item{Type: "3", Selector: "", Host: "error.host", Port: 1}, ""},
+	{Item{Type: "0", Selector: "/x", Host: "bad host", Port: 70}, ""},
+	{Item{Type: "0", Selector: "/x", Host: "(NULL)", Port: 0}, ""},
+	{Item{Type: "0", Selector: "/x", Host: "", Port: 70}, ""},
+	{Item{Type: "h", Selector: "URL:http://example.org/a?b", Host: "h", Port: 70}, "http://example.org/a?b"},
+	{Item{Type: "h", Selector: "/URL:ftp://f/x", Host: "h", Port: 70}, "ftp://f/x"},
+	{Item{Type: "h", Selector: "/page.html", Host: "h", Port: 70}, "gopher://h/h/page.html"},
+	{Item{Type: "8", Selector: "guest", Host: "h", Port: 23}, "telnet://guest@h/"},
+	{Item{Type: "8", Selector: "", Host: "h", Port: 2323}, "telnet://h:2323/"},
+	{Item{Type: "8", Selector: "a@b:c", Host: "h", Port: 0}, "telnet://a%40b%3Ac@h/"},
+	{Item{Type: "T", Selector: "ibm", Host: "h", Port: 23}, "tn3270://ibm@h/"},
+}
+
+func TestItemURL(t *testing.T) {
+	for _, tt := range itemURLTests {
+		got := tt.it.URL()
+		if got != tt.want {
+			t.Errorf("%+v.URL() = %q, want %q", tt.it, got, tt.want)
+			continue
+		}
+		if !strings.HasPrefix(got, "gopher:") {
+			continue
+		}
+		// The URL gives the item back (RFC 1738 section 3.4).
+		u, err := uri.Parse(got)
+		if err != nil {
+			t.Errorf("uri.Parse(%q) = %v", got, err)
+			continue
+		}
+		g, err := u.Gopher()
+		if err != nil {
+			t.Errorf("Gopher(%q) = %v", got, err)
+			continue
+		}
+		if g.Type != tt.it.Type || g.Selector != tt.it.Selector {
+			t.Errorf("Gopher(%q) = type %q selector %q, want %q %q", got, g.Type, g.Selector, tt.it.Type, tt.it.Selector)
+		}
+		if (tt.it.Plus == "?") != (g.Plus != nil && *g.Plus == "?") {
+			t.Errorf("Gopher(%q).Plus = %v, want \"?\" iff the item is flagged \"?\"", got, g.Plus)
+		}
+	}
+}
+
+func TestItemEntry(t *testing.T) {
+	tests := []struct {
+		it   Item
+		want proto.Entry
+	}{
+		{
+			Item{Type: "1", Display: "Dir", Selector: "/d", Host: "h", Port: 70, Plus: "+"},
+			proto.Entry{Name: "Dir", Type: proto.EntryDir, Size: -1, URL: "gopher://h/1/d", ItemType: "1",
+				Extra: map[string]string{"selector": "/d", "host": "h", "port": "70", "plus": "+"}},
+		},
+		{
+			Item{Type: "i", Display: "hello", Selector: "fake", Host: "(NULL)"},
+			proto.Entry{Name: "hello", Type: proto.EntryInfo, Size: -1, ItemType: "i"},
+		},
+		{
+			Item{Type: "h", Display: "Web", Selector: "URL:http://x/", Host: "h", Port: 70},
+			proto.Entry{Name: "Web", Type: proto.EntryLink, Size: -1, URL: "http://x/", Target: "http://x/", ItemType: "h",
+				Extra: map[string]string{"selector": "URL:http://x/", "host": "h", "port": "70"}},
+		},
+		{
+			Item{Type: "8", Display: "BBS", Selector: "bbs", Host: "h", Port: 23},
+			proto.Entry{Name: "BBS", Type: proto.EntryService, Size: -1, URL: "telnet://bbs@h/", ItemType: "8",
+				Extra: map[string]string{"selector": "bbs", "host": "h", "port": "23"}},
+		},
+		{
+			Item{Type: "7", Display: "Search", Selector: "/s", Host: "h", Port: 70},
+			proto.Entry{Name: "Search", Type: proto.EntryOther, Size: -1, URL: "gopher://h/7/s", ItemType: "7",
+				Extra: map[string]string{"selector": "/s", "host": "h", "port": "70"}},
+		},
+		{
+			Item{Type: "9", Display: "Bin", Selector: "/b", Host: "h", Port: 70},
+			proto.Entry{Name: "Bin", Type: proto.EntryFile, Size: -1, URL: "gopher://h/9/b", ItemType: "9",
+				Extra: map[string]string{"selector": "/b", "host": "h", "port": "70"}},
+		},
+	}
+	for _, tt := range tests {
+		if got := tt.it.Entry(); !reflect.DeepEqual(got, tt.want) {
+			t.Errorf("%+v.Entry() =\n%+v\nwant\n%+v", tt.it, got, tt.want)
+		}
+	}
+}
+
+func TestFormatMenu(t *testing.T) {
+	items := []Item{
+		{Type: "i", Display: "Welcome"},
+		{Type: "1", Display: "Docs", Selector: "/docs", Host: "h", Port: 70},
+		{Type: "0", Display: "A longer name", Selector: "/a", Host: "h", Port: 7070},
+		{Type: "3", Display: "oops"},
+		{Type: "0", Display: "evil\x1b[2Jname\u009b", Selector: "/e", Host: "h", Port: 70},
+		{Type: "x", Display: "odd", Selector: "/o", Host: "h", Port: 70},
+	}
+	var entries []proto.Entry
+	for _, it := range items {
+		entries = append(entries, it.Entry())
+	}
+	var b bytes.Buffer
+	if err := FormatMenu(&b, entries); err != nil {
+		t.Fatal(err)
+	}
+	want := "" +
+		"       Welcome\n" +
+		"DIR    Docs           gopher://h/1/docs\n" +
+		"TXT    A longer name  gopher://h:7070/0/a\n" +
+		"ERR    oops\n" +
+		"TXT    evil?[2Jname?  gopher://h/0/e\n" +
+		"(x)    odd            gopher://h/x/o\n"
+	if b.String() != want {
+		t.Errorf("FormatMenu =\n%s\nwant\n%s", b.String(), want)
+	}
+}
+
+// FuzzParseMenu: no panic, bounded output, and every gopher URL an item
+// gets parses back to the item's type and selector.
+func FuzzParseMenu(f *testing.F) {
+	for _, tt := range parseMenuTests {
+		f.Add([]byte(tt.in))
+	}
+	f.Add([]byte("1\t\t\t\t\t\t\r\n"))
+	f.Add([]byte("0a\t\x00\xff\th\t70\t?\r\n"))
+	f.Add([]byte("h\tURL:\th\t70\r\n"))
+	f.Add([]byte("8\t@\t::1\t23\r\n"))
+	f.Fuzz(func(t *testing.T, in []byte) {
+		items, err := parseMenu(in, limits{maxLine: 1 << 10, maxItems: 1 << 10})
+		if err != nil {
+			var pe *proto.ProtocolError
+			if !errors.As(err, &pe) {
+				t.Fatalf("error %v is not a *proto.ProtocolError", err)
+			}
+			return
+		}
+		if len(items) > 1<<10 || len(items) > bytes.Count(in, []byte("\n"))+1 {
+			t.Fatalf("%d items from %d bytes", len(items), len(in))
+		}
+		for _, it := range items {
+			if len(it.Type) != 1 && !(it.Type == "i" && it.Display == "") {
+				t.Fatalf("item type %q", it.Type)
+			}
+			e := it.Entry()
+			var b bytes.Buffer
+			FormatMenu(&b, []proto.Entry{e})
+			if bytes.ContainsAny(b.Bytes(), "\x00\x1b\r\t") {
+				t.Fatalf("FormatMenu wrote control bytes: %q", b.Bytes())
+			}
+			u := it.URL()
+			if !strings.HasPrefix(u, "gopher://") {
+				continue
+			}
+			pu, err := uri.Parse(u)
+			if err != nil {
+				t.Fatalf("item URL %q does not parse: %v", u, err)
+			}
+			g, err := pu.Gopher()
+			if err != nil {
+				t.Fatalf("item URL %q: Gopher() = %v", u, err)
+			}
+			if g.Type != it.Type || g.Selector != it.Selector {
+				t.Fatalf("item URL %q gives type %q selector %q, want %q %q", u, g.Type, g.Selector, it.Type, it.Selector)
+			}
+		}
+	})
+}

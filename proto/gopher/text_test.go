@@ -1,0 +1,114 @@
+package gopher
+
+import (
+	"bufio"
+	"bytes"
+	"io"
+	"strings"
+	"testing"
+	"testing/iotest"
+)
+
+// textTests: RFC 1436 section 3.8 ("textfile ... Lastline" and lines
+// beginning with a period "doubled"), and servers that just close.
+var textTests = []struct {
+	name string
+	in   string
+	want string
+}{
+	{"terminated CRLF", "hello\r\nworld\r\n.\r\n", "hello\r\nworld\r\n"},
+	{"terminated LF", "hello\nworld\n.\n", "hello\nworld\n"},
+	{"closed without dot", "hello\r\nworld\r\n", "hello\r\nworld\r\n"},
+	{"closed mid line", "hello\r\nwor", "hello\r\nwor"},
+	{"dot at end of stream", "hello\r\n.", "hello\r\n"},
+	{"dot CR at end of stream", "hello\r\n.\r", "hello\r\n"},
+	{"unstuffed", "..hidden\r\n...three\r\n.\r\n", ".hidden\r\n..three\r\n"},
+	{"unstuffed without dot", "a\n..b\n", "a\n.b\n"},
+	{"single dot line mid text is the end", "a\r\n.\r\nafter\r\n", "a\r\n"},
+	{"dot followed by text kept", ".profile\r\n", ".profile\r\n"},
+	{"dot not at line start", "a.\r\n b .\r\n", "a.\r\n b .\r\n"},
+	{"empty", "", ""},
+	{"only terminator", ".\r\n", ""},
+	{"dot CR in middle is data", ".\rx\r\n", ".\rx\r\n"},
+	{"binary bytes pass", "\x00\xff\r\n..\x01\r\n.\r\n", "\x00\xff\r\n.\x01\r\n"},
+}
+
+func TestTextReader(t *testing.T) {
+	for _, tt := range textTests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := io.ReadAll(NewTextReader(strings.NewReader(tt.in)))
+			if err != nil || string(got) != tt.want {
+				t.Errorf("NewTextReader(%q) = %q, %v; want %q", tt.in, got, err, tt.want)
+			}
+			// The same one byte at a time on both sides.
+			r := iotest.OneByteReader(NewTextReader(iotest.OneByteReader(strings.NewReader(tt.in))))
+			got, err = io.ReadAll(r)
+			if err != nil || string(got) != tt.want {
+				t.Errorf("byte by byte: NewTextReader(%q) = %q, %v; want %q", tt.in, got, err, tt.want)
+			}
+		})
+	}
+}
+
+// TestTextReaderLongLines: lines longer than the reader's buffer are
+// passed through in pieces; only a line's true start is inspected.
+func TestTextReaderLongLines(t *testing.T) {
+	long := strings.Repeat("x", 40) + "\n"
+	// In a 16-byte buffer the chunk after the first 16 bytes starts with
+	// ".." but is not the start of a line.
+	mid := strings.Repeat("y", 16) + "..z\n"
+	in := long + mid + "..w\n" + ".\n"
+	want := long + mid + ".w\n"
+	br := bufio.NewReaderSize(strings.NewReader(in), 16)
+	got, err := io.ReadAll(NewTextReader(br))
+	if err != nil || string(got) != want {
+		t.Errorf("long lines: got %q, %v; want %q", got, err, want)
+	}
+}
+
+// TestDotReaderNoUnstuff: a "+-1" Gopher+ binary is cut at its "." line
+// but keeps its "..".
+func TestDotReaderNoUnstuff(t *testing.T) {
+	got, err := io.ReadAll(newDotReader(strings.NewReader("..a\r\nb\r\n.\r\nc"), false))
+	if err != nil || string(got) != "..a\r\nb\r\n" {
+		t.Errorf("newDotReader(unstuff=false) = %q, %v", got, err)
+	}
+}
+
+// TestTextReaderStreams: the reader returns what has arrived without
+// waiting for the rest.
+func TestTextReaderStreams(t *testing.T) {
+	pr, pw := io.Pipe()
+	r := NewTextReader(pr)
+	go pw.Write([]byte("first line\r\n"))
+	b := make([]byte, 64)
+	n, err := r.Read(b)
+	if err != nil || string(b[:n]) != "first line\r\n" {
+		t.Fatalf("Read = %q, %v", b[:n], err)
+	}
+	pw.CloseWithError(io.ErrUnexpectedEOF)
+	if _, err := io.ReadAll(r); err != io.ErrUnexpectedEOF {
+		t.Errorf("error after a lost connection = %v, want io.ErrUnexpectedEOF", err)
+	}
+}
+
+// FuzzTextReader: no panic, never more bytes out than in, the same result
+// whatever the read sizes.
+func FuzzTextReader(f *testing.F) {
+	for _, tt := range textTests {
+		f.Add([]byte(tt.in))
+	}
+	f.Fuzz(func(t *testing.T, in []byte) {
+		got, err := io.ReadAll(NewTextReader(bytes.NewReader(in)))
+		if err != nil {
+			t.Fatalf("error %v", err)
+		}
+		if len(got) > len(in) {
+			t.Fatalf("%d bytes out of %d in", len(got), len(in))
+		}
+		got2, _ := io.ReadAll(NewTextReader(bufio.NewReaderSize(iotest.HalfReader(bytes.NewReader(in)), 16)))
+		if !bytes.Equal(got, got2) {
+			t.Fatalf("read sizes change the result: %q vs %q", got, got2)
+		}
+	})
+}
