@@ -115,7 +115,9 @@ var ErrRefused = errors.New("safety: refused by the safety policy")
 // RefusedError is a URL refused by Policy.Evaluate. It satisfies
 // errors.Is(err, ErrRefused).
 type RefusedError struct {
-	// URL is the refused URL, redacted (no password).
+	// URL is the refused URL, redacted: its password, and the password of
+	// any URL written inside its path, query or fragment (see Redact), are
+	// "xxxxx".
 	URL string
 	// Findings are all the findings about the URL, most severe first; at
 	// least the first one is at Error level.
@@ -159,7 +161,7 @@ func (e *RefusedError) Rules() []string {
 func (p Policy) Evaluate(u *uri.URL) ([]Finding, error) {
 	fs := Check(u, p)
 	if len(fs) > 0 && fs[0].Level == Error {
-		return fs, &RefusedError{URL: u.Redacted(), Findings: fs}
+		return fs, &RefusedError{URL: redactedURL(u), Findings: fs}
 	}
 	return fs, nil
 }
@@ -214,6 +216,24 @@ func check(u *uri.URL, p Policy, raw string) []Finding {
 	fs = append(fs, unsafeFindings(u, lay)...)
 	slices.SortStableFunc(fs, func(a, b Finding) int { return int(b.Level) - int(a.Level) })
 	return fs
+}
+
+// redactedURL is u.Redacted() with Redact applied to the text after the
+// server part, where a URL with a password may be nested
+// ("http://h/?next=ftp://u:pw@h2/").
+func redactedURL(u *uri.URL) string {
+	if u == nil {
+		return ""
+	}
+	r := u.Redacted()
+	s := u.String()
+	l := newLayout(u, s)
+	start := l.path
+	if u.Opaque != "" {
+		start = l.opaque
+	}
+	tail := s[start:]
+	return r[:len(r)-len(tail)] + Redact(tail)
 }
 
 // roundTrip reports a hand-built URL that uri.Parse would not produce from
@@ -272,7 +292,6 @@ func userinfoFindings(u *uri.URL) []Finding {
 		if sec != "" {
 			msg += " (RFC 1738 section " + sec + ")"
 		}
-		msg += "; it is not sent"
 		fs = append(fs, Finding{Rule: RuleUserinfoNotAllowed, Level: Warning, Component: "userinfo", Message: msg})
 	}
 	if pw, ok := u.User.EscapedPassword(); ok && pw != "" {

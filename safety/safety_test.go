@@ -44,10 +44,10 @@ var checkTests = []struct {
 		hide: []string{"Sw0rdf1sh"}},
 
 	// Gopher+ +ASK form (RFC 1738 section 3.4 (9)): CR/LF only in that exact structure.
-	{in: "gopher://h/1sel%09%09+%091%0D%0A+-1%0D%0A.%0D%0A", want: nil},                           // a form without questions
-	{in: "gopher://h/1sel%09%09+%091%0D%0A+-1%0D%0Aa%09b%0D%0Ac%20d%0D%0A.%0D%0A", want: nil},    // TAB inside an answer is data
-	{in: "gopher://h/1sel%09%09+%091%0d%0a+-1%0d%0aval%0d%0a.%0d%0a", want: nil},                // lower-case hex
-	{in: "gopher://h/1sel%09q%09+%091%0D%0A+-1%0D%0Aval%0D%0A.%0D%0A", want: nil},                // with a search
+	{in: "gopher://h/1sel%09%09+%091%0D%0A+-1%0D%0A.%0D%0A", want: nil},                       // a form without questions
+	{in: "gopher://h/1sel%09%09+%091%0D%0A+-1%0D%0Aa%09b%0D%0Ac%20d%0D%0A.%0D%0A", want: nil}, // TAB inside an answer is data
+	{in: "gopher://h/1sel%09%09+%091%0d%0a+-1%0d%0aval%0d%0a.%0d%0a", want: nil},              // lower-case hex
+	{in: "gopher://h/1sel%09q%09+%091%0D%0A+-1%0D%0Aval%0D%0A.%0D%0A", want: nil},             // with a search
 	{in: "gopher://h/1sel%09%09+%091%0D%0A+-1%0D%0Aval%0D%0A", // no closing "."
 		want: []string{"error encoded-crlf gopher+ string", "error encoded-tab gopher+ string"}, has: []string{"not the exact structure of a filled +ASK form"}},
 	{in: "gopher://h/1sel%09%09+%091%0D%0A+-1%0D%0A.%0D%0AQUIT%0D%0A.%0D%0A", // "." ends the block early
@@ -76,7 +76,7 @@ var checkTests = []struct {
 		want: []string{"error encoded-crlf gopher selector"}, has: []string{"offset 15"}},
 	{in: "gopher://h/0a%0Db%0Ac%0D%0Ad", // runs are counted
 		want: []string{"error encoded-crlf gopher selector"}, has: []string{"%0D (CR) at offset 13", "2 more occurrences"}},
-	{in: "gopher://h/%0Dsel", want: nil},                                     // the item type is not sent
+	{in: "gopher://h/%0Dsel", want: nil},                                    // the item type is not sent
 	{in: "gopher://h/0sel%09%09+application/postscript%20Es_ES", want: nil}, // alternate view
 	{in: "gopher://h/0sel%09%09!+ABSTRACT%20+SMELL", want: nil},             // attributes
 	{in: "gopher://h/", want: nil},
@@ -291,6 +291,10 @@ func checkParts(t *testing.T, raw string, u *uri.URL) {
 		if err != nil {
 			t.Errorf("%q: part %s = %q does not decode: %v", raw, p.name, p.text, err)
 		}
+		if p.name == "news article" {
+			// The view drops the "<" and ">" of a message-id.
+			d = strings.TrimSuffix(strings.TrimPrefix(d, "<"), ">")
+		}
 		got[p.name] = d
 	}
 	want := viewParts(t, u)
@@ -335,7 +339,7 @@ func viewParts(t *testing.T, u *uri.URL) map[string]string {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if u.Path != "" && u.Path != "/" || u.RawQuery != "" {
+		if strings.TrimPrefix(u.Path, "/") != "" || u.RawQuery != "" || u.ForceQuery {
 			m["gopher selector"] = v.Selector
 		}
 		if v.Search != nil {
@@ -400,7 +404,6 @@ func viewParts(t *testing.T, u *uri.URL) map[string]string {
 		}
 		m["file path"] = p
 	}
-	// A news article's parts keep "<" and ">"; the view drops them.
 	return m
 }
 
@@ -445,7 +448,7 @@ func TestEvaluate(t *testing.T) {
 	if !errors.As(err, &re) {
 		t.Fatalf("Evaluate error %T is not a *RefusedError", err)
 	}
-	if re.URL != u.Redacted() || strings.Contains(re.URL, "Sw0rdf1sh") {
+	if re.URL != u.Redacted() {
 		t.Errorf("RefusedError.URL = %q, want %q", re.URL, u.Redacted())
 	}
 	if strings.Contains(err.Error(), "Sw0rdf1sh") {
@@ -459,6 +462,12 @@ func TestEvaluate(t *testing.T) {
 	}
 	if !strings.Contains(err.Error(), RulePortOtherProtocol) {
 		t.Errorf("error %q does not name the rule", err)
+	}
+
+	// A URL nested in the path keeps no password either.
+	_, err = Policy{}.Evaluate(uri.MustParse("ftp://h:25/a?next=ftp://joe:Sw0rdf1sh@h2/"))
+	if !errors.As(err, &re) || re.URL != "ftp://h:25/a?next=ftp://joe:xxxxx@h2/" {
+		t.Errorf("Evaluate(nested) = %v", err)
 	}
 
 	// Warnings and infos do not refuse.
