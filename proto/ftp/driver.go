@@ -20,7 +20,7 @@ const (
 	defaultMaxIdle      = 2
 	defaultIdleTimeout  = 30 * time.Second
 	defaultMaxReplyLine = 8 << 10
-	defaultMaxReply     = 1 << 20
+	defaultMaxReply     = 256 << 10
 	defaultMaxListing   = 64 << 20
 )
 
@@ -51,7 +51,7 @@ type Driver struct {
 	// MaxReplyLine bounds one reply line from the server. Zero means
 	// 8 KiB. A longer line is a *proto.ProtocolError and the connection is
 	// closed. The bytes of all the replies to one command are bounded by
-	// 1 MiB or 128 lines' worth, whichever is more.
+	// 256 KiB or 32 lines' worth, whichever is more.
 	MaxReplyLine int
 
 	// MaxListing bounds the bytes of one directory listing. Zero means
@@ -84,7 +84,7 @@ func (d *Driver) limits() limits {
 	if l.maxLine <= 0 {
 		l.maxLine = defaultMaxReplyLine
 	}
-	l.maxReply = max(defaultMaxReply, 128*int64(l.maxLine))
+	l.maxReply = max(defaultMaxReply, 32*int64(l.maxLine))
 	if l.maxListing <= 0 {
 		l.maxListing = defaultMaxListing
 	}

@@ -23,6 +23,7 @@ type fakeFTP struct {
 	greeting string            // first reply; "" means none (a silent server)
 	feat     []string          // FEAT lines (without the leading space)
 	replies  map[string]string // exact command line -> reply (may hold CRLFs)
+	raw      map[string][]byte // exact command line ("" for the greeting) -> bytes sent as they are
 	files    map[string][]byte // RETR/SIZE argument -> content
 	lists    map[string][]byte // "LIST arg", "MLSD arg", "NLST arg" -> data
 	pwd      string            // PWD answer; "" means `"/"`
@@ -50,6 +51,7 @@ func newFake(t *testing.T) *fakeFTP {
 		greeting: "220 fake ready",
 		feat:     []string{"MDTM", "SIZE", "EPSV", "PASV", "REST STREAM"},
 		replies:  map[string]string{},
+		raw:      map[string][]byte{},
 		files:    map[string][]byte{},
 		lists:    map[string][]byte{},
 	}
@@ -110,7 +112,9 @@ func (f *fakeFTP) serve(c net.Conn) {
 		}
 	}()
 	c.SetDeadline(time.Now().Add(20 * time.Second))
-	if f.greeting == "" {
+	if b, ok := f.raw[""]; ok {
+		c.Write(b)
+	} else if f.greeting == "" {
 		s.silent = true
 	} else {
 		s.reply(f.greeting)
@@ -131,6 +135,10 @@ func (f *fakeFTP) serve(c net.Conn) {
 		verb = strings.ToUpper(verb)
 		if f.silentAt != "" && verb == f.silentAt {
 			s.silent = true
+			continue
+		}
+		if b, ok := f.raw[cmd]; ok {
+			c.Write(b)
 			continue
 		}
 		if r, ok := f.replies[cmd]; ok {

@@ -41,6 +41,9 @@ func (d *Driver) credentials(ctx context.Context, u *uri.URL, req *proto.Request
 		return creds{user: "anonymous", pass: email}, nil
 	}
 	user := u.User.Username()
+	if err := proto.CheckArg(user); err != nil {
+		return creds{}, fmt.Errorf("ftp: user name: %w", err)
+	}
 	if p, ok := u.User.Password(); ok {
 		return creds{user: user, pass: p}, nil
 	}

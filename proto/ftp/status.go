@@ -161,7 +161,9 @@ func permissionText(msg string) bool {
 func cmdError(cmd string, err error, last *textproto.Error) error {
 	verb, _, _ := strings.Cut(cmd, " ")
 	var te *textproto.Error
-	if !errors.As(err, &te) && last != nil && !isNetError(err) {
+	if !errors.As(err, &te) && last != nil && !isNetError(err) && strings.HasSuffix(err.Error(), last.Msg) {
+		// jlaffaye's Login reports some refusals as errors.New(the
+		// reply's text): put the code back.
 		err = last
 		te = last
 	}

@@ -77,6 +77,7 @@ func (w *wire) Read(p []byte) (int, error) {
 		}
 		if w.inLen > w.maxLine {
 			w.err = &proto.ProtocolError{Proto: "ftp", Msg: "reply line longer than " + strconv.Itoa(w.maxLine) + " bytes"}
+			break
 		}
 	}
 	if w.err == nil && w.replyN > w.maxReply {

@@ -1,0 +1,530 @@
+package ftp
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"io"
+	"net"
+	"runtime"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/rfc1738/fetch/proto"
+	"github.com/rfc1738/fetch/uri"
+)
+
+// The password never appears in the transcript, and PASS is shown as
+// "PASS ****" (DESIGN: passwords never appear in traces or errors).
+func TestTraceRedactsPassword(t *testing.T) {
+	const secret = "s3cr3t-Pw"
+	f := newFake(t)
+	f.files["f.bin"] = []byte("x")
+	// A server that echoes the password back in a reply.
+	f.replies["PASS "+secret] = "230 welcome, your password was " + secret
+	f.start()
+	var trace bytes.Buffer
+	req := quickReq()
+	req.Trace = &trace
+	d := &Driver{}
+	defer d.CloseIdleConnections()
+	raw := "ftp://alice:" + secret + "@" + f.addr() + "/f.bin"
+	if _, _, err := get(t, d, raw, req); err != nil {
+		t.Fatal(err)
+	}
+	tr := trace.String()
+	if strings.Contains(tr, secret) {
+		t.Errorf("trace holds the password:\n%s", tr)
+	}
+	for _, want := range []string{"> USER alice\n", "> PASS ****\n", "< 230 welcome, your password was ****\n", "> RETR f.bin\n", "< 226 transfer complete\n"} {
+		if !strings.Contains(tr, want) {
+			t.Errorf("trace lacks %q:\n%s", want, tr)
+		}
+	}
+	// The wire carried the password, of course.
+	if !strings.Contains(f.sent(), "PASS "+secret+"\r\n") {
+		t.Errorf("sent %q, want PASS with the password", f.sent())
+	}
+}
+
+// A refusal that echoes the password does not put it in the error.
+func TestErrorRedactsPassword(t *testing.T) {
+	const secret = "s3cr3t-Pw"
+	f := newFake(t)
+	f.replies["PASS "+secret] = "530 wrong password " + secret
+	f.start()
+	d := &Driver{}
+	_, _, err := get(t, d, "ftp://alice:"+secret+"@"+f.addr()+"/f.bin", quickReq())
+	if !errors.Is(err, proto.ErrLogin) {
+		t.Fatalf("Fetch = %v, want ErrLogin", err)
+	}
+	if strings.Contains(err.Error(), secret) {
+		t.Errorf("error holds the password: %v", err)
+	}
+}
+
+// silentTests: a server that stops talking must give an error within the
+// idle timeout, wherever it stops.
+func TestSilentServer(t *testing.T) {
+	tests := []struct {
+		name  string
+		setup func(f *fakeFTP)
+	}{
+		{"no greeting", func(f *fakeFTP) { f.greeting = "" }},
+		{"after PASS", func(f *fakeFTP) { f.silentAt = "PASS" }},
+		{"after RETR", func(f *fakeFTP) { f.silentAt = "RETR" }},
+		{"mid-transfer", func(f *fakeFTP) { f.stallAt = 1000 }},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			f := newFake(t)
+			f.files["f.bin"] = bytes.Repeat([]byte("x"), 100000)
+			tt.setup(f)
+			f.start()
+			req := &proto.Request{ConnectTimeout: time.Second, IdleTimeout: 300 * time.Millisecond}
+			d := &Driver{}
+			defer d.CloseIdleConnections()
+			start := time.Now()
+			_, _, err := get(t, d, f.url("/f.bin"), req)
+			took := time.Since(start)
+			if err == nil {
+				t.Fatal("Fetch from a silent server succeeded")
+			}
+			var ne net.Error
+			if !errors.As(err, &ne) || !ne.Timeout() {
+				t.Errorf("Fetch = %v, want a timeout", err)
+			}
+			if took > 2*time.Second {
+				t.Errorf("Fetch took %v with a 300ms idle timeout", took)
+			}
+		})
+	}
+}
+
+// Cancelling the context ends a Fetch blocked on a silent server at once.
+func TestCancelSilent(t *testing.T) {
+	f := newFake(t)
+	f.silentAt = "PASS"
+	f.start()
+	req := &proto.Request{ConnectTimeout: time.Second, IdleTimeout: time.Minute}
+	ctx, cancel := context.WithCancel(t.Context())
+	time.AfterFunc(200*time.Millisecond, cancel)
+	d := &Driver{}
+	start := time.Now()
+	_, err := d.Fetch(ctx, uri.MustParse(f.url("/f.bin")), req)
+	if !errors.Is(err, context.Canceled) {
+		t.Errorf("Fetch = %v, want context.Canceled", err)
+	}
+	if took := time.Since(start); took > 3*time.Second {
+		t.Errorf("Fetch returned %v after the cancel", took)
+	}
+}
+
+// A 1 MiB reply line, or a reply of endless lines, is refused with a
+// ProtocolError, and the client does not buffer it whole.
+func TestLongReplyLine(t *testing.T) {
+	for _, where := range []string{"greeting", "CWD", "many lines"} {
+		t.Run(where, func(t *testing.T) {
+			f := newFake(t)
+			long := append(bytes.Repeat([]byte("x"), 1<<20), "\r\n"...)
+			switch where {
+			case "greeting":
+				copy(long, "220 ")
+				f.raw[""] = long
+			case "CWD":
+				copy(long, "250 ")
+				f.raw["CWD pub"] = long
+			default:
+				// A multi-line reply that never ends: 2 MiB of short lines.
+				f.raw["CWD pub"] = bytes.Repeat([]byte("250-a continuation line\r\n"), 80000)
+			}
+			f.start()
+			d := &Driver{}
+			defer d.CloseIdleConnections()
+			var before, after runtime.MemStats
+			runtime.GC()
+			runtime.ReadMemStats(&before)
+			_, _, err := get(t, d, f.url("/pub/f.bin"), quickReq())
+			runtime.ReadMemStats(&after)
+			var pe *proto.ProtocolError
+			if !errors.As(err, &pe) {
+				t.Fatalf("Fetch = %v, want a *proto.ProtocolError", err)
+			}
+			grew := after.TotalAlloc - before.TotalAlloc
+			t.Logf("allocated %d bytes; error: %v", grew, err)
+			limit := uint64(128 << 10)
+			if where == "many lines" {
+				// textproto keeps each line and the joined message: a few
+				// times the 256 KiB reply budget, not the 2 MiB sent.
+				limit = 2 << 20
+			}
+			if grew > limit {
+				t.Errorf("Fetch allocated %d bytes for a refused 1 MiB line", grew)
+			}
+		})
+	}
+}
+
+// recordDial is a proto.DialFunc that records every address dialled.
+type recordDial struct {
+	mu    sync.Mutex
+	addrs []string
+}
+
+func (r *recordDial) dial(ctx context.Context, network, addr string) (net.Conn, error) {
+	r.mu.Lock()
+	r.addrs = append(r.addrs, addr)
+	r.mu.Unlock()
+	var d net.Dialer
+	return d.DialContext(ctx, network, addr)
+}
+
+// The address in a PASV reply is ignored: the data connection goes to the
+// control connection's peer, through the request's dialer (RFC 2577
+// section 3, "bounce" and "port stealing"; DESIGN: safety applies to data
+// connections).
+func TestBogusPASV(t *testing.T) {
+	f := newFake(t)
+	f.noEPSV = true
+	f.pasvHost = "10.1.2.3"
+	f.files["f.bin"] = []byte("payload")
+	f.start()
+	rd := &recordDial{}
+	req := quickReq()
+	req.Dial = rd.dial
+	d := &Driver{}
+	defer d.CloseIdleConnections()
+	_, b, err := get(t, d, f.url("/f.bin"), req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(b) != "payload" {
+		t.Errorf("body = %q", b)
+	}
+	if !strings.Contains(f.sent(), "EPSV\r\nPASV\r\n") {
+		t.Errorf("sent %q, want EPSV then PASV", f.sent())
+	}
+	if len(rd.addrs) != 2 {
+		t.Fatalf("dialled %q, want the control and one data connection", rd.addrs)
+	}
+	for _, a := range rd.addrs {
+		if host, _, _ := net.SplitHostPort(a); host != "127.0.0.1" {
+			t.Errorf("dialled %s, want only 127.0.0.1", a)
+		}
+	}
+}
+
+// A data dial refused by the request's dialer (a deny-private policy, say)
+// fails the Fetch.
+func TestDataDialPolicy(t *testing.T) {
+	f := newFake(t)
+	f.files["f.bin"] = []byte("payload")
+	f.start()
+	errDenied := errors.New("denied by policy")
+	n := 0
+	req := quickReq()
+	req.Dial = func(ctx context.Context, network, addr string) (net.Conn, error) {
+		n++
+		if n > 1 {
+			return nil, errDenied
+		}
+		var d net.Dialer
+		return d.DialContext(ctx, network, addr)
+	}
+	d := &Driver{}
+	defer d.CloseIdleConnections()
+	_, _, err := get(t, d, f.url("/f.bin"), req)
+	if !errors.Is(err, errDenied) {
+		t.Errorf("Fetch = %v, want the dialer's refusal", err)
+	}
+}
+
+// Names that are dangerous as paths come back as entries, untouched; the
+// caller must check them (proto.Entry's doc says so).
+func TestHostileListingNames(t *testing.T) {
+	f := newFake(t)
+	f.feat = append(f.feat, "MLST type*;size*;modify*;")
+	f.lists["MLSD"] = []byte("type=file;size=1; ../x\r\n" +
+		"type=file;size=2; /etc/passwd\r\n" +
+		"type=file;size=3; cr\rinside\r\n" +
+		"type=file;size=4; lf\ninside\r\n" +
+		"type=dir; ..\r\n" +
+		"type=cdir; .\r\n")
+	f.start()
+	d := &Driver{}
+	defer d.CloseIdleConnections()
+	resp, _, err := get(t, d, f.url("/"), quickReq())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, e := range resp.Entries {
+		names = append(names, e.Name)
+	}
+	// "lf\ninside": the LF ends the line, so "lf" is a name and "inside"
+	// is no entry at all.
+	want := []string{"../x", "/etc/passwd", "cr\rinside", "lf"}
+	if strings.Join(names, "|") != strings.Join(want, "|") {
+		t.Errorf("names = %q, want %q", names, want)
+	}
+	for _, e := range resp.Entries {
+		if !strings.HasPrefix(e.URL, "ftp://"+f.addr()+"/") || strings.ContainsAny(e.URL, "\r\n") || strings.Contains(e.URL[6:], "/../") {
+			t.Errorf("entry %q has URL %q", e.Name, e.URL)
+		}
+	}
+}
+
+// Reuse: the second URL rides on the first login, after an absolute CWD
+// back to the login directory (RFC 1738 section 3.2.5).
+func TestReuseReturnsHome(t *testing.T) {
+	f := newFake(t)
+	f.pwd = `"/home/ftp"`
+	f.files["a"] = []byte("A")
+	f.files["b"] = []byte("B")
+	f.start()
+	d := &Driver{}
+	defer d.CloseIdleConnections()
+	for _, p := range []string{"/x/a", "/y/b", "/a"} {
+		if _, _, err := get(t, d, f.url(p), quickReq()); err != nil {
+			t.Fatalf("Fetch(%q) = %v", p, err)
+		}
+	}
+	want := commands("USER anonymous|PASS anonymous@|FEAT|TYPE I|PWD|" +
+		"CWD x|TYPE I|SIZE a|MDTM a|EPSV|RETR a|" +
+		"CWD /home/ftp|CWD y|TYPE I|SIZE b|MDTM b|EPSV|RETR b|" +
+		"CWD /home/ftp|TYPE I|SIZE a|MDTM a|EPSV|RETR a")
+	if got := f.sent(); got != want {
+		t.Errorf("sent\n%q\nwant\n%q", got, want)
+	}
+	if n := f.connCount(); n != 1 {
+		t.Errorf("%d control connections, want 1", n)
+	}
+}
+
+// PWD that gives nothing usable: every URL gets a fresh login.
+func TestNoReuseWithoutPWD(t *testing.T) {
+	f := newFake(t)
+	f.replies["PWD"] = "502 PWD not implemented"
+	f.files["a"] = []byte("A")
+	f.start()
+	d := &Driver{}
+	defer d.CloseIdleConnections()
+	for range 2 {
+		if _, _, err := get(t, d, f.url("/x/a"), quickReq()); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if n := strings.Count(f.sent(), "USER "); n != 2 {
+		t.Errorf("%d logins, want 2", n)
+	}
+}
+
+// After an error the connection is checked with NOOP before it is kept.
+func TestNOOPAfterError(t *testing.T) {
+	f := newFake(t)
+	f.files["a"] = []byte("A")
+	f.start()
+	d := &Driver{}
+	defer d.CloseIdleConnections()
+	if _, _, err := get(t, d, f.url("/missing"), quickReq()); !errors.Is(err, proto.ErrNotFound) {
+		t.Fatalf("Fetch(missing) = %v", err)
+	}
+	if _, _, err := get(t, d, f.url("/a"), quickReq()); err != nil {
+		t.Fatal(err)
+	}
+	sent := f.sent()
+	if !strings.Contains(sent, "RETR missing\r\nNOOP\r\n") || strings.Count(sent, "USER ") != 1 {
+		t.Errorf("sent %q, want NOOP after the failure and one login", sent)
+	}
+}
+
+// A pooled connection the server has dropped is replaced transparently.
+func TestReuseAfterServerDrop(t *testing.T) {
+	f := newFake(t)
+	f.files["a"] = []byte("A")
+	f.replies["CWD /"] = "421 Timeout."
+	f.start()
+	d := &Driver{}
+	defer d.CloseIdleConnections()
+	for range 2 {
+		if _, b, err := get(t, d, f.url("/x/a"), quickReq()); err != nil || string(b) != "A" {
+			t.Fatalf("Fetch = %q, %v", b, err)
+		}
+	}
+	if n := f.connCount(); n != 2 {
+		t.Errorf("%d connections, want 2 (the dropped one replaced)", n)
+	}
+}
+
+// Resume: REST with the offset; Response.Offset says where Body starts.
+func TestResume(t *testing.T) {
+	f := newFake(t)
+	f.files["f.bin"] = []byte("0123456789")
+	f.start()
+	d := &Driver{}
+	defer d.CloseIdleConnections()
+	req := quickReq()
+	req.Offset = 4
+	resp, b, err := get(t, d, f.url("/f.bin"), req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(b) != "456789" || resp.Offset != 4 || resp.Size != 10 {
+		t.Errorf("body %q, Offset %d, Size %d; want 456789, 4, 10", b, resp.Offset, resp.Size)
+	}
+	if !strings.Contains(f.sent(), "EPSV\r\nREST 4\r\nRETR f.bin\r\n") {
+		t.Errorf("sent %q, want REST 4 before RETR", f.sent())
+	}
+}
+
+// A server that refuses REST: the transfer restarts from 0 and says so.
+func TestResumeRefused(t *testing.T) {
+	f := newFake(t)
+	f.files["f.bin"] = []byte("0123456789")
+	f.replies["REST 4"] = "502 REST not implemented"
+	f.start()
+	var trace bytes.Buffer
+	req := quickReq()
+	req.Offset = 4
+	req.Trace = &trace
+	d := &Driver{}
+	defer d.CloseIdleConnections()
+	resp, b, err := get(t, d, f.url("/f.bin"), req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(b) != "0123456789" || resp.Offset != 0 {
+		t.Errorf("body %q, Offset %d; want the whole file from 0", b, resp.Offset)
+	}
+	if !strings.Contains(trace.String(), "* REST 4 refused") {
+		t.Errorf("trace does not say REST was refused:\n%s", trace.String())
+	}
+}
+
+// A transfer cut short (the server closes the data connection and says
+// 426) is an error, never a silent truncation.
+func TestCutTransfer(t *testing.T) {
+	f := newFake(t)
+	f.files["f.bin"] = bytes.Repeat([]byte("z"), 5000)
+	f.cutAt = 1234
+	f.start()
+	d := &Driver{}
+	defer d.CloseIdleConnections()
+	u := uri.MustParse(f.url("/f.bin"))
+	resp, err := d.Fetch(t.Context(), u, quickReq())
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if len(b) != 1234 {
+		t.Errorf("read %d bytes before the error, want 1234", len(b))
+	}
+	var ce *CommandError
+	if !errors.As(err, &ce) || replyCode(err) != 426 {
+		t.Errorf("read error = %v, want the 426 reply", err)
+	}
+}
+
+// A server whose SIZE promised more than the data connection carried, but
+// which still says 226: the shortfall is io.ErrUnexpectedEOF.
+func TestShortTransferDetected(t *testing.T) {
+	f := newFake(t)
+	f.files["f.bin"] = []byte("0123456789")
+	f.replies["SIZE f.bin"] = "213 20"
+	f.start()
+	d := &Driver{}
+	defer d.CloseIdleConnections()
+	_, _, err := get(t, d, f.url("/f.bin"), quickReq())
+	if !errors.Is(err, io.ErrUnexpectedEOF) {
+		t.Errorf("Fetch = %v, want io.ErrUnexpectedEOF", err)
+	}
+}
+
+// Closing a body early does not hang and does not leak the connection's
+// token: the next Fetch works.
+func TestEarlyClose(t *testing.T) {
+	f := newFake(t)
+	f.files["big"] = bytes.Repeat([]byte("b"), 4<<20)
+	f.files["a"] = []byte("A")
+	f.start()
+	d := &Driver{MaxConnsPerHost: 1}
+	defer d.CloseIdleConnections()
+	resp, err := d.Fetch(t.Context(), uri.MustParse(f.url("/big")), quickReq())
+	if err != nil {
+		t.Fatal(err)
+	}
+	buf := make([]byte, 100)
+	io.ReadFull(resp.Body, buf)
+	if err := resp.Body.Close(); err != nil {
+		t.Errorf("Close = %v", err)
+	}
+	if err := resp.Body.Close(); err != nil {
+		t.Errorf("second Close = %v", err)
+	}
+	if _, err := resp.Body.Read(buf); err == nil {
+		t.Errorf("Read after Close succeeded")
+	}
+	if _, b, err := get(t, d, f.url("/a"), quickReq()); err != nil || string(b) != "A" {
+		t.Errorf("next Fetch = %q, %v", b, err)
+	}
+}
+
+// MaxConnsPerHost: a caller beyond the limit waits, and gives up with its
+// context.
+func TestMaxConnsWaits(t *testing.T) {
+	f := newFake(t)
+	f.files["a"] = []byte("A")
+	f.start()
+	d := &Driver{MaxConnsPerHost: 1}
+	defer d.CloseIdleConnections()
+	resp, err := d.Fetch(t.Context(), uri.MustParse(f.url("/a")), quickReq())
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(t.Context(), 200*time.Millisecond)
+	defer cancel()
+	if _, err := d.Fetch(ctx, uri.MustParse(f.url("/a")), quickReq()); !errors.Is(err, context.DeadlineExceeded) {
+		t.Errorf("second Fetch = %v, want it to wait and time out", err)
+	}
+	io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if _, b, err := get(t, d, f.url("/a"), quickReq()); err != nil || string(b) != "A" {
+		t.Errorf("Fetch after release = %q, %v", b, err)
+	}
+}
+
+// Arguments with CR, LF or NUL never reach the wire, even from a URL built
+// by hand (no uri.Parse).
+func TestUnsafeArguments(t *testing.T) {
+	f := newFake(t)
+	f.start()
+	d := &Driver{}
+	defer d.CloseIdleConnections()
+	for _, bad := range []*uri.URL{
+		{Scheme: "ftp", HasAuthority: true, Host: "127.0.0.1", Port: f.port(), Path: "/a%0D%0ADELE%20x/f"},
+		{Scheme: "ftp", HasAuthority: true, Host: "127.0.0.1", Port: f.port(), Path: "/f%00x"},
+		{Scheme: "ftp", HasAuthority: true, Host: "127.0.0.1", Port: f.port(), Path: "/f", User: uri.UserPassword("u", "p%0AQUIT")},
+		{Scheme: "ftp", HasAuthority: true, Host: "127.0.0.1", Port: f.port(), Path: "/f", User: uri.User("u%0DDELE")},
+	} {
+		_, err := d.Fetch(t.Context(), bad, quickReq())
+		if !errors.Is(err, proto.ErrUnsafeArgument) {
+			t.Errorf("Fetch(%s) = %v, want ErrUnsafeArgument", bad.Redacted(), err)
+		}
+	}
+	if s := f.sent(); s != "" {
+		t.Errorf("sent %q, want nothing", s)
+	}
+	req := quickReq()
+	req.Options = map[string]string{"email": "me@\r\nDELE x"}
+	if _, err := d.Fetch(t.Context(), uri.MustParse(f.url("/f")), req); !errors.Is(err, proto.ErrUnsafeArgument) {
+		t.Errorf("Fetch with a CRLF e-mail = %v, want ErrUnsafeArgument", err)
+	}
+}
+
+func (f *fakeFTP) port() string {
+	_, p, _ := net.SplitHostPort(f.addr())
+	return p
+}
