@@ -1,0 +1,97 @@
+// Package localserver runs small protocol servers in-process on 127.0.0.1,
+// for the examples and for tests that want a real peer without installing
+// one: an FTP server (github.com/fclairamb/ftpserverlib over an afero file
+// system) and a gopher server over an fs.FS.
+//
+// They are for loopback use only: they bind 127.0.0.1 and serve read-only.
+package localserver
+
+import (
+	"crypto/tls"
+	"errors"
+	"net"
+
+	ftpserver "github.com/fclairamb/ftpserverlib"
+	"github.com/spf13/afero"
+)
+
+// FTP is an in-process FTP server. Anonymous logins, and the one user and
+// password given in FTPOptions, get read-only access to the file system.
+type FTP struct {
+	server *ftpserver.FtpServer
+	addr   string
+	done   chan error
+}
+
+// FTPOptions configures StartFTP. The zero value allows anonymous logins only.
+type FTPOptions struct {
+	// User and Password, when User is not empty, are accepted too.
+	User, Password string
+	// DisableMLSD hides MLSD and MLST (FEAT lists neither), so clients
+	// list with LIST.
+	DisableMLSD bool
+}
+
+type ftpMain struct {
+	fs   afero.Fs
+	opts FTPOptions
+	ln   net.Listener
+}
+
+func (d *ftpMain) GetSettings() (*ftpserver.Settings, error) {
+	return &ftpserver.Settings{
+		Listener:            d.ln,
+		PublicHost:          "127.0.0.1",
+		IdleTimeout:         60,
+		ConnectionTimeout:   10,
+		DisableMLSD:         d.opts.DisableMLSD,
+		DisableMLST:         d.opts.DisableMLSD,
+		DisableActiveMode:   true,
+		DefaultTransferType: ftpserver.TransferTypeBinary,
+	}, nil
+}
+
+func (d *ftpMain) ClientConnected(ftpserver.ClientContext) (string, error) {
+	return "fetch localserver ready", nil
+}
+
+func (d *ftpMain) ClientDisconnected(ftpserver.ClientContext) {}
+
+var errLogin = errors.New("localserver: login incorrect")
+
+func (d *ftpMain) AuthUser(_ ftpserver.ClientContext, user, pass string) (ftpserver.ClientDriver, error) {
+	if user == "anonymous" || user == "ftp" || d.opts.User != "" && user == d.opts.User && pass == d.opts.Password {
+		return afero.NewReadOnlyFs(d.fs), nil
+	}
+	return nil, errLogin
+}
+
+func (d *ftpMain) GetTLSConfig() (*tls.Config, error) {
+	return nil, errors.New("localserver: no TLS")
+}
+
+// StartFTP serves fsys on 127.0.0.1 at a free port until Close.
+func StartFTP(fsys afero.Fs, opts FTPOptions) (*FTP, error) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return nil, err
+	}
+	srv := ftpserver.NewFtpServer(&ftpMain{fs: fsys, opts: opts, ln: ln})
+	if err := srv.Listen(); err != nil {
+		ln.Close()
+		return nil, err
+	}
+	s := &FTP{server: srv, addr: ln.Addr().String(), done: make(chan error, 1)}
+	go func() { s.done <- srv.Serve() }()
+	return s, nil
+}
+
+// Addr is the server's host:port.
+func (s *FTP) Addr() string { return s.addr }
+
+// Close stops the server and waits for it to end.
+func (s *FTP) Close() error {
+	err := s.server.Stop()
+	<-s.done
+	return err
+}

@@ -1,0 +1,97 @@
+package localserver
+
+import (
+	"context"
+	"io"
+	"testing"
+	"testing/fstest"
+	"time"
+
+	"github.com/spf13/afero"
+
+	"github.com/rfc1738/fetch/proto"
+	"github.com/rfc1738/fetch/proto/ftp"
+	"github.com/rfc1738/fetch/proto/gopher"
+	"github.com/rfc1738/fetch/uri"
+)
+
+func get(t *testing.T, d proto.Driver, raw string, req *proto.Request) (*proto.Response, string) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	resp, err := d.Fetch(ctx, uri.MustParse(raw), req)
+	if err != nil {
+		t.Fatalf("Fetch(%s) = %v", raw, err)
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatalf("read %s: %v", raw, err)
+	}
+	return resp, string(b)
+}
+
+func TestFTPServesFiles(t *testing.T) {
+	mem := afero.NewMemMapFs()
+	afero.WriteFile(mem, "/pub/hello.txt", []byte("hello\n"), 0o644)
+	afero.WriteFile(mem, "/pub/sub/x.bin", []byte{0, 1, 2}, 0o644)
+	for _, mlsd := range []bool{true, false} {
+		srv, err := StartFTP(mem, FTPOptions{User: "u", Password: "p", DisableMLSD: !mlsd})
+		if err != nil {
+			t.Fatal(err)
+		}
+		d := &ftp.Driver{}
+		if _, body := get(t, d, "ftp://"+srv.Addr()+"/pub/hello.txt;type=i", nil); body != "hello\n" {
+			t.Errorf("RETR body = %q", body)
+		}
+		if _, body := get(t, d, "ftp://u:p@"+srv.Addr()+"/pub/sub/x.bin", nil); body != "\x00\x01\x02" {
+			t.Errorf("RETR as user body = %q", body)
+		}
+		resp, _ := get(t, d, "ftp://"+srv.Addr()+"/pub/", nil)
+		if resp.Kind != proto.KindDirectory || len(resp.Entries) != 2 {
+			t.Errorf("listing (MLSD %v) = %+v", mlsd, resp.Entries)
+		}
+		d.CloseIdleConnections()
+		if err := srv.Close(); err != nil {
+			t.Logf("close: %v", err)
+		}
+	}
+}
+
+func TestGopherServesMenusAndFiles(t *testing.T) {
+	fsys := fstest.MapFS{
+		"docs/readme.txt": {Data: []byte("line one\r\n.\r\n..two\r\n")},
+		"bin/data.bin":    {Data: []byte{0, 1, 2, 3}},
+	}
+	srv, err := StartGopher(fsys)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Close()
+	d := &gopher.Driver{}
+	resp, _ := get(t, d, "gopher://"+srv.Addr()+"/1", nil)
+	if resp.Kind != proto.KindDirectory {
+		t.Fatalf("root kind = %v", resp.Kind)
+	}
+	var dirs int
+	for _, e := range resp.Entries {
+		if e.ItemType == "1" {
+			dirs++
+		}
+	}
+	if dirs != 2 {
+		t.Errorf("root menu has %d menus, want 2: %+v", dirs, resp.Entries)
+	}
+	// The Gopher+ "+" view carries a length header: exact bytes, "." lines
+	// included.
+	if _, body := get(t, d, "gopher://"+srv.Addr()+"/0/docs/readme.txt%09%09+", nil); body != "line one\r\n.\r\n..two\r\n" {
+		t.Errorf("gopher+ text = %q", body)
+	}
+	if _, body := get(t, d, "gopher://"+srv.Addr()+"/9/bin/data.bin", nil); body != "\x00\x01\x02\x03" {
+		t.Errorf("binary = %q", body)
+	}
+	_, err = d.Fetch(context.Background(), uri.MustParse("gopher://"+srv.Addr()+"/0/nope"), nil)
+	if err == nil {
+		t.Errorf("missing selector: no error")
+	}
+}
