@@ -1,0 +1,161 @@
+package mirror
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"testing/fstest"
+	"time"
+
+	"github.com/spf13/afero"
+
+	"github.com/rfc1738/fetch/internal/localserver"
+	"github.com/rfc1738/fetch/proto"
+	"github.com/rfc1738/fetch/proto/ftp"
+	"github.com/rfc1738/fetch/proto/gopher"
+	"github.com/rfc1738/fetch/uri"
+)
+
+// drivers dispatches by scheme to real drivers, as fetch.Client does (the
+// safety layer is tested there).
+type drivers map[string]proto.Driver
+
+func (d drivers) Fetch(ctx context.Context, u *uri.URL, req *proto.Request) (*proto.Response, error) {
+	return d[u.Scheme].Fetch(ctx, u, req)
+}
+
+// trace counts the commands a driver sent.
+type trace struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (t *trace) Write(p []byte) (int, error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.buf.Write(p)
+}
+
+func (t *trace) commands(prefix string) int {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	n := 0
+	for _, l := range strings.Split(t.buf.String(), "\n") {
+		if strings.HasPrefix(l, "> "+prefix) {
+			n++
+		}
+	}
+	return n
+}
+
+func (t *trace) reset() { t.mu.Lock(); t.buf.Reset(); t.mu.Unlock() }
+
+func TestMirrorFTPEndToEnd(t *testing.T) {
+	mem := afero.NewMemMapFs()
+	want := map[string][]byte{}
+	add := func(p string, b []byte) {
+		afero.WriteFile(mem, "/arch/"+p, b, 0o644)
+		want[p] = b
+	}
+	for i := 0; i < 150; i++ {
+		add(fmt.Sprintf("many/f%04d.txt", i), []byte(fmt.Sprintf("file %d\n", i)))
+	}
+	add("with space.txt", []byte("spaced\n"))
+	add("empty.txt", nil)
+	add("a/b/c/deep.bin", bytes.Repeat([]byte{0, 0xff, '\r', '\n'}, 100000))
+	srv, err := localserver.StartFTP(mem, localserver.FTPOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Close()
+	drv := &ftp.Driver{}
+	defer drv.CloseIdleConnections()
+	tr := &trace{}
+	opts := Options{Jobs: 4, Request: proto.Request{Trace: tr, IdleTimeout: 10 * time.Second}}
+	dir := t.TempDir()
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	start := uri.MustParse("ftp://" + srv.Addr() + "/arch/")
+
+	s, err := Run(ctx, drivers{"ftp": drv}, start, dir, opts)
+	if err != nil || s.New != len(want) {
+		t.Fatalf("first run: %v, %+v", err, s)
+	}
+	for p, b := range want {
+		got, err := os.ReadFile(filepath.Join(dir, p))
+		if err != nil || !bytes.Equal(got, b) {
+			t.Errorf("%s differs from the source (%v)", p, err)
+		}
+	}
+	if n := tr.commands("RETR"); n != len(want) {
+		t.Errorf("first run sent %d RETR, want %d", n, len(want))
+	}
+
+	tr.reset()
+	s, err = Run(ctx, drivers{"ftp": drv}, start, dir, opts)
+	if err != nil || s.Unchanged != len(want) {
+		t.Fatalf("second run: %v, %+v", err, s)
+	}
+	if n := tr.commands("RETR"); n != 0 {
+		t.Errorf("second run sent %d RETR, want 0", n)
+	}
+
+	time.Sleep(1100 * time.Millisecond) // a new modification time
+	afero.WriteFile(mem, "/arch/many/f0042.txt", []byte("changed!\n"), 0o644)
+	tr.reset()
+	s, err = Run(ctx, drivers{"ftp": drv}, start, dir, opts)
+	if err != nil || s.Updated != 1 {
+		t.Fatalf("after a change: %v, %+v", err, s)
+	}
+	if n := tr.commands("RETR"); n != 1 {
+		t.Errorf("after one change sent %d RETR, want 1", n)
+	}
+	if got, _ := os.ReadFile(filepath.Join(dir, "many/f0042.txt")); string(got) != "changed!\n" {
+		t.Errorf("changed file = %q", got)
+	}
+}
+
+func TestMirrorGopherEndToEnd(t *testing.T) {
+	fsys := fstest.MapFS{
+		"hole/readme.txt":       {Data: []byte("top\r\n.\r\n..dots\r\n")},
+		"hole/sub/notes.txt":    {Data: []byte("notes\n")},
+		"hole/sub/deeper/x.bin": {Data: bytes.Repeat([]byte{1, 2, 3}, 50000)},
+		"other/outside.txt":     {Data: []byte("not below the start")},
+	}
+	srv, err := localserver.StartGopher(fsys)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Close()
+	dir := t.TempDir()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	s, err := Run(ctx, drivers{"gopher": &gopher.Driver{}}, uri.MustParse("gopher://"+srv.Addr()+"/1/hole"), dir, Options{Jobs: 2})
+	if err != nil || s.New != 3 {
+		t.Fatalf("gopher mirror: %v, %+v", err, s)
+	}
+	fs.WalkDir(fsys, "hole", func(p string, d fs.DirEntry, err error) error {
+		if d.IsDir() {
+			return nil
+		}
+		got, err := os.ReadFile(filepath.Join(dir, strings.TrimPrefix(p, "hole/")))
+		if err != nil || !bytes.Equal(got, fsys[p].Data) {
+			t.Errorf("%s differs (%v)", p, err)
+		}
+		return nil
+	})
+	for _, m := range []string{"gophermap", "sub/gophermap", "sub/deeper/gophermap"} {
+		if _, err := os.Stat(filepath.Join(dir, m)); err != nil {
+			t.Errorf("menu %s not kept: %v", m, err)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(dir, "outside.txt")); err == nil {
+		t.Errorf("an item outside the starting selector was mirrored")
+	}
+}
