@@ -129,7 +129,7 @@ func parseHeader(block string) header {
 			continue
 		}
 		name, value, ok := strings.Cut(line, ":")
-		if !ok || name == "" || strings.ContainsAny(name, " \t") {
+		if !ok || !fieldName(name) {
 			last = ""
 			continue
 		}
@@ -142,6 +142,20 @@ func parseHeader(block string) header {
 		last = key
 	}
 	return h
+}
+
+// fieldName reports whether s is a header field name: one or more
+// printable US-ASCII characters other than ":" (RFC 5322 section 2.2).
+func fieldName(s string) bool {
+	if s == "" {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if s[i] < 33 || s[i] > 126 {
+			return false
+		}
+	}
+	return true
 }
 
 // overviewFromHeader builds the summary of article n from its headers

@@ -76,6 +76,10 @@ func TestParseHeader(t *testing.T) {
 		// continuation after junk belongs to nothing.
 		{"subject: one\nSUBJECT: two\njunk line\n more\nbad name: v\nX:\n",
 			header{"Subject": "one", "X": ""}},
+		// RFC 5322 section 2.2: field names are printable ASCII; a name
+		// with a control byte (here a lone CR) is no field (found by
+		// FuzzParseReplies).
+		{"0\r: v\nX\x01: w\nOk: y\n", header{"Ok": "y"}},
 		{"", header{}},
 		{"\nSubject: after the blank line\n", header{}},
 	}
