@@ -16,8 +16,9 @@
 //	encoded-crlf           error    %0D or %0A in a component written on a line protocol
 //	                                (see Components); never lifted
 //	encoded-nul            error    %00 in such a component; never lifted
-//	encoded-tab            error    %09 in an ftp, nntp or news argument, or a third %09 of a
-//	                                gopher-path (it lands in the gopher+ string)
+//	encoded-tab            error    %09 in an ftp, nntp or news argument (and in the path of a
+//	                                file URL for another host), or a third %09 of a gopher-path,
+//	                                which lands in the gopher+ string (except in a +ASK form)
 //	port-other-protocol    error    the port belongs to another protocol (Ports) and is not the
 //	                                scheme's default
 //	port-reserved          warning  another non-default port below 1024

@@ -86,6 +86,7 @@ type Finding struct {
 	Message string `json:"message"`
 }
 
+// String formats the finding on one line: "error encoded-crlf (ftp name): ...".
 func (f Finding) String() string {
 	return f.Level.String() + " " + f.Rule + " (" + f.Component + "): " + f.Message
 }

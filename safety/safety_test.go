@@ -181,6 +181,9 @@ var checkTests = []struct {
 	{in: "http://h/a b", want: []string{"warning unsafe-character path"}, has: []string{"' ' (space, %20) at offset 10"}},
 	{in: "http://h/~u/", want: []string{"warning unsafe-character path"}, has: []string{"'~' (%7E)"}},
 	{in: "http://h/a#b#c", want: []string{"warning unsafe-character fragment"}, has: []string{"'#' (%23) at offset 12"}},
+	{in: "http://h:/a b", want: []string{"warning unsafe-character path"}, has: []string{"offset 11"}},     // an empty port as written
+	{in: "http://[::1]:/a b", want: []string{"warning unsafe-character path"}, has: []string{"offset 15"}}, // seed 001 section 4.3.1: port = *digit
+	{in: "ftp://u:pw@[::1]:/a%0A", want: []string{"error encoded-crlf ftp name", "warning password-in-url password"}, has: []string{"offset 19"}},
 	{in: "http://h/x?a|b", want: []string{"warning unsafe-character query"}},
 	{in: "http://h/{}|\\^[]`<>\"", want: []string{"warning unsafe-character path"}, has: []string{"6 more"}},
 	{in: "http://h/a b c", want: []string{"warning unsafe-character path"}, has: []string{"(2 in all)"}},
@@ -516,7 +519,11 @@ func TestLevel(t *testing.T) {
 	if err := l.UnmarshalText([]byte("fatal")); err == nil {
 		t.Error(`UnmarshalText("fatal") succeeded`)
 	}
-	b, err := json.Marshal(Finding{Rule: RuleEncodedCRLF, Level: Error, Component: "ftp name", Message: "m"})
+	f := Finding{Rule: RuleEncodedCRLF, Level: Error, Component: "ftp name", Message: "m"}
+	if got, want := f.String(), "error encoded-crlf (ftp name): m"; got != want {
+		t.Errorf("Finding.String() = %q, want %q", got, want)
+	}
+	b, err := json.Marshal(f)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -547,8 +554,8 @@ func TestAskForm(t *testing.T) {
 		{"+", false},
 		{"", false},
 	} {
-		if got := askForm(tt.in); got != tt.want {
-			t.Errorf("askForm(%q) = %v, want %v", tt.in, got, tt.want)
+		if got := IsAskForm(tt.in); got != tt.want {
+			t.Errorf("IsAskForm(%q) = %v, want %v", tt.in, got, tt.want)
 		}
 	}
 }

@@ -169,6 +169,13 @@ func splitTab(p string, n int) []string {
 	return append(fields, p)
 }
 
+// IsAskForm reports whether plus, a decoded gopher+ string (the Plus of
+// uri.GopherPath), is a filled Gopher+ +ASK form exactly as RFC 1738 section
+// 3.4 writes it, the only gopher+ string in which Check accepts CR, LF and
+// TAB. A gopher driver uses it to decide whether it may write the string's
+// CR/LF as they are; any other argument with CR or LF is refused at the wire.
+func IsAskForm(plus string) bool { return askForm(plus) }
+
 // askForm reports whether the decoded gopher+ string is a filled Gopher+
 // +ASK form exactly as RFC 1738 section 3.4 writes it:
 //
