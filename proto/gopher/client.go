@@ -128,7 +128,8 @@ func (c *conn) tracef(format string, args ...any) {
 // without consuming it, reading no more than needed and at most limit
 // bytes. At the end of the stream it returns what there is with io.EOF.
 func peekLine(br *bufio.Reader, limit int) ([]byte, error) {
-	for n := 1; ; n++ {
+	n := 1
+	for {
 		p, err := br.Peek(n)
 		if i := bytes.IndexByte(p, '\n'); i >= 0 {
 			return p[:i+1], nil
@@ -139,7 +140,13 @@ func peekLine(br *bufio.Reader, limit int) ([]byte, error) {
 		if len(p) >= limit {
 			return p, bufio.ErrBufferFull
 		}
-		n = max(n, br.Buffered())
+		// Look at everything already buffered before waiting for more.
+		if b := br.Buffered(); b > n {
+			n = b
+		} else {
+			n++
+		}
+		n = min(n, limit)
 	}
 }
 
