@@ -232,7 +232,7 @@ func parseUnixLine(line string, now time.Time) (proto.Entry, bool) {
 	// Find the month: it follows the size, which follows the owner (and
 	// perhaps a group) after the link count.
 	m := -1
-	for i := 3; i+2 < len(fs) && i <= 5; i++ {
+	for i := 3; i+2 < len(fs) && i <= 6; i++ {
 		if _, ok := months[strings.ToLower(fs[i].s)]; ok && len(fs[i].s) == 3 {
 			m = i
 			break
@@ -246,12 +246,18 @@ func parseUnixLine(line string, now time.Time) (proto.Entry, bool) {
 		return proto.Entry{}, false
 	}
 	e := proto.Entry{Type: typ, Size: -1, ModTime: t}
-	if typ != proto.EntryOther {
+	sizeAt := m - 1
+	if typ == proto.EntryOther && m >= 5 && strings.HasSuffix(fs[m-2].s, ",") {
+		sizeAt = m - 2 // "major, minor"
+	} else if typ != proto.EntryOther {
 		n, err := strconv.ParseInt(fs[m-1].s, 10, 64)
 		if err != nil || n < 0 {
 			return proto.Entry{}, false
 		}
 		e.Size = n
+	}
+	if sizeAt < 3 || sizeAt > 4 {
+		return proto.Entry{}, false
 	}
 	end := fs[m+2].end
 	if end+1 >= len(line) {
@@ -268,7 +274,7 @@ func parseUnixLine(line string, now time.Time) (proto.Entry, bool) {
 	}
 	setExtra(&e, "perm", perm)
 	setExtra(&e, "owner", fs[2].s)
-	if m == 5 {
+	if sizeAt == 4 {
 		setExtra(&e, "group", fs[3].s)
 	}
 	return e, true

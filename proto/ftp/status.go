@@ -143,10 +143,15 @@ func classify(verb string, te *textproto.Error) error {
 }
 
 // permissionText reports whether a 550 reply's text says the file exists
-// but may not be read.
+// but may not be read. Text that speaks of absence wins.
 func permissionText(msg string) bool {
 	m := strings.ToLower(msg)
-	for _, w := range []string{"permission", "denied", "access", "not allowed", "forbidden"} {
+	for _, w := range []string{"no such", "not exist", "not found", "doesn't exist"} {
+		if strings.Contains(m, w) {
+			return false
+		}
+	}
+	for _, w := range []string{"permission", "denied", "not allowed", "forbidden", "not authorized", "not authorised"} {
 		if strings.Contains(m, w) {
 			return true
 		}
