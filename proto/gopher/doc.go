@@ -22,10 +22,14 @@
 //
 // Where this package deviates from, or chooses among, the documents:
 //
-//   - Servers differ in how data ends. A "." line ends text and menus when
-//     it is sent and is removed; a server that just closes the connection
-//     (pygopherd) ends them as well. Lines starting with ".." lose one dot
-//     in text (type 0) whether or not the server sent the "." line.
+//   - Servers differ in how data ends. RFC 1436 servers end text (type 0)
+//     and menus with a "." line and close; others (pygopherd) send files raw
+//     and just close. A "." line ends a menu. In text it ends the data when
+//     the stream ends with it; when more data follows, the server is of the
+//     second kind: the "." line is data and nothing after it is unstuffed.
+//     Lines starting with ".." before that point lose one dot. A server that
+//     sends the "." line and then neither closes nor sends is waited for
+//     until the idle timeout, after which the text ends normally.
 //   - A Gopher+ response header is recognized only when a gopher+_string
 //     was sent; a server that ignores the gopher+_string and answers
 //     without a header is read as a plain gopher server.

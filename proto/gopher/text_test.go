@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"io"
+	"os"
 	"strings"
 	"testing"
 	"testing/iotest"
@@ -24,7 +25,10 @@ var textTests = []struct {
 	{"dot CR at end of stream", "hello\r\n.\r", "hello\r\n"},
 	{"unstuffed", "..hidden\r\n...three\r\n.\r\n", ".hidden\r\n..three\r\n"},
 	{"unstuffed without dot", "a\n..b\n", "a\n.b\n"},
-	{"single dot line mid text is the end", "a\r\n.\r\nafter\r\n", "a\r\n"},
+	// A "." line with data after it: a server that sends files raw
+	// (pygopherd); the rest, ".." included, is data.
+	{"dot line followed by data", "a\r\n.\r\n..after\r\n", "a\r\n.\r\n..after\r\n"},
+	{"raw text ending in a dot line", "a\n.\n..b\n.\n", "a\n.\n..b\n"},
 	{"dot followed by text kept", ".profile\r\n", ".profile\r\n"},
 	{"dot not at line start", "a.\r\n b .\r\n", "a.\r\n b .\r\n"},
 	{"empty", "", ""},
@@ -66,12 +70,26 @@ func TestTextReaderLongLines(t *testing.T) {
 	}
 }
 
-// TestDotReaderNoUnstuff: a "+-1" Gopher+ binary is cut at its "." line
-// but keeps its "..".
-func TestDotReaderNoUnstuff(t *testing.T) {
+// TestDotReaderStrict: "+-1" Gopher+ data ends at its first "." line
+// (gopherplus.txt section 2.3); a binary keeps its "..".
+func TestDotReaderStrict(t *testing.T) {
 	got, err := io.ReadAll(newDotReader(strings.NewReader("..a\r\nb\r\n.\r\nc"), false))
 	if err != nil || string(got) != "..a\r\nb\r\n" {
 		t.Errorf("newDotReader(unstuff=false) = %q, %v", got, err)
+	}
+	got, err = io.ReadAll(newDotReader(strings.NewReader("..a\r\n.\r\nafter\r\n"), true))
+	if err != nil || string(got) != ".a\r\n" {
+		t.Errorf("newDotReader(unstuff=true) = %q, %v", got, err)
+	}
+}
+
+// TestTextReaderDotThenSilence: a "." line after which the server neither
+// sends nor closes ends the text when the wait fails (the idle timeout).
+func TestTextReaderDotThenSilence(t *testing.T) {
+	r := NewTextReader(io.MultiReader(strings.NewReader("a\r\n.\r\n"), iotest.ErrReader(os.ErrDeadlineExceeded)))
+	got, err := io.ReadAll(r)
+	if err != nil || string(got) != "a\r\n" {
+		t.Errorf("got %q, %v; want \"a\\r\\n\", nil", got, err)
 	}
 }
 
