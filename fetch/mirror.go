@@ -56,6 +56,9 @@ func (c *Client) Mirror(ctx context.Context, rawURL, dir string, opts MirrorOpti
 		return &MirrorSummary{Source: u.Redacted(), Target: dir}, &Error{Op: "mirror", URL: u.Redacted(), Err: err}
 	}
 	sum, err := mirror.Run(ctx, &mirrorFetcher{c: c, start: u}, u, dir, opts)
+	if errors.Is(err, mirror.ErrUnsupported) {
+		err = fmt.Errorf("%w: %w", ErrUnsupportedScheme, err)
+	}
 	var fe *Error
 	if err != nil && ctx.Err() == nil && !errors.Is(err, mirror.ErrPartial) && !errors.As(err, &fe) {
 		err = &Error{Op: "mirror", URL: u.Redacted(), Err: err}

@@ -1,0 +1,218 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"path"
+	"sort"
+	"sync"
+
+	"github.com/spf13/cobra"
+	"github.com/vbauerster/mpb/v8"
+	"github.com/vbauerster/mpb/v8/decor"
+
+	"github.com/rfc1738/fetch/fetch"
+)
+
+// mirrorOptions are the flags of "fetch mirror". The connection flags are
+// those of "fetch get", so the client is built the same way.
+type mirrorOptions struct {
+	get              getOptions
+	url, dir         string
+	jobs             int
+	delete, dryRun   bool
+	include, exclude []string
+}
+
+func newMirrorCmd(e *env) *cobra.Command {
+	o := &mirrorOptions{}
+	cmd := &cobra.Command{
+		Use:   "mirror [flags] URL DIR",
+		Short: "Mirror an FTP tree, gopher hole or HTTP index into DIR",
+		Long: `Mirror the FTP directory, gopher menu or HTTP index page at URL, and everything
+below it on the same host and port, into DIR.
+
+Runs are incremental: a file whose size and modification time match the last
+run (recorded in DIR/.fetch/manifest.json with its SHA-256) is not fetched
+again. Files are written to DIR/.fetch/partial and renamed into place when
+complete, so no file ever stands partial under its final name; a run that was
+interrupted (Ctrl-C, or killed) resumes its partial files next time when the
+remote file is unchanged. Remote names with "/", "..", control characters or an
+absolute form are skipped and named in the report; nothing is written outside
+DIR and local symbolic links are never followed out of it.
+
+Gopher menus are kept as DIR/.../gophermap so the hole can be browsed offline.
+FTP files are fetched byte-exact (TYPE I) unless URL ends in ;type=a.`,
+		Example: `  fetch mirror -j 8 ftp://127.0.0.1:2121/pub/ ./pub
+  fetch mirror --exclude '*.iso' --delete ftp://ftp.example.org/pub/ ./mirror
+  fetch mirror gopher://127.0.0.1:7070/1/ ./hole
+  fetch mirror --dry-run --json http://127.0.0.1:8080/dir/ ./dir`,
+		Args: exactArgs(2),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			o.url, o.dir = args[0], args[1]
+			return runMirror(cmd.Context(), o, e)
+		},
+	}
+	f := cmd.Flags()
+	f.SortFlags = false
+	f.IntVarP(&o.jobs, "jobs", "j", 4, "parallel transfers (each FTP worker keeps its own connection)")
+	f.BoolVar(&o.delete, "delete", false, "delete local files that are no longer on the remote side")
+	f.StringArrayVar(&o.include, "include", nil, "mirror only files matching `GLOB` (repeatable)")
+	f.StringArrayVar(&o.exclude, "exclude", nil, "skip files and directories matching `GLOB` (repeatable)")
+	f.BoolVarP(&o.dryRun, "dry-run", "n", false, "report what would be done; write nothing")
+	f.BoolVar(&o.get.json, "json", false, "print the report as JSON")
+	f.BoolVarP(&o.get.verbose, "verbose", "v", false, "trace the protocol on stderr and list every entry")
+	f.BoolVarP(&o.get.silent, "silent", "s", false, "no progress bars")
+	f.Var((*seconds)(&o.get.connectTimeout), "connect-timeout", "give up connecting after `SECONDS`")
+	f.Var((*seconds)(&o.get.maxTime), "max-time", "give up each transfer after `SECONDS`")
+	f.IntSliceVar(&o.get.allowPorts, "allow-port", nil, "lift the port rules for `PORT` (repeatable)")
+	f.BoolVar(&o.get.denyPrivate, "deny-private", false, "refuse loopback, private and link-local addresses")
+	f.StringVar(&o.get.email, "email", "", "`ADDRESS` sent as the anonymous FTP password (default $FETCH_EMAIL)")
+	f.BoolVar(&o.get.netrc, "netrc", false, "look up passwords in ~/.netrc")
+	f.StringVar(&o.get.netrcFile, "netrc-file", "", "look up passwords in `FILE`")
+	return cmd
+}
+
+func runMirror(ctx context.Context, o *mirrorOptions, e *env) error {
+	if o.jobs < 1 || o.jobs > 64 {
+		return flagErrorf("--jobs %d: want 1 to 64", o.jobs)
+	}
+	for _, g := range append(append([]string(nil), o.include...), o.exclude...) {
+		if _, err := matchGlob(g); err != nil {
+			return flagErrorf("bad glob %q: %v", g, err)
+		}
+	}
+	red := newRedactor([]string{o.url})
+	c := o.get.client(e, red)
+	defer c.CloseIdleConnections()
+	o.get.warnAllowPorts(e)
+	opts := fetch.MirrorOptions{
+		Jobs: o.jobs, Delete: o.delete, DryRun: o.dryRun,
+		Include: o.include, Exclude: o.exclude,
+	}
+	bars := newMirrorBars(ctx, e, o)
+	opts.Progress = bars.event
+	sum, err := c.Mirror(ctx, o.url, o.dir, opts)
+	bars.wait()
+	ran := err == nil || errors.Is(err, fetch.ErrMirrorPartial) || ctx.Err() != nil
+	if ran {
+		if perr := printMirror(e.out, sum, o); perr != nil && err == nil {
+			err = perr
+		}
+	}
+	if err == nil {
+		return nil
+	}
+	if errors.Is(err, fetch.ErrMirrorPartial) {
+		fmt.Fprintf(e.err, "fetch: mirror: %d entries failed\n", sum.Failed)
+		return &exitError{code: fetch.ExitPartial}
+	}
+	return err
+}
+
+// matchGlob checks a glob's syntax with path.Match, the mirror's matcher.
+func matchGlob(g string) (bool, error) { return path.Match(g, "x") }
+
+// printMirror writes the report: JSON, or for people the entries worth a
+// look (all of them with -v) and a summary line.
+func printMirror(w io.Writer, s *fetch.MirrorSummary, o *mirrorOptions) error {
+	if s == nil {
+		return nil
+	}
+	sort.Slice(s.Entries, func(i, j int) bool { return s.Entries[i].Path < s.Entries[j].Path })
+	if o.get.json {
+		enc := json.NewEncoder(w)
+		enc.SetIndent("", "  ")
+		return enc.Encode(s)
+	}
+	for _, en := range s.Entries {
+		quiet := en.Status == "new" || en.Status == "updated" || en.Status == "unchanged"
+		if quiet && !o.get.verbose {
+			continue
+		}
+		line := fmt.Sprintf("%-9s %s", en.Status, clean(en.Path))
+		if en.Reason != "" {
+			line += ": " + clean(en.Reason)
+		}
+		fmt.Fprintln(w, line)
+	}
+	dry := ""
+	if s.DryRun {
+		dry = " (dry run: nothing written)"
+	}
+	_, err := fmt.Fprintf(w, "new %d, updated %d, unchanged %d, skipped %d, failed %d, deleted %d; %s in %.2f s%s\n",
+		s.New, s.Updated, s.Unchanged, s.Skipped, s.Failed, s.Deleted, byteCount(s.Bytes), s.Duration.Seconds(), dry)
+	return err
+}
+
+func byteCount(n int64) string {
+	switch {
+	case n >= 1<<30:
+		return fmt.Sprintf("%.1f GiB", float64(n)/(1<<30))
+	case n >= 1<<20:
+		return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20))
+	case n >= 1<<10:
+		return fmt.Sprintf("%.1f KiB", float64(n)/(1<<10))
+	}
+	return fmt.Sprintf("%d bytes", n)
+}
+
+// mirrorBars draws an overall bar and one bar per worker on stderr, only
+// when stderr is a terminal and neither -s nor -v is given.
+type mirrorBars struct {
+	mu      sync.Mutex
+	p       *mpb.Progress
+	total   *mpb.Bar
+	workers map[int]*mpb.Bar
+	files   int64
+}
+
+func newMirrorBars(ctx context.Context, e *env, o *mirrorOptions) *mirrorBars {
+	b := &mirrorBars{workers: map[int]*mpb.Bar{}}
+	if o.get.silent || o.get.verbose || o.get.json || !e.stderrTTY {
+		return b
+	}
+	b.p = mpb.NewWithContext(ctx, mpb.WithOutput(e.err), mpb.WithAutoRefresh(), mpb.WithWidth(30))
+	b.total = b.p.AddBar(0,
+		mpb.PrependDecorators(decor.Name("files", decor.WCSyncSpaceR), decor.CurrentNoUnit("%d done", decor.WCSyncSpace)),
+		mpb.BarPriority(-1))
+	for i := 0; i < o.jobs; i++ {
+		b.workers[i] = b.p.AddBar(0,
+			mpb.PrependDecorators(decor.Name(fmt.Sprintf("worker %d", i+1), decor.WCSyncSpaceR)),
+			mpb.AppendDecorators(decor.CountersKibiByte("% .1f / % .1f", decor.WCSyncSpace)))
+	}
+	return b
+}
+
+func (b *mirrorBars) event(ev fetch.MirrorEvent) {
+	if b.p == nil {
+		return
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	bar := b.workers[ev.Worker]
+	if bar == nil {
+		return
+	}
+	bar.SetTotal(max(ev.Size, ev.Bytes), false)
+	bar.SetCurrent(ev.Bytes)
+	if ev.Done {
+		b.files++
+		b.total.SetTotal(b.files+1, false)
+		b.total.SetCurrent(b.files)
+	}
+}
+
+func (b *mirrorBars) wait() {
+	if b.p == nil {
+		return
+	}
+	for _, bar := range b.workers {
+		bar.Abort(true)
+	}
+	b.total.Abort(true)
+	b.p.Wait()
+}
