@@ -42,7 +42,7 @@ func TestClassify(t *testing.T) {
 func TestCommandError(t *testing.T) {
 	te := &textproto.Error{Code: 550, Msg: "Failed to change directory."}
 	err := cmdError("CWD (null argument)", te, nil)
-	if got, want := err.Error(), "ftp: CWD (null argument): 550 Failed to change directory."; got != want {
+	if got, want := err.Error(), "ftp: CWD (null argument): "+te.Error(); got != want {
 		t.Errorf("Error() = %q, want %q", got, want)
 	}
 	if !errors.Is(err, proto.ErrNotFound) {
