@@ -14,13 +14,15 @@ set -euo pipefail
 
 die() { printf 'fixtures: %s\n' "$*" >&2; exit 1; }
 [ $# -eq 1 ] || die "usage: fixtures.sh DIR"
-command -v python3 >/dev/null 2>&1 || die "python3 is required"
+# Debian's interpreter when present, not a shim that comes first on PATH.
+python=/usr/bin/python3
+[ -x "$python" ] || python=$(command -v python3) || die "python3 is required"
 
 dir=$1
 mkdir -p -- "$dir"
 dir=$(cd -- "$dir" && pwd -P)
 
-python3 - "$dir" <<'PY'
+"$python" - "$dir" <<'PY'
 import hashlib
 import os
 import shutil
@@ -43,9 +45,19 @@ def stream(label, n):
     return bytes(out[:n])
 
 
+made = set()
+
+
+def parent(path):
+    d = os.path.dirname(path)
+    if d not in made:
+        os.makedirs(d, mode=0o755, exist_ok=True)
+        made.add(d)
+
+
 def write(rel, data, mode=0o644):
     path = os.path.join(root, rel)
-    os.makedirs(os.path.dirname(path), mode=0o755, exist_ok=True)
+    parent(path)
     if isinstance(data, str):
         data = data.encode()
     # Replace, never append: a re-run must give the same bytes.
@@ -53,7 +65,17 @@ def write(rel, data, mode=0o644):
         shutil.rmtree(path) if os.path.isdir(path) else os.remove(path)
     with open(path, "wb") as f:
         f.write(data)
-    os.chmod(path, mode)
+    if mode != 0o644 or os.stat(path).st_mode & 0o7777 != 0o644:
+        os.chmod(path, mode)
+
+
+def link(rel, source):
+    """rel as a hard link to the already written source (same bytes, less I/O)."""
+    path = os.path.join(root, rel)
+    parent(path)
+    if os.path.lexists(path):
+        shutil.rmtree(path) if os.path.isdir(path) and not os.path.islink(path) else os.remove(path)
+    os.link(os.path.join(root, source), path)
 
 
 def mkdir(rel, mode=0o755):
@@ -114,7 +136,7 @@ symlink("ftp/pub/link-to-hello.txt", "hello.txt")
 # ---------------------------------------------------------------- www
 write("www/hello.txt", "Hello, world!\n")
 write("www/lines.txt", LINES)
-write("www/bin5m.bin", BIN5M)
+link("www/bin5m.bin", "ftp/pub/bin5m.bin")
 write("www/with space.txt", "a file whose name has a space\n")
 write("www/empty.txt", "")
 write("www/page.html", "<!DOCTYPE html>\n<html><head><title>fetch test page</title></head>\n"
@@ -140,8 +162,8 @@ write("gopher/about.txt.abstract", "A short description of this gopher server.\n
 write("gopher/text.txt", TEXT)
 write("gopher/text.txt.abstract", "Text with dot lines, for unstuffing tests.\n")
 write("gopher/lines.txt", LINES)
-write("gopher/bin5m.bin", BIN5M)
-write("gopher/small.bin", SMALLBIN)
+link("gopher/bin5m.bin", "ftp/pub/bin5m.bin")
+link("gopher/small.bin", "ftp/pub/small.bin")
 write("gopher/empty.txt", "")
 write("gopher/with space.txt", "a file whose name has a space\n")
 write("gopher/dir/.abstract", "A directory with nested menus.\n")
