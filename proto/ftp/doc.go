@@ -1,0 +1,80 @@
+// Package ftp is the driver for ftp URLs (RFC 1738 section 3.2), built on
+// github.com/jlaffaye/ftp for the protocol (RFC 959, with FEAT of RFC 2389,
+// EPSV of RFC 2428, and SIZE, MDTM, REST and MLSD of RFC 3659).
+//
+// # Commands
+//
+// The url-path <cwd1>/.../<cwdN>/<name>;type=<typecode> is carried out as
+// RFC 1738 section 3.2.2 says. After the login (USER, PASS, then FEAT and
+// TYPE I, which the library sends, and PWD, to know the login directory),
+// each cwd segment, decoded, is one CWD; "%2F" inside a segment stays in
+// that segment's argument, so /%2Fetc/motd sends "CWD /etc". Then:
+//
+//	name, ;type=i     TYPE I, SIZE name, MDTM name, EPSV, RETR name
+//	name, ;type=a     TYPE A, MDTM name, EPSV, RETR name  (CRLF -> LF)
+//	name, no typecode TYPE by the name (see below), then as above
+//	;type=d           EPSV, NLST name (NLST alone for an empty name)
+//	empty name        EPSV, MLSD when FEAT lists MLST, else LIST
+//
+// MDTM is sent only when FEAT lists it; SIZE and MDTM are left out when
+// Options["ftp-stat"] is "0" (a mirror that knows both from the listing).
+// A data connection is opened with EPSV, and with PASV when the server
+// refuses EPSV; REST n comes between EPSV and RETR when Request.Offset is
+// n > 0.
+//
+// Options["ftp-method"] chooses curl's alternatives: "multicwd" (the
+// default, as above), "singlecwd" (one CWD with the segments joined by
+// "/"; leading empty segments make it absolute) and "nocwd" (no CWD; RETR,
+// NLST or LIST get the whole path).
+//
+// Without a typecode the transfer type is guessed from the name, and is
+// binary when unsure: only names that are text by long convention (README,
+// INDEX, ls-lR, *.txt, ...; the table is in guess.go) are fetched as TYPE A.
+// Options["ftp-binary"] = "1" turns the guess off, and a resumed transfer
+// is always binary. TYPE A data is converted to local line ends (CRLF to
+// LF; nothing on Windows) and its Size is -1, since SIZE counts stored
+// bytes.
+//
+// # Login
+//
+// No user in the URL: "anonymous" with Options["email"] (default
+// "anonymous@") as the password. A user without a password: the .netrc
+// file named by Options["netrc"], else a password typed earlier for the
+// same server and user on this Driver, else Request.Prompt (no echo),
+// else an error wrapping proto.ErrLogin. The password is found before
+// connecting, not when the server asks for it, so that one prompt serves
+// every URL of a server.
+//
+// # Replies and errors
+//
+// Every refusal is a *CommandError naming the command (password hidden, a
+// null argument shown as "(null argument)") and keeping the server's
+// *textproto.Error; 530 wraps proto.ErrLogin, 550 proto.ErrNotFound (or
+// proto.ErrPermission when its text says so), 553 proto.ErrPermission. A
+// reply line over Driver.MaxReplyLine bytes, or a reply that never ends,
+// is a *proto.ProtocolError. A transfer cut short (an error reply after
+// the data, or fewer bytes than SIZE announced) makes the body's Read fail:
+// a truncated file never looks complete.
+//
+// # Connections
+//
+// Every connection is dialled with Request.DialContext, so the request's
+// dialer, timeouts and address policy apply, and every read and write has
+// the idle deadline. The address in a PASV reply is ignored: data
+// connections go to the control connection's peer (RFC 2577 section 3).
+// Control connections are kept per server, user and password, and reused
+// after an absolute CWD to the directory PWD reported at login (RFC 1738
+// section 3.2.5); a connection whose PWD gave nothing usable is not reused.
+// Request.Trace receives "> command" and "< reply" lines (PASS shown as
+// "PASS ****") and "* note" lines for what the driver decides on its own.
+//
+// # Deviations
+//
+// RFC 1738 asks for "a CWD command with a null argument" for an empty
+// segment; it is sent as "CWD" followed by a space and nothing (the
+// library's form). Servers differ on what it means, and many refuse it: a
+// refusal does not end the retrieval (the client stays where it was, which
+// is the most plausible meaning), but is noted in the trace and in
+// Response.Info["warnings"]. Active mode (PORT/EPRT) is not offered. The
+// library's OPTS UTF8 ON is not sent: names are octets.
+package ftp
