@@ -58,8 +58,12 @@ var cmdNames = map[byte]string{
 	cmdIAC: "IAC",
 }
 
+// optNames names options in the trace (the ones this client uses, and the
+// others telnetd offers, from the IANA telnet options registry).
 var optNames = map[byte]string{
-	optBinary: "BINARY", optEcho: "ECHO", optSGA: "SGA", optTTYPE: "TTYPE", optNAWS: "NAWS",
+	optBinary: "BINARY", optEcho: "ECHO", optSGA: "SGA", 5: "STATUS", 6: "TIMING-MARK",
+	optTTYPE: "TTYPE", optNAWS: "NAWS", 32: "TSPEED", 33: "LFLOW", 34: "LINEMODE",
+	35: "XDISPLOC", 36: "ENVIRON", 37: "AUTHENTICATION", 38: "ENCRYPT", 39: "NEW-ENVIRON",
 }
 
 func optName(o byte) string {
