@@ -17,7 +17,7 @@ import (
 	"github.com/rfc1738/fetch/uri"
 )
 
-// fakeTerm is a Terminal in memory: keys are typed with type_, output is
+// fakeTerm is a Terminal in memory: keys are typed with press, output is
 // collected, and every mode change is counted.
 type fakeTerm struct {
 	keys chan []byte
@@ -39,7 +39,7 @@ func newFakeTerm() *fakeTerm {
 	return &fakeTerm{keys: make(chan []byte, 16), wake: make(chan struct{}, 1), typ: "xterm", w: 80, h: 24}
 }
 
-func (f *fakeTerm) type_(s string) { f.keys <- []byte(s) }
+func (f *fakeTerm) press(s string) { f.keys <- []byte(s) }
 
 func (f *fakeTerm) Read(p []byte) (int, error) {
 	for {
@@ -221,16 +221,16 @@ func TestSession(t *testing.T) {
 
 	p.send(cat([]byte("welcome\r\n"), iac(cmdNOP), []byte("login: "))...)
 	term.waitOutput(t, "welcome\r\nlogin: ")
-	term.type_("guest\r")
+	term.press("guest\r")
 	p.expectString("guest\r\n") // typed by the person, not from the URL
 	p.send(cat([]byte("guest\r\n"), iac(cmdDM), iac(cmdNOP), []byte("$ "))...)
 	term.waitOutput(t, "login: guest\r\n$ ")
-	term.type_("echo \xff\r")
+	term.press("echo \xff\r")
 	p.expect(cat([]byte("echo "), iac(cmdIAC), []byte("\r\n"))...) // 255 doubled
 	p.send(cat([]byte("echo "), iac(cmdIAC), []byte("\r\n"), iac(cmdIAC), []byte("\r\n$ "))...)
 	term.waitOutput(t, "echo \xff\r\n\xff\r\n$ ")
 
-	term.type_("ls\x1dnot sent")
+	term.press("ls\x1dnot sent")
 	p.expectString("ls")
 	p.expectEOF()
 	o := wait(t, done)
@@ -263,19 +263,19 @@ func TestSessionLocalEcho(t *testing.T) {
 	p := newPeer(t)
 	term := newFakeTerm()
 	done := start(t, t.Context(), p, "telnet://"+p.addr(), nil, term, nil)
-	term.type_("ab\r")
+	term.press("ab\r")
 	p.expectString("ab\r\n")
 	term.waitOutput(t, "ab\r\n")
 	p.send(cat(iac(cmdWILL, optEcho))...)
 	p.expect(iac(cmdDO, optEcho)...)
-	term.type_("cd")
+	term.press("cd")
 	p.expectString("cd")
 	p.send('!')
 	term.waitOutput(t, "ab\r\n!")
 	if strings.Contains(term.output(), "cd") {
 		t.Errorf("output %q: local echo while the server echoes", term.output())
 	}
-	term.type_("\x1d")
+	term.press("\x1d")
 	if o := wait(t, done); o.err != nil {
 		t.Fatalf("Interactive = %v", o.err)
 	}
@@ -307,7 +307,7 @@ func TestSessionResize(t *testing.T) {
 	p.expect(cat(iac(cmdWILL, optNAWS), iac(cmdSB, optNAWS, 0, 80, 0, 24, cmdIAC, cmdSE))...)
 	term.resize(132, 255)
 	p.expect(iac(cmdSB, optNAWS, 0, 132, 0, 255, 255, cmdIAC, cmdSE)...)
-	term.type_("\x1d")
+	term.press("\x1d")
 	if o := wait(t, done); o.err != nil {
 		t.Fatalf("Interactive = %v", o.err)
 	}
@@ -360,7 +360,7 @@ func TestSessionIdle(t *testing.T) {
 	time.Sleep(200 * time.Millisecond)
 	p.sendString("still here")
 	term.waitOutput(t, "still here")
-	term.type_("\x1d")
+	term.press("\x1d")
 	if o := wait(t, done); o.err != nil {
 		t.Fatalf("Interactive = %v", o.err)
 	}
