@@ -117,13 +117,17 @@ func ExitCode(err error) int {
 }
 
 // isNetwork reports a failure to reach the server or to keep talking to it.
+// (net.Error alone is not enough: every syscall.Errno implements it.)
 func isNetwork(err error) bool {
 	var (
 		ne net.Error
+		oe *net.OpError
+		de *net.DNSError
 		pe *proto.ProtocolError
 		ce *tls.CertificateVerificationError
 	)
-	return errors.As(err, &ne) || errors.As(err, &pe) || errors.As(err, &ce) ||
+	return errors.As(err, &oe) || errors.As(err, &de) || errors.As(err, &pe) || errors.As(err, &ce) ||
+		errors.As(err, &ne) && ne.Timeout() ||
 		errors.Is(err, context.DeadlineExceeded) || errors.Is(err, os.ErrDeadlineExceeded) ||
 		errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, net.ErrClosed) ||
 		errors.Is(err, syscall.ECONNRESET) || errors.Is(err, syscall.ECONNREFUSED) ||

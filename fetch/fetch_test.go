@@ -8,9 +8,11 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"strings"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"testing"
 	"time"
 
@@ -451,6 +453,8 @@ func TestExitCode(t *testing.T) {
 		{proto.ErrNoAccessMethod, ExitNoAccess},
 		{ErrUnsupportedScheme, ExitNoAccess},
 		{&RedirectError{}, ExitRefused},
+		{&os.PathError{Op: "open", Path: "/x", Err: syscall.ENOENT}, ExitError},
+		{syscall.ECONNRESET, ExitNetwork},
 	} {
 		if got := ExitCode(&Error{Op: "get", Err: tt.err}); tt.err != nil && got != tt.want {
 			t.Errorf("ExitCode(%v) = %d, want %d", tt.err, got, tt.want)

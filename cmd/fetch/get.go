@@ -1,0 +1,189 @@
+package main
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+)
+
+// getOptions are the flags of "fetch get".
+type getOptions struct {
+	urls []string
+
+	output     string // -o FILE
+	remoteName bool   // -O
+	outputDir  string // --output-dir DIR
+
+	verbose, silent bool
+	continueAt      string // -C: "" none, "-" automatic, or a byte offset
+	remoteTime      bool   // -R
+
+	connectTimeout, maxTime time.Duration
+
+	allowPorts  []int
+	denyPrivate bool
+
+	json, raw   bool
+	search      string
+	form        []string // NAME=VALUE
+	nntpServer  string
+	email       string
+	netrc       bool
+	netrcFile   string
+	ftpMethod   string
+	headersOnly bool
+	bodyOnly    bool
+	gateways    []string // SCHEME=TEMPLATE
+	fileViaFTP  bool
+	interactive bool
+}
+
+func newGetCmd(e *env) *cobra.Command {
+	o := &getOptions{}
+	var cont bool
+	cmd := &cobra.Command{
+		Use:   "get [flags] URL...",
+		Short: "Retrieve URLs to stdout or files",
+		Long: `Retrieve each URL: data to stdout (or -o FILE, -O, --output-dir DIR), directory
+listings and gopher menus shown for people (or as JSON with --json), telnet and
+mailto URLs described.
+
+Files are written under a temporary name in the same directory and renamed into
+place when complete; with -C - the partial data is kept in FILE.part and the
+next run resumes from it. With several URLs, the ones that can be fetched are,
+and the exit status is 8 when some failed.`,
+		Example: `  fetch ftp://ftp.example.org/pub/README
+  fetch -O http://127.0.0.1:8080/big.iso
+  fetch -C - -O ftp://ftp.example.org/pub/big.iso
+  fetch --json gopher://gopher.example.org/1/
+  fetch -v --deny-private http://example.org/`,
+		Args: minArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if cont {
+				o.continueAt = "-"
+			}
+			o.urls = args
+			return runGet(cmd.Context(), o, e)
+		},
+	}
+	f := cmd.Flags()
+	f.SortFlags = false
+	f.StringVarP(&o.output, "output", "o", "", "write to `FILE` instead of stdout")
+	f.BoolVarP(&o.remoteName, "remote-name", "O", false, "write to a file named like the remote file")
+	f.StringVar(&o.outputDir, "output-dir", "", "put files written with -O in `DIR`")
+	f.BoolVarP(&o.verbose, "verbose", "v", false, "trace the protocol on stderr (passwords hidden)")
+	f.BoolVarP(&o.silent, "silent", "s", false, "no progress bar and no warnings")
+	f.StringVarP(&o.continueAt, "continue-at", "C", "", "resume at byte `OFFSET`; - resumes FILE.part")
+	f.BoolVar(&cont, "continue", false, "same as -C -")
+	f.BoolVarP(&o.remoteTime, "remote-time", "R", false, "give the file the remote modification time")
+	f.Var((*seconds)(&o.connectTimeout), "connect-timeout", "give up connecting after `SECONDS`")
+	f.Var((*seconds)(&o.maxTime), "max-time", "give up the whole transfer after `SECONDS`")
+	f.IntSliceVar(&o.allowPorts, "allow-port", nil, "lift the port rules for `PORT` (repeatable)")
+	f.BoolVar(&o.denyPrivate, "deny-private", false, "refuse loopback, private and link-local addresses")
+	f.BoolVar(&o.json, "json", false, "listings, menus, advice and attributes as JSON")
+	f.BoolVar(&o.raw, "raw", false, "bytes as the server sent them (no menu parsing or unstuffing)")
+	f.StringVar(&o.search, "search", "", "search `STRING` for gopher type 7 items")
+	f.StringArrayVar(&o.form, "form", nil, "answer a Gopher+ +ASK question, `NAME=VALUE` (repeatable)")
+	f.StringVar(&o.nntpServer, "nntp-server", "", "news server `HOST[:PORT]` for news: URLs (default $NNTPSERVER)")
+	f.StringVar(&o.email, "email", "", "`ADDRESS` sent as the anonymous FTP password (default $FETCH_EMAIL)")
+	f.BoolVar(&o.netrc, "netrc", false, "look up passwords in ~/.netrc")
+	f.StringVar(&o.netrcFile, "netrc-file", "", "look up passwords in `FILE`")
+	f.StringVar(&o.ftpMethod, "ftp-method", "", "multicwd, singlecwd or nocwd")
+	f.BoolVar(&o.headersOnly, "headers-only", false, "only the headers (news articles, HTTP)")
+	f.BoolVar(&o.bodyOnly, "body-only", false, "only the body of news articles")
+	f.StringArrayVar(&o.gateways, "gateway", nil, "fetch `SCHEME=TEMPLATE` URLs through a gateway (wais, prospero)")
+	f.BoolVar(&o.fileViaFTP, "file-via-ftp", false, "fetch file://host/ URLs of other hosts over ftp")
+	f.BoolVar(&o.interactive, "interactive", false, "open telnet URLs as a session on this terminal")
+	return cmd
+}
+
+// validate checks the combinations of flags that cannot work.
+func (o *getOptions) validate() error {
+	switch {
+	case o.output != "" && o.remoteName:
+		return flagErrorf("-o and -O exclude each other")
+	case o.output != "" && len(o.urls) > 1:
+		return flagErrorf("-o takes one URL; use -O or --output-dir for several")
+	case o.outputDir != "" && o.output == "" && !o.remoteName:
+		return flagErrorf("--output-dir needs -O")
+	case o.continueAt == "-" && o.output == "" && !o.remoteName:
+		return flagErrorf("-C - needs an output file (-o or -O)")
+	case o.headersOnly && o.bodyOnly:
+		return flagErrorf("--headers-only and --body-only exclude each other")
+	case o.ftpMethod != "" && o.ftpMethod != "multicwd" && o.ftpMethod != "singlecwd" && o.ftpMethod != "nocwd":
+		return flagErrorf("--ftp-method %q: want multicwd, singlecwd or nocwd", o.ftpMethod)
+	}
+	if _, err := o.offset(); err != nil {
+		return err
+	}
+	for _, p := range o.allowPorts {
+		if p < 0 || p > 65535 {
+			return flagErrorf("--allow-port %d: not a port number", p)
+		}
+	}
+	if _, err := pairs("--form", o.form); err != nil {
+		return err
+	}
+	_, err := pairs("--gateway", o.gateways)
+	return err
+}
+
+// offset returns the -C byte offset; -1 means "-" (from FILE.part).
+func (o *getOptions) offset() (int64, error) {
+	switch o.continueAt {
+	case "":
+		return 0, nil
+	case "-":
+		return -1, nil
+	}
+	n, err := strconv.ParseInt(o.continueAt, 10, 64)
+	if err != nil || n < 0 {
+		return 0, flagErrorf("-C %q: want - or a byte offset", o.continueAt)
+	}
+	return n, nil
+}
+
+// pairs splits NAME=VALUE arguments of flag.
+func pairs(flag string, args []string) (map[string]string, error) {
+	m := map[string]string{}
+	for _, a := range args {
+		k, v, ok := strings.Cut(a, "=")
+		if !ok || k == "" {
+			return nil, flagErrorf("%s %q: want NAME=VALUE", flag, a)
+		}
+		m[k] = v
+	}
+	return m, nil
+}
+
+// seconds is a duration flag written as seconds ("2.5"), as curl does, or
+// as a Go duration ("1m30s").
+type seconds time.Duration
+
+var _ pflag.Value = (*seconds)(nil)
+
+func (s *seconds) String() string {
+	if *s == 0 {
+		return ""
+	}
+	return strconv.FormatFloat(time.Duration(*s).Seconds(), 'f', -1, 64)
+}
+
+func (s *seconds) Set(v string) error {
+	if f, err := strconv.ParseFloat(v, 64); err == nil && f >= 0 {
+		*s = seconds(f * float64(time.Second))
+		return nil
+	}
+	d, err := time.ParseDuration(v)
+	if err != nil || d < 0 {
+		return fmt.Errorf("%q is not a number of seconds", v)
+	}
+	*s = seconds(d)
+	return nil
+}
+
+func (s *seconds) Type() string { return "seconds" }

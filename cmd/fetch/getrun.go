@@ -1,0 +1,270 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/rfc1738/fetch/fetch"
+	"github.com/rfc1738/fetch/proto"
+	"github.com/rfc1738/fetch/safety"
+	"github.com/rfc1738/fetch/uri"
+)
+
+// runGet fetches every URL of o, reporting each failure on stderr. With
+// several URLs the others are still fetched; the exit code is then
+// ExitPartial unless every URL failed the same way.
+func runGet(ctx context.Context, o *getOptions, e *env) error {
+	if err := o.validate(); err != nil {
+		return err
+	}
+	red := newRedactor(o.urls)
+	c := o.client(e, red)
+	defer c.CloseIdleConnections()
+	o.warnAllowPorts(e)
+	codes := make([]int, 0, len(o.urls))
+	for _, raw := range o.urls {
+		err := getOne(ctx, c, raw, o, e)
+		if err != nil {
+			fmt.Fprintf(e.err, "fetch: %s\n", red.redact(message(err)))
+		}
+		codes = append(codes, fetch.ExitCode(err))
+		if ctx.Err() != nil {
+			break
+		}
+	}
+	if code := combine(codes); code != fetch.ExitOK {
+		return &exitError{code: code}
+	}
+	return nil
+}
+
+// combine is the exit code of several transfers.
+func combine(codes []int) int {
+	failed := 0
+	for _, c := range codes {
+		if c != fetch.ExitOK {
+			failed++
+		}
+	}
+	switch {
+	case failed == 0:
+		return fetch.ExitOK
+	case len(codes) == 1, failed == len(codes) && allSame(codes):
+		return codes[0]
+	}
+	return fetch.ExitPartial
+}
+
+func allSame(codes []int) bool {
+	for _, c := range codes {
+		if c != codes[0] {
+			return false
+		}
+	}
+	return true
+}
+
+// client builds the fetch.Client of o.
+func (o *getOptions) client(e *env, red *redactor) *fetch.Client {
+	c := &fetch.Client{
+		Policy:         safety.Policy{AllowPorts: o.allowPorts, DenyPrivate: o.denyPrivate},
+		ConnectTimeout: o.connectTimeout,
+		MaxTime:        o.maxTime,
+		Prompt:         e.prompt,
+		Options:        o.requestOptions(e),
+		Resolver:       e.resolver,
+		Dial:           e.dial,
+		Registry:       e.registry,
+	}
+	if o.verbose {
+		c.Trace = red.writer(e.err)
+	}
+	return c
+}
+
+// requestOptions are the proto.Request options of o, with the
+// environment's defaults (FETCH_EMAIL, NNTPSERVER, HOME).
+func (o *getOptions) requestOptions(e *env) map[string]string {
+	opts := map[string]string{}
+	set := func(k, v string) {
+		if v != "" {
+			opts[k] = v
+		}
+	}
+	set("email", cmpOr(o.email, e.getenv("FETCH_EMAIL")))
+	set("nntp-server", cmpOr(o.nntpServer, e.getenv("NNTPSERVER")))
+	set("ftp-method", o.ftpMethod)
+	if o.netrcFile != "" {
+		set("netrc", o.netrcFile)
+	} else if o.netrc && e.getenv("HOME") != "" {
+		set("netrc", filepath.Join(e.getenv("HOME"), ".netrc"))
+	}
+	flags := map[string]bool{"headers-only": o.headersOnly, "body-only": o.bodyOnly, "file-via-ftp": o.fileViaFTP}
+	for k, on := range flags {
+		if on {
+			opts[k] = "1"
+		}
+	}
+	gw, _ := pairs("--gateway", o.gateways)
+	for scheme, tmpl := range gw {
+		opts["gateway."+strings.ToLower(scheme)] = tmpl
+	}
+	return opts
+}
+
+func cmpOr(a, b string) string {
+	if a != "" {
+		return a
+	}
+	return b
+}
+
+// warnAllowPorts says, unless -s, that port rules were lifted.
+func (o *getOptions) warnAllowPorts(e *env) {
+	if o.silent {
+		return
+	}
+	for _, p := range o.allowPorts {
+		fmt.Fprintf(e.err, "fetch: warning: the port rules are lifted for port %d (--allow-port)\n", p)
+	}
+}
+
+// getOne fetches one URL to its destination.
+func getOne(ctx context.Context, c *fetch.Client, raw string, o *getOptions, e *env) error {
+	u, err := parseArg(raw, e)
+	if err != nil {
+		return err
+	}
+	o.warnFindings(e, u, c.Policy)
+	if o.interactive && u.Scheme == "telnet" {
+		return interactive(ctx, c, u, e)
+	}
+	d, err := o.destination(u)
+	if err != nil {
+		return err
+	}
+	form, _ := pairs("--form", o.form)
+	req := &proto.Request{Offset: d.offset, Search: o.search, Raw: o.raw}
+	if len(form) > 0 {
+		req.Form = form
+	}
+	resp, err := c.FetchURL(ctx, u, req)
+	if err != nil {
+		return err
+	}
+	defer resp.Body.Close()
+	return deliver(ctx, resp, d, o, e)
+}
+
+// parseArg parses a URL given on the command line. A reference without a
+// scheme is completed by the abbreviation heuristic of RFC 2396 Appendix F
+// (www. -> http, ftp. -> ftp, gopher. -> gopher, user@host -> mailto), with
+// a note on stderr; otherwise it is malformed.
+func parseArg(raw string, e *env) (*uri.URL, error) {
+	u, err := uri.Parse(raw)
+	if err != nil {
+		return nil, &fetch.Error{Op: "parse", URL: safety.Redact(raw), Err: err}
+	}
+	if u.Scheme != "" {
+		return u, nil
+	}
+	if a, ok := uri.Abbreviated(raw); ok {
+		fmt.Fprintf(e.err, "fetch: note: taking %s as %s\n", safety.Redact(raw), a.Redacted())
+		return a, nil
+	}
+	return nil, &fetch.Error{Op: "parse", URL: safety.Redact(raw),
+		Err: &uri.Error{Component: "scheme", Err: uri.Reason("URL has no scheme")}}
+}
+
+// warnFindings prints the warning-level safety findings about u (the
+// refusals are reported as errors by the client), unless -s.
+func (o *getOptions) warnFindings(e *env, u *uri.URL, p safety.Policy) {
+	if o.silent {
+		return
+	}
+	for _, f := range safety.Check(u, p) {
+		if f.Level == safety.Warning {
+			fmt.Fprintf(e.err, "fetch: warning: %s: %s: %s\n", u.Redacted(), f.Rule, f.Message)
+		}
+	}
+}
+
+// message is the text of err for people: safety refusals name the URL and
+// the rule id first.
+func message(err error) string {
+	var (
+		re *safety.RefusedError
+		rd *fetch.RedirectError
+		ae *safety.AddressError
+		fe *fetch.Error
+	)
+	switch {
+	case errors.As(err, &re):
+		f := firstError(re.Findings)
+		return fmt.Sprintf("refused: %s: %s: %s", re.URL, f.Rule, f.Message)
+	case errors.As(err, &rd):
+		return fmt.Sprintf("refused: %s: %s: redirect to %s", rd.From, rd.Rule, rd.To)
+	case errors.As(err, &ae) && errors.As(err, &fe):
+		return fmt.Sprintf("refused: %s: deny-private: connection to %s (%s)", fe.URL, ae.Address, ae.Reason)
+	}
+	return strings.TrimPrefix(err.Error(), "fetch: ")
+}
+
+func firstError(fs []safety.Finding) safety.Finding {
+	i := slices.IndexFunc(fs, func(f safety.Finding) bool { return f.Level == safety.Error })
+	if i < 0 {
+		return safety.Finding{Rule: "refused"}
+	}
+	return fs[i]
+}
+
+// deliver writes resp to d: data as it streams, listings, menus and advice
+// rendered.
+func deliver(ctx context.Context, resp *fetch.Response, d *dest, o *getOptions, e *env) error {
+	s, err := d.open(resp, e)
+	if err != nil {
+		return err
+	}
+	if err := write(ctx, s, resp, o, e); err != nil {
+		s.abort()
+		return err
+	}
+	return s.commit(resp, o.remoteTime)
+}
+
+// write renders or copies resp into w.
+func write(ctx context.Context, w io.Writer, resp *fetch.Response, o *getOptions, e *env) error {
+	switch {
+	case resp.Kind == proto.KindDirectory:
+		return renderListing(w, resp, o.json)
+	case resp.Kind == proto.KindAdvisory:
+		return renderAdvisory(w, resp, o.json)
+	case o.json && len(resp.Info) > 0:
+		return writeJSON(w, document{URL: resp.URL.Redacted(), Kind: "data", Info: resp.Info})
+	}
+	return copyBody(ctx, w, resp, o, e)
+}
+
+// copyBody streams the body into w, with a progress bar when wanted, and
+// checks that as many bytes arrived as the server announced.
+func copyBody(ctx context.Context, w io.Writer, resp *fetch.Response, o *getOptions, e *env) error {
+	r, done := o.progress(ctx, resp, e)
+	n, err := io.Copy(w, r)
+	done(err == nil)
+	var we *writeError
+	switch {
+	case errors.As(err, &we):
+		return err
+	case err != nil:
+		return &fetch.Error{Op: "read", URL: resp.URL.Redacted(), Err: err}
+	case resp.Size >= 0 && n != resp.Size-resp.Offset:
+		return &fetch.Error{Op: "read", URL: resp.URL.Redacted(),
+			Err: fmt.Errorf("got %d of %d bytes: %w", n, resp.Size-resp.Offset, io.ErrUnexpectedEOF)}
+	}
+	return nil
+}

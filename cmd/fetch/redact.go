@@ -1,0 +1,78 @@
+package main
+
+import (
+	"bytes"
+	"io"
+	"strings"
+	"sync"
+
+	"github.com/rfc1738/fetch/uri"
+)
+
+// redactor hides the passwords of the command line's URLs in everything
+// the command prints to stderr. The drivers and the client already print
+// URLs redacted and passwords as "****"; this is the second line of
+// defence. Passwords shorter than four bytes are not searched for (they
+// would mask ordinary text) and rely on the first line only.
+type redactor struct {
+	secrets []string
+}
+
+const minSecret = 4
+
+func newRedactor(rawURLs []string) *redactor {
+	r := &redactor{}
+	for _, raw := range rawURLs {
+		u, err := uri.Parse(raw)
+		if err != nil || u.User == nil {
+			continue
+		}
+		pw, _ := u.User.Password()
+		esc, _ := u.User.EscapedPassword()
+		for _, s := range []string{pw, esc} {
+			if len(s) >= minSecret {
+				r.secrets = append(r.secrets, s)
+			}
+		}
+	}
+	return r
+}
+
+func (r *redactor) redact(s string) string {
+	for _, p := range r.secrets {
+		s = strings.ReplaceAll(s, p, "****")
+	}
+	return s
+}
+
+// writer returns w behind the redactor. Lines are redacted whole: output
+// is held until its newline (or Close).
+func (r *redactor) writer(w io.Writer) io.Writer {
+	if len(r.secrets) == 0 {
+		return w
+	}
+	return &redactingWriter{r: r, w: w}
+}
+
+type redactingWriter struct {
+	r   *redactor
+	w   io.Writer
+	mu  sync.Mutex
+	buf []byte
+}
+
+func (rw *redactingWriter) Write(p []byte) (int, error) {
+	rw.mu.Lock()
+	defer rw.mu.Unlock()
+	rw.buf = append(rw.buf, p...)
+	i := bytes.LastIndexByte(rw.buf, '\n')
+	if i < 0 {
+		return len(p), nil
+	}
+	line := rw.r.redact(string(rw.buf[:i+1]))
+	rw.buf = append(rw.buf[:0], rw.buf[i+1:]...)
+	if _, err := io.WriteString(rw.w, line); err != nil {
+		return 0, err
+	}
+	return len(p), nil
+}

@@ -1,0 +1,172 @@
+package main
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"io"
+	"maps"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/rfc1738/fetch/fetch"
+	"github.com/rfc1738/fetch/proto"
+)
+
+// document is the --json form of a listing, menu, advice or attribute set.
+type document struct {
+	URL     string         `json:"url"`
+	Kind    string         `json:"kind"`             // "directory", "advisory", "data"
+	Entries []proto.Entry  `json:"entries,omitzero"` // non-nil for a directory
+	Info    map[string]any `json:"info,omitempty"`
+}
+
+func writeJSON(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(v); err != nil {
+		return &writeError{err}
+	}
+	return nil
+}
+
+// renderListing writes a directory listing or menu: as JSON, as a gopher
+// menu (one item per line with its type, display string and URL), as a
+// news summary, or like ls -l.
+func renderListing(w io.Writer, resp *fetch.Response, asJSON bool) error {
+	if asJSON {
+		entries := resp.Entries
+		if entries == nil {
+			entries = []proto.Entry{}
+		}
+		return writeJSON(w, document{URL: resp.URL.Redacted(), Kind: "directory", Entries: entries})
+	}
+	bw := bufio.NewWriter(&errWriter{w: w})
+	switch resp.URL.Scheme {
+	case "gopher":
+		renderMenu(bw, resp.Entries)
+	case "news", "nntp":
+		renderNews(bw, resp.Entries)
+	default:
+		renderLong(bw, resp.Entries)
+	}
+	return bw.Flush()
+}
+
+// renderLong writes entries like ls -l: permissions, size, modification
+// time, name, and "-> target" for links.
+func renderLong(w io.Writer, entries []proto.Entry) {
+	width := 1
+	for _, e := range entries {
+		width = max(width, len(sizeText(e.Size)))
+	}
+	for _, e := range entries {
+		perm := e.Extra["perm"]
+		if perm == "" {
+			perm = typeLetter(e.Type) + "?????????"
+		}
+		fmt.Fprintf(w, "%s %*s %s %s", clean(perm), width, sizeText(e.Size), timeText(e.ModTime), clean(e.Name))
+		if e.Target != "" {
+			fmt.Fprintf(w, " -> %s", clean(e.Target))
+		}
+		fmt.Fprintln(w)
+	}
+}
+
+func typeLetter(t proto.EntryType) string {
+	switch t {
+	case proto.EntryDir:
+		return "d"
+	case proto.EntryLink:
+		return "l"
+	case proto.EntryFile:
+		return "-"
+	}
+	return "?"
+}
+
+func sizeText(n int64) string {
+	if n < 0 {
+		return "-"
+	}
+	return fmt.Sprint(n)
+}
+
+// timeText is a modification time in a fixed, sortable form.
+func timeText(t time.Time) string {
+	if t.IsZero() {
+		return "????-??-?? ??:??"
+	}
+	return t.Format("2006-01-02 15:04")
+}
+
+// renderMenu writes a gopher menu: info lines as text, other items as
+// "TYPE  display  URL".
+func renderMenu(w io.Writer, entries []proto.Entry) {
+	for _, e := range entries {
+		if e.Type == proto.EntryInfo && e.URL == "" {
+			fmt.Fprintf(w, "     %s\n", clean(e.Name))
+			continue
+		}
+		fmt.Fprintf(w, "%-4s %s  %s\n", clean(e.ItemType), clean(e.Name), clean(e.URL))
+	}
+}
+
+// renderNews writes a group list (name, article range, description) or an
+// article summary (number, date, sender, subject), with each URL.
+func renderNews(w io.Writer, entries []proto.Entry) {
+	for _, e := range entries {
+		x := e.Extra
+		if e.Type == proto.EntryDir {
+			fmt.Fprintf(w, "%s %s-%s %s  %s\n", clean(e.Name), clean(x["low"]), clean(x["high"]), clean(x["description"]), clean(e.URL))
+			continue
+		}
+		fmt.Fprintf(w, "%6s %s %s: %s  %s\n", clean(x["number"]), timeText(e.ModTime), clean(x["from"]), clean(e.Name), clean(e.URL))
+	}
+}
+
+// renderAdvisory writes the advice about a service (telnet, mailto): the
+// driver's text, or its fields one per line.
+func renderAdvisory(w io.Writer, resp *fetch.Response, asJSON bool) error {
+	if asJSON {
+		return writeJSON(w, document{URL: resp.URL.Redacted(), Kind: "advisory", Info: resp.Info})
+	}
+	var text strings.Builder
+	if _, err := io.Copy(&text, io.LimitReader(resp.Body, 1<<20)); err != nil {
+		return &fetch.Error{Op: "read", URL: resp.URL.Redacted(), Err: err}
+	}
+	if text.Len() == 0 {
+		for _, k := range slices.Sorted(maps.Keys(resp.Info)) {
+			fmt.Fprintf(&text, "%s: %v\n", k, resp.Info[k])
+		}
+	}
+	_, err := io.WriteString(w, clean(text.String()))
+	if err != nil {
+		return &writeError{err}
+	}
+	return nil
+}
+
+// clean replaces control characters other than newline and tab, so that a
+// hostile listing cannot drive the terminal.
+func clean(s string) string {
+	return strings.Map(func(r rune) rune {
+		if r < 0x20 && r != '\n' && r != '\t' || r == 0x7f || r >= 0x80 && r < 0xa0 {
+			return '?'
+		}
+		return r
+	}, s)
+}
+
+// errWriter marks the errors of the writer below a bufio.Writer as write
+// errors.
+type errWriter struct{ w io.Writer }
+
+func (e *errWriter) Write(p []byte) (int, error) {
+	n, err := e.w.Write(p)
+	if err != nil {
+		return n, &writeError{err}
+	}
+	return n, nil
+}

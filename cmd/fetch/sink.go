@@ -1,0 +1,231 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"path"
+	"path/filepath"
+	"strings"
+
+	"github.com/rfc1738/fetch/fetch"
+	"github.com/rfc1738/fetch/uri"
+)
+
+// dest is where the data of one URL goes.
+type dest struct {
+	stdout bool
+	// path is the final file; empty with -O until the response names it.
+	path string
+	// dir is --output-dir, for a name the response gives.
+	dir string
+	// resume keeps the data in path+".part" (-C): kept on failure, renamed
+	// into place when complete.
+	resume bool
+	// offset is the byte asked for.
+	offset int64
+}
+
+// partSuffix names the file that keeps the partial data of a resumable
+// transfer (-C) beside its final name.
+const partSuffix = ".part"
+
+// destination works out where u goes under o.
+func (o *getOptions) destination(u *uri.URL) (*dest, error) {
+	off, err := o.offset()
+	if err != nil {
+		return nil, err
+	}
+	if o.output == "-" || o.output == "" && !o.remoteName {
+		if off < 0 {
+			return nil, flagErrorf("-C - needs an output file (-o or -O)")
+		}
+		return &dest{stdout: true, offset: off}, nil
+	}
+	d := &dest{path: o.output, dir: o.outputDir, resume: o.continueAt != ""}
+	if o.remoteName {
+		name := urlName(u)
+		if name == "" && d.resume {
+			return nil, fmt.Errorf("%s names no file; use -o with -C", u.Redacted())
+		}
+		if name != "" {
+			if err := validName(name); err != nil {
+				return nil, err
+			}
+			d.path = filepath.Join(o.outputDir, name)
+		}
+	}
+	d.offset = off
+	if off < 0 {
+		d.offset = fileSize(d.path + partSuffix)
+	}
+	return d, nil
+}
+
+// urlName is the remote file name of u for -O: the last segment of its
+// path, decoded (for ftp, the name without its ;type= code).
+func urlName(u *uri.URL) string {
+	if v, err := u.FTP(); err == nil {
+		return v.Name
+	}
+	p := u.Path
+	if p == "" {
+		p = u.Opaque
+	}
+	if p == "" || strings.HasSuffix(p, "/") {
+		return ""
+	}
+	name, err := uri.Unescape(path.Base(p))
+	if err != nil {
+		return ""
+	}
+	return name
+}
+
+// validName refuses remote names that are not a plain file name in the
+// current directory.
+func validName(name string) error {
+	bad := name == "" || name == "." || name == ".." || strings.ContainsAny(name, `/\`)
+	for i := 0; i < len(name) && !bad; i++ {
+		bad = name[i] < 0x20 || name[i] == 0x7f
+	}
+	if bad {
+		return fmt.Errorf("remote name %q cannot be used as a file name; use -o", name)
+	}
+	return nil
+}
+
+func fileSize(name string) int64 {
+	fi, err := os.Stat(name)
+	if err != nil || !fi.Mode().IsRegular() {
+		return 0
+	}
+	return fi.Size()
+}
+
+// sink receives the data of one transfer.
+type sink interface {
+	io.Writer
+	// commit ends a complete transfer: the file is renamed into place (with
+	// the remote modification time when keepTime is set).
+	commit(resp *fetch.Response, keepTime bool) error
+	// abort ends a failed transfer: a temporary file is removed, a .part
+	// file kept for the next -C.
+	abort()
+}
+
+// open returns the sink for resp.
+func (d *dest) open(resp *fetch.Response, e *env) (sink, error) {
+	if d.stdout {
+		return &stdoutSink{w: e.out, skip: d.offset - resp.Offset}, nil
+	}
+	if d.path == "" {
+		if err := validName(resp.Name); err != nil {
+			return nil, err
+		}
+		d.path = filepath.Join(d.dir, resp.Name)
+	}
+	if d.resume {
+		return openPart(d, resp)
+	}
+	f, err := os.CreateTemp(filepath.Dir(d.path), "."+filepath.Base(d.path)+".*.tmp")
+	if err != nil {
+		return nil, err
+	}
+	if err := f.Chmod(0o644); err != nil {
+		f.Close()
+		os.Remove(f.Name())
+		return nil, err
+	}
+	return &fileSink{f: f, final: d.path}, nil
+}
+
+// openPart opens path.part at the byte the response starts at.
+func openPart(d *dest, resp *fetch.Response) (sink, error) {
+	if resp.Offset != 0 && resp.Offset != d.offset {
+		return nil, fmt.Errorf("%s: the server resumed at byte %d, not %d", resp.URL.Redacted(), resp.Offset, d.offset)
+	}
+	name := d.path + partSuffix
+	if have := fileSize(name); resp.Offset > have {
+		return nil, fmt.Errorf("-C %d: %s holds only %d bytes", resp.Offset, name, have)
+	}
+	f, err := os.OpenFile(name, os.O_WRONLY|os.O_CREATE, 0o644)
+	if err != nil {
+		return nil, err
+	}
+	if err := f.Truncate(resp.Offset); err != nil {
+		f.Close()
+		return nil, err
+	}
+	if _, err := f.Seek(resp.Offset, io.SeekStart); err != nil {
+		f.Close()
+		return nil, err
+	}
+	return &fileSink{f: f, final: d.path, keep: true}, nil
+}
+
+// writeError is a failure to write the output (disk full, closed pipe).
+type writeError struct{ err error }
+
+func (e *writeError) Error() string { return "write: " + e.err.Error() }
+func (e *writeError) Unwrap() error { return e.err }
+
+// stdoutSink writes to stdout, skipping the first skip bytes (a server that
+// restarted from byte 0 when -C asked for more).
+type stdoutSink struct {
+	w    io.Writer
+	skip int64
+}
+
+func (s *stdoutSink) Write(p []byte) (int, error) {
+	n := len(p)
+	if s.skip > 0 {
+		k := min(int64(len(p)), s.skip)
+		s.skip -= k
+		p = p[k:]
+	}
+	if _, err := s.w.Write(p); err != nil {
+		return 0, &writeError{err}
+	}
+	return n, nil
+}
+
+func (s *stdoutSink) commit(*fetch.Response, bool) error { return nil }
+func (s *stdoutSink) abort()                             {}
+
+// fileSink writes to a temporary or .part file beside final.
+type fileSink struct {
+	f     *os.File
+	final string
+	keep  bool // keep the file on abort (.part)
+}
+
+func (s *fileSink) Write(p []byte) (int, error) {
+	n, err := s.f.Write(p)
+	if err != nil {
+		return n, &writeError{err}
+	}
+	return n, nil
+}
+
+func (s *fileSink) commit(resp *fetch.Response, keepTime bool) error {
+	if err := s.f.Close(); err != nil {
+		s.abort()
+		return &writeError{err}
+	}
+	if keepTime && !resp.ModTime.IsZero() {
+		os.Chtimes(s.f.Name(), resp.ModTime, resp.ModTime)
+	}
+	if err := os.Rename(s.f.Name(), s.final); err != nil {
+		s.abort()
+		return &writeError{err}
+	}
+	return nil
+}
+
+func (s *fileSink) abort() {
+	s.f.Close()
+	if !s.keep {
+		os.Remove(s.f.Name())
+	}
+}
