@@ -137,26 +137,32 @@ func parseItem(line string) Item {
 		return Item{Type: "i", Display: line}
 	}
 	it := Item{Type: line[:1]}
-	f := strings.SplitN(line[1:], "\t", 6)
-	it.Display = f[0]
-	if len(f) > 1 {
-		it.Selector = f[1]
-	}
-	if len(f) > 2 {
-		it.Host = strings.TrimSpace(f[2])
-	}
-	if len(f) > 3 {
-		if n, err := strconv.Atoi(strings.TrimSpace(f[3])); err == nil && n > 0 && n <= 65535 {
-			it.Port = n
+	rest := line[1:]
+	for i := 0; i < 5; i++ {
+		f, after, more := strings.Cut(rest, "\t")
+		switch i {
+		case 0:
+			it.Display = f
+		case 1:
+			it.Selector = f
+		case 2:
+			it.Host = strings.TrimSpace(f)
+		case 3:
+			if n, err := strconv.Atoi(strings.TrimSpace(f)); err == nil && n > 0 && n <= 65535 {
+				it.Port = n
+			}
+		case 4:
+			switch p := strings.TrimSpace(f); {
+			case strings.HasPrefix(p, "+"):
+				it.Plus = "+"
+			case strings.HasPrefix(p, "?"):
+				it.Plus = "?"
+			}
 		}
-	}
-	if len(f) > 4 {
-		switch p := strings.TrimSpace(f[4]); {
-		case strings.HasPrefix(p, "+"):
-			it.Plus = "+"
-		case strings.HasPrefix(p, "?"):
-			it.Plus = "?"
+		if !more {
+			break
 		}
+		rest = after
 	}
 	return it
 }
@@ -358,7 +364,11 @@ func FormatMenu(w io.Writer, entries []proto.Entry) error {
 		label := TypeLabel(e.ItemType)
 		switch {
 		case e.Type == proto.EntryInfo && e.ItemType != "3":
-			fmt.Fprintf(bw, "%-6s %s\n", "", name)
+			if name == "" {
+				bw.WriteString("\n")
+			} else {
+				fmt.Fprintf(bw, "%-6s %s\n", "", name)
+			}
 		case e.URL == "":
 			fmt.Fprintf(bw, "%-6s %s\n", label, name)
 		default:

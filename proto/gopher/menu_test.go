@@ -3,6 +3,8 @@ package gopher
 import (
 	"bytes"
 	"errors"
+	"fmt"
+	"io"
 	"reflect"
 	"strings"
 	"testing"
@@ -232,6 +234,7 @@ func TestItemEntry(t *testing.T) {
 func TestFormatMenu(t *testing.T) {
 	items := []Item{
 		{Type: "i", Display: "Welcome"},
+		{Type: "i", Display: ""},
 		{Type: "1", Display: "Docs", Selector: "/docs", Host: "h", Port: 70},
 		{Type: "0", Display: "A longer name", Selector: "/a", Host: "h", Port: 7070},
 		{Type: "3", Display: "oops"},
@@ -248,6 +251,7 @@ func TestFormatMenu(t *testing.T) {
 	}
 	want := "" +
 		"       Welcome\n" +
+		"\n" +
 		"DIR    Docs           gopher://h/1/docs\n" +
 		"TXT    A longer name  gopher://h:7070/0/a\n" +
 		"ERR    oops\n" +
@@ -307,4 +311,51 @@ func FuzzParseMenu(f *testing.F) {
 			}
 		}
 	})
+}
+
+// bigMenu is a 2,000-item Gopher+ menu like pygopherd's /big.
+func bigMenu() []byte {
+	var b bytes.Buffer
+	for i := range 2000 {
+		fmt.Fprintf(&b, "0item%04d\t/big/item%04d.txt\t127.0.0.1\t7070\t+\r\n", i, i)
+	}
+	return b.Bytes()
+}
+
+func BenchmarkParseMenu(b *testing.B) {
+	menu := bigMenu()
+	b.SetBytes(int64(len(menu)))
+	b.ReportAllocs()
+	for b.Loop() {
+		items, err := ParseMenu(menu)
+		if err != nil || len(items) != 2000 {
+			b.Fatalf("%d items, %v", len(items), err)
+		}
+	}
+}
+
+// BenchmarkMenuEntries is parsing plus what the driver adds: each item's
+// URL and proto.Entry.
+func BenchmarkMenuEntries(b *testing.B) {
+	menu := bigMenu()
+	b.SetBytes(int64(len(menu)))
+	b.ReportAllocs()
+	for b.Loop() {
+		items, _ := ParseMenu(menu)
+		for _, it := range items {
+			_ = it.Entry()
+		}
+	}
+}
+
+func BenchmarkFormatMenu(b *testing.B) {
+	items, _ := ParseMenu(bigMenu())
+	entries := make([]proto.Entry, len(items))
+	for i, it := range items {
+		entries[i] = it.Entry()
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		FormatMenu(io.Discard, entries)
+	}
 }

@@ -130,3 +130,14 @@ func FuzzTextReader(f *testing.F) {
 		}
 	})
 }
+
+func BenchmarkTextReader(b *testing.B) {
+	in := bytes.Repeat([]byte("line 042: the quick brown fox jumps over the lazy dog\r\n..stuffed\r\n"), 1<<14)
+	b.SetBytes(int64(len(in)))
+	for b.Loop() {
+		n, err := io.Copy(io.Discard, NewTextReader(bytes.NewReader(in)))
+		if err != nil || n == 0 {
+			b.Fatal(n, err)
+		}
+	}
+}
