@@ -263,21 +263,28 @@ forget() {
 	fi
 }
 
-# ready NAME PID PORT LOG: wait until PID listens on PORT. Returns 0, or 1 (died), 2 (timeout).
-# Sets retryable=1 when the port turned out to be taken by another process.
+# ready NAME PID PORT LOG...: wait until PID listens on PORT; on failure show the
+# ends of the logs. Returns 0, or 1 (died), 2 (timeout). Sets retryable=1 when
+# the port turned out to be taken by another process.
 retryable=0
 ready() {
-	local rc=0
-	py wait "$2" "$3" "$wait_secs" || rc=$?
+	local name=$1 pid=$2 port=$3 rc=0 log
+	shift 3
+	py wait "$pid" "$port" "$wait_secs" || rc=$?
 	case $rc in
 	0) return 0 ;;
-	1) warn "$1 exited before listening on 127.0.0.1:$3; last lines of $4:" ;;
-	*) warn "$1 (pid $2) not listening on 127.0.0.1:$3 after ${wait_secs}s; last lines of $4:" ;;
+	1) warn "$name exited before listening on 127.0.0.1:$port" ;;
+	*) warn "$name (pid $pid) not listening on 127.0.0.1:$port after ${wait_secs}s" ;;
 	esac
-	if [ "$rc" -eq 1 ] && ! py free "$3"; then
+	for log in "$@"; do
+		if [ -s "$log" ]; then
+			printf '  last lines of %s:\n' "$log" >&2
+			tail -n 8 "$log" | sed 's/^/    /' >&2
+		fi
+	done
+	if [ "$rc" -eq 1 ] && ! py free "$port"; then
 		retryable=1
 	fi
-	tail -n 8 "$4" 2>/dev/null | sed 's/^/    /' >&2 || true
 	return "$rc"
 }
 
@@ -348,7 +355,7 @@ http {
 EOF
 	pid=$(launch nginx "$d/nginx.out" /usr/sbin/nginx -p "$d/" -e "$d/error.log" -c "$d/nginx.conf" -g 'daemon off;')
 	[ -n "$pid" ] || return 1
-	if ready nginx "$pid" "$port" "$d/error.log"; then
+	if ready nginx "$pid" "$port" "$d/nginx.out" "$d/error.log"; then
 		envs[FETCH_TEST_NGINX]=127.0.0.1:$port
 		return 0
 	fi
@@ -580,7 +587,7 @@ start_nntp() {
 		/usr/lib/news/bin/nnrpd -D -f -n -4 127.0.0.1 -p "$port")
 	[ -n "$pid" ] || return 1
 	# nnrpd reports its own errors to syslog only; nnrpd.out holds little.
-	if ! ready nnrpd "$pid" "$port" "$n/log/nnrpd.out"; then
+	if ! ready nnrpd "$pid" "$port" "$n/log/nnrpd.out" "$n/log/makehistory.log"; then
 		forget nnrpd "$pid"
 		return 1
 	fi
@@ -640,6 +647,7 @@ do_start() {
 	local t0 name pid live="" fixver
 	t0=$(date +%s.%N)
 	[ "$(id -u)" -eq 0 ] || die "start needs root (accounts, PAM, privilege drop)"
+	check_dir
 	mkdir -p -- "$dir"
 	dir=$(cd -- "$dir" && pwd -P)
 	check_dir

@@ -35,6 +35,12 @@
 //	FETCH_TEST_TELNET_USER   fetchtest
 //	FETCH_TEST_TELNET_PASS   fetchtest-telnet
 //
+// servers.sh needs root. Besides DIR it creates, once per machine, the account
+// fetchtest (shell /usr/sbin/nologin), its password file
+// /var/lib/fetch-test/ftp-password (0600) and the PAM service
+// /etc/pam.d/fetch-test-ftp. scripts/test.sh puts DIR on /dev/shm when it can:
+// writing the fixtures to a busy disk takes many seconds.
+//
 // # Fixture layout (DIR = FETCH_TEST_ROOT)
 //
 // scripts/fixtures.sh writes the same bytes on every run. Every file and
@@ -94,13 +100,16 @@
 //
 // Anonymous login (USER anonymous or ftp) wants a PASS (no_anon_password=NO).
 // The local user is checked by PAM service /etc/pam.d/fetch-test-ftp (that one
-// account only); a wrong password answers 530 after about 1-2 s. Local users
+// account only); a wrong password answers 530 after about 3 s (PAM delay), so
+// keep failed-login tests few. Local users
 // are not chrooted: "CWD /tmp" works, so %2F paths can be tested. FEAT lists
 // EPRT EPSV MDTM PASV REST STREAM SIZE TVFS; there is no MLSD/MLST (500). SIZE
 // gives the binary size even in TYPE A. ascii_download_enable=YES: TYPE A
 // really sends CRLF. LIST shows numeric uid/gid, hides dotfiles, and shows
 // symlinks as "name -> target". MDTM of pub/hello.txt is 20100101050000.
-// The greeting is "220 (vsFTPd 3.0.3)".
+// The greeting is "220 (vsFTPd 3.0.3)". max_clients and max_per_ip are 500;
+// 8 parallel 5 MiB downloads and 200 sequential anonymous logins work (the
+// logins took 22 s on a machine at load 18, so budget about 0.1 s each).
 //
 // The log (FETCH_TEST_FTP_LOG) has one line per command and per reply line:
 //

@@ -31,6 +31,9 @@ var parseEnvTests = []struct {
 	{"digit first", "1A=x\n", nil, 1},
 	{"space in key", "A B=x\n", nil, 1},
 	{"export prefix", "export A=x\n", nil, 1},
+	{"lone CR in value", "A=\r0\n", nil, 1}, // found by FuzzParseEnv
+	{"NUL in value", "A=1\nB=x\x00y\n", nil, 2},
+	{"tab allowed", "A=x\ty", map[string]string{"A": "x\ty"}, 0},
 }
 
 func TestParseEnv(t *testing.T) {

@@ -103,6 +103,9 @@ func ParseFTPLogLine(line string) (FTPLogEntry, error) {
 		return FTPLogEntry{}, bad
 	}
 	if rest == "" {
+		if e.Event == EventCommand || e.Event == EventResponse {
+			return FTPLogEntry{}, bad // these always carry their quoted text
+		}
 		return e, nil
 	}
 	rest, ok = strings.CutPrefix(rest, ", ")

@@ -47,6 +47,7 @@ var ftpLogLineTests = []struct {
 	{"empty command", `Sat Nov 21 11:57:34 2026 [pid 3] [ftp] FTP command: Client "127.0.0.1", ""`,
 		FTPLogEntry{Time: time.Date(2026, 11, 21, 11, 57, 34, 0, time.UTC), PID: 3, User: "ftp", Event: EventCommand, Client: "127.0.0.1", Detail: ""}, false},
 	{"empty line", "", FTPLogEntry{}, true},
+	{"command without text", `Sat Feb 01 00:00:00 2000 [pid 1] FTP command: Client "0"`, FTPLogEntry{}, true}, // found by FuzzParseFTPLogLine
 	{"xferlog format", "Sat Nov 21 11:57:34 2026 1 127.0.0.1 200 /etc/motd b _ o a ftp@example.com ftp 0 * c", FTPLogEntry{}, true},
 	{"bad date", `Xyz Nov 21 11:57:34 2026 [pid 1] CONNECT: Client "127.0.0.1"`, FTPLogEntry{}, true},
 	{"pid not a number", `Sat Nov 21 11:57:34 2026 [pid x] CONNECT: Client "127.0.0.1"`, FTPLogEntry{}, true},

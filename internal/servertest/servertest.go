@@ -210,19 +210,20 @@ func (e *EnvSyntaxError) Error() string {
 
 // ParseEnv reads KEY=VALUE lines as written by scripts/servers.sh. Blank lines
 // and lines starting with '#' are ignored; values are taken literally (no
-// quotes, no expansion, surrounding spaces kept); keys are [A-Za-z_][A-Za-z0-9_]*.
-// A later line for the same key wins.
+// quotes, no expansion, surrounding spaces kept) but may not hold control
+// characters other than TAB; keys are [A-Za-z_][A-Za-z0-9_]*. Lines may end in
+// LF or CRLF. A later line for the same key wins.
 func ParseEnv(r io.Reader) (map[string]string, error) {
 	env := map[string]string{}
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 0, 4096), 1<<20)
 	for n := 1; sc.Scan(); n++ {
-		line := strings.TrimSuffix(sc.Text(), "\r")
+		line := sc.Text() // bufio.ScanLines drops the CR of a CRLF
 		if strings.TrimSpace(line) == "" || strings.HasPrefix(line, "#") {
 			continue
 		}
 		k, v, ok := strings.Cut(line, "=")
-		if !ok || !validKey(k) {
+		if !ok || !validKey(k) || strings.ContainsFunc(v, isControl) {
 			return nil, &EnvSyntaxError{Line: n, Text: line}
 		}
 		env[k] = v
@@ -232,6 +233,8 @@ func ParseEnv(r io.Reader) (map[string]string, error) {
 	}
 	return env, nil
 }
+
+func isControl(r rune) bool { return (r < 0x20 && r != '\t') || r == 0x7f }
 
 func validKey(k string) bool {
 	if k == "" {
