@@ -7,7 +7,14 @@ import (
 
 	"github.com/rfc1738/fetch/proto"
 	"github.com/rfc1738/fetch/proto/file"
+	"github.com/rfc1738/fetch/proto/ftp"
+	"github.com/rfc1738/fetch/proto/gopher"
 	"github.com/rfc1738/fetch/proto/http"
+	"github.com/rfc1738/fetch/proto/mailto"
+	"github.com/rfc1738/fetch/proto/nntp"
+	"github.com/rfc1738/fetch/proto/prospero"
+	"github.com/rfc1738/fetch/proto/telnet"
+	"github.com/rfc1738/fetch/proto/wais"
 )
 
 // Registry maps scheme names to drivers. Build it with NewRegistry and
@@ -66,13 +73,23 @@ func (r *Registry) closeIdle() {
 }
 
 // DefaultRegistry returns a new registry holding the built-in driver of
-// every scheme, each in its zero configuration.
+// every scheme of RFC 1738, and https, each in its zero configuration. One
+// driver serves http and https, one nntp and news.
 func DefaultRegistry() *Registry {
 	r := NewRegistry()
-	r.Register("file", &file.Driver{})
+	r.Register("ftp", &ftp.Driver{})
 	h := &http.Driver{}
 	r.Register("http", h)
 	r.Register("https", h)
+	r.Register("gopher", &gopher.Driver{})
+	r.Register("mailto", &mailto.Driver{})
+	n := &nntp.Driver{}
+	r.Register("news", n)
+	r.Register("nntp", n)
+	r.Register("telnet", &telnet.Driver{})
+	r.Register("wais", &wais.Driver{})
+	r.Register("file", &file.Driver{})
+	r.Register("prospero", &prospero.Driver{})
 	return r
 }
 
