@@ -664,3 +664,20 @@ func TestListRefusesArticles(t *testing.T) {
 		t.Fatalf("List = %v, %v", entries, err)
 	}
 }
+
+// TestHeadFallbackAtMaxNumber: a group whose high number is the largest
+// int64 must not make the HEAD loop wrap around.
+func TestHeadFallbackAtMaxNumber(t *testing.T) {
+	s := newScripted(script("201 hi", "201 ok", "211 2 9223372036854775806 9223372036854775807 g",
+		"500 x", "500 x", "500 x", "423 no", "423 no") + strings.Repeat("423 no\r\n", 10))
+	resp, _, err := s.run(t, "nntp://127.0.0.1/g", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(resp.Entries) != 0 {
+		t.Errorf("entries = %v", resp.Entries)
+	}
+	if got := strings.Count(s.conn.sent.String(), "HEAD "); got != 2 {
+		t.Errorf("sent %d HEAD commands, want 2:\n%s", got, s.conn.sent.String())
+	}
+}

@@ -131,7 +131,7 @@ func FuzzSession(f *testing.F) {
 	f.Add(uint8(3), []byte("201 hi\r\n201 ok\r\n215 l\r\n"))
 	f.Fuzz(func(t *testing.T, form uint8, data []byte) {
 		d := &Driver{MaxLineLength: 1024, MaxArticles: 50, MaxGroups: 100, MaxListBytes: 64 << 10, MaxHeadFallback: 5, MaxHeaderBytes: 4 << 10}
-		const bound = 4 << 20
+		const bound = 1 << 20
 		srv := &boundedServer{data: data, limit: bound}
 		conn := &fakeConn{r: srv}
 		req := &proto.Request{
@@ -144,7 +144,7 @@ func FuzzSession(f *testing.F) {
 			if len(resp.Entries) > 100 {
 				t.Fatalf("%d entries past the limits", len(resp.Entries))
 			}
-			io.Copy(io.Discard, io.LimitReader(resp.Body, 1<<20))
+			io.Copy(io.Discard, io.LimitReader(resp.Body, 64<<10))
 			resp.Body.Close()
 			resp.Body.Close()
 		}

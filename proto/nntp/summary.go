@@ -118,7 +118,7 @@ func (d *Driver) headSummary(ctx context.Context, c *client, first, last int64, 
 	var ovs []overview
 	maxHeader := int64(orDefault(d.MaxHeaderBytes, DefaultMaxHeaderBytes))
 	var block strings.Builder
-	for n := first; n <= last; n++ {
+	for n := first; n >= first && n <= last; n++ { // n >= first: no wrap past MaxInt64
 		op := "HEAD " + strconv.FormatInt(n, 10)
 		code, _, err := c.cmd(ctx, StatusHeadFollows, "%s", op)
 		switch {
