@@ -8,6 +8,7 @@ import (
 	"net"
 	"net/textproto"
 	"os"
+	"slices"
 	"strings"
 	"syscall"
 	"time"
@@ -37,6 +38,14 @@ type conn struct {
 	moved bool   // a CWD was sent since login or the last return
 	dirty bool   // an operation failed: check with NOOP before reuse
 	dead  bool   // must not be used again
+	uses  int    // how many times the connection was checked out
+
+	// at is the list of CWD arguments that brought the connection from
+	// its login directory to where it is, when atKnown: the same list
+	// for the next URL needs no CWD at all (RFC 1738 section 3.2.5 only
+	// forbids guessing a path between different directories).
+	at      []string
+	atKnown bool
 
 	idleSince time.Time
 
@@ -75,7 +84,7 @@ func dialConn(ctx context.Context, req *proto.Request, key poolKey, cr creds, li
 		raw.Close()
 		return nil, fmt.Errorf("ftp: dial %s: control connection is not TCP (%T)", key.addr, raw.RemoteAddr())
 	}
-	c := &conn{key: key, addr: key.addr, peer: tcp.IP.String(), cancel: cancel}
+	c := &conn{key: key, addr: key.addr, peer: tcp.IP.String(), cancel: cancel, atKnown: true}
 	c.w = newWire(raw, lim.maxLine, lim.maxReply)
 	c.w.secret = cr.pass
 	c.ctx, c.req, c.stop = ctx, req, stop
@@ -269,8 +278,12 @@ func (c *conn) cwd(arg string) (warning string, err error) {
 	return "", c.fail("", err)
 }
 
-// setType sends TYPE A or TYPE I.
+// setType sends TYPE A or TYPE I. On a reused connection already in that
+// type the command is left out.
 func (c *conn) setType(t string) error {
+	if c.uses > 1 && c.typ == t {
+		return nil
+	}
 	if err := c.sc.Type(jftp.TransferType(t)); err != nil {
 		c.typ = ""
 		return c.fail("", err)
@@ -279,17 +292,35 @@ func (c *conn) setType(t string) error {
 	return nil
 }
 
-// returnHome puts a reused connection back in the login directory (RFC
-// 1738 section 3.2.5: a client reusing a connection must not depend on the
-// directory a previous URL left it in): an absolute CWD to the directory
-// PWD reported after login.
-func (c *conn) returnHome() error {
-	if !c.moved {
-		return nil
+// enter sends the plan's CWD commands. On a reused connection that a
+// previous URL left in another directory, it first returns to the login
+// directory with an absolute CWD to what PWD reported after login (RFC
+// 1738 section 3.2.5: the path between two directories cannot be
+// deduced); when the previous URL had exactly the same CWD list, and all
+// of it succeeded, no CWD is needed.
+func (c *conn) enter(pl plan) (warnings []string, err error) {
+	if c.atKnown && slices.Equal(c.at, pl.cwd) {
+		if len(pl.cwd) > 0 {
+			c.w.note("already in the directory of the previous URL")
+		}
+		return nil, nil
 	}
-	if err := c.sc.ChangeDir(c.pwd); err != nil {
-		return c.fail("", err)
+	c.atKnown = false
+	if c.moved {
+		if err := c.sc.ChangeDir(c.pwd); err != nil {
+			return nil, c.fail("", err)
+		}
+		c.moved = false
 	}
-	c.moved = false
-	return nil
+	for _, a := range pl.cwd {
+		w, err := c.cwd(a)
+		if err != nil {
+			return warnings, err
+		}
+		if w != "" {
+			warnings = append(warnings, w)
+		}
+	}
+	c.at, c.atKnown = slices.Clone(pl.cwd), len(warnings) == 0
+	return warnings, nil
 }

@@ -65,6 +65,10 @@
 // Control connections are kept per server, user and password, and reused
 // after an absolute CWD to the directory PWD reported at login (RFC 1738
 // section 3.2.5); a connection whose PWD gave nothing usable is not reused.
+// On a reused connection, a URL with exactly the CWD list of the previous
+// one (all of which succeeded) needs no CWD, and a TYPE already in effect
+// is not sent again. A reused connection found dead (or answering 421)
+// before anything was delivered is replaced, once, by a new one.
 // Request.Trace receives "> command" and "< reply" lines (PASS shown as
 // "PASS ****") and "* note" lines for what the driver decides on its own.
 //

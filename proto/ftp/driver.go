@@ -115,15 +115,34 @@ func (d *Driver) Fetch(ctx context.Context, u *uri.URL, req *proto.Request) (*pr
 	if err != nil {
 		return nil, err
 	}
-	c, err := d.open(ctx, u, req)
-	if err != nil {
-		return nil, err
-	}
-	switch pl.act {
-	case actList, actNLST:
+	return d.do(ctx, u, req, func(c *conn) (*proto.Response, error) {
+		if pl.act == actRetr {
+			return d.retrieve(c, pl)
+		}
 		return d.listing(c, u, pl)
+	})
+}
+
+// do runs op on a logged-in connection. When op fails on a reused
+// connection because the connection is gone (the server dropped it while
+// it was idle, often with a 421 reply), op runs once more on a new one:
+// nothing had been delivered yet.
+func (d *Driver) do(ctx context.Context, u *uri.URL, req *proto.Request, op func(*conn) (*proto.Response, error)) (*proto.Response, error) {
+	for attempt := 0; ; attempt++ {
+		c, err := d.open(ctx, u, req, attempt > 0)
+		if err != nil {
+			return nil, err
+		}
+		reused := c.uses > 1
+		resp, err := op(c)
+		if err != nil && reused && attempt == 0 && ctx.Err() == nil && (replyCode(err) == StatusNotAvailable || replyCode(err) == 0 && isConnError(err)) {
+			if req.Trace != nil {
+				io.WriteString(req.Trace, "* "+sanitize(err.Error(), traceMax)+": retrying on a new connection\n")
+			}
+			continue
+		}
+		return resp, err
 	}
-	return d.retrieve(c, pl)
 }
 
 // List lists the directory u names (with or without a final "/"; a last
@@ -147,11 +166,7 @@ func (d *Driver) List(ctx context.Context, u *uri.URL, req *proto.Request) ([]pr
 	if err != nil {
 		return nil, err
 	}
-	c, err := d.open(ctx, u, req)
-	if err != nil {
-		return nil, err
-	}
-	resp, err := d.listing(c, u, pl)
+	resp, err := d.do(ctx, u, req, func(c *conn) (*proto.Response, error) { return d.listing(c, u, pl) })
 	if err != nil {
 		return nil, err
 	}
@@ -159,8 +174,9 @@ func (d *Driver) List(ctx context.Context, u *uri.URL, req *proto.Request) ([]pr
 	return resp.Entries, nil
 }
 
-// open finds or makes a logged-in connection for u, bound to ctx.
-func (d *Driver) open(ctx context.Context, u *uri.URL, req *proto.Request) (*conn, error) {
+// open finds (unless fresh) or makes a logged-in connection for u, bound
+// to ctx.
+func (d *Driver) open(ctx context.Context, u *uri.URL, req *proto.Request, fresh bool) (*conn, error) {
 	host := u.Hostname()
 	if host == "" {
 		return nil, fmt.Errorf("ftp: URL has no host")
@@ -180,19 +196,13 @@ func (d *Driver) open(ctx context.Context, u *uri.URL, req *proto.Request) (*con
 	if err := p.acquire(ctx, key); err != nil {
 		return nil, err
 	}
-	for {
-		c := p.takeIdle(key)
-		if c == nil {
-			break
+	if !fresh {
+		if c := p.takeIdle(key); c != nil {
+			c.bind(ctx, req)
+			c.uses++
+			c.w.note("reusing the connection to %s (logged in as %s)", addr, cr.user)
+			return c, nil
 		}
-		c.bind(ctx, req)
-		c.w.note("reusing the connection to %s (logged in as %s)", addr, cr.user)
-		if err := c.returnHome(); err != nil {
-			c.w.note("cannot reuse it: %v", err)
-			c.close()
-			continue
-		}
-		return c, nil
 	}
 	c, err := dialConn(ctx, req, key, cr, d.limits())
 	if cr.prompted {
@@ -202,6 +212,7 @@ func (d *Driver) open(ctx context.Context, u *uri.URL, req *proto.Request) (*con
 		p.releaseToken(key)
 		return nil, err
 	}
+	c.uses = 1
 	return c, nil
 }
 
@@ -227,20 +238,6 @@ func (d *Driver) release(c *conn) {
 		}
 	}
 	p.releaseToken(c.key)
-}
-
-// enter sends the plan's CWD commands.
-func (c *conn) enter(pl plan) (warnings []string, err error) {
-	for _, a := range pl.cwd {
-		w, err := c.cwd(a)
-		if err != nil {
-			return warnings, err
-		}
-		if w != "" {
-			warnings = append(warnings, w)
-		}
-	}
-	return warnings, nil
 }
 
 // listing runs a directory plan: MLSD (when the server's FEAT offers

@@ -276,8 +276,10 @@ func TestHostileListingNames(t *testing.T) {
 	}
 }
 
-// Reuse: the second URL rides on the first login, after an absolute CWD
-// back to the login directory (RFC 1738 section 3.2.5).
+// Reuse: the next URL rides on the first login, after an absolute CWD
+// back to the login directory when it names another directory (RFC 1738
+// section 3.2.5), with no CWD when it names the same one, and with no TYPE
+// when the connection is in that type already.
 func TestReuseReturnsHome(t *testing.T) {
 	f := newFake(t)
 	f.pwd = `"/home/ftp"`
@@ -286,14 +288,15 @@ func TestReuseReturnsHome(t *testing.T) {
 	f.start()
 	d := &Driver{}
 	defer d.CloseIdleConnections()
-	for _, p := range []string{"/x/a", "/y/b", "/a"} {
+	for _, p := range []string{"/x/a", "/y/b", "/y/a;type=a", "/a"} {
 		if _, _, err := get(t, d, f.url(p), quickReq()); err != nil {
 			t.Fatalf("Fetch(%q) = %v", p, err)
 		}
 	}
 	want := commands("USER anonymous|PASS anonymous@|FEAT|TYPE I|PWD|" +
 		"CWD x|TYPE I|SIZE a|MDTM a|EPSV|RETR a|" +
-		"CWD /home/ftp|CWD y|TYPE I|SIZE b|MDTM b|EPSV|RETR b|" +
+		"CWD /home/ftp|CWD y|SIZE b|MDTM b|EPSV|RETR b|" +
+		"TYPE A|MDTM a|EPSV|RETR a|" +
 		"CWD /home/ftp|TYPE I|SIZE a|MDTM a|EPSV|RETR a")
 	if got := f.sent(); got != want {
 		t.Errorf("sent\n%q\nwant\n%q", got, want)
@@ -348,10 +351,16 @@ func TestReuseAfterServerDrop(t *testing.T) {
 	f.start()
 	d := &Driver{}
 	defer d.CloseIdleConnections()
-	for range 2 {
-		if _, b, err := get(t, d, f.url("/x/a"), quickReq()); err != nil || string(b) != "A" {
-			t.Fatalf("Fetch = %q, %v", b, err)
+	var trace bytes.Buffer
+	req := quickReq()
+	req.Trace = &trace
+	for _, p := range []string{"/x/a", "/y/a"} {
+		if _, b, err := get(t, d, f.url(p), req); err != nil || string(b) != "A" {
+			t.Fatalf("Fetch(%q) = %q, %v", p, b, err)
 		}
+	}
+	if !strings.Contains(trace.String(), "retrying on a new connection") {
+		t.Errorf("trace does not show the retry:\n%s", trace.String())
 	}
 	if n := f.connCount(); n != 2 {
 		t.Errorf("%d connections, want 2 (the dropped one replaced)", n)
