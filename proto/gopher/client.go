@@ -248,6 +248,15 @@ type body struct {
 	err  error
 }
 
+// WriteTo lets io.Copy use the underlying reader's WriteTo (the 64 KiB
+// buffer of the connection's bufio.Reader, or a menu's bytes.Reader).
+func (b *body) WriteTo(w io.Writer) (int64, error) {
+	if wt, ok := b.Reader.(io.WriterTo); ok {
+		return wt.WriteTo(w)
+	}
+	return io.Copy(w, struct{ io.Reader }{b.Reader})
+}
+
 func (b *body) Close() error {
 	b.once.Do(func() {
 		if b.c != nil {

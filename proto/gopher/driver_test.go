@@ -168,6 +168,30 @@ func TestFetchBinary(t *testing.T) {
 	if resp.Name != "bin" || resp.MediaType != "application/octet-stream" {
 		t.Errorf("Name, MediaType = %q, %q", resp.Name, resp.MediaType)
 	}
+	// io.Copy goes through body.WriteTo: into a ReaderFrom and into a plain
+	// writer, for raw, length-limited and unstuffed bodies.
+	for _, raw := range []string{"/9/bin", "/9/bin-plus1%09%09+", "/0/bin"} {
+		for _, plain := range []bool{false, true} {
+			resp, err := (&Driver{}).Fetch(t.Context(), uri.MustParse("gopher://"+srv.Addr+raw), srv.request(nil))
+			if err != nil {
+				t.Fatal(err)
+			}
+			var buf bytes.Buffer
+			var w io.Writer = &buf
+			if plain {
+				w = struct{ io.Writer }{&buf}
+			}
+			_, err = io.Copy(w, resp.Body)
+			resp.Body.Close()
+			want := data
+			if raw == "/9/bin-plus1%09%09+" {
+				want = []byte("..a\r\nb\r\n")
+			}
+			if err != nil || (raw != "/0/bin" && !bytes.Equal(buf.Bytes(), want)) || buf.Len() == 0 {
+				t.Errorf("io.Copy of %s (plain writer %v): %d bytes, %v", raw, plain, buf.Len(), err)
+			}
+		}
+	}
 	// A "+<n>" length that the server does not keep is a lost connection.
 	_, _, err = fetchURL(t, &Driver{}, srv, "gopher://SRV/9/short%09%09+", nil)
 	if !errors.Is(err, io.ErrUnexpectedEOF) {
