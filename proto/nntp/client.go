@@ -29,11 +29,12 @@ type client struct {
 
 // newClient wraps an open connection. Lines longer than maxLine bytes are
 // refused when read as reply or list lines (article bodies stream through
-// textproto's DotReader and are not bounded by it).
+// textproto's DotReader and are not bounded by it). The read buffer holds
+// at least one such line.
 func newClient(nc net.Conn, trace io.Writer, maxLine int) *client {
 	return &client{
 		nc:      nc,
-		r:       textproto.NewReader(bufio.NewReaderSize(nc, maxLine)),
+		r:       textproto.NewReader(bufio.NewReaderSize(nc, max(maxLine+2, 16<<10))),
 		w:       textproto.NewWriter(bufio.NewWriter(nc)),
 		trace:   trace,
 		maxLine: maxLine,
@@ -147,8 +148,8 @@ func quoteShort(b []byte) string {
 }
 
 // readLine reads one line without its CR LF (or bare LF). The slice is
-// valid until the next read. A line longer than the reader's buffer fails
-// with bufio.ErrBufferFull; an end of stream inside or before a line is
+// valid until the next read. A line longer than maxLine bytes fails with
+// bufio.ErrBufferFull; an end of stream inside or before a line is
 // io.ErrUnexpectedEOF, since every NNTP reply is line-terminated.
 func (c *client) readLine() ([]byte, error) {
 	line, err := c.r.R.ReadSlice('\n')
@@ -161,6 +162,9 @@ func (c *client) readLine() ([]byte, error) {
 	line = line[:len(line)-1]
 	if n := len(line); n > 0 && line[n-1] == '\r' {
 		line = line[:n-1]
+	}
+	if len(line) > c.maxLine {
+		return nil, bufio.ErrBufferFull
 	}
 	return line, nil
 }

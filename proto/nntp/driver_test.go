@@ -681,3 +681,24 @@ func TestHeadFallbackAtMaxNumber(t *testing.T) {
 		t.Errorf("sent %d HEAD commands, want 2:\n%s", got, s.conn.sent.String())
 	}
 }
+
+// TestLineLimit: a reply or list line longer than MaxLineLength is a
+// protocol error; one within it is read.
+func TestLineLimit(t *testing.T) {
+	long := strings.Repeat("x", 5000)
+	for _, tt := range []struct {
+		max  int
+		fail bool
+	}{{4096, true}, {5007, true}, {5008, false}, {6000, false}} {
+		s := newScripted(script("201 hi", "201 ok", "215 list", "a.b 1 1 "+long, ".", "503 no"))
+		d := &Driver{MaxLineLength: tt.max}
+		resp, err := d.Fetch(context.Background(), uri.MustParse("news:*"), s.request(map[string]string{"nntp-server": "127.0.0.1"}))
+		var pe *proto.ProtocolError
+		if tt.fail != errors.As(err, &pe) {
+			t.Errorf("MaxLineLength %d: Fetch = %v", tt.max, err)
+		}
+		if err == nil {
+			resp.Body.Close()
+		}
+	}
+}
