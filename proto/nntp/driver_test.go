@@ -247,13 +247,15 @@ var transcriptTests = []struct {
 		url:  "news:*",
 		opts: map[string]string{"nntp-server": "127.0.0.1"},
 		server: script("201 hi", "201 ok",
-			"215 active", "local.test 3 1 y", "local.empty 0 1 n", ".",
+			"215 active", "local.test 3 1 y", "local.empty 0 1 n", "..odd 1 1 y", ".",
 			"215 descriptions", "local.test\tTests.", "other.group Not listed.", "."),
 		sent:  "MODE READER\r\nLIST ACTIVE\r\nLIST NEWSGROUPS\r\nQUIT\r\n",
 		dial:  "127.0.0.1:119",
-		body:  "local.test 3 1 y\nlocal.empty 0 1 n\n",
+		body:  "local.test 3 1 y\nlocal.empty 0 1 n\n.odd 1 1 y\n",
 		kind:  proto.KindDirectory,
-		names: []string{"local.empty", "local.test"},
+		// RFC 3977 section 3.1.1: every line of a multi-line block that
+		// starts with "." is stuffed, list lines too.
+		names: []string{".odd", "local.empty", "local.test"},
 	},
 	{
 		// An RFC 977 server: LIST ACTIVE unknown, bare LIST; no LIST
@@ -699,6 +701,27 @@ func TestLineLimit(t *testing.T) {
 		}
 		if err == nil {
 			resp.Body.Close()
+		}
+	}
+}
+
+// TestWireCheck: the client itself refuses CR, LF and NUL in a command
+// line, whatever its caller checked (DESIGN.md, Safety: every driver checks
+// again at the wire); nothing is written.
+func TestWireCheck(t *testing.T) {
+	for _, arg := range []string{"a\r\nQUIT", "a\nb", "a\rb", "a\x00b"} {
+		conn := &fakeConn{r: strings.NewReader("")}
+		c := newClient(conn, nil, DefaultMaxLineLength)
+		_, _, err := c.cmd(context.Background(), StatusGroupSelected, "GROUP %s", arg)
+		if !errors.Is(err, proto.ErrUnsafeArgument) {
+			t.Errorf("cmd(GROUP %q) = %v, want ErrUnsafeArgument", arg, err)
+		}
+		if conn.sent.Len() != 0 {
+			t.Errorf("cmd(GROUP %q) wrote %q", arg, conn.sent.String())
+		}
+		_, _, err = c.send(context.Background(), StatusAuthAccepted, "AUTHINFO PASS "+arg, "AUTHINFO PASS ****")
+		if !errors.Is(err, proto.ErrUnsafeArgument) || strings.Contains(err.Error(), arg) {
+			t.Errorf("send(AUTHINFO PASS %q) = %v", arg, err)
 		}
 	}
 }
