@@ -249,10 +249,10 @@ var transcriptTests = []struct {
 		server: script("201 hi", "201 ok",
 			"215 active", "local.test 3 1 y", "local.empty 0 1 n", "..odd 1 1 y", ".",
 			"215 descriptions", "local.test\tTests.", "other.group Not listed.", "."),
-		sent:  "MODE READER\r\nLIST ACTIVE\r\nLIST NEWSGROUPS\r\nQUIT\r\n",
-		dial:  "127.0.0.1:119",
-		body:  "local.test 3 1 y\nlocal.empty 0 1 n\n.odd 1 1 y\n",
-		kind:  proto.KindDirectory,
+		sent: "MODE READER\r\nLIST ACTIVE\r\nLIST NEWSGROUPS\r\nQUIT\r\n",
+		dial: "127.0.0.1:119",
+		body: "local.test 3 1 y\nlocal.empty 0 1 n\n.odd 1 1 y\n",
+		kind: proto.KindDirectory,
 		// RFC 3977 section 3.1.1: every line of a multi-line block that
 		// starts with "." is stuffed, list lines too.
 		names: []string{".odd", "local.empty", "local.test"},
