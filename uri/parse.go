@@ -26,8 +26,21 @@ import (
 //
 // Parse decodes nothing; the scheme-specific views (FTP, Gopher, ...) do that.
 func Parse(s string) (*URL, error) {
-	u := new(URL)
-	if err := u.parse(s); err != nil {
+	var u *URL
+	if strings.IndexByte(s, '@') >= 0 {
+		// One allocation for the URL and its likely Userinfo.
+		p := new(struct {
+			u  URL
+			ui Userinfo
+		})
+		u = &p.u
+		if err := u.parse(s, &p.ui); err != nil {
+			return nil, err
+		}
+		return u, nil
+	}
+	u = new(URL)
+	if err := u.parse(s, nil); err != nil {
 		return nil, err
 	}
 	return u, nil
@@ -43,7 +56,9 @@ func MustParse(s string) *URL {
 	return u
 }
 
-func (u *URL) parse(s string) error {
+// parse fills u from s. ui, when not nil, is the storage for the user
+// information.
+func (u *URL) parse(s string, ui *Userinfo) error {
 	rest := s
 	// The fragment first: "#" is never data in an escaped URL (seed 001
 	// section 3: "the fragment identifier (if any) is extracted first").
@@ -84,7 +99,7 @@ func (u *URL) parse(s string) error {
 				break
 			}
 		}
-		if err := u.parseAuthority(s, off, rest[:end]); err != nil {
+		if err := u.parseAuthority(s, off, rest[:end], ui); err != nil {
 			return err
 		}
 		rest = rest[end:]
@@ -175,7 +190,8 @@ func checkSecret(s string, from, to int) error {
 // parseAuthority parses the server part auth, found at offset off of s:
 // [ user [ ":" password ] "@" ] host [ ":" port ] (seed 002 section 5,
 // "login"; seed 001 section 4.3.1 "server").
-func (u *URL) parseAuthority(s string, off int, auth string) error {
+// ui, when not nil, is the storage for the user information.
+func (u *URL) parseAuthority(s string, off int, auth string, ui *Userinfo) error {
 	if i := strings.IndexByte(auth, '@'); i >= 0 {
 		if j := strings.IndexByte(auth[i+1:], '@'); j >= 0 {
 			// Seed 001 section 4.3.1: within the user and password
@@ -185,12 +201,15 @@ func (u *URL) parseAuthority(s string, off int, auth string) error {
 		if err := checkSecret(s, off, off+i); err != nil {
 			return err
 		}
-		ui := auth[:i]
-		if k := strings.IndexByte(ui, ':'); k >= 0 {
-			u.User = &Userinfo{username: ui[:k], password: ui[k+1:], passwordSet: true}
-		} else {
-			u.User = &Userinfo{username: ui}
+		if ui == nil {
+			ui = new(Userinfo)
 		}
+		if k := strings.IndexByte(auth[:i], ':'); k >= 0 {
+			*ui = Userinfo{username: auth[:k], password: auth[k+1 : i], passwordSet: true}
+		} else {
+			*ui = Userinfo{username: auth[:i]}
+		}
+		u.User = ui
 		auth = auth[i+1:]
 		off += i + 1
 	}
