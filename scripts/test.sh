@@ -116,10 +116,20 @@ cleanup() {
 	fi
 	exit "$rc"
 }
+# go test runs in its own session so that a signal to this script can stop it
+# and every test binary it started (its process group), not just this shell.
+gopid=""
+on_signal() {
+	if [ -n "$gopid" ]; then
+		kill -TERM -- "-$gopid" 2>/dev/null || true
+		wait "$gopid" 2>/dev/null || true
+	fi
+	exit "$1"
+}
 trap cleanup EXIT
-trap 'exit 130' INT
-trap 'exit 143' TERM
-trap 'exit 129' HUP
+trap 'on_signal 130' INT
+trap 'on_signal 143' TERM
+trap 'on_signal 129' HUP
 
 export FETCH_TEST_ENV=""
 if [ "$can_root" -eq 1 ]; then
@@ -139,10 +149,14 @@ else
 fi
 
 cd "$repo"
+gotest=(go test)
+[ "$pkgs" -eq 1 ] || gotest+=(./...)
+gotest+=(${args[@]+"${args[@]}"})
+# setsid does not fork here (this shell's background child is no group leader),
+# so $! is go itself and leads the new process group.
+setsid "${gotest[@]}" </dev/null &
+gopid=$!
 rc=0
-if [ "$pkgs" -eq 1 ]; then
-	go test ${args[@]+"${args[@]}"} || rc=$?
-else
-	go test ./... ${args[@]+"${args[@]}"} || rc=$?
-fi
+wait "$gopid" || rc=$?
+gopid=""
 exit "$rc"
