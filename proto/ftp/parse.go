@@ -1,6 +1,7 @@
 package ftp
 
 import (
+	"bytes"
 	"strconv"
 	"strings"
 	"time"
@@ -20,7 +21,7 @@ const (
 // some servers send bare LF). A CR elsewhere stays part of the line. Empty
 // lines are left out.
 func splitLines(raw []byte) []string {
-	var lines []string
+	lines := make([]string, 0, bytes.Count(raw, []byte{'\n'})+1)
 	s := string(raw)
 	for s != "" {
 		line, rest, _ := strings.Cut(s, "\n")
@@ -42,8 +43,9 @@ func splitLines(raw []byte) []string {
 // Names are kept exactly as the server sent them: they may hold "/", "..",
 // CR or any other byte, and must be checked before use as local paths.
 func parseListing(raw []byte, format string, now time.Time) []proto.Entry {
-	var entries []proto.Entry
-	for _, line := range splitLines(raw) {
+	lines := splitLines(raw)
+	entries := make([]proto.Entry, 0, len(lines))
+	for _, line := range lines {
 		var e proto.Entry
 		var ok bool
 		switch format {
@@ -156,7 +158,7 @@ func parseMLSDTime(v string) (time.Time, bool) {
 
 func setExtra(e *proto.Entry, k, v string) {
 	if e.Extra == nil {
-		e.Extra = map[string]string{}
+		e.Extra = make(map[string]string, 3)
 	}
 	e.Extra[k] = v
 }

@@ -28,7 +28,7 @@ import (
 // /cut.bin fails after cutAt bytes the first time it is read, and the
 // directory /evil lists hostile names.
 type libServer struct {
-	t     *testing.T
+	t     testing.TB
 	srv   *ftpserver.FtpServer
 	rec   *prototest.Recorder
 	fs    afero.Fs
@@ -39,6 +39,12 @@ type libServer struct {
 }
 
 func startLib(t *testing.T) *libServer {
+	t.Helper()
+	return startLibB(t)
+}
+
+// startLibB is startLib for tests and benchmarks alike.
+func startLibB(t testing.TB) *libServer {
 	t.Helper()
 	s := &libServer{t: t, rec: prototest.Listen(t), fs: afero.NewMemMapFs(), mtime: time.Date(2023, 5, 6, 7, 8, 9, 0, time.UTC)}
 	s.srv = ftpserver.NewFtpServer(s)
