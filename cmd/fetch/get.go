@@ -70,7 +70,13 @@ and the exit status is 8 when some failed.`,
 			return runGet(cmd.Context(), o, e)
 		},
 	}
-	f := cmd.Flags()
+	addGetFlags(cmd.Flags(), o, &cont)
+	return cmd
+}
+
+// addGetFlags declares the flags of "fetch get" (curl's spelling where curl
+// has one).
+func addGetFlags(f *pflag.FlagSet, o *getOptions, cont *bool) {
 	f.SortFlags = false
 	f.StringVarP(&o.output, "output", "o", "", "write to `FILE` instead of stdout")
 	f.BoolVarP(&o.remoteName, "remote-name", "O", false, "write to a file named like the remote file")
@@ -78,7 +84,7 @@ and the exit status is 8 when some failed.`,
 	f.BoolVarP(&o.verbose, "verbose", "v", false, "trace the protocol on stderr (passwords hidden)")
 	f.BoolVarP(&o.silent, "silent", "s", false, "no progress bar and no warnings")
 	f.StringVarP(&o.continueAt, "continue-at", "C", "", "resume at byte `OFFSET`; - resumes FILE.part")
-	f.BoolVar(&cont, "continue", false, "same as -C -")
+	f.BoolVar(cont, "continue", false, "same as -C -")
 	f.BoolVarP(&o.remoteTime, "remote-time", "R", false, "give the file the remote modification time")
 	f.Var((*seconds)(&o.connectTimeout), "connect-timeout", "give up connecting after `SECONDS`")
 	f.Var((*seconds)(&o.maxTime), "max-time", "give up the whole transfer after `SECONDS`")
@@ -98,7 +104,6 @@ and the exit status is 8 when some failed.`,
 	f.StringArrayVar(&o.gateways, "gateway", nil, "fetch `SCHEME=TEMPLATE` URLs through a gateway (wais, prospero)")
 	f.BoolVar(&o.fileViaFTP, "file-via-ftp", false, "fetch file://host/ URLs of other hosts over ftp")
 	f.BoolVar(&o.interactive, "interactive", false, "open telnet URLs as a session on this terminal")
-	return cmd
 }
 
 // validate checks the combinations of flags that cannot work.

@@ -226,7 +226,7 @@ func TestGetRefusedBeforeNetwork(t *testing.T) {
 	}
 	// The counters do count: with the port allowed, the dial happens.
 	n := &netlog{refuse: true}
-	r := runArgs(t, n, "", "get", "--allow-port", "25", "http://127.0.0.1:25/")
+	r := runArgs(t, n, "", "get", "-s", "--allow-port", "25", "http://127.0.0.1:25/")
 	if r.code != fetch.ExitNetwork || n.dials.Load() != 1 || !strings.Contains(r.err, "warning: the port rules are lifted for port 25") {
 		t.Errorf("get --allow-port 25 = %d, %d dials, stderr %q", r.code, n.dials.Load(), r.err)
 	}

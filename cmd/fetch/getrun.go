@@ -124,11 +124,9 @@ func cmpOr(a, b string) string {
 	return b
 }
 
-// warnAllowPorts says, unless -s, that port rules were lifted.
+// warnAllowPorts says that port rules were lifted: a protection turned
+// off is always reported, even with -s.
 func (o *getOptions) warnAllowPorts(e *env) {
-	if o.silent {
-		return
-	}
 	for _, p := range o.allowPorts {
 		fmt.Fprintf(e.err, "fetch: warning: the port rules are lifted for port %d (--allow-port)\n", p)
 	}

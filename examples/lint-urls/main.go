@@ -84,6 +84,25 @@ func main() {
 	os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
 }
 
+// lint counts the findings about each URL of in; with verbose it prints
+// each finding, the URL redacted.
+func lint(in io.Reader, verbose bool, w io.Writer) (*Summary, error) {
+	s := &Summary{}
+	sc := bufio.NewScanner(in)
+	for sc.Scan() {
+		line := strings.TrimSpace(sc.Text())
+		if line == "" || strings.HasPrefix(line, "#") {
+			continue
+		}
+		for _, f := range s.Add(line, safety.Policy{}) {
+			if verbose {
+				fmt.Fprintf(w, "%s: %s\n", safety.Redact(line), f)
+			}
+		}
+	}
+	return s, sc.Err()
+}
+
 func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fl := flag.NewFlagSet("lint-urls", flag.ContinueOnError)
 	fl.SetOutput(stderr)
@@ -102,20 +121,8 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		defer f.Close()
 		in = f
 	}
-	var s Summary
-	sc := bufio.NewScanner(in)
-	for sc.Scan() {
-		line := strings.TrimSpace(sc.Text())
-		if line == "" || strings.HasPrefix(line, "#") {
-			continue
-		}
-		for _, f := range s.Add(line, safety.Policy{}) {
-			if *verbose {
-				fmt.Fprintf(stdout, "%s: %s\n", safety.Redact(line), f)
-			}
-		}
-	}
-	if err := sc.Err(); err != nil {
+	s, err := lint(in, *verbose, stdout)
+	if err != nil {
 		fmt.Fprintf(stderr, "lint-urls: %v\n", err)
 		return fetch.ExitError
 	}

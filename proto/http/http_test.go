@@ -316,6 +316,9 @@ func TestContentRange(t *testing.T) {
 		{"bytes 4/10", 0, 0, false},
 		{"items 4-9/10", 0, 0, false},
 		{"bytes x-9/10", 0, 0, false},
+		{"bytes +4-9/10", 0, 0, false},
+		{"bytes 4-9/-10", 0, 0, false},
+		{"bytes 1-2/99999999999999999999", 0, 0, false},
 	} {
 		first, size, ok := contentRange(tt.in)
 		if first != tt.first || size != tt.size || ok != tt.ok {

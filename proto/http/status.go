@@ -103,14 +103,15 @@ func partial(resp *proto.Response, hresp *http.Response, offset int64) (*proto.R
 func complete(hresp *http.Response, offset int64) (*proto.Response, error) {
 	hresp.Body.Close()
 	cr := hresp.Header.Get("Content-Range")
-	total, err := strconv.ParseInt(strings.TrimPrefix(cr, "bytes */"), 10, 64)
-	if !strings.HasPrefix(cr, "bytes */") || err != nil || total != offset {
+	total, ok := decimal(strings.TrimPrefix(cr, "bytes */"))
+	if !strings.HasPrefix(cr, "bytes */") || !ok || total != offset {
 		return nil, statusErr(hresp.StatusCode, hresp.Status)
 	}
 	return &proto.Response{Kind: proto.KindData, Body: http.NoBody, Size: total, Offset: offset}, nil
 }
 
 // contentRange parses "bytes first-last/complete"; complete is -1 for "*".
+// Positions are unsigned decimal numbers (RFC 9110 section 14.4).
 func contentRange(s string) (first, total int64, ok bool) {
 	rest, found := strings.CutPrefix(s, "bytes ")
 	if !found {
@@ -121,15 +122,27 @@ func contentRange(s string) (first, total int64, ok bool) {
 	if !found || !found2 {
 		return 0, 0, false
 	}
-	first, err := strconv.ParseInt(firstS, 10, 64)
-	if err != nil {
+	first, ok = decimal(firstS)
+	if !ok {
 		return 0, 0, false
 	}
 	if size == "*" {
 		return first, -1, true
 	}
-	total, err = strconv.ParseInt(size, 10, 64)
-	return first, total, err == nil
+	total, ok = decimal(size)
+	if !ok {
+		return 0, 0, false
+	}
+	return first, total, true
+}
+
+// decimal parses an unsigned decimal number that fits an int64.
+func decimal(s string) (int64, bool) {
+	if s == "" || strings.Trim(s, "0123456789") != "" {
+		return 0, false
+	}
+	n, err := strconv.ParseInt(s, 10, 64)
+	return n, err == nil
 }
 
 // headerText is the status line and headers of a reply, as received.
