@@ -554,13 +554,14 @@ func mediaType(itemType, plus string) string {
 }
 
 // itemName suggests a local file name for -O: the last element of the
-// selector, "" for menus or when there is none.
+// selector; "" for menus, and when there is none or it is not a plain
+// name ("..", control characters, a backslash).
 func itemName(itemType, selector string) string {
 	if itemType == "1" || itemType == "7" {
 		return ""
 	}
 	n := path.Base(strings.TrimRight(selector, "/"))
-	if n == "." || n == "/" || n == "" {
+	if n == "." || n == ".." || n == "/" || n == "" || strings.ContainsRune(n, '\\') || sanitize(n) != n {
 		return ""
 	}
 	return n

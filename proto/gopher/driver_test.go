@@ -601,3 +601,24 @@ func portOf(addr string) string {
 	_, p, _ := net.SplitHostPort(addr)
 	return p
 }
+
+func TestItemName(t *testing.T) {
+	tests := []struct{ typ, sel, want string }{
+		{"9", "/pub/file.bin", "file.bin"},
+		{"0", "/docs/", "docs"},
+		{"0", "readme", "readme"},
+		{"1", "/dir", ""},
+		{"7", "/search", ""},
+		{"0", "", ""},
+		{"0", "/", ""},
+		{"0", "/a/..", ""},
+		{"0", "/evil\x1b[2J", ""},
+		{"0", "/win\\name", ""},
+		{"0", "/caf\u00e9.txt", "caf\u00e9.txt"},
+	}
+	for _, tt := range tests {
+		if got := itemName(tt.typ, tt.sel); got != tt.want {
+			t.Errorf("itemName(%q, %q) = %q, want %q", tt.typ, tt.sel, got, tt.want)
+		}
+	}
+}

@@ -31,7 +31,7 @@ type Header struct {
 }
 
 // HeaderError is a malformed Gopher+ header line; it holds the line (at
-// most 64 bytes of it).
+// most 32 bytes of it).
 type HeaderError string
 
 func (e HeaderError) Error() string {
@@ -43,8 +43,8 @@ func (e HeaderError) Error() string {
 func ParseHeader(line string) (Header, error) {
 	s := strings.TrimRight(line, "\r\n")
 	bad := func() (Header, error) {
-		if len(s) > 64 {
-			s = s[:64]
+		if len(s) > 32 {
+			s = s[:32]
 		}
 		return Header{}, HeaderError(s)
 	}
