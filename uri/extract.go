@@ -58,7 +58,9 @@ func Extract(text string) []string {
 //     breaks are not treated specially there: without brackets a URL
 //     cannot be told from the words after it.
 //
-// Only candidates that Parse accepts are returned. text is not modified.
+// Only candidates that Parse accepts are returned; outside brackets, no URL
+// is looked for inside a candidate that Parse rejects, which keeps the scan
+// linear. text is not modified.
 func FindAll(text string) []Match {
 	var ms []Match
 	for i := 0; i < len(text); {
@@ -72,9 +74,12 @@ func FindAll(text string) []Match {
 			continue
 		}
 		if isAlpha(text[i]) && (i == 0 || !isSchemeChar(text[i-1])) {
-			if m, ok := bare(text, i); ok {
+			m, next := bare(text, i)
+			if m.URL != "" {
 				ms = append(ms, m)
-				i = m.End
+			}
+			if next > i {
+				i = next
 				continue
 			}
 		}
@@ -181,15 +186,18 @@ func isTextDelim(c byte) bool {
 	return c <= ' ' || c == 0x7f || strings.IndexByte("<>\"{}|\\^`", c) >= 0
 }
 
-// bare reads an unwrapped URL starting at text[start].
-func bare(text string, start int) (Match, bool) {
+// bare reads an unwrapped URL starting at text[start]. It returns the
+// match (URL empty when there is none) and where to go on scanning: after
+// the match, or after a candidate that does not parse (so that no text is
+// scanned twice), or start when there was no candidate.
+func bare(text string, start int) (Match, int) {
 	from := start
 	if hasURLPrefix(text[from:]) {
 		from += 4
 	}
 	n := schemeLen(text[from:])
 	if n <= 0 || !knownScheme(text[from:from+n]) {
-		return Match{}, false
+		return Match{}, start
 	}
 	end := from + n + 1
 	for end < len(text) && !isTextDelim(text[end]) {
@@ -197,22 +205,26 @@ func bare(text string, start int) (Match, bool) {
 	}
 	s := trimTrailing(text[from:end])
 	if len(s) <= n+1 {
-		return Match{}, false
+		return Match{}, start
 	}
 	if _, err := Parse(s); err != nil {
-		return Match{}, false
+		return Match{}, end
 	}
-	return Match{URL: s, Start: start, End: from + len(s)}, true
+	return Match{URL: s, Start: start, End: from + len(s)}, from + len(s)
 }
 
 // trimTrailing drops the punctuation that ends a sentence rather than a URL.
 func trimTrailing(s string) string {
+	parens := strings.Count(s, "(") - strings.Count(s, ")")
+	brackets := strings.Count(s, "[") - strings.Count(s, "]")
 	for s != "" {
 		c := s[len(s)-1]
 		switch {
 		case strings.IndexByte(".,;:!?'", c) >= 0:
-		case c == ')' && strings.Count(s, "(") < strings.Count(s, ")"):
-		case c == ']' && strings.Count(s, "[") < strings.Count(s, "]"):
+		case c == ')' && parens < 0:
+			parens++
+		case c == ']' && brackets < 0:
+			brackets++
 		default:
 			return s
 		}

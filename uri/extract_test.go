@@ -2,6 +2,7 @@ package uri
 
 import (
 	"reflect"
+	"strings"
 	"testing"
 )
 
@@ -128,5 +129,18 @@ func TestFindAllOffsets(t *testing.T) {
 	}
 	if got := text[21:31]; got != "http://h/y" {
 		t.Errorf("text[21:31] = %q", got)
+	}
+}
+
+// FindAll scans hostile text in linear time: every candidate here fails to
+// parse or ends in a run of punctuation.
+func TestFindAllLinear(t *testing.T) {
+	for _, text := range []string{
+		strings.Repeat("http://[x/", 100000),
+		"http://h/" + strings.Repeat(")", 500000),
+		strings.Repeat("<http://a%zz/", 50000),
+		"<http://h/" + strings.Repeat("-\n ", 200000) + ">",
+	} {
+		FindAll(text)
 	}
 }
