@@ -14,50 +14,50 @@ type resolveTest struct{ ref, want string }
 // line, with its base "Content-Base: http://a/b/c/d;p?q".
 var rfc1808Tests = []resolveTest{
 	// Seed 001 Appendix C.1, Normal Examples.
-	{"g:h", "g:h"},
-	{"g", "http://a/b/c/g"},
-	{"./g", "http://a/b/c/g"},
-	{"g/", "http://a/b/c/g/"},
-	{"/g", "http://a/g"},
-	{"//g", "http://g"},
-	{"?y", "http://a/b/c/d;p?y"},
-	{"g?y", "http://a/b/c/g?y"},
-	{"g?y/./x", "http://a/b/c/g?y/./x"},
-	{"#s", "http://a/b/c/d;p?q#s"},
-	{"g#s", "http://a/b/c/g#s"},
-	{"g#s/./x", "http://a/b/c/g#s/./x"},
-	{"g?y#s", "http://a/b/c/g?y#s"},
-	{";x", "http://a/b/c/d;x"},
-	{"g;x", "http://a/b/c/g;x"},
-	{"g;x?y#s", "http://a/b/c/g;x?y#s"},
-	{".", "http://a/b/c/"},
-	{"./", "http://a/b/c/"},
-	{"..", "http://a/b/"},
-	{"../", "http://a/b/"},
-	{"../g", "http://a/b/g"},
-	{"../..", "http://a/"},
-	{"../../", "http://a/"},
-	{"../../g", "http://a/g"},
+	{"g:h", "g:h"},                      // seed 001 App. C.1
+	{"g", "http://a/b/c/g"},             // seed 001 App. C.1
+	{"./g", "http://a/b/c/g"},           // seed 001 App. C.1
+	{"g/", "http://a/b/c/g/"},           // seed 001 App. C.1
+	{"/g", "http://a/g"},                // seed 001 App. C.1
+	{"//g", "http://g"},                 // seed 001 App. C.1
+	{"?y", "http://a/b/c/d;p?y"},        // seed 001 App. C.1
+	{"g?y", "http://a/b/c/g?y"},         // seed 001 App. C.1
+	{"g?y/./x", "http://a/b/c/g?y/./x"}, // seed 001 App. C.1
+	{"#s", "http://a/b/c/d;p?q#s"},      // seed 001 App. C.1
+	{"g#s", "http://a/b/c/g#s"},         // seed 001 App. C.1
+	{"g#s/./x", "http://a/b/c/g#s/./x"}, // seed 001 App. C.1
+	{"g?y#s", "http://a/b/c/g?y#s"},     // seed 001 App. C.1
+	{";x", "http://a/b/c/d;x"},          // seed 001 App. C.1
+	{"g;x", "http://a/b/c/g;x"},         // seed 001 App. C.1
+	{"g;x?y#s", "http://a/b/c/g;x?y#s"}, // seed 001 App. C.1
+	{".", "http://a/b/c/"},              // seed 001 App. C.1
+	{"./", "http://a/b/c/"},             // seed 001 App. C.1
+	{"..", "http://a/b/"},               // seed 001 App. C.1
+	{"../", "http://a/b/"},              // seed 001 App. C.1
+	{"../g", "http://a/b/g"},            // seed 001 App. C.1
+	{"../..", "http://a/"},              // seed 001 App. C.1
+	{"../../", "http://a/"},             // seed 001 App. C.1
+	{"../../g", "http://a/g"},           // seed 001 App. C.1
 	// Seed 001 Appendix C.2, Abnormal Examples: "An empty reference refers to the top of the current document."
-	{"", "http://a/b/c/d;p?q"}, // <>
+	{"", "http://a/b/c/d;p?q"}, // seed 001 App. C.2: <>
 	// Seed 001 Appendix C.2: more ".." than hierarchical levels.
-	{"../../../g", "http://a/../g"},
-	{"../../../../g", "http://a/../../g"},
+	{"../../../g", "http://a/../g"},       // seed 001 App. C.2
+	{"../../../../g", "http://a/../../g"}, // seed 001 App. C.2
 	// Seed 001 Appendix C.2: "." and ".." that are not complete components.
-	{"/./g", "http://a/./g"},
-	{"/../g", "http://a/../g"},
-	{"g.", "http://a/b/c/g."},
-	{".g", "http://a/b/c/.g"},
-	{"g..", "http://a/b/c/g.."},
-	{"..g", "http://a/b/c/..g"},
+	{"/./g", "http://a/./g"},    // seed 001 App. C.2
+	{"/../g", "http://a/../g"},  // seed 001 App. C.2
+	{"g.", "http://a/b/c/g."},   // seed 001 App. C.2
+	{".g", "http://a/b/c/.g"},   // seed 001 App. C.2
+	{"g..", "http://a/b/c/g.."}, // seed 001 App. C.2
+	{"..g", "http://a/b/c/..g"}, // seed 001 App. C.2
 	// Seed 001 Appendix C.2: unnecessary or nonsensical "." and "..".
-	{"./../g", "http://a/b/g"},
-	{"./g/.", "http://a/b/c/g/"},
-	{"g/./h", "http://a/b/c/g/h"},
-	{"g/../h", "http://a/b/c/h"},
+	{"./../g", "http://a/b/g"},    // seed 001 App. C.2
+	{"./g/.", "http://a/b/c/g/"},  // seed 001 App. C.2
+	{"g/./h", "http://a/b/c/g/h"}, // seed 001 App. C.2
+	{"g/../h", "http://a/b/c/h"},  // seed 001 App. C.2
 	// Seed 001 Appendix C.2: the scheme name in a relative URL.
-	{"http:g", "http:g"},
-	{"http:", "http:"},
+	{"http:g", "http:g"}, // seed 001 App. C.2
+	{"http:", "http:"},   // seed 001 App. C.2
 }
 
 // rfc1808Derived are not in seed 001's table; they follow from its section
@@ -66,13 +66,13 @@ var rfc1808Derived = []resolveTest{
 	// Seed 001 section 4.3.3: parameters start at the first ";" of the
 	// path, so dot segments after it are not path segments (RFC 2396 gives
 	// http://a/b/c/y).
-	{"g;x=1/../y", "http://a/b/c/g;x=1/../y"},
+	{"g;x=1/../y", "http://a/b/c/g;x=1/../y"}, // seed 001 section 4.3.3
 	// Seed 001 section 6 step 5b: a reference with an empty query inherits the base query.
-	{"?", "http://a/b/c/d;p?q"},
+	{"?", "http://a/b/c/d;p?q"}, // seed 001 section 6 step 5b
 	// Seed 001 section 6 step 3: an empty <server> is inherited.
-	{"///g", "http://a/g"},
+	{"///g", "http://a/g"}, // seed 001 section 6 step 3
 	// Seed 001 section 6 step 5a: parameters with a query.
-	{";x?y", "http://a/b/c/d;x?y"},
+	{";x?y", "http://a/b/c/d;x?y"}, // seed 001 section 6 step 5a
 }
 
 // rfc2396Tests is seed 003 (RFC 2396) Appendix C, line for line, with the
@@ -80,103 +80,103 @@ var rfc1808Derived = []resolveTest{
 // text interleaved gives the rest).
 var rfc2396Tests = []resolveTest{
 	// Seed 003 Appendix C.1, Normal Examples.
-	{"g:h", "g:h"},
-	{"g", "http://a/b/c/g"},
-	{"./g", "http://a/b/c/g"},
-	{"g/", "http://a/b/c/g/"},
-	{"/g", "http://a/g"},
-	{"//g", "http://g"},
-	{"?y", "http://a/b/c/?y"}, // differs from seed 001 (http://a/b/c/d;p?y) and RFC 3986
-	{"g?y", "http://a/b/c/g?y"},
-	{"#s", "http://a/b/c/d;p?q#s"}, // "(current document)#s"
-	{"g#s", "http://a/b/c/g#s"},
-	{"g?y#s", "http://a/b/c/g?y#s"},
-	{";x", "http://a/b/c/;x"}, // differs from seed 001 (http://a/b/c/d;x)
-	{"g;x", "http://a/b/c/g;x"},
-	{"g;x?y#s", "http://a/b/c/g;x?y#s"},
-	{".", "http://a/b/c/"},
-	{"./", "http://a/b/c/"},
-	{"..", "http://a/b/"},
-	{"../", "http://a/b/"},
-	{"../g", "http://a/b/g"},
-	{"../..", "http://a/"},
-	{"../../", "http://a/"},
-	{"../../g", "http://a/g"},
+	{"g:h", "g:h"},                      // seed 003 App. C.1
+	{"g", "http://a/b/c/g"},             // seed 003 App. C.1
+	{"./g", "http://a/b/c/g"},           // seed 003 App. C.1
+	{"g/", "http://a/b/c/g/"},           // seed 003 App. C.1
+	{"/g", "http://a/g"},                // seed 003 App. C.1
+	{"//g", "http://g"},                 // seed 003 App. C.1
+	{"?y", "http://a/b/c/?y"},           // seed 003 App. C.1: differs from seed 001 (http://a/b/c/d;p?y) and RFC 3986
+	{"g?y", "http://a/b/c/g?y"},         // seed 003 App. C.1
+	{"#s", "http://a/b/c/d;p?q#s"},      // seed 003 App. C.1: "(current document)#s"
+	{"g#s", "http://a/b/c/g#s"},         // seed 003 App. C.1
+	{"g?y#s", "http://a/b/c/g?y#s"},     // seed 003 App. C.1
+	{";x", "http://a/b/c/;x"},           // seed 003 App. C.1: differs from seed 001 (http://a/b/c/d;x)
+	{"g;x", "http://a/b/c/g;x"},         // seed 003 App. C.1
+	{"g;x?y#s", "http://a/b/c/g;x?y#s"}, // seed 003 App. C.1
+	{".", "http://a/b/c/"},              // seed 003 App. C.1
+	{"./", "http://a/b/c/"},             // seed 003 App. C.1
+	{"..", "http://a/b/"},               // seed 003 App. C.1
+	{"../", "http://a/b/"},              // seed 003 App. C.1
+	{"../g", "http://a/b/g"},            // seed 003 App. C.1
+	{"../..", "http://a/"},              // seed 003 App. C.1
+	{"../../", "http://a/"},             // seed 003 App. C.1
+	{"../../g", "http://a/g"},           // seed 003 App. C.1
 	// Seed 003 Appendix C.2, Abnormal Examples: "An empty reference refers to the start of the current document."
-	{"", "http://a/b/c/d;p?q"}, // <> = (current document)
+	{"", "http://a/b/c/d;p?q"}, // seed 003 App. C.2: <> = (current document)
 	// Seed 003 Appendix C.2: more ".." than levels ("some implementations" give http://a/g).
-	{"../../../g", "http://a/../g"},
-	{"../../../../g", "http://a/../../g"},
+	{"../../../g", "http://a/../g"},       // seed 003 App. C.2
+	{"../../../../g", "http://a/../../g"}, // seed 003 App. C.2
 	// Seed 003 Appendix C.2: "." and ".." that are not complete components.
-	{"/./g", "http://a/./g"},
-	{"/../g", "http://a/../g"},
-	{"g.", "http://a/b/c/g."},
-	{".g", "http://a/b/c/.g"},
-	{"g..", "http://a/b/c/g.."},
-	{"..g", "http://a/b/c/..g"},
+	{"/./g", "http://a/./g"},    // seed 003 App. C.2
+	{"/../g", "http://a/../g"},  // seed 003 App. C.2
+	{"g.", "http://a/b/c/g."},   // seed 003 App. C.2
+	{".g", "http://a/b/c/.g"},   // seed 003 App. C.2
+	{"g..", "http://a/b/c/g.."}, // seed 003 App. C.2
+	{"..g", "http://a/b/c/..g"}, // seed 003 App. C.2
 	// Seed 003 Appendix C.2: unnecessary or nonsensical "." and "..".
-	{"./../g", "http://a/b/g"},
-	{"./g/.", "http://a/b/c/g/"},
-	{"g/./h", "http://a/b/c/g/h"},
-	{"g/../h", "http://a/b/c/h"},
-	{"g;x=1/./y", "http://a/b/c/g;x=1/y"},
-	{"g;x=1/../y", "http://a/b/c/y"},
+	{"./../g", "http://a/b/g"},            // seed 003 App. C.2
+	{"./g/.", "http://a/b/c/g/"},          // seed 003 App. C.2
+	{"g/./h", "http://a/b/c/g/h"},         // seed 003 App. C.2
+	{"g/../h", "http://a/b/c/h"},          // seed 003 App. C.2
+	{"g;x=1/./y", "http://a/b/c/g;x=1/y"}, // seed 003 App. C.2
+	{"g;x=1/../y", "http://a/b/c/y"},      // seed 003 App. C.2
 	// Seed 003 Appendix C.2: query and fragment are separated before merging.
-	{"g?y/./x", "http://a/b/c/g?y/./x"},
-	{"g?y/../x", "http://a/b/c/g?y/../x"},
-	{"g#s/./x", "http://a/b/c/g#s/./x"},
-	{"g#s/../x", "http://a/b/c/g#s/../x"},
+	{"g?y/./x", "http://a/b/c/g?y/./x"},   // seed 003 App. C.2
+	{"g?y/../x", "http://a/b/c/g?y/../x"}, // seed 003 App. C.2
+	{"g#s/./x", "http://a/b/c/g#s/./x"},   // seed 003 App. C.2
+	{"g#s/../x", "http://a/b/c/g#s/../x"}, // seed 003 App. C.2
 	// Seed 003 Appendix C.2: "http:g = http:g ; for validating parsers"
 	// (http://a/b/c/g "for backwards compatibility" is not this mode).
-	{"http:g", "http:g"},
+	{"http:g", "http:g"}, // seed 003 App. C.2
 }
 
 // rfc3986Tests is RFC 3986 section 5.4, line for line, base http://a/b/c/d;p?q.
 var rfc3986Tests = []resolveTest{
 	// RFC 3986 section 5.4.1, Normal Examples.
-	{"g:h", "g:h"},
-	{"g", "http://a/b/c/g"},
-	{"./g", "http://a/b/c/g"},
-	{"g/", "http://a/b/c/g/"},
-	{"/g", "http://a/g"},
-	{"//g", "http://g"},
-	{"?y", "http://a/b/c/d;p?y"},
-	{"g?y", "http://a/b/c/g?y"},
-	{"#s", "http://a/b/c/d;p?q#s"},
-	{"g#s", "http://a/b/c/g#s"},
-	{"g?y#s", "http://a/b/c/g?y#s"},
-	{";x", "http://a/b/c/;x"},
-	{"g;x", "http://a/b/c/g;x"},
-	{"g;x?y#s", "http://a/b/c/g;x?y#s"},
-	{"", "http://a/b/c/d;p?q"},
-	{".", "http://a/b/c/"},
-	{"./", "http://a/b/c/"},
-	{"..", "http://a/b/"},
-	{"../", "http://a/b/"},
-	{"../g", "http://a/b/g"},
-	{"../..", "http://a/"},
-	{"../../", "http://a/"},
-	{"../../g", "http://a/g"},
+	{"g:h", "g:h"},                      // RFC 3986 5.4.1
+	{"g", "http://a/b/c/g"},             // RFC 3986 5.4.1
+	{"./g", "http://a/b/c/g"},           // RFC 3986 5.4.1
+	{"g/", "http://a/b/c/g/"},           // RFC 3986 5.4.1
+	{"/g", "http://a/g"},                // RFC 3986 5.4.1
+	{"//g", "http://g"},                 // RFC 3986 5.4.1
+	{"?y", "http://a/b/c/d;p?y"},        // RFC 3986 5.4.1
+	{"g?y", "http://a/b/c/g?y"},         // RFC 3986 5.4.1
+	{"#s", "http://a/b/c/d;p?q#s"},      // RFC 3986 5.4.1
+	{"g#s", "http://a/b/c/g#s"},         // RFC 3986 5.4.1
+	{"g?y#s", "http://a/b/c/g?y#s"},     // RFC 3986 5.4.1
+	{";x", "http://a/b/c/;x"},           // RFC 3986 5.4.1
+	{"g;x", "http://a/b/c/g;x"},         // RFC 3986 5.4.1
+	{"g;x?y#s", "http://a/b/c/g;x?y#s"}, // RFC 3986 5.4.1
+	{"", "http://a/b/c/d;p?q"},          // RFC 3986 5.4.1
+	{".", "http://a/b/c/"},              // RFC 3986 5.4.1
+	{"./", "http://a/b/c/"},             // RFC 3986 5.4.1
+	{"..", "http://a/b/"},               // RFC 3986 5.4.1
+	{"../", "http://a/b/"},              // RFC 3986 5.4.1
+	{"../g", "http://a/b/g"},            // RFC 3986 5.4.1
+	{"../..", "http://a/"},              // RFC 3986 5.4.1
+	{"../../", "http://a/"},             // RFC 3986 5.4.1
+	{"../../g", "http://a/g"},           // RFC 3986 5.4.1
 	// RFC 3986 section 5.4.2, Abnormal Examples.
-	{"../../../g", "http://a/g"},
-	{"../../../../g", "http://a/g"},
-	{"/./g", "http://a/g"},
-	{"/../g", "http://a/g"},
-	{"g.", "http://a/b/c/g."},
-	{".g", "http://a/b/c/.g"},
-	{"g..", "http://a/b/c/g.."},
-	{"..g", "http://a/b/c/..g"},
-	{"./../g", "http://a/b/g"},
-	{"./g/.", "http://a/b/c/g/"},
-	{"g/./h", "http://a/b/c/g/h"},
-	{"g/../h", "http://a/b/c/h"},
-	{"g;x=1/./y", "http://a/b/c/g;x=1/y"},
-	{"g;x=1/../y", "http://a/b/c/y"},
-	{"g?y/./x", "http://a/b/c/g?y/./x"},
-	{"g?y/../x", "http://a/b/c/g?y/../x"},
-	{"g#s/./x", "http://a/b/c/g#s/./x"},
-	{"g#s/../x", "http://a/b/c/g#s/../x"},
-	{"http:g", "http:g"}, // for strict parsers
+	{"../../../g", "http://a/g"},          // RFC 3986 5.4.2
+	{"../../../../g", "http://a/g"},       // RFC 3986 5.4.2
+	{"/./g", "http://a/g"},                // RFC 3986 5.4.2
+	{"/../g", "http://a/g"},               // RFC 3986 5.4.2
+	{"g.", "http://a/b/c/g."},             // RFC 3986 5.4.2
+	{".g", "http://a/b/c/.g"},             // RFC 3986 5.4.2
+	{"g..", "http://a/b/c/g.."},           // RFC 3986 5.4.2
+	{"..g", "http://a/b/c/..g"},           // RFC 3986 5.4.2
+	{"./../g", "http://a/b/g"},            // RFC 3986 5.4.2
+	{"./g/.", "http://a/b/c/g/"},          // RFC 3986 5.4.2
+	{"g/./h", "http://a/b/c/g/h"},         // RFC 3986 5.4.2
+	{"g/../h", "http://a/b/c/h"},          // RFC 3986 5.4.2
+	{"g;x=1/./y", "http://a/b/c/g;x=1/y"}, // RFC 3986 5.4.2
+	{"g;x=1/../y", "http://a/b/c/y"},      // RFC 3986 5.4.2
+	{"g?y/./x", "http://a/b/c/g?y/./x"},   // RFC 3986 5.4.2
+	{"g?y/../x", "http://a/b/c/g?y/../x"}, // RFC 3986 5.4.2
+	{"g#s/./x", "http://a/b/c/g#s/./x"},   // RFC 3986 5.4.2
+	{"g#s/../x", "http://a/b/c/g#s/../x"}, // RFC 3986 5.4.2
+	{"http:g", "http:g"},                  // RFC 3986 5.4.2: for strict parsers
 }
 
 func runResolve(t *testing.T, mode Mode, tests []resolveTest) {
