@@ -233,10 +233,15 @@ func (c *Client) fetchOnce(ctx context.Context, u *uri.URL, req *proto.Request) 
 		return nil, fmt.Errorf("%w %q", ErrUnsupportedScheme, u.Scheme)
 	}
 	resp, err := d.Fetch(ctx, u, req)
-	if err == nil && resp.Body == nil {
+	switch {
+	case err != nil:
+		return nil, err
+	case resp == nil:
+		return nil, &proto.ProtocolError{Proto: u.Scheme, Msg: "driver returned neither a response nor an error"}
+	case resp.Body == nil:
 		resp.Body = io.NopCloser(eofReader{})
 	}
-	return resp, err
+	return resp, nil
 }
 
 // request returns a copy of req completed with the client's settings.

@@ -482,3 +482,20 @@ func TestPrepareAndDriver(t *testing.T) {
 		t.Errorf("dials %d, driver calls %d; want none", cnt.dials.Load(), d.calls.Load())
 	}
 }
+
+// nothing is a broken driver that returns neither a response nor an error.
+type nothing struct{}
+
+func (nothing) Fetch(context.Context, *uri.URL, *proto.Request) (*proto.Response, error) {
+	return nil, nil
+}
+
+func TestBrokenDriver(t *testing.T) {
+	reg := NewRegistry()
+	reg.Register("gopher", nothing{})
+	c := &Client{Registry: reg}
+	var pe *proto.ProtocolError
+	if _, err := c.Get(t.Context(), "gopher://127.0.0.1/0x"); !errors.As(err, &pe) {
+		t.Errorf("Get with a broken driver = %v, want *proto.ProtocolError", err)
+	}
+}

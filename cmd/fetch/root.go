@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"runtime/debug"
 	"slices"
 
@@ -51,7 +52,7 @@ parts would inject commands, is refused (exit 4).`,
 		Args:              cobra.NoArgs,
 		CompletionOptions: cobra.CompletionOptions{DisableDefaultCmd: true},
 		RunE: func(cmd *cobra.Command, args []string) error {
-			cmd.Help()
+			fmt.Fprint(cmd.ErrOrStderr(), cmd.UsageString())
 			return flagErrorf("no command or URL given")
 		},
 	}
