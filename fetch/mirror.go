@@ -4,9 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 
 	"github.com/rfc1738/fetch/internal/mirror"
 	"github.com/rfc1738/fetch/proto"
+	"github.com/rfc1738/fetch/proto/ftp"
 	"github.com/rfc1738/fetch/safety"
 	"github.com/rfc1738/fetch/uri"
 )
@@ -55,7 +57,16 @@ func (c *Client) Mirror(ctx context.Context, rawURL, dir string, opts MirrorOpti
 	if _, err := c.Policy.Evaluate(u); err != nil {
 		return &MirrorSummary{Source: u.Redacted(), Target: dir}, &Error{Op: "mirror", URL: u.Redacted(), Err: err}
 	}
-	sum, err := mirror.Run(ctx, &mirrorFetcher{c: c, start: u}, u, dir, opts)
+	f := &mirrorFetcher{c: c, start: u}
+	if u.Scheme == "ftp" {
+		if d, ok := c.registry().Lookup("ftp"); ok {
+			if fd, ok := d.(*ftp.Driver); ok {
+				f.ftp = mirrorFTP(fd, opts.Jobs)
+				defer f.ftp.CloseIdleConnections()
+			}
+		}
+	}
+	sum, err := mirror.Run(ctx, f, u, dir, opts)
 	if errors.Is(err, mirror.ErrUnsupported) {
 		err = fmt.Errorf("%w: %w", ErrUnsupportedScheme, err)
 	}
@@ -66,14 +77,40 @@ func (c *Client) Mirror(ctx context.Context, rawURL, dir string, opts MirrorOpti
 	return sum, err
 }
 
+// mirrorFTP returns an FTP driver configured like d that keeps a logged-in
+// connection idle for each of the run's jobs: with the default of two, the
+// workers of a -j 8 run would log in again and again (DESIGN: each worker
+// keeps its own control connection). It serves this run only and is closed
+// (QUIT) at its end.
+func mirrorFTP(d *ftp.Driver, jobs int) *ftp.Driver {
+	if jobs <= 0 {
+		jobs = mirror.DefaultJobs
+	}
+	idle := d.MaxIdleConnsPerHost
+	if idle >= 0 {
+		idle = max(idle, jobs)
+	}
+	return &ftp.Driver{
+		MaxConnsPerHost:     d.MaxConnsPerHost,
+		MaxIdleConnsPerHost: idle,
+		IdleConnTimeout:     d.IdleConnTimeout,
+		MaxReplyLine:        d.MaxReplyLine,
+		MaxListing:          d.MaxListing,
+	}
+}
+
 // mirrorFetcher gives the mirror engine the client's checked fetch, and
 // keeps it on the starting server.
 type mirrorFetcher struct {
 	c     *Client
 	start *uri.URL
+	ftp   *ftp.Driver // the run's own FTP driver, or nil
 }
 
 func (f *mirrorFetcher) Fetch(ctx context.Context, u *uri.URL, req *proto.Request) (*proto.Response, error) {
+	if f.ftp != nil && u.Scheme == "ftp" {
+		return f.fetchFTP(ctx, u, req)
+	}
 	resp, err := f.c.FetchURL(ctx, u, req)
 	if err != nil {
 		return nil, err
@@ -87,4 +124,28 @@ func (f *mirrorFetcher) Fetch(ctx context.Context, u *uri.URL, req *proto.Reques
 
 func sameServer(a, b *uri.URL) bool {
 	return a.Scheme == b.Scheme && a.Hostname() == b.Hostname() && a.PortNumber() == b.PortNumber()
+}
+
+// fetchFTP is FetchURL with the run's own FTP driver: the same policy
+// check, dialer, timeouts, trace and options (Client.Prepare), the same
+// MaxTime bound and the same *Error. An FTP URL never redirects.
+func (f *mirrorFetcher) fetchFTP(ctx context.Context, u *uri.URL, req *proto.Request) (*proto.Response, error) {
+	preq, _, err := f.c.Prepare(u, req)
+	if err != nil {
+		return nil, err
+	}
+	cancel := context.CancelFunc(func() {})
+	if f.c.MaxTime > 0 {
+		ctx, cancel = context.WithTimeout(ctx, f.c.MaxTime)
+	}
+	resp, err := f.ftp.Fetch(ctx, u, preq)
+	if err != nil {
+		cancel()
+		return nil, &Error{Op: "get", URL: u.Redacted(), Err: err}
+	}
+	if resp.Body == nil {
+		resp.Body = io.NopCloser(eofReader{})
+	}
+	resp.Body = &cancelBody{rc: resp.Body, cancel: cancel}
+	return resp, nil
 }

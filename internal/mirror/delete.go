@@ -19,7 +19,7 @@ func (r *run) deleteStale() {
 		if p == stateDir || strings.HasPrefix(p, stateDir+"/") {
 			return fs.SkipDir
 		}
-		if r.excluded(p, d.IsDir()) {
+		if r.excluded(p, d.IsDir()) || r.belowUnlistable(p) {
 			if d.IsDir() {
 				return fs.SkipDir
 			}
@@ -51,4 +51,15 @@ func (r *run) deleteStale() {
 	for _, d := range dirs {
 		r.root.Remove(d) // fails, harmlessly, when not empty
 	}
+}
+
+// belowUnlistable reports whether p is a directory whose listing failed in
+// this run, or lies below one: what the remote side holds there is unknown.
+func (r *run) belowUnlistable(p string) bool {
+	for _, d := range r.unlistable {
+		if p == d || strings.HasPrefix(p, d+"/") {
+			return true
+		}
+	}
+	return false
 }

@@ -25,6 +25,11 @@ const (
 	partMeta   = stateDir + "/partial-meta"
 )
 
+// resumeMin is the smallest file whose partial download is kept with its
+// remote size and time for the next run to resume. A smaller file is
+// fetched again from its start: that costs less than the bookkeeping.
+const resumeMin = 64 << 10
+
 type partialInfo struct {
 	Size    int64     `json:"size"`
 	ModTime time.Time `json:"remote_time"`
@@ -128,7 +133,7 @@ func hashInto(root *os.Root, rel string, limit int64, h hash.Hash) error {
 // resumeOffset returns where an earlier partial download of rf can go on,
 // or 0 when there is none or the remote file changed since.
 func (r *run) resumeOffset(rf remoteFile) int64 {
-	if rf.size < 0 || rf.mtime.IsZero() {
+	if rf.size < resumeMin || rf.mtime.IsZero() {
 		return 0
 	}
 	st, err := r.root.Lstat(partialDir + "/" + rf.rel)
@@ -154,6 +159,10 @@ func (r *run) download(ctx context.Context, worker int, rf remoteFile, loc local
 		r.progress(Event{Worker: worker, Path: rf.rel, Size: rf.size, Done: true, Status: StatusFailed})
 		return rep
 	}
+	if err := r.acquire(ctx); err != nil {
+		return fail(err)
+	}
+	defer r.releaseSlot()
 	offset := r.resumeOffset(rf)
 	req := r.request(r.w.fileOptions(rf))
 	req.Offset, req.Raw = offset, rf.raw
@@ -204,10 +213,10 @@ func (r *run) download(ctx context.Context, worker int, rf remoteFile, loc local
 // bytes received and the SHA-256 of the whole file.
 func (r *run) receive(worker int, rf remoteFile, offset int64, body io.Reader) (int64, string, error) {
 	part := partialDir + "/" + rf.rel
-	if err := r.root.MkdirAll(path.Dir(part), 0o755); err != nil {
+	if err := r.mkdirAll(path.Dir(part)); err != nil {
 		return 0, "", err
 	}
-	if rf.size >= 0 && !rf.mtime.IsZero() {
+	if rf.size >= resumeMin && !rf.mtime.IsZero() {
 		if err := r.writeMeta(rf); err != nil {
 			return 0, "", err
 		}
@@ -240,7 +249,7 @@ func (r *run) receive(worker int, rf remoteFile, offset int64, body io.Reader) (
 
 func (r *run) writeMeta(rf remoteFile) error {
 	meta := partMeta + "/" + rf.rel
-	if err := r.root.MkdirAll(path.Dir(meta), 0o755); err != nil {
+	if err := r.mkdirAll(path.Dir(meta)); err != nil {
 		return err
 	}
 	b, _ := json.Marshal(partialInfo{Size: rf.size, ModTime: rf.mtime, URL: rf.url.Redacted()})
@@ -256,15 +265,15 @@ func (r *run) place(rf remoteFile) error {
 			return err
 		}
 	}
-	if dir := path.Dir(rf.rel); dir != "." {
-		if err := r.root.MkdirAll(dir, 0o755); err != nil {
-			return err
-		}
+	if err := r.mkdirAll(path.Dir(rf.rel)); err != nil {
+		return err
 	}
 	if err := r.root.Rename(part, rf.rel); err != nil {
 		return err
 	}
-	r.root.Remove(partMeta + "/" + rf.rel)
+	if rf.size >= resumeMin {
+		r.root.Remove(partMeta + "/" + rf.rel)
+	}
 	return nil
 }
 

@@ -14,6 +14,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path"
 	"sync"
@@ -29,13 +30,20 @@ type Fetcher interface {
 	Fetch(ctx context.Context, u *uri.URL, req *proto.Request) (*proto.Response, error)
 }
 
-// Options controls a mirror run. The zero value mirrors with 4 workers,
-// deletes nothing and writes everything.
+// DefaultJobs is the number of connections a run uses when Options.Jobs
+// is zero.
+const DefaultJobs = 4
+
+// Options controls a mirror run. The zero value mirrors with DefaultJobs
+// connections, deletes nothing and writes everything.
 type Options struct {
-	// Jobs is the number of parallel transfers. Zero means 4.
+	// Jobs is the number of connections used at once, for listings and
+	// transfers together: directories are listed in parallel while files
+	// are fetched. Zero means DefaultJobs.
 	Jobs int
 	// Delete removes local files that are no longer on the remote side
-	// (only inside the target, never the manifest). False keeps them.
+	// (only inside the target, never the manifest, never below a directory
+	// whose listing failed). False keeps them.
 	Delete bool
 	// Include and Exclude are path.Match globs tried against each entry's
 	// relative path and its base name. An entry is mirrored when Include is
@@ -143,8 +151,10 @@ type remoteFile struct {
 // Run mirrors start into dir, creating dir if needed. It returns the
 // summary even when it also returns an error: ctx.Err() after a
 // cancellation (partial files are kept for the next run), an error
-// wrapping ErrPartial when some entries failed, or the error that stopped
-// the walk (then nothing is deleted).
+// wrapping ErrPartial when some entries failed (a file that could not be
+// fetched, a directory below the start that could not be listed), or the
+// error that stopped the run (the starting directory could not be listed;
+// then nothing is deleted).
 func Run(ctx context.Context, f Fetcher, start *uri.URL, dir string, opts Options) (*Summary, error) {
 	t0 := time.Now()
 	sum := &Summary{Source: start.Redacted(), Target: dir, DryRun: opts.DryRun}
@@ -167,7 +177,14 @@ func Run(ctx context.Context, f Fetcher, start *uri.URL, dir string, opts Option
 		return sum, err
 	}
 	m.Source = start.Redacted()
-	r := &run{f: f, w: w, root: root, m: m, opts: opts, sum: sum, seen: map[string]bool{}}
+	jobs := opts.Jobs
+	if jobs <= 0 {
+		jobs = DefaultJobs
+	}
+	r := &run{
+		f: f, w: w, root: root, m: m, opts: opts, sum: sum, jobs: jobs,
+		slots: make(chan struct{}, jobs), seen: map[string]bool{}, reported: map[string]bool{},
+	}
 	walkErr := r.run(ctx)
 	sum.Duration = time.Since(t0)
 	if !opts.DryRun {
@@ -210,9 +227,32 @@ type run struct {
 	m    *manifest
 	opts Options
 	sum  *Summary
+	jobs int
 
-	mu   sync.Mutex
-	seen map[string]bool // relative paths present on the remote side
+	// slots holds one token per connection in use: listings and transfers
+	// share Jobs of them.
+	slots chan struct{}
+
+	// made caches the local directories known to exist.
+	made sync.Map
+
+	mu         sync.Mutex
+	seen       map[string]bool // relative paths found on the remote side
+	reported   map[string]bool // skipped entries already in the report
+	unlistable []string        // directories whose listing failed
+}
+
+// claim records rel as present on the remote side; it reports false when
+// rel was found before (a gopher menu or an index page may link to an
+// entry twice, or back to a menu already walked).
+func (r *run) claim(rel string) bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.seen[rel] {
+		return false
+	}
+	r.seen[rel] = true
+	return true
 }
 
 func (r *run) markSeen(rel string) {
@@ -221,18 +261,42 @@ func (r *run) markSeen(rel string) {
 	r.mu.Unlock()
 }
 
-func (r *run) run(ctx context.Context) error {
-	jobs := r.opts.Jobs
-	if jobs <= 0 {
-		jobs = 4
+// skipped reports a skipped entry once, however many menus list it.
+func (r *run) skipped(e EntryReport) {
+	key := e.Path + "\x00" + e.Reason
+	r.mu.Lock()
+	dup := r.reported[key]
+	r.reported[key] = true
+	r.mu.Unlock()
+	if !dup {
+		r.sum.add(e)
 	}
-	files := make(chan remoteFile, 4*jobs)
+}
+
+// acquire takes a connection slot, as long as ctx allows.
+func (r *run) acquire(ctx context.Context) error {
+	select {
+	case r.slots <- struct{}{}:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+func (r *run) releaseSlot() { <-r.slots }
+
+func (r *run) run(ctx context.Context) error {
+	files := newQueue[remoteFile]()
 	var wg sync.WaitGroup
-	for i := 0; i < jobs; i++ {
+	for i := range r.jobs {
 		wg.Add(1)
 		go func(worker int) {
 			defer wg.Done()
-			for rf := range files {
+			for {
+				rf, ok := files.pop()
+				if !ok {
+					return
+				}
 				if ctx.Err() != nil {
 					continue
 				}
@@ -242,7 +306,7 @@ func (r *run) run(ctx context.Context) error {
 	}
 	stopSaver := r.startSaver()
 	walkErr := r.walk(ctx, files)
-	close(files)
+	files.close()
 	wg.Wait()
 	stopSaver()
 	if walkErr == nil && ctx.Err() != nil {
@@ -283,47 +347,97 @@ func (r *run) startSaver() func() {
 	return func() { close(done); wg.Wait() }
 }
 
-// walk lists the remote tree breadth first and sends every file to files.
-// A listing that fails stops the walk: with an incomplete picture of the
-// remote side, nothing may be deleted.
-func (r *run) walk(ctx context.Context, files chan<- remoteFile) error {
-	queue := []dirJob{{rel: "", url: r.w.startURL()}}
-	for len(queue) > 0 {
-		if err := ctx.Err(); err != nil {
-			return err
+// walk lists the starting directory, then the directories below it, up to
+// Jobs at a time, and queues every file for the workers as soon as its
+// directory is listed. If the starting directory cannot be listed the run
+// stops with that error; a directory below it that cannot be listed is a
+// failed entry of the report, and nothing under it is deleted.
+func (r *run) walk(ctx context.Context, files *queue[remoteFile]) error {
+	start := dirJob{rel: "", url: r.w.startURL()}
+	l, err := r.list(ctx, start)
+	if err != nil {
+		if ctx.Err() != nil {
+			return ctx.Err()
 		}
-		d := queue[0]
-		queue = queue[1:]
-		res, err := r.w.list(ctx, r.f, r.request(nil), d)
-		if err != nil {
-			return fmt.Errorf("mirror: list %s: %w", d.url.Redacted(), err)
-		}
-		if res.menu != nil {
-			r.saveMenu(d.rel, res.menu)
-		}
-		for _, s := range res.skipped {
-			r.sum.add(s)
-		}
-		for _, sub := range res.dirs {
-			if r.excluded(sub.rel, true) {
-				continue
-			}
-			r.markSeen(sub.rel)
-			queue = append(queue, sub)
-		}
-		for _, rf := range res.files {
-			if r.excluded(rf.rel, false) {
-				continue
-			}
-			r.markSeen(rf.rel)
-			select {
-			case files <- rf:
-			case <-ctx.Done():
-				return ctx.Err()
-			}
-		}
+		return fmt.Errorf("mirror: list %s: %w", start.url.Redacted(), err)
 	}
-	return nil
+	dirs := newQueue[dirJob]()
+	var pending sync.WaitGroup // directories queued and not yet done
+	r.take(start, l, dirs, files, &pending)
+	var listers sync.WaitGroup
+	for range r.jobs {
+		listers.Add(1)
+		go func() {
+			defer listers.Done()
+			for {
+				d, ok := dirs.pop()
+				if !ok {
+					return
+				}
+				r.visit(ctx, d, dirs, files, &pending)
+				pending.Done()
+			}
+		}()
+	}
+	pending.Wait()
+	dirs.close()
+	listers.Wait()
+	return ctx.Err()
+}
+
+// visit lists one directory below the start and takes what it holds.
+func (r *run) visit(ctx context.Context, d dirJob, dirs *queue[dirJob], files *queue[remoteFile], pending *sync.WaitGroup) {
+	if ctx.Err() != nil {
+		return
+	}
+	l, err := r.list(ctx, d)
+	if err != nil {
+		if ctx.Err() != nil {
+			return
+		}
+		r.mu.Lock()
+		r.unlistable = append(r.unlistable, d.rel)
+		r.mu.Unlock()
+		r.sum.add(EntryReport{Path: d.rel, URL: d.url.Redacted(), Status: StatusFailed, Reason: "cannot list the directory: " + err.Error()})
+		return
+	}
+	r.take(d, l, dirs, files, pending)
+}
+
+// list fetches one listing on a connection slot.
+func (r *run) list(ctx context.Context, d dirJob) (*listing, error) {
+	if err := r.acquire(ctx); err != nil {
+		return nil, err
+	}
+	defer r.releaseSlot()
+	return r.w.list(ctx, r.f, r.request(nil), d)
+}
+
+// take makes the local directory of d, keeps a gopher menu, reports the
+// skipped entries and queues the subdirectories and files not seen before.
+func (r *run) take(d dirJob, l *listing, dirs *queue[dirJob], files *queue[remoteFile], pending *sync.WaitGroup) {
+	if d.rel != "" {
+		r.makeDir(d.rel)
+	}
+	if l.menu != nil {
+		r.saveMenu(d.rel, l.menu)
+	}
+	for _, s := range l.skipped {
+		r.skipped(s)
+	}
+	for _, sub := range l.dirs {
+		if r.excluded(sub.rel, true) || !r.claim(sub.rel) {
+			continue
+		}
+		pending.Add(1)
+		dirs.push(sub)
+	}
+	for _, rf := range l.files {
+		if r.excluded(rf.rel, false) || !r.claim(rf.rel) {
+			continue
+		}
+		files.push(rf)
+	}
 }
 
 // excluded applies Include and Exclude. Directories are only excluded by
@@ -361,4 +475,33 @@ func (r *run) request(opts map[string]string) *proto.Request {
 		req.Options[k] = v
 	}
 	return &req
+}
+
+// makeDir makes the local directory of a listed remote directory, so that
+// empty ones are mirrored too. A symbolic link a previous run made there
+// (the remote entry was a link then) is replaced: files are never written
+// through a link.
+func (r *run) makeDir(rel string) {
+	if r.opts.DryRun {
+		return
+	}
+	if st, err := r.root.Lstat(rel); err == nil && st.Mode()&fs.ModeSymlink != 0 {
+		r.root.Remove(rel)
+	}
+	r.mkdirAll(rel)
+}
+
+// mkdirAll is root.MkdirAll for rel, remembered for the rest of the run.
+func (r *run) mkdirAll(rel string) error {
+	if rel == "." || rel == "" {
+		return nil
+	}
+	if _, ok := r.made.Load(rel); ok {
+		return nil
+	}
+	if err := r.root.MkdirAll(rel, 0o755); err != nil {
+		return err
+	}
+	r.made.Store(rel, true)
+	return nil
 }

@@ -16,7 +16,6 @@ import (
 // walked (when they end in "/") or fetched.
 type httpWalker struct {
 	start *uri.URL
-	seen  map[string]bool
 }
 
 func newHTTPWalker(u *uri.URL) (*httpWalker, error) {
@@ -27,7 +26,7 @@ func newHTTPWalker(u *uri.URL) (*httpWalker, error) {
 	if !strings.HasSuffix(p, "/") {
 		p = p[:strings.LastIndexByte(p, '/')+1]
 	}
-	return &httpWalker{start: withPath(u, p), seen: map[string]bool{}}, nil
+	return &httpWalker{start: withPath(u, p)}, nil
 }
 
 func (w *httpWalker) startURL() *uri.URL { return w.start }
@@ -74,10 +73,6 @@ func (w *httpWalker) addLink(l *listing, page *uri.URL, href string) {
 		l.skipped = append(l.skipped, skip(quoteName(rel), u, err))
 		return
 	}
-	if w.seen[rel] {
-		return
-	}
-	w.seen[rel] = true
 	u = withPath(u, u.Path)
 	if isDir {
 		l.dirs = append(l.dirs, dirJob{rel: rel, url: u})

@@ -1,0 +1,59 @@
+package mirror
+
+import "sync"
+
+// queue is an unbounded FIFO shared by producers and consumers: the walk
+// pushes directories and files as it finds them and never waits for a
+// transfer, so the tree is listed while files arrive.
+type queue[T any] struct {
+	mu     sync.Mutex
+	cond   sync.Cond
+	items  []T
+	head   int
+	closed bool
+}
+
+func newQueue[T any]() *queue[T] {
+	q := &queue[T]{}
+	q.cond.L = &q.mu
+	return q
+}
+
+// push adds v; it is dropped when the queue is closed.
+func (q *queue[T]) push(v T) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	if q.closed {
+		return
+	}
+	q.items = append(q.items, v)
+	q.cond.Signal()
+}
+
+// pop returns the oldest item, waiting for one; ok is false once the queue
+// is closed and empty.
+func (q *queue[T]) pop() (v T, ok bool) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	for q.head == len(q.items) && !q.closed {
+		q.cond.Wait()
+	}
+	if q.head == len(q.items) {
+		return v, false
+	}
+	var zero T
+	v, q.items[q.head] = q.items[q.head], zero
+	q.head++
+	if q.head == len(q.items) {
+		q.items, q.head = q.items[:0], 0
+	}
+	return v, true
+}
+
+// close wakes every consumer; items already queued are still popped.
+func (q *queue[T]) close() {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	q.closed = true
+	q.cond.Broadcast()
+}
