@@ -109,7 +109,7 @@ const (
 	// parsed entries; Body holds the raw listing as the server sent it.
 	KindDirectory
 	// KindAdvisory is information about a service that is not a data object
-	// (telnet, mailto): Info holds it; Body is empty.
+	// (telnet, mailto): Info holds it as fields, and Body as text for people.
 	KindAdvisory
 )
 
