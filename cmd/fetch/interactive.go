@@ -14,12 +14,12 @@ import (
 // under the client's safety policy and dialer. Nothing from the URL is
 // typed for the user.
 func interactive(ctx context.Context, c *fetch.Client, u *uri.URL, e *env) error {
-	if e.stdin == nil || e.stdout == nil || !e.stdinTTY {
-		return &fetch.Error{Op: "get", URL: u.Redacted(), Err: fmt.Errorf("--interactive needs a terminal: %w", proto.ErrNeedInput)}
-	}
 	req, _, err := c.Prepare(u, nil)
 	if err != nil {
 		return err
+	}
+	if e.stdin == nil || e.stdout == nil || !e.stdinTTY {
+		return &fetch.Error{Op: "get", URL: u.Redacted(), Err: fmt.Errorf("--interactive needs a terminal: %w", proto.ErrNeedInput)}
 	}
 	tty, err := telnet.NewTTY(e.stdin, e.stdout, e.getenv("TERM"))
 	if err != nil {

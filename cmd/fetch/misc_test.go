@@ -147,3 +147,21 @@ func TestRedactor(t *testing.T) {
 		t.Errorf("redacting writer = %q", b.String())
 	}
 }
+
+// DESIGN.md telnet: advice only, exit 0, never the password; a session
+// needs a terminal.
+func TestTelnetAdvice(t *testing.T) {
+	n := &netlog{}
+	r := runArgs(t, n, "", "get", "telnet://guest:hunter2pw@127.0.0.1:2323/")
+	if r.code != 0 || !strings.Contains(r.out, "guest") || strings.Contains(r.out+r.err, "hunter2pw") || n.dials.Load() != 0 {
+		t.Errorf("get telnet: = %d %q %q, %d dials", r.code, r.out, r.err, n.dials.Load())
+	}
+	r = runArgs(t, n, "", "get", "--interactive", "telnet://127.0.0.1:2323/")
+	if r.code != fetch.ExitUsage || n.dials.Load() != 0 {
+		t.Errorf("get --interactive without a terminal = %d (%s)", r.code, r.err)
+	}
+	r = runArgs(t, n, "", "get", "--interactive", "telnet://127.0.0.1:25/")
+	if r.code != fetch.ExitRefused {
+		t.Errorf("get --interactive to port 25 = %d (%s)", r.code, r.err)
+	}
+}
