@@ -261,3 +261,38 @@ func TestCWDErrorNamesCommand(t *testing.T) {
 		t.Fatalf("Fetch = %v, want a CommandError for CWD etc", err)
 	}
 }
+
+func TestEntryURL(t *testing.T) {
+	tests := []struct {
+		base string
+		e    proto.Entry
+		want string
+	}{
+		// The password never goes into an entry's URL; the user stays.
+		{"ftp://u:secret@h:2121/a/b/", proto.Entry{Name: "f.txt", Type: proto.EntryFile}, "ftp://u@h:2121/a/b/f.txt"},
+		// A directory URL without the final "/", and a typecode, are handled.
+		{"ftp://h/a/b;type=d", proto.Entry{Name: "sub", Type: proto.EntryDir}, "ftp://h/a/b/sub/"},
+		// Names are escaped into one segment (RFC 1738 3.2.2: "/" and ";"
+		// are reserved in a segment).
+		{"ftp://h/", proto.Entry{Name: "a/b;c d%", Type: proto.EntryFile}, "ftp://h/a%2Fb%3Bc%20d%25"},
+		{"ftp://h", proto.Entry{Name: "x", Type: proto.EntryLink}, "ftp://h/x"},
+	}
+	for _, tt := range tests {
+		u := uri.MustParse(tt.base)
+		if got := entryURL(entryBase(u), tt.e); got != tt.want {
+			t.Errorf("entryURL(%q, %q) = %q, want %q", tt.base, tt.e.Name, got, tt.want)
+		}
+		// The URL names the entry: its FTP view ends in the entry's name.
+		v, err := uri.MustParse(tt.want).FTP()
+		if err != nil {
+			t.Fatal(err)
+		}
+		last := v.Name
+		if tt.e.Type == proto.EntryDir {
+			last = v.CWD[len(v.CWD)-1]
+		}
+		if last != tt.e.Name {
+			t.Errorf("%q names %q, want %q", tt.want, last, tt.e.Name)
+		}
+	}
+}
