@@ -88,3 +88,65 @@ func TestMirrorCommandErrors(t *testing.T) {
 		}
 	}
 }
+
+// TestMirrorCommandHostileServer checks that the report names every entry of
+// a hostile listing that was skipped, in the JSON report and in the lines
+// for people, and that the run still succeeds (exit 0: skipping a hostile
+// entry is not a failure).
+func TestMirrorCommandHostileServer(t *testing.T) {
+	srv := localserver.HostileFTP()
+	if err := localserver.StartRawFTP(srv); err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Close()
+	src := "ftp://" + srv.Addr() + "/"
+	want := []string{`"../escape"`, `"/etc/passwd"`, `"a/../../b"`, `"cr\rinside"`, `"trailing-cr\r"`,
+		`"nul\x00inside"`, "etc", "up", `"../updir"`, `sub/"../../escape2"`, "sub/back", ".fetch"}
+
+	parent := t.TempDir()
+	code, out, stderr := mirrorCLI(t, "mirror", "--json", src, filepath.Join(parent, "j"))
+	var rep struct {
+		New, Skipped, Failed int
+		Entries              []struct{ Path, Status, Reason string }
+	}
+	if code != fetch.ExitOK || json.Unmarshal([]byte(out), &rep) != nil {
+		t.Fatalf("--json: exit %d\n%s%s", code, out, stderr)
+	}
+	skipped := map[string]bool{}
+	for _, e := range rep.Entries {
+		if e.Status == "skipped" && e.Reason != "" {
+			skipped[e.Path] = true
+		}
+	}
+	for _, w := range want {
+		if !skipped[w] {
+			t.Errorf("--json report does not name %s as skipped: %v", w, skipped)
+		}
+	}
+	if rep.Skipped != len(want) || rep.New != 5 || rep.Failed != 0 {
+		t.Errorf("--json: new %d skipped %d failed %d, want 5, %d, 0", rep.New, rep.Skipped, rep.Failed, len(want))
+	}
+
+	code, out, stderr = mirrorCLI(t, "mirror", "-s", src, filepath.Join(parent, "h"))
+	if code != fetch.ExitOK {
+		t.Fatalf("mirror: exit %d\n%s%s", code, out, stderr)
+	}
+	lines := strings.Split(out, "\n")
+	for _, w := range want {
+		found := false
+		for _, l := range lines {
+			if strings.HasPrefix(l, "skipped   "+w+": ") {
+				found = true
+			}
+		}
+		if !found {
+			t.Errorf("human report has no line for %s:\n%s", w, out)
+		}
+	}
+	if strings.ContainsAny(out, "\r\x00") {
+		t.Errorf("human report holds a raw control character: %q", out)
+	}
+	if ents, _ := os.ReadDir(parent); len(ents) != 2 {
+		t.Errorf("something was written beside the targets: %v", ents)
+	}
+}
