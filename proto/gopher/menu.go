@@ -221,15 +221,18 @@ func (it Item) URL() string {
 		b.WriteString("/")
 		return b.String()
 	}
+	sel := uri.Escape(it.Selector, selectorSafe)
 	var b strings.Builder
+	b.Grow(len("gopher://") + len(host) + len(":65535/") + 3 + len(sel) + len("%09%09?"))
 	b.WriteString("gopher://")
 	b.WriteString(host)
 	if it.Port != 0 && it.Port != 70 {
-		b.WriteString(":" + strconv.Itoa(it.Port))
+		b.WriteByte(':')
+		b.WriteString(strconv.Itoa(it.Port))
 	}
-	b.WriteString("/")
+	b.WriteByte('/')
 	b.WriteString(uri.Escape(it.Type, selectorSafe))
-	b.WriteString(uri.Escape(it.Selector, selectorSafe))
+	b.WriteString(sel)
 	if it.Plus == "?" {
 		b.WriteString("%09%09?")
 	}
@@ -310,11 +313,10 @@ func (it Item) Entry() proto.Entry {
 		e.Target = e.URL
 	}
 	if !it.IsInfo() {
-		e.Extra = map[string]string{
-			"selector": it.Selector,
-			"host":     it.Host,
-			"port":     strconv.Itoa(it.Port),
-		}
+		e.Extra = make(map[string]string, 4)
+		e.Extra["selector"] = it.Selector
+		e.Extra["host"] = it.Host
+		e.Extra["port"] = strconv.Itoa(it.Port)
 		if it.Plus != "" {
 			e.Extra["plus"] = it.Plus
 		}

@@ -8,8 +8,9 @@
 #   the 2,000-item menu  gopher://ADDR/1/big      (curl prints the raw menu, fetch
 #                                                  parses it and prints one line per
 #                                                  item with the item's URL)
-# hyperfine runs each pair side by side (warm-up runs first); the medians and the
-# ratio fetch/curl go into the report, with the Go benchmark of the menu parser.
+# hyperfine runs each pair side by side in rounds that alternate the order; the
+# medians and the ratio fetch/curl go into the report, with the Go benchmarks of
+# the parsers.
 #
 # The servers: FETCH_TEST_ENV=DIR/env (from `scripts/servers.sh start DIR`) when set
 # and its pygopherd answers; otherwise this script starts them in a temporary
@@ -89,12 +90,23 @@ items_curl=$(curl -s "$menu" | grep -c "$(printf '^0')" || true)
 [ "$items_fetch" -eq 2000 ] && [ "$items_curl" -eq 2000 ] ||
 	die "menu items: fetch $items_fetch, curl $items_curl, want 2000"
 
-hf() { # hf NAME URL: hyperfine fetch vs curl on URL, JSON to $work/NAME.json
-	say "timing $1 ($runs runs each)"
-	hyperfine --style basic --warmup 3 --runs "$runs" -N \
-		--export-json "$work/$1.json" \
-		-n fetch "$fetch -s $2" \
-		-n curl "curl -s $2" >&2
+# hf NAME URL: hyperfine fetch vs curl on URL in $rounds rounds of runs/rounds
+# runs each, alternating which client goes first (the machine's load and the
+# server's caches drift; interleaving keeps the drift out of the ratio). The
+# JSON of round R is $work/NAME.R.json.
+rounds=5
+hf() {
+	local per=$(((runs + rounds - 1) / rounds)) r
+	say "timing $1 ($rounds rounds of $per runs each)"
+	for r in $(seq 1 "$rounds"); do
+		if [ $((r % 2)) -eq 1 ]; then
+			hyperfine --style basic --warmup 2 --runs "$per" -N --export-json "$work/$1.$r.json" \
+				-n fetch "$fetch -s $2" -n curl "curl -s $2" >&2
+		else
+			hyperfine --style basic --warmup 2 --runs "$per" -N --export-json "$work/$1.$r.json" \
+				-n curl "curl -s $2" -n fetch "$fetch -s $2" >&2
+		fi
+	done
 }
 hf binary "$bin"
 hf menu "$menu"
@@ -107,9 +119,16 @@ GOBENCH="$gobench" "$py" - "$work" "$out" "$addr" "$runs" <<'PY'
 import json, os, subprocess, sys, datetime
 work, out, addr, runs = sys.argv[1:5]
 
+import glob, statistics
+
 def med(name):
-    r = json.load(open(os.path.join(work, name + ".json")))["results"]
-    return {x["command"]: x for x in r}
+    """All runs of all rounds, by client: median, standard deviation, count."""
+    times = {}
+    for f in sorted(glob.glob(os.path.join(work, name + ".*.json"))):
+        for x in json.load(open(f))["results"]:
+            times.setdefault(x["command"], []).extend(x["times"])
+    return {k: {"median": statistics.median(v), "stddev": statistics.pstdev(v), "n": len(v)}
+            for k, v in times.items()}
 
 def ms(x):
     return "%.1f ms" % (x * 1000)
@@ -122,6 +141,7 @@ def version(cmd):
 
 rows = []
 verdict = []
+r_n = med("binary")["fetch"]["n"]
 for name, label in (("binary", "5 MiB binary (`9/bin5m.bin`)"), ("menu", "2,000-item menu (`1/big`)")):
     r = med(name)
     f, c = r["fetch"], r["curl"]
@@ -136,9 +156,10 @@ with open(out, "w") as w:
     w.write("Written by `bash scripts/bench/gopher.sh` on %s UTC. Both clients fetch the same\n"
             % datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M"))
     w.write("URLs from the same pygopherd 3.0 on 127.0.0.1 (a fresh process per connection:\n"
-            "`ForkingTCPServer`), output to /dev/null; hyperfine %s runs each after 3 warm-up runs,\n"
-            "no shell (`-N`). Medians, ± the standard deviation; ratio = fetch / curl (below 1:\n"
-            "fetch is faster).\n\n" % runs)
+            "`ForkingTCPServer`), output to /dev/null; hyperfine without a shell (`-N`), %s runs\n"
+            "per client in 5 rounds that alternate which client goes first (2 warm-up runs\n"
+            "each). Medians over all runs, ± the standard deviation; ratio = fetch / curl\n"
+            "(below 1: fetch is faster).\n\n" % r_n)
     w.write("| case | fetch | curl | ratio |\n| --- | --- | --- | --- |\n")
     w.write("\n".join(rows) + "\n\n")
     for label, ratio in verdict:
