@@ -5,7 +5,6 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"hash"
 	"io"
@@ -155,7 +154,7 @@ func (r *run) resumeOffset(rf remoteFile) int64 {
 // into place.
 func (r *run) download(ctx context.Context, worker int, rf remoteFile, loc local, rec Record, known bool, rep EntryReport) EntryReport {
 	fail := func(err error) EntryReport {
-		rep.Status, rep.Reason = StatusFailed, err.Error()
+		rep.Status, rep.Reason, rep.err = StatusFailed, err.Error(), err
 		r.progress(Event{Worker: worker, Path: rf.rel, Size: rf.size, Done: true, Status: StatusFailed})
 		return rep
 	}
@@ -172,7 +171,7 @@ func (r *run) download(ctx context.Context, worker int, rf remoteFile, loc local
 	}
 	defer resp.Body.Close()
 	if resp.Kind != proto.KindData {
-		return fail(errors.New("not a file"))
+		return fail(errNotFile)
 	}
 	size, mtime := rf.size, rf.mtime
 	if size < 0 {

@@ -21,6 +21,7 @@ import (
 	"time"
 
 	"github.com/rfc1738/fetch/proto"
+	"github.com/rfc1738/fetch/safety"
 	"github.com/rfc1738/fetch/uri"
 )
 
@@ -91,6 +92,7 @@ type EntryReport struct {
 	Status Status `json:"status"`
 	Reason string `json:"reason,omitempty"`
 	Bytes  int64  `json:"bytes,omitempty"`
+	err    error  // why it failed, to decide on a retry
 }
 
 // Summary is the result of a run.
@@ -140,12 +142,30 @@ var ErrUnsupported = errors.New("mirror: scheme cannot be mirrored (ftp, gopher,
 
 // remoteFile is one file (or symbolic link) found on the remote side.
 type remoteFile struct {
-	rel   string
-	url   *uri.URL
-	size  int64 // -1 unknown
-	mtime time.Time
-	link  string // symbolic link target; "" for files
-	raw   bool   // ask the driver for the bytes as sent
+	rel     string
+	url     *uri.URL
+	size    int64 // -1 unknown
+	mtime   time.Time
+	link    string // symbolic link target; "" for files
+	raw     bool   // ask the driver for the bytes as sent
+	retried bool   // this is the second attempt
+}
+
+// retryable reports whether a failed transfer or listing is worth one more
+// attempt: not when the server refused it (not found, permission, login),
+// the safety policy refused it, or the run was cancelled. A connection cut
+// or timed out, a server hiccup ("421", "500 OOPS") or a short transfer is.
+func retryable(ctx context.Context, err error) bool {
+	if err == nil || ctx.Err() != nil {
+		return false
+	}
+	for _, permanent := range []error{proto.ErrNotFound, proto.ErrPermission, proto.ErrLogin,
+		proto.ErrUnsafeArgument, proto.ErrNoAccessMethod, proto.ErrNeedInput, safety.ErrRefused, errNotFile} {
+		if errors.Is(err, permanent) {
+			return false
+		}
+	}
+	return true
 }
 
 // Run mirrors start into dir, creating dir if needed. It returns the
@@ -236,6 +256,9 @@ type run struct {
 	// made caches the local directories known to exist.
 	made sync.Map
 
+	// outstanding counts the files queued and not yet reported.
+	outstanding sync.WaitGroup
+
 	mu         sync.Mutex
 	seen       map[string]bool // relative paths found on the remote side
 	reported   map[string]bool // skipped entries already in the report
@@ -298,14 +321,24 @@ func (r *run) run(ctx context.Context) error {
 					return
 				}
 				if ctx.Err() != nil {
+					r.outstanding.Done()
 					continue
 				}
-				r.sum.add(r.file(ctx, worker, rf))
+				rep := r.file(ctx, worker, rf)
+				if rep.Status == StatusFailed && !rf.retried && retryable(ctx, rep.err) {
+					// Once more, at the end of the queue.
+					rf.retried = true
+					files.push(rf)
+					continue
+				}
+				r.sum.add(rep)
+				r.outstanding.Done()
 			}
 		}(i)
 	}
 	stopSaver := r.startSaver()
 	walkErr := r.walk(ctx, files)
+	r.outstanding.Wait()
 	files.close()
 	wg.Wait()
 	stopSaver()
@@ -355,6 +388,9 @@ func (r *run) startSaver() func() {
 func (r *run) walk(ctx context.Context, files *queue[remoteFile]) error {
 	start := dirJob{rel: "", url: r.w.startURL()}
 	l, err := r.list(ctx, start)
+	if retryable(ctx, err) {
+		l, err = r.list(ctx, start)
+	}
 	if err != nil {
 		if ctx.Err() != nil {
 			return ctx.Err()
@@ -391,6 +427,9 @@ func (r *run) visit(ctx context.Context, d dirJob, dirs *queue[dirJob], files *q
 		return
 	}
 	l, err := r.list(ctx, d)
+	if retryable(ctx, err) {
+		l, err = r.list(ctx, d)
+	}
 	if err != nil {
 		if ctx.Err() != nil {
 			return
@@ -436,6 +475,7 @@ func (r *run) take(d dirJob, l *listing, dirs *queue[dirJob], files *queue[remot
 		if r.excluded(rf.rel, false) || !r.claim(rf.rel) {
 			continue
 		}
+		r.outstanding.Add(1)
 		files.push(rf)
 	}
 }

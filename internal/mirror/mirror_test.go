@@ -10,6 +10,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -25,8 +26,10 @@ type fakeNode struct {
 	mtime  time.Time
 	link   string
 	isDir  bool
-	cutAt  int  // when > 0, the body fails after this many bytes (once)
-	noSize bool // listing gives no size (as a gopher or http server would)
+	cutAt  int   // when > 0, the body fails after this many bytes of the file
+	cuts   int   // how many fetches are cut at cutAt (0 means 1)
+	refuse error // when set, every fetch fails with it
+	noSize bool  // listing gives no size (as a gopher or http server would)
 }
 
 // fakeFTP serves a tree keyed by decoded path ("pub/a.txt"; dirs "pub").
@@ -82,11 +85,16 @@ func (f *fakeFTP) Fetch(ctx context.Context, u *uri.URL, req *proto.Request) (*p
 	}
 	f.fetches = append(f.fetches, p)
 	f.offsets[p] = req.Offset
+	if n.refuse != nil {
+		return nil, n.refuse
+	}
 	data := n.data[req.Offset:]
 	var body io.Reader = bytes.NewReader(data)
 	if n.cutAt > 0 {
-		body = io.MultiReader(bytes.NewReader(data[:n.cutAt-int(req.Offset)]), errReader{})
-		n.cutAt = 0
+		body = io.MultiReader(bytes.NewReader(data[:max(0, n.cutAt-int(req.Offset))]), errReader{})
+		if n.cuts--; n.cuts <= 0 {
+			n.cutAt = 0
+		}
 	}
 	return &proto.Response{Kind: proto.KindData, Body: io.NopCloser(body), Size: int64(len(n.data)), Offset: req.Offset, ModTime: n.mtime}, nil
 }
@@ -200,11 +208,16 @@ func TestMirrorResumesCutTransfer(t *testing.T) {
 	f := newFakeFTP()
 	data := bytes.Repeat([]byte("0123456789"), 10000)
 	f.file("big.bin", string(data))
-	f.nodes["big.bin"].cutAt = 40000
+	// Cut twice: the first run's own retry resumes at the cut and is cut
+	// again, so the file is left partial for the next run.
+	f.nodes["big.bin"].cutAt, f.nodes["big.bin"].cuts = 40000, 2
 	dir := t.TempDir()
 	s, err := Run(context.Background(), f, uri.MustParse("ftp://h/"), dir, Options{})
 	if !errors.Is(err, ErrPartial) || s.Failed != 1 {
 		t.Fatalf("first run = %v (failed %d), want ErrPartial", err, s.Failed)
+	}
+	if got := f.fetched(); len(got) != 2 || f.offsets["big.bin"] != 40000 {
+		t.Fatalf("first run fetched %q, the retry at offset %d; want two fetches, the retry resuming at 40000", got, f.offsets["big.bin"])
 	}
 	if _, err := os.Stat(filepath.Join(dir, "big.bin")); !errors.Is(err, os.ErrNotExist) {
 		t.Fatalf("a partial file stands under the final name: %v", err)
@@ -216,6 +229,35 @@ func TestMirrorResumesCutTransfer(t *testing.T) {
 	got, _ := os.ReadFile(filepath.Join(dir, "big.bin"))
 	if sum(got) != sum(data) {
 		t.Errorf("resumed file differs from the source")
+	}
+}
+
+// TestMirrorRetriesOnce: a transfer cut short is tried once more in the
+// same run (and resumes); a refusal by the server is not asked again.
+func TestMirrorRetriesOnce(t *testing.T) {
+	f := newFakeFTP()
+	data := bytes.Repeat([]byte("abcdefgh"), 20000)
+	f.file("cut.bin", string(data))
+	f.nodes["cut.bin"].cutAt = 70000
+	f.file("refused.txt", "no")
+	f.nodes["refused.txt"].refuse = fmt.Errorf("fake: RETR refused.txt: 550: %w", proto.ErrPermission)
+	f.file("gone.txt", "no")
+	f.nodes["gone.txt"].refuse = fmt.Errorf("fake: 550: %w", proto.ErrNotFound)
+	dir := t.TempDir()
+	s, err := Run(context.Background(), f, uri.MustParse("ftp://h/"), dir, Options{Jobs: 2})
+	if !errors.Is(err, ErrPartial) || s.Failed != 2 || s.New != 1 {
+		t.Fatalf("Run = %v, failed %d new %d; want refused.txt and gone.txt failed, cut.bin new", err, s.Failed, s.New)
+	}
+	got := f.fetched()
+	slices.Sort(got)
+	if want := []string{"cut.bin", "cut.bin", "gone.txt", "refused.txt"}; !slices.Equal(got, want) {
+		t.Errorf("fetched %q, want %q", got, want)
+	}
+	if f.offsets["cut.bin"] != 70000 {
+		t.Errorf("the retry asked offset %d, want 70000", f.offsets["cut.bin"])
+	}
+	if b, _ := os.ReadFile(filepath.Join(dir, "cut.bin")); !bytes.Equal(b, data) {
+		t.Errorf("cut.bin differs after the retry")
 	}
 }
 

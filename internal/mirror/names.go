@@ -20,6 +20,7 @@ var (
 	errLinkOutside   = errors.New("symbolic link target leaves the target directory")
 	errOtherServer   = errors.New("entry is on another host or port")
 	errNotBelow      = errors.New("entry is not below the starting point")
+	errNotFile       = errors.New("not a file")
 )
 
 // stateDir is the mirror's own folder inside the target: manifest and

@@ -1,0 +1,413 @@
+package mirror
+
+import (
+	"bytes"
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"io/fs"
+	"net"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/rfc1738/fetch/internal/servertest"
+	"github.com/rfc1738/fetch/proto"
+	"github.com/rfc1738/fetch/proto/ftp"
+	"github.com/rfc1738/fetch/proto/gopher"
+	"github.com/rfc1738/fetch/proto/http"
+	"github.com/rfc1738/fetch/uri"
+)
+
+// Integration tests against the real servers of scripts/servers.sh (see
+// package servertest): they skip when the servers are not configured, and
+// fail when CI=true.
+
+// fromIP returns a request template whose connections (control and data)
+// leave from ip, so that the vsftpd log shows this test's commands apart.
+func fromIP(ip net.IP) proto.Request {
+	d := &net.Dialer{LocalAddr: &net.TCPAddr{IP: ip}, Timeout: 5 * time.Second}
+	return proto.Request{Dial: d.DialContext, IdleTimeout: 20 * time.Second}
+}
+
+// verbs counts the commands of a vsftpd log by verb.
+func verbs(cmds []string) map[string]int {
+	n := map[string]int{}
+	for _, c := range cmds {
+		v, _, _ := strings.Cut(c, " ")
+		n[strings.ToUpper(v)]++
+	}
+	return n
+}
+
+// retrs returns the arguments of the RETR commands.
+func retrs(cmds []string) []string {
+	var out []string
+	for _, c := range cmds {
+		if arg, ok := strings.CutPrefix(c, "RETR "); ok {
+			out = append(out, arg)
+		}
+	}
+	return out
+}
+
+// compareTree checks that dst holds exactly what src holds, byte for byte
+// (SHA-256 of every file), links as links with the same target, and
+// directories (empty ones too), leaving out dst's .fetch and what ignore
+// says on either side. It returns the number of files and links compared.
+func compareTree(t *testing.T, src, dst string, ignore func(rel string, d fs.DirEntry) bool) int {
+	t.Helper()
+	n := 0
+	filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
+		rel, _ := filepath.Rel(src, p)
+		if rel == "." {
+			return nil
+		}
+		if err != nil {
+			t.Errorf("fixture %s: %v", rel, err)
+			return nil
+		}
+		if ignore(filepath.ToSlash(rel), d) {
+			if d.IsDir() {
+				return fs.SkipDir
+			}
+			return nil
+		}
+		local := filepath.Join(dst, rel)
+		st, err := os.Lstat(local)
+		switch {
+		case err != nil:
+			t.Errorf("%s: not mirrored (%v)", rel, err)
+		case d.Type()&fs.ModeSymlink != 0:
+			want, _ := os.Readlink(p)
+			if got, err := os.Readlink(local); err != nil || got != want {
+				t.Errorf("%s: link to %q, want %q (%v)", rel, got, want, err)
+			}
+			n++
+		case d.IsDir():
+			if !st.IsDir() {
+				t.Errorf("%s: not a directory", rel)
+			}
+		default:
+			if !st.Mode().IsRegular() {
+				t.Errorf("%s: not a regular file (%v)", rel, st.Mode())
+			} else if got, want := servertest.SHA256File(t, local), servertest.SHA256File(t, p); got != want {
+				t.Errorf("%s: sha256 %s, want %s", rel, got, want)
+			}
+			n++
+		}
+		return nil
+	})
+	filepath.WalkDir(dst, func(p string, d fs.DirEntry, err error) error {
+		rel, _ := filepath.Rel(dst, p)
+		if err != nil || rel == "." {
+			return nil
+		}
+		if rel == stateDir {
+			return fs.SkipDir
+		}
+		if ignore(filepath.ToSlash(rel), d) {
+			return nil
+		}
+		if _, err := os.Lstat(filepath.Join(src, rel)); err != nil {
+			t.Errorf("%s: in the mirror, not on the server", rel)
+		}
+		return nil
+	})
+	return n
+}
+
+// scratchTree copies parts of the FTP fixture into a new directory below
+// DIR/ftp/pub, served by vsftpd, and removes it when the test ends; pub's
+// own time is put back. It returns the name of the directory (below pub)
+// and its path on disk. The test must be able to write into the fixture
+// (scripts/servers.sh runs as root, and so do the tests that use it).
+func scratchTree(t *testing.T, parts ...string) (string, string) {
+	t.Helper()
+	pub := servertest.Fixture(t, "ftp/pub")
+	st, err := os.Stat(pub)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b [6]byte
+	rand.Read(b[:])
+	name := "scratch-" + hex.EncodeToString(b[:])
+	dir := filepath.Join(pub, name)
+	if err := os.Mkdir(dir, 0o755); err != nil {
+		t.Fatalf("cannot write into the fixture (run as the user who started the servers): %v", err)
+	}
+	t.Cleanup(func() {
+		os.RemoveAll(dir)
+		os.Chtimes(pub, st.ModTime(), st.ModTime())
+	})
+	for _, part := range parts {
+		from, to := filepath.Join(pub, part), filepath.Join(dir, part)
+		st, err := os.Stat(from)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if st.IsDir() {
+			err = os.CopyFS(to, os.DirFS(from))
+		} else {
+			var b []byte
+			if b, err = os.ReadFile(from); err == nil {
+				err = os.WriteFile(to, b, 0o644)
+			}
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err == nil {
+			mode := fs.FileMode(0o644)
+			if d.IsDir() {
+				mode = 0o755
+			}
+			os.Chmod(p, mode)
+		}
+		return nil
+	})
+	return name, dir
+}
+
+// TestVsftpdMirrorAcceptance is issue 8's first acceptance test: a tree
+// with nested directories, 2,000 small files, a 5 MiB binary, a name with
+// a space and an empty file mirrors byte-exact; a second run sends no RETR;
+// after one remote file changes, only that file is fetched. Sizes and times
+// come from the listing: no SIZE or MDTM is ever sent.
+func TestVsftpdMirrorAcceptance(t *testing.T) {
+	s := servertest.Get(t, servertest.FTP)
+	name, src := scratchTree(t, "tree", "many", "bin5m.bin", "with space.txt", "empty.txt")
+	ip := servertest.UniqueLoopback(t)
+	drv := &ftp.Driver{MaxIdleConnsPerHost: 8}
+	defer drv.CloseIdleConnections()
+	opts := Options{Jobs: 8, Request: fromIP(ip)}
+	start := uri.MustParse("ftp://" + s.Addr + "/pub/" + name + "/")
+	dir := t.TempDir()
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+
+	since := servertest.FTPLogOffset(t)
+	sum, err := Run(ctx, drivers{"ftp": drv}, start, dir, opts)
+	drv.CloseIdleConnections()
+	files := servertest.ManyFiles + 9 // many/, 6 in tree/, bin5m.bin, with space.txt, empty.txt
+	if err != nil || sum.New != files || sum.Failed+sum.Skipped != 0 {
+		t.Fatalf("first run = %v, new %d failed %d skipped %d; want %d new", err, sum.New, sum.Failed, sum.Skipped, files)
+	}
+	if n := compareTree(t, src, dir, func(string, fs.DirEntry) bool { return false }); n != files {
+		t.Errorf("compared %d files, want %d", n, files)
+	}
+	if st, err := os.Stat(filepath.Join(dir, "tree", "empty-dir")); err != nil || !st.IsDir() {
+		t.Errorf("the empty directory tree/empty-dir was not mirrored: %v", err)
+	}
+	cmds := servertest.FTPCommandsFrom(t, since, ip.String())
+	v := verbs(cmds)
+	if v["RETR"] != files || v["SIZE"]+v["MDTM"] != 0 {
+		t.Errorf("first run: %d RETR (want %d), %d SIZE, %d MDTM (want none)", v["RETR"], files, v["SIZE"], v["MDTM"])
+	}
+	t.Logf("first run: %d files in %v, %d FTP commands (%.2f per file): %v", files, sum.Duration.Round(time.Millisecond),
+		len(cmds), float64(len(cmds))/float64(files), v)
+
+	since = servertest.FTPLogOffset(t)
+	sum, err = Run(ctx, drivers{"ftp": drv}, start, dir, opts)
+	drv.CloseIdleConnections()
+	if err != nil || sum.Unchanged != files || sum.New+sum.Updated != 0 {
+		t.Fatalf("second run = %v, %d unchanged, %d new, %d updated", err, sum.Unchanged, sum.New, sum.Updated)
+	}
+	cmds = servertest.FTPCommandsFrom(t, since, ip.String())
+	if r := retrs(cmds); len(r) != 0 {
+		t.Errorf("second run sent %d RETR: %q", len(r), r)
+	}
+	t.Logf("second run: %v, %d FTP commands", sum.Duration.Round(time.Millisecond), len(cmds))
+
+	changed := filepath.Join(src, "tree", "a", "a1.txt")
+	content := []byte("changed on the server, longer than before\n")
+	if err := os.WriteFile(changed, content, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	later := servertest.FixtureTime.Add(48 * time.Hour)
+	os.Chtimes(changed, later, later)
+	since = servertest.FTPLogOffset(t)
+	sum, err = Run(ctx, drivers{"ftp": drv}, start, dir, opts)
+	drv.CloseIdleConnections()
+	if err != nil || sum.Updated != 1 || sum.Unchanged != files-1 {
+		t.Fatalf("after a change = %v, %d updated, %d unchanged", err, sum.Updated, sum.Unchanged)
+	}
+	cmds = servertest.FTPCommandsFrom(t, since, ip.String())
+	if r := retrs(cmds); !slices.Equal(r, []string{"a1.txt"}) {
+		t.Errorf("after one change sent RETR %q, want only a1.txt", r)
+	}
+	if got, _ := os.ReadFile(filepath.Join(dir, "tree", "a", "a1.txt")); !bytes.Equal(got, content) {
+		t.Errorf("tree/a/a1.txt = %q", got)
+	}
+	compareTree(t, src, dir, func(string, fs.DirEntry) bool { return false })
+}
+
+// TestVsftpdMirrorPub mirrors the whole of pub/: odd names, the link
+// link-to-hello.txt (recreated: it stays inside), the unreadable file
+// noread.txt (RETR 550) and directory noaccess (CWD 550). Those two are
+// failed entries of the report; the run goes on and ends with ErrPartial
+// (exit 8 in the CLI), and a second run sends no RETR but the one for
+// noread.txt (a refusal may be lifted, so it is asked again).
+func TestVsftpdMirrorPub(t *testing.T) {
+	s := servertest.Get(t, servertest.FTP)
+	pub := servertest.Fixture(t, "ftp/pub")
+	ip := servertest.UniqueLoopback(t)
+	drv := &ftp.Driver{MaxIdleConnsPerHost: 8}
+	defer drv.CloseIdleConnections()
+	// Scratch trees of the other tests are not part of the fixture.
+	opts := Options{Jobs: 8, Request: fromIP(ip), Exclude: []string{"scratch-*"}}
+	start := uri.MustParse("ftp://" + s.Addr + "/pub/")
+	dir := t.TempDir()
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	ignore := func(rel string, d fs.DirEntry) bool {
+		base := filepath.Base(rel)
+		// vsftpd's LIST hides dot files (welcome/.message); the refused
+		// entries are checked below.
+		return strings.HasPrefix(base, ".") || strings.HasPrefix(rel, "scratch-") || rel == "noread.txt" || rel == "noaccess"
+	}
+
+	since := servertest.FTPLogOffset(t)
+	sum, err := Run(ctx, drivers{"ftp": drv}, start, dir, opts)
+	drv.CloseIdleConnections()
+	if !errors.Is(err, ErrPartial) {
+		t.Fatalf("Run = %v, want ErrPartial (noread.txt, noaccess)", err)
+	}
+	failed := map[string]string{}
+	for _, e := range sum.Entries {
+		if e.Status == StatusFailed {
+			failed[e.Path] = e.Reason
+		}
+	}
+	if len(failed) != 2 || failed["noread.txt"] == "" || failed["noaccess"] == "" || sum.Skipped != 0 {
+		t.Errorf("failed %q, skipped %d; want noread.txt and noaccess failed, none skipped", failed, sum.Skipped)
+	}
+	n := compareTree(t, pub, dir, ignore)
+	if n != sum.New || n < servertest.ManyFiles+17 {
+		t.Errorf("compared %d files and links, the run made %d new", n, sum.New)
+	}
+	for _, p := range []string{"noread.txt", "noaccess"} {
+		if _, err := os.Lstat(filepath.Join(dir, p)); !errors.Is(err, fs.ErrNotExist) {
+			t.Errorf("%s: exists in the mirror (%v)", p, err)
+		}
+	}
+	if l, err := os.Readlink(filepath.Join(dir, "link-to-hello.txt")); err != nil || l != "hello.txt" {
+		t.Errorf("link-to-hello.txt = %q, %v", l, err)
+	}
+	cmds := servertest.FTPCommandsFrom(t, since, ip.String())
+	t.Logf("pub/: %d entries in %v, %d FTP commands: %v", n, sum.Duration.Round(time.Millisecond), len(cmds), verbs(cmds))
+
+	since = servertest.FTPLogOffset(t)
+	sum, err = Run(ctx, drivers{"ftp": drv}, start, dir, opts)
+	drv.CloseIdleConnections()
+	if !errors.Is(err, ErrPartial) || sum.Unchanged != n || sum.New+sum.Updated != 0 || sum.Failed != 2 {
+		t.Fatalf("second run = %v, unchanged %d new %d updated %d failed %d", err, sum.Unchanged, sum.New, sum.Updated, sum.Failed)
+	}
+	if r := retrs(servertest.FTPCommandsFrom(t, since, ip.String())); !slices.Equal(r, []string{"noread.txt"}) {
+		t.Errorf("second run sent RETR %q, want only the refused noread.txt", r)
+	}
+}
+
+// TestPygopherdMirrorHole mirrors the whole gopher hole: the root menu,
+// nested menus, the 2,000-item menu /big, text and binary files. pygopherd
+// marks every item Gopher+ and sends no "." terminator, so the mirror asks
+// for the "+" view (a length header first): text.txt, whose lone "." line
+// ends a non-Gopher+ read, comes back whole. Menus are kept as gophermap
+// files; items of other servers, links, telnet and search items are
+// skipped.
+func TestPygopherdMirrorHole(t *testing.T) {
+	s := servertest.Get(t, servertest.Gopher)
+	src := servertest.Fixture(t, "gopher")
+	dir := t.TempDir()
+	ctx, cancel := context.WithTimeout(context.Background(), 6*time.Minute)
+	defer cancel()
+	sum, err := Run(ctx, drivers{"gopher": &gopher.Driver{}}, uri.MustParse("gopher://"+s.Addr+"/1"), dir, Options{Jobs: 8})
+	if err != nil || sum.Failed != 0 {
+		t.Fatalf("Run = %v, failed %d", err, sum.Failed)
+	}
+	t.Logf("gopher hole: %d new in %v", sum.New, sum.Duration.Round(time.Millisecond))
+	ignore := func(rel string, d fs.DirEntry) bool {
+		base := filepath.Base(rel)
+		// Not served as documents: dot files, abstracts (shown as info
+		// lines), the search script (a type 7 item). The menus are kept as
+		// gophermap files (checked below); the fixture's map/gophermap is
+		// the source of the /map menu.
+		return strings.HasPrefix(base, ".") || strings.HasSuffix(base, ".abstract") || rel == "search" || base == menuName
+	}
+	n := compareTree(t, src, dir, ignore)
+	if n < servertest.ManyFiles+30 || n != sum.New {
+		t.Errorf("compared %d files; the run made %d new", n, sum.New)
+	}
+	byPath := map[string]EntryReport{}
+	for _, e := range sum.Entries {
+		byPath[e.Path] = e
+	}
+	if e := byPath["text.txt"]; !strings.HasSuffix(e.URL, "%09%09+") {
+		t.Errorf("text.txt fetched as %s, want the Gopher+ view", e.URL)
+	}
+	for _, m := range []string{"", "dir", "dir/sub", "dir/sub/deeper", "dir/empty", "big", "words", "map"} {
+		b, err := os.ReadFile(filepath.Join(dir, m, menuName))
+		if err != nil {
+			t.Errorf("menu of %q not kept: %v", m, err)
+			continue
+		}
+		if m == "big" {
+			if got := bytes.Count(b, []byte("\n0")) + boolInt(bytes.HasPrefix(b, []byte("0"))); got != servertest.ManyFiles {
+				t.Errorf("big/gophermap has %d type 0 items, want %d", got, servertest.ManyFiles)
+			}
+		}
+	}
+	var skipped []string
+	for _, e := range sum.Entries {
+		if e.Status == StatusSkipped {
+			skipped = append(skipped, e.Path)
+		}
+	}
+	slices.Sort(skipped)
+	want := []string{`"A menu on another server"`, `"A telnet item"`, `"A web link"`, "search"}
+	if !slices.Equal(skipped, want) {
+		t.Errorf("skipped %q, want %q", skipped, want)
+	}
+}
+
+func boolInt(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// TestNginxMirrorAutoindex mirrors nginx's autoindex pages: the top level
+// and dir/ with its nested and empty directories, byte-exact; a second run
+// writes nothing new.
+func TestNginxMirrorAutoindex(t *testing.T) {
+	s := servertest.Get(t, servertest.NGINX)
+	src := servertest.Fixture(t, "www")
+	dir := t.TempDir()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	drv := &http.Driver{}
+	f := drivers{"http": drv}
+	start := uri.MustParse("http://" + s.Addr + "/")
+	sum, err := Run(ctx, f, start, dir, Options{Jobs: 4})
+	if err != nil || sum.Failed+sum.Skipped != 0 {
+		t.Fatalf("Run = %v, failed %d skipped %d", err, sum.Failed, sum.Skipped)
+	}
+	n := compareTree(t, src, dir, func(rel string, d fs.DirEntry) bool {
+		return strings.HasPrefix(filepath.Base(rel), ".") // autoindex hides dot files
+	})
+	if n != sum.New || n < 10 {
+		t.Errorf("compared %d files, the run made %d new", n, sum.New)
+	}
+	sum, err = Run(ctx, f, start, dir, Options{Jobs: 4})
+	if err != nil || sum.Unchanged != n || sum.New+sum.Updated != 0 {
+		t.Errorf("second run = %v, unchanged %d new %d updated %d", err, sum.Unchanged, sum.New, sum.Updated)
+	}
+	compareTree(t, src, dir, func(rel string, d fs.DirEntry) bool { return strings.HasPrefix(filepath.Base(rel), ".") })
+}
