@@ -105,20 +105,23 @@ func dialConn(ctx context.Context, req *proto.Request, key poolKey, cr creds, li
 		jftp.DialWithDisabledUTF8(true),
 	)
 	if err != nil {
+		err = c.fail("greeting", err)
 		c.close()
-		return nil, c.fail("greeting", err)
+		return nil, err
 	}
 	c.sc = sc
 	if err := sc.Login(cr.user, cr.pass); err != nil {
+		err = c.fail("", err) // before close, which sends QUIT
 		c.close()
-		return nil, c.fail("", err)
+		return nil, err
 	}
 	c.typ = "I" // Login sends TYPE I
 	if lim.reuse {
 		pwd, err := sc.CurrentDir()
 		if err != nil && replyCode(err) == 0 && isConnError(err) {
+			err = c.fail("", err)
 			c.close()
-			return nil, c.fail("", err)
+			return nil, err
 		}
 		if err == nil {
 			pwd = strings.ReplaceAll(pwd, `""`, `"`) // RFC 959 appendix II
@@ -253,6 +256,12 @@ func isConnError(err error) bool {
 		errors.Is(err, net.ErrClosed) || errors.Is(err, syscall.ECONNRESET) || errors.Is(err, syscall.EPIPE) ||
 		errors.Is(err, os.ErrDeadlineExceeded) || errors.As(err, &pe) || errors.As(err, &tpe) ||
 		errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded)
+}
+
+// isTimeout reports whether err is a deadline that expired.
+func isTimeout(err error) bool {
+	var ne net.Error
+	return errors.As(err, &ne) && ne.Timeout() || errors.Is(err, os.ErrDeadlineExceeded)
 }
 
 // cwd sends one CWD. A refused CWD with a null argument does not end the

@@ -17,7 +17,8 @@
 //	empty name        EPSV, MLSD when FEAT lists MLST, else LIST
 //
 // MDTM is sent only when FEAT lists it; SIZE and MDTM are left out when
-// Options["ftp-stat"] is "0" (a mirror that knows both from the listing).
+// Options["ftp-stat"] is "0" (a mirror that knows both from the listing),
+// and MDTM alone when it is "size" (a caller that keeps no times).
 // A data connection is opened with EPSV, and with PASV when the server
 // refuses EPSV; REST n comes between EPSV and RETR when Request.Offset is
 // n > 0.

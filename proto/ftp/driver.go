@@ -102,7 +102,8 @@ func (d *Driver) CloseIdleConnections() { d.pool().closeIdle() }
 // read whole: Entries holds it parsed and Body the listing's bytes.
 //
 // Request.Options used: "email", "netrc", "ftp-method", "ftp-binary"
-// ("1": no type guess), "ftp-stat" ("0": no SIZE and MDTM).
+// ("1": no type guess), "ftp-stat" ("0": neither SIZE nor MDTM; "size":
+// SIZE but no MDTM, for callers that do not keep modification times).
 func (d *Driver) Fetch(ctx context.Context, u *uri.URL, req *proto.Request) (*proto.Response, error) {
 	if req == nil {
 		req = &proto.Request{}
@@ -126,7 +127,8 @@ func (d *Driver) Fetch(ctx context.Context, u *uri.URL, req *proto.Request) (*pr
 // do runs op on a logged-in connection. When op fails on a reused
 // connection because the connection is gone (the server dropped it while
 // it was idle, often with a 421 reply), op runs once more on a new one:
-// nothing had been delivered yet.
+// nothing had been delivered yet. A timeout is not retried: a server that
+// stopped answering would only make the caller wait twice.
 func (d *Driver) do(ctx context.Context, u *uri.URL, req *proto.Request, op func(*conn) (*proto.Response, error)) (*proto.Response, error) {
 	for attempt := 0; ; attempt++ {
 		c, err := d.open(ctx, u, req, attempt > 0)
@@ -135,7 +137,8 @@ func (d *Driver) do(ctx context.Context, u *uri.URL, req *proto.Request, op func
 		}
 		reused := c.uses > 1
 		resp, err := op(c)
-		if err != nil && reused && attempt == 0 && ctx.Err() == nil && (replyCode(err) == StatusNotAvailable || replyCode(err) == 0 && isConnError(err)) {
+		if err != nil && reused && attempt == 0 && ctx.Err() == nil && !isTimeout(err) &&
+			(replyCode(err) == StatusNotAvailable || replyCode(err) == 0 && isConnError(err)) {
 			if req.Trace != nil {
 				io.WriteString(req.Trace, "* "+sanitize(err.Error(), traceMax)+": retrying on a new connection\n")
 			}
@@ -300,8 +303,8 @@ func (d *Driver) retrieve(c *conn, pl plan) (*proto.Response, error) {
 		return nil, err
 	}
 	size, mtime := int64(-1), time.Time{}
-	if c.req.Options["ftp-stat"] != "0" {
-		if size, mtime, err = c.stat(pl); err != nil {
+	if stat := c.req.Options["ftp-stat"]; stat != "0" {
+		if size, mtime, err = c.stat(pl, stat != "size"); err != nil {
 			d.release(c)
 			return nil, err
 		}
@@ -360,9 +363,9 @@ func (d *Driver) retrieve(c *conn, pl plan) (*proto.Response, error) {
 }
 
 // stat asks SIZE (in TYPE I only: in TYPE A it would count stored bytes,
-// or be refused) and MDTM (when FEAT offers it). A refusal leaves the
-// value unknown; only a failed connection is an error.
-func (c *conn) stat(pl plan) (size int64, mtime time.Time, err error) {
+// or be refused) and, when mdtm is set, MDTM (when FEAT offers it). A
+// refusal leaves the value unknown; only a failed connection is an error.
+func (c *conn) stat(pl plan, mdtm bool) (size int64, mtime time.Time, err error) {
 	size = -1
 	if pl.typ == "I" {
 		n, err := c.sc.FileSize(pl.arg)
@@ -373,7 +376,7 @@ func (c *conn) stat(pl plan) (size int64, mtime time.Time, err error) {
 			return -1, mtime, c.fail("", err)
 		}
 	}
-	if c.sc.IsGetTimeSupported() {
+	if mdtm && c.sc.IsGetTimeSupported() {
 		t, err := c.sc.GetTime(pl.arg)
 		switch {
 		case err == nil:

@@ -93,6 +93,7 @@ var transcriptTests = []struct {
 	{"nocwd list", "/a/b/", map[string]string{"ftp-method": "nocwd"}, false, "EPSV|LIST a/b"},
 	// Options "ftp-stat" = "0" (the mirror knows sizes from the listing).
 	{"no stat", "/f.bin", map[string]string{"ftp-stat": "0"}, false, "TYPE I|EPSV|RETR f.bin"},
+	{"size only", "/f.bin", map[string]string{"ftp-stat": "size"}, false, "TYPE I|SIZE f.bin|EPSV|RETR f.bin"},
 }
 
 func TestTranscript(t *testing.T) {
@@ -178,18 +179,19 @@ func TestErrors(t *testing.T) {
 		replies map[string]string
 		kind    error
 		code    int
+		cmd     string
 	}{
 		// RFC 959 4.2: 550 file unavailable (not found).
-		{"retr 550", "/missing.bin", nil, proto.ErrNotFound, 550},
-		{"cwd 550", "/nodir/f.bin", map[string]string{"CWD nodir": "550 No such directory"}, proto.ErrNotFound, 550},
+		{"retr 550", "/missing.bin", nil, proto.ErrNotFound, 550, "RETR missing.bin"},
+		{"cwd 550", "/nodir/f.bin", map[string]string{"CWD nodir": "550 No such directory"}, proto.ErrNotFound, 550, "CWD nodir"},
 		// 550 whose text speaks of permission is a refusal.
-		{"retr 550 perm", "/secret.bin", map[string]string{"RETR secret.bin": "550 Permission denied"}, proto.ErrPermission, 550},
+		{"retr 550 perm", "/secret.bin", map[string]string{"RETR secret.bin": "550 Permission denied"}, proto.ErrPermission, 550, "RETR secret.bin"},
 		// RFC 959 4.2: 553 file name not allowed.
-		{"retr 553", "/bad.bin", map[string]string{"RETR bad.bin": "553 File name not allowed"}, proto.ErrPermission, 553},
+		{"retr 553", "/bad.bin", map[string]string{"RETR bad.bin": "553 File name not allowed"}, proto.ErrPermission, 553, "RETR bad.bin"},
 		// RFC 959 4.2: 530 not logged in.
-		{"pass 530", "/f.bin", map[string]string{"PASS anonymous@": "530 Login incorrect"}, proto.ErrLogin, 530},
+		{"pass 530", "/f.bin", map[string]string{"PASS anonymous@": "530 Login incorrect"}, proto.ErrLogin, 530, "PASS ****"},
 		// A server that refuses the user name outright.
-		{"user 530", "/f.bin", map[string]string{"USER anonymous": "530 This server does not allow anonymous"}, proto.ErrLogin, 530},
+		{"user 530", "/f.bin", map[string]string{"USER anonymous": "530 This server does not allow anonymous"}, proto.ErrLogin, 530, "USER anonymous"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -210,8 +212,8 @@ func TestErrors(t *testing.T) {
 				t.Errorf("Fetch(%q) = %v, want a *textproto.Error with code %d", tt.path, err, tt.code)
 			}
 			var ce *CommandError
-			if !errors.As(err, &ce) {
-				t.Errorf("Fetch(%q) = %v, want a *CommandError", tt.path, err)
+			if !errors.As(err, &ce) || ce.Cmd != tt.cmd {
+				t.Errorf("Fetch(%q) = %v, want a *CommandError for %q", tt.path, err, tt.cmd)
 			}
 		})
 	}

@@ -71,7 +71,9 @@ trap 'exit 130' INT TERM
 
 # The server.
 envfile=${FETCH_TEST_ENV:-}
+server_from="FETCH_TEST_ENV (servers already running)"
 if [ -z "$envfile" ] || ! grep -q '^FETCH_TEST_FTP=' "$envfile" 2>/dev/null; then
+	server_from="scripts/servers.sh, started by this script"
 	srvdir=$work/servers
 	say "starting scripts/servers.sh in $srvdir"
 	bash "$top/scripts/servers.sh" start "$srvdir" >&2
@@ -175,7 +177,7 @@ fi
 
 # The report.
 mkdir -p "$(dirname -- "$out")"
-export work runs size files fetch_kind load_before load_after invocation gob want
+export server_from work runs size files fetch_kind load_before load_after invocation gob want
 export fetch_big fetch_many curl_big curl_many lftp_big lftp_many wget_big wget_many
 export machine="$(uname -srm); $(nproc) CPUs ($(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -n 1)); $(awk '/MemTotal/ {printf "%.1f GiB RAM", $2/1048576}' /proc/meminfo)"
 export versions="$(go version | cut -d' ' -f3); $(curl --version | head -n 1 | cut -d' ' -f1-2); $(lftp --version | head -n 1 | sed 's/.*Version \([^ ]*\).*/lftp \1/'); $(wget --version | head -n 1 | cut -d' ' -f1-3); hyperfine $(hyperfine --version | cut -d' ' -f2); vsftpd $(dpkg-query -W -f='${Version}' vsftpd 2>/dev/null || echo '?')"
@@ -238,6 +240,7 @@ lines = [
     f"- machine: {os.environ['machine']}",
     f"- load average before / after: {os.environ['load_before']} / {os.environ['load_after']}",
     f"- versions: {os.environ['versions']}",
+    f"- server: vsftpd on loopback from {os.environ['server_from']}",
 ]
 if stand_in:
     lines.append("- fetch: `cmd/fetch` could not fetch ftp URLs at this commit, so the row \"fetch\" is "
