@@ -94,7 +94,7 @@ items_curl=$(curl -s "$menu" | grep -c "$(printf '^0')" || true)
 # runs each, alternating which client goes first (the machine's load and the
 # server's caches drift; interleaving keeps the drift out of the ratio). The
 # JSON of round R is $work/NAME.R.json.
-rounds=5
+rounds=10
 hf() {
 	local per=$(((runs + rounds - 1) / rounds)) r
 	say "timing $1 ($rounds rounds of $per runs each)"
@@ -127,8 +127,21 @@ def med(name):
     for f in sorted(glob.glob(os.path.join(work, name + ".*.json"))):
         for x in json.load(open(f))["results"]:
             times.setdefault(x["command"], []).extend(x["times"])
-    return {k: {"median": statistics.median(v), "stddev": statistics.pstdev(v), "n": len(v)}
+    return {k: {"median": statistics.median(v), "stddev": statistics.pstdev(v), "min": min(v), "n": len(v),
+                "times": v}
             for k, v in times.items()}
+
+def interval(f, c):
+    """95% bootstrap interval of median(fetch) / median(curl)."""
+    import random
+    rnd = random.Random(1738)
+    rs = []
+    for _ in range(2000):
+        a = statistics.median(rnd.choices(f, k=len(f)))
+        b = statistics.median(rnd.choices(c, k=len(c)))
+        rs.append(a / b)
+    rs.sort()
+    return rs[int(0.025 * len(rs))], rs[int(0.975 * len(rs)) - 1]
 
 def ms(x):
     return "%.1f ms" % (x * 1000)
@@ -146,9 +159,11 @@ for name, label in (("binary", "5 MiB binary (`9/bin5m.bin`)"), ("menu", "2,000-
     r = med(name)
     f, c = r["fetch"], r["curl"]
     ratio = f["median"] / c["median"]
-    rows.append("| %s | %s (± %s) | %s (± %s) | %.2f |" % (
-        label, ms(f["median"]), ms(f["stddev"]), ms(c["median"]), ms(c["stddev"]), ratio))
-    verdict.append((label, ratio))
+    lo, hi = interval(f["times"], c["times"])
+    rows.append("| %s | %s (± %s) | %s (± %s) | %.2f | %s | %s |" % (
+        label, ms(f["median"]), ms(f["stddev"]), ms(c["median"]), ms(c["stddev"]), ratio,
+        ms(f["min"]), ms(c["min"])))
+    verdict.append((label, ratio, lo, hi))
 
 load = open("/proc/loadavg").read().split()[:3]
 with open(out, "w") as w:
@@ -157,14 +172,20 @@ with open(out, "w") as w:
             % datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M"))
     w.write("URLs from the same pygopherd 3.0 on 127.0.0.1 (a fresh process per connection:\n"
             "`ForkingTCPServer`), output to /dev/null; hyperfine without a shell (`-N`), %s runs\n"
-            "per client in 5 rounds that alternate which client goes first (2 warm-up runs\n"
+            "per client in 10 rounds that alternate which client goes first (2 warm-up runs\n"
             "each). Medians over all runs, ± the standard deviation; ratio = fetch / curl\n"
             "(below 1: fetch is faster).\n\n" % r_n)
-    w.write("| case | fetch | curl | ratio |\n| --- | --- | --- | --- |\n")
+    w.write("| case | fetch median | curl median | ratio | fetch min | curl min |\n"
+            "| --- | --- | --- | --- | --- | --- |\n")
     w.write("\n".join(rows) + "\n\n")
-    for label, ratio in verdict:
-        w.write("- %s: fetch is %s curl.\n" % (label,
-            "no slower than" if ratio <= 1.0 else "%.0f%% slower than" % ((ratio - 1) * 100)))
+    for label, ratio, lo, hi in verdict:
+        if hi < 1.0:
+            v = "fetch is faster than curl"
+        elif lo > 1.0:
+            v = "fetch is slower than curl, by %.0f%%" % ((ratio - 1) * 100)
+        else:
+            v = "no difference measurable between fetch and curl"
+        w.write("- %s: %s (ratio %.2f, 95%% bootstrap interval %.2f to %.2f).\n" % (label, v, ratio, lo, hi))
     w.write("\nWhat the clients do: curl writes the menu as sent; fetch parses it (each item's\n"
             "URL built and escaped) and prints one line per item. For the binary both stream\n"
             "the bytes to /dev/null; fetch also checks the URL with package safety first.\n\n")
