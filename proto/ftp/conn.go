@@ -89,7 +89,9 @@ func dialConn(ctx context.Context, req *proto.Request, key poolKey, cr creds, li
 	c.w.secret = cr.pass
 	c.ctx, c.req, c.stop = ctx, req, stop
 	c.w.trace = req.Trace
-	c.w.note("connected to %s (%s)", key.addr, tcp)
+	if tcp.String() != key.addr {
+		c.w.note("connected to %s (%s)", key.addr, tcp)
+	}
 
 	first := true
 	sc, err := jftp.Dial(key.addr,
@@ -281,7 +283,7 @@ func (c *conn) cwd(arg string) (warning string, err error) {
 		var te *textproto.Error
 		errors.As(err, &te)
 		msg := fmt.Sprintf("CWD (null argument) refused: %d %s", te.Code, te.Msg)
-		c.w.note("%s; staying in the current directory", msg)
+		c.w.note("CWD (null argument) refused (%d %s): staying in the current directory", te.Code, te.Msg)
 		return c.w.redact(msg), nil
 	}
 	return "", c.fail("", err)

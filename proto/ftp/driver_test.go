@@ -242,7 +242,7 @@ func TestNullCWDRefused(t *testing.T) {
 	if len(w) != 1 || !strings.Contains(w[0], "CWD (null argument) refused: 550") {
 		t.Errorf("Info[warnings] = %q, want the null CWD refusal", w)
 	}
-	if !strings.Contains(trace.String(), "* CWD (null argument) refused: 550") {
+	if !strings.Contains(trace.String(), "* CWD (null argument) refused (550 Failed to change directory.): staying in the current directory\n") {
 		t.Errorf("trace does not report the refusal:\n%s", trace.String())
 	}
 	if !strings.Contains(f.sent(), "CWD \r\nCWD etc\r\n") {
