@@ -140,9 +140,9 @@ func TestMirrorGopherEndToEnd(t *testing.T) {
 	if err != nil || s.New != 3 {
 		t.Fatalf("gopher mirror: %v, %+v", err, s)
 	}
-	fs.WalkDir(fsys, "hole", func(p string, d fs.DirEntry, err error) error {
-		if d.IsDir() {
-			return nil
+	fs.WalkDir(fsys, "hole", func(p string, d fs.DirEntry, walkErr error) error {
+		if walkErr != nil || d.IsDir() {
+			return walkErr
 		}
 		got, err := os.ReadFile(filepath.Join(dir, strings.TrimPrefix(p, "hole/")))
 		if err != nil || !bytes.Equal(got, fsys[p].Data) {
