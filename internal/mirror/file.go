@@ -11,6 +11,7 @@ import (
 	"io/fs"
 	"os"
 	"path"
+	"sync"
 	"time"
 
 	"github.com/rfc1738/fetch/proto"
@@ -23,6 +24,9 @@ const (
 	partialDir = stateDir + "/partial"
 	partMeta   = stateDir + "/partial-meta"
 )
+
+// copyBuffers holds the buffers transfers are copied through.
+var copyBuffers = sync.Pool{New: func() any { b := make([]byte, 128<<10); return &b }}
 
 // resumeMin is the smallest file whose partial download is kept with its
 // remote size and time for the next run to resume. A smaller file is
@@ -44,7 +48,7 @@ type local struct {
 }
 
 func (r *run) stat(rel string) local {
-	st, err := r.root.Lstat(rel)
+	st, err := r.dirs.lstat(rel)
 	if err != nil {
 		return local{}
 	}
@@ -212,7 +216,8 @@ func (r *run) download(ctx context.Context, worker int, rf remoteFile, loc local
 // bytes received and the SHA-256 of the whole file.
 func (r *run) receive(worker int, rf remoteFile, offset int64, body io.Reader) (int64, string, error) {
 	part := partialDir + "/" + rf.rel
-	if err := r.mkdirAll(path.Dir(part)); err != nil {
+	pd, err := r.dirs.open(path.Dir(part), true)
+	if err != nil {
 		return 0, "", err
 	}
 	if rf.size >= resumeMin && !rf.mtime.IsZero() {
@@ -228,12 +233,19 @@ func (r *run) receive(worker int, rf remoteFile, offset int64, body io.Reader) (
 		}
 		flags = os.O_WRONLY | os.O_APPEND
 	}
-	f, err := r.root.OpenFile(part, flags, 0o644)
+	f, err := pd.root.OpenFile(path.Base(part), flags, 0o644)
 	if err != nil {
 		return 0, "", err
 	}
-	pw := &progressWriter{r: r, ev: Event{Worker: worker, Path: rf.rel, Size: rf.size, Bytes: offset}}
-	n, err := io.Copy(io.MultiWriter(f, h, pw), body)
+	var dst io.Writer = io.MultiWriter(f, h)
+	if r.opts.Progress != nil {
+		dst = io.MultiWriter(f, h, &progressWriter{r: r, ev: Event{Worker: worker, Path: rf.rel, Size: rf.size, Bytes: offset}})
+	}
+	buf := copyBuffers.Get().(*[]byte)
+	// The body's own WriteTo is hidden: it may allocate a large buffer per
+	// call, which for thousands of small files costs more than the bytes.
+	n, err := io.CopyBuffer(dst, struct{ io.Reader }{body}, *buf)
+	copyBuffers.Put(buf)
 	if cerr := f.Close(); err == nil {
 		err = cerr
 	}
@@ -248,7 +260,7 @@ func (r *run) receive(worker int, rf remoteFile, offset int64, body io.Reader) (
 
 func (r *run) writeMeta(rf remoteFile) error {
 	meta := partMeta + "/" + rf.rel
-	if err := r.mkdirAll(path.Dir(meta)); err != nil {
+	if err := r.root.MkdirAll(path.Dir(meta), 0o755); err != nil {
 		return err
 	}
 	b, _ := json.Marshal(partialInfo{Size: rf.size, ModTime: rf.mtime, URL: rf.url.Redacted()})
@@ -259,15 +271,19 @@ func (r *run) writeMeta(rf remoteFile) error {
 // to its final name.
 func (r *run) place(rf remoteFile) error {
 	part := partialDir + "/" + rf.rel
+	pd, err := r.dirs.open(path.Dir(part), true)
+	if err != nil {
+		return err
+	}
 	if !rf.mtime.IsZero() {
-		if err := r.root.Chtimes(part, rf.mtime, rf.mtime); err != nil {
+		if err := pd.root.Chtimes(path.Base(part), rf.mtime, rf.mtime); err != nil {
 			return err
 		}
 	}
-	if err := r.mkdirAll(path.Dir(rf.rel)); err != nil {
+	if _, err := r.dirs.open(path.Dir(rf.rel), true); err != nil {
 		return err
 	}
-	if err := r.root.Rename(part, rf.rel); err != nil {
+	if err := r.dirs.rename(part, rf.rel); err != nil {
 		return err
 	}
 	if rf.size >= resumeMin {

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
-	"sort"
 	"sync"
 	"time"
 )
@@ -27,6 +26,7 @@ type Record struct {
 // manifest is the in-memory manifest. It is safe for concurrent use.
 type manifest struct {
 	mu      sync.Mutex
+	dirty   bool              // changed since loaded or saved
 	Version int               `json:"version"`
 	Source  string            `json:"source"`
 	Files   map[string]Record `json:"files"`
@@ -63,46 +63,70 @@ func (m *manifest) put(rel string, r Record) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	m.Files[rel] = r
+	m.dirty = true
 }
 
 func (m *manifest) remove(rel string) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	delete(m.Files, rel)
+	m.dirty = true
 }
 
-// save writes the manifest atomically: to a temporary file in the same
-// directory, then renamed over the old one, so that a reader (or the next
-// run after a crash) sees the old or the new manifest, never half of one.
+// setSource records the (redacted) URL the tree comes from.
+func (m *manifest) setSource(src string) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.Source != src {
+		m.Source, m.dirty = src, true
+	}
+}
+
+// save writes the manifest atomically when it changed: to a temporary
+// file in the same directory, synced, then renamed over the old one, so
+// that a reader (or the next run after a crash) sees the old or the new
+// manifest, never half of one. A run that changed nothing writes nothing.
 func (m *manifest) save(root *os.Root) error {
 	m.mu.Lock()
-	keys := make([]string, 0, len(m.Files))
-	for k := range m.Files {
-		keys = append(keys, k)
+	if !m.dirty {
+		m.mu.Unlock()
+		return nil
 	}
-	sort.Strings(keys)
-	b, err := json.MarshalIndent(m, "", "  ")
+	b, err := json.MarshalIndent(m, "", "  ") // map keys come out sorted
+	m.dirty = false
 	m.mu.Unlock()
 	if err != nil {
 		return fmt.Errorf("mirror: encode manifest: %w", err)
 	}
-	if err := root.MkdirAll(stateDir, 0o755); err != nil {
-		return fmt.Errorf("mirror: %w", err)
-	}
-	tmp := manifestName + ".tmp"
-	f, err := root.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
-	if err != nil {
+	if err := writeAtomic(root, manifestName, append(b, '\n')); err != nil {
+		m.markDirty()
 		return fmt.Errorf("mirror: write manifest: %w", err)
 	}
-	_, werr := f.Write(append(b, '\n'))
+	return nil
+}
+
+// writeAtomic writes b to name+".tmp", syncs it and renames it to name.
+func writeAtomic(root *os.Root, name string, b []byte) error {
+	if err := root.MkdirAll(stateDir, 0o755); err != nil {
+		return err
+	}
+	tmp := name + ".tmp"
+	f, err := root.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
+	if err != nil {
+		return err
+	}
+	_, werr := f.Write(b)
 	serr := f.Sync()
 	cerr := f.Close()
 	if err := errors.Join(werr, serr, cerr); err != nil {
 		root.Remove(tmp)
-		return fmt.Errorf("mirror: write manifest: %w", err)
+		return err
 	}
-	if err := root.Rename(tmp, manifestName); err != nil {
-		return fmt.Errorf("mirror: write manifest: %w", err)
-	}
-	return nil
+	return root.Rename(tmp, name)
+}
+
+func (m *manifest) markDirty() {
+	m.mu.Lock()
+	m.dirty = true
+	m.mu.Unlock()
 }

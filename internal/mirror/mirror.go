@@ -196,13 +196,13 @@ func Run(ctx context.Context, f Fetcher, start *uri.URL, dir string, opts Option
 	if err != nil {
 		return sum, err
 	}
-	m.Source = start.Redacted()
+	m.setSource(start.Redacted())
 	jobs := opts.Jobs
 	if jobs <= 0 {
 		jobs = DefaultJobs
 	}
 	r := &run{
-		f: f, w: w, root: root, m: m, opts: opts, sum: sum, jobs: jobs,
+		f: f, w: w, root: root, m: m, opts: opts, sum: sum, jobs: jobs, dirs: newDirs(root),
 		slots: make(chan struct{}, jobs), seen: map[string]bool{}, reported: map[string]bool{},
 	}
 	walkErr := r.run(ctx)
@@ -253,8 +253,8 @@ type run struct {
 	// share Jobs of them.
 	slots chan struct{}
 
-	// made caches the local directories known to exist.
-	made sync.Map
+	// dirs holds a handle per local directory in use.
+	dirs *dirs
 
 	// outstanding counts the files queued and not yet reported.
 	outstanding sync.WaitGroup
@@ -342,6 +342,7 @@ func (r *run) run(ctx context.Context) error {
 	files.close()
 	wg.Wait()
 	stopSaver()
+	r.dirs.close()
 	if walkErr == nil && ctx.Err() != nil {
 		walkErr = ctx.Err()
 	}
@@ -525,23 +526,9 @@ func (r *run) makeDir(rel string) {
 	if r.opts.DryRun {
 		return
 	}
-	if st, err := r.root.Lstat(rel); err == nil && st.Mode()&fs.ModeSymlink != 0 {
+	if st, err := r.dirs.lstat(rel); err == nil && st.Mode()&fs.ModeSymlink != 0 {
+		r.dirs.forget(rel)
 		r.root.Remove(rel)
 	}
-	r.mkdirAll(rel)
-}
-
-// mkdirAll is root.MkdirAll for rel, remembered for the rest of the run.
-func (r *run) mkdirAll(rel string) error {
-	if rel == "." || rel == "" {
-		return nil
-	}
-	if _, ok := r.made.Load(rel); ok {
-		return nil
-	}
-	if err := r.root.MkdirAll(rel, 0o755); err != nil {
-		return err
-	}
-	r.made.Store(rel, true)
-	return nil
+	r.dirs.open(rel, true)
 }

@@ -186,9 +186,18 @@ func TestMirrorIncremental(t *testing.T) {
 	if got := len(f.fetched()); got != 20 {
 		t.Fatalf("first run fetched %d files, want 20", got)
 	}
+	manifestPath := filepath.Join(dir, ".fetch", "manifest.json")
+	before, err := os.Stat(manifestPath)
+	if err != nil {
+		t.Fatal(err)
+	}
 	s := mustRun(t, f, "ftp://h/d/", dir, Options{Jobs: 4})
 	if got := f.fetched(); len(got) != 0 || s.Unchanged != 20 {
 		t.Fatalf("second run fetched %v (unchanged %d), want nothing", got, s.Unchanged)
+	}
+	// Nothing changed: the manifest is not rewritten (no write, no fsync).
+	if after, err := os.Stat(manifestPath); err != nil || !os.SameFile(before, after) {
+		t.Errorf("a run that changed nothing replaced the manifest (%v)", err)
 	}
 	f.nodes["d/f07"] = &fakeNode{data: []byte("changed, longer\n"), mtime: t0.Add(time.Hour)}
 	s = mustRun(t, f, "ftp://h/d/", dir, Options{Jobs: 4})
