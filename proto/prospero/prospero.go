@@ -24,14 +24,10 @@
 //	{url}         the whole prospero URL (without user information or
 //	              fragment)
 //
-// Each value is percent-encoded for its place in the template, with
-// uri.Escape: in the path every octet but the unreserved ones and "/" is
-// encoded (so an hsoname's slashes stay path separators, and ";" is
-// encoded); after "?" (and "#") "/" and "+" are encoded too, so that a value
-// can never add a query parameter or a raw CR, LF or space. Only {host} and
-// {port} may stand in the server part. A placeholder not listed here, "{"
-// without "}" and "}" without "{" are errors (*TemplateError); braces
-// cannot be written literally (a URL writes them as %7B and %7D). Example:
+// Each value is percent-encoded for its place in the template (in the path
+// an hsoname's slashes stay path separators, and ";" is encoded), and a
+// placeholder not listed here is an error (*TemplateError): see package
+// [gateway], which holds the template engine, for the rules. Example:
 //
 //	http://gateway.example/prospero/{host}{hsoname}?version={field:OBJECT-VERSION}
 //
@@ -43,18 +39,20 @@ package prospero
 
 import (
 	"context"
-	"fmt"
 	"strings"
 
 	"github.com/rfc1738/fetch/proto"
+	"github.com/rfc1738/fetch/proto/gateway"
 	"github.com/rfc1738/fetch/uri"
 )
-
-const scheme = "prospero"
 
 // OptionGateway is the proto.Request.Options key holding the gateway URL
 // template; empty or absent means no gateway.
 const OptionGateway = "gateway.prospero"
+
+// TemplateError is a gateway template that cannot be used (see
+// [gateway.TemplateError]).
+type TemplateError = gateway.TemplateError
 
 // Driver is the prospero driver. Its zero value is ready to use and it is
 // safe for concurrent use. It makes no connection.
@@ -70,98 +68,51 @@ var _ proto.Driver = (*Driver)(nil)
 // URL, a *uri.Error; for a part that decodes to CR, LF or NUL, an error
 // wrapping proto.ErrUnsafeArgument.
 func (d *Driver) Fetch(ctx context.Context, u *uri.URL, req *proto.Request) (*proto.Response, error) {
-	if err := ctx.Err(); err != nil {
-		return nil, err
-	}
-	v, err := u.Prospero()
-	if err != nil {
-		return nil, err
-	}
-	if err := checkParts(u, v); err != nil {
-		return nil, err
-	}
-	var tmpl string
-	if req != nil {
-		tmpl = req.Options[OptionGateway]
-	}
-	if tmpl == "" {
-		return nil, fmt.Errorf("prospero: %w: the Prospero directory protocol (port 1525) is not built in; configure --gateway prospero=TEMPLATE", proto.ErrNoAccessMethod)
-	}
-	target, err := expand(tmpl, u, v)
-	if err != nil {
-		return nil, err
-	}
-	return nil, &proto.Redirect{URL: target, Reason: "gateway"}
-}
-
-// checkParts refuses decoded parts that hold CR, LF or NUL.
-func checkParts(u *uri.URL, v *uri.ProsperoPath) error {
-	type part struct{ name, val string }
-	parts := []part{{"hsoname", v.HSOName}}
-	for _, f := range v.Fields {
-		parts = append(parts, part{"field name", f.Name}, part{"field value", f.Value})
-	}
-	if u.User != nil {
-		parts = append(parts, part{"user name", u.User.Username()})
-		if pw, ok := u.User.Password(); ok {
-			parts = append(parts, part{"password", pw})
-		}
-	}
-	for _, p := range parts {
-		if err := proto.CheckArg(p.val); err != nil {
-			return fmt.Errorf("prospero: %s: %w", p.name, err)
-		}
-	}
-	return nil
-}
-
-func known(name string) bool {
-	switch name {
-	case "host", "port", "url", "hsoname", "field":
-		return true
-	}
-	return false
+	return scheme.Fetch(ctx, u, req)
 }
 
 // CheckTemplate reports whether tmpl can serve as a prospero gateway
 // template, so that a configuration can be refused before any URL is
 // fetched. It returns nil or a *TemplateError.
 func CheckTemplate(tmpl string) error {
-	_, err := parseTemplate(tmpl, known)
-	return err
+	return scheme.CheckTemplate(tmpl)
 }
 
 // Expand returns the gateway URL that tmpl gives for the prospero URL u
 // (see the package documentation for the placeholders). It fails like
 // Fetch.
 func Expand(tmpl string, u *uri.URL) (string, error) {
-	v, err := u.Prospero()
-	if err != nil {
-		return "", err
-	}
-	if err := checkParts(u, v); err != nil {
-		return "", err
-	}
-	return expand(tmpl, u, v)
+	return scheme.Expand(tmpl, u)
 }
 
-func expand(tmpl string, u *uri.URL, v *uri.ProsperoPath) (string, error) {
-	t, err := parseTemplate(tmpl, known)
+var scheme = &gateway.Scheme{
+	Name:         "prospero",
+	Option:       OptionGateway,
+	Protocol:     "the Prospero directory protocol (port 1525)",
+	Placeholders: []string{"hsoname", "field:"},
+	View:         view,
+}
+
+// view decodes u, for the template engine: its decoded parts and the values
+// of the prospero placeholders.
+func view(u *uri.URL) ([]gateway.Part, gateway.Values, error) {
+	v, err := u.Prospero()
 	if err != nil {
-		return "", err
+		return nil, nil, err
 	}
-	return t.expand(func(name, arg string, p place) string {
-		if s, ok := commonValue(u, name, p); ok {
-			return s
-		}
+	parts := []gateway.Part{{Name: "hsoname", Value: v.HSOName}}
+	for _, f := range v.Fields {
+		parts = append(parts, gateway.Part{Name: "field name", Value: f.Name}, gateway.Part{Name: "field value", Value: f.Value})
+	}
+	return parts, func(name, arg string) string {
 		if name == "hsoname" {
 			return v.HSOName
 		}
-		for _, f := range v.Fields { // "field": parseTemplate let no other name through
+		for _, f := range v.Fields { // "field": the template engine lets no other name through
 			if strings.EqualFold(f.Name, arg) {
 				return f.Value
 			}
 		}
 		return ""
-	})
+	}, nil
 }

@@ -26,20 +26,11 @@
 //	{wpath}     the decoded document-id, empty when absent
 //	{url}       the whole wais URL (without user information or fragment)
 //
-// Each value is percent-encoded for its place in the template, with
-// uri.Escape: in the path every octet but the unreserved ones and "/" is
-// encoded; after "?" (and "#") "/" and "+" are encoded too, so that a value
-// can never add a query parameter, a path segment boundary in a query, or a
-// raw CR, LF or space. Only {host} and {port} may stand in the server part.
-// A placeholder not listed here, "{" without "}" and "}" without "{" are
-// errors (*TemplateError); braces cannot be written literally (a URL
-// writes them as %7B and %7D). Example:
+// Each value is percent-encoded for its place in the template, and a
+// placeholder not listed here is an error (*TemplateError): see package
+// [gateway], which holds the template engine, for the rules. Example:
 //
 //	http://gateway.example/wais/{host}/{database}?q={search}
-//
-// A gopher gateway needs no special care here: a decoded tab in a value
-// becomes %09, which package safety refuses in a gopher selector when the
-// client checks the gateway URL.
 //
 // Every decoded part of the URL (and a user name or password, which the
 // scheme does not have) that holds CR, LF or NUL is refused with an error
@@ -48,17 +39,19 @@ package wais
 
 import (
 	"context"
-	"fmt"
 
 	"github.com/rfc1738/fetch/proto"
+	"github.com/rfc1738/fetch/proto/gateway"
 	"github.com/rfc1738/fetch/uri"
 )
-
-const scheme = "wais"
 
 // OptionGateway is the proto.Request.Options key holding the gateway URL
 // template; empty or absent means no gateway.
 const OptionGateway = "gateway.wais"
+
+// TemplateError is a gateway template that cannot be used (see
+// [gateway.TemplateError]).
+type TemplateError = gateway.TemplateError
 
 // Driver is the wais driver. Its zero value is ready to use and it is safe
 // for concurrent use. It makes no connection.
@@ -74,100 +67,47 @@ var _ proto.Driver = (*Driver)(nil)
 // *uri.Error; for a part that decodes to CR, LF or NUL, an error wrapping
 // proto.ErrUnsafeArgument.
 func (d *Driver) Fetch(ctx context.Context, u *uri.URL, req *proto.Request) (*proto.Response, error) {
-	if err := ctx.Err(); err != nil {
-		return nil, err
-	}
-	v, err := u.WAIS()
-	if err != nil {
-		return nil, err
-	}
-	if err := checkParts(u, v); err != nil {
-		return nil, err
-	}
-	var tmpl string
-	if req != nil {
-		tmpl = req.Options[OptionGateway]
-	}
-	if tmpl == "" {
-		return nil, fmt.Errorf("wais: %w: the WAIS protocol (Z39.50, port 210) is not built in; configure --gateway wais=TEMPLATE", proto.ErrNoAccessMethod)
-	}
-	target, err := expand(tmpl, u, v)
-	if err != nil {
-		return nil, err
-	}
-	return nil, &proto.Redirect{URL: target, Reason: "gateway"}
-}
-
-// checkParts refuses decoded parts that hold CR, LF or NUL.
-func checkParts(u *uri.URL, v *uri.WAISPath) error {
-	type part struct{ name, val string }
-	parts := []part{{"database", v.Database}}
-	for _, p := range []struct {
-		name string
-		val  *string
-	}{{"search", v.Search}, {"wtype", v.WType}, {"wpath", v.WPath}} {
-		if p.val != nil {
-			parts = append(parts, part{p.name, *p.val})
-		}
-	}
-	if u.User != nil {
-		parts = append(parts, part{"user name", u.User.Username()})
-		if pw, ok := u.User.Password(); ok {
-			parts = append(parts, part{"password", pw})
-		}
-	}
-	for _, p := range parts {
-		if err := proto.CheckArg(p.val); err != nil {
-			return fmt.Errorf("wais: %s: %w", p.name, err)
-		}
-	}
-	return nil
-}
-
-func known(name string) bool {
-	switch name {
-	case "host", "port", "url", "database", "search", "wtype", "wpath":
-		return true
-	}
-	return false
+	return scheme.Fetch(ctx, u, req)
 }
 
 // CheckTemplate reports whether tmpl can serve as a wais gateway template,
 // so that a configuration can be refused before any URL is fetched. It
 // returns nil or a *TemplateError.
 func CheckTemplate(tmpl string) error {
-	_, err := parseTemplate(tmpl, known)
-	return err
+	return scheme.CheckTemplate(tmpl)
 }
 
 // Expand returns the gateway URL that tmpl gives for the wais URL u (see
 // the package documentation for the placeholders). It fails like Fetch.
 func Expand(tmpl string, u *uri.URL) (string, error) {
-	v, err := u.WAIS()
-	if err != nil {
-		return "", err
-	}
-	if err := checkParts(u, v); err != nil {
-		return "", err
-	}
-	return expand(tmpl, u, v)
+	return scheme.Expand(tmpl, u)
 }
 
-func expand(tmpl string, u *uri.URL, v *uri.WAISPath) (string, error) {
-	t, err := parseTemplate(tmpl, known)
+var scheme = &gateway.Scheme{
+	Name:         "wais",
+	Option:       OptionGateway,
+	Protocol:     "the WAIS protocol (Z39.50, port 210)",
+	Placeholders: []string{"database", "search", "wtype", "wpath"},
+	View:         view,
+}
+
+// view decodes u, for the template engine: its decoded parts and the values
+// of the wais placeholders.
+func view(u *uri.URL) ([]gateway.Part, gateway.Values, error) {
+	v, err := u.WAIS()
 	if err != nil {
-		return "", err
+		return nil, nil, err
 	}
-	deref := func(p *string) string {
-		if p == nil {
-			return ""
+	parts := []gateway.Part{{Name: "database", Value: v.Database}}
+	for _, p := range []struct {
+		name string
+		val  *string
+	}{{"search", v.Search}, {"wtype", v.WType}, {"wpath", v.WPath}} {
+		if p.val != nil {
+			parts = append(parts, gateway.Part{Name: p.name, Value: *p.val})
 		}
-		return *p
 	}
-	return t.expand(func(name, _ string, p place) string {
-		if s, ok := commonValue(u, name, p); ok {
-			return s
-		}
+	return parts, func(name, _ string) string {
 		switch name {
 		case "database":
 			return v.Database
@@ -175,8 +115,15 @@ func expand(tmpl string, u *uri.URL, v *uri.WAISPath) (string, error) {
 			return deref(v.Search)
 		case "wtype":
 			return deref(v.WType)
-		default: // "wpath": parseTemplate let no other name through
+		default: // "wpath": the template engine lets no other name through
 			return deref(v.WPath)
 		}
-	})
+	}, nil
+}
+
+func deref(p *string) string {
+	if p == nil {
+		return ""
+	}
+	return *p
 }

@@ -1,10 +1,8 @@
-package prospero
-
-// This file is the gateway template engine; proto/wais/template.go is
-// the same code (drivers may not import each other).
+package gateway
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/rfc1738/fetch/uri"
@@ -16,6 +14,9 @@ import (
 // usage error); it does not wrap the cause, so that a bad template is not
 // mistaken for a malformed URL given by the user.
 type TemplateError struct {
+	// Scheme is the scheme whose template it is ("wais"); it prefixes the
+	// message.
+	Scheme string
 	// Template is the template as configured.
 	Template string
 	// Offset is the byte offset in Template where the problem is; -1 when
@@ -26,10 +27,14 @@ type TemplateError struct {
 }
 
 func (e *TemplateError) Error() string {
-	if e.Offset < 0 {
-		return fmt.Sprintf("%s: gateway template %q: %s", scheme, e.Template, e.Reason)
+	prefix := e.Scheme
+	if prefix == "" {
+		prefix = "gateway"
 	}
-	return fmt.Sprintf("%s: gateway template %q: %s at offset %d", scheme, e.Template, e.Reason, e.Offset)
+	if e.Offset < 0 {
+		return fmt.Sprintf("%s: gateway template %q: %s", prefix, e.Template, e.Reason)
+	}
+	return fmt.Sprintf("%s: gateway template %q: %s at offset %d", prefix, e.Template, e.Reason, e.Offset)
 }
 
 // place is where in the expanded URL a placeholder sits; it decides how the
@@ -46,7 +51,7 @@ const (
 type token struct {
 	lit   string // literal text when name is empty
 	name  string // placeholder name: "host", "field", ...
-	arg   string // NAME of {field:NAME}
+	arg   string // ARG of {name:ARG}
 	place place
 	off   int
 }
@@ -57,13 +62,25 @@ type tmpl struct {
 	tokens []token
 }
 
-// parseTemplate splits s into literals and placeholders and finds the place
-// of each placeholder. known reports whether a placeholder name (and, for
-// "field", its argument) is defined for this scheme.
-func parseTemplate(s string, known func(name string) bool) (*tmpl, error) {
-	t := &tmpl{raw: s}
+// known reports whether {name} (hasArg false) or {name:arg} is a
+// placeholder of s.
+func (s *Scheme) known(name, arg string, hasArg bool) bool {
+	if hasArg {
+		return arg != "" && slices.Contains(s.Placeholders, name+":")
+	}
+	switch name {
+	case "host", "port", "url":
+		return true
+	}
+	return name != "" && slices.Contains(s.Placeholders, name)
+}
+
+// parse splits raw into literals and placeholders and finds the place of
+// each placeholder.
+func (s *Scheme) parse(raw string) (*tmpl, error) {
+	t := &tmpl{raw: raw}
 	fail := func(off int, format string, args ...any) (*tmpl, error) {
-		return nil, &TemplateError{Template: s, Offset: off, Reason: fmt.Sprintf(format, args...)}
+		return nil, &TemplateError{Scheme: s.Name, Template: raw, Offset: off, Reason: fmt.Sprintf(format, args...)}
 	}
 	const (
 		inScheme = iota
@@ -76,13 +93,13 @@ func parseTemplate(s string, known func(name string) bool) (*tmpl, error) {
 	lit := 0 // start of the current literal
 	flush := func(end int) {
 		if end > lit {
-			t.tokens = append(t.tokens, token{lit: s[lit:end]})
+			t.tokens = append(t.tokens, token{lit: raw[lit:end]})
 		}
 	}
-	for i := 0; i < len(s); i++ {
-		c := s[i]
+	for i := 0; i < len(raw); i++ {
+		c := raw[i]
 		if state == afterScheme {
-			if strings.HasPrefix(s[i:], "//") {
+			if strings.HasPrefix(raw[i:], "//") {
 				state = inAuthority
 				i++
 				continue
@@ -91,13 +108,13 @@ func parseTemplate(s string, known func(name string) bool) (*tmpl, error) {
 		}
 		switch c {
 		case '{':
-			end := strings.IndexByte(s[i:], '}')
+			end := strings.IndexByte(raw[i:], '}')
 			if end < 0 {
 				return fail(i, `"{" without "}"`)
 			}
-			body := s[i+1 : i+end]
+			body := raw[i+1 : i+end]
 			name, arg, hasArg := strings.Cut(body, ":")
-			if hasArg && (name != "field" || arg == "") || !hasArg && name == "field" || !known(name) {
+			if !s.known(name, arg, hasArg) {
 				return fail(i, "unknown placeholder %q", "{"+body+"}")
 			}
 			var p place
@@ -144,24 +161,27 @@ func parseTemplate(s string, known func(name string) bool) (*tmpl, error) {
 		}
 	}
 	if state == inScheme {
-		return fail(len(s), "template has no scheme (it must be an absolute URL)")
+		return fail(len(raw), "template has no scheme (it must be an absolute URL)")
 	}
-	flush(len(s))
+	flush(len(raw))
 	return t, nil
 }
 
-// expand fills the placeholders with value(name, arg), each escaped for its
-// place, and checks that the result is a well-formed URL. value returns the
-// decoded value; for placeAuthority it is used as it is ({host} and
-// {port} come from an already parsed URL).
-func (t *tmpl) expand(value func(name, arg string, p place) string) (string, error) {
+// expand fills the placeholders with their values for u, each escaped for
+// its place, and checks that the result is a well-formed URL. A value in
+// the server part is used as it is ({host} and {port} come from an already
+// parsed URL).
+func (t *tmpl) expand(scheme string, u *uri.URL, values Values) (string, error) {
 	var b strings.Builder
 	for _, tok := range t.tokens {
 		if tok.name == "" {
 			b.WriteString(tok.lit)
 			continue
 		}
-		v := value(tok.name, tok.arg, tok.place)
+		v, ok := commonValue(u, tok.name, tok.place)
+		if !ok {
+			v = values(tok.name, tok.arg)
+		}
 		switch tok.place {
 		case placeAuthority:
 			b.WriteString(v)
@@ -173,7 +193,7 @@ func (t *tmpl) expand(value func(name, arg string, p place) string) (string, err
 	}
 	out := b.String()
 	if _, err := uri.Parse(out); err != nil {
-		return "", &TemplateError{Template: t.raw, Offset: -1, Reason: "the expanded URL is malformed: " + err.Error()}
+		return "", &TemplateError{Scheme: scheme, Template: t.raw, Offset: -1, Reason: "the expanded URL is malformed: " + err.Error()}
 	}
 	return out, nil
 }
