@@ -8,6 +8,9 @@ import (
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
+
+	"github.com/rfc1738/fetch/proto/prospero"
+	"github.com/rfc1738/fetch/proto/wais"
 )
 
 // getOptions are the flags of "fetch get".
@@ -133,8 +136,31 @@ func (o *getOptions) validate() error {
 	if _, err := pairs("--form", o.form); err != nil {
 		return err
 	}
-	_, err := pairs("--gateway", o.gateways)
-	return err
+	gw, err := pairs("--gateway", o.gateways)
+	if err != nil {
+		return err
+	}
+	return checkGateways(gw)
+}
+
+// gatewayCheckers check a --gateway template per scheme, so that a bad
+// template is a usage error before anything is fetched.
+var gatewayCheckers = map[string]func(string) error{
+	"wais":     wais.CheckTemplate,
+	"prospero": prospero.CheckTemplate,
+}
+
+func checkGateways(gw map[string]string) error {
+	for scheme, tmpl := range gw {
+		check, ok := gatewayCheckers[strings.ToLower(scheme)]
+		if !ok {
+			return flagErrorf("--gateway %s=...: gateways exist for wais and prospero only", scheme)
+		}
+		if err := check(tmpl); err != nil {
+			return flagErrorf("--gateway %s: %v", scheme, err)
+		}
+	}
+	return nil
 }
 
 // offset returns the -C byte offset; -1 means "-" (from FILE.part).
