@@ -31,10 +31,10 @@ const (
 // for the same server and user share logged-in control connections: a
 // connection comes back to the Driver when the body of a retrieval has
 // been read to its end or closed, and serves the next URL after an
-// absolute CWD to its login directory. A pooled connection keeps the
-// Request.Dial it was opened with: callers that change the dial policy
-// (say, to refuse private addresses) between requests use one Driver per
-// policy.
+// absolute CWD to its login directory. A reused control connection was
+// dialled with an earlier Request's Dial (its data connections use the
+// current one): callers that change the dial policy between requests (say,
+// to refuse private addresses) use one Driver per policy.
 type Driver struct {
 	// MaxConnsPerHost limits the control connections in use at once for
 	// one server and user; callers beyond it wait for one to come back.
