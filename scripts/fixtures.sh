@@ -304,8 +304,8 @@ while [ "$tries" -lt 3 ]; do
 	printf 'login: '
 	IFS= read -r -t 120 user || exit 0
 	user=${user%$'\r'}
-	printf 'Password: '
 	stty -echo 2>/dev/null
+	printf 'Password: '
 	IFS= read -r -t 120 pass || { stty echo 2>/dev/null; exit 0; }
 	stty echo 2>/dev/null
 	pass=${pass%$'\r'}

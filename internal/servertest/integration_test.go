@@ -496,8 +496,16 @@ func TestTelnet(t *testing.T) {
 		t.Errorf("echo: %q", got)
 	}
 	fmt.Fprintf(c, "exit\r\n")
-	if got := telnetUntil(t, c, r, "logout\r\n"); !strings.HasSuffix(got, "logout\r\n") {
-		t.Errorf("exit: %q", got)
+	// The session must end: telnetd closes the connection when the login
+	// program exits. What the program wrote just before ("logout") may be
+	// lost: telnetd can see the pty hang up before it has read the last
+	// output, so that text is not required.
+	rest, err := io.ReadAll(r)
+	if err != nil {
+		t.Fatalf("exit: the session did not end: %v (read %q)", err, rest)
+	}
+	if len(rest) > 0 && !bytes.Contains(rest, []byte("logout")) {
+		t.Errorf("exit: unexpected output %q", rest)
 	}
 }
 
