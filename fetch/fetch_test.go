@@ -396,6 +396,11 @@ func TestIDNLookup(t *testing.T) {
 		t.Fatalf("Get(IDN host) = %v", err)
 	}
 	resp.Body.Close()
+	// The server counts the connection after Accept returns, which may be
+	// after the client has its connection.
+	for deadline := time.Now().Add(5 * time.Second); accepts.Load() == 0 && time.Now().Before(deadline); {
+		time.Sleep(5 * time.Millisecond)
+	}
 	if cnt.lookups.Load() != 1 || accepts.Load() != 1 {
 		t.Errorf("look-ups %d accepts %d, want 1 1", cnt.lookups.Load(), accepts.Load())
 	}
