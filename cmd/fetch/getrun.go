@@ -249,10 +249,12 @@ func write(ctx context.Context, w io.Writer, resp *fetch.Response, o *getOptions
 }
 
 // copyBody streams the body into w, with a progress bar when wanted, and
-// checks that as many bytes arrived as the server announced.
+// checks that as many bytes arrived as the server announced. io.Copy
+// hands the copy to the body's WriteTo (fetch.Client's bodies have one),
+// which reads in large blocks.
 func copyBody(ctx context.Context, w io.Writer, resp *fetch.Response, o *getOptions, e *env) error {
-	r, done := o.progress(ctx, resp, e)
-	n, err := io.Copy(w, r)
+	pw, done := o.progress(ctx, w, resp, e)
+	n, err := io.Copy(pw, resp.Body)
 	done(err == nil)
 	var we *writeError
 	switch {

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"io"
+	"time"
 
 	"github.com/vbauerster/mpb/v8"
 	"github.com/vbauerster/mpb/v8/decor"
@@ -10,12 +11,17 @@ import (
 	"github.com/rfc1738/fetch/fetch"
 )
 
-// progress returns the reader to copy resp's body from and the function
-// to call when the copy ends. A bar is drawn on stderr only when stderr is
-// a terminal, and neither -s nor -v is given.
-func (o *getOptions) progress(ctx context.Context, resp *fetch.Response, e *env) (io.Reader, func(ok bool)) {
+// progress returns the writer to copy resp's body into (w itself, or w
+// behind a counter that moves the bar) and the function to call when the
+// copy ends. A bar is drawn on stderr only when stderr is a terminal, and
+// neither -s nor -v is given.
+//
+// The bar counts on the writer's side, not the reader's: the copy then
+// stays free to use the body's WriteTo, whose large reads a counting
+// reader would hide (or, wrapping WriteTo itself, count only at the end).
+func (o *getOptions) progress(ctx context.Context, w io.Writer, resp *fetch.Response, e *env) (io.Writer, func(ok bool)) {
 	if o.silent || o.verbose || !e.stderrTTY {
-		return resp.Body, func(bool) {}
+		return w, func(bool) {}
 	}
 	p := mpb.NewWithContext(ctx, mpb.WithOutput(e.err), mpb.WithAutoRefresh(), mpb.WithWidth(40))
 	total := max(resp.Size, 0)
@@ -31,7 +37,7 @@ func (o *getOptions) progress(ctx context.Context, resp *fetch.Response, e *env)
 	if resp.Offset > 0 {
 		bar.SetCurrent(resp.Offset)
 	}
-	return bar.ProxyReader(resp.Body), func(ok bool) {
+	return &barWriter{w: w, bar: bar, last: time.Now()}, func(ok bool) {
 		if ok {
 			bar.SetTotal(-1, true)
 		} else {
@@ -39,4 +45,20 @@ func (o *getOptions) progress(ctx context.Context, resp *fetch.Response, e *env)
 		}
 		p.Wait()
 	}
+}
+
+// barWriter moves a bar by what is written through it; the time since the
+// previous write feeds the bar's moving average of the speed.
+type barWriter struct {
+	w    io.Writer
+	bar  *mpb.Bar
+	last time.Time
+}
+
+func (b *barWriter) Write(p []byte) (int, error) {
+	n, err := b.w.Write(p)
+	now := time.Now()
+	b.bar.EwmaIncrBy(n, now.Sub(b.last))
+	b.last = now
+	return n, err
 }

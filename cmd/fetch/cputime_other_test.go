@@ -1,0 +1,8 @@
+//go:build !unix
+
+package main
+
+import "time"
+
+// cpuTime is not measured here: the benchmarks report no cpu-ns/op.
+func cpuTime() time.Duration { return 0 }
