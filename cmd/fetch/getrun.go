@@ -28,7 +28,7 @@ func runGet(ctx context.Context, o *getOptions, e *env) error {
 	o.warnAllowPorts(e)
 	codes := make([]int, 0, len(o.urls))
 	for _, raw := range o.urls {
-		err := getOne(ctx, c, raw, o, e)
+		err := getOne(ctx, c, raw, o, e, red)
 		if err != nil {
 			fmt.Fprintf(e.err, "fetch: %s\n", red.redact(message(err)))
 		}
@@ -133,7 +133,7 @@ func (o *getOptions) warnAllowPorts(e *env) {
 }
 
 // getOne fetches one URL to its destination.
-func getOne(ctx context.Context, c *fetch.Client, raw string, o *getOptions, e *env) error {
+func getOne(ctx context.Context, c *fetch.Client, raw string, o *getOptions, e *env, red *redactor) error {
 	u, err := parseArg(raw, e)
 	if err != nil {
 		return err
@@ -156,7 +156,41 @@ func getOne(ctx context.Context, c *fetch.Client, raw string, o *getOptions, e *
 		return err
 	}
 	defer resp.Body.Close()
+	o.warnResponse(e, red, resp)
 	return deliver(ctx, resp, d, o, e)
+}
+
+// warnResponse prints the driver's warnings about resp (Info["warnings"]:
+// problems that did not stop the retrieval, such as a null CWD the FTP
+// server refused), unless -s. The text comes from the server: control
+// characters are removed and passwords hidden.
+func (o *getOptions) warnResponse(e *env, red *redactor, resp *fetch.Response) {
+	if o.silent {
+		return
+	}
+	var ws []string
+	switch v := resp.Info["warnings"].(type) {
+	case []string:
+		ws = v
+	case string:
+		ws = []string{v}
+	}
+	for _, w := range ws {
+		line := fmt.Sprintf("fetch: warning: %s: %s", resp.URL.Redacted(), stripControl(w))
+		fmt.Fprintln(e.err, red.redact(line))
+	}
+}
+
+// stripControl removes the control characters of s (C0, DEL and C1, line
+// ends included), so that a server's text stays on one line and cannot
+// drive the terminal.
+func stripControl(s string) string {
+	return strings.Map(func(r rune) rune {
+		if r < 0x20 || r == 0x7f || r >= 0x80 && r < 0xa0 {
+			return -1
+		}
+		return r
+	}, s)
 }
 
 // parseArg parses a URL given on the command line. A reference without a
