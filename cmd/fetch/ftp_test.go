@@ -97,6 +97,35 @@ func startFTP(t *testing.T, files map[string][]byte, mtime time.Time) string {
 	return srv.Addr()
 }
 
+// Without -R nothing keeps the modification time, so "fetch get" asks the
+// driver for SIZE alone (Options["ftp-stat"] = "size"): one MDTM fewer per
+// file. With -R the driver sends MDTM too and the file gets the time.
+func TestGetFTPStat(t *testing.T) {
+	mt := time.Date(2003, 4, 5, 6, 7, 8, 0, time.UTC)
+	addr := startFTP(t, map[string][]byte{"/pub/a.bin": []byte("12345")}, mt)
+	raw := "ftp://" + addr + "/pub/a.bin"
+
+	r := runArgs(t, nil, "", "get", "-v", raw)
+	if r.code != 0 || r.out != "12345" {
+		t.Fatalf("get -v = %d %q, stderr %q", r.code, r.out, r.err)
+	}
+	if !strings.Contains(r.err, "> SIZE a.bin\n") || strings.Contains(r.err, "> MDTM") {
+		t.Errorf("get without -R: want SIZE and no MDTM in the trace:\n%s", r.err)
+	}
+
+	out := filepath.Join(t.TempDir(), "a.bin")
+	r = runArgs(t, nil, "", "get", "-v", "-R", "-o", out, raw)
+	if r.code != 0 {
+		t.Fatalf("get -v -R = %d, stderr %q", r.code, r.err)
+	}
+	if !strings.Contains(r.err, "> SIZE a.bin\n") || !strings.Contains(r.err, "> MDTM a.bin\n") {
+		t.Errorf("get -R: want SIZE and MDTM in the trace:\n%s", r.err)
+	}
+	if fi, err := os.Stat(out); err != nil || !fi.ModTime().Equal(mt) {
+		t.Errorf("get -R: file time %v (%v), want %v", fi.ModTime(), err, mt)
+	}
+}
+
 // The progress bar follows an FTP transfer copied through the body's
 // WriteTo: it counts what is written.
 func TestGetProgressFTP(t *testing.T) {

@@ -151,6 +151,11 @@ func getOne(ctx context.Context, c *fetch.Client, raw string, o *getOptions, e *
 	if len(form) > 0 {
 		req.Form = form
 	}
+	if !o.remoteTime {
+		// Nothing keeps the modification time: FTP asks SIZE (for the
+		// progress bar and the length check) but not MDTM.
+		req.Options = map[string]string{"ftp-stat": "size"}
+	}
 	resp, err := c.FetchURL(ctx, u, req)
 	if err != nil {
 		return err
