@@ -35,6 +35,7 @@ type conn struct {
 
 	pwd   string // the login directory from PWD; "" when unusable
 	typ   string // the TYPE in effect: "A", "I" or "" (unknown)
+	mlsd  bool   // List sends MLSD (FEAT listed MLST and MLSD was not disabled)
 	moved bool   // a CWD was sent since login or the last return
 	dirty bool   // an operation failed: check with NOOP before reuse
 	dead  bool   // must not be used again
@@ -67,8 +68,9 @@ type limits struct {
 
 // dialConn opens the control connection to addr, reads the greeting, logs
 // in and records the login directory. The connection is returned bound to
-// ctx and req.
-func dialConn(ctx context.Context, req *proto.Request, key poolKey, cr creds, lim limits) (*conn, error) {
+// ctx and req. With noMLSD it lists with LIST even when FEAT offers MLST
+// (the library decides at login which command List sends).
+func dialConn(ctx context.Context, req *proto.Request, key poolKey, cr creds, lim limits, noMLSD bool) (*conn, error) {
 	connCtx, cancel := context.WithCancel(context.WithoutCancel(ctx))
 	stop := context.AfterFunc(ctx, cancel)
 	raw, err := req.DialContext(connCtx, "tcp", key.addr)
@@ -105,6 +107,7 @@ func dialConn(ctx context.Context, req *proto.Request, key poolKey, cr creds, li
 		// Names are octets: no OPTS UTF8 ON, which makes some servers
 		// re-encode them.
 		jftp.DialWithDisabledUTF8(true),
+		jftp.DialWithDisabledMLSD(noMLSD),
 	)
 	if err != nil {
 		err = c.fail("greeting", err)
@@ -118,6 +121,10 @@ func dialConn(ctx context.Context, req *proto.Request, key poolKey, cr creds, li
 		return nil, err
 	}
 	c.typ = "I" // Login sends TYPE I
+	c.mlsd = sc.IsTimePreciseInList()
+	if noMLSD {
+		c.w.note("this server refused MLSD before: listing with LIST")
+	}
 	if lim.reuse {
 		pwd, err := sc.CurrentDir()
 		if err != nil && replyCode(err) == 0 && isConnError(err) {

@@ -16,6 +16,12 @@
 //	;type=d           EPSV, NLST name (NLST alone for an empty name)
 //	empty name        EPSV, MLSD when FEAT lists MLST, else LIST
 //
+// Some servers list MLST in FEAT and then answer MLSD with 500 or 502.
+// The library picks MLSD or LIST once, at login, so the Driver remembers
+// such a server: the listing is done again with LIST on a new connection,
+// later connections to that server list with LIST, and connections that
+// would still send MLSD are closed rather than kept.
+//
 // MDTM is sent only when FEAT lists it; SIZE and MDTM are left out when
 // Options["ftp-stat"] is "0" (a mirror that knows both from the listing),
 // and MDTM alone when it is "size" (a caller that keeps no times).

@@ -3,6 +3,7 @@ package ftp
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"net"
@@ -132,22 +133,38 @@ func (d *Driver) Fetch(ctx context.Context, u *uri.URL, req *proto.Request) (*pr
 // it was idle, often with a 421 reply), op runs once more on a new one:
 // nothing had been delivered yet. A timeout is not retried: a server that
 // stopped answering would only make the caller wait twice.
+//
+// A listing refused because the server does not implement MLSD, though
+// its FEAT lists MLST, runs once more on a new connection that lists with
+// LIST (see listing).
 func (d *Driver) do(ctx context.Context, u *uri.URL, req *proto.Request, op func(*conn) (*proto.Response, error)) (*proto.Response, error) {
-	for attempt := 0; ; attempt++ {
-		c, err := d.open(ctx, u, req, attempt > 0)
+	fresh, connRetried, mlsdRetried := false, false, false
+	for {
+		c, err := d.open(ctx, u, req, fresh)
 		if err != nil {
 			return nil, err
 		}
 		reused := c.uses > 1
 		resp, err := op(c)
-		if err != nil && reused && attempt == 0 && ctx.Err() == nil && !isTimeout(err) &&
-			(replyCode(err) == StatusNotAvailable || replyCode(err) == 0 && isConnError(err)) {
+		var me *mlsdError
+		switch {
+		case err == nil:
+			return resp, nil
+		case errors.As(err, &me):
+			err = me.err
+			if mlsdRetried || ctx.Err() != nil {
+				return nil, err
+			}
+			mlsdRetried, fresh = true, true
+		case reused && !connRetried && ctx.Err() == nil && !isTimeout(err) &&
+			(replyCode(err) == StatusNotAvailable || replyCode(err) == 0 && isConnError(err)):
 			if req.Trace != nil {
 				io.WriteString(req.Trace, "* "+sanitize(err.Error(), traceMax)+": retrying on a new connection\n")
 			}
-			continue
+			connRetried, fresh = true, true
+		default:
+			return resp, err
 		}
-		return resp, err
 	}
 }
 
@@ -202,15 +219,22 @@ func (d *Driver) open(ctx context.Context, u *uri.URL, req *proto.Request, fresh
 	if err := p.acquire(ctx, key); err != nil {
 		return nil, err
 	}
-	if !fresh {
-		if c := p.takeIdle(key); c != nil {
-			c.bind(ctx, req)
-			c.uses++
-			c.w.note("reusing the connection to %s (logged in as %s)", addr, cr.user)
-			return c, nil
+	for !fresh {
+		c := p.takeIdle(key)
+		if c == nil {
+			break
 		}
+		if c.mlsd && p.mlsdRefused(addr) {
+			// It would list with MLSD, which this server refuses.
+			c.close()
+			continue
+		}
+		c.bind(ctx, req)
+		c.uses++
+		c.w.note("reusing the connection to %s (logged in as %s)", addr, cr.user)
+		return c, nil
 	}
-	c, err := dialConn(ctx, req, key, cr, d.limits())
+	c, err := dialConn(ctx, req, key, cr, d.limits(), p.mlsdRefused(addr))
 	if cr.prompted {
 		p.remember(addr, cr.user, cr.pass, err == nil)
 	}
@@ -224,9 +248,12 @@ func (d *Driver) open(ctx context.Context, u *uri.URL, req *proto.Request, fresh
 
 // release gives c back after a use: a connection that failed is checked
 // with NOOP first, and one that cannot be reused (dead, cancelled, no
-// usable login directory) is closed.
+// usable login directory, or listing with MLSD on a server that refuses
+// it) is closed.
 func (d *Driver) release(c *conn) {
-	if c.dirty && !c.dead {
+	p := d.pool()
+	retire := c.mlsd && p.mlsdRefused(c.addr)
+	if c.dirty && !c.dead && !retire {
 		if err := c.sc.NoOp(); err != nil {
 			c.w.note("NOOP failed after an error: closing the connection")
 			c.dead = true
@@ -234,9 +261,8 @@ func (d *Driver) release(c *conn) {
 		c.dirty = false
 	}
 	alive := c.unbind()
-	p := d.pool()
 	switch {
-	case !alive, c.pwd == "", !d.limits().reuse:
+	case !alive, c.pwd == "", !d.limits().reuse, retire:
 		c.close()
 	default:
 		if ev := p.putIdle(c); ev != nil {
@@ -248,6 +274,13 @@ func (d *Driver) release(c *conn) {
 
 // listing runs a directory plan: MLSD (when the server's FEAT offers
 // MLST) or LIST, or NLST for ;type=d.
+//
+// Some servers list MLST in FEAT but answer MLSD with 500 or 502 (RFC 959
+// section 4.2: command unrecognized, not implemented). The library
+// chooses MLSD or LIST once, at login, so such a refusal is returned as an
+// *mlsdError after the Driver has recorded that the server refuses MLSD:
+// Driver.do then runs the listing again on a new connection, dialled to
+// list with LIST, as every later connection to that server is.
 func (d *Driver) listing(c *conn, u *uri.URL, pl plan) (*proto.Response, error) {
 	defer d.release(c)
 	warnings, err := c.enter(pl)
@@ -268,7 +301,14 @@ func (d *Driver) listing(c *conn, u *uri.URL, pl plan) (*proto.Response, error) 
 	raw := c.cap.buf
 	c.cap = nil
 	if err != nil {
-		return nil, c.fail("", err)
+		code := replyCode(err)
+		err = c.fail("", err)
+		if format == formatMLSD && (code == StatusBadCommand || code == StatusNotImplemented) {
+			c.w.note("MLSD refused (%d), though FEAT lists MLST: listing with LIST on a new connection", code)
+			d.pool().refuseMLSD(c.addr)
+			return nil, &mlsdError{err: err}
+		}
+		return nil, err
 	}
 	entries := parseListing(raw, format, time.Now())
 	body := raw
@@ -293,6 +333,13 @@ func (d *Driver) listing(c *conn, u *uri.URL, pl plan) (*proto.Response, error) 
 	}
 	return resp, nil
 }
+
+// mlsdError is a listing that failed because the server refused MLSD;
+// Driver.do runs it again with LIST. Err is the refusal, a *CommandError.
+type mlsdError struct{ err error }
+
+func (e *mlsdError) Error() string { return e.err.Error() }
+func (e *mlsdError) Unwrap() error { return e.err }
 
 // retrieve runs a file plan: TYPE, SIZE and MDTM, then REST (to resume)
 // and RETR.

@@ -30,6 +30,7 @@ type connPool struct {
 	busy     map[poolKey]int
 	wake     map[poolKey][]chan struct{}
 	prompted map[[2]string]string // passwords typed at the terminal, by addr and user
+	noMLSD   map[string]bool      // servers (addr) that list MLST in FEAT but refuse MLSD
 	timer    *time.Timer
 }
 
@@ -42,6 +43,7 @@ func newPool(maxConns, maxIdle int, idleTimeout time.Duration) *connPool {
 		busy:        map[poolKey]int{},
 		wake:        map[poolKey][]chan struct{}{},
 		prompted:    map[[2]string]string{},
+		noMLSD:      map[string]bool{},
 	}
 }
 
@@ -197,4 +199,19 @@ func (p *connPool) remember(addr, user, pass string, ok bool) {
 	} else {
 		delete(p.prompted, [2]string{addr, user})
 	}
+}
+
+// mlsdRefused reports whether the server at addr refused MLSD earlier.
+func (p *connPool) mlsdRefused(addr string) bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.noMLSD[addr]
+}
+
+// refuseMLSD records that the server at addr refuses MLSD: connections
+// dialled from now on list with LIST.
+func (p *connPool) refuseMLSD(addr string) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.noMLSD[addr] = true
 }

@@ -36,6 +36,8 @@ type libServer struct {
 	cutAt int64
 	cut   atomic.Bool // set once /cut.bin has been cut
 	mtime time.Time
+	// noMLSD: FEAT lists MLST, MLSD is refused (500).
+	noMLSD bool
 }
 
 func startLib(t *testing.T) *libServer {
@@ -46,7 +48,15 @@ func startLib(t *testing.T) *libServer {
 // startLibB is startLib for tests and benchmarks alike.
 func startLibB(t testing.TB) *libServer {
 	t.Helper()
-	s := &libServer{t: t, rec: prototest.Listen(t), fs: afero.NewMemMapFs(), mtime: time.Date(2023, 5, 6, 7, 8, 9, 0, time.UTC)}
+	return startLibWith(t, false)
+}
+
+// startLibWith starts the server; with noMLSD its FEAT lists MLST but it
+// answers MLSD with "500 MLSD has been disabled", as some servers do.
+// (localserver.FTPOptions.DisableMLSD hides MLST as well.)
+func startLibWith(t testing.TB, noMLSD bool) *libServer {
+	t.Helper()
+	s := &libServer{t: t, rec: prototest.Listen(t), fs: afero.NewMemMapFs(), mtime: time.Date(2023, 5, 6, 7, 8, 9, 0, time.UTC), noMLSD: noMLSD}
 	s.srv = ftpserver.NewFtpServer(s)
 	if err := s.srv.Listen(); err != nil {
 		t.Fatal(err)
@@ -70,7 +80,7 @@ func (s *libServer) write(name string, b []byte) {
 // ftpserver.MainDriver
 
 func (s *libServer) GetSettings() (*ftpserver.Settings, error) {
-	return &ftpserver.Settings{Listener: s.rec, IdleTimeout: 30, ConnectionTimeout: 5, DisableActiveMode: true}, nil
+	return &ftpserver.Settings{Listener: s.rec, IdleTimeout: 30, ConnectionTimeout: 5, DisableActiveMode: true, DisableMLSD: s.noMLSD}, nil
 }
 func (s *libServer) ClientConnected(cc ftpserver.ClientContext) (string, error) {
 	return "in-process test server", nil
