@@ -10,6 +10,7 @@ import (
 	"syscall"
 
 	"github.com/rfc1738/fetch/proto"
+	"github.com/rfc1738/fetch/proto/nntp"
 	"github.com/rfc1738/fetch/safety"
 	"github.com/rfc1738/fetch/uri"
 )
@@ -75,7 +76,8 @@ func (e *RedirectError) Unwrap() error { return safety.ErrRefused }
 //	2 ExitUsage     usage error; a request that needs input nobody can give
 //	3 ExitMalformed malformed URL
 //	4 ExitRefused   refused by the safety policy (nothing was sent)
-//	5 ExitNetwork   network failure: connect, DNS, timeout, connection lost
+//	5 ExitNetwork   network failure: connect, DNS, timeout, connection lost;
+//	                a server that cannot serve now (NNTP 400)
 //	6 ExitServer    the server refused: not found, permission denied, login failed
 //	7 ExitNoAccess  no access method (wais/prospero without gateway,
 //	                file: on another host, unsupported scheme)
@@ -116,8 +118,11 @@ func ExitCode(err error) int {
 	return ExitError
 }
 
-// isNetwork reports a failure to reach the server or to keep talking to it.
-// (net.Error alone is not enough: every syscall.Errno implements it.)
+// isNetwork reports a failure to reach the server or to keep talking to
+// it, or a server that closed the session saying it cannot serve now but
+// will later (NNTP 400, RFC 3977 sections 3.2.1 and 5.1.1): the class worth
+// trying again later. (net.Error alone is not enough: every syscall.Errno
+// implements it.)
 func isNetwork(err error) bool {
 	var (
 		ne net.Error
@@ -131,5 +136,6 @@ func isNetwork(err error) bool {
 		errors.Is(err, context.DeadlineExceeded) || errors.Is(err, os.ErrDeadlineExceeded) ||
 		errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, net.ErrClosed) ||
 		errors.Is(err, syscall.ECONNRESET) || errors.Is(err, syscall.ECONNREFUSED) ||
-		errors.Is(err, syscall.EPIPE)
+		errors.Is(err, syscall.EPIPE) ||
+		errors.Is(err, nntp.ErrServiceUnavailable)
 }

@@ -24,7 +24,20 @@
 //
 // Replies that refuse are *ReplyError values holding the *textproto.Error:
 // 411, 420, 423 and 430 wrap proto.ErrNotFound, 480 to 482 proto.ErrLogin,
-// 483 and 502 proto.ErrPermission. A peer that breaks the protocol (a
+// 483 and 502 proto.ErrPermission, and 400 ErrServiceUnavailable.
+//
+// The greeting is 200 or 201 when the server will serve, else 400 or 502,
+// after which the server closes the connection (RFC 3977 section 5.1.1).
+// The two differ in kind: 502 means this client may not use the server at
+// all, a refusal like any other 502 (proto.ErrPermission; the fetch
+// command exits 6); 400 means the server cannot serve now (overloaded,
+// shutting down) and expects to later, with no change on the client's
+// side, and section 3.2.1 asks clients to retry only after a growing delay
+// or to show the text to the user. 400, at the greeting or in answer to
+// any command, is therefore ErrServiceUnavailable, which is no refusal
+// class: package fetch counts it with the network failures (the fetch
+// command exits 5, like a dropped connection), the class worth retrying
+// later. A peer that breaks the protocol (a
 // malformed status line, a line longer than Driver.MaxLineLength, a list
 // beyond the Driver's limits) gives a *proto.ProtocolError; a connection
 // lost mid-reply an error wrapping io.ErrUnexpectedEOF or the net error.

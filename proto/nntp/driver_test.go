@@ -498,17 +498,33 @@ func TestRefusals(t *testing.T) {
 	}
 }
 
+// 400, at the greeting (RFC 3977 section 5.1.1) or in answer to a command
+// (section 3.2.1), is the server closing for now: ErrServiceUnavailable,
+// none of the refusal classes.
 func TestServiceUnavailableIsNoRefusalClass(t *testing.T) {
-	s := newScripted(script("400 busy, try later"))
-	_, _, err := s.run(t, "nntp://127.0.0.1/g/1", nil)
-	var te *textproto.Error
-	if !errors.As(err, &te) || te.Code != 400 {
-		t.Fatalf("err = %v, want a 400 *textproto.Error", err)
-	}
-	for _, sentinel := range []error{proto.ErrNotFound, proto.ErrPermission, proto.ErrLogin} {
-		if errors.Is(err, sentinel) {
-			t.Errorf("err = %v wraps %v", err, sentinel)
-		}
+	for _, tt := range []struct{ name, url, server string }{
+		{"greeting", "nntp://127.0.0.1/g/1", script("400 busy, try later")},
+		{"command", "nntp://127.0.0.1/g/1", script("201 hi", "201 ok", "400 shutting down")},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			s := newScripted(tt.server)
+			_, _, err := s.run(t, tt.url, nil)
+			var te *textproto.Error
+			if !errors.As(err, &te) || te.Code != 400 {
+				t.Fatalf("err = %v, want a 400 *textproto.Error", err)
+			}
+			if !errors.Is(err, ErrServiceUnavailable) {
+				t.Errorf("err = %v, want ErrServiceUnavailable", err)
+			}
+			for _, sentinel := range []error{proto.ErrNotFound, proto.ErrPermission, proto.ErrLogin} {
+				if errors.Is(err, sentinel) {
+					t.Errorf("err = %v wraps %v", err, sentinel)
+				}
+			}
+			if !s.conn.closed {
+				t.Errorf("connection left open")
+			}
+		})
 	}
 }
 

@@ -1,6 +1,7 @@
 package nntp
 
 import (
+	"errors"
 	"net/textproto"
 	"strings"
 
@@ -68,14 +69,21 @@ var statusText = map[int]string{
 	StatusNotSupported:       "feature not supported",
 }
 
+// ErrServiceUnavailable is wrapped by the *ReplyError of a 400 reply:
+// the server is closing the connection and will not serve now, but
+// expects to later (RFC 3977 sections 3.2.1 and 5.1.1). It is not a
+// refusal of the request: trying again later, not at once, may succeed.
+var ErrServiceUnavailable = errors.New("nntp: service temporarily unavailable")
+
 // StatusText returns a short description of an NNTP response code, or ""
 // when the code is not one this package knows.
 func StatusText(code int) string { return statusText[code] }
 
 // ReplyError is a command the server refused: the command as sent (password
 // redacted), the reply kept as a *textproto.Error, and the class of the
-// refusal (proto.ErrNotFound, proto.ErrPermission, proto.ErrLogin) when the
-// code has one. errors.Is and errors.As see both Kind and Reply.
+// refusal (proto.ErrNotFound, proto.ErrPermission, proto.ErrLogin) or
+// ErrServiceUnavailable when the code has one. errors.Is and errors.As see
+// both Kind and Reply.
 type ReplyError struct {
 	Cmd   string           // "GROUP local.test", "AUTHINFO PASS ****"
 	Reply *textproto.Error // the server's code and text
@@ -88,6 +96,8 @@ func (e *ReplyError) Error() string {
 	b.WriteString(e.Cmd)
 	b.WriteString(": ")
 	switch e.Reply.Code {
+	case StatusServiceUnavailable:
+		b.WriteString("service temporarily unavailable, try again later: ")
 	case StatusAuthRequired:
 		b.WriteString("server requires authentication: put credentials in the URL or .netrc: ")
 	case StatusAuthRejected:
@@ -114,6 +124,8 @@ func (e *ReplyError) Unwrap() []error {
 // per-command responses of sections 6 and 8; RFC 4643 section 2.
 func kindOf(code int) error {
 	switch code {
+	case StatusServiceUnavailable:
+		return ErrServiceUnavailable
 	case StatusNoSuchGroup, StatusNoArticleInRange, StatusNoSuchNumber, StatusNoSuchMessageID:
 		return proto.ErrNotFound
 	case StatusAuthRequired, StatusAuthRejected, StatusAuthOutOfSequence:
