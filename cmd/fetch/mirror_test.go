@@ -150,3 +150,47 @@ func TestMirrorCommandHostileServer(t *testing.T) {
 		t.Errorf("something was written beside the targets: %v", ents)
 	}
 }
+
+// TestMirrorCommandPartial: entries the server refuses (a file RETR answers
+// 550 for, a directory CWD answers 550 for) are failed entries of the
+// report, the rest is mirrored, and the exit code is 8 (partial).
+func TestMirrorCommandPartial(t *testing.T) {
+	listing := func(lines ...string) string { return strings.Join(lines, "\r\n") + "\r\n" }
+	srv := &localserver.RawFTP{
+		Listings: map[string]string{
+			"/": listing(
+				"-rw-r--r--    1 0        0    3 Feb 03  2001 ok.txt",
+				"-rw-------    1 0        0    3 Feb 03  2001 noread.txt",
+				"drwx------    2 0        0    4096 Feb 03  2001 noaccess"),
+		},
+		Files: map[string][]byte{"/ok.txt": []byte("ok\n")},
+	}
+	if err := localserver.StartRawFTP(srv); err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Close()
+	dir := filepath.Join(t.TempDir(), "m")
+	code, out, stderr := mirrorCLI(t, "mirror", "-s", "ftp://"+srv.Addr()+"/", dir)
+	if code != fetch.ExitPartial {
+		t.Fatalf("exit %d, want %d (partial)\n%s%s", code, fetch.ExitPartial, out, stderr)
+	}
+	for _, want := range []string{"failed    noread.txt: ", "failed    noaccess: ", "new 1, updated 0, unchanged 0, skipped 0, failed 2,"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("report lacks %q:\n%s", want, out)
+		}
+	}
+	if !strings.Contains(stderr, "2 entries failed") {
+		t.Errorf("stderr = %q", stderr)
+	}
+	if b, err := os.ReadFile(filepath.Join(dir, "ok.txt")); err != nil || string(b) != "ok\n" {
+		t.Errorf("ok.txt = %q, %v", b, err)
+	}
+	// A refusal is not asked again within the run.
+	n := map[string]int{}
+	for _, c := range srv.Commands() {
+		n[c]++
+	}
+	if n["RETR noread.txt"] != 1 || n["CWD noaccess"] != 1 {
+		t.Errorf("sent RETR noread.txt %d times, CWD noaccess %d times; want once each", n["RETR noread.txt"], n["CWD noaccess"])
+	}
+}
