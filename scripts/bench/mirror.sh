@@ -1,0 +1,206 @@
+#!/usr/bin/env bash
+# mirror.sh: time `fetch mirror -j 8` beside `lftp -c 'mirror -P 8'` and `wget -m`
+# against the same vsftpd (scripts/servers.sh), on the 2,000-file directory pub/many,
+# fresh (empty target) and re-run (unchanged tree), with hyperfine; count the FTP
+# commands each client sends per file in the vsftpd protocol log; write bench/mirror.md.
+#
+#   bash scripts/bench/mirror.sh [ENVFILE]
+#
+# ENVFILE (or $FETCH_TEST_ENV) names the env file of servers already running; without
+# one, servers are started in a temporary directory (needs root) and stopped at the end.
+# ROUNDS (default 5) is the number of timed runs of each command. The commands are
+# interleaved round by round (each round times every command once, in a rotated
+# order), so that a change in the machine's load weighs on all of them alike.
+# Missing peers (hyperfine, lftp, wget) are installed with scripts/ci-deps.sh --bench.
+# Only 127.0.0.1 is contacted.
+set -euo pipefail
+
+say() { printf 'bench/mirror: %s\n' "$*" >&2; }
+die() { say "$*"; exit 1; }
+
+here=$(cd -- "$(dirname -- "${BASH_SOURCE[0]}")" && pwd -P)
+repo=$(cd -- "$here/../.." && pwd -P)
+rounds=${ROUNDS:-5}
+case $rounds in '' | *[!0-9]* | 0) die "ROUNDS must be a positive number" ;; esac
+
+if ! command -v go >/dev/null 2>&1 && [ -x /usr/local/go/bin/go ]; then
+	PATH=$PATH:/usr/local/go/bin
+fi
+for tool in hyperfine lftp wget; do
+	if ! command -v "$tool" >/dev/null 2>&1; then
+		say "installing the benchmark peers (scripts/ci-deps.sh --bench)"
+		bash "$repo/scripts/ci-deps.sh" --bench >&2
+		break
+	fi
+done
+for tool in go hyperfine lftp wget python3; do
+	command -v "$tool" >/dev/null 2>&1 || die "$tool not found"
+done
+
+work=$(mktemp -d "${TMPDIR:-/tmp}/fetch-bench-mirror.XXXXXX")
+srvdir=""
+cleanup() {
+	if [ -n "$srvdir" ]; then
+		bash "$repo/scripts/servers.sh" stop "$srvdir" >/dev/null 2>&1 || true
+		rm -rf "$srvdir"
+	fi
+	rm -rf "$work"
+}
+trap cleanup EXIT
+
+envfile=${1:-${FETCH_TEST_ENV:-}}
+if [ -z "$envfile" ]; then
+	srvdir=$(mktemp -d "${TMPDIR:-/tmp}/fetch-bench-servers.XXXXXX")
+	say "starting the servers in $srvdir"
+	bash "$repo/scripts/servers.sh" start "$srvdir" >&2 || die "the servers did not start"
+	envfile=$srvdir/env
+fi
+[ -r "$envfile" ] || die "cannot read $envfile"
+ftp=$(sed -n 's/^FETCH_TEST_FTP=//p' "$envfile")
+log=$(sed -n 's/^FETCH_TEST_FTP_LOG=//p' "$envfile")
+root=$(sed -n 's/^FETCH_TEST_ROOT=//p' "$envfile")
+[ -n "$ftp" ] && [ -r "$log" ] && [ -d "$root/ftp/pub/many" ] || die "$envfile: no vsftpd (FETCH_TEST_FTP, _FTP_LOG, ROOT)"
+case $ftp in 127.0.0.1:*) ;; *) die "FETCH_TEST_FTP=$ftp is not on 127.0.0.1" ;; esac
+files=$(find "$root/ftp/pub/many" -type f | wc -l)
+
+say "building cmd/fetch"
+(cd "$repo" && go build -o "$work/fetch" ./cmd/fetch)
+
+url="ftp://$ftp/pub/many/"
+# One line per client: name, then the command that mirrors pub/many into $work/NAME.
+# Each keeps to 8 connections; each gives up after 20 s without progress.
+cmd_fetch="$work/fetch mirror -s -j 8 --connect-timeout 20 $url $work/out-fetch"
+cmd_lftp="lftp -c 'set cmd:fail-exit yes; set net:timeout 20; set net:max-retries 2; open ftp://$ftp; mirror -P 8 /pub/many $work/out-lftp'"
+cmd_wget="wget -q -m -nH --cut-dirs=2 --timeout=20 --tries=2 -P $work/out-wget $url"
+names=(fetch lftp wget)
+cmd_of() { local v="cmd_$1"; printf '%s' "${!v}"; }
+
+complete() { # complete NAME: the target holds all the files, byte-exact
+	local n
+	n=$(cd "$work/out-$1" && find . -path ./.fetch -prune -o -type f -name 'f*.txt' -print | wc -l)
+	[ "$n" -eq "$files" ] || die "$1 mirrored $n of $files files"
+	diff -rq --exclude=.fetch --exclude=.listing "$root/ftp/pub/many" "$work/out-$1" >/dev/null || die "$1: the mirror differs from the fixture"
+}
+
+count() { # count NAME fresh|rerun: FTP commands in the log during one run
+	local before after
+	[ "$2" = fresh ] && rm -rf "$work/out-$1"
+	before=$(stat -c %s "$log")
+	bash -c "$(cmd_of "$1")" >/dev/null 2>&1 || die "$1 failed"
+	sleep 1 # vsftpd logs QUIT as the client leaves
+	after=$(stat -c %s "$log")
+	tail -c +$((before + 1)) "$log" | head -c $((after - before)) | grep -c '\] FTP command: ' || true
+}
+
+load_before=$(cut -d' ' -f1-3 /proc/loadavg)
+say "checking every client once ($files files)"
+for n in "${names[@]}"; do
+	rm -rf "$work/out-$n"
+	bash -c "$(cmd_of "$n")" >/dev/null 2>&1 || die "$n failed: $(cmd_of "$n")"
+	complete "$n"
+done
+
+say "timing: $rounds rounds, fresh and re-run, interleaved"
+for ((r = 0; r < rounds; r++)); do
+	order=("${names[@]:r%3}" "${names[@]:0:r%3}")
+	for n in "${order[@]}"; do
+		hyperfine --runs 1 --style none --prepare "rm -rf $work/out-$n" -n "$n fresh" \
+			--export-json "$work/fresh-$n-$r.json" "$(cmd_of "$n")" >/dev/null
+		complete "$n"
+		hyperfine --runs 1 --style none -n "$n re-run" \
+			--export-json "$work/rerun-$n-$r.json" "$(cmd_of "$n")" >/dev/null
+		complete "$n"
+	done
+	say "round $((r + 1)) of $rounds done"
+done
+
+say "counting FTP commands per run in $log"
+declare -A cfresh crerun
+for n in "${names[@]}"; do
+	cfresh[$n]=$(count "$n" fresh)
+	crerun[$n]=$(count "$n" rerun)
+done
+load_after=$(cut -d' ' -f1-3 /proc/loadavg)
+
+out=$repo/bench/mirror.md
+mkdir -p "$repo/bench"
+export B_WORK=$work B_ROUNDS=$rounds B_FILES=$files B_OUT=$out
+export B_CMD_fetch=$cmd_fetch B_CMD_lftp=$cmd_lftp B_CMD_wget=$cmd_wget
+for n in "${names[@]}"; do
+	export "B_FRESH_$n=${cfresh[$n]}" "B_RERUN_$n=${crerun[$n]}"
+done
+export B_MACHINE="$(uname -srm), $(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -1), $(nproc) CPUs"
+export B_LOAD="$load_before before, $load_after after"
+export B_VERSIONS="$(go env GOVERSION), $(lftp --version | head -1 | sed 's/ | Copyright.*//; s/ |//g'), $(wget --version | head -1 | cut -d' ' -f1-3), hyperfine $(hyperfine --version | cut -d' ' -f2)"
+python3 - <<'PY'
+import glob, json, os, statistics
+
+e = os.environ
+work, rounds, files, out = e["B_WORK"], int(e["B_ROUNDS"]), int(e["B_FILES"]), e["B_OUT"]
+names = ["fetch", "lftp", "wget"]
+
+
+def results(kind, n):
+    return [json.load(open(f))["results"][0] for f in sorted(glob.glob(os.path.join(work, f"{kind}-{n}-*.json")))]
+
+
+def times(kind, n):
+    return [t for r in results(kind, n) for t in r["times"]]
+
+
+def cpu(kind, n):
+    return statistics.median(r["user"] + r["system"] for r in results(kind, n))
+
+
+med = {(k, n): statistics.median(times(k, n)) for k in ("fresh", "rerun") for n in names}
+rng = {(k, n): (min(times(k, n)), max(times(k, n))) for k in ("fresh", "rerun") for n in names}
+cf = {n: int(e["B_FRESH_" + n]) for n in names}
+cr = {n: int(e["B_RERUN_" + n]) for n in names}
+lines = [
+    "# Mirror benchmark: fetch mirror vs lftp mirror vs wget -m",
+    "",
+    f"Written by `bash scripts/bench/mirror.sh` (ROUNDS={rounds}). Each client mirrors the 2,000-file",
+    f"directory `pub/many` ({files} files of 10 bytes) of the same vsftpd 3.0.3 on 127.0.0.1, started by",
+    "`scripts/servers.sh`: *fresh* into an empty directory, *re-run* over its own complete mirror",
+    f"(nothing changed, nothing to fetch). Times are hyperfine wall-clock medians of {rounds} runs per",
+    "command, interleaved round by round (every round times each command once, in a rotated order);",
+    "min-max in brackets; CPU is the client's own user + system time (median), the servers' not",
+    "included. FTP commands are counted in the vsftpd protocol log during one more run of each",
+    "(login, listing and QUIT included).",
+    "",
+    f"Machine: {e['B_MACHINE']}; load average {e['B_LOAD']}. The machine is shared:",
+    "absolute times vary with its load, ratios measured side by side hold better.",
+    f"Versions: {e['B_VERSIONS']}.",
+    "",
+    "| client | fresh (s) | re-run (s) | fresh, x fetch | CPU fresh (s) | FTP commands, fresh | per file | FTP commands, re-run |",
+    "| --- | --- | --- | --- | --- | --- | --- | --- |",
+]
+for n in names:
+    f, r = med[("fresh", n)], med[("rerun", n)]
+    flo, fhi = rng[("fresh", n)]
+    rlo, rhi = rng[("rerun", n)]
+    lines.append(f"| {n} | {f:.2f} [{flo:.2f}-{fhi:.2f}] | {r:.3f} [{rlo:.3f}-{rhi:.3f}] | "
+                 f"{f / med[('fresh', 'fetch')]:.2f} | {cpu('fresh', n):.2f} | {cf[n]} | {cf[n] / files:.2f} | {cr[n]} |")
+fl = med[("fresh", "fetch")] / med[("fresh", "lftp")]
+fw = med[("fresh", "fetch")] / med[("fresh", "wget")]
+rl = med[("rerun", "fetch")] / med[("rerun", "lftp")]
+per = cf["fetch"] / files
+ok = lambda b: "met" if b else "NOT met"
+lines += [
+    "",
+    "Issue 8 targets:",
+    "",
+    f"- fresh mirror at most 0.67x the time of lftp -P 8: {fl:.2f}x, {ok(fl <= 0.67)}",
+    f"- fresh mirror at most 0.5x the time of wget -m: {fw:.2f}x, {ok(fw <= 0.5)}",
+    f"- re-run no slower than lftp's: {rl:.2f}x, {ok(rl <= 1.0)}",
+    f"- at most 2.2 FTP commands per file: {per:.2f}, {ok(per <= 2.2)}",
+    "",
+    "Commands ($TMP is the run's temporary directory):",
+    "",
+]
+for n in names:
+    lines.append("    " + e["B_CMD_" + n].replace(work, "$TMP"))
+with open(out, "w") as w:
+    w.write("\n".join(lines) + "\n")
+print("\n".join(lines))
+PY
