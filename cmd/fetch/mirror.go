@@ -45,7 +45,12 @@ absolute form are skipped and named in the report; nothing is written outside
 DIR and local symbolic links are never followed out of it.
 
 Gopher menus are kept as DIR/.../gophermap so the hole can be browsed offline.
-FTP files are fetched byte-exact (TYPE I) unless URL ends in ;type=a.`,
+FTP files are fetched byte-exact (TYPE I) unless URL ends in ;type=a; sizes and
+times come from the listings, so a file costs two commands (EPSV, RETR).
+
+A transfer or listing that fails for a reason other than a refusal is tried
+once more. Entries the server refuses (not found, permission denied) are
+reported as failed and the run goes on; the exit code is then 8 (partial).`,
 		Example: `  fetch mirror -j 8 ftp://127.0.0.1:2121/pub/ ./pub
   fetch mirror --exclude '*.iso' --delete ftp://ftp.example.org/pub/ ./mirror
   fetch mirror gopher://127.0.0.1:7070/1/ ./hole
@@ -58,7 +63,7 @@ FTP files are fetched byte-exact (TYPE I) unless URL ends in ;type=a.`,
 	}
 	f := cmd.Flags()
 	f.SortFlags = false
-	f.IntVarP(&o.jobs, "jobs", "j", 4, "parallel transfers (each FTP worker keeps its own connection)")
+	f.IntVarP(&o.jobs, "jobs", "j", 4, "connections used at once, for listings and transfers (each keeps its FTP login)")
 	f.BoolVar(&o.delete, "delete", false, "delete local files that are no longer on the remote side")
 	f.StringArrayVar(&o.include, "include", nil, "mirror only files matching `GLOB` (repeatable)")
 	f.StringArrayVar(&o.exclude, "exclude", nil, "skip files and directories matching `GLOB` (repeatable)")
