@@ -133,25 +133,43 @@ func hashInto(root *os.Root, rel string, limit int64, h hash.Hash) error {
 	return err
 }
 
-// resumeOffset returns where an earlier partial download of rf can go on,
-// or 0 when there is none or the remote file changed since.
-func (r *run) resumeOffset(rf remoteFile) int64 {
-	if rf.size < resumeMin || rf.mtime.IsZero() {
-		return 0
-	}
+// partial returns the size of an earlier partial download of rf and the
+// remote size and time recorded with it, if there is one.
+func (r *run) partial(rf remoteFile) (int64, partialInfo, bool) {
 	st, err := r.root.Lstat(partialDir + "/" + rf.rel)
-	if err != nil || !st.Mode().IsRegular() || st.Size() >= rf.size {
-		return 0
+	if err != nil || !st.Mode().IsRegular() || st.Size() == 0 {
+		return 0, partialInfo{}, false
 	}
 	b, err := r.root.ReadFile(partMeta + "/" + rf.rel)
 	if err != nil {
-		return 0
+		return 0, partialInfo{}, false
 	}
 	var pi partialInfo
-	if json.Unmarshal(b, &pi) != nil || pi.Size != rf.size || !pi.ModTime.Equal(rf.mtime) {
-		return 0
+	if json.Unmarshal(b, &pi) != nil || pi.Size < resumeMin || st.Size() >= pi.Size || pi.ModTime.IsZero() {
+		return 0, partialInfo{}, false
 	}
-	return st.Size()
+	return st.Size(), pi, true
+}
+
+// resumeOffset returns where an earlier partial download of rf can go on,
+// or 0 when there is none or the remote file changed since. When the
+// listing gave no size and time (gopher, HTTP), the offset is only a
+// guess: the response's size and time must still match what the partial
+// file was recorded with, which check reports.
+func (r *run) resumeOffset(rf remoteFile) (offset int64, check *partialInfo) {
+	if rf.size >= 0 && rf.size < resumeMin {
+		return 0, nil
+	}
+	n, pi, ok := r.partial(rf)
+	switch {
+	case !ok:
+		return 0, nil
+	case rf.size < 0 || rf.mtime.IsZero():
+		return n, &pi
+	case pi.Size != rf.size || !pi.ModTime.Equal(rf.mtime):
+		return 0, nil
+	}
+	return n, nil
 }
 
 // download fetches rf into its partial file, verifies it, and renames it
@@ -166,10 +184,17 @@ func (r *run) download(ctx context.Context, worker int, rf remoteFile, loc local
 		return fail(err)
 	}
 	defer r.releaseSlot()
-	offset := r.resumeOffset(rf)
+	offset, check := r.resumeOffset(rf)
 	req := r.request(r.w.fileOptions(rf))
 	req.Offset, req.Raw = offset, rf.raw
 	resp, err := r.f.Fetch(ctx, rf.url, req)
+	if err == nil && check != nil && resp.Offset == offset &&
+		(resp.Size != check.Size || resp.ModTime.IsZero() || !resp.ModTime.Equal(check.ModTime)) {
+		// The partial file belongs to an older version: start again.
+		resp.Body.Close()
+		offset, req.Offset = 0, 0
+		resp, err = r.f.Fetch(ctx, rf.url, req)
+	}
 	if err != nil {
 		return fail(err)
 	}

@@ -395,9 +395,31 @@ func TestNginxMirrorAutoindex(t *testing.T) {
 	drv := &http.Driver{}
 	f := drivers{"http": drv}
 	start := uri.MustParse("http://" + s.Addr + "/")
+	// A partial download of bin5m.bin left by an interrupted run, recorded
+	// with nginx's Content-Length and Last-Modified: it is resumed with a
+	// Range request, so only the rest crosses the wire.
+	const have = 1 << 20
+	whole, err := os.ReadFile(filepath.Join(src, "bin5m.bin"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for p, b := range map[string][]byte{
+		partialDir + "/bin5m.bin": whole[:have],
+		partMeta + "/bin5m.bin":   []byte(`{"size":5242880,"remote_time":"2001-02-03T04:05:06Z"}`),
+	} {
+		os.MkdirAll(filepath.Dir(filepath.Join(dir, p)), 0o755)
+		if err := os.WriteFile(filepath.Join(dir, p), b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
 	sum, err := Run(ctx, f, start, dir, Options{Jobs: 4})
 	if err != nil || sum.Failed+sum.Skipped != 0 {
 		t.Fatalf("Run = %v, failed %d skipped %d", err, sum.Failed, sum.Skipped)
+	}
+	for _, e := range sum.Entries {
+		if e.Path == "bin5m.bin" && e.Bytes != servertest.Bin5MSize-have {
+			t.Errorf("bin5m.bin: %d bytes received, want %d (resumed at %d)", e.Bytes, servertest.Bin5MSize-have, have)
+		}
 	}
 	n := compareTree(t, src, dir, func(rel string, d fs.DirEntry) bool {
 		return strings.HasPrefix(filepath.Base(rel), ".") // autoindex hides dot files

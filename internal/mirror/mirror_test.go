@@ -241,6 +241,42 @@ func TestMirrorResumesCutTransfer(t *testing.T) {
 	}
 }
 
+// TestMirrorResumesWithoutListedSize: when the listing gives no size or
+// time (gopher, HTTP), a partial file is resumed at its end only if the
+// response's size and time match those recorded with it; otherwise the
+// file is fetched again from its start.
+func TestMirrorResumesWithoutListedSize(t *testing.T) {
+	for _, changed := range []bool{false, true} {
+		f := newFakeFTP()
+		data := bytes.Repeat([]byte("0123456789"), 10000)
+		f.file("big.bin", string(data))
+		n := f.nodes["big.bin"]
+		n.noSize, n.cutAt, n.cuts = true, 40000, 2
+		dir := t.TempDir()
+		if _, err := Run(context.Background(), f, uri.MustParse("ftp://h/"), dir, Options{}); !errors.Is(err, ErrPartial) {
+			t.Fatalf("first run = %v, want ErrPartial", err)
+		}
+		f.fetched()
+		if changed {
+			data = bytes.Repeat([]byte("abcdefghij"), 11000)
+			f.mu.Lock()
+			f.nodes["big.bin"] = &fakeNode{data: data, mtime: t0.Add(time.Hour), noSize: true}
+			f.mu.Unlock()
+		}
+		mustRun(t, f, "ftp://h/", dir, Options{})
+		got := f.fetched()
+		switch {
+		case !changed && (len(got) != 1 || f.offsets["big.bin"] != 40000):
+			t.Errorf("unchanged: fetched %q, last at offset %d; want one fetch resuming at 40000", got, f.offsets["big.bin"])
+		case changed && (len(got) != 2 || f.offsets["big.bin"] != 0):
+			t.Errorf("changed: fetched %q, last at offset %d; want a resume refused, then offset 0", got, f.offsets["big.bin"])
+		}
+		if b, _ := os.ReadFile(filepath.Join(dir, "big.bin")); !bytes.Equal(b, data) {
+			t.Errorf("changed=%v: big.bin differs from the source", changed)
+		}
+	}
+}
+
 // TestMirrorRetriesOnce: a transfer cut short is tried once more in the
 // same run (and resumes); a refusal by the server is not asked again.
 func TestMirrorRetriesOnce(t *testing.T) {
