@@ -10,7 +10,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"strconv"
 	"strings"
 	"sync"
@@ -25,7 +24,7 @@ func buildCLI(t *testing.T) string {
 	t.Helper()
 	goCmd, err := exec.LookPath("go")
 	if err != nil {
-		goCmd = filepath.Join(runtime.GOROOT(), "bin", "go")
+		goCmd = "/usr/local/go/bin/go" // where the team's Go lives
 	}
 	bin := filepath.Join(t.TempDir(), "fetch")
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
