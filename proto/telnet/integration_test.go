@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/rfc1738/fetch/internal/ptytest"
 	"github.com/rfc1738/fetch/internal/servertest"
 	"github.com/rfc1738/fetch/proto"
 	"github.com/rfc1738/fetch/uri"
@@ -16,9 +17,9 @@ import (
 // telnetdLogin starts Interactive on pt against the real inetutils-telnetd
 // of scripts/servers.sh and logs in as the person would, typing the
 // fixture user and password (Interactive types nothing itself).
-func telnetdLogin(t *testing.T, s servertest.Server, pt *pty) (done <-chan outcome, trace, notice *syncBuffer) {
+func telnetdLogin(t *testing.T, s servertest.Server, pt *ptytest.PTY) (done <-chan outcome, trace, notice *syncBuffer) {
 	t.Helper()
-	tty, err := NewTTY(pt.slave, pt.slave, "xterm")
+	tty, err := NewTTY(pt.Slave, pt.Slave, "xterm")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -34,16 +35,16 @@ func telnetdLogin(t *testing.T, s servertest.Server, pt *pty) (done <-chan outco
 		}()
 		ch <- outcome{err: Interactive(t.Context(), u, &proto.Request{Trace: trace}, tty, notice)}
 	}()
-	pt.waitOutput(t, "login: ")
-	pt.typeKeys(t, s.User+"\r")
-	pt.waitOutput(t, "Password: ")
+	pt.WaitOutput(t, "login: ")
+	pt.Type(t, s.User+"\r")
+	pt.WaitOutput(t, "Password: ")
 	// The fixture's login program prints "Password: " before it turns the
 	// echo of its pty off (scripts/fixtures.sh); typing at once can race
 	// ahead of that and see the password echoed by the server.
 	time.Sleep(300 * time.Millisecond)
-	pt.typeKeys(t, s.Pass+"\r")
-	pt.waitOutput(t, "Welcome, "+s.User+".")
-	pt.waitOutput(t, "$ ")
+	pt.Type(t, s.Pass+"\r")
+	pt.WaitOutput(t, "Welcome, "+s.User+".")
+	pt.WaitOutput(t, "$ ")
 	return ch, trace, notice
 }
 
@@ -63,18 +64,18 @@ func checkNoPassword(t *testing.T, pass string, texts map[string]string) {
 // NAWS with the terminal's size), and the password shows nowhere.
 func TestTelnetd(t *testing.T) {
 	s := servertest.Get(t, servertest.Telnet)
-	pt := openPTY(t, 100, 30)
-	before := pt.termios(t)
+	pt := ptytest.Open(t, 100, 30)
+	before := pt.Termios(t)
 	done, trace, notice := telnetdLogin(t, s, pt)
 
-	pt.typeKeys(t, "echo hello-fetch\r")
-	pt.waitOutput(t, "echo hello-fetch\r\nhello-fetch\r\n$ ")
-	pt.typeKeys(t, "\x1d")
+	pt.Type(t, "echo hello-fetch\r")
+	pt.WaitOutput(t, "echo hello-fetch\r\nhello-fetch\r\n$ ")
+	pt.Type(t, "\x1d")
 	o := wait(t, done)
 	if o.err != nil || o.panicked != nil {
 		t.Fatalf("Interactive = %v (panic %v), want nil", o.err, o.panicked)
 	}
-	if after := pt.termios(t); !reflect.DeepEqual(after, before) {
+	if after := pt.Termios(t); !reflect.DeepEqual(after, before) {
 		t.Errorf("termios after the session = %+v, want %+v", after, before)
 	}
 	for _, want := range []string{"< DO TTYPE\r\n> WILL TTYPE\r\n", "> SB TTYPE IS xterm\r\n", "> SB NAWS 100 30\r\n"} {
@@ -85,26 +86,26 @@ func TestTelnetd(t *testing.T) {
 	if want := "suggested user: " + s.User + "; a password was suggested (not shown)\n"; !strings.Contains(notice.String(), want) {
 		t.Errorf("notices %q lack the advice %q", notice.String(), want)
 	}
-	checkNoPassword(t, s.Pass, map[string]string{"terminal": pt.out.String(), "trace": trace.String(), "notices": notice.String()})
+	checkNoPassword(t, s.Pass, map[string]string{"terminal": pt.Output(), "trace": trace.String(), "notices": notice.String()})
 	t.Logf("negotiation:\n%s", strings.ReplaceAll(trace.String(), "\r\n", "\n"))
-	t.Logf("terminal: %q", pt.out.String())
+	t.Logf("terminal: %q", pt.Output())
 }
 
 // TestTelnetdLogout: the server ending the session (logout) ends
 // Interactive with nil and the terminal restored.
 func TestTelnetdLogout(t *testing.T) {
 	s := servertest.Get(t, servertest.Telnet)
-	pt := openPTY(t, 80, 24)
-	before := pt.termios(t)
+	pt := ptytest.Open(t, 80, 24)
+	before := pt.Termios(t)
 	done, _, notice := telnetdLogin(t, s, pt)
-	pt.typeKeys(t, "whoami\r")
-	pt.waitOutput(t, "whoami\r\n"+s.User+"\r\n$ ")
-	pt.typeKeys(t, "logout\r")
+	pt.Type(t, "whoami\r")
+	pt.WaitOutput(t, "whoami\r\n"+s.User+"\r\n$ ")
+	pt.Type(t, "logout\r")
 	o := wait(t, done)
 	if o.err != nil || o.panicked != nil {
 		t.Fatalf("Interactive = %v (panic %v), want nil", o.err, o.panicked)
 	}
-	if after := pt.termios(t); !reflect.DeepEqual(after, before) {
+	if after := pt.Termios(t); !reflect.DeepEqual(after, before) {
 		t.Errorf("termios after the session = %+v, want %+v", after, before)
 	}
 	if !strings.HasSuffix(notice.String(), "connection closed\n") {
