@@ -3,24 +3,26 @@ module github.com/rfc1738/fetch
 go 1.26.8
 
 require (
+	github.com/cpuguy83/go-md2man/v2 v2.0.4
+	github.com/fclairamb/ftpserverlib v0.25.0
+	github.com/jlaffaye/ftp v0.2.4
+	github.com/spf13/afero v1.11.0
+	github.com/spf13/cobra v1.8.1
+	github.com/spf13/pflag v1.0.5
+	github.com/vbauerster/mpb/v8 v8.8.3
+	github.com/ziutek/telnet v0.1.0
+	golang.org/x/net v0.30.0
+	golang.org/x/sys v0.28.0
+	golang.org/x/term v0.25.0
+)
+
+require (
 	github.com/VividCortex/ewma v1.2.0 // indirect
 	github.com/acarl005/stripansi v0.0.0-20180116102854-5a71ef0e047d // indirect
-	github.com/cpuguy83/go-md2man/v2 v2.0.4 // indirect
-	github.com/fclairamb/ftpserverlib v0.25.0 // indirect
 	github.com/fclairamb/go-log v0.5.0 // indirect
 	github.com/inconshreveable/mousetrap v1.1.0 // indirect
-	github.com/jlaffaye/ftp v0.2.4 // indirect
 	github.com/mattn/go-runewidth v0.0.16 // indirect
 	github.com/rivo/uniseg v0.4.7 // indirect
 	github.com/russross/blackfriday/v2 v2.1.0 // indirect
-	github.com/spf13/afero v1.11.0 // indirect
-	github.com/spf13/cobra v1.8.1 // indirect
-	github.com/spf13/pflag v1.0.5 // indirect
-	github.com/vbauerster/mpb/v8 v8.8.3 // indirect
-	github.com/ziutek/telnet v0.1.0 // indirect
-	golang.org/x/net v0.30.0 // indirect
-	golang.org/x/sync v0.8.0 // indirect
-	golang.org/x/sys v0.28.0 // indirect
-	golang.org/x/term v0.25.0 // indirect
 	golang.org/x/text v0.19.0 // indirect
 )
