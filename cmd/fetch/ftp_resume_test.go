@@ -1,0 +1,80 @@
+package main
+
+import (
+	"context"
+	"crypto/sha256"
+	"fmt"
+	"net"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync/atomic"
+	"testing"
+
+	"github.com/spf13/afero"
+
+	"github.com/rfc1738/fetch/fetch"
+	"github.com/rfc1738/fetch/internal/localserver"
+)
+
+// Issue 4 acceptance: an FTP transfer cut in the middle leaves no file
+// under its final name, only FILE.part; "fetch get -C -" then resumes it
+// with REST and completes it to the same sha256.
+func TestGetFTPCutAndResume(t *testing.T) {
+	content := make([]byte, 3<<20+777)
+	for i := range content {
+		content[i] = byte(i*31 + i>>11)
+	}
+	mem := afero.NewMemMapFs()
+	if err := afero.WriteFile(mem, "/pub/big.bin", content, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	srv, err := localserver.StartFTP(mem, localserver.FTPOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Close()
+	_, ctrlPort, _ := net.SplitHostPort(srv.Addr())
+	raw := "ftp://" + srv.Addr() + "/pub/big.bin"
+	dir := t.TempDir()
+	out := filepath.Join(dir, "big.bin")
+
+	// The first data connection is cut after 1 MiB and a bit; the control
+	// connection is left alone.
+	var left atomic.Int64
+	left.Store(1<<20 + 4321)
+	var cut atomic.Bool
+	e, _, errb := newEnv("", &netlog{})
+	e.dial = func(ctx context.Context, network, addr string) (net.Conn, error) {
+		var d net.Dialer
+		c, err := d.DialContext(ctx, network, addr)
+		if err != nil {
+			return nil, err
+		}
+		if _, port, _ := net.SplitHostPort(addr); port != ctrlPort && cut.CompareAndSwap(false, true) {
+			return &cutConn{Conn: c, left: &left}, nil
+		}
+		return c, nil
+	}
+	if code := runIn(t, e, "get", "-C", "-", "-o", out, raw); code != fetch.ExitNetwork {
+		t.Fatalf("cut transfer = %d, want %d (%s)", code, fetch.ExitNetwork, errb.String())
+	}
+	fi, err := os.Stat(out + partSuffix)
+	if err != nil || fi.Size() == 0 || fi.Size() >= int64(len(content)) {
+		t.Fatalf("after the cut, %s: %v, %v", out+partSuffix, fi, err)
+	}
+	assertOnly(t, dir, "big.bin.part")
+
+	r := runArgs(t, nil, "", "get", "-v", "-C", "-", "-o", out, raw)
+	if r.code != fetch.ExitOK {
+		t.Fatalf("resume = %d\n%s", r.code, r.err)
+	}
+	if want := fmt.Sprintf("> REST %d", fi.Size()); !strings.Contains(r.err, want) {
+		t.Errorf("the resume did not send %q:\n%s", want, r.err)
+	}
+	got, err := os.ReadFile(out)
+	if err != nil || sha256.Sum256(got) != sha256.Sum256(content) {
+		t.Fatalf("resumed file differs from the source (%d of %d bytes, %v)", len(got), len(content), err)
+	}
+	assertOnly(t, dir, "big.bin")
+}
