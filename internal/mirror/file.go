@@ -11,7 +11,6 @@ import (
 	"io/fs"
 	"os"
 	"path"
-	"sync"
 	"time"
 
 	"github.com/rfc1738/fetch/proto"
@@ -24,9 +23,6 @@ const (
 	partialDir = stateDir + "/partial"
 	partMeta   = stateDir + "/partial-meta"
 )
-
-// copyBuffers holds the buffers transfers are copied through.
-var copyBuffers = sync.Pool{New: func() any { b := make([]byte, 128<<10); return &b }}
 
 // resumeMin is the smallest file whose partial download is kept with its
 // remote size and time for the next run to resume. A smaller file is
@@ -266,11 +262,9 @@ func (r *run) receive(worker int, rf remoteFile, offset int64, body io.Reader) (
 	if r.opts.Progress != nil {
 		dst = io.MultiWriter(f, h, &progressWriter{r: r, ev: Event{Worker: worker, Path: rf.rel, Size: rf.size, Bytes: offset}})
 	}
-	buf := copyBuffers.Get().(*[]byte)
-	// The body's own WriteTo is hidden: it may allocate a large buffer per
-	// call, which for thousands of small files costs more than the bytes.
-	n, err := io.CopyBuffer(dst, struct{ io.Reader }{body}, *buf)
-	copyBuffers.Put(buf)
+	// io.Copy hands the copy to the body's WriteTo (pooled buffers in the
+	// client and the ftp driver).
+	n, err := io.Copy(dst, body)
 	if cerr := f.Close(); err == nil {
 		err = cerr
 	}

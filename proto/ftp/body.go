@@ -6,12 +6,17 @@ import (
 	"fmt"
 	"io"
 	"runtime"
+	"sync"
 
 	jftp "github.com/jlaffaye/ftp"
 )
 
 // errBodyClosed is returned by Read after Close.
 var errBodyClosed = errors.New("ftp: read on closed body")
+
+// copyBuffers holds WriteTo's buffers: one per transfer would cost more
+// than the bytes when thousands of small files go through one Driver.
+var copyBuffers = sync.Pool{New: func() any { b := make([]byte, 256<<10); return &b }}
 
 // body streams one RETR. When the data connection reaches its end, body
 // reads the server's completion reply (226) and, when SIZE gave the
@@ -61,7 +66,14 @@ func (b *body) Read(p []byte) (int, error) {
 // WriteTo copies the body to w in large reads, so that io.Copy moves a big
 // file with few system calls.
 func (b *body) WriteTo(w io.Writer) (int64, error) {
-	buf := make([]byte, 256<<10)
+	bp := copyBuffers.Get().(*[]byte)
+	defer copyBuffers.Put(bp)
+	buf := *bp
+	if b.want >= 0 && b.want < int64(len(buf)) {
+		// A small file needs no more than its size (and one more read
+		// for the end).
+		buf = buf[:max(b.want, 512)]
+	}
 	var total int64
 	for {
 		n, err := b.Read(buf)
