@@ -354,14 +354,12 @@ func isMenuView(plus string) bool {
 func (d *Driver) readMenu(c *conn, t *target, h Header, resp *proto.Response, req *proto.Request, lim limits) (*proto.Response, error) {
 	resp.MediaType = "application/gopher-menu"
 	resp.Name = ""
-	if req.Raw {
-		resp.Body = &body{Reader: c.data(h, false), c: c.c}
-		return resp, nil
-	}
-	raw, err := readLines(c.data(h, false), lim)
-	c.c.Close()
+	raw, done, err := readWhole(c, h, resp, req, lim)
 	if err != nil {
 		return nil, err
+	}
+	if done {
+		return resp, nil
 	}
 	items, err := parseMenu(raw, lim)
 	if err != nil {
@@ -383,6 +381,20 @@ func (d *Driver) readMenu(c *conn, t *target, h Header, resp *proto.Response, re
 	resp.Size = int64(len(raw))
 	resp.Body = &body{Reader: bytes.NewReader(raw)}
 	return resp, nil
+}
+
+// readWhole reads a response that is parsed before it is handed on (a
+// menu, attribute blocks), bounded by lim, and closes the connection. With
+// Request.Raw the bytes stream instead: resp gets the body and done is
+// true.
+func readWhole(c *conn, h Header, resp *proto.Response, req *proto.Request, lim limits) (raw []byte, done bool, err error) {
+	if req.Raw {
+		resp.Body = &body{Reader: c.data(h, false), c: c.c}
+		return nil, true, nil
+	}
+	raw, err = readLines(c.data(h, false), lim)
+	c.c.Close()
+	return raw, false, err
 }
 
 // allErrors returns a *ServerError when a menu holds error lines ("3")
@@ -439,14 +451,12 @@ func (d *Driver) readAttributes(c *conn, h Header, resp *proto.Response, req *pr
 	resp.MediaType = "text/plain"
 	resp.Name = ""
 	resp.Size = -1
-	if req.Raw {
-		resp.Body = &body{Reader: c.data(h, false), c: c.c}
-		return resp, nil
-	}
-	raw, err := readLines(c.data(h, false), lim)
-	c.c.Close()
+	raw, done, err := readWhole(c, h, resp, req, lim)
 	if err != nil {
 		return nil, err
+	}
+	if done {
+		return resp, nil
 	}
 	attrs, err := parseAttributes(raw, lim)
 	if err != nil {
