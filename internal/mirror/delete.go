@@ -63,3 +63,44 @@ func (r *run) belowUnlistable(p string) bool {
 	}
 	return false
 }
+
+// prunePartials removes, after a run that walked the whole tree, the
+// partial downloads that no later run can use: every one whose entry did
+// not fail in this run (the remote file is gone, excluded now, complete,
+// or fetched again from its start). A failed entry keeps its partial file
+// and record for the next run to resume, and so does everything below a
+// directory whose listing failed. Directories left empty are removed.
+func (r *run) prunePartials() {
+	keep := map[string]bool{}
+	r.sum.mu.Lock()
+	for _, e := range r.sum.Entries {
+		if e.Status == StatusFailed {
+			keep[e.Path] = true
+		}
+	}
+	r.sum.mu.Unlock()
+	for _, top := range []string{partialDir, partMeta} {
+		var dirs []string
+		fs.WalkDir(r.root.FS(), top, func(p string, d fs.DirEntry, err error) error {
+			if err != nil {
+				return nil
+			}
+			rel := strings.TrimPrefix(strings.TrimPrefix(p, top), "/")
+			if d.IsDir() {
+				if rel != "" && r.belowUnlistable(rel) {
+					return fs.SkipDir
+				}
+				dirs = append(dirs, p)
+				return nil
+			}
+			if !keep[rel] {
+				r.root.Remove(p)
+			}
+			return nil
+		})
+		sort.Sort(sort.Reverse(sort.StringSlice(dirs)))
+		for _, d := range dirs {
+			r.root.Remove(d) // fails, harmlessly, when not empty
+		}
+	}
+}

@@ -349,6 +349,9 @@ func (r *run) run(ctx context.Context) error {
 	if walkErr == nil && r.opts.Delete {
 		r.deleteStale()
 	}
+	if walkErr == nil && !r.opts.DryRun {
+		r.prunePartials()
+	}
 	return walkErr
 }
 

@@ -468,3 +468,56 @@ func FuzzCheckRel(f *testing.F) {
 		}
 	})
 }
+
+// TestMirrorPrunesPartials: a run that walks the whole tree removes the
+// partial downloads no later run can use (the remote file was deleted, or
+// it is complete now) and keeps the one of an entry that failed again, so
+// that the next run still resumes it.
+func TestMirrorPrunesPartials(t *testing.T) {
+	f := newFakeFTP()
+	big := bytes.Repeat([]byte("0123456789"), 10000)
+	f.file("d/gone.bin", string(big))
+	f.file("d/again.bin", string(big))
+	f.nodes["d/gone.bin"].cutAt, f.nodes["d/gone.bin"].cuts = 30000, 2
+	f.nodes["d/again.bin"].cutAt, f.nodes["d/again.bin"].cuts = 20000, 4
+	f.file("small.txt", "s")
+	dir := t.TempDir()
+	if _, err := Run(context.Background(), f, uri.MustParse("ftp://h/"), dir, Options{}); !errors.Is(err, ErrPartial) {
+		t.Fatalf("first run = %v, want ErrPartial", err)
+	}
+	part := func(top, rel string) bool {
+		_, err := os.Lstat(filepath.Join(dir, filepath.FromSlash(top), filepath.FromSlash(rel)))
+		return err == nil
+	}
+	for _, rel := range []string{"d/gone.bin", "d/again.bin"} {
+		if !part(partialDir, rel) || !part(partMeta, rel) {
+			t.Fatalf("after the first run, %s has no partial file and record", rel)
+		}
+	}
+	// gone.bin disappears from the server; again.bin is cut once more.
+	f.mu.Lock()
+	delete(f.nodes, "d/gone.bin")
+	f.mu.Unlock()
+	if _, err := Run(context.Background(), f, uri.MustParse("ftp://h/"), dir, Options{}); !errors.Is(err, ErrPartial) {
+		t.Fatalf("second run = %v, want ErrPartial (again.bin cut again)", err)
+	}
+	if part(partialDir, "d/gone.bin") || part(partMeta, "d/gone.bin") {
+		t.Errorf("the partial download of a file the server no longer has was kept")
+	}
+	if !part(partialDir, "d/again.bin") || !part(partMeta, "d/again.bin") {
+		t.Fatalf("the partial download of a file that failed again was removed")
+	}
+	f.fetched()
+	mustRun(t, f, "ftp://h/", dir, Options{})
+	if f.offsets["d/again.bin"] != 20000 {
+		t.Errorf("third run asked offset %d for again.bin, want 20000 (resume)", f.offsets["d/again.bin"])
+	}
+	if b, _ := os.ReadFile(filepath.Join(dir, "d", "again.bin")); !bytes.Equal(b, big) {
+		t.Errorf("again.bin differs from the source")
+	}
+	for _, top := range []string{partialDir, partMeta} {
+		if _, err := os.Lstat(filepath.Join(dir, filepath.FromSlash(top))); !errors.Is(err, os.ErrNotExist) {
+			t.Errorf("after a complete run, %s is still there (%v)", top, err)
+		}
+	}
+}
