@@ -81,14 +81,35 @@ func (r *run) file(ctx context.Context, worker int, rf remoteFile) EntryReport {
 // fetched: same size and remote time as recorded, or as on disk (the mirror
 // sets each file's time to the remote time, so a run killed before it saved
 // its manifest loses nothing).
+//
+// A gopher menu gives no size, but a Gopher+ server gives a time: then the
+// file on disk must still have the size recorded and the time set.
 func (r *run) unchanged(rf remoteFile, loc local, rec Record, known bool) bool {
-	if rf.size < 0 || rf.mtime.IsZero() || !loc.regular || loc.size != rf.size {
+	if rf.mtime.IsZero() || !loc.regular {
+		return false
+	}
+	if rf.size < 0 {
+		if known && (!rec.ModTime.Equal(rf.mtime) || rec.Size != loc.size) {
+			return false
+		}
+		return loc.mtime.Equal(rf.mtime)
+	}
+	if loc.size != rf.size {
 		return false
 	}
 	if known && rec.Size == rf.size && rec.ModTime.Equal(rf.mtime) {
 		return true
 	}
 	return loc.mtime.Equal(rf.mtime)
+}
+
+// sameTime reports whether a transfer's time, or when it gave none the
+// listing's, is recorded.
+func sameTime(got, listed, recorded time.Time) bool {
+	if got.IsZero() {
+		got = listed
+	}
+	return !got.IsZero() && got.Equal(recorded)
 }
 
 func statusFor(loc local) Status {
@@ -161,6 +182,9 @@ func (r *run) resumeOffset(rf remoteFile) (offset int64, check *partialInfo) {
 	case !ok:
 		return 0, nil
 	case rf.size < 0 || rf.mtime.IsZero():
+		if !rf.mtime.IsZero() && !pi.ModTime.Equal(rf.mtime) {
+			return 0, nil // a Gopher+ Mod-Date that changed
+		}
 		return n, &pi
 	case pi.Size != rf.size || !pi.ModTime.Equal(rf.mtime):
 		return 0, nil
@@ -185,7 +209,7 @@ func (r *run) download(ctx context.Context, worker int, rf remoteFile, loc local
 	req.Offset, req.Raw = offset, rf.raw
 	resp, err := r.f.Fetch(ctx, rf.url, req)
 	if err == nil && check != nil && resp.Offset == offset &&
-		(resp.Size != check.Size || resp.ModTime.IsZero() || !resp.ModTime.Equal(check.ModTime)) {
+		(resp.Size != check.Size || !sameTime(resp.ModTime, rf.mtime, check.ModTime)) {
 		// The partial file belongs to an older version: start again.
 		resp.Body.Close()
 		offset, req.Offset = 0, 0

@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -374,6 +375,64 @@ func TestPygopherdMirrorHole(t *testing.T) {
 	if !slices.Equal(skipped, want) {
 		t.Errorf("skipped %q, want %q", skipped, want)
 	}
+
+	// A second run learns each file's time from one Gopher+ "$" request
+	// per menu and fetches no document; a file changed or removed on the
+	// local side is fetched again, and only that one.
+	cf := &countingFetcher{f: drivers{"gopher": &gopher.Driver{}}}
+	sum2, err := Run(ctx, cf, uri.MustParse("gopher://"+s.Addr+"/1"), dir, Options{Jobs: 8})
+	if err != nil || sum2.Unchanged != n || sum2.New+sum2.Updated+sum2.Failed != 0 {
+		t.Fatalf("second run = %v: unchanged %d of %d, new %d, updated %d, failed %d", err, sum2.Unchanged, n, sum2.New, sum2.Updated, sum2.Failed)
+	}
+	if docs := cf.documents(); len(docs) != 0 {
+		t.Errorf("second run fetched %d documents, want none: %q", len(docs), docs[:min(5, len(docs))])
+	}
+	if err := os.Remove(filepath.Join(dir, "about.txt")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "dir", "sub", "deeper", "three.txt"), []byte("changed here\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cf.reset()
+	sum3, err := Run(ctx, cf, uri.MustParse("gopher://"+s.Addr+"/1"), dir, Options{Jobs: 8})
+	if err != nil || sum3.New != 1 || sum3.Updated != 1 || sum3.Unchanged != n-2 {
+		t.Errorf("third run = %v: new %d, updated %d, unchanged %d; want 1, 1, %d", err, sum3.New, sum3.Updated, sum3.Unchanged, n-2)
+	}
+	docs := cf.documents()
+	slices.Sort(docs)
+	if want := []string{"/about.txt", "/dir/sub/deeper/three.txt"}; !slices.Equal(docs, want) {
+		t.Errorf("third run fetched %q, want %q", docs, want)
+	}
+	compareTree(t, src, dir, ignore)
+}
+
+// countingFetcher records the gopher selectors of the documents fetched
+// through it (menus and attribute requests left out).
+type countingFetcher struct {
+	f    Fetcher
+	mu   sync.Mutex
+	docs []string
+}
+
+func (c *countingFetcher) Fetch(ctx context.Context, u *uri.URL, req *proto.Request) (*proto.Response, error) {
+	if v, err := u.Gopher(); err == nil && v.Type != "1" {
+		c.mu.Lock()
+		c.docs = append(c.docs, v.Selector)
+		c.mu.Unlock()
+	}
+	return c.f.Fetch(ctx, u, req)
+}
+
+func (c *countingFetcher) documents() []string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return slices.Clone(c.docs)
+}
+
+func (c *countingFetcher) reset() {
+	c.mu.Lock()
+	c.docs = nil
+	c.mu.Unlock()
 }
 
 func boolInt(b bool) int {

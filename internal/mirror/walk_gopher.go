@@ -4,8 +4,10 @@ import (
 	"context"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/rfc1738/fetch/proto"
+	"github.com/rfc1738/fetch/proto/gopher"
 	"github.com/rfc1738/fetch/uri"
 )
 
@@ -65,10 +67,54 @@ func (w *gopherWalker) list(ctx context.Context, f Fetcher, req *proto.Request, 
 	}
 	l := &listing{menu: raw}
 	menuRel := joinRel(d.rel, menuName)
+	plus := false
 	for _, e := range resp.Entries {
 		l.addItem(w, e, menuRel)
+		plus = plus || e.Extra["plus"] == "+"
+	}
+	if plus {
+		w.addModTimes(ctx, f, req, d.url, l)
 	}
 	return l, nil
+}
+
+// addModTimes asks a Gopher+ server for the attributes of every item of
+// the menu at u in one "$" request (gopherplus.txt section 2.6) and gives
+// each file of l the Mod-Date of its +ADMIN block (section 2.9.2). A menu
+// lists no size or time, so without them a run would fetch every file
+// again to learn that it had not changed. The sizes of +VIEWS are rounded
+// to kilobytes and are not used. A server that gives no attributes leaves
+// the files without a time, and they are fetched as before.
+func (w *gopherWalker) addModTimes(ctx context.Context, f Fetcher, req *proto.Request, u *uri.URL, l *listing) {
+	if len(l.files) == 0 {
+		return
+	}
+	if v, err := u.Gopher(); err != nil || v.Search != nil || v.Plus != nil {
+		return
+	}
+	au := *u
+	au.Path += "%09%09$"
+	resp, err := f.Fetch(ctx, &au, req)
+	if err != nil {
+		return
+	}
+	resp.Body.Close()
+	attrs, _ := resp.Info["attributes"].([]gopher.Attributes)
+	times := make(map[string]time.Time, len(attrs))
+	for _, a := range attrs {
+		if a.Info != nil && !a.ModTime.IsZero() {
+			times[a.Info.Type+"\t"+a.Info.Selector] = a.ModTime
+		}
+	}
+	for i, rf := range l.files {
+		v, err := rf.url.Gopher()
+		if err != nil || v.Plus == nil {
+			continue // a plain gopher item: the server may not know it
+		}
+		if t, ok := times[v.Type+"\t"+v.Selector]; ok {
+			l.files[i].mtime = t
+		}
+	}
 }
 
 func (l *listing) addItem(w *gopherWalker, e proto.Entry, menuRel string) {
