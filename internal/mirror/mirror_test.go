@@ -30,6 +30,7 @@ type fakeNode struct {
 	cuts   int   // how many fetches are cut at cutAt (0 means 1)
 	refuse error // when set, every fetch fails with it
 	noSize bool  // listing gives no size (as a gopher or http server would)
+	noTime bool  // listing gives no time either (as an http server would)
 }
 
 // fakeFTP serves a tree keyed by decoded path ("pub/a.txt"; dirs "pub").
@@ -118,6 +119,9 @@ func (f *fakeFTP) list(dir string) []proto.Entry {
 		}
 		if n.noSize {
 			e.Size = -1
+		}
+		if n.noTime {
+			e.ModTime = time.Time{}
 		}
 		es = append(es, e)
 	}
@@ -241,38 +245,45 @@ func TestMirrorResumesCutTransfer(t *testing.T) {
 	}
 }
 
-// TestMirrorResumesWithoutListedSize: when the listing gives no size or
-// time (gopher, HTTP), a partial file is resumed at its end only if the
+// TestMirrorResumesWithoutListedSize: when the listing gives no size
+// (gopher, HTTP), a partial file is resumed at its end only if the
 // response's size and time match those recorded with it; otherwise the
-// file is fetched again from its start.
+// file is fetched again from its start. When the listing gives a time (a
+// Gopher+ Mod-Date) that differs from the one recorded, the partial file
+// is not even tried.
 func TestMirrorResumesWithoutListedSize(t *testing.T) {
-	for _, changed := range []bool{false, true} {
-		f := newFakeFTP()
-		data := bytes.Repeat([]byte("0123456789"), 10000)
-		f.file("big.bin", string(data))
-		n := f.nodes["big.bin"]
-		n.noSize, n.cutAt, n.cuts = true, 40000, 2
-		dir := t.TempDir()
-		if _, err := Run(context.Background(), f, uri.MustParse("ftp://h/"), dir, Options{}); !errors.Is(err, ErrPartial) {
-			t.Fatalf("first run = %v, want ErrPartial", err)
-		}
-		f.fetched()
-		if changed {
-			data = bytes.Repeat([]byte("abcdefghij"), 11000)
-			f.mu.Lock()
-			f.nodes["big.bin"] = &fakeNode{data: data, mtime: t0.Add(time.Hour), noSize: true}
-			f.mu.Unlock()
-		}
-		mustRun(t, f, "ftp://h/", dir, Options{})
-		got := f.fetched()
-		switch {
-		case !changed && (len(got) != 1 || f.offsets["big.bin"] != 40000):
-			t.Errorf("unchanged: fetched %q, last at offset %d; want one fetch resuming at 40000", got, f.offsets["big.bin"])
-		case changed && (len(got) != 2 || f.offsets["big.bin"] != 0):
-			t.Errorf("changed: fetched %q, last at offset %d; want a resume refused, then offset 0", got, f.offsets["big.bin"])
-		}
-		if b, _ := os.ReadFile(filepath.Join(dir, "big.bin")); !bytes.Equal(b, data) {
-			t.Errorf("changed=%v: big.bin differs from the source", changed)
+	for _, listedTime := range []bool{false, true} {
+		for _, changed := range []bool{false, true} {
+			name := fmt.Sprintf("listedTime=%v changed=%v", listedTime, changed)
+			f := newFakeFTP()
+			data := bytes.Repeat([]byte("0123456789"), 10000)
+			f.file("big.bin", string(data))
+			n := f.nodes["big.bin"]
+			n.noSize, n.noTime, n.cutAt, n.cuts = true, !listedTime, 40000, 2
+			dir := t.TempDir()
+			if _, err := Run(context.Background(), f, uri.MustParse("ftp://h/"), dir, Options{}); !errors.Is(err, ErrPartial) {
+				t.Fatalf("%s: first run = %v, want ErrPartial", name, err)
+			}
+			f.fetched()
+			if changed {
+				data = bytes.Repeat([]byte("abcdefghij"), 11000)
+				f.mu.Lock()
+				f.nodes["big.bin"] = &fakeNode{data: data, mtime: t0.Add(time.Hour), noSize: true, noTime: !listedTime}
+				f.mu.Unlock()
+			}
+			mustRun(t, f, "ftp://h/", dir, Options{})
+			got := f.fetched()
+			switch {
+			case !changed && (len(got) != 1 || f.offsets["big.bin"] != 40000):
+				t.Errorf("%s: fetched %q, last at offset %d; want one fetch resuming at 40000", name, got, f.offsets["big.bin"])
+			case changed && !listedTime && (len(got) != 2 || f.offsets["big.bin"] != 0):
+				t.Errorf("%s: fetched %q, last at offset %d; want a resume refused, then offset 0", name, got, f.offsets["big.bin"])
+			case changed && listedTime && (len(got) != 1 || f.offsets["big.bin"] != 0):
+				t.Errorf("%s: fetched %q, last at offset %d; want one fetch from offset 0", name, got, f.offsets["big.bin"])
+			}
+			if b, _ := os.ReadFile(filepath.Join(dir, "big.bin")); !bytes.Equal(b, data) {
+				t.Errorf("%s: big.bin differs from the source", name)
+			}
 		}
 	}
 }
@@ -519,5 +530,41 @@ func TestMirrorPrunesPartials(t *testing.T) {
 		if _, err := os.Lstat(filepath.Join(dir, filepath.FromSlash(top))); !errors.Is(err, os.ErrNotExist) {
 			t.Errorf("after a complete run, %s is still there (%v)", top, err)
 		}
+	}
+}
+
+// TestMirrorUnchangedByTimeAlone: a listing with a time but no size (a
+// gopher menu with Gopher+ Mod-Dates) is enough for a second run to fetch
+// nothing; a local file whose size no longer matches the manifest is
+// fetched again, and so is a file whose listed time changed.
+func TestMirrorUnchangedByTimeAlone(t *testing.T) {
+	f := newFakeFTP()
+	f.file("a.txt", "alpha")
+	f.file("b.txt", "bravo")
+	f.file("c.txt", "charlie")
+	for _, n := range f.nodes {
+		n.noSize = true
+	}
+	dir := t.TempDir()
+	mustRun(t, f, "ftp://h/", dir, Options{})
+	f.fetched()
+	s := mustRun(t, f, "ftp://h/", dir, Options{})
+	if got := f.fetched(); len(got) != 0 || s.Unchanged != 3 {
+		t.Fatalf("second run fetched %q, unchanged %d; want nothing fetched, 3 unchanged", got, s.Unchanged)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "a.txt"), []byte("local edit"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	f.mu.Lock()
+	f.nodes["b.txt"].mtime = t0.Add(time.Minute)
+	f.mu.Unlock()
+	mustRun(t, f, "ftp://h/", dir, Options{})
+	got := f.fetched()
+	slices.Sort(got)
+	if want := []string{"a.txt", "b.txt"}; !slices.Equal(got, want) {
+		t.Errorf("third run fetched %q, want %q", got, want)
+	}
+	if b, _ := os.ReadFile(filepath.Join(dir, "a.txt")); string(b) != "alpha" {
+		t.Errorf("a.txt = %q after the third run, want the server's", b)
 	}
 }
