@@ -238,6 +238,9 @@ func (r *run) download(ctx context.Context, worker int, rf remoteFile, loc local
 		offset = 0
 	}
 	rf.size, rf.mtime = size, mtime
+	if offset == 0 && size >= 0 && size <= smallMax {
+		return r.handSmall(worker, rf, loc, rec, known, rep, resp.Body)
+	}
 	n, sum, err := r.receive(worker, rf, offset, resp.Body)
 	if err != nil {
 		return fail(err)
@@ -254,6 +257,28 @@ func (r *run) download(ctx context.Context, worker int, rf remoteFile, loc local
 	r.m.put(rf.rel, Record{Size: offset + n, ModTime: mtime, SHA256: sum, URL: rf.url.Redacted()})
 	rep.Status, rep.Bytes = statusFor(loc), n
 	r.progress(Event{Worker: worker, Path: rf.rel, Size: size, Bytes: offset + n, Done: true, Status: rep.Status})
+	return rep
+}
+
+// handSmall reads a small file whole, ends the transfer and gives the
+// connection back, and hands the bytes to the placer.
+func (r *run) handSmall(worker int, rf remoteFile, loc local, rec Record, known bool, rep EntryReport, body io.ReadCloser) EntryReport {
+	data, sum, err := readSmall(body, rf.size)
+	if cerr := body.Close(); err == nil && cerr != nil {
+		err = cerr
+	}
+	if err != nil {
+		rep.Status, rep.Reason, rep.err = StatusFailed, err.Error(), err
+		r.progress(Event{Worker: worker, Path: rf.rel, Size: rf.size, Done: true, Status: StatusFailed})
+		return rep
+	}
+	if known && loc.regular && rec.SHA256 == sum && loc.size == rf.size {
+		// Same bytes as before (a server that gives no size or time).
+		rep.Status = StatusUnchanged
+		return rep
+	}
+	r.placer.ch <- placement{rf: rf, data: data, sum: sum, loc: loc, rep: rep, worker: worker}
+	rep.handed = true
 	return rep
 }
 

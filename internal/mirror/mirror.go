@@ -93,6 +93,7 @@ type EntryReport struct {
 	Reason string `json:"reason,omitempty"`
 	Bytes  int64  `json:"bytes,omitempty"`
 	err    error  // why it failed, to decide on a retry
+	handed bool   // given to the placer, which reports it
 }
 
 // Summary is the result of a run.
@@ -256,6 +257,9 @@ type run struct {
 	// dirs holds a handle per local directory in use.
 	dirs *dirs
 
+	// placer writes the small files the workers receive.
+	placer *placer
+
 	// outstanding counts the files queued and not yet reported.
 	outstanding sync.WaitGroup
 
@@ -309,6 +313,7 @@ func (r *run) acquire(ctx context.Context) error {
 func (r *run) releaseSlot() { <-r.slots }
 
 func (r *run) run(ctx context.Context) error {
+	r.placer = r.startPlacer()
 	files := newQueue[remoteFile]()
 	var wg sync.WaitGroup
 	for i := range r.jobs {
@@ -325,6 +330,9 @@ func (r *run) run(ctx context.Context) error {
 					continue
 				}
 				rep := r.file(ctx, worker, rf)
+				if rep.handed {
+					continue
+				}
 				if rep.Status == StatusFailed && !rf.retried && retryable(ctx, rep.err) {
 					// Once more, at the end of the queue.
 					rf.retried = true
@@ -341,6 +349,7 @@ func (r *run) run(ctx context.Context) error {
 	r.outstanding.Wait()
 	files.close()
 	wg.Wait()
+	r.placer.stop()
 	stopSaver()
 	r.dirs.close()
 	if walkErr == nil && ctx.Err() != nil {

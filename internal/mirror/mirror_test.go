@@ -31,6 +31,7 @@ type fakeNode struct {
 	refuse error // when set, every fetch fails with it
 	noSize bool  // listing gives no size (as a gopher or http server would)
 	noTime bool  // listing gives no time either (as an http server would)
+	skew   int64 // added to the size the listing gives
 }
 
 // fakeFTP serves a tree keyed by decoded path ("pub/a.txt"; dirs "pub").
@@ -122,6 +123,9 @@ func (f *fakeFTP) list(dir string) []proto.Entry {
 		}
 		if n.noTime {
 			e.ModTime = time.Time{}
+		}
+		if !n.isDir && !n.noSize {
+			e.Size += n.skew
 		}
 		es = append(es, e)
 	}
@@ -566,5 +570,37 @@ func TestMirrorUnchangedByTimeAlone(t *testing.T) {
 	}
 	if b, _ := os.ReadFile(filepath.Join(dir, "a.txt")); string(b) != "alpha" {
 		t.Errorf("a.txt = %q after the third run, want the server's", b)
+	}
+}
+
+// TestMirrorSmallFileLengthChecked: a small file (read whole and handed to
+// the placer) that is longer or shorter than its listed size fails, and
+// nothing stands under its final name; the others are placed.
+func TestMirrorSmallFileLengthChecked(t *testing.T) {
+	f := newFakeFTP()
+	f.file("long.txt", "four")
+	f.file("short.txt", "four")
+	f.file("ok.txt", "four")
+	f.nodes["long.txt"].skew = -1
+	f.nodes["short.txt"].skew = +1
+	dir := t.TempDir()
+	s, err := Run(context.Background(), f, uri.MustParse("ftp://h/"), dir, Options{Jobs: 2})
+	if !errors.Is(err, ErrPartial) || s.Failed != 2 || s.New != 1 {
+		t.Fatalf("Run = %v, failed %d new %d; want long.txt and short.txt failed, ok.txt new", err, s.Failed, s.New)
+	}
+	reasons := map[string]string{}
+	for _, e := range s.Entries {
+		reasons[e.Path] = e.Reason
+	}
+	if !strings.Contains(reasons["long.txt"], "long transfer") || !strings.Contains(reasons["short.txt"], "short transfer") {
+		t.Errorf("reasons %q", reasons)
+	}
+	for _, name := range []string{"long.txt", "short.txt"} {
+		if _, err := os.Lstat(filepath.Join(dir, name)); !errors.Is(err, os.ErrNotExist) {
+			t.Errorf("%s stands under its final name after a failed transfer (%v)", name, err)
+		}
+	}
+	if b, _ := os.ReadFile(filepath.Join(dir, "ok.txt")); string(b) != "four" {
+		t.Errorf("ok.txt = %q", b)
 	}
 }

@@ -1,0 +1,119 @@
+package mirror
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"io"
+	"os"
+	"path"
+	"sync"
+)
+
+// smallMax is the largest file a worker reads into memory and hands to
+// the placer instead of writing it itself. Creating and renaming a file
+// can block for milliseconds when several threads change the same
+// directories. A worker that does it itself keeps its connection idle
+// meanwhile, so the archives of many small files that mirrors are made
+// for would wait on the file system more than on the network.
+const smallMax = 64 << 10
+
+// placeQueue is how many received files may wait for the placer: with
+// smallMax, at most a few MiB of memory.
+const placeQueue = 32
+
+// placement is a small file received whole and verified, to be written
+// and renamed into place by the placer.
+type placement struct {
+	rf     remoteFile
+	data   []byte
+	sum    string
+	loc    local
+	rep    EntryReport
+	worker int
+}
+
+// placer writes the small files the workers received, one at a time, in
+// the order they came. Each is reported, and its manifest record saved,
+// only once it stands under its final name. Once the run ends, every file
+// received is still placed, even after a cancellation: its bytes are
+// complete.
+type placer struct {
+	r    *run
+	ch   chan placement
+	done sync.WaitGroup
+}
+
+func (r *run) startPlacer() *placer {
+	p := &placer{r: r, ch: make(chan placement, placeQueue)}
+	p.done.Add(1)
+	go func() {
+		defer p.done.Done()
+		for pl := range p.ch {
+			rep := r.placeSmall(pl)
+			r.sum.add(rep)
+			r.outstanding.Done()
+		}
+	}()
+	return p
+}
+
+// stop waits for the queue to drain. No worker may hand over a file after
+// it is called.
+func (p *placer) stop() {
+	close(p.ch)
+	p.done.Wait()
+}
+
+// readSmall reads the whole body of a file of size bytes (at most
+// smallMax) and its SHA-256; a body longer or shorter than size is an
+// error.
+func readSmall(body io.Reader, size int64) ([]byte, string, error) {
+	buf := make([]byte, size+1)
+	n, err := io.ReadFull(body, buf)
+	switch {
+	case err == nil:
+		return nil, "", fmt.Errorf("long transfer: more than the %d bytes listed", size)
+	case err != io.EOF && err != io.ErrUnexpectedEOF:
+		return nil, "", fmt.Errorf("after %d bytes: %w", n, err)
+	case int64(n) != size:
+		return nil, "", fmt.Errorf("short transfer: %d of %d bytes", n, size)
+	}
+	s := sha256.Sum256(buf[:n])
+	return buf[:n], hex.EncodeToString(s[:]), nil
+}
+
+// placeSmall writes a received file to its partial name and renames it
+// into place.
+func (r *run) placeSmall(pl placement) EntryReport {
+	rf, rep := pl.rf, pl.rep
+	fail := func(err error) EntryReport {
+		rep.Status, rep.Reason, rep.err = StatusFailed, err.Error(), err
+		r.progress(Event{Worker: pl.worker, Path: rf.rel, Size: rf.size, Done: true, Status: StatusFailed})
+		return rep
+	}
+	part := partialDir + "/" + rf.rel
+	pd, err := r.dirs.open(path.Dir(part), true)
+	if err != nil {
+		return fail(err)
+	}
+	f, err := pd.root.OpenFile(path.Base(part), os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
+	if err != nil {
+		return fail(err)
+	}
+	_, err = f.Write(pl.data)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return fail(err)
+	}
+	if err := r.place(rf); err != nil {
+		return fail(err)
+	}
+	n := int64(len(pl.data))
+	r.m.put(rf.rel, Record{Size: n, ModTime: rf.mtime, SHA256: pl.sum, URL: rf.url.Redacted()})
+	rep.Status, rep.Bytes = statusFor(pl.loc), n
+	r.progress(Event{Worker: pl.worker, Path: rf.rel, Size: n, Bytes: n, Done: true, Status: rep.Status})
+	return rep
+}
