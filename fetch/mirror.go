@@ -122,6 +122,19 @@ func (f *mirrorFetcher) Fetch(ctx context.Context, u *uri.URL, req *proto.Reques
 	return &resp.Response, nil
 }
 
+// Warm logs in the FTP workers' connections ahead of use (ftp.Driver.Warm),
+// with the same policy check and request as a fetch of u.
+func (f *mirrorFetcher) Warm(ctx context.Context, u *uri.URL, req *proto.Request, n int) {
+	if f.ftp == nil || u.Scheme != "ftp" {
+		return
+	}
+	preq, _, err := f.c.Prepare(u, req)
+	if err != nil {
+		return
+	}
+	f.ftp.Warm(ctx, u, preq, n)
+}
+
 func sameServer(a, b *uri.URL) bool {
 	return a.Scheme == b.Scheme && a.Hostname() == b.Hostname() && a.PortNumber() == b.PortNumber()
 }

@@ -31,6 +31,14 @@ type Fetcher interface {
 	Fetch(ctx context.Context, u *uri.URL, req *proto.Request) (*proto.Response, error)
 }
 
+// A Warmer is a Fetcher that can open n connections to u's server ahead
+// of use (ftp.Driver.Warm). A run with more than one job calls it while it
+// lists the starting directory, so that its workers find their
+// connections logged in when the first files are queued.
+type Warmer interface {
+	Warm(ctx context.Context, u *uri.URL, req *proto.Request, n int)
+}
+
 // DefaultJobs is the number of connections a run uses when Options.Jobs
 // is zero.
 const DefaultJobs = 4
@@ -344,11 +352,28 @@ func (r *run) run(ctx context.Context) error {
 			}
 		}(i)
 	}
+	var warm sync.WaitGroup
+	if w, ok := r.f.(Warmer); ok && r.jobs > 1 && !r.opts.DryRun {
+		// The logins hold connection slots like transfers, so that the
+		// run never has more than Jobs connections open.
+		warm.Add(1)
+		go func() {
+			defer warm.Done()
+			n := 0
+			for ; n < r.jobs-1 && r.acquire(ctx) == nil; n++ {
+			}
+			w.Warm(ctx, r.w.startURL(), r.request(nil), n)
+			for range n {
+				r.releaseSlot()
+			}
+		}()
+	}
 	stopSaver := r.startSaver()
 	walkErr := r.walk(ctx, files)
 	r.outstanding.Wait()
 	files.close()
 	wg.Wait()
+	warm.Wait()
 	r.placer.stop()
 	stopSaver()
 	r.dirs.close()

@@ -573,6 +573,73 @@ func TestMirrorUnchangedByTimeAlone(t *testing.T) {
 	}
 }
 
+// warmFake is a fakeFTP that can warm connections; it records each call
+// and the most connections (warm logins and fetches) open at once.
+type warmFake struct {
+	*fakeFTP
+	mu       sync.Mutex
+	calls    []int
+	open     int
+	maxOpen  int
+	warmDone chan struct{}
+}
+
+func (w *warmFake) enter() {
+	w.mu.Lock()
+	w.open++
+	w.maxOpen = max(w.maxOpen, w.open)
+	w.mu.Unlock()
+}
+
+func (w *warmFake) leave() {
+	w.mu.Lock()
+	w.open--
+	w.mu.Unlock()
+}
+
+func (w *warmFake) Warm(ctx context.Context, u *uri.URL, req *proto.Request, n int) {
+	w.mu.Lock()
+	w.calls = append(w.calls, n)
+	w.mu.Unlock()
+	for range n {
+		w.enter()
+	}
+	time.Sleep(20 * time.Millisecond) // the logins
+	for range n {
+		w.leave()
+	}
+}
+
+func (w *warmFake) Fetch(ctx context.Context, u *uri.URL, req *proto.Request) (*proto.Response, error) {
+	w.enter()
+	defer w.leave()
+	return w.fakeFTP.Fetch(ctx, u, req)
+}
+
+// TestMirrorWarmsConnections: a run with Jobs > 1 asks a Warmer for
+// Jobs-1 connections once, while it lists, and never has more than Jobs
+// connections open; a dry run and a one-job run ask for none.
+func TestMirrorWarmsConnections(t *testing.T) {
+	f := newFakeFTP()
+	for i := range 50 {
+		f.file(fmt.Sprintf("d%d/f%02d.txt", i%3, i), "x")
+	}
+	w := &warmFake{fakeFTP: f}
+	mustRun(t, w, "ftp://h/", t.TempDir(), Options{Jobs: 4})
+	if !slices.Equal(w.calls, []int{3}) {
+		t.Errorf("Warm calls %v, want one of 3", w.calls)
+	}
+	if w.maxOpen > 4 {
+		t.Errorf("%d connections open at once, want at most Jobs (4)", w.maxOpen)
+	}
+	w.calls = nil
+	mustRun(t, w, "ftp://h/", t.TempDir(), Options{Jobs: 4, DryRun: true})
+	mustRun(t, w, "ftp://h/", t.TempDir(), Options{Jobs: 1})
+	if len(w.calls) != 0 {
+		t.Errorf("Warm calls %v in a dry run and a one-job run, want none", w.calls)
+	}
+}
+
 // TestMirrorSmallFileLengthChecked: a small file (read whole and handed to
 // the placer) that is longer or shorter than its listed size fails, and
 // nothing stands under its final name; the others are placed.

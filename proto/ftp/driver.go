@@ -98,6 +98,33 @@ func (d *Driver) limits() limits {
 // CloseIdleConnections closes (with QUIT) every connection not in use.
 func (d *Driver) CloseIdleConnections() { d.pool().closeIdle() }
 
+// Warm logs in n new connections to u's server, all at once, and keeps
+// them idle for the next Fetch calls (up to MaxIdleConnsPerHost of them).
+// A caller about to run n transfers at once calls it while it waits for
+// something else: a mirror warms its workers' connections while it lists
+// the first directory, instead of logging them all in after it. Warm
+// returns when every login has ended. It never asks for a password (a
+// login that would need one is not made) and reports no error: a Fetch
+// that finds no idle connection dials its own, as without Warm.
+func (d *Driver) Warm(ctx context.Context, u *uri.URL, req *proto.Request, n int) {
+	wreq := proto.Request{}
+	if req != nil {
+		wreq = *req
+	}
+	wreq.Prompt = nil
+	var wg sync.WaitGroup
+	for range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if c, err := d.open(ctx, u, &wreq, true); err == nil {
+				d.release(c)
+			}
+		}()
+	}
+	wg.Wait()
+}
+
 // Fetch retrieves u (RFC 1738 section 3.2). See the package documentation
 // for the commands each form of URL produces. For a file the response's
 // Body streams from the data connection; the caller must close it, and the
