@@ -71,6 +71,11 @@ type limits struct {
 // ctx and req. With noMLSD it lists with LIST even when FEAT offers MLST
 // (the library decides at login which command List sends).
 func dialConn(ctx context.Context, req *proto.Request, key poolKey, cr creds, lim limits, noMLSD bool) (*conn, error) {
+	if err := context.Cause(ctx); err != nil {
+		// The dial below is detached from ctx (the connection may
+		// outlive the call): a caller that has given up dials nothing.
+		return nil, fmt.Errorf("ftp: dial %s: %w", key.addr, err)
+	}
 	connCtx, cancel := context.WithCancel(context.WithoutCancel(ctx))
 	stop := context.AfterFunc(ctx, cancel)
 	raw, err := req.DialContext(connCtx, "tcp", key.addr)
