@@ -11,6 +11,20 @@
 # ROUNDS (default 5) is the number of timed runs of each command. The commands are
 # interleaved round by round (each round times every command once, in a rotated
 # order), so that a change in the machine's load weighs on all of them alike.
+#
+# Each fresh run starts from the same server and file system state, so that no client
+# pays for the debris of the runs before it:
+# - vsftpd closes every data connection first, so each file leaves a connection in
+#   TIME_WAIT on one of its 20 passive ports for 60 s. Every later bind to those
+#   ports walks them: after a few back-to-back runs of 2,000 files, vsftpd spent a
+#   quarter of the machine's CPU time in that walk. Before each fresh run the script
+#   waits (at most 70 s) until fewer than 20 such connections remain.
+# - The previous target is moved aside, not deleted, and every target is deleted
+#   at the end. On this ext4 (mounted without a journal) each new inode is chosen
+#   by scanning past the inodes freed in the last minutes: a fresh run started
+#   right after `rm -rf` of 2,000 files spent a third of its CPU time there, and
+#   more with every round.
+# WAIT=0 turns both off (the runs then follow one another as fast as they can).
 # Missing peers (hyperfine, lftp, wget) are installed with scripts/ci-deps.sh --bench.
 # Only 127.0.0.1 is contacted.
 set -euo pipefail
@@ -22,6 +36,7 @@ here=$(cd -- "$(dirname -- "${BASH_SOURCE[0]}")" && pwd -P)
 repo=$(cd -- "$here/../.." && pwd -P)
 rounds=${ROUNDS:-5}
 case $rounds in '' | *[!0-9]* | 0) die "ROUNDS must be a positive number" ;; esac
+settle=${WAIT:-1}
 
 if ! command -v go >/dev/null 2>&1 && [ -x /usr/local/go/bin/go ]; then
 	PATH=$PATH:/usr/local/go/bin
@@ -100,11 +115,30 @@ for n in "${names[@]}"; do
 	complete "$n"
 done
 
+pasv=$(sed -n 's/^FETCH_TEST_FTP_PASV=//p' "$envfile")
+lingering() { # connections in TIME_WAIT on vsftpd's passive ports
+	[ -n "$pasv" ] || { echo 0; return; }
+	ss -Htn state time-wait "( sport >= :${pasv%-*} and sport <= :${pasv#*-} )" | wc -l
+}
+settle() { # settle NAME: move the old target aside; let TIME_WAIT drain
+	[ "$settle" = 0 ] && { rm -rf "$work/out-$1"; return; }
+	[ -e "$work/out-$1" ] && mv "$work/out-$1" "$work/old/$1-$((moved++))"
+	local i
+	for ((i = 0; i < 70; i++)); do
+		[ "$(lingering)" -lt 20 ] && return
+		sleep 1
+	done
+	say "still $(lingering) connections in TIME_WAIT on the passive ports after 70 s"
+}
+mkdir -p "$work/old"
+moved=0
+
 say "timing: $rounds rounds, fresh and re-run, interleaved"
 for ((r = 0; r < rounds; r++)); do
 	order=("${names[@]:r%3}" "${names[@]:0:r%3}")
 	for n in "${order[@]}"; do
-		hyperfine --runs 1 --style none --prepare "rm -rf $work/out-$n" -n "$n fresh" \
+		settle "$n"
+		hyperfine --runs 1 --style none -n "$n fresh" \
 			--export-json "$work/fresh-$n-$r.json" "$(cmd_of "$n")" >/dev/null
 		complete "$n"
 		hyperfine --runs 1 --style none -n "$n re-run" \
@@ -124,7 +158,7 @@ load_after=$(cut -d' ' -f1-3 /proc/loadavg)
 
 out=$repo/bench/mirror.md
 mkdir -p "$repo/bench"
-export B_WORK=$work B_ROUNDS=$rounds B_FILES=$files B_OUT=$out
+export B_WORK=$work B_ROUNDS=$rounds B_FILES=$files B_OUT=$out B_SETTLE=$settle
 export B_CMD_fetch=$cmd_fetch B_CMD_lftp=$cmd_lftp B_CMD_wget=$cmd_wget
 for n in "${names[@]}"; do
 	export "B_FRESH_$n=${cfresh[$n]}" "B_RERUN_$n=${crerun[$n]}"
@@ -138,6 +172,10 @@ import glob, json, os, statistics
 e = os.environ
 work, rounds, files, out = e["B_WORK"], int(e["B_ROUNDS"]), int(e["B_FILES"]), e["B_OUT"]
 names = ["fetch", "lftp", "wget"]
+settle_note = ("Before each fresh run the previous target was moved aside (deleted at the end) and the script "
+               "waited until fewer than 20 connections were left in TIME_WAIT on vsftpd's passive ports "
+               "(see the script's header for why)." if e["B_SETTLE"] != "0" else
+               "WAIT=0: each fresh run followed the previous one at once, after `rm -rf` of its old target.")
 
 
 def results(kind, n):
@@ -167,6 +205,8 @@ lines = [
     "min-max in brackets; CPU is the client's own user + system time (median), the servers' not",
     "included. FTP commands are counted in the vsftpd protocol log during one more run of each",
     "(login, listing and QUIT included).",
+    "",
+    settle_note,
     "",
     f"Machine: {e['B_MACHINE']}; load average {e['B_LOAD']}. The machine is shared:",
     "absolute times vary with its load, ratios measured side by side hold better.",
