@@ -52,6 +52,13 @@ func loadManifest(root *os.Root) (*manifest, error) {
 	return m, nil
 }
 
+// len returns how many files and links the manifest records.
+func (m *manifest) len() int {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return len(m.Files)
+}
+
 func (m *manifest) get(rel string) (Record, bool) {
 	m.mu.Lock()
 	defer m.mu.Unlock()

@@ -353,9 +353,12 @@ func (r *run) run(ctx context.Context) error {
 		}(i)
 	}
 	var warm sync.WaitGroup
-	if w, ok := r.f.(Warmer); ok && r.jobs > 1 && !r.opts.DryRun {
-		// The logins hold connection slots like transfers, so that the
-		// run never has more than Jobs connections open.
+	if w, ok := r.f.(Warmer); ok && r.jobs > 1 && !r.opts.DryRun && r.m.len() == 0 {
+		// Only into a target without a manifest: a first run fetches
+		// everything, while a later one may find nothing to fetch and
+		// would have logged in for nothing. The logins hold connection
+		// slots like transfers, so that the run never has more than Jobs
+		// connections open.
 		warm.Add(1)
 		go func() {
 			defer warm.Done()

@@ -616,9 +616,10 @@ func (w *warmFake) Fetch(ctx context.Context, u *uri.URL, req *proto.Request) (*
 	return w.fakeFTP.Fetch(ctx, u, req)
 }
 
-// TestMirrorWarmsConnections: a run with Jobs > 1 asks a Warmer for
+// TestMirrorWarmsConnections: a first run with Jobs > 1 asks a Warmer for
 // Jobs-1 connections once, while it lists, and never has more than Jobs
-// connections open; a dry run and a one-job run ask for none.
+// connections open; a dry run, a one-job run and a run over a mirror
+// with a manifest ask for none.
 func TestMirrorWarmsConnections(t *testing.T) {
 	f := newFakeFTP()
 	for i := range 50 {
@@ -637,6 +638,15 @@ func TestMirrorWarmsConnections(t *testing.T) {
 	mustRun(t, w, "ftp://h/", t.TempDir(), Options{Jobs: 1})
 	if len(w.calls) != 0 {
 		t.Errorf("Warm calls %v in a dry run and a one-job run, want none", w.calls)
+	}
+	// A second run into a mirror with a manifest does not warm: it may
+	// find nothing to fetch.
+	dir := t.TempDir()
+	mustRun(t, w, "ftp://h/", dir, Options{Jobs: 4})
+	w.calls = nil
+	mustRun(t, w, "ftp://h/", dir, Options{Jobs: 4})
+	if len(w.calls) != 0 {
+		t.Errorf("Warm calls %v in a run over a complete mirror, want none", w.calls)
 	}
 }
 
