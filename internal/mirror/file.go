@@ -251,7 +251,7 @@ func (r *run) download(ctx context.Context, worker int, rf remoteFile, loc local
 		rep.Status = StatusUnchanged
 		return rep
 	}
-	if err := r.place(rf); err != nil {
+	if err := r.place(rf, false); err != nil {
 		return fail(err)
 	}
 	r.m.put(rf.rel, Record{Size: offset + n, ModTime: mtime, SHA256: sum, URL: rf.url.Redacted()})
@@ -335,15 +335,15 @@ func (r *run) writeMeta(rf remoteFile) error {
 	return r.root.WriteFile(meta, b, 0o644)
 }
 
-// place sets the remote time on the complete partial file and renames it
-// to its final name.
-func (r *run) place(rf remoteFile) error {
+// place sets the remote time on the complete partial file (unless timed
+// says it is set already) and renames it to its final name.
+func (r *run) place(rf remoteFile, timed bool) error {
 	part := partialDir + "/" + rf.rel
 	pd, err := r.dirs.open(path.Dir(part), true)
 	if err != nil {
 		return err
 	}
-	if !rf.mtime.IsZero() {
+	if !rf.mtime.IsZero() && !timed {
 		if err := pd.root.Chtimes(path.Base(part), rf.mtime, rf.mtime); err != nil {
 			return err
 		}

@@ -102,13 +102,19 @@ func (r *run) placeSmall(pl placement) EntryReport {
 		return fail(err)
 	}
 	_, err = f.Write(pl.data)
+	timed := false
+	if err == nil && !rf.mtime.IsZero() {
+		// Through the descriptor when the system allows it; otherwise
+		// place sets the time by name.
+		timed = setTimes(f, rf.mtime) == nil
+	}
 	if cerr := f.Close(); err == nil {
 		err = cerr
 	}
 	if err != nil {
 		return fail(err)
 	}
-	if err := r.place(rf); err != nil {
+	if err := r.place(rf, timed); err != nil {
 		return fail(err)
 	}
 	n := int64(len(pl.data))

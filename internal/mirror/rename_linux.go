@@ -6,6 +6,9 @@ import (
 	"runtime"
 	"strings"
 	"syscall"
+	"time"
+
+	"golang.org/x/sys/unix"
 )
 
 // renameBetween renames oname in directory oh to nname in directory nh
@@ -29,6 +32,27 @@ func renameBetween(_ *os.Root, oh *dirHandle, oname string, nh *dirHandle, nname
 	runtime.KeepAlive(nf)
 	if err != nil {
 		return &os.LinkError{Op: "rename", Old: oldRel, New: newRel, Err: err}
+	}
+	return nil
+}
+
+// setTimes sets the access and modification times of the open file f to t
+// with one utimensat(2) on its descriptor, instead of resolving its name
+// again.
+func setTimes(f *os.File, t time.Time) error {
+	ts := []unix.Timespec{unix.NsecToTimespec(t.UnixNano()), unix.NsecToTimespec(t.UnixNano())}
+	rc, err := f.SyscallConn()
+	if err != nil {
+		return err
+	}
+	var serr error
+	if err := rc.Control(func(fd uintptr) {
+		serr = unix.UtimesNanoAt(int(fd), "", ts, unix.AT_EMPTY_PATH)
+	}); err != nil {
+		return err
+	}
+	if serr != nil {
+		return &os.PathError{Op: "utimensat", Path: f.Name(), Err: serr}
 	}
 	return nil
 }
