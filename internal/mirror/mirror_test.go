@@ -577,11 +577,10 @@ func TestMirrorUnchangedByTimeAlone(t *testing.T) {
 // and the most connections (warm logins and fetches) open at once.
 type warmFake struct {
 	*fakeFTP
-	mu       sync.Mutex
-	calls    []int
-	open     int
-	maxOpen  int
-	warmDone chan struct{}
+	mu      sync.Mutex
+	calls   []int
+	open    int
+	maxOpen int
 }
 
 func (w *warmFake) enter() {
