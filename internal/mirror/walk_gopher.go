@@ -79,8 +79,8 @@ func (w *gopherWalker) list(ctx context.Context, f Fetcher, req *proto.Request, 
 }
 
 // addModTimes asks a Gopher+ server for the attributes of every item of
-// the menu at u in one "$" request (gopherplus.txt section 2.6) and gives
-// each file of l the Mod-Date of its +ADMIN block (section 2.9.2). A menu
+// the menu at u in one "$" request (gopherplus.txt section 2.7) and gives
+// each file of l the Mod-Date of its +ADMIN block (section 2.5). A menu
 // lists no size or time, so without them a run would fetch every file
 // again to learn that it had not changed. The sizes of +VIEWS are rounded
 // to kilobytes and are not used. A server that gives no attributes leaves
