@@ -195,11 +195,7 @@ func (r *run) resumeOffset(rf remoteFile) (offset int64, check *partialInfo) {
 // download fetches rf into its partial file, verifies it, and renames it
 // into place.
 func (r *run) download(ctx context.Context, worker int, rf remoteFile, loc local, rec Record, known bool, rep EntryReport) EntryReport {
-	fail := func(err error) EntryReport {
-		rep.Status, rep.Reason, rep.err = StatusFailed, err.Error(), err
-		r.progress(Event{Worker: worker, Path: rf.rel, Size: rf.size, Done: true, Status: StatusFailed})
-		return rep
-	}
+	fail := func(err error) EntryReport { return r.failed(worker, rf, rep, err) }
 	if err := r.acquire(ctx); err != nil {
 		return fail(err)
 	}
@@ -268,9 +264,7 @@ func (r *run) handSmall(worker int, rf remoteFile, loc local, rec Record, known 
 		err = cerr
 	}
 	if err != nil {
-		rep.Status, rep.Reason, rep.err = StatusFailed, err.Error(), err
-		r.progress(Event{Worker: worker, Path: rf.rel, Size: rf.size, Done: true, Status: StatusFailed})
-		return rep
+		return r.failed(worker, rf, rep, err)
 	}
 	if known && loc.regular && rec.SHA256 == sum && loc.size == rf.size {
 		// Same bytes as before (a server that gives no size or time).
@@ -282,14 +276,28 @@ func (r *run) handSmall(worker int, rf remoteFile, loc local, rec Record, known 
 	return rep
 }
 
+// failed reports rf as failed with err.
+func (r *run) failed(worker int, rf remoteFile, rep EntryReport, err error) EntryReport {
+	rep.Status, rep.Reason, rep.err = StatusFailed, err.Error(), err
+	r.progress(Event{Worker: worker, Path: rf.rel, Size: rf.size, Done: true, Status: StatusFailed})
+	return rep
+}
+
+// openPartial opens the partial file of rel with flags, making its
+// directory first.
+func (r *run) openPartial(rel string, flags int) (*os.File, error) {
+	part := partialDir + "/" + rel
+	pd, err := r.dirs.open(path.Dir(part), true)
+	if err != nil {
+		return nil, err
+	}
+	return pd.root.OpenFile(path.Base(part), flags, 0o644)
+}
+
 // receive writes body into the partial file from offset on and returns the
 // bytes received and the SHA-256 of the whole file.
 func (r *run) receive(worker int, rf remoteFile, offset int64, body io.Reader) (int64, string, error) {
 	part := partialDir + "/" + rf.rel
-	pd, err := r.dirs.open(path.Dir(part), true)
-	if err != nil {
-		return 0, "", err
-	}
 	if rf.size >= resumeMin && !rf.mtime.IsZero() {
 		if err := r.writeMeta(rf); err != nil {
 			return 0, "", err
@@ -303,7 +311,7 @@ func (r *run) receive(worker int, rf remoteFile, offset int64, body io.Reader) (
 		}
 		flags = os.O_WRONLY | os.O_APPEND
 	}
-	f, err := pd.root.OpenFile(path.Base(part), flags, 0o644)
+	f, err := r.openPartial(rf.rel, flags)
 	if err != nil {
 		return 0, "", err
 	}

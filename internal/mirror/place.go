@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path"
 	"sync"
 )
 
@@ -87,17 +86,8 @@ func readSmall(body io.Reader, size int64) ([]byte, string, error) {
 // into place.
 func (r *run) placeSmall(pl placement) EntryReport {
 	rf, rep := pl.rf, pl.rep
-	fail := func(err error) EntryReport {
-		rep.Status, rep.Reason, rep.err = StatusFailed, err.Error(), err
-		r.progress(Event{Worker: pl.worker, Path: rf.rel, Size: rf.size, Done: true, Status: StatusFailed})
-		return rep
-	}
-	part := partialDir + "/" + rf.rel
-	pd, err := r.dirs.open(path.Dir(part), true)
-	if err != nil {
-		return fail(err)
-	}
-	f, err := pd.root.OpenFile(path.Base(part), os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
+	fail := func(err error) EntryReport { return r.failed(pl.worker, rf, rep, err) }
+	f, err := r.openPartial(rf.rel, os.O_WRONLY|os.O_CREATE|os.O_TRUNC)
 	if err != nil {
 		return fail(err)
 	}
