@@ -324,13 +324,16 @@ func TestPoolOneLogin(t *testing.T) {
 }
 
 // Concurrent Fetches on one Driver: each gets its own connection, and the
-// pool keeps them for later.
+// pool keeps them for later. The pool may keep as many idle as there can
+// be in use: with the default of two, the third connection released while
+// the other two are idle would be closed, and a later Fetch would dial a
+// fourth.
 func TestConcurrentFetches(t *testing.T) {
 	s := startLib(t)
 	for i := range 8 {
 		s.write(fmt.Sprintf("/c%d.bin", i), bytes.Repeat([]byte{byte('a' + i)}, 100000))
 	}
-	d := &Driver{MaxConnsPerHost: 3}
+	d := &Driver{MaxConnsPerHost: 3, MaxIdleConnsPerHost: 3}
 	defer d.CloseIdleConnections()
 	var wg sync.WaitGroup
 	errs := make(chan error, 32)
