@@ -81,7 +81,8 @@ func (c *Client) Mirror(ctx context.Context, rawURL, dir string, opts MirrorOpti
 // connection idle for each of the run's jobs: with the default of two, the
 // workers of a -j 8 run would log in again and again (DESIGN: each worker
 // keeps its own control connection). It serves this run only and is closed
-// (QUIT) at its end.
+// (QUIT) at its end. Its workers retrieve file after file on each
+// connection, so it pipelines the passive-mode commands (PipelinePassive).
 func mirrorFTP(d *ftp.Driver, jobs int) *ftp.Driver {
 	if jobs <= 0 {
 		jobs = mirror.DefaultJobs
@@ -96,6 +97,7 @@ func mirrorFTP(d *ftp.Driver, jobs int) *ftp.Driver {
 		IdleConnTimeout:     d.IdleConnTimeout,
 		MaxReplyLine:        d.MaxReplyLine,
 		MaxListing:          d.MaxListing,
+		PipelinePassive:     true,
 	}
 }
 

@@ -7,8 +7,6 @@ import (
 	"io"
 	"runtime"
 	"sync"
-
-	jftp "github.com/jlaffaye/ftp"
 )
 
 // errBodyClosed is returned by Read after Close.
@@ -25,8 +23,8 @@ var copyBuffers = sync.Pool{New: func() any { b := make([]byte, 256<<10); return
 // The control connection goes back to the Driver at that moment.
 type body struct {
 	d    *Driver
-	c    *conn // nil once given back
-	r    *jftp.Response
+	c    *conn         // nil once given back
+	r    io.ReadCloser // the data side: a *jftp.Response or a *pipedTransfer
 	raw  *countReader
 	src  io.Reader
 	cmd  string
@@ -35,7 +33,7 @@ type body struct {
 	done bool
 }
 
-func newBody(d *Driver, c *conn, r *jftp.Response, ascii bool, want int64) *body {
+func newBody(d *Driver, c *conn, r io.ReadCloser, ascii bool, want int64) *body {
 	b := &body{d: d, c: c, r: r, cmd: c.w.lastCmd, want: want}
 	b.raw = &countReader{r: r}
 	b.src = b.raw

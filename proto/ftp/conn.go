@@ -41,6 +41,11 @@ type conn struct {
 	dead  bool   // must not be used again
 	uses  int    // how many times the connection was checked out
 
+	// The pipelined retrieval's own reply reader (pipeline.go), and
+	// whether the server refused it (EPSV refused).
+	rd         *textproto.Reader
+	noPipeline bool
+
 	// at is the list of CWD arguments that brought the connection from
 	// its login directory to where it is, when atKnown: the same list
 	// for the next URL needs no CWD at all (RFC 1738 section 3.2.5 only
@@ -193,6 +198,7 @@ func (c *conn) unbind() bool {
 func (c *conn) close() {
 	healthy := !c.dead && c.w.err == nil
 	c.dead = true
+	c.w.owed = nil // a prefetched EPSV needs no answer before QUIT
 	if c.sc != nil && healthy {
 		// Quit writes QUIT and closes without waiting for the reply; the
 		// write is bounded by the connection's idle deadline.

@@ -32,6 +32,8 @@ type fakeFTP struct {
 	silentAt string            // after this verb, read on and never answer
 	stallAt  int               // RETR data: stop sending (connection open) after this many bytes; 0 means never
 	cutAt    int               // RETR data: close the data connection after this many bytes, then reply 426; 0 means never
+	holdDone bool              // RETR: send 226 only once the client has sent its next command (a pipelining client)
+	epsvJunk string            // sent after every 229 reply, as if the server answered twice
 
 	mu     sync.Mutex
 	wire   bytes.Buffer
@@ -101,6 +103,7 @@ type fakeSession struct {
 	dataLn net.Listener
 	rest   int
 	silent bool
+	next   string // a command already read (holdDone), to handle next
 }
 
 func (f *fakeFTP) serve(c net.Conn) {
@@ -120,10 +123,12 @@ func (f *fakeFTP) serve(c net.Conn) {
 		s.reply(f.greeting)
 	}
 	for {
-		line, err := s.br.ReadString('\n')
-		f.mu.Lock()
-		f.wire.WriteString(line)
-		f.mu.Unlock()
+		line, err := s.next, error(nil)
+		if line != "" {
+			s.next = ""
+		} else {
+			line, err = s.readCmd()
+		}
 		if err != nil {
 			return
 		}
@@ -149,6 +154,15 @@ func (f *fakeFTP) serve(c net.Conn) {
 			return
 		}
 	}
+}
+
+// readCmd reads one command line and records it.
+func (s *fakeSession) readCmd() (string, error) {
+	line, err := s.br.ReadString('\n')
+	s.f.mu.Lock()
+	s.f.wire.WriteString(line)
+	s.f.mu.Unlock()
+	return line, err
 }
 
 func (s *fakeSession) reply(r string) {
@@ -200,6 +214,9 @@ func (s *fakeSession) handle(verb, arg string) bool {
 		}
 		s.listen()
 		s.reply(fmt.Sprintf("229 Entering Extended Passive Mode (|||%d|)", s.dataLn.Addr().(*net.TCPAddr).Port))
+		if f.epsvJunk != "" {
+			s.reply(f.epsvJunk)
+		}
 	case "PASV":
 		s.listen()
 		host := f.pasvHost
@@ -303,5 +320,14 @@ func (s *fakeSession) send(verb string, b []byte) {
 	}
 	dc.Write(b)
 	dc.Close()
+	if verb == "RETR" && f.holdDone {
+		// A client that waits for the 226 before its next command
+		// waits until its own timeout.
+		line, err := s.readCmd()
+		if err != nil {
+			return
+		}
+		s.next = line
+	}
 	s.reply("226 transfer complete")
 }

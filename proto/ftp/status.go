@@ -39,6 +39,7 @@ const (
 	StatusNotImplemented       = 502 // RFC 959
 	StatusBadSequence          = 503 // RFC 959
 	StatusNotImplementedParam  = 504 // RFC 959
+	StatusNetProtoUnsupported  = 522 // RFC 2428 section 2: network protocol not supported
 	StatusNotLoggedIn          = 530 // RFC 959
 	StatusNeedAccountToStore   = 532 // RFC 959
 	StatusFileUnavailable      = 550 // RFC 959: file unavailable (not found, no access)
@@ -76,6 +77,7 @@ var statusText = map[int]string{
 	StatusNotImplemented:       "Command not implemented",
 	StatusBadSequence:          "Bad sequence of commands",
 	StatusNotImplementedParam:  "Command not implemented for that parameter",
+	StatusNetProtoUnsupported:  "Network protocol not supported",
 	StatusNotLoggedIn:          "Not logged in",
 	StatusNeedAccountToStore:   "Need account for storing files",
 	StatusFileUnavailable:      "Requested action not taken: file unavailable",

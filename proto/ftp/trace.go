@@ -46,6 +46,12 @@ type wire struct {
 	lastVerb string
 	last     *textproto.Error // the last final reply line received
 	err      error            // sticky: a limit was broken
+
+	// owed, when set, reads the reply still owed to a command the
+	// pipelined retrieval sent ahead (pipeline.go). The next command
+	// written runs it first, so that whoever reads the next reply reads
+	// the right one.
+	owed func() error
 }
 
 func newWire(c net.Conn, maxLine int, maxReply int64) *wire {
@@ -111,6 +117,13 @@ func (w *wire) endLine() {
 func (w *wire) Write(p []byte) (int, error) {
 	if w.err != nil {
 		return 0, w.err
+	}
+	if w.owed != nil {
+		owed := w.owed
+		w.owed = nil
+		if err := owed(); err != nil {
+			return 0, err
+		}
 	}
 	for _, c := range p {
 		if c == '\n' {

@@ -1,0 +1,222 @@
+package ftp
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"net"
+	"net/textproto"
+	"strconv"
+	"strings"
+
+	"github.com/rfc1738/fetch/proto"
+)
+
+// The pipelined retrieval of Driver.PipelinePassive.
+//
+// A retrieval in passive mode costs the client three waits for the
+// server: EPSV (229), RETR (150) and the completion reply (226). When
+// many files go through one connection, the EPSV of the next retrieval
+// can be sent as soon as the data connection of the current one reaches
+// its end, before the 226 is read: the server answers it right after the
+// 226, and the 229 is waiting by the time the next RETR is due. RFC 959
+// section 4.1 lets a client send a command while the reply to the
+// previous one is outstanding (the replies come in order); the passive
+// listener the EPSV opens serves the next transfer command.
+//
+// The library that drives the other commands reads replies itself and
+// knows nothing of these, so the retrieval is done here, with a reader of
+// its own on the same wire: EPSV, the data connection, RETR, and the
+// completion reply. The two readers never hold the same bytes: the server
+// sends nothing it was not asked for, and before the library writes its
+// next command the reply still owed to a prefetched EPSV is read and
+// dropped (wire.owed), and this reader is checked to be empty.
+
+// errNoPipeline marks a refusal of the pipelined path (say, EPSV refused):
+// the retrieval falls back to the library's own, which tries PASV.
+var errNoPipeline = errors.New("ftp: pipelined retrieval not possible on this connection")
+
+// replies returns the connection's own reply reader.
+func (c *conn) replies() *textproto.Reader {
+	if c.rd == nil {
+		c.rd = textproto.NewReader(bufio.NewReaderSize(c.w, 1024))
+	}
+	return c.rd
+}
+
+// send writes one command of the pipelined path.
+func (c *conn) send(cmd string) error {
+	_, err := c.w.Write([]byte(cmd + "\r\n"))
+	return err
+}
+
+// reply reads one reply of the pipelined path; a code not starting with
+// want (1, 2...) is returned as a *textproto.Error.
+func (c *conn) reply(want int) (int, string, error) {
+	return c.replies().ReadResponse(want)
+}
+
+// handBack makes sure the library's reader finds the connection clean:
+// no reply owed to a command of ours, nothing buffered in our reader.
+func (c *conn) handBack() error {
+	if c.rd != nil && c.rd.R.Buffered() > 0 {
+		c.dead = true
+		return &proto.ProtocolError{Proto: "ftp", Msg: fmt.Sprintf("%d bytes from the server that no command asked for", c.rd.R.Buffered())}
+	}
+	return nil
+}
+
+// prefetch sends EPSV for the next retrieval; its reply is read by
+// passive, or dropped before the next command of the library.
+func (c *conn) prefetch() error {
+	if err := c.send("EPSV"); err != nil {
+		return err
+	}
+	c.w.owed = func() error {
+		_, _, err := c.reply(2)
+		if err != nil && replyCode(err) == 0 {
+			return err
+		}
+		return c.handBack()
+	}
+	return nil
+}
+
+// passive opens the data connection of a pipelined retrieval: it reads
+// the reply to the prefetched EPSV, or sends EPSV now, and dials the
+// port it names on the control connection's peer.
+func (c *conn) passive() (net.Conn, error) {
+	if c.w.owed == nil {
+		if err := c.send("EPSV"); err != nil {
+			return nil, err
+		}
+	}
+	c.w.owed = nil
+	code, msg, err := c.reply(2)
+	if err != nil {
+		switch replyCode(err) {
+		case StatusBadCommand, StatusBadArguments, StatusNotImplemented, StatusNotImplementedParam, StatusNetProtoUnsupported:
+			c.w.note("EPSV refused (%v): retrieving without pipelining", err)
+			c.noPipeline = true
+			if herr := c.handBack(); herr != nil {
+				return nil, herr
+			}
+			return nil, errNoPipeline
+		}
+		return nil, err // a failed connection, or 421 (the retrieval may retry)
+	}
+	if code != StatusExtendedPassiveMode {
+		c.noPipeline = true
+		return nil, &proto.ProtocolError{Proto: "ftp", Msg: fmt.Sprintf("EPSV answered %d %s", code, msg)}
+	}
+	port, err := parseEPSV(msg)
+	if err != nil {
+		c.dead = true
+		return nil, err
+	}
+	return c.dialData("tcp", net.JoinHostPort(c.peer, strconv.Itoa(port)))
+}
+
+// pipelinedRetr starts the transfer of arg from offset 0: EPSV (or the
+// prefetched reply to it), the data connection, RETR and its preliminary
+// reply. It returns errNoPipeline, with nothing sent but EPSV, when the
+// server refused EPSV.
+func (c *conn) pipelinedRetr(arg string, prefetchNext bool) (*pipedTransfer, error) {
+	if err := proto.CheckArg(arg); err != nil {
+		return nil, fmt.Errorf("ftp: RETR: %w", err)
+	}
+	data, err := c.passive()
+	if err != nil {
+		return nil, err
+	}
+	if err := c.send("RETR " + arg); err != nil {
+		data.Close()
+		return nil, err
+	}
+	code, msg, err := c.reply(0)
+	if err == nil && code != StatusAlreadyOpen && code != StatusAboutToSend {
+		err = &textproto.Error{Code: code, Msg: msg}
+	}
+	if err != nil {
+		data.Close()
+		if replyCode(err) != 0 {
+			if herr := c.handBack(); herr != nil {
+				return nil, herr
+			}
+		}
+		return nil, err
+	}
+	return &pipedTransfer{c: c, data: data, next: prefetchNext}, nil
+}
+
+// pipedTransfer is the data side of a pipelined RETR.
+type pipedTransfer struct {
+	c      *conn
+	data   net.Conn
+	next   bool // prefetch the next EPSV before reading the completion reply
+	closed bool
+}
+
+func (t *pipedTransfer) Read(p []byte) (int, error) { return t.data.Read(p) }
+
+// Close ends a transfer whose data connection reached its end: the data
+// connection is closed, the next EPSV sent when asked, and the completion
+// reply read.
+func (t *pipedTransfer) Close() error {
+	if t.closed {
+		return nil
+	}
+	t.closed = true
+	c := t.c
+	t.data.Close()
+	if t.next && !c.noPipeline {
+		if err := c.prefetch(); err != nil {
+			return err
+		}
+	}
+	_, _, err := c.reply(2)
+	if err == nil && c.w.owed == nil {
+		err = c.handBack()
+	}
+	return err
+}
+
+// parseEPSV returns the port of a 229 reply's text (RFC 2428 section 3):
+// "Entering Extended Passive Mode (|||6446|)", where the delimiter may be
+// any printable character other than a digit, and the network protocol
+// and address fields are empty (the data connection goes to the control
+// connection's peer).
+func parseEPSV(msg string) (int, error) {
+	bad := func(why string) (int, error) {
+		return 0, &proto.ProtocolError{Proto: "ftp", Msg: fmt.Sprintf("EPSV reply %q: %s", sanitize(msg, 80), why)}
+	}
+	open := strings.IndexByte(msg, '(')
+	if open < 0 {
+		return bad("no (")
+	}
+	rest := msg[open+1:]
+	end := strings.IndexByte(rest, ')')
+	if end < 0 {
+		return bad("no )")
+	}
+	inner := rest[:end]
+	if len(inner) < 5 {
+		return bad("too short")
+	}
+	d := inner[0]
+	if d < 33 || d > 126 || d >= '0' && d <= '9' {
+		return bad("the delimiter is not a printable non-digit")
+	}
+	if inner[1] != d || inner[2] != d || inner[len(inner)-1] != d {
+		return bad("not of the form (<d><d><d><port><d>)")
+	}
+	digits := inner[3 : len(inner)-1]
+	if len(digits) == 0 || len(digits) > 5 || !isDigits(digits) {
+		return bad("the port is not a number")
+	}
+	port, _ := strconv.Atoi(digits)
+	if port < 1 || port > 65535 {
+		return bad("the port is out of range")
+	}
+	return port, nil
+}

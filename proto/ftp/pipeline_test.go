@@ -1,0 +1,258 @@
+package ftp
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/rfc1738/fetch/proto"
+)
+
+// RFC 2428 section 3: the reply to EPSV is 229 with the port between
+// three delimiters and one, "(|||6446|)"; the delimiter is any printable
+// character in the range 33-126 (the RFC recommends "|"), and the
+// network protocol and address fields are left empty.
+func TestParseEPSV(t *testing.T) {
+	for _, tt := range []struct {
+		msg  string
+		port int // 0: an error
+	}{
+		{"Entering Extended Passive Mode (|||6446|)", 6446},
+		{"Entering Extended Passive Mode (|||6446|).", 6446},
+		{"(|||1|)", 1},
+		{"(|||65535|)", 65535},
+		{"ok (!!!21!)", 21},              // another delimiter
+		{"Entering (#\x23#2121#)", 2121}, // "#", written two ways
+		{"Entering Extended Passive Mode (|||65536|)", 0},
+		{"Entering Extended Passive Mode (|||0|)", 0},
+		{"Entering Extended Passive Mode (||||)", 0},
+		{"Entering Extended Passive Mode (|1|::1|6446|)", 0}, // fields must be empty
+		{"Entering Extended Passive Mode (111211)", 0},       // a digit cannot delimit
+		{"Entering Extended Passive Mode (   6446 )", 0},     // nor can a space
+		{"Entering Extended Passive Mode (|||64a6|)", 0},
+		{"Entering Extended Passive Mode (|||+6446|)", 0},
+		{"Entering Extended Passive Mode (|||006446|)", 0}, // more than five digits
+		{"Entering Extended Passive Mode |||6446|", 0},
+		{"Entering Extended Passive Mode (|||6446|", 0},
+		{"Entering Extended Passive Mode (||6446|)", 0},
+		{"Entering Extended Passive Mode (|||6446:)", 0},
+		{"", 0},
+	} {
+		port, err := parseEPSV(tt.msg)
+		if tt.port == 0 {
+			var pe *proto.ProtocolError
+			if !errors.As(err, &pe) {
+				t.Errorf("parseEPSV(%q) = %d, %v; want a *proto.ProtocolError", tt.msg, port, err)
+			}
+			continue
+		}
+		if err != nil || port != tt.port {
+			t.Errorf("parseEPSV(%q) = %d, %v; want %d", tt.msg, port, err, tt.port)
+		}
+	}
+}
+
+// FuzzParseEPSV: no reply makes the parser panic, a port is always in
+// 1-65535, and the error names the reply.
+func FuzzParseEPSV(f *testing.F) {
+	for _, s := range []string{"Entering Extended Passive Mode (|||6446|)", "(!!!1!)", "(|||)", "((|||9|)"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, msg string) {
+		port, err := parseEPSV(msg)
+		if err != nil {
+			if !strings.Contains(err.Error(), "EPSV reply") {
+				t.Errorf("parseEPSV(%q): error %q does not say what it parsed", msg, err)
+			}
+			return
+		}
+		if port < 1 || port > 65535 {
+			t.Errorf("parseEPSV(%q) = %d", msg, port)
+		}
+	})
+}
+
+// pipeDriver is a Driver that pipelines, keeps one connection, and gives
+// up quickly.
+func pipeDriver() *Driver {
+	return &Driver{PipelinePassive: true, MaxConnsPerHost: 1, MaxIdleConnsPerHost: 1}
+}
+
+// With PipelinePassive, the EPSV of the next retrieval goes out before the
+// 226 of the current one is read. The fake sends its 226 only once the
+// next command has arrived, so a client that waits for it first fails
+// with a timeout.
+func TestPipelinedRetrieval(t *testing.T) {
+	f := newFake(t)
+	f.holdDone = true
+	f.files = map[string][]byte{"a": []byte("first"), "b": []byte("second file"), "c": {}}
+	f.start()
+	d := pipeDriver()
+	defer d.CloseIdleConnections()
+	req := quickReq()
+	req.Options = map[string]string{"ftp-stat": "0", "ftp-binary": "1"}
+	for _, name := range []string{"a", "b", "c"} {
+		_, body, err := get(t, d, f.url("/"+name), req)
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		if !bytes.Equal(body, f.files[name]) {
+			t.Fatalf("%s: got %q, want %q", name, body, f.files[name])
+		}
+	}
+	d.CloseIdleConnections()
+	want := commands(anonLogin + "TYPE I|EPSV|RETR a|EPSV|RETR b|EPSV|RETR c|EPSV|QUIT")
+	waitSent(t, f, want)
+	if n := f.connCount(); n != 1 {
+		t.Errorf("%d control connections, want 1", n)
+	}
+}
+
+// waitSent waits (briefly) for the fake to have recorded want, and
+// reports the difference.
+func waitSent(t *testing.T, f *fakeFTP, want string) {
+	t.Helper()
+	deadline := time.Now().Add(2 * time.Second)
+	for f.sent() != want && time.Now().Before(deadline) {
+		time.Sleep(5 * time.Millisecond)
+	}
+	if got := f.sent(); got != want {
+		t.Errorf("sent:\n%s\nwant:\n%s", got, want)
+	}
+}
+
+// Without PipelinePassive the 226 is read first, as RFC 959 section 5.4
+// draws the exchange: against the holding fake, the second retrieval never
+// starts and the first one ends with a timeout.
+func TestUnpipelinedWaitsForCompletion(t *testing.T) {
+	f := newFake(t)
+	f.holdDone = true
+	f.files = map[string][]byte{"a": []byte("first")}
+	f.start()
+	d := &Driver{MaxIdleConnsPerHost: 1}
+	defer d.CloseIdleConnections()
+	req := &proto.Request{ConnectTimeout: time.Second, IdleTimeout: 300 * time.Millisecond}
+	req.Options = map[string]string{"ftp-stat": "0", "ftp-binary": "1"}
+	if _, _, err := get(t, d, f.url("/a"), req); err == nil || !isTimeout(err) {
+		t.Fatalf("got %v, want a timeout waiting for the 226", err)
+	}
+}
+
+// A command of the library (CWD to another directory, a listing) after a
+// prefetched EPSV first reads the 229 owed to it, so every reply still
+// goes to the command that asked for it.
+func TestPipelinedThenOtherCommands(t *testing.T) {
+	f := newFake(t)
+	f.files = map[string][]byte{"a": []byte("in root"), "b": []byte("in sub")}
+	f.lists = map[string][]byte{"LIST": []byte("-rw-r--r-- 1 u g 7 Jan 01 2024 a\r\n")}
+	f.start()
+	d := pipeDriver()
+	defer d.CloseIdleConnections()
+	req := quickReq()
+	req.Options = map[string]string{"ftp-stat": "0", "ftp-binary": "1"}
+	if _, body, err := get(t, d, f.url("/a"), req); err != nil || string(body) != "in root" {
+		t.Fatalf("a: %q, %v", body, err)
+	}
+	if _, body, err := get(t, d, f.url("/sub/b"), req); err != nil || string(body) != "in sub" {
+		t.Fatalf("sub/b: %q, %v", body, err)
+	}
+	resp, _, err := get(t, d, f.url("/"), quickReq())
+	if err != nil || len(resp.Entries) != 1 || resp.Entries[0].Name != "a" {
+		t.Fatalf("listing: %+v, %v", resp, err)
+	}
+	// SIZE and MDTM through the library, after a prefetch.
+	resp, body, err := get(t, d, f.url("/a"), quickReq())
+	if err != nil || string(body) != "in root" || resp.Size != 7 {
+		t.Fatalf("a with SIZE: %q, %+v, %v", body, resp, err)
+	}
+	d.CloseIdleConnections()
+	want := commands(anonLogin + "TYPE I|EPSV|RETR a|EPSV|CWD sub|EPSV|RETR b|EPSV|CWD /|EPSV|LIST|" +
+		"SIZE a|MDTM a|EPSV|RETR a|EPSV|QUIT")
+	waitSent(t, f, want)
+	if n := f.connCount(); n != 1 {
+		t.Errorf("%d control connections, want 1", n)
+	}
+}
+
+// A server that refuses EPSV: the retrieval goes on with PASV, through the
+// library, and later retrievals on the connection do not try EPSV again.
+func TestPipelinedEPSVRefused(t *testing.T) {
+	f := newFake(t)
+	f.noEPSV = true
+	f.files = map[string][]byte{"a": []byte("one"), "b": []byte("two")}
+	f.start()
+	d := pipeDriver()
+	defer d.CloseIdleConnections()
+	req := quickReq()
+	req.Options = map[string]string{"ftp-stat": "0", "ftp-binary": "1"}
+	for _, name := range []string{"a", "b"} {
+		if _, body, err := get(t, d, f.url("/"+name), req); err != nil || !bytes.Equal(body, f.files[name]) {
+			t.Fatalf("%s: %q, %v", name, body, err)
+		}
+	}
+	d.CloseIdleConnections()
+	// Ours, then the library's own EPSV, then PASV from then on.
+	want := commands(anonLogin + "TYPE I|EPSV|EPSV|PASV|RETR a|PASV|RETR b|QUIT")
+	waitSent(t, f, want)
+}
+
+// A refused RETR, a transfer cut short and a reply that answers twice are
+// errors, and a later retrieval still gets the right bytes.
+func TestPipelinedFailures(t *testing.T) {
+	t.Run("refused", func(t *testing.T) {
+		f := newFake(t)
+		f.files = map[string][]byte{"a": []byte("one")}
+		f.start()
+		d := pipeDriver()
+		defer d.CloseIdleConnections()
+		req := quickReq()
+		req.Options = map[string]string{"ftp-stat": "0", "ftp-binary": "1"}
+		_, _, err := get(t, d, f.url("/missing"), req)
+		if code := replyCode(err); code != StatusFileUnavailable {
+			t.Fatalf("missing: %v (code %d), want 550", err, code)
+		}
+		if !strings.Contains(err.Error(), "RETR missing") {
+			t.Errorf("error %q does not name RETR missing", err)
+		}
+		if _, body, err := get(t, d, f.url("/a"), req); err != nil || string(body) != "one" {
+			t.Fatalf("a after a refusal: %q, %v", body, err)
+		}
+	})
+	t.Run("cut", func(t *testing.T) {
+		f := newFake(t)
+		f.cutAt = 3
+		f.files = map[string][]byte{"a": []byte("0123456789"), "b": []byte("01")}
+		f.start()
+		d := pipeDriver()
+		defer d.CloseIdleConnections()
+		req := quickReq()
+		req.Options = map[string]string{"ftp-stat": "0", "ftp-binary": "1"}
+		if _, body, err := get(t, d, f.url("/a"), req); replyCode(err) != StatusTransferAborted {
+			t.Fatalf("a: %q, %v; want the 426", body, err)
+		}
+		if _, body, err := get(t, d, f.url("/b"), req); err != nil || string(body) != "01" {
+			t.Fatalf("b after a cut transfer: %q, %v", body, err)
+		}
+	})
+	t.Run("answers twice", func(t *testing.T) {
+		f := newFake(t)
+		f.epsvJunk = "200 unasked"
+		f.files = map[string][]byte{"a": []byte("one")}
+		f.start()
+		d := pipeDriver()
+		defer d.CloseIdleConnections()
+		req := quickReq()
+		req.Options = map[string]string{"ftp-stat": "0", "ftp-binary": "1"}
+		ctx, cancel := context.WithTimeout(t.Context(), 5*time.Second)
+		defer cancel()
+		u := mustParse(t, f.url("/a"))
+		resp, err := d.Fetch(ctx, u, req)
+		if err == nil {
+			resp.Body.Close()
+			t.Fatal("a server that answered EPSV twice: no error")
+		}
+	})
+}
