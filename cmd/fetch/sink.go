@@ -125,6 +125,9 @@ func (d *dest) open(resp *fetch.Response, e *env) (sink, error) {
 		}
 		d.path = filepath.Join(d.dir, resp.Name)
 	}
+	if fi, err := os.Stat(d.path); err == nil && !fi.Mode().IsRegular() {
+		return openSpecial(d, fi)
+	}
 	if d.resume {
 		return openPart(d, resp)
 	}
@@ -138,6 +141,26 @@ func (d *dest) open(resp *fetch.Response, e *env) (sink, error) {
 		return nil, err
 	}
 	return &fileSink{f: f, final: d.path}, nil
+}
+
+// openSpecial opens an output that exists and is not a regular file: a
+// device such as /dev/null or /dev/stdout, or a named pipe. Such a file is
+// written where it is, as a shell redirection would: a temporary file
+// renamed over it would replace the device (or pipe) itself with a plain
+// file, and anything else that writes to it would write into that file.
+// A directory is refused; so is -C, which needs a file to resume.
+func openSpecial(d *dest, fi os.FileInfo) (sink, error) {
+	if fi.IsDir() {
+		return nil, fmt.Errorf("%s is a directory: name a file with -o, or use --output-dir with -O", d.path)
+	}
+	if d.resume {
+		return nil, fmt.Errorf("-C: %s is not a regular file (%v): nothing to resume", d.path, fi.Mode().Type())
+	}
+	f, err := os.OpenFile(d.path, os.O_WRONLY, 0)
+	if err != nil {
+		return nil, err
+	}
+	return &specialSink{f: f}, nil
 }
 
 // openPart opens path.part at the byte the response starts at.
@@ -192,6 +215,26 @@ func (s *stdoutSink) Write(p []byte) (int, error) {
 
 func (s *stdoutSink) commit(*fetch.Response, bool) error { return nil }
 func (s *stdoutSink) abort()                             {}
+
+// specialSink writes straight into a device or a named pipe (openSpecial).
+type specialSink struct{ f *os.File }
+
+func (s *specialSink) Write(p []byte) (int, error) {
+	n, err := s.f.Write(p)
+	if err != nil {
+		return n, &writeError{err}
+	}
+	return n, nil
+}
+
+func (s *specialSink) commit(*fetch.Response, bool) error {
+	if err := s.f.Close(); err != nil {
+		return &writeError{err}
+	}
+	return nil
+}
+
+func (s *specialSink) abort() { s.f.Close() }
 
 // fileSink writes to a temporary or .part file beside final.
 type fileSink struct {
