@@ -45,6 +45,9 @@ type conn struct {
 	// whether the server refused it (EPSV refused).
 	rd         *textproto.Reader
 	noPipeline bool
+	// queues: the server reads no command while it sends a file, so the
+	// next EPSV may go out as soon as a transfer starts (pipeline.go).
+	queues bool
 
 	// at is the list of CWD arguments that brought the connection from
 	// its login directory to where it is, when atKnown: the same list
@@ -125,6 +128,7 @@ func dialConn(ctx context.Context, req *proto.Request, key poolKey, cr creds, li
 		return nil, err
 	}
 	c.sc = sc
+	c.queues = c.w.last != nil && strings.Contains(c.w.last.Msg, "(vsFTPd ")
 	if err := sc.Login(cr.user, cr.pass); err != nil {
 		err = c.fail("", err) // before close, which sends QUIT
 		c.close()

@@ -34,11 +34,13 @@ type fakeFTP struct {
 	cutAt    int               // RETR data: close the data connection after this many bytes, then reply 426; 0 means never
 	holdDone bool              // RETR: send 226 only once the client has sent its next command (a pipelining client)
 	epsvJunk string            // sent after every 229 reply, as if the server answered twice
+	holdData time.Duration     // RETR: after the 150, wait this long for a command before sending the data
 
-	mu     sync.Mutex
-	wire   bytes.Buffer
-	conns  int
-	dataTo []string // local addresses data connections were accepted on
+	mu      sync.Mutex
+	wire    bytes.Buffer
+	midXfer []string // commands that came during a transfer (holdData)
+	conns   int
+	dataTo  []string // local addresses data connections were accepted on
 }
 
 func newFake(t *testing.T) *fakeFTP {
@@ -304,6 +306,17 @@ func (s *fakeSession) send(verb string, b []byte) {
 	f.dataTo = append(f.dataTo, dc.LocalAddr().String())
 	f.mu.Unlock()
 	dc.SetDeadline(time.Now().Add(20 * time.Second))
+	if verb == "RETR" && f.holdData > 0 {
+		s.c.SetReadDeadline(time.Now().Add(f.holdData))
+		line, err := s.readCmd()
+		s.c.SetDeadline(time.Now().Add(20 * time.Second))
+		if err == nil {
+			f.mu.Lock()
+			f.midXfer = append(f.midXfer, strings.TrimRight(line, "\r\n"))
+			f.mu.Unlock()
+			s.next = line
+		}
+	}
 	if verb == "RETR" && f.stallAt > 0 && len(b) > f.stallAt {
 		dc.Write(b[:f.stallAt])
 		// Stay silent on both connections until the client gives up.

@@ -17,13 +17,27 @@ import (
 // A retrieval in passive mode costs the client three waits for the
 // server: EPSV (229), RETR (150) and the completion reply (226). When
 // many files go through one connection, the EPSV of the next retrieval
-// can be sent as soon as the data connection of the current one reaches
-// its end, before the 226 is read: the server answers it right after the
-// 226, and the 229 is waiting by the time the next RETR is due. RFC 959
-// section 4.1 lets a client send a command while the reply to the
-// previous one is outstanding (the replies come in order); the passive
-// listener the EPSV opens serves the next transfer command.
+// can be sent before the 226 of the current one is read: the server
+// answers it right after the 226, and the 229 is waiting by the time the
+// next RETR is due. RFC 959 lets a client send a command before the reply
+// to the previous one has come: replies come in the order of the commands
+// (section 4.2: every command has its reply, and the state diagrams of
+// section 6 advance one reply at a time).
 //
+// When the next EPSV goes out matters:
+//   - After the data connection reaches its end (the server has closed
+//     it, so its transfer is over): safe with any server.
+//   - As soon as the transfer starts (after the 150): then the server
+//     never waits for the command between two files. This needs a server
+//     that reads no command during a transfer. RFC 959 does not say when
+//     a server reads the control connection; one that polls it during a
+//     transfer (to act on ABOR at once) could answer the EPSV before the
+//     transfer's own 226. vsftpd reads nothing until the transfer ends
+//     (ABOR comes as urgent data, with SIGURG) and names itself in its
+//     default greeting, "(vsFTPd 3.0.3)": only such a server gets the
+//     early EPSV (conn.queues). A greeting that lies costs nothing worse
+//     than a failed transfer: replies are checked one by one.
+
 // The library that drives the other commands reads replies itself and
 // knows nothing of these, so the retrieval is done here, with a reader of
 // its own on the same wire: EPSV, the data connection, RETR, and the
@@ -146,6 +160,14 @@ func (c *conn) pipelinedRetr(arg string, prefetchNext bool) (*pipedTransfer, err
 		}
 		return nil, err
 	}
+	if prefetchNext && c.queues {
+		// The server will read it once this transfer ends.
+		if err := c.prefetch(); err != nil {
+			data.Close()
+			return nil, err
+		}
+		prefetchNext = false
+	}
 	return &pipedTransfer{c: c, data: data, next: prefetchNext}, nil
 }
 
@@ -160,8 +182,8 @@ type pipedTransfer struct {
 func (t *pipedTransfer) Read(p []byte) (int, error) { return t.data.Read(p) }
 
 // Close ends a transfer whose data connection reached its end: the data
-// connection is closed, the next EPSV sent when asked, and the completion
-// reply read.
+// connection is closed, the next EPSV sent when asked (unless it went out
+// when the transfer started), and the completion reply read.
 func (t *pipedTransfer) Close() error {
 	if t.closed {
 		return nil

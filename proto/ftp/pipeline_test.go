@@ -256,3 +256,48 @@ func TestPipelinedFailures(t *testing.T) {
 		}
 	})
 }
+
+// A server that names itself vsftpd in its greeting reads no command
+// during a transfer: the next EPSV goes out as soon as the 150 has come,
+// before the data. Any other server gets it only once the data has ended.
+func TestPipelinedEarlyEPSV(t *testing.T) {
+	for _, tt := range []struct {
+		greeting string
+		hold     time.Duration
+		early    bool
+	}{
+		{"220 (vsFTPd 3.0.3)", 5 * time.Second, true},
+		{"220 fake ready", 200 * time.Millisecond, false},
+	} {
+		t.Run(tt.greeting, func(t *testing.T) {
+			f := newFake(t)
+			f.greeting = tt.greeting
+			f.holdData = tt.hold
+			f.files = map[string][]byte{"a": []byte("first"), "b": []byte("second file")}
+			f.start()
+			d := pipeDriver()
+			defer d.CloseIdleConnections()
+			req := quickReq()
+			req.Options = map[string]string{"ftp-stat": "0", "ftp-binary": "1"}
+			start := time.Now()
+			for _, name := range []string{"a", "b"} {
+				if _, body, err := get(t, d, f.url("/"+name), req); err != nil || !bytes.Equal(body, f.files[name]) {
+					t.Fatalf("%s: %q, %v", name, body, err)
+				}
+			}
+			d.CloseIdleConnections()
+			waitSent(t, f, commands(anonLogin+"TYPE I|EPSV|RETR a|EPSV|RETR b|EPSV|QUIT"))
+			f.mu.Lock()
+			mid := strings.Join(f.midXfer, ",")
+			f.mu.Unlock()
+			switch {
+			case tt.early && mid != "EPSV,EPSV":
+				t.Errorf("commands during the transfers: %q, want EPSV,EPSV", mid)
+			case tt.early && time.Since(start) > 3*time.Second:
+				t.Errorf("took %v: the early EPSV did not reach the server", time.Since(start))
+			case !tt.early && mid != "":
+				t.Errorf("commands during the transfers: %q, want none", mid)
+			}
+		})
+	}
+}
