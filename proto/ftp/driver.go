@@ -438,7 +438,9 @@ func (d *Driver) retrieve(c *conn, pl plan) (*proto.Response, error) {
 	if offset == 0 && d.PipelinePassive && !c.noPipeline {
 		t, err := c.pipelinedRetr(pl.arg, true)
 		if err == nil {
-			resp.Body = newBody(d, c, t, pl.typ == "A", want(0))
+			b := newBody(d, c, t, pl.typ == "A", want(0))
+			b.cmd = t.cmd // the wire's last command may be the EPSV sent with it
+			resp.Body = b
 			return resp, nil
 		}
 		if !errors.Is(err, errNoPipeline) {

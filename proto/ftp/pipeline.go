@@ -80,12 +80,18 @@ func (c *conn) handBack() error {
 	return nil
 }
 
-// prefetch sends EPSV for the next retrieval; its reply is read by
-// passive, or dropped before the next command of the library.
+// prefetch sends EPSV for the next retrieval.
 func (c *conn) prefetch() error {
 	if err := c.send("EPSV"); err != nil {
 		return err
 	}
+	c.owe()
+	return nil
+}
+
+// owe records that the reply to an EPSV sent ahead is still to come: it is
+// read by passive, or dropped before the next command of the library.
+func (c *conn) owe() {
 	c.w.owed = func() error {
 		_, _, err := c.reply(2)
 		if err != nil && replyCode(err) == 0 {
@@ -93,7 +99,6 @@ func (c *conn) prefetch() error {
 		}
 		return c.handBack()
 	}
-	return nil
 }
 
 // passive opens the data connection of a pipelined retrieval: it reads
@@ -134,7 +139,9 @@ func (c *conn) passive() (net.Conn, error) {
 // pipelinedRetr starts the transfer of arg from offset 0: EPSV (or the
 // prefetched reply to it), the data connection, RETR and its preliminary
 // reply. It returns errNoPipeline, with nothing sent but EPSV, when the
-// server refused EPSV.
+// server refused EPSV. With prefetchNext, a server that queues commands
+// (conn.queues) gets the next EPSV in the same write as RETR; it reads it
+// once the transfer has ended.
 func (c *conn) pipelinedRetr(arg string, prefetchNext bool) (*pipedTransfer, error) {
 	if err := proto.CheckArg(arg); err != nil {
 		return nil, fmt.Errorf("ftp: RETR: %w", err)
@@ -143,9 +150,18 @@ func (c *conn) pipelinedRetr(arg string, prefetchNext bool) (*pipedTransfer, err
 	if err != nil {
 		return nil, err
 	}
-	if err := c.send("RETR " + arg); err != nil {
+	cmd, line := displayCmd("RETR", arg), "RETR "+arg
+	early := prefetchNext && c.queues
+	if early {
+		line += "\r\nEPSV"
+	}
+	if err := c.send(line); err != nil {
 		data.Close()
-		return nil, err
+		return nil, c.fail(cmd, err)
+	}
+	if early {
+		c.owe()
+		prefetchNext = false
 	}
 	code, msg, err := c.reply(0)
 	if err == nil && code != StatusAlreadyOpen && code != StatusAboutToSend {
@@ -153,29 +169,22 @@ func (c *conn) pipelinedRetr(arg string, prefetchNext bool) (*pipedTransfer, err
 	}
 	if err != nil {
 		data.Close()
-		if replyCode(err) != 0 {
+		if replyCode(err) != 0 && c.w.owed == nil {
 			if herr := c.handBack(); herr != nil {
-				return nil, herr
+				return nil, c.fail(cmd, herr)
 			}
 		}
-		return nil, err
+		return nil, c.fail(cmd, err)
 	}
-	if prefetchNext && c.queues {
-		// The server will read it once this transfer ends.
-		if err := c.prefetch(); err != nil {
-			data.Close()
-			return nil, err
-		}
-		prefetchNext = false
-	}
-	return &pipedTransfer{c: c, data: data, next: prefetchNext}, nil
+	return &pipedTransfer{c: c, data: data, cmd: cmd, next: prefetchNext}, nil
 }
 
 // pipedTransfer is the data side of a pipelined RETR.
 type pipedTransfer struct {
 	c      *conn
 	data   net.Conn
-	next   bool // prefetch the next EPSV before reading the completion reply
+	cmd    string // "RETR name", for errors
+	next   bool   // prefetch the next EPSV before reading the completion reply
 	closed bool
 }
 

@@ -75,10 +75,16 @@ func FuzzParseEPSV(f *testing.F) {
 	})
 }
 
-// pipeDriver is a Driver that pipelines, keeps one connection, and gives
-// up quickly.
-func pipeDriver() *Driver {
-	return &Driver{PipelinePassive: true, MaxConnsPerHost: 1, MaxIdleConnsPerHost: 1}
+// startPiped starts f and returns a Driver that pipelines and keeps one
+// connection (closed at the end of the test), with a request as a
+// mirror's: no SIZE or MDTM, no type guess, short timeouts.
+func startPiped(t *testing.T, f *fakeFTP) (*Driver, *proto.Request) {
+	f.start()
+	d := &Driver{PipelinePassive: true, MaxConnsPerHost: 1, MaxIdleConnsPerHost: 1}
+	t.Cleanup(d.CloseIdleConnections)
+	req := quickReq()
+	req.Options = map[string]string{"ftp-stat": "0", "ftp-binary": "1"}
+	return d, req
 }
 
 // With PipelinePassive, the EPSV of the next retrieval goes out before the
@@ -89,11 +95,7 @@ func TestPipelinedRetrieval(t *testing.T) {
 	f := newFake(t)
 	f.holdDone = true
 	f.files = map[string][]byte{"a": []byte("first"), "b": []byte("second file"), "c": {}}
-	f.start()
-	d := pipeDriver()
-	defer d.CloseIdleConnections()
-	req := quickReq()
-	req.Options = map[string]string{"ftp-stat": "0", "ftp-binary": "1"}
+	d, req := startPiped(t, f)
 	for _, name := range []string{"a", "b", "c"} {
 		_, body, err := get(t, d, f.url("/"+name), req)
 		if err != nil {
@@ -148,11 +150,7 @@ func TestPipelinedThenOtherCommands(t *testing.T) {
 	f := newFake(t)
 	f.files = map[string][]byte{"a": []byte("in root"), "b": []byte("in sub")}
 	f.lists = map[string][]byte{"LIST": []byte("-rw-r--r-- 1 u g 7 Jan 01 2024 a\r\n")}
-	f.start()
-	d := pipeDriver()
-	defer d.CloseIdleConnections()
-	req := quickReq()
-	req.Options = map[string]string{"ftp-stat": "0", "ftp-binary": "1"}
+	d, req := startPiped(t, f)
 	if _, body, err := get(t, d, f.url("/a"), req); err != nil || string(body) != "in root" {
 		t.Fatalf("a: %q, %v", body, err)
 	}
@@ -183,11 +181,7 @@ func TestPipelinedEPSVRefused(t *testing.T) {
 	f := newFake(t)
 	f.noEPSV = true
 	f.files = map[string][]byte{"a": []byte("one"), "b": []byte("two")}
-	f.start()
-	d := pipeDriver()
-	defer d.CloseIdleConnections()
-	req := quickReq()
-	req.Options = map[string]string{"ftp-stat": "0", "ftp-binary": "1"}
+	d, req := startPiped(t, f)
 	for _, name := range []string{"a", "b"} {
 		if _, body, err := get(t, d, f.url("/"+name), req); err != nil || !bytes.Equal(body, f.files[name]) {
 			t.Fatalf("%s: %q, %v", name, body, err)
@@ -200,16 +194,21 @@ func TestPipelinedEPSVRefused(t *testing.T) {
 }
 
 // A refused RETR, a transfer cut short and a reply that answers twice are
-// errors, and a later retrieval still gets the right bytes.
+// errors that name RETR, and a later retrieval still gets the right bytes:
+// with the next EPSV sent after the data, and with it sent along with the
+// RETR (a vsftpd greeting).
 func TestPipelinedFailures(t *testing.T) {
+	for _, greeting := range []string{"220 fake ready", "220 (vsFTPd 3.0.3)"} {
+		t.Run(greeting, func(t *testing.T) { testPipelinedFailures(t, greeting) })
+	}
+}
+
+func testPipelinedFailures(t *testing.T, greeting string) {
 	t.Run("refused", func(t *testing.T) {
 		f := newFake(t)
+		f.greeting = greeting
 		f.files = map[string][]byte{"a": []byte("one")}
-		f.start()
-		d := pipeDriver()
-		defer d.CloseIdleConnections()
-		req := quickReq()
-		req.Options = map[string]string{"ftp-stat": "0", "ftp-binary": "1"}
+		d, req := startPiped(t, f)
 		_, _, err := get(t, d, f.url("/missing"), req)
 		if code := replyCode(err); code != StatusFileUnavailable {
 			t.Fatalf("missing: %v (code %d), want 550", err, code)
@@ -220,18 +219,19 @@ func TestPipelinedFailures(t *testing.T) {
 		if _, body, err := get(t, d, f.url("/a"), req); err != nil || string(body) != "one" {
 			t.Fatalf("a after a refusal: %q, %v", body, err)
 		}
+		if n := f.connCount(); n != 1 {
+			t.Errorf("%d control connections, want 1 (the refusal does not end the connection)", n)
+		}
 	})
 	t.Run("cut", func(t *testing.T) {
 		f := newFake(t)
+		f.greeting = greeting
 		f.cutAt = 3
 		f.files = map[string][]byte{"a": []byte("0123456789"), "b": []byte("01")}
-		f.start()
-		d := pipeDriver()
-		defer d.CloseIdleConnections()
-		req := quickReq()
-		req.Options = map[string]string{"ftp-stat": "0", "ftp-binary": "1"}
-		if _, body, err := get(t, d, f.url("/a"), req); replyCode(err) != StatusTransferAborted {
-			t.Fatalf("a: %q, %v; want the 426", body, err)
+		d, req := startPiped(t, f)
+		_, body, err := get(t, d, f.url("/a"), req)
+		if replyCode(err) != StatusTransferAborted || !strings.Contains(err.Error(), "RETR a") {
+			t.Fatalf("a: %q, %v; want the 426 of RETR a", body, err)
 		}
 		if _, body, err := get(t, d, f.url("/b"), req); err != nil || string(body) != "01" {
 			t.Fatalf("b after a cut transfer: %q, %v", body, err)
@@ -239,13 +239,10 @@ func TestPipelinedFailures(t *testing.T) {
 	})
 	t.Run("answers twice", func(t *testing.T) {
 		f := newFake(t)
+		f.greeting = greeting
 		f.epsvJunk = "200 unasked"
 		f.files = map[string][]byte{"a": []byte("one")}
-		f.start()
-		d := pipeDriver()
-		defer d.CloseIdleConnections()
-		req := quickReq()
-		req.Options = map[string]string{"ftp-stat": "0", "ftp-binary": "1"}
+		d, req := startPiped(t, f)
 		ctx, cancel := context.WithTimeout(t.Context(), 5*time.Second)
 		defer cancel()
 		u := mustParse(t, f.url("/a"))
@@ -274,11 +271,7 @@ func TestPipelinedEarlyEPSV(t *testing.T) {
 			f.greeting = tt.greeting
 			f.holdData = tt.hold
 			f.files = map[string][]byte{"a": []byte("first"), "b": []byte("second file")}
-			f.start()
-			d := pipeDriver()
-			defer d.CloseIdleConnections()
-			req := quickReq()
-			req.Options = map[string]string{"ftp-stat": "0", "ftp-binary": "1"}
+			d, req := startPiped(t, f)
 			start := time.Now()
 			for _, name := range []string{"a", "b"} {
 				if _, body, err := get(t, d, f.url("/"+name), req); err != nil || !bytes.Equal(body, f.files[name]) {
