@@ -125,6 +125,8 @@ lingering() { # connections in TIME_WAIT on vsftpd's passive ports
 settle() { # settle NAME: move the old target aside; let TIME_WAIT drain
 	[ "$settle" = 0 ] && { rm -rf "$work/out-$1"; return; }
 	[ -e "$work/out-$1" ] && mv "$work/out-$1" "$work/old/$1-$((moved++))"
+	# The previous runs' files go to disk now, not during this run.
+	sync
 	# As root, with a kernel that can destroy sockets (ss -K), the
 	# TIME_WAIT entries of the passive ports go at once; else they expire.
 	if [ -n "$pasv" ] && [ "$(lingering)" -ge 20 ]; then
