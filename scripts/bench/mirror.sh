@@ -172,7 +172,7 @@ export B_CMD_fetch=$cmd_fetch B_CMD_lftp=$cmd_lftp B_CMD_wget=$cmd_wget
 for n in "${names[@]}"; do
 	export "B_FRESH_$n=${cfresh[$n]}" "B_RERUN_$n=${crerun[$n]}"
 done
-export B_MACHINE="$(uname -srm), $(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -1), $(nproc) CPUs"
+export B_MACHINE="$(uname -srm), $(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -1), $(nproc) CPUs; targets in $work ($(stat -f -c %T "$work"))"
 export B_LOAD="$load_before before, $load_after after"
 export B_VERSIONS="$(go env GOVERSION), $(lftp --version | head -1 | sed 's/ | Copyright.*//; s/ |//g'), $(wget --version | head -1 | cut -d' ' -f1-3), hyperfine $(hyperfine --version | cut -d' ' -f2)"
 python3 - <<'PY'
