@@ -30,12 +30,13 @@
 // n > 0.
 //
 // With Driver.PipelinePassive (a mirror's driver), the EPSV of a
-// connection's next retrieval is sent as soon as the data connection of
-// the current one reaches its end, before its 226 is read; a retrieval
-// from offset 0 then uses the 229 already on its way. Any other command
-// first reads that 229 and drops it (the server keeps the passive
-// listener until the next PASV or EPSV). These retrievals are done by
-// the driver itself (pipeline.go), not by the library.
+// connection's next retrieval is sent before the 226 of the current one is
+// read: once its data connection has reached its end, or, for a server
+// that reads no command during a transfer (vsftpd, known by its
+// greeting), in the same write as the RETR. A retrieval from offset 0
+// then uses the 229 already on its way. Any other command first reads
+// that 229 and drops it. These retrievals are done by the driver itself
+// (pipeline.go), not by the library.
 //
 // Options["ftp-method"] chooses curl's alternatives: "multicwd" (the
 // default, as above), "singlecwd" (one CWD with the segments joined by

@@ -63,10 +63,10 @@ type Driver struct {
 	MaxListing int64
 
 	// PipelinePassive, for callers that retrieve many files in a row
-	// (a mirror), sends the EPSV of a connection's next retrieval as soon
-	// as the data connection of the current one reaches its end, before
-	// the completion reply is read: each file then waits for the server
-	// twice instead of three times. A connection whose server refuses EPSV
+	// (a mirror), sends the EPSV of a connection's next retrieval before
+	// the completion reply of the current one is read (once its data
+	// connection reaches its end; with vsftpd, along with the RETR): each
+	// file then waits for the server twice instead of three times. A connection whose server refuses EPSV
 	// goes on without it (and with PASV). The last retrieval on each
 	// connection leaves one EPSV unused.
 	PipelinePassive bool
