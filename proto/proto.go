@@ -99,6 +99,13 @@ type Request struct {
 	Options map[string]string
 }
 
+// OptionIfModifiedSince, in Request.Options, asks for the resource only if
+// it changed after the given time (RFC 3339). A driver that can ask the
+// server so (HTTP: If-Modified-Since, RFC 9110 section 13.1.3) returns a
+// Response with NotModified set and an empty Body when it did not; the
+// others ignore the option and send the resource.
+const OptionIfModifiedSince = "if-modified-since"
+
 // Kind says what a Response holds.
 type Kind int
 
@@ -147,6 +154,11 @@ type Response struct {
 	// Info holds advisory fields (KindAdvisory) and scheme-specific
 	// metadata (Gopher+ attributes, article headers) for --json output.
 	Info map[string]any
+
+	// NotModified reports that the server said the resource did not
+	// change since Request.Options[OptionIfModifiedSince] (HTTP 304).
+	// Body is then empty and Size -1.
+	NotModified bool
 }
 
 // EntryType classifies a directory entry.

@@ -203,7 +203,18 @@ func (r *run) download(ctx context.Context, worker int, rf remoteFile, loc local
 	offset, check := r.resumeOffset(rf)
 	req := r.request(r.w.fileOptions(rf))
 	req.Offset, req.Raw = offset, rf.raw
+	if offset == 0 && rf.size < 0 && rf.mtime.IsZero() && known && loc.regular &&
+		loc.size == rec.Size && !rec.ModTime.IsZero() && rec.Link == "" {
+		// The listing gave nothing to compare (an HTTP index page): ask
+		// for the file only if it changed since the recorded time.
+		req.Options[proto.OptionIfModifiedSince] = rec.ModTime.Format(time.RFC3339Nano)
+	}
 	resp, err := r.f.Fetch(ctx, rf.url, req)
+	if err == nil && resp.NotModified {
+		resp.Body.Close()
+		rep.Status = StatusUnchanged
+		return rep
+	}
 	if err == nil && check != nil && resp.Offset == offset &&
 		(resp.Size != check.Size || !sameTime(resp.ModTime, rf.mtime, check.ModTime)) {
 		// The partial file belongs to an older version: start again.

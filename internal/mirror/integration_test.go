@@ -486,9 +486,15 @@ func TestNginxMirrorAutoindex(t *testing.T) {
 	if n != sum.New || n < 10 {
 		t.Errorf("compared %d files, the run made %d new", n, sum.New)
 	}
-	sum, err = Run(ctx, f, start, dir, Options{Jobs: 4})
+	tr := &trace{}
+	sum, err = Run(ctx, f, start, dir, Options{Jobs: 4, Request: proto.Request{Trace: tr}})
 	if err != nil || sum.Unchanged != n || sum.New+sum.Updated != 0 {
 		t.Errorf("second run = %v, unchanged %d new %d updated %d", err, sum.Unchanged, sum.New, sum.Updated)
+	}
+	// Each file is asked for with If-Modified-Since (nginx compares it
+	// with Last-Modified exactly): 304, no body.
+	if got := tr.replies("304"); got != n {
+		t.Errorf("second run: %d replies 304 Not Modified, want %d (one per file)", got, n)
 	}
 	compareTree(t, src, dir, func(rel string, d fs.DirEntry) bool { return strings.HasPrefix(filepath.Base(rel), ".") })
 }

@@ -32,6 +32,7 @@ import (
 	"path"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/rfc1738/fetch/proto"
 	"github.com/rfc1738/fetch/uri"
@@ -116,6 +117,13 @@ func (d *Driver) newRequest(ctx context.Context, target *url.URL, req *proto.Req
 	hreq.Header.Set("User-Agent", ua)
 	if req.Offset > 0 && method == http.MethodGet {
 		hreq.Header.Set("Range", fmt.Sprintf("bytes=%d-", req.Offset))
+	}
+	if v := req.Options[proto.OptionIfModifiedSince]; v != "" && method == http.MethodGet && req.Offset == 0 {
+		t, err := time.Parse(time.RFC3339Nano, v)
+		if err != nil {
+			return nil, fmt.Errorf("http: option %s=%q: not an RFC 3339 time", proto.OptionIfModifiedSince, v)
+		}
+		hreq.Header.Set("If-Modified-Since", t.UTC().Format(http.TimeFormat))
 	}
 	return hreq, nil
 }

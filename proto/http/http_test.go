@@ -42,7 +42,7 @@ func handler() http.Handler {
 	mux.HandleFunc("/echo", func(w http.ResponseWriter, r *http.Request) {
 		io.WriteString(w, r.RequestURI+"\n"+r.Header.Get("Authorization"))
 	})
-	for path, code := range map[string]int{"/404": 404, "/410": 410, "/401": 401, "/403": 403, "/500": 500, "/302bare": 302} {
+	for path, code := range map[string]int{"/404": 404, "/410": 410, "/401": 401, "/403": 403, "/500": 500, "/302bare": 302, "/304bare": 304} {
 		mux.HandleFunc(path, func(w http.ResponseWriter, r *http.Request) { w.WriteHeader(code) })
 	}
 	mux.HandleFunc("/moved", func(w http.ResponseWriter, r *http.Request) {
@@ -190,6 +190,7 @@ func TestStatus(t *testing.T) {
 		{"/403", 403, proto.ErrPermission},
 		{"/500", 500, nil},
 		{"/302bare", 302, nil},
+		{"/304bare", 304, nil}, // not asked for: no If-Modified-Since was sent
 	} {
 		_, err := fetch(t, s.url(tt.path), nil)
 		var se *StatusError
@@ -324,5 +325,37 @@ func TestContentRange(t *testing.T) {
 		if first != tt.first || size != tt.size || ok != tt.ok {
 			t.Errorf("contentRange(%q) = %d, %d, %v, want %d, %d, %v", tt.in, first, size, ok, tt.first, tt.size, tt.ok)
 		}
+	}
+}
+
+// RFC 9110 section 13.1.3: with proto.OptionIfModifiedSince the GET carries
+// If-Modified-Since, and a 304 (section 15.4.5) is a response with
+// NotModified and no body, not an error. A resource changed since that
+// time comes whole; a resumed request asks by range instead.
+func TestIfModifiedSince(t *testing.T) {
+	s := start(t)
+	since := func(tm time.Time) *proto.Request {
+		req := testRequest()
+		req.Options = map[string]string{proto.OptionIfModifiedSince: tm.Format(time.RFC3339Nano)}
+		return req
+	}
+	resp, err := fetch(t, s.url("/file.txt"), since(modTime))
+	if err != nil || !resp.NotModified || readBody(t, resp) != "" || !resp.ModTime.Equal(modTime) {
+		t.Fatalf("unchanged: %+v, %v; want NotModified with no body", resp, err)
+	}
+	resp, err = fetch(t, s.url("/file.txt"), since(modTime.Add(-time.Hour)))
+	if err != nil || resp.NotModified || readBody(t, resp) != "0123456789" {
+		t.Fatalf("changed since: %+v, %v; want the whole file", resp, err)
+	}
+	req := since(modTime)
+	req.Offset = 4
+	resp, err = fetch(t, s.url("/file.txt"), req)
+	if err != nil || resp.NotModified || resp.Offset != 4 || readBody(t, resp) != "456789" {
+		t.Fatalf("resumed: %+v, %v; want bytes 4-9", resp, err)
+	}
+	req = testRequest()
+	req.Options = map[string]string{proto.OptionIfModifiedSince: "yesterday"}
+	if _, err := fetch(t, s.url("/file.txt"), req); err == nil || !strings.Contains(err.Error(), proto.OptionIfModifiedSince) {
+		t.Errorf("a bad time: %v, want an error naming the option", err)
 	}
 }

@@ -44,6 +44,14 @@ func statusErr(code int, status string) *StatusError {
 func response(target *url.URL, hreq *http.Request, hresp *http.Response, offset int64) (*proto.Response, error) {
 	code := hresp.StatusCode
 	switch {
+	case code == http.StatusNotModified && hreq.Header.Get("If-Modified-Since") != "":
+		// RFC 9110 section 15.4.5: no content; the stored copy is current.
+		hresp.Body.Close()
+		resp := &proto.Response{Kind: proto.KindData, Body: http.NoBody, Size: -1, NotModified: true}
+		if t, err := http.ParseTime(hresp.Header.Get("Last-Modified")); err == nil {
+			resp.ModTime = t
+		}
+		return resp, nil
 	case code >= 300 && code < 400:
 		return nil, redirect(target, hresp)
 	case code == http.StatusRequestedRangeNotSatisfiable && offset > 0:
