@@ -66,9 +66,10 @@ type Driver struct {
 	// (a mirror), sends the EPSV of a connection's next retrieval before
 	// the completion reply of the current one is read (once its data
 	// connection reaches its end; with vsftpd, along with the RETR): each
-	// file then waits for the server twice instead of three times. A connection whose server refuses EPSV
-	// goes on without it (and with PASV). The last retrieval on each
-	// connection leaves one EPSV unused.
+	// file then waits for the server twice instead of three times. A
+	// connection whose server refuses EPSV goes on without it (and with
+	// PASV). The last retrieval on each connection leaves one EPSV
+	// unused, and so does a CWD between two retrievals.
 	PipelinePassive bool
 
 	once sync.Once
