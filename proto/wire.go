@@ -29,6 +29,27 @@ const (
 // Dial opens a connection with req's dialer and connect timeout, and wraps
 // it with NewDeadlineConn using req's idle timeout and ctx.
 func (req *Request) DialContext(ctx context.Context, network, address string) (net.Conn, error) {
+	c, err := req.dial(ctx, network, address)
+	if err != nil {
+		return nil, err
+	}
+	return NewDeadlineConn(ctx, c, req.Idle()), nil
+}
+
+// DialKept is DialContext for a connection kept open between requests (an
+// HTTP keep-alive pool): ctx bounds the dial, but not the connection's
+// life, which ends when its owner closes it or when it stays idle (no read
+// or write) for req's idle timeout.
+func (req *Request) DialKept(ctx context.Context, network, address string) (net.Conn, error) {
+	c, err := req.dial(ctx, network, address)
+	if err != nil {
+		return nil, err
+	}
+	return NewDeadlineConn(context.WithoutCancel(ctx), c, req.Idle()), nil
+}
+
+// dial connects with req's dialer within its connect timeout.
+func (req *Request) dial(ctx context.Context, network, address string) (net.Conn, error) {
 	ct := DefaultConnectTimeout
 	if req != nil && req.ConnectTimeout > 0 {
 		ct = req.ConnectTimeout
@@ -43,10 +64,7 @@ func (req *Request) DialContext(ctx context.Context, network, address string) (n
 		d := net.Dialer{}
 		c, err = d.DialContext(dctx, network, address)
 	}
-	if err != nil {
-		return nil, err
-	}
-	return NewDeadlineConn(ctx, c, req.Idle()), nil
+	return c, err
 }
 
 // Idle returns the idle timeout to use for req.

@@ -40,7 +40,8 @@ import (
 
 // Driver fetches http and https URLs. The zero value is ready to use and
 // safe for concurrent use. Each Fetch uses its own connection, dialled with
-// the request's dialer; it is closed with the body.
+// the request's dialer; it is closed with the body. With KeepAlive, the
+// connections are kept and reused instead.
 type Driver struct {
 	// TLSClientConfig configures https. Nil means the default (system
 	// roots, certificate and host name verified).
@@ -48,9 +49,57 @@ type Driver struct {
 
 	// UserAgent is sent in the User-Agent header. Empty means "fetch".
 	UserAgent string
+
+	// KeepAlive keeps connections open once a body has been read to its
+	// end, and reuses them for the next Fetch to the same server (a
+	// mirror fetches many files in a row). The pool is made at the first
+	// Fetch, with that Request's dialer and timeouts: callers that change
+	// the dial policy between requests use one Driver per policy. An idle
+	// connection is closed after the idle timeout, or by
+	// CloseIdleConnections.
+	KeepAlive bool
+
+	mu     sync.Mutex
+	shared *http.Transport // the KeepAlive pool
 }
 
-var _ proto.Driver = (*Driver)(nil)
+var (
+	_ proto.Driver     = (*Driver)(nil)
+	_ proto.IdleCloser = (*Driver)(nil)
+)
+
+// keptPerHost bounds the idle connections the KeepAlive pool keeps per
+// server: enough for the parallel workers of a mirror.
+const keptPerHost = 32
+
+// CloseIdleConnections closes the connections KeepAlive keeps idle.
+func (d *Driver) CloseIdleConnections() {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.shared != nil {
+		d.shared.CloseIdleConnections()
+	}
+}
+
+// transportFor returns the transport of one Fetch: the KeepAlive pool
+// (shared), or one of its own that the body closes.
+func (d *Driver) transportFor(req *proto.Request) (tr *http.Transport, shared bool) {
+	if !d.KeepAlive {
+		return d.transport(req), false
+	}
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.shared == nil {
+		base := *req
+		base.Trace, base.Options = nil, nil
+		tr := d.transport(&base)
+		tr.DialContext = base.DialKept
+		tr.MaxIdleConnsPerHost = keptPerHost
+		tr.IdleConnTimeout = base.Idle()
+		d.shared = tr
+	}
+	return d.shared, true
+}
 
 // Request.Options keys the driver reads.
 const (
@@ -76,7 +125,7 @@ func (d *Driver) Fetch(ctx context.Context, u *uri.URL, req *proto.Request) (*pr
 	if err != nil {
 		return nil, err
 	}
-	tr := d.transport(req)
+	tr, shared := d.transportFor(req)
 	t := tracer{w: req.Trace}
 	if u.User != nil {
 		t.note("user information in the URL is not sent (RFC 1738 section 3.3)")
@@ -84,18 +133,22 @@ func (d *Driver) Fetch(ctx context.Context, u *uri.URL, req *proto.Request) (*pr
 	t.request(hreq)
 	hresp, err := tr.RoundTrip(hreq)
 	if err != nil {
-		tr.CloseIdleConnections()
+		if !shared {
+			tr.CloseIdleConnections()
+		}
 		return nil, fmt.Errorf("http: %w", err)
 	}
 	t.response(hresp)
 	resp, err := response(target, hreq, hresp, req.Offset)
 	if err != nil {
 		hresp.Body.Close()
-		tr.CloseIdleConnections()
+		if !shared {
+			tr.CloseIdleConnections()
+		}
 		return nil, err
 	}
 	resp.Name = remoteName(u)
-	resp.Body = &body{rc: resp.Body, tr: tr}
+	resp.Body = &body{rc: resp.Body, tr: tr, keep: shared}
 	return resp, nil
 }
 
@@ -224,11 +277,12 @@ func mediaType(ct string) string {
 	return mt
 }
 
-// body closes the response body and the per-call transport. Close may be
-// called more than once.
+// body closes the response body and the per-call transport (not the
+// KeepAlive pool, keep). Close may be called more than once.
 type body struct {
 	rc   io.ReadCloser
 	tr   *http.Transport
+	keep bool
 	once sync.Once
 	err  error
 }
@@ -238,7 +292,9 @@ func (b *body) Read(p []byte) (int, error) { return b.rc.Read(p) }
 func (b *body) Close() error {
 	b.once.Do(func() {
 		b.err = b.rc.Close()
-		b.tr.CloseIdleConnections()
+		if !b.keep {
+			b.tr.CloseIdleConnections()
+		}
 	})
 	return b.err
 }

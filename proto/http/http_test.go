@@ -2,6 +2,7 @@ package http
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"io"
 	"net"
@@ -357,5 +358,41 @@ func TestIfModifiedSince(t *testing.T) {
 	req.Options = map[string]string{proto.OptionIfModifiedSince: "yesterday"}
 	if _, err := fetch(t, s.url("/file.txt"), req); err == nil || !strings.Contains(err.Error(), proto.OptionIfModifiedSince) {
 		t.Errorf("a bad time: %v, want an error naming the option", err)
+	}
+}
+
+// KeepAlive reuses connections for fetches in a row (each body read to its
+// end): ten fetches take far fewer than ten connections, and the end of a
+// request's context does not close the kept connection. Without it every
+// fetch has a connection of its own.
+func TestKeepAlive(t *testing.T) {
+	s := start(t)
+	d := &Driver{KeepAlive: true}
+	defer d.CloseIdleConnections()
+	for i := range 10 {
+		ctx, cancel := context.WithCancel(t.Context())
+		resp, err := d.Fetch(ctx, uri.MustParse(s.url("/file.txt")), testRequest())
+		if err != nil {
+			t.Fatalf("fetch %d: %v", i, err)
+		}
+		if got := readBody(t, resp); got != "0123456789" {
+			t.Fatalf("fetch %d: body %q", i, got)
+		}
+		cancel()
+	}
+	kept := s.rec.Accepts()
+	if kept >= 5 {
+		t.Errorf("KeepAlive: %d connections for 10 fetches, want reuse", kept)
+	}
+	d.CloseIdleConnections()
+	for i := range 3 {
+		resp, err := (&Driver{}).Fetch(t.Context(), uri.MustParse(s.url("/file.txt")), testRequest())
+		if err != nil {
+			t.Fatalf("fetch %d without KeepAlive: %v", i, err)
+		}
+		readBody(t, resp)
+	}
+	if n := s.rec.Accepts() - kept; n != 3 {
+		t.Errorf("without KeepAlive: %d connections for 3 fetches, want 3", n)
 	}
 }
