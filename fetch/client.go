@@ -126,11 +126,16 @@ func (c *Client) Fetch(ctx context.Context, rawURL string, req *proto.Request) (
 // FetchURL is Fetch for a URL already parsed. u is checked with the safety
 // policy like any other.
 func (c *Client) FetchURL(ctx context.Context, u *uri.URL, req *proto.Request) (*Response, error) {
+	return c.fetchURL(ctx, u, req, c.registry().Lookup)
+}
+
+// fetchURL is FetchURL with the drivers that lookup finds.
+func (c *Client) fetchURL(ctx context.Context, u *uri.URL, req *proto.Request, lookup lookupFunc) (*Response, error) {
 	cancel := context.CancelFunc(func() {})
 	if c.MaxTime > 0 {
 		ctx, cancel = context.WithTimeout(ctx, c.MaxTime)
 	}
-	resp, err := c.follow(ctx, u, c.request(req))
+	resp, err := c.follow(ctx, u, c.request(req), lookup)
 	if err != nil {
 		cancel()
 		return nil, err
@@ -138,6 +143,10 @@ func (c *Client) FetchURL(ctx context.Context, u *uri.URL, req *proto.Request) (
 	resp.Body = &cancelBody{rc: resp.Body, cancel: cancel}
 	return resp, nil
 }
+
+// lookupFunc finds the driver of a scheme: the registry's Lookup, or a
+// caller's override of some schemes (the mirror's own HTTP driver).
+type lookupFunc func(scheme string) (proto.Driver, bool)
 
 // Prepare checks u with the client's policy and returns req completed
 // with the client's dialer, timeouts, trace, prompter and options, for
@@ -178,7 +187,7 @@ func (c *Client) registry() *Registry {
 }
 
 // follow fetches u, following redirects.
-func (c *Client) follow(ctx context.Context, u *uri.URL, req *proto.Request) (*Response, error) {
+func (c *Client) follow(ctx context.Context, u *uri.URL, req *proto.Request, lookup lookupFunc) (*Response, error) {
 	var chain []string
 	for {
 		op := "get"
@@ -189,7 +198,7 @@ func (c *Client) follow(ctx context.Context, u *uri.URL, req *proto.Request) (*R
 		if err != nil {
 			return nil, &Error{Op: "check", URL: u.Redacted(), Err: err}
 		}
-		pr, err := c.fetchOnce(ctx, u, req)
+		pr, err := c.fetchOnce(ctx, u, req, lookup)
 		var r *proto.Redirect
 		if !errors.As(err, &r) {
 			if err != nil {
@@ -229,8 +238,8 @@ func (c *Client) redirect(u *uri.URL, r *proto.Redirect, hops int) (*uri.URL, er
 }
 
 // fetchOnce hands u to its driver.
-func (c *Client) fetchOnce(ctx context.Context, u *uri.URL, req *proto.Request) (*proto.Response, error) {
-	d, ok := c.registry().Lookup(u.Scheme)
+func (c *Client) fetchOnce(ctx context.Context, u *uri.URL, req *proto.Request, lookup lookupFunc) (*proto.Response, error) {
+	d, ok := lookup(u.Scheme)
 	if !ok {
 		return nil, fmt.Errorf("%w %q", ErrUnsupportedScheme, u.Scheme)
 	}

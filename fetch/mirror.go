@@ -9,6 +9,7 @@ import (
 	"github.com/rfc1738/fetch/internal/mirror"
 	"github.com/rfc1738/fetch/proto"
 	"github.com/rfc1738/fetch/proto/ftp"
+	"github.com/rfc1738/fetch/proto/http"
 	"github.com/rfc1738/fetch/safety"
 	"github.com/rfc1738/fetch/uri"
 )
@@ -58,11 +59,22 @@ func (c *Client) Mirror(ctx context.Context, rawURL, dir string, opts MirrorOpti
 		return &MirrorSummary{Source: u.Redacted(), Target: dir}, &Error{Op: "mirror", URL: u.Redacted(), Err: err}
 	}
 	f := &mirrorFetcher{c: c, start: u}
-	if u.Scheme == "ftp" {
+	switch u.Scheme {
+	case "ftp":
 		if d, ok := c.registry().Lookup("ftp"); ok {
 			if fd, ok := d.(*ftp.Driver); ok {
 				f.ftp = mirrorFTP(fd, opts.Jobs)
 				defer f.ftp.CloseIdleConnections()
+			}
+		}
+	case "http", "https":
+		if d, ok := c.registry().Lookup(u.Scheme); ok {
+			if hd, ok := d.(*http.Driver); ok {
+				// Keep-alive: an index tree is many small files
+				// from one server. This run's own pool, closed at
+				// its end.
+				f.http = &http.Driver{TLSClientConfig: hd.TLSClientConfig, UserAgent: hd.UserAgent, KeepAlive: true}
+				defer f.http.CloseIdleConnections()
 			}
 		}
 	}
@@ -106,14 +118,23 @@ func mirrorFTP(d *ftp.Driver, jobs int) *ftp.Driver {
 type mirrorFetcher struct {
 	c     *Client
 	start *uri.URL
-	ftp   *ftp.Driver // the run's own FTP driver, or nil
+	ftp   *ftp.Driver  // the run's own FTP driver, or nil
+	http  *http.Driver // the run's own HTTP driver (keep-alive), or nil
+}
+
+// lookup is the client's registry with the run's own HTTP driver.
+func (f *mirrorFetcher) lookup(scheme string) (proto.Driver, bool) {
+	if f.http != nil && (scheme == "http" || scheme == "https") {
+		return f.http, true
+	}
+	return f.c.registry().Lookup(scheme)
 }
 
 func (f *mirrorFetcher) Fetch(ctx context.Context, u *uri.URL, req *proto.Request) (*proto.Response, error) {
 	if f.ftp != nil && u.Scheme == "ftp" {
 		return f.fetchFTP(ctx, u, req)
 	}
-	resp, err := f.c.FetchURL(ctx, u, req)
+	resp, err := f.c.fetchURL(ctx, u, req, f.lookup)
 	if err != nil {
 		return nil, err
 	}
