@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 
 	"github.com/rfc1738/fetch/internal/mirror"
 	"github.com/rfc1738/fetch/proto"
@@ -122,18 +121,20 @@ type mirrorFetcher struct {
 	http  *http.Driver // the run's own HTTP driver (keep-alive), or nil
 }
 
-// lookup is the client's registry with the run's own HTTP driver.
+// lookup is the client's registry with the run's own FTP and HTTP
+// drivers. Fetches go through the client either way: the same policy
+// check, dialer, timeouts, trace, MaxTime bound and *Error.
 func (f *mirrorFetcher) lookup(scheme string) (proto.Driver, bool) {
-	if f.http != nil && (scheme == "http" || scheme == "https") {
+	switch {
+	case f.ftp != nil && scheme == "ftp":
+		return f.ftp, true
+	case f.http != nil && (scheme == "http" || scheme == "https"):
 		return f.http, true
 	}
 	return f.c.registry().Lookup(scheme)
 }
 
 func (f *mirrorFetcher) Fetch(ctx context.Context, u *uri.URL, req *proto.Request) (*proto.Response, error) {
-	if f.ftp != nil && u.Scheme == "ftp" {
-		return f.fetchFTP(ctx, u, req)
-	}
 	resp, err := f.c.fetchURL(ctx, u, req, f.lookup)
 	if err != nil {
 		return nil, err
@@ -160,28 +161,4 @@ func (f *mirrorFetcher) Warm(ctx context.Context, u *uri.URL, req *proto.Request
 
 func sameServer(a, b *uri.URL) bool {
 	return a.Scheme == b.Scheme && a.Hostname() == b.Hostname() && a.PortNumber() == b.PortNumber()
-}
-
-// fetchFTP is FetchURL with the run's own FTP driver: the same policy
-// check, dialer, timeouts, trace and options (Client.Prepare), the same
-// MaxTime bound and the same *Error. An FTP URL never redirects.
-func (f *mirrorFetcher) fetchFTP(ctx context.Context, u *uri.URL, req *proto.Request) (*proto.Response, error) {
-	preq, _, err := f.c.Prepare(u, req)
-	if err != nil {
-		return nil, err
-	}
-	cancel := context.CancelFunc(func() {})
-	if f.c.MaxTime > 0 {
-		ctx, cancel = context.WithTimeout(ctx, f.c.MaxTime)
-	}
-	resp, err := f.ftp.Fetch(ctx, u, preq)
-	if err != nil {
-		cancel()
-		return nil, &Error{Op: "get", URL: u.Redacted(), Err: err}
-	}
-	if resp.Body == nil {
-		resp.Body = io.NopCloser(eofReader{})
-	}
-	resp.Body = &cancelBody{rc: resp.Body, cancel: cancel}
-	return resp, nil
 }
