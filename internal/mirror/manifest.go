@@ -99,7 +99,7 @@ func (m *manifest) save(root *os.Root) error {
 		m.mu.Unlock()
 		return nil
 	}
-	b, err := json.MarshalIndent(m, "", "  ") // map keys come out sorted
+	b, err := m.encode()
 	m.dirty = false
 	m.mu.Unlock()
 	if err != nil {
