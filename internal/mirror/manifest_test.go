@@ -24,10 +24,10 @@ func TestManifestEncode(t *testing.T) {
 		{"link", map[string]Record{"l": {Size: -1, Link: "../t", URL: "u"}}},
 		{"sorted keys", map[string]Record{"b": {ModTime: t0}, "a/c": {ModTime: t0}, "a": {}, "B": {}, "é": {}}},
 		{"escapes", map[string]Record{
-			"q\"b\\s/": {URL: "<>&"},
+			"q\"b\\s/":                  {URL: "<>&"},
 			"ctl\x00\x01\x1f\x7f\n\r\t": {SHA256: "\b\f"},
 			"bad\xff\xfe utf8 \xe2\x82": {URL: "\xc3"},
-			"sep\u2028\u2029 é 日本 🙂": {Link: "\u2028x"},
+			"sep\u2028\u2029 é 日本 🙂":    {Link: "\u2028x"},
 		}},
 	}
 	for _, c := range cases {
