@@ -169,11 +169,12 @@ type field struct {
 	end int
 }
 
-// fields splits line at runs of spaces (and tabs), up to n fields.
-func fields(line string, n int) []field {
-	var fs []field
+// fields splits line at runs of spaces (and tabs) into dst, up to
+// cap(dst) fields. Callers pass a slice of an array of their own, so that
+// a listing of thousands of lines does not allocate for each.
+func fields(dst []field, line string) []field {
 	i := 0
-	for len(fs) < n {
+	for len(dst) < cap(dst) {
 		for i < len(line) && (line[i] == ' ' || line[i] == '\t') {
 			i++
 		}
@@ -184,15 +185,33 @@ func fields(line string, n int) []field {
 		for i < len(line) && line[i] != ' ' && line[i] != '\t' {
 			i++
 		}
-		fs = append(fs, field{line[start:i], i})
+		dst = append(dst, field{line[start:i], i})
 	}
-	return fs
+	return dst
 }
 
-var months = map[string]time.Month{
-	"jan": time.January, "feb": time.February, "mar": time.March, "apr": time.April,
-	"may": time.May, "jun": time.June, "jul": time.July, "aug": time.August,
-	"sep": time.September, "oct": time.October, "nov": time.November, "dec": time.December,
+// monthNames are the month abbreviations of ls, in order.
+const monthNames = "janfebmaraprmayjunjulaugsepoctnovdec"
+
+// month returns the month s abbreviates ("Jan" to "Dec", in any case).
+func month(s string) (time.Month, bool) {
+	if len(s) != 3 {
+		return 0, false
+	}
+	var low [3]byte
+	for i := range 3 {
+		c := s[i]
+		if 'A' <= c && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		low[i] = c
+	}
+	for m := 0; m < 12; m++ {
+		if monthNames[3*m:3*m+3] == string(low[:]) {
+			return time.Month(m + 1), true
+		}
+	}
+	return 0, false
 }
 
 // parseUnixLine parses one line of Unix "ls -l" output, the LIST format of
@@ -208,7 +227,8 @@ var months = map[string]time.Month{
 // survive. A date without a year is placed in the twelve months before
 // now (plus a day of slack for clocks that differ).
 func parseUnixLine(line string, now time.Time) (proto.Entry, bool) {
-	fs := fields(line, 9)
+	var buf [9]field
+	fs := fields(buf[:0], line)
 	if len(fs) < 7 || len(fs[0].s) < 10 {
 		return proto.Entry{}, false
 	}
@@ -235,7 +255,7 @@ func parseUnixLine(line string, now time.Time) (proto.Entry, bool) {
 	// perhaps a group) after the link count.
 	m := -1
 	for i := 3; i+2 < len(fs) && i <= 6; i++ {
-		if _, ok := months[strings.ToLower(fs[i].s)]; ok && len(fs[i].s) == 3 {
+		if _, ok := month(fs[i].s); ok {
 			m = i
 			break
 		}
@@ -284,7 +304,7 @@ func parseUnixLine(line string, now time.Time) (proto.Entry, bool) {
 
 // unixTime reads ls's "Mon DD HH:MM" or "Mon DD YYYY" as UTC.
 func unixTime(mon, day, tod string, now time.Time) (time.Time, bool) {
-	month := months[strings.ToLower(mon)]
+	mo, _ := month(mon)
 	d, err := strconv.Atoi(day)
 	if err != nil || d < 1 || d > 31 || len(day) > 2 {
 		return time.Time{}, false
@@ -296,7 +316,7 @@ func unixTime(mon, day, tod string, now time.Time) (time.Time, bool) {
 			return time.Time{}, false
 		}
 		now = now.UTC()
-		t := time.Date(now.Year(), month, d, hh, mm, 0, 0, time.UTC)
+		t := time.Date(now.Year(), mo, d, hh, mm, 0, 0, time.UTC)
 		if t.After(now.Add(24 * time.Hour)) {
 			t = t.AddDate(-1, 0, 0)
 		}
@@ -306,7 +326,7 @@ func unixTime(mon, day, tod string, now time.Time) (time.Time, bool) {
 	if err != nil || len(tod) != 4 || y < 1900 {
 		return time.Time{}, false
 	}
-	return time.Date(y, month, d, 0, 0, 0, 0, time.UTC), true
+	return time.Date(y, mo, d, 0, 0, 0, 0, time.UTC), true
 }
 
 // parseDOSLine parses the MS-DOS style LIST output of IIS and some other
@@ -318,7 +338,8 @@ func unixTime(mon, day, tod string, now time.Time) (time.Time, bool) {
 // Two-digit years below 70 are taken as 20xx. The name is what follows the
 // spaces after the size (or <DIR>).
 func parseDOSLine(line string) (proto.Entry, bool) {
-	fs := fields(line, 3)
+	var buf [3]field
+	fs := fields(buf[:0], line)
 	if len(fs) < 3 {
 		return proto.Entry{}, false
 	}
