@@ -325,14 +325,22 @@ func (d *Driver) listing(c *conn, u *uri.URL, pl plan) (*proto.Response, error) 
 		return nil, err
 	}
 	c.cap = &capture{max: d.limits().maxListing}
-	format := formatNLST
-	if pl.act == actNLST {
-		_, err = c.sc.NameList(pl.arg)
-	} else {
-		format = formatLIST
+	format, verb := formatNLST, "NLST"
+	if pl.act != actNLST {
+		format, verb = formatLIST, "LIST"
 		if c.sc.IsTimePreciseInList() {
-			format = formatMLSD
+			format, verb = formatMLSD, "MLSD"
 		}
+	}
+	err = errNoPipeline
+	if d.PipelinePassive && !c.noPipeline {
+		err = c.pipelinedList(verb, pl.arg)
+	}
+	switch {
+	case !errors.Is(err, errNoPipeline):
+	case pl.act == actNLST:
+		_, err = c.sc.NameList(pl.arg)
+	default:
 		_, err = c.sc.List(pl.arg)
 	}
 	raw := c.cap.buf

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"net/textproto"
 	"strconv"
@@ -177,6 +178,68 @@ func (c *conn) pipelinedRetr(arg string, prefetchNext bool) (*pipedTransfer, err
 		return nil, c.fail(cmd, err)
 	}
 	return &pipedTransfer{c: c, data: data, cmd: cmd, next: prefetchNext}, nil
+}
+
+// pipelinedList runs a listing command (LIST, MLSD or NLST, with arg when
+// not empty) the same way: EPSV (or the prefetched reply to it), the data
+// connection, the command, its preliminary reply, the listing to its end
+// (into c.cap, which the caller set, and which bounds it) and the
+// completion reply. The library would parse the listing as it reads it,
+// and the caller parses it again from c.cap; for a directory of thousands
+// of files that first parse held the mirror's workers back for
+// milliseconds. It returns errNoPipeline, with nothing sent but EPSV, when
+// the server refused EPSV.
+func (c *conn) pipelinedList(verb, arg string) error {
+	if err := proto.CheckArg(arg); err != nil {
+		return fmt.Errorf("ftp: %s: %w", verb, err)
+	}
+	data, err := c.passive()
+	if err != nil {
+		return err
+	}
+	cmd, line := verb, verb
+	if arg != "" {
+		cmd, line = displayCmd(verb, arg), verb+" "+arg
+	}
+	if err := c.send(line); err != nil {
+		data.Close()
+		return c.fail(cmd, err)
+	}
+	code, msg, err := c.reply(0)
+	if err == nil && code != StatusAlreadyOpen && code != StatusAboutToSend {
+		err = &textproto.Error{Code: code, Msg: msg}
+	}
+	if err != nil {
+		data.Close()
+		if replyCode(err) != 0 {
+			if herr := c.handBack(); herr != nil {
+				return c.fail(cmd, herr)
+			}
+		}
+		return c.fail(cmd, err)
+	}
+	buf := make([]byte, 32<<10)
+	for {
+		_, rerr := data.Read(buf)
+		if rerr == io.EOF {
+			break
+		}
+		if rerr != nil {
+			// Too long, cut or timed out: the completion reply is
+			// still to come, and the connection cannot be trusted.
+			data.Close()
+			c.dead = true
+			return c.fail(cmd, rerr)
+		}
+	}
+	data.Close()
+	if _, _, err := c.reply(2); err != nil {
+		return c.fail(cmd, err)
+	}
+	if err := c.handBack(); err != nil {
+		return c.fail(cmd, err)
+	}
+	return nil
 }
 
 // pipedTransfer is the data side of a pipelined RETR.

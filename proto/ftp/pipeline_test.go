@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -293,4 +294,114 @@ func TestPipelinedEarlyEPSV(t *testing.T) {
 			}
 		})
 	}
+}
+
+// A listing on a pipelining driver is read by the driver itself: it uses
+// the EPSV prefetched by the retrieval before it (the library would have
+// dropped that one and sent its own), and the listing, longer than one
+// read, comes back whole and parsed. LIST, MLSD (when FEAT lists MLST,
+// RFC 3659 section 7) and NLST (;type=d, RFC 1738 section 3.2.2) alike.
+func TestPipelinedListing(t *testing.T) {
+	var ls, mlsd, nlst strings.Builder
+	for i := range 3000 {
+		fmt.Fprintf(&ls, "-rw-r--r--    1 0        0              %d Feb 03  2001 f%04d.txt\r\n", i, i)
+		fmt.Fprintf(&mlsd, "type=file;size=%d;modify=20010203040506; f%04d.txt\r\n", i, i)
+		fmt.Fprintf(&nlst, "f%04d.txt\r\n", i)
+	}
+	for _, tt := range []struct {
+		name, path, verb string
+		mlst             bool
+		body             string
+	}{
+		{"LIST", "/", "LIST", false, ls.String()},
+		{"MLSD", "/", "MLSD", true, mlsd.String()},
+		{"NLST", "/;type=d", "NLST", false, nlst.String()},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			f := newFake(t)
+			if tt.mlst {
+				f.feat = append(f.feat, "MLST type*;size*;modify*;")
+			}
+			f.files = map[string][]byte{"a": []byte("one")}
+			f.lists = map[string][]byte{tt.verb: []byte(tt.body)}
+			d, req := startPiped(t, f)
+			if _, body, err := get(t, d, f.url("/a"), req); err != nil || string(body) != "one" {
+				t.Fatalf("a: %q, %v", body, err)
+			}
+			resp, body, err := get(t, d, f.url(tt.path), req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(resp.Entries) != 3000 || resp.Entries[2999].Name != "f2999.txt" {
+				t.Fatalf("%d entries, want 3000 ending in f2999.txt", len(resp.Entries))
+			}
+			if tt.verb != "NLST" {
+				if e := resp.Entries[1234]; e.Size != 1234 || e.ModTime.Year() != 2001 {
+					t.Errorf("entry 1234: %+v", e)
+				}
+				if string(body) != tt.body {
+					t.Errorf("the listing's bytes differ from what the server sent")
+				}
+			}
+			if _, body, err := get(t, d, f.url("/a"), req); err != nil || string(body) != "one" {
+				t.Fatalf("a after the listing: %q, %v", body, err)
+			}
+			d.CloseIdleConnections()
+			waitSent(t, f, commands(anonLogin+"TYPE I|EPSV|RETR a|EPSV|"+tt.verb+"|EPSV|RETR a|EPSV|QUIT"))
+			if n := f.connCount(); n != 1 {
+				t.Errorf("%d control connections, want 1", n)
+			}
+		})
+	}
+}
+
+// A listing refused, one longer than Driver.MaxListing and a server that
+// refuses EPSV: the errors name the listing command; a refusal keeps the
+// connection, an overlong listing ends it (its completion reply is still
+// owed), and without EPSV the library lists after PASV.
+func TestPipelinedListingFailures(t *testing.T) {
+	t.Run("refused", func(t *testing.T) {
+		f := newFake(t)
+		f.files = map[string][]byte{"a": []byte("one")}
+		d, req := startPiped(t, f)
+		_, _, err := get(t, d, f.url("/missing/"), req)
+		if replyCode(err) != StatusFileUnavailable || !strings.Contains(err.Error(), "LIST") {
+			t.Fatalf("got %v, want the 550 of LIST", err)
+		}
+		if _, body, err := get(t, d, f.url("/a"), req); err != nil || string(body) != "one" {
+			t.Fatalf("a after a refused listing: %q, %v", body, err)
+		}
+		if n := f.connCount(); n != 1 {
+			t.Errorf("%d control connections, want 1 (a refusal keeps the connection)", n)
+		}
+	})
+	t.Run("too long", func(t *testing.T) {
+		f := newFake(t)
+		f.files = map[string][]byte{"a": []byte("one")}
+		f.lists = map[string][]byte{"LIST": bytes.Repeat([]byte("-rw-r--r-- 1 u g 7 Jan 01 2024 a\r\n"), 1000)}
+		d, req := startPiped(t, f)
+		d.MaxListing = 4096
+		_, _, err := get(t, d, f.url("/"), req)
+		if err == nil || !strings.Contains(err.Error(), "LIST") || !strings.Contains(err.Error(), "longer than 4096") {
+			t.Fatalf("got %v, want LIST: listing longer than 4096 bytes", err)
+		}
+		if _, body, err := get(t, d, f.url("/a"), req); err != nil || string(body) != "one" {
+			t.Fatalf("a after an overlong listing: %q, %v", body, err)
+		}
+		if n := f.connCount(); n != 2 {
+			t.Errorf("%d control connections, want 2 (the first one ends with the overlong listing)", n)
+		}
+	})
+	t.Run("EPSV refused", func(t *testing.T) {
+		f := newFake(t)
+		f.noEPSV = true
+		f.lists = map[string][]byte{"LIST": []byte("-rw-r--r-- 1 u g 7 Jan 01 2024 a\r\n")}
+		d, req := startPiped(t, f)
+		resp, _, err := get(t, d, f.url("/"), req)
+		if err != nil || len(resp.Entries) != 1 {
+			t.Fatalf("listing: %+v, %v", resp, err)
+		}
+		d.CloseIdleConnections()
+		waitSent(t, f, commands(anonLogin+"EPSV|EPSV|PASV|LIST|QUIT"))
+	})
 }
