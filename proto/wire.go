@@ -2,6 +2,7 @@ package proto
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net"
 	"strings"
@@ -106,6 +107,16 @@ func (c *DeadlineConn) Write(p []byte) (int, error) {
 		c.Conn.SetWriteDeadline(time.Now().Add(c.idle))
 	}
 	return c.Conn.Write(p)
+}
+
+// CloseWrite shuts down the sending side of the connection (a TCP
+// half-close) when the connection underneath can; otherwise it returns an
+// error wrapping errors.ErrUnsupported.
+func (c *DeadlineConn) CloseWrite() error {
+	if cw, ok := c.Conn.(interface{ CloseWrite() error }); ok {
+		return cw.CloseWrite()
+	}
+	return fmt.Errorf("%T: half-close: %w", c.Conn, errors.ErrUnsupported)
 }
 
 // Close closes the connection and releases the context hook. It may be

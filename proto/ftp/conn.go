@@ -45,9 +45,10 @@ type conn struct {
 	// whether the server refused it (EPSV refused).
 	rd         *textproto.Reader
 	noPipeline bool
-	// queues: the server reads no command while it sends a file, so the
-	// next EPSV may go out as soon as a transfer starts (pipeline.go).
-	queues bool
+	// vsftpd: the greeting names vsftpd, which reads no command while it
+	// sends a file and nothing from a data connection it sends on; the
+	// pipelined path takes advantage of both (pipeline.go).
+	vsftpd bool
 
 	// at is the list of CWD arguments that brought the connection from
 	// its login directory to where it is, when atKnown: the same list
@@ -128,7 +129,7 @@ func dialConn(ctx context.Context, req *proto.Request, key poolKey, cr creds, li
 		return nil, err
 	}
 	c.sc = sc
-	c.queues = c.w.last != nil && strings.Contains(c.w.last.Msg, "(vsFTPd ")
+	c.vsftpd = c.w.last != nil && strings.Contains(c.w.last.Msg, "(vsFTPd ")
 	if err := sc.Login(cr.user, cr.pass); err != nil {
 		err = c.fail("", err) // before close, which sends QUIT
 		c.close()

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"fmt"
+	"io"
 	"net"
 	"strconv"
 	"strings"
@@ -35,12 +36,14 @@ type fakeFTP struct {
 	holdDone bool              // RETR: send 226 only once the client has sent its next command (a pipelining client)
 	epsvJunk string            // sent after every 229 reply, as if the server answered twice
 	holdData time.Duration     // RETR: after the 150, wait this long for a command before sending the data
+	peekHalf bool              // before sending, record whether the client has half-closed the data connection (waits 300 ms when not)
 
 	mu      sync.Mutex
 	wire    bytes.Buffer
 	midXfer []string // commands that came during a transfer (holdData)
 	conns   int
 	dataTo  []string // local addresses data connections were accepted on
+	halves  []bool   // peekHalf: for each data connection, whether the client had half-closed it
 }
 
 func newFake(t *testing.T) *fakeFTP {
@@ -305,6 +308,13 @@ func (s *fakeSession) send(verb string, b []byte) {
 	f.mu.Lock()
 	f.dataTo = append(f.dataTo, dc.LocalAddr().String())
 	f.mu.Unlock()
+	if f.peekHalf {
+		dc.SetReadDeadline(time.Now().Add(300 * time.Millisecond))
+		n, err := dc.Read(make([]byte, 1))
+		f.mu.Lock()
+		f.halves = append(f.halves, n == 0 && err == io.EOF)
+		f.mu.Unlock()
+	}
 	dc.SetDeadline(time.Now().Add(20 * time.Second))
 	if verb == "RETR" && f.holdData > 0 {
 		s.c.SetReadDeadline(time.Now().Add(f.holdData))

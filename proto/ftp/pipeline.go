@@ -36,8 +36,27 @@ import (
 //     transfer's own 226. vsftpd reads nothing until the transfer ends
 //     (ABOR comes as urgent data, with SIGURG) and names itself in its
 //     default greeting, "(vsFTPd 3.0.3)": only such a server gets the
-//     early EPSV (conn.queues). A greeting that lies costs nothing worse
+//     early EPSV (conn.vsftpd). A greeting that lies costs nothing worse
 //     than a failed transfer: replies are checked one by one.
+//
+// How a data connection ends matters too. The server closes it to mark
+// the end of the file (RFC 959 section 3.4, stream mode), and vsftpd
+// closes with SO_LINGER: its close waits until the client's kernel has
+// acknowledged the server's FIN, and Linux delays the acknowledgement of
+// a FIN that comes on a connection still open both ways until the program
+// sends something or closes (or a timer of 40 ms or more fires). So the server sat idle, between each file's last byte and
+// its 226, until the client had been scheduled, read the end of file and
+// closed; and the closing side was the server's, which kept each
+// connection in TIME_WAIT on one of its few passive ports for a minute.
+// A client that sends its own FIN first (a half-close, RFC 9293 section
+// 3.6: it only says that the client will send nothing) has its kernel
+// acknowledge the server's FIN at once, and the TIME_WAIT stays on the
+// client's side. The data connection of a download carries nothing from
+// the client, but a server that watches it while sending could take the
+// FIN for an abort; vsftpd does not read it, so only its data connections
+// (conn.vsftpd) are half-closed, as soon as they are open. Measured
+// against vsftpd with 2,000 small files: 7-12 % less wall time and 7-10 %
+// less CPU for the whole machine (BENCHMARKS.md).
 
 // The library that drives the other commands reads replies itself and
 // knows nothing of these, so the retrieval is done here, with a reader of
@@ -102,9 +121,10 @@ func (c *conn) owe() {
 	}
 }
 
-// passive opens the data connection of a pipelined retrieval: it reads
-// the reply to the prefetched EPSV, or sends EPSV now, and dials the
-// port it names on the control connection's peer.
+// passive opens the data connection of a pipelined retrieval or listing:
+// it reads the reply to the prefetched EPSV, or sends EPSV now, and dials
+// the port it names on the control connection's peer. Only downloads use
+// it, so vsftpd's data connections are half-closed at once (see above).
 func (c *conn) passive() (net.Conn, error) {
 	if c.w.owed == nil {
 		if err := c.send("EPSV"); err != nil {
@@ -134,15 +154,36 @@ func (c *conn) passive() (net.Conn, error) {
 		c.dead = true
 		return nil, err
 	}
-	return c.dialData("tcp", net.JoinHostPort(c.peer, strconv.Itoa(port)))
+	data, err := c.dialData("tcp", net.JoinHostPort(c.peer, strconv.Itoa(port)))
+	if err == nil && c.vsftpd {
+		halfClose(c, data)
+	}
+	return data, err
+}
+
+// halfClose shuts down the sending side of a download's data connection.
+// A connection that cannot (a dialer that gives something else than TCP)
+// is left as it is: the half-close only saves time.
+func halfClose(c *conn, data net.Conn) {
+	dc, ok := data.(*dataConn)
+	if !ok {
+		return
+	}
+	cw, ok := dc.Conn.(interface{ CloseWrite() error })
+	if !ok {
+		return
+	}
+	if err := cw.CloseWrite(); err != nil && !errors.Is(err, errors.ErrUnsupported) {
+		c.w.note("data connection: half-close: %v", err)
+	}
 }
 
 // pipelinedRetr starts the transfer of arg from offset 0: EPSV (or the
 // prefetched reply to it), the data connection, RETR and its preliminary
 // reply. It returns errNoPipeline, with nothing sent but EPSV, when the
-// server refused EPSV. With prefetchNext, a server that queues commands
-// (conn.queues) gets the next EPSV in the same write as RETR; it reads it
-// once the transfer has ended.
+// server refused EPSV. With prefetchNext, vsftpd (conn.vsftpd) gets the
+// next EPSV in the same write as RETR; it reads it once the transfer has
+// ended.
 func (c *conn) pipelinedRetr(arg string, prefetchNext bool) (*pipedTransfer, error) {
 	if err := proto.CheckArg(arg); err != nil {
 		return nil, fmt.Errorf("ftp: RETR: %w", err)
@@ -152,7 +193,7 @@ func (c *conn) pipelinedRetr(arg string, prefetchNext bool) (*pipedTransfer, err
 		return nil, err
 	}
 	cmd, line := displayCmd("RETR", arg), "RETR "+arg
-	early := prefetchNext && c.queues
+	early := prefetchNext && c.vsftpd
 	if early {
 		line += "\r\nEPSV"
 	}

@@ -405,3 +405,37 @@ func TestPipelinedListingFailures(t *testing.T) {
 		waitSent(t, f, commands(anonLogin+"EPSV|EPSV|PASV|LIST|QUIT"))
 	})
 }
+
+// vsftpd's data connections are half-closed by the client as soon as they
+// are open, for a file and for a listing alike, and the bytes still come
+// whole; any other server's are left open both ways until the end.
+func TestPipelinedHalfClose(t *testing.T) {
+	for _, tt := range []struct {
+		greeting string
+		half     bool
+	}{
+		{"220 (vsFTPd 3.0.3)", true},
+		{"220 fake ready", false},
+	} {
+		t.Run(tt.greeting, func(t *testing.T) {
+			f := newFake(t)
+			f.greeting = tt.greeting
+			f.peekHalf = true
+			f.files = map[string][]byte{"a": bytes.Repeat([]byte("0123456789"), 10000)}
+			f.lists = map[string][]byte{"LIST": []byte("-rw-r--r-- 1 u g 100000 Jan 01 2024 a\r\n")}
+			d, req := startPiped(t, f)
+			if _, body, err := get(t, d, f.url("/a"), req); err != nil || !bytes.Equal(body, f.files["a"]) {
+				t.Fatalf("a: %d bytes, %v", len(body), err)
+			}
+			if resp, _, err := get(t, d, f.url("/"), req); err != nil || len(resp.Entries) != 1 {
+				t.Fatalf("listing: %+v, %v", resp, err)
+			}
+			f.mu.Lock()
+			halves := fmt.Sprint(f.halves)
+			f.mu.Unlock()
+			if want := fmt.Sprint([]bool{tt.half, tt.half}); halves != want {
+				t.Errorf("half-closed data connections (file, listing): %s, want %s", halves, want)
+			}
+		})
+	}
+}
