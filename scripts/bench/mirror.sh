@@ -14,13 +14,16 @@
 #
 # Each fresh run starts from the same server and file system state, so that no client
 # pays for the debris of the runs before it:
-# - vsftpd closes every data connection first, so each file leaves a connection in
-#   TIME_WAIT on one of its 20 passive ports for 60 s. Every later bind to those
-#   ports walks them: after a few back-to-back runs of 2,000 files, vsftpd spent a
-#   quarter of the machine's CPU time in that walk. Before each fresh run the script
-#   removes them with `ss -K` (root, and a kernel with socket destroy), or else waits
-#   (at most 70 s) until fewer than 20 such connections remain. Only connections in
-#   TIME_WAIT on the test vsftpd's own passive ports are touched.
+# - The side that closes a data connection first keeps it in TIME_WAIT for 60 s.
+#   lftp and wget let vsftpd close first, so each file leaves a connection on one
+#   of its 20 passive ports, and every later bind to those ports walks them: after
+#   a few back-to-back runs of 2,000 files, vsftpd spent a quarter of the machine's
+#   CPU time in that walk. fetch half-closes vsftpd's data connections first, so
+#   its TIME_WAIT entries are on the client's side (port in the passive range
+#   as the destination). Before each fresh run the script removes both kinds with
+#   `ss -K` (root, and a kernel with socket destroy), or else waits (at most 70 s)
+#   until fewer than 20 remain. Only connections in TIME_WAIT to or from the test
+#   vsftpd's own passive ports are touched.
 # - The previous target is moved aside, not deleted, and every target is deleted
 #   at the end. On this ext4 (mounted without a journal) each new inode is chosen
 #   by scanning past the inodes freed in the last minutes: a fresh run started
@@ -118,9 +121,12 @@ for n in "${names[@]}"; do
 done
 
 pasv=$(sed -n 's/^FETCH_TEST_FTP_PASV=//p' "$envfile")
-lingering() { # connections in TIME_WAIT on vsftpd's passive ports
+# TIME_WAIT connections to or from vsftpd's passive ports, on either side.
+passive_filter=""
+[ -n "$pasv" ] && passive_filter="( sport >= :${pasv%-*} and sport <= :${pasv#*-} ) or ( dport >= :${pasv%-*} and dport <= :${pasv#*-} )"
+lingering() { # connections in TIME_WAIT to or from vsftpd's passive ports
 	[ -n "$pasv" ] || { echo 0; return; }
-	ss -Htn state time-wait "( sport >= :${pasv%-*} and sport <= :${pasv#*-} )" | wc -l
+	ss -Htn state time-wait "$passive_filter" | wc -l
 }
 settle() { # settle NAME: move the old target aside; let TIME_WAIT drain
 	[ "$settle" = 0 ] && { rm -rf "$work/out-$1"; return; }
@@ -130,7 +136,7 @@ settle() { # settle NAME: move the old target aside; let TIME_WAIT drain
 	# As root, with a kernel that can destroy sockets (ss -K), the
 	# TIME_WAIT entries of the passive ports go at once; else they expire.
 	if [ -n "$pasv" ] && [ "$(lingering)" -ge 20 ]; then
-		ss -K -Htn state time-wait "( sport >= :${pasv%-*} and sport <= :${pasv#*-} )" >/dev/null 2>&1 || true
+		ss -K -Htn state time-wait "$passive_filter" >/dev/null 2>&1 || true
 	fi
 	local i
 	for ((i = 0; i < 70; i++)); do
@@ -182,7 +188,7 @@ e = os.environ
 work, rounds, files, out = e["B_WORK"], int(e["B_ROUNDS"]), int(e["B_FILES"]), e["B_OUT"]
 names = ["fetch", "lftp", "wget"]
 settle_note = ("Before each fresh run the previous target was moved aside (deleted at the end) and the script "
-               "removed the connections left in TIME_WAIT on vsftpd's passive ports (`ss -K`, or waiting until fewer than 20 remained) "
+               "removed the connections left in TIME_WAIT to or from vsftpd's passive ports, on either side (`ss -K`, or waiting until fewer than 20 remained) "
                "(see the script's header for why)." if e["B_SETTLE"] != "0" else
                "WAIT=0: each fresh run followed the previous one at once, after `rm -rf` of its old target.")
 
