@@ -116,20 +116,39 @@ func (d *Driver) CloseIdleConnections() { d.pool().closeIdle() }
 // returns when every login has ended. It never asks for a password (a
 // login that would need one is not made) and reports no error: a Fetch
 // that finds no idle connection dials its own, as without Warm.
+//
+// When u names a directory, each connection also changes into it, and
+// with PipelinePassive sends the EPSV of its first retrieval: the first
+// file of that directory then costs the connection RETR alone.
 func (d *Driver) Warm(ctx context.Context, u *uri.URL, req *proto.Request, n int) {
 	wreq := proto.Request{}
 	if req != nil {
 		wreq = *req
 	}
 	wreq.Prompt = nil
+	var pl *plan
+	if p, err := u.FTP(); err == nil && p.Name == "" && p.Type == "" {
+		if dir, err := makePlan(p, &wreq); err == nil {
+			pl = &dir
+		}
+	}
 	var wg sync.WaitGroup
 	for range n {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			if c, err := d.open(ctx, u, &wreq, true); err == nil {
-				d.release(c)
+			c, err := d.open(ctx, u, &wreq, true)
+			if err != nil {
+				return
 			}
+			if pl != nil {
+				if _, err := c.enter(*pl); err == nil && d.PipelinePassive && !c.noPipeline {
+					if err := c.prefetch(); err != nil {
+						c.dead = true
+					}
+				}
+			}
+			d.release(c)
 		}()
 	}
 	wg.Wait()

@@ -65,3 +65,30 @@ func TestWarm(t *testing.T) {
 		t.Errorf("Warm with a cancelled context made %d connections in all, want still 3", n)
 	}
 }
+
+// Warming with a directory URL changes each connection into the directory
+// (RFC 1738 section 3.2.2: one CWD per segment) and, with PipelinePassive,
+// sends the first retrieval's EPSV: a file of that directory then costs
+// RETR alone. A file elsewhere goes back to the login directory first, and
+// the EPSV goes unused.
+func TestWarmDirectory(t *testing.T) {
+	f := newFake(t)
+	f.files = map[string][]byte{"a": []byte("in dir"), "b": []byte("elsewhere")}
+	d, req := startPiped(t, f)
+	d.Warm(context.Background(), mustParse(t, f.url("/pub/dir/")), req, 1)
+	if _, body, err := get(t, d, f.url("/pub/dir/a"), req); err != nil || string(body) != "in dir" {
+		t.Fatalf("a: %q, %v", body, err)
+	}
+	d.CloseIdleConnections()
+	waitSent(t, f, commands(anonLogin+"CWD pub|CWD dir|EPSV|RETR a|EPSV|QUIT"))
+
+	g := newFake(t)
+	g.files = map[string][]byte{"b": []byte("elsewhere")}
+	d, req = startPiped(t, g)
+	d.Warm(context.Background(), mustParse(t, g.url("/pub/dir/")), req, 1)
+	if _, body, err := get(t, d, g.url("/other/b"), req); err != nil || string(body) != "elsewhere" {
+		t.Fatalf("b: %q, %v", body, err)
+	}
+	d.CloseIdleConnections()
+	waitSent(t, g, commands(anonLogin+"CWD pub|CWD dir|EPSV|CWD /|CWD other|EPSV|RETR b|EPSV|QUIT"))
+}
