@@ -3,6 +3,9 @@
 # against the same vsftpd (scripts/servers.sh), on the 2,000-file directory pub/many,
 # fresh (empty target) and re-run (unchanged tree), with hyperfine; count the FTP
 # commands each client sends per file in the vsftpd protocol log; write bench/mirror.md.
+# A fourth line, "floor", times proto/ftp/internal/floorcmd, which sends the same
+# commands and writes the files the same way as fetch mirror and does nothing else:
+# the time the protocol and the machine leave to any client (fresh runs only).
 #
 #   bash scripts/bench/mirror.sh [ENVFILE]
 #
@@ -83,8 +86,8 @@ root=$(sed -n 's/^FETCH_TEST_ROOT=//p' "$envfile")
 case $ftp in 127.0.0.1:*) ;; *) die "FETCH_TEST_FTP=$ftp is not on 127.0.0.1" ;; esac
 files=$(find "$root/ftp/pub/many" -type f | wc -l)
 
-say "building cmd/fetch"
-(cd "$repo" && go build -o "$work/fetch" ./cmd/fetch)
+say "building cmd/fetch and the floor client"
+(cd "$repo" && go build -o "$work/fetch" ./cmd/fetch && go build -o "$work/floorcmd" ./proto/ftp/internal/floorcmd)
 
 url="ftp://$ftp/pub/many/"
 # One line per client: name, then the command that mirrors pub/many into $work/NAME.
@@ -92,7 +95,12 @@ url="ftp://$ftp/pub/many/"
 cmd_fetch="$work/fetch mirror -s -j 8 --connect-timeout 20 $url $work/out-fetch"
 cmd_lftp="lftp -c 'set cmd:fail-exit yes; set net:timeout 20; set net:max-retries 2; open ftp://$ftp; mirror -P 8 /pub/many $work/out-lftp'"
 cmd_wget="wget -q -m -nH --cut-dirs=2 --timeout=20 --tries=2 -P $work/out-wget $url"
-names=(fetch lftp wget)
+# floor is not a client: proto/ftp/internal/floorcmd does what fetch mirror does on
+# the wire and on disk and nothing more (no policy, manifest, checksum, resume),
+# to show how much of fetch's time the protocol and this machine leave to it.
+# It has no re-run: it fetches everything every time.
+cmd_floor="$work/floorcmd -j 8 $url $work/out-floor"
+names=(fetch lftp wget floor)
 cmd_of() { local v="cmd_$1"; printf '%s' "${!v}"; }
 
 complete() { # complete NAME: the target holds all the files, byte-exact
@@ -150,12 +158,14 @@ moved=0
 
 say "timing: $rounds rounds, fresh and re-run, interleaved"
 for ((r = 0; r < rounds; r++)); do
-	order=("${names[@]:r%3}" "${names[@]:0:r%3}")
+	k=$((r % ${#names[@]}))
+	order=("${names[@]:k}" "${names[@]:0:k}")
 	for n in "${order[@]}"; do
 		settle "$n"
 		hyperfine --runs 1 --style none -n "$n fresh" \
 			--export-json "$work/fresh-$n-$r.json" "$(cmd_of "$n")" >/dev/null
 		complete "$n"
+		[ "$n" = floor ] && continue
 		hyperfine --runs 1 --style none -n "$n re-run" \
 			--export-json "$work/rerun-$n-$r.json" "$(cmd_of "$n")" >/dev/null
 		complete "$n"
@@ -167,14 +177,15 @@ say "counting FTP commands per run in $log"
 declare -A cfresh crerun
 for n in "${names[@]}"; do
 	cfresh[$n]=$(count "$n" fresh)
-	crerun[$n]=$(count "$n" rerun)
+	crerun[$n]=-
+	[ "$n" = floor ] || crerun[$n]=$(count "$n" rerun)
 done
 load_after=$(cut -d' ' -f1-3 /proc/loadavg)
 
 out=$repo/bench/mirror.md
 mkdir -p "$repo/bench"
 export B_WORK=$work B_ROUNDS=$rounds B_FILES=$files B_OUT=$out B_SETTLE=$settle
-export B_CMD_fetch=$cmd_fetch B_CMD_lftp=$cmd_lftp B_CMD_wget=$cmd_wget
+export B_CMD_fetch=$cmd_fetch B_CMD_lftp=$cmd_lftp B_CMD_wget=$cmd_wget B_CMD_floor=$cmd_floor
 for n in "${names[@]}"; do
 	export "B_FRESH_$n=${cfresh[$n]}" "B_RERUN_$n=${crerun[$n]}"
 done
@@ -186,7 +197,8 @@ import glob, json, os, statistics
 
 e = os.environ
 work, rounds, files, out = e["B_WORK"], int(e["B_ROUNDS"]), int(e["B_FILES"]), e["B_OUT"]
-names = ["fetch", "lftp", "wget"]
+names = ["fetch", "lftp", "wget", "floor"]
+clients = ["fetch", "lftp", "wget"]  # floor has no re-run
 settle_note = ("Before each fresh run the previous target was moved aside (deleted at the end) and the script "
                "removed the connections left in TIME_WAIT to or from vsftpd's passive ports, on either side (`ss -K`, or waiting until fewer than 20 remained) "
                "(see the script's header for why)." if e["B_SETTLE"] != "0" else
@@ -205,10 +217,10 @@ def cpu(kind, n):
     return statistics.median(r["user"] + r["system"] for r in results(kind, n))
 
 
-med = {(k, n): statistics.median(times(k, n)) for k in ("fresh", "rerun") for n in names}
-rng = {(k, n): (min(times(k, n)), max(times(k, n))) for k in ("fresh", "rerun") for n in names}
+med = {(k, n): statistics.median(times(k, n)) for k in ("fresh", "rerun") for n in names if times(k, n)}
+rng = {(k, n): (min(times(k, n)), max(times(k, n))) for k in ("fresh", "rerun") for n in names if times(k, n)}
 cf = {n: int(e["B_FRESH_" + n]) for n in names}
-cr = {n: int(e["B_RERUN_" + n]) for n in names}
+cr = {n: e["B_RERUN_" + n] for n in names}
 lines = [
     "# Mirror benchmark: fetch mirror vs lftp mirror vs wget -m",
     "",
@@ -231,10 +243,11 @@ lines = [
     "| --- | --- | --- | --- | --- | --- | --- | --- |",
 ]
 for n in names:
-    f, r = med[("fresh", n)], med[("rerun", n)]
+    f, r = med[("fresh", n)], med.get(("rerun", n))
     flo, fhi = rng[("fresh", n)]
-    rlo, rhi = rng[("rerun", n)]
-    lines.append(f"| {n} | {f:.2f} [{flo:.2f}-{fhi:.2f}] | {r:.3f} [{rlo:.3f}-{rhi:.3f}] | "
+    rlo, rhi = rng.get(("rerun", n), (None, None))
+    rerun = f"{r:.3f} [{rlo:.3f}-{rhi:.3f}]" if r is not None else "-"
+    lines.append(f"| {n} | {f:.2f} [{flo:.2f}-{fhi:.2f}] | {rerun} | "
                  f"{f / med[('fresh', 'fetch')]:.2f} | {cpu('fresh', n):.2f} | {cf[n]} | {cf[n] / files:.2f} | {cr[n]} |")
 fl = med[("fresh", "fetch")] / med[("fresh", "lftp")]
 fw = med[("fresh", "fetch")] / med[("fresh", "wget")]
@@ -249,6 +262,11 @@ lines += [
     f"- fresh mirror at most 0.5x the time of wget -m: {fw:.2f}x, {ok(fw <= 0.5)}",
     f"- re-run no slower than lftp's: {rl:.2f}x, {ok(rl <= 1.0)}",
     f"- at most 2.2 FTP commands per file: {per:.2f}, {ok(per <= 2.2)}",
+    "",
+    f"The floor (not a client; `proto/ftp/internal/floorcmd`: the same commands and file writes as fetch, "
+    f"nothing else) took {med[('fresh', 'floor')] / med[('fresh', 'lftp')]:.2f}x the time of lftp and "
+    f"{med[('fresh', 'floor')] / med[('fresh', 'wget')]:.2f}x that of wget; fetch took "
+    f"{med[('fresh', 'fetch')] / med[('fresh', 'floor')]:.2f}x the floor's time.",
     "",
     "Commands ($TMP is the run's temporary directory):",
     "",
