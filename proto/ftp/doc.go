@@ -35,8 +35,11 @@
 // that reads no command during a transfer (vsftpd, known by its
 // greeting), in the same write as the RETR. A retrieval from offset 0
 // then uses the 229 already on its way. Any other command first reads
-// that 229 and drops it. These retrievals are done by the driver itself
-// (pipeline.go), not by the library.
+// that 229 and drops it. These retrievals, and listings, are done by the
+// driver itself (pipeline.go), not by the library; with vsftpd their data
+// connections are half-closed as soon as they are open, and Warm leaves
+// its connections in the directory it was given, with their first EPSV
+// sent.
 //
 // Options["ftp-method"] chooses curl's alternatives: "multicwd" (the
 // default, as above), "singlecwd" (one CWD with the segments joined by
