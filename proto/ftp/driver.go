@@ -66,7 +66,9 @@ type Driver struct {
 	// (a mirror), sends the EPSV of a connection's next retrieval before
 	// the completion reply of the current one is read (once its data
 	// connection reaches its end; with vsftpd, along with the RETR): each
-	// file then waits for the server twice instead of three times. A
+	// file then waits for the server twice instead of three times.
+	// Listings take the prefetched EPSV too. With vsftpd each data
+	// connection is half-closed as soon as it is open (pipeline.go). A
 	// connection whose server refuses EPSV goes on without it (and with
 	// PASV). The last retrieval on each connection leaves one EPSV
 	// unused, and so does a CWD between two retrievals.
