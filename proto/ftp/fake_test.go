@@ -37,6 +37,7 @@ type fakeFTP struct {
 	epsvJunk string            // sent after every 229 reply, as if the server answered twice
 	holdData time.Duration     // RETR: after the 150, wait this long for a command before sending the data
 	peekHalf bool              // before sending, record whether the client has half-closed the data connection (waits 300 ms when not)
+	oopsEPSV int               // the nth EPSV (counted over all sessions) gets vsftpd's "500 OOPS" and the session ends
 
 	mu      sync.Mutex
 	wire    bytes.Buffer
@@ -44,6 +45,7 @@ type fakeFTP struct {
 	conns   int
 	dataTo  []string // local addresses data connections were accepted on
 	halves  []bool   // peekHalf: for each data connection, whether the client had half-closed it
+	epsvs   int      // EPSV commands seen
 }
 
 func newFake(t *testing.T) *fakeFTP {
@@ -213,6 +215,14 @@ func (s *fakeSession) handle(verb, arg string) bool {
 			s.reply("550 no such file")
 		}
 	case "EPSV":
+		f.mu.Lock()
+		f.epsvs++
+		oops := f.epsvs == f.oopsEPSV
+		f.mu.Unlock()
+		if oops {
+			s.reply("500 OOPS: vsf_sysutil_bind")
+			return false
+		}
 		if f.noEPSV {
 			s.reply("500 EPSV not understood")
 			return true

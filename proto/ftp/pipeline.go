@@ -133,6 +133,14 @@ func (c *conn) passive() (net.Conn, error) {
 	}
 	c.w.owed = nil
 	code, msg, err := c.reply(2)
+	var te *textproto.Error
+	if c.vsftpd && errors.As(err, &te) && te.Code == StatusBadCommand && strings.HasPrefix(te.Msg, "OOPS:") {
+		// vsftpd's fatal error, after which it closes the session (for
+		// EPSV, when ten random ports of its passive range were taken):
+		// not a refusal of EPSV, but a connection to give up.
+		c.dead = true
+		return nil, &proto.ProtocolError{Proto: "ftp", Msg: "the server ended the session: " + sanitize(fmt.Sprintf("%d %s", te.Code, te.Msg), 200)}
+	}
 	if err != nil {
 		switch replyCode(err) {
 		case StatusBadCommand, StatusBadArguments, StatusNotImplemented, StatusNotImplementedParam, StatusNetProtoUnsupported:

@@ -439,3 +439,29 @@ func TestPipelinedHalfClose(t *testing.T) {
 		})
 	}
 }
+
+// vsftpd answers an EPSV with "500 OOPS: vsf_sysutil_bind" and ends the
+// session when it finds no free passive port. That is no refusal of EPSV:
+// the retrieval goes on, with EPSV, on a new connection (the library's
+// PASV is never tried on the dead one).
+func TestPipelinedVsftpdOOPS(t *testing.T) {
+	f := newFake(t)
+	f.greeting = "220 (vsFTPd 3.0.3)"
+	f.oopsEPSV = 2 // the EPSV sent with RETR a, for b
+	f.files = map[string][]byte{"a": []byte("one"), "b": []byte("two")}
+	d, req := startPiped(t, f)
+	var trace bytes.Buffer
+	req.Trace = &trace
+	for _, name := range []string{"a", "b"} {
+		if _, body, err := get(t, d, f.url("/"+name), req); err != nil || !bytes.Equal(body, f.files[name]) {
+			t.Fatalf("%s: %q, %v", name, body, err)
+		}
+	}
+	d.CloseIdleConnections()
+	if strings.Contains(f.sent(), "PASV") || strings.Contains(trace.String(), "EPSV refused") {
+		t.Errorf("the OOPS was taken for a refusal of EPSV:\n%s", trace.String())
+	}
+	if n := f.connCount(); n != 2 {
+		t.Errorf("%d control connections, want 2", n)
+	}
+}
