@@ -493,3 +493,17 @@ func TestAbbreviated(t *testing.T) {
 		t.Errorf("get www.example.invalid/x = %d, stderr %q", r.code, r.err)
 	}
 }
+
+// Several HTTP URLs on one server, and the hop of a redirect, share one
+// connection, as with curl: the command keeps it open between them and
+// closes it at the end.
+func TestGetKeepAlive(t *testing.T) {
+	s := startServer(t)
+	r := runArgs(t, nil, "", "get", s.url("/hello.txt"), s.url("/big.bin"), s.url("/redir-hello"))
+	if r.code != 0 || r.out != "hello\n"+string(bigBody)+"hello\n" {
+		t.Fatalf("get = %d, %d bytes, stderr %q", r.code, len(r.out), r.err)
+	}
+	if n := s.ln.n.Load(); n != 1 {
+		t.Errorf("three URLs (one redirected) took %d connections, want 1", n)
+	}
+}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/rfc1738/fetch/fetch"
 	"github.com/rfc1738/fetch/proto"
+	"github.com/rfc1738/fetch/proto/http"
 	"github.com/rfc1738/fetch/safety"
 	"github.com/rfc1738/fetch/uri"
 )
@@ -24,6 +25,9 @@ func runGet(ctx context.Context, o *getOptions, e *env) error {
 	}
 	red := newRedactor(o.urls)
 	c := o.client(e, red)
+	if c.Registry == nil {
+		c.Registry = keepAliveRegistry()
+	}
 	defer c.CloseIdleConnections()
 	o.warnAllowPorts(e)
 	codes := make([]int, 0, len(o.urls))
@@ -41,6 +45,21 @@ func runGet(ctx context.Context, o *getOptions, e *env) error {
 		return &exitError{code: code}
 	}
 	return nil
+}
+
+// keepAliveRegistry is the default registry with HTTP connections kept
+// open between the URLs of one command (and the hops of a redirect), as
+// curl does; runGet closes them when it returns.
+func keepAliveRegistry() *fetch.Registry {
+	r := fetch.DefaultRegistry()
+	for _, scheme := range []string{"http", "https"} {
+		if d, ok := r.Lookup(scheme); ok {
+			if hd, ok := d.(*http.Driver); ok {
+				hd.KeepAlive = true
+			}
+		}
+	}
+	return r
 }
 
 // combine is the exit code of several transfers.

@@ -68,6 +68,11 @@ var (
 	_ proto.IdleCloser = (*Driver)(nil)
 )
 
+// drainMax is how much of a redirect's or an error's body is read, with
+// KeepAlive, so that its connection can serve the next request; a longer
+// body closes the connection instead.
+const drainMax = 64 << 10
+
 // keptPerHost bounds the idle connections the KeepAlive pool keeps per
 // server: enough for the parallel workers of a mirror.
 const keptPerHost = 32
@@ -141,6 +146,11 @@ func (d *Driver) Fetch(ctx context.Context, u *uri.URL, req *proto.Request) (*pr
 	t.response(hresp)
 	resp, err := response(target, hreq, hresp, req.Offset)
 	if err != nil {
+		if shared {
+			// A redirect's or an error's body, read to its end (up to
+			// drainMax), leaves the connection fit for the next request.
+			io.CopyN(io.Discard, hresp.Body, drainMax)
+		}
 		hresp.Body.Close()
 		if !shared {
 			tr.CloseIdleConnections()

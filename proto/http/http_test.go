@@ -49,6 +49,11 @@ func handler() http.Handler {
 	mux.HandleFunc("/moved", func(w http.ResponseWriter, r *http.Request) {
 		http.Redirect(w, r, "../other/place?x=1", http.StatusMovedPermanently)
 	})
+	mux.HandleFunc("/moved-big", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Location", "/file.txt")
+		w.WriteHeader(http.StatusFound)
+		w.Write(bytes.Repeat([]byte("x"), 2*drainMax))
+	})
 	mux.HandleFunc("/to-file", func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Location", "file:///etc/passwd")
 		w.WriteHeader(http.StatusFound)
@@ -394,5 +399,43 @@ func TestKeepAlive(t *testing.T) {
 	}
 	if n := s.rec.Accepts() - kept; n != 3 {
 		t.Errorf("without KeepAlive: %d connections for 3 fetches, want 3", n)
+	}
+}
+
+// With KeepAlive, the body of a redirect or of an error is read to its end
+// (up to drainMax) before the driver returns, so that its connection
+// serves the next request; a longer body closes the connection instead.
+func TestKeepAliveAfterRedirectAndError(t *testing.T) {
+	s := start(t)
+	d := &Driver{KeepAlive: true}
+	defer d.CloseIdleConnections()
+	get := func(path string) error {
+		resp, err := d.Fetch(t.Context(), uri.MustParse(s.url(path)), testRequest())
+		if err == nil {
+			readBody(t, resp)
+		}
+		return err
+	}
+	var r *proto.Redirect
+	if err := get("/moved"); !errors.As(err, &r) {
+		t.Fatalf("/moved: %v, want a redirect", err)
+	}
+	if err := get("/404"); !errors.Is(err, proto.ErrNotFound) {
+		t.Fatalf("/404: %v", err)
+	}
+	if err := get("/file.txt"); err != nil {
+		t.Fatal(err)
+	}
+	if n := s.rec.Accepts(); n != 1 {
+		t.Errorf("a redirect, an error and a file took %d connections, want 1", n)
+	}
+	if err := get("/moved-big"); !errors.As(err, &r) {
+		t.Fatalf("/moved-big: %v, want a redirect", err)
+	}
+	if err := get("/file.txt"); err != nil {
+		t.Fatal(err)
+	}
+	if n := s.rec.Accepts(); n != 2 {
+		t.Errorf("after a redirect with a %d-byte body: %d connections in all, want 2", 2*drainMax, n)
 	}
 }
