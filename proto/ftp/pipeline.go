@@ -213,20 +213,30 @@ func (c *conn) pipelinedRetr(arg string, prefetchNext bool) (*pipedTransfer, err
 		c.owe()
 		prefetchNext = false
 	}
+	if err := c.preliminary(data, cmd); err != nil {
+		return nil, err
+	}
+	return &pipedTransfer{c: c, data: data, cmd: cmd, next: prefetchNext}, nil
+}
+
+// preliminary reads the reply that opens a transfer (125 or 150). Any
+// other reply, or none, closes data and is returned as the failure of
+// cmd; after a refusal the connection is handed back clean.
+func (c *conn) preliminary(data net.Conn, cmd string) error {
 	code, msg, err := c.reply(0)
 	if err == nil && code != StatusAlreadyOpen && code != StatusAboutToSend {
 		err = &textproto.Error{Code: code, Msg: msg}
 	}
-	if err != nil {
-		data.Close()
-		if replyCode(err) != 0 && c.w.owed == nil {
-			if herr := c.handBack(); herr != nil {
-				return nil, c.fail(cmd, herr)
-			}
-		}
-		return nil, c.fail(cmd, err)
+	if err == nil {
+		return nil
 	}
-	return &pipedTransfer{c: c, data: data, cmd: cmd, next: prefetchNext}, nil
+	data.Close()
+	if replyCode(err) != 0 && c.w.owed == nil {
+		if herr := c.handBack(); herr != nil {
+			return c.fail(cmd, herr)
+		}
+	}
+	return c.fail(cmd, err)
 }
 
 // pipelinedList runs a listing command (LIST, MLSD or NLST, with arg when
@@ -254,34 +264,18 @@ func (c *conn) pipelinedList(verb, arg string) error {
 		data.Close()
 		return c.fail(cmd, err)
 	}
-	code, msg, err := c.reply(0)
-	if err == nil && code != StatusAlreadyOpen && code != StatusAboutToSend {
-		err = &textproto.Error{Code: code, Msg: msg}
+	if err := c.preliminary(data, cmd); err != nil {
+		return err
 	}
+	// The bytes go to c.cap as they are read.
+	_, err = io.Copy(io.Discard, data)
+	data.Close()
 	if err != nil {
-		data.Close()
-		if replyCode(err) != 0 {
-			if herr := c.handBack(); herr != nil {
-				return c.fail(cmd, herr)
-			}
-		}
+		// Too long, cut or timed out: the completion reply is still
+		// to come, and the connection cannot be trusted.
+		c.dead = true
 		return c.fail(cmd, err)
 	}
-	buf := make([]byte, 32<<10)
-	for {
-		_, rerr := data.Read(buf)
-		if rerr == io.EOF {
-			break
-		}
-		if rerr != nil {
-			// Too long, cut or timed out: the completion reply is
-			// still to come, and the connection cannot be trusted.
-			data.Close()
-			c.dead = true
-			return c.fail(cmd, rerr)
-		}
-	}
-	data.Close()
 	if _, _, err := c.reply(2); err != nil {
 		return c.fail(cmd, err)
 	}
