@@ -401,9 +401,17 @@ EOF
 	exec {lockfd}>&-
 }
 
+# vsftpd's passive ports. It tries ten random ports of the range for each
+# PASV or EPSV and ends the session ("500 OOPS: vsf_sysutil_bind") when all
+# ten are taken. With eight sessions that each keep a listener open (a
+# client that sends its next EPSV early), a range of 20 ports fails one
+# EPSV in about 10,000 (0.4^10), once in every few mirror benchmark runs;
+# a range of 50, one in about 90 million (0.16^10).
+pasv_ports=50
+
 start_ftp() {
 	local p port pasv pid d="$dir/vsftpd"
-	read -r port pasv <<<"$(py ports 1 20)"
+	read -r port pasv <<<"$(py ports 1 "$pasv_ports")"
 	[ -n "$pasv" ] || return 1
 	mkdir -p "$d/empty"
 	chmod 755 "$d/empty"
@@ -416,7 +424,7 @@ listen_address=127.0.0.1
 listen_port=$port
 pasv_enable=YES
 pasv_min_port=$pasv
-pasv_max_port=$((pasv + 19))
+pasv_max_port=$((pasv + pasv_ports - 1))
 port_enable=YES
 connect_from_port_20=NO
 seccomp_sandbox=NO
@@ -460,7 +468,7 @@ EOF
 		envs[FETCH_TEST_FTP_USER]=$ftp_user
 		envs[FETCH_TEST_FTP_PASS]=$(cat "$state_dir/ftp-password")
 		envs[FETCH_TEST_FTP_HOME]=/home/$ftp_user
-		envs[FETCH_TEST_FTP_PASV]=$pasv-$((pasv + 19))
+		envs[FETCH_TEST_FTP_PASV]=$pasv-$((pasv + pasv_ports - 1))
 		return 0
 	fi
 	forget vsftpd "$pid"
