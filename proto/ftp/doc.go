@@ -64,6 +64,16 @@
 // connecting, not when the server asks for it, so that one prompt serves
 // every URL of a server.
 //
+// The .netrc file is read as the BSD ftp(1) manual page describes it,
+// with '#' comments and double-quoted tokens as in curl, by the same
+// parser as every other driver's. The password comes from the first
+// "machine" entry for the host (compared without regard to case) that
+// has a password and names the URL's user or no login, else from the
+// "default" entry the same way. A missing or unreadable file, one over
+// 1 MiB, or a malformed one is an error; a malformed file gives
+// "ftp: netrc PATH: line N: ..." wrapping a *NetrcError, which names no
+// password.
+//
 // # Replies and errors
 //
 // Every refusal is a *CommandError naming the command (password hidden, a

@@ -2,9 +2,11 @@ package ftp
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 
+	"github.com/rfc1738/fetch/internal/netrc"
 	"github.com/rfc1738/fetch/proto"
 	"github.com/rfc1738/fetch/uri"
 )
@@ -27,11 +29,12 @@ type creds struct {
 //   - a user and a password (even an empty one): those;
 //   - the user "anonymous" or "ftp" without a password: the e-mail address;
 //   - another user without a password: the .netrc file named by
-//     Options["netrc"], else a password given earlier for the same server
-//     and user on this Driver, else a prompt on the terminal (no echo),
-//     else an error wrapping proto.ErrLogin. The password is asked for
-//     before connecting, so that one answer serves every URL of that
-//     server and user.
+//     Options["netrc"] (see lookupNetrc; a missing, unreadable or
+//     malformed file, or one over 1 MiB, is an error), else a password
+//     given earlier for the same server and user on this Driver, else a
+//     prompt on the terminal (no echo), else an error wrapping
+//     proto.ErrLogin. The password is asked for before connecting, so
+//     that one answer serves every URL of that server and user.
 func (d *Driver) credentials(ctx context.Context, u *uri.URL, req *proto.Request, addr string) (creds, error) {
 	email := DefaultEmail
 	if req.Options != nil && req.Options["email"] != "" {
@@ -70,4 +73,19 @@ func (d *Driver) credentials(ctx context.Context, u *uri.URL, req *proto.Request
 		return creds{}, fmt.Errorf("ftp: password for %q on %s: %w", user, addr, err)
 	}
 	return creds{user: user, pass: p, prompted: true}, nil
+}
+
+// readNetrc reads the .netrc file at path. A malformed file gives an error
+// wrapping the *NetrcError that names the path and the line; a file that
+// cannot be read, one wrapping the *fs.PathError.
+func readNetrc(path string) ([]netrc.Entry, error) {
+	entries, err := netrc.Read(path)
+	var ne *netrc.Error
+	if errors.As(err, &ne) {
+		return nil, fmt.Errorf("ftp: netrc %s: %w", path, err)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("ftp: netrc: %w", err)
+	}
+	return entries, nil
 }

@@ -5,62 +5,15 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
-	"reflect"
 	"strings"
 	"testing"
 
+	"github.com/rfc1738/fetch/internal/netrc"
 	"github.com/rfc1738/fetch/proto"
 )
 
-var netrcTests = []struct {
-	name string
-	in   string
-	want []netrcEntry
-}{
-	// ftp(1): tokens separated by spaces, tabs or newlines.
-	{"one line", "machine ftp.example.org login alice password secret",
-		[]netrcEntry{{Machine: "ftp.example.org", Login: "alice", Password: "secret", HasPassword: true}}},
-	{"several lines", "machine a\n\tlogin u\n\tpassword p\n\naccount acc\ndefault login anonymous password me@",
-		[]netrcEntry{{Machine: "a", Login: "u", Password: "p", HasPassword: true, Account: "acc"}, {Default: true, Login: "anonymous", Password: "me@", HasPassword: true}}},
-	// ftp(1): macdef's body runs to the next empty line and is skipped.
-	{"macdef", "machine a login u password p\nmacdef init\nmachine evil password x\nbin\n\nmachine b login v password q",
-		[]netrcEntry{{Machine: "a", Login: "u", Password: "p", HasPassword: true}, {Machine: "b", Login: "v", Password: "q", HasPassword: true}}},
-	// curl and Python: quoted tokens with backslash escapes; comments.
-	{"quoted", "# my hosts\nmachine a login \"u s\" password \"p\\\"w d\" # trailing",
-		[]netrcEntry{{Machine: "a", Login: "u s", Password: "p\"w d", HasPassword: true}}},
-	{"empty password", `machine a login u password ""`,
-		[]netrcEntry{{Machine: "a", Login: "u", Password: "", HasPassword: true}}},
-	{"unknown tokens", "machine a port 21 login u password p",
-		[]netrcEntry{{Machine: "a", Login: "u", Password: "p", HasPassword: true}}},
-	{"empty", "", nil},
-}
-
-func TestParseNetrc(t *testing.T) {
-	for _, tt := range netrcTests {
-		got, err := parseNetrc(tt.in)
-		if err != nil || !reflect.DeepEqual(got, tt.want) {
-			t.Errorf("%s: parseNetrc(%q) = %+v, %v; want %+v", tt.name, tt.in, got, err, tt.want)
-		}
-	}
-}
-
-func TestParseNetrcErrors(t *testing.T) {
-	for _, in := range []string{
-		"machine",                        // machine without a name
-		"machine a login",                // login without a value
-		"login u password p",             // before any machine
-		`machine a password "unfinished`, // unterminated quote
-	} {
-		_, err := parseNetrc(in)
-		var ne *NetrcError
-		if !errors.As(err, &ne) {
-			t.Errorf("parseNetrc(%q) = %v, want a *NetrcError", in, err)
-		}
-	}
-}
-
 func TestLookupNetrc(t *testing.T) {
-	entries, err := parseNetrc("machine Ftp.Example.org login alice password a1\n" +
+	entries, err := netrc.Parse("machine Ftp.Example.org login alice password a1\n" +
 		"machine ftp.example.org login bob password b1\n" +
 		"machine other password any\n" +
 		"machine nopass login carol\n" +
@@ -87,52 +40,6 @@ func TestLookupNetrc(t *testing.T) {
 	}
 }
 
-// writeNetrc writes entries back as a .netrc file, every token quoted.
-func writeNetrc(entries []netrcEntry) string {
-	q := func(s string) string {
-		return `"` + strings.NewReplacer(`\`, `\\`, `"`, `\"`).Replace(s) + `"`
-	}
-	var b strings.Builder
-	for _, e := range entries {
-		if e.Default {
-			b.WriteString("default")
-		} else {
-			b.WriteString("machine " + q(e.Machine))
-		}
-		if e.Login != "" {
-			b.WriteString(" login " + q(e.Login))
-		}
-		if e.HasPassword {
-			b.WriteString(" password " + q(e.Password))
-		}
-		if e.Account != "" {
-			b.WriteString(" account " + q(e.Account))
-		}
-		b.WriteString("\n")
-	}
-	return b.String()
-}
-
-// FuzzParseNetrc: parsing never panics, and a parsed file written back
-// (every token quoted) parses to the same entries.
-func FuzzParseNetrc(f *testing.F) {
-	for _, tt := range netrcTests {
-		f.Add(tt.in)
-	}
-	f.Add("macdef x\n\n\nmachine \"a\\\\b\" password \"\\\"\"")
-	f.Fuzz(func(t *testing.T, in string) {
-		entries, err := parseNetrc(in)
-		if err != nil {
-			return
-		}
-		again := writeNetrc(entries)
-		got, err := parseNetrc(again)
-		if err != nil || !reflect.DeepEqual(got, entries) {
-			t.Errorf("parseNetrc(%q) = %+v; written back as %q it parses to %+v, %v", in, entries, again, got, err)
-		}
-	})
-}
-
 // fakePrompt answers every question with answer and counts them.
 type fakePrompt struct {
 	answer string
@@ -153,16 +60,16 @@ func TestLoginSources(t *testing.T) {
 	f.files["f"] = []byte("x")
 	f.start()
 	dir := t.TempDir()
-	netrc := filepath.Join(dir, "netrc")
+	netrcPath := filepath.Join(dir, "netrc")
 	host, port := "127.0.0.1", f.port()
-	if err := os.WriteFile(netrc, []byte("machine "+host+" login bob password fromnetrc\n"), 0o600); err != nil {
+	if err := os.WriteFile(netrcPath, []byte("machine "+host+" login bob password fromnetrc\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	url := func(user string) string { return "ftp://" + user + "@" + host + ":" + port + "/f" }
 
 	t.Run("netrc", func(t *testing.T) {
 		req := quickReq()
-		req.Options = map[string]string{"netrc": netrc}
+		req.Options = map[string]string{"netrc": netrcPath}
 		d := &Driver{}
 		defer d.CloseIdleConnections()
 		if _, _, err := get(t, d, url("bob"), req); err != nil {
@@ -178,7 +85,7 @@ func TestLoginSources(t *testing.T) {
 		for range 2 {
 			req := quickReq()
 			req.Prompt = p
-			req.Options = map[string]string{"netrc": netrc} // no entry for carol
+			req.Options = map[string]string{"netrc": netrcPath} // no entry for carol
 			if _, _, err := get(t, d, url("carol"), req); err != nil {
 				t.Fatal(err)
 			}
@@ -223,6 +130,29 @@ func TestLoginSources(t *testing.T) {
 		_, _, err := get(t, &Driver{}, url("bob"), req)
 		if !errors.Is(err, os.ErrNotExist) {
 			t.Errorf("Fetch = %v, want os.ErrNotExist", err)
+		}
+	})
+	t.Run("malformed netrc", func(t *testing.T) {
+		// A parse error after a password token: the error names the
+		// file and the line (the message is what is under test here),
+		// never the password.
+		bad := filepath.Join(dir, "bad")
+		if err := os.WriteFile(bad, []byte("machine "+host+" login bob password hunter2\nlogin"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		before := f.connCount()
+		req := quickReq()
+		req.Options = map[string]string{"netrc": bad}
+		_, _, err := get(t, &Driver{}, url("bob"), req)
+		var ne *NetrcError
+		if !errors.As(err, &ne) || ne.Line != 2 {
+			t.Fatalf("Fetch = %v, want a *NetrcError on line 2", err)
+		}
+		if msg := err.Error(); !strings.Contains(msg, "ftp: netrc "+bad+": line 2: ") || strings.Contains(msg, "hunter2") {
+			t.Errorf("Fetch error %q, want it to name %s and line 2, and not the password", msg, bad)
+		}
+		if f.connCount() != before {
+			t.Errorf("a connection was made with a malformed .netrc")
 		}
 	})
 }
