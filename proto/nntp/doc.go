@@ -15,7 +15,11 @@
 //   - nntp: URLs have no user or password in RFC 1738; when one is given
 //     anyway it is used for AUTHINFO (package safety warns about it). A
 //     .netrc entry for the host also supplies credentials; its "default"
-//     entry is never used for news servers.
+//     entry is never used for news servers. The file is read as for
+//     ftp: URLs, by the parser every driver shares ('#' comments, quoted
+//     tokens); a missing file gives no credentials, one that cannot be
+//     read, is over 1 MiB or is malformed is an error, for a malformed
+//     file "nntp: netrc PATH: line N: ..." (it names no password).
 //   - news: URLs name no server. The server is the caller's setting
 //     (Request.Options["nntp-server"]), or the host of the
 //     news://server/... form of RFC 5538.

@@ -9,10 +9,10 @@ import (
 	"io"
 	"io/fs"
 	"net"
-	"os"
 	"strconv"
 	"strings"
 
+	"github.com/rfc1738/fetch/internal/netrc"
 	"github.com/rfc1738/fetch/proto"
 	"github.com/rfc1738/fetch/uri"
 )
@@ -34,7 +34,8 @@ const (
 // safe for concurrent use; its fields must not change while it is in use.
 //
 // Request.Options keys read: "nntp-server" (host[:port] for news: URLs),
-// "netrc" (path of a .netrc file), "headers-only" and "body-only" ("1").
+// "netrc" (path of a .netrc file; a missing file gives no credentials, a
+// malformed one an error), "headers-only" and "body-only" ("1").
 // Request.Raw and Request.Offset are not supported: articles always come
 // dot-unstuffed from their first byte (Response.Offset is 0).
 type Driver struct {
@@ -352,7 +353,7 @@ func checkWord(what, s string) error {
 // credentialsFor gives the AUTHINFO credentials for host: the URL's user
 // and password, the password (or user and password) from the .netrc file
 // at netrcPath, or nil when neither names a user. The .netrc "default"
-// entry is not used.
+// entry is not used (see netrcLookup).
 func credentialsFor(u *uri.URL, host, netrcPath string) (*credentials, error) {
 	cr := &credentials{}
 	if u.User != nil {
@@ -364,9 +365,9 @@ func credentialsFor(u *uri.URL, host, netrcPath string) (*credentials, error) {
 		if err != nil {
 			return nil, err
 		}
-		if e, ok := netrcLookup(entries, host, cr.user); ok && e.login != "" {
-			cr.user = e.login
-			cr.pass, cr.havePass = e.password, e.hasPass
+		if e, ok := netrcLookup(entries, host, cr.user); ok && e.Login != "" {
+			cr.user = e.Login
+			cr.pass, cr.havePass = e.Password, e.HasPassword
 		}
 	}
 	if cr.user == "" {
@@ -381,22 +382,23 @@ func credentialsFor(u *uri.URL, host, netrcPath string) (*credentials, error) {
 	return cr, nil
 }
 
-// readNetrc reads and parses the .netrc file at path; a missing file has
-// no entries. At most 1 MiB is read.
-func readNetrc(path string) ([]netrcEntry, error) {
-	f, err := os.Open(path)
-	if errors.Is(err, fs.ErrNotExist) {
+// readNetrc reads the .netrc file at path with package internal/netrc, the
+// parser every driver shares: a missing file has no entries; a malformed
+// one gives an error wrapping the *netrc.Error that names the path and
+// the line; an unreadable one, or one over 1 MiB, an error wrapping the
+// *fs.PathError.
+func readNetrc(path string) ([]netrc.Entry, error) {
+	entries, err := netrc.Read(path)
+	var ne *netrc.Error
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
 		return nil, nil
-	}
-	if err != nil {
+	case errors.As(err, &ne):
+		return nil, fmt.Errorf("nntp: netrc %s: %w", path, err)
+	case err != nil:
 		return nil, fmt.Errorf("nntp: netrc: %w", err)
 	}
-	defer f.Close()
-	data, err := io.ReadAll(io.LimitReader(f, 1<<20))
-	if err != nil {
-		return nil, fmt.Errorf("nntp: netrc: %w", err)
-	}
-	return parseNetrc(string(data)), nil
+	return entries, nil
 }
 
 // article sends ARTICLE, HEAD or BODY for spec (a number in the selected
