@@ -87,12 +87,13 @@ func Parse(data string) ([]Entry, error) {
 			entries = append(entries, Entry{Default: true})
 			cur = &entries[len(entries)-1]
 		case "login", "password", "account":
+			at := s.line
 			v, err := s.value(tok)
 			if err != nil {
 				return nil, err
 			}
 			if cur == nil {
-				return nil, &Error{s.line, tok + " before any machine or default"}
+				return nil, &Error{at, tok + " before any machine or default"}
 			}
 			switch tok {
 			case "login":
@@ -169,6 +170,7 @@ func (s *scanner) next() (tok string, ok bool, err error) {
 		}
 	}
 	if s.s[s.i] == '"' {
+		open := s.line
 		s.i++
 		var b strings.Builder
 		for s.i < len(s.s) {
@@ -187,7 +189,7 @@ func (s *scanner) next() (tok string, ok bool, err error) {
 			}
 			b.WriteByte(c)
 		}
-		return "", false, &Error{s.line, "unterminated quoted string"}
+		return "", false, &Error{open, "unterminated quoted string"}
 	}
 	start := s.i
 	for s.i < len(s.s) && !isSpace(s.s[s.i]) {
@@ -196,14 +198,17 @@ func (s *scanner) next() (tok string, ok bool, err error) {
 	return s.s[start:s.i], true, nil
 }
 
-// value returns the token that must follow the keyword key.
+// value returns the token that must follow the keyword key. An error
+// names the keyword's line (or the line where a quoted value opens), not
+// the end of the file where the scanner stopped.
 func (s *scanner) value(key string) (string, error) {
+	at := s.line
 	v, ok, err := s.next()
 	if err != nil {
 		return "", err
 	}
 	if !ok {
-		return "", &Error{s.line, key + " without a value"}
+		return "", &Error{at, key + " without a value"}
 	}
 	return v, nil
 }

@@ -95,16 +95,18 @@ var parseErrorTests = []struct {
 	{"machine without a name", "machine", 1},
 	{"login without a value", "machine a login", 1},
 	{"value missing on a later line", "machine a\nlogin u\npassword", 3},
-	// The line of an error is the one where the scanner stopped: for a
-	// missing value, the end of the file.
-	{"value missing before empty lines", "machine a\npassword\n\n", 4},
+	// A missing value is reported on its keyword's line, not at the end
+	// of the file where the scanner stopped.
+	{"value missing before empty lines", "machine a\npassword\n\n", 2},
+	{"login before any machine, value on the next line", "# x\nlogin\nu", 2},
 	{"macdef without a name", "machine a\nmacdef", 2},
 	// ftp(1): login and the rest belong to a machine or default.
 	{"login before any machine", "login u password p", 1},
 	{"after a comment", "# hosts\n\nlogin u", 3},
 	// curl/Python: a quoted token must end.
 	{"unterminated quote", `machine a password "unfinished`, 1},
-	{"unterminated quote over lines", "machine a password \"un\nfinished\n", 3},
+	// The line where the quote opens.
+	{"unterminated quote over lines", "machine a password \"un\nfinished\n", 1},
 	// The line count goes on after a macro body.
 	{"after a macro", "machine a password p\nmacdef m\nx\ny\n\nlogin", 6},
 	// A parse error after a password token does not give the password away.
