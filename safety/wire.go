@@ -2,6 +2,7 @@ package safety
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 
 	"github.com/rfc1738/fetch/uri"
@@ -103,16 +104,32 @@ func ftpParts(u *uri.URL, l layout) ([]part, error) {
 	if p == "" {
 		return ps, nil
 	}
-	segs := strings.Split(p, "/")
-	for i, seg := range segs {
-		name := fmt.Sprintf("ftp cwd %d", i+1)
-		if i == len(segs)-1 {
-			name = "ftp name"
+	for i := 1; ; i++ {
+		seg, rest, more := strings.Cut(p, "/")
+		if !more {
+			return append(ps, newPart("ftp name", seg, off, lineArg, where)), nil
 		}
-		ps = append(ps, newPart(name, seg, off, lineArg, where))
+		ps = append(ps, newPart(cwdName(i), seg, off, lineArg, where))
 		off += len(seg) + 1
+		p = rest
 	}
-	return ps, nil
+}
+
+// cwdNames are the names of the first CWD parts, made once.
+var cwdNames = func() []string {
+	n := make([]string, 8)
+	for i := range n {
+		n[i] = "ftp cwd " + strconv.Itoa(i+1)
+	}
+	return n
+}()
+
+// cwdName names the part of the i-th CWD (from 1).
+func cwdName(i int) string {
+	if i <= len(cwdNames) {
+		return cwdNames[i-1]
+	}
+	return "ftp cwd " + strconv.Itoa(i)
 }
 
 // gopherParts: the client sends selector TAB search TAB gopher+_string CRLF

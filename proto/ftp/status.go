@@ -2,7 +2,6 @@ package ftp
 
 import (
 	"errors"
-	"fmt"
 	"net/textproto"
 	"strings"
 
@@ -203,5 +202,5 @@ func displayCmd(verb, arg string) string {
 	if arg == "" {
 		return verb + " (null argument)"
 	}
-	return fmt.Sprintf("%s %s", verb, arg)
+	return verb + " " + arg
 }
