@@ -1,0 +1,129 @@
+// Package gctune gives the garbage collector of the fetch command a fixed
+// amount of room above the live heap, where Go's default (GOGC=100) gives
+// room equal to the live heap.
+//
+// The command's live heap is small (a mirror of 2,000 files keeps about
+// 2 MB live) while it allocates a little for every file and connection
+// (about 10 KB per file). With the default, the heap of such a run is
+// collected every few megabytes: ten cycles for 2,000 files, each of which
+// stops the goroutines twice, takes a processor for its mark worker and
+// slows the allocating goroutines with assists. On a busy machine that cost
+// the mirror 4-10 % of its wall time (BENCHMARKS.md, session 5).
+//
+// After every cycle the tuner sets the GOGC percentage so that the heap may
+// grow by Headroom above the live heap: 100*Headroom/live, but never below
+// Go's default of 100 (a live heap larger than Headroom is collected as
+// usual) nor above MaxPercent. The memory the command holds is therefore at
+// most Headroom more than with the default, whatever the size of the run;
+// unlike a memory limit (GOMEMLIMIT), this never makes the collector run
+// back to back when the live heap grows large.
+//
+// A GOGC set in the environment is the user's choice: the tuner then does
+// nothing. The library (package fetch) never tunes the collector of the
+// program that uses it; only the command calls Start.
+package gctune
+
+import (
+	"runtime"
+	"runtime/debug"
+	"runtime/metrics"
+	"sync"
+)
+
+// Headroom is how far the heap may grow above the live heap before the next
+// collection.
+const Headroom = 64 << 20
+
+// MaxPercent bounds the GOGC percentage the tuner sets. With Go's minimum
+// heap of 4 MB (scaled by GOGC/100), a tiny live heap is first collected
+// at about 40 MB.
+const MaxPercent = 1000
+
+// Percent returns the GOGC percentage that gives headroom bytes of room
+// above a live heap of live bytes, between 100 and MaxPercent.
+func Percent(live, headroom uint64) int {
+	if live == 0 {
+		return MaxPercent
+	}
+	p := headroom * 100 / live
+	switch {
+	case p < 100:
+		return 100
+	case p > MaxPercent:
+		return MaxPercent
+	}
+	return int(p)
+}
+
+var (
+	startOnce sync.Once
+	running   bool // Start armed the tuner
+
+	mu      sync.Mutex
+	percent int       // the percentage set last
+	stopped bool      // tests: no more tuning
+	onTune  func(int) // tests: told of every percentage set
+)
+
+// Start makes the tuner run now and after every garbage collection, unless
+// getenv("GOGC") is set. It reports whether the tuner runs. Only the first
+// call acts; later ones report its answer.
+func Start(getenv func(string) string) bool {
+	startOnce.Do(func() {
+		if !enabled(getenv) {
+			return
+		}
+		running = true
+		tune()
+		arm()
+	})
+	return running
+}
+
+// enabled reports whether the tuner may run: not when the user chose a
+// GOGC (even "100" or "off").
+func enabled(getenv func(string) string) bool {
+	return getenv("GOGC") == ""
+}
+
+// sentinel is allocated only to be collected: its cleanup runs after the
+// cycle that found it unreachable. It holds a pointer so that it is not
+// packed with other small objects by the tiny allocator (whose blocks live
+// as long as any object in them).
+type sentinel struct{ _ *byte }
+
+// arm schedules one tuning after the next collection; the tuning arms the
+// one after it.
+func arm() {
+	runtime.AddCleanup(new(sentinel), func(struct{}) {
+		if tune() {
+			arm()
+		}
+	}, struct{}{})
+}
+
+var liveSample = []metrics.Sample{{Name: "/gc/heap/live:bytes"}}
+
+// tune sets the percentage for the live heap measured by the last cycle.
+// It reports false once the tuner is stopped.
+func tune() bool {
+	mu.Lock()
+	defer mu.Unlock()
+	if stopped {
+		return false
+	}
+	metrics.Read(liveSample)
+	var live uint64
+	if liveSample[0].Value.Kind() == metrics.KindUint64 {
+		live = liveSample[0].Value.Uint64()
+	}
+	p := Percent(live, Headroom)
+	if p != percent {
+		debug.SetGCPercent(p)
+		percent = p
+	}
+	if onTune != nil {
+		onTune(p)
+	}
+	return true
+}
