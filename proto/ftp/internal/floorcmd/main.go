@@ -6,7 +6,8 @@
 // RETR, the data connection half-closed at once) and on disk (a temporary
 // file, the listed time, a rename), and nothing else: no safety policy, no
 // manifest, no checksum, no resume, no retry, no parsing beyond what a
-// directory of plain files needs. It is not part of the public tree.
+// directory of plain files needs. Its garbage collector is tuned as
+// fetch's is (package gctune). It is not part of the public tree.
 //
 //	floorcmd [-j N] ftp://127.0.0.1:PORT/DIR/ TARGET
 //
@@ -28,6 +29,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/rfc1738/fetch/internal/gctune"
 )
 
 const timeout = 20 * time.Second
@@ -272,6 +275,9 @@ func retrieve(c *ctl, host string, f file, target string, buf []byte, owed *bool
 }
 
 func main() {
+	// The collector as tuned for fetch itself, so that the floor stays a
+	// floor.
+	gctune.Start(os.Getenv)
 	jobs := flag.Int("j", 8, "connections")
 	flag.Parse()
 	if flag.NArg() != 2 || *jobs < 1 || *jobs > 64 {
