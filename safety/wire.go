@@ -109,27 +109,10 @@ func ftpParts(u *uri.URL, l layout) ([]part, error) {
 		if !more {
 			return append(ps, newPart("ftp name", seg, off, lineArg, where)), nil
 		}
-		ps = append(ps, newPart(cwdName(i), seg, off, lineArg, where))
+		ps = append(ps, newPart("ftp cwd "+strconv.Itoa(i), seg, off, lineArg, where))
 		off += len(seg) + 1
 		p = rest
 	}
-}
-
-// cwdNames are the names of the first CWD parts, made once.
-var cwdNames = func() []string {
-	n := make([]string, 8)
-	for i := range n {
-		n[i] = "ftp cwd " + strconv.Itoa(i+1)
-	}
-	return n
-}()
-
-// cwdName names the part of the i-th CWD (from 1).
-func cwdName(i int) string {
-	if i <= len(cwdNames) {
-		return cwdNames[i-1]
-	}
-	return "ftp cwd " + strconv.Itoa(i)
 }
 
 // gopherParts: the client sends selector TAB search TAB gopher+_string CRLF

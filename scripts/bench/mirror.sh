@@ -193,7 +193,7 @@ export B_MACHINE="$(uname -srm), $(sed -n 's/^model name[[:space:]]*: //p' /proc
 export B_LOAD="$load_before before, $load_after after"
 export B_VERSIONS="$(go env GOVERSION), $(lftp --version | head -1 | sed 's/ | Copyright.*//; s/ |//g'), $(wget --version | head -1 | cut -d' ' -f1-3), hyperfine $(hyperfine --version | cut -d' ' -f2)"
 python3 - <<'PY'
-import glob, json, os, random, statistics
+import functools, glob, json, os, random, statistics
 
 e = os.environ
 work, rounds, files, out = e["B_WORK"], int(e["B_ROUNDS"]), int(e["B_FILES"]), e["B_OUT"]
@@ -213,6 +213,7 @@ def times(kind, n):
     return [t for r in results(kind, n) for t in r["times"]]
 
 
+@functools.cache
 def by_round(kind, n):
     """Wall time of n in each round: round number -> seconds."""
     got = {}
