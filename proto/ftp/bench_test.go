@@ -72,7 +72,7 @@ func BenchmarkParseListing(b *testing.B) {
 	raw := []byte(sb.String())
 	b.SetBytes(int64(len(raw)))
 	for b.Loop() {
-		if n := len(parseListing(raw, formatLIST, now)); n != 10000 {
+		if n := len(first(parseListing(raw, formatLIST, "", now))); n != 10000 {
 			b.Fatalf("%d entries", n)
 		}
 	}

@@ -34,6 +34,7 @@ type conn struct {
 	cancel context.CancelFunc
 
 	pwd   string // the login directory from PWD; "" when unusable
+	syst  string // the reply to SYST ("UNIX Type: L8"); "" when unknown
 	typ   string // the TYPE in effect: "A", "I" or "" (unknown)
 	mlsd  bool   // List sends MLSD (FEAT listed MLST and MLSD was not disabled)
 	moved bool   // a CWD was sent since login or the last return

@@ -376,7 +376,7 @@ func (d *Driver) listing(c *conn, u *uri.URL, pl plan) (*proto.Response, error) 
 		}
 		return nil, err
 	}
-	entries := parseListing(raw, format, time.Now())
+	entries, unparsed := parseListing(raw, format, c.syst, time.Now())
 	body := raw
 	if format == formatNLST {
 		body = localLineEnds(raw)
@@ -396,6 +396,11 @@ func (d *Driver) listing(c *conn, u *uri.URL, pl plan) (*proto.Response, error) 
 	}
 	if len(warnings) > 0 {
 		resp.Info["warnings"] = warnings
+	}
+	if len(unparsed) > 0 {
+		// Lines of the listing that fit no known layout: the caller must
+		// not take the entries for the whole directory.
+		resp.Info["ftp_unparsed"] = unparsed
 	}
 	return resp, nil
 }

@@ -35,35 +35,79 @@ func splitLines(raw []byte) []string {
 }
 
 // parseListing parses the bytes of a directory listing. format is
-// formatMLSD, formatLIST or formatNLST. Lines that fit no known layout are
-// left out, and so are the entries "." and ".." (which name the directory
-// and its parent, not a member). now is the moment used to place Unix dates
-// written without a year.
+// formatMLSD, formatLIST or formatNLST; syst is the text of the server's
+// reply to SYST ("UNIX Type: L8", "VMS V5.5", "" when unknown), which helps
+// choose among LIST layouts. The entries "." and ".." (which name the
+// directory and its parent, not a member) are left out, and so are lines
+// that describe the listing rather than an entry ("total N", a VMS header
+// or trailer). Every other line that fits no known layout is returned in
+// unparsed, exactly as the server sent it, so that the caller can say so:
+// a line left out silently could be a file never mirrored. now is the
+// moment used to place Unix dates written without a year.
 //
 // Names are kept exactly as the server sent them: they may hold "/", "..",
 // CR or any other byte, and must be checked before use as local paths.
-func parseListing(raw []byte, format string, now time.Time) []proto.Entry {
+func parseListing(raw []byte, format, syst string, now time.Time) (entries []proto.Entry, unparsed []string) {
+	_ = syst
 	lines := splitLines(raw)
-	entries := make([]proto.Entry, 0, len(lines))
+	entries = make([]proto.Entry, 0, len(lines))
 	for _, line := range lines {
 		var e proto.Entry
 		var ok bool
 		switch format {
 		case formatMLSD:
 			e, ok = parseMLSDLine(line)
+			if !ok && isMLSDSelf(line) {
+				continue
+			}
 		case formatNLST:
 			e, ok = proto.Entry{Name: line, Type: proto.EntryOther, Size: -1}, true
 		default:
+			if isTotalLine(line) {
+				continue
+			}
 			e, ok = parseUnixLine(line, now)
 			if !ok {
 				e, ok = parseDOSLine(line)
 			}
 		}
-		if ok && e.Name != "." && e.Name != ".." {
+		if !ok {
+			unparsed = append(unparsed, line)
+			continue
+		}
+		if e.Name != "." && e.Name != ".." {
 			entries = append(entries, e)
 		}
 	}
-	return entries
+	return entries, unparsed
+}
+
+// isTotalLine reports whether line is the "total N" line that ls -l
+// writes first (N in blocks, possibly with a unit suffix).
+func isTotalLine(line string) bool {
+	rest, ok := strings.CutPrefix(line, "total ")
+	if !ok {
+		return false
+	}
+	rest = strings.TrimSpace(rest)
+	rest = strings.TrimRight(rest, "KMGTkmgt")
+	rest = strings.Replace(rest, ".", "", 1)
+	rest = strings.Replace(rest, ",", "", 1)
+	return rest != "" && isDigits(rest)
+}
+
+// isMLSDSelf reports whether an MLSD line that parseMLSDLine refused is
+// the cdir or pdir entry (the directory itself or its parent), which is
+// not a member and not a line to report.
+func isMLSDSelf(line string) bool {
+	facts, _, _ := strings.Cut(line, " ")
+	for _, f := range strings.Split(facts, ";") {
+		k, v, _ := strings.Cut(f, "=")
+		if strings.EqualFold(k, "type") && (strings.EqualFold(v, "cdir") || strings.EqualFold(v, "pdir")) {
+			return true
+		}
+	}
+	return false
 }
 
 // parseMLSDLine parses one line of an MLSD listing (RFC 3659 section 7.2):

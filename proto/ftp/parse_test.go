@@ -145,7 +145,10 @@ func TestParseListing(t *testing.T) {
 		"\r\n" +
 		"01-16-02  11:14AM       <DIR>          dosdir\n" +
 		"garbage\r\n"
-	got := parseListing([]byte(raw), formatLIST, now)
+	got, unparsed := parseListing([]byte(raw), formatLIST, "", now)
+	if len(unparsed) != 1 || unparsed[0] != "garbage" {
+		t.Errorf("parseListing unparsed = %q, want [garbage] (total line and blank line are not entries)", unparsed)
+	}
 	var names []string
 	for _, e := range got {
 		names = append(names, e.Name)
@@ -153,7 +156,7 @@ func TestParseListing(t *testing.T) {
 	if strings.Join(names, ",") != "a,dosdir" {
 		t.Errorf("parseListing names = %q, want a, dosdir (no . and ..)", names)
 	}
-	nl := parseListing([]byte("one\r\ntwo\nthree"), formatNLST, now)
+	nl, _ := parseListing([]byte("one\r\ntwo\nthree"), formatNLST, "", now)
 	if len(nl) != 3 || nl[2].Name != "three" || nl[0].Size != -1 {
 		t.Errorf("parseListing(NLST) = %+v", nl)
 	}
@@ -248,7 +251,7 @@ func FuzzParseListing(f *testing.F) {
 		if mlsd {
 			format = formatMLSD
 		}
-		for _, e := range parseListing([]byte(s), format, now) {
+		for _, e := range first(parseListing([]byte(s), format, "", now)) {
 			if e.Name == "" || strings.Contains(e.Name, "\n") {
 				t.Errorf("entry with name %q from %q", e.Name, s)
 			}
@@ -282,3 +285,6 @@ func FuzzParseListing(f *testing.F) {
 		}
 	})
 }
+
+// first returns the entries of a parseListing result.
+func first(entries []proto.Entry, _ []string) []proto.Entry { return entries }
