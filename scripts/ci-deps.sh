@@ -1,8 +1,15 @@
 #!/usr/bin/env bash
 # ci-deps.sh: install the Debian packages that the integration tests need.
 #
-#   bash scripts/ci-deps.sh          servers: nginx vsftpd pygopherd inn2 inetutils-telnetd socat (+ python3, media-types)
+#   bash scripts/ci-deps.sh          servers: nginx apache2 lighttpd vsftpd pygopherd inn2 inetutils-telnetd socat
+#                                    (+ python3, media-types), and proftpd and pure-ftpd unpacked (below)
 #   bash scripts/ci-deps.sh --bench  also the peers for benchmarks: curl lftp wget lynx hyperfine
+#
+# proftpd-core and pure-ftpd conflict with vsftpd in apt (one ftp-server at a time), so
+# they are not installed: their .deb files are fetched with `apt-get download` into
+# /var/cache/fetch-test/debs, unpacked with `dpkg-deb -x` into
+# /var/cache/fetch-test/root/PKG (scripts/servers.sh runs the binaries from there), and
+# only the libraries of their Depends are installed with apt-get.
 #
 # Idempotent: packages already installed are left alone and apt is not called when
 # nothing is missing. Packaged daemons are never started on their default ports: a
@@ -32,7 +39,7 @@ fi
 command -v apt-get >/dev/null 2>&1 || die "apt-get not found: this script supports Debian only"
 
 # The order matters: an MTA first, so that inn2 does not pull in exim4.
-servers=(nginx vsftpd pygopherd inetutils-telnetd socat python3 media-types)
+servers=(nginx apache2 lighttpd vsftpd pygopherd inetutils-telnetd socat python3 media-types)
 peers=(curl lftp wget lynx hyperfine)
 
 installed() { # installed PKG: true when dpkg has PKG fully installed
@@ -54,11 +61,58 @@ fi
 want "${servers[@]}" inn2
 [ "$bench" -eq 1 ] && want "${peers[@]}"
 
+# The FTP servers that conflict with vsftpd, unpacked rather than installed. A tree is
+# ready when its binary is there and every library recorded in its .depends is installed.
+cache=/var/cache/fetch-test
+unpacked=(proftpd-core pure-ftpd)
+unpacked_ready() { # unpacked_ready PKG
+	local root=$cache/root/$1 lib
+	[ -f "$root/.version" ] && [ -f "$root/.depends" ] || return 1
+	while read -r lib; do
+		[ -z "$lib" ] || installed "$lib" || return 1
+	done <"$root/.depends"
+}
+need_unpack=()
+for p in "${unpacked[@]}"; do
+	unpacked_ready "$p" || need_unpack+=("$p")
+done
+
+# libdeps DEB: the library packages of DEB's Depends (first alternative of each,
+# without versions); the others (adduser, ucf, inetd, pure-ftpd-common...) are for
+# an installed daemon and not needed to run the binary.
+libdeps() {
+	dpkg-deb -f "$1" Depends | tr ',' '\n' | sed -e 's/|.*//' -e 's/(.*//' -e 's/[[:space:]]//g' -e 's/:any$//' |
+		grep -E '^(lib|zlib)' | grep -v -x -E 'libpam-runtime' || true
+}
+
+# fetch_unpacked PKG: download PKG's candidate .deb (unless cached) and unpack it into
+# $cache/root/PKG, with the libraries it needs in $cache/root/PKG/.depends.
+fetch_unpacked() {
+	local p=$1 ver arch deb tmp
+	ver=$(apt-cache show --no-all-versions "$p" 2>/dev/null | sed -n 's/^Version: //p' | head -n 1)
+	arch=$(apt-cache show --no-all-versions "$p" 2>/dev/null | sed -n 's/^Architecture: //p' | head -n 1)
+	[ -n "$ver" ] && [ -n "$arch" ] || die "no candidate version of $p in apt's lists"
+	deb=$cache/debs/${p}_${ver//:/%3a}_${arch}.deb
+	if [ ! -s "$deb" ]; then
+		say "apt-get download $p $ver"
+		# apt's _apt sandbox user cannot write into a root-owned cache directory.
+		(cd "$cache/debs" && apt-get download -q -o APT::Sandbox::User=root "$p=$ver") || die "apt-get download $p failed"
+		[ -s "$deb" ] || die "apt-get download $p did not write $deb"
+	fi
+	tmp=$(mktemp -d "$cache/root/.$p.XXXXXX")
+	dpkg-deb -x "$deb" "$tmp" || die "dpkg-deb -x $deb failed"
+	libdeps "$deb" >"$tmp/.depends"
+	printf '%s\n' "$ver" >"$tmp/.version"
+	chmod 755 "$tmp"
+	rm -rf "${cache:?}/root/$p"
+	mv "$tmp" "$cache/root/$p"
+}
+
 # An inn2 left half-configured by an earlier run is finished below even when
 # nothing is missing from the list.
 inn_state=$(dpkg-query -W -f='${db:Status-Abbrev}' inn2 2>/dev/null || true)
 
-if [ "${#missing[@]}" -eq 0 ] && [ "$need_mta" -eq 0 ]; then
+if [ "${#missing[@]}" -eq 0 ] && [ "$need_mta" -eq 0 ] && [ "${#need_unpack[@]}" -eq 0 ]; then
 	say "all packages already installed"
 	exit 0
 fi
@@ -113,6 +167,17 @@ finish_inn2() {
 	INNCONF=$innconf_copy dpkg --configure -a || die "dpkg --configure -a failed for inn2"
 }
 
+if [ "${#need_unpack[@]}" -gt 0 ]; then
+	mkdir -p "$cache/debs" "$cache/root"
+	chmod 755 "$cache" "$cache/debs" "$cache/root"
+	for p in "${need_unpack[@]}"; do
+		fetch_unpacked "$p"
+		while read -r lib; do
+			if [ -n "$lib" ] && ! installed "$lib"; then missing+=("$lib"); fi
+		done <"$cache/root/$p/.depends"
+	done
+fi
+
 others=()
 inn=0
 for p in "${missing[@]}"; do
@@ -142,11 +207,17 @@ for p in "${missing[@]}"; do
 	installed "$p" || failed+=("$p")
 done
 [ "${#failed[@]}" -eq 0 ] || die "not installed after apt-get: ${failed[*]}"
+for p in "${unpacked[@]}"; do
+	unpacked_ready "$p" || die "$p is not ready in $cache/root/$p"
+done
 
 after=$(dpkg-query -W -f='${binary:Package}=${Version} ${db:Status-Abbrev}\n' 2>/dev/null | awk '$2 == "ii" {print $1}' | sort)
 new=$(comm -13 <(printf '%s\n' "$before") <(printf '%s\n' "$after"))
 say "requested and now installed:"
 for p in "${missing[@]}"; do
 	printf '  %s %s\n' "$p" "$(dpkg-query -W -f='${Version}' "$p")"
+done
+for p in "${need_unpack[@]}"; do
+	printf '  %s %s (unpacked in %s)\n' "$p" "$(cat "$cache/root/$p/.version")" "$cache/root/$p"
 done
 say "$(printf '%s\n' "$new" | grep -c . || true) packages newly installed in total (with dependencies)"

@@ -5,6 +5,10 @@
 # the kernel's ephemeral range and checked free) for the integration tests:
 #   nginx      DIR/www, autoindex, redirect locations       FETCH_TEST_NGINX
 #   vsftpd     anonymous DIR/ftp (read-only) + local user   FETCH_TEST_FTP, _FTP_LOG, _FTP_USER, _FTP_PASS
+#   proftpd    anonymous DIR/ftp (read-only), MLSD          FETCH_TEST_PROFTPD, _PROFTPD_LOG (commands)
+#   pure-ftpd  anonymous DIR/ftp (read-only), MLSD          FETCH_TEST_PUREFTPD
+#   apache2    DIR/www at /fancy/ /table/ /plain/ (autoindex) FETCH_TEST_APACHE
+#   lighttpd   DIR/www at /, mod_dirlisting                 FETCH_TEST_LIGHTTPD
 #   pygopherd  DIR/gopher, Gopher+, type 7 search, as nobody FETCH_TEST_GOPHER
 #   nnrpd      INN 2.7 reader on the private tree DIR/news  FETCH_TEST_NNTP (+ _NNTP_RELAY, _NNTP_WIRE)
 #   telnetd    inetutils-telnetd under socat, fake login    FETCH_TEST_TELNET, _TELNET_USER, _TELNET_PASS
@@ -16,7 +20,10 @@
 # never anything found by name. A server that does not start makes `start` fail
 # (after stopping the others) unless SERVERS_OPTIONAL=1, in which case it is left
 # out of DIR/env with a warning. Needs root (accounts, PAM, privilege drop) and the
-# packages of scripts/ci-deps.sh.
+# packages of scripts/ci-deps.sh. proftpd and pure-ftpd, which conflict with vsftpd
+# in apt, run from the trees that ci-deps.sh unpacks in /var/cache/fetch-test/root;
+# pure-ftpd runs in a mount namespace of its own (unshare) where DIR/ftp is bound
+# over the home directory of the account ftp, its anonymous root.
 #
 # System changes made by `start` (idempotent, shared by every DIR on the machine):
 # the account "fetchtest" (shell /usr/sbin/nologin, home /home/fetchtest), its
@@ -475,6 +482,204 @@ EOF
 	return 1
 }
 
+# ----------------------------------------------------------------------------- proftpd, pure-ftpd
+
+# Both conflict with vsftpd in apt, so scripts/ci-deps.sh unpacks their .deb files
+# into $unpacked/PKG instead of installing them (their libraries are installed).
+unpacked=/var/cache/fetch-test/root
+proftpd_bin=$unpacked/proftpd-core/usr/sbin/proftpd
+pureftpd_bin=$unpacked/pure-ftpd/usr/sbin/pure-ftpd
+# Their passive ports: each picks a free port of the range per PASV/EPSV.
+# pure-ftpd also caps its clients at half the range, whatever -c says: 64
+# ports let 32 sessions in at once (a mirror with 8 workers takes 9).
+other_pasv_ports=64
+
+start_proftpd() {
+	local port pasv pid d="$dir/proftpd"
+	read -r port pasv <<<"$(py ports 1 "$other_pasv_ports")"
+	[ -n "$pasv" ] || return 1
+	mkdir -p "$d"
+	: >"$dir/proftpd.log"
+	chmod 644 "$dir/proftpd.log"
+	# Runs as root until a login, then as nobody; the anonymous session as ftp,
+	# chrooted into DIR/ftp. The ExtendedLog has one line per command received
+	# (PASS shown as "PASS (hidden)").
+	cat >"$d/proftpd.conf" <<EOF
+# written by scripts/servers.sh
+ServerType standalone
+ServerName "fetch test proftpd"
+DefaultServer on
+Port $port
+DefaultAddress 127.0.0.1
+SocketBindTight on
+UseIPv6 off
+User nobody
+Group nogroup
+PidFile $d/proftpd.pid
+ScoreboardFile $d/proftpd.scoreboard
+DelayTable none
+WtmpLog off
+UseReverseDNS off
+UseFtpUsers off
+RequireValidShell off
+AuthOrder mod_auth_unix.c
+SystemLog $d/proftpd.log
+TransferLog none
+PassivePorts $pasv $((pasv + other_pasv_ports - 1))
+MaxInstances 500
+TimeoutIdle 120
+TimeoutNoTransfer 120
+AllowOverwrite off
+LogFormat commands "%{%Y-%m-%d %H:%M:%S}t %a %p \"%r\" %s"
+ExtendedLog $dir/proftpd.log ALL commands
+<Limit WRITE SITE_CHMOD>
+  DenyAll
+</Limit>
+<Anonymous $dir/ftp>
+  User ftp
+  Group nogroup
+  UserAlias anonymous ftp
+  RequireValidShell off
+  MaxClients 500
+  <Limit WRITE SITE_CHMOD>
+    DenyAll
+  </Limit>
+</Anonymous>
+EOF
+	pid=$(launch proftpd "$d/proftpd.out" "$proftpd_bin" --nodaemon --config "$d/proftpd.conf")
+	[ -n "$pid" ] || return 1
+	if ready proftpd "$pid" "$port" "$d/proftpd.out" "$d/proftpd.log"; then
+		envs[FETCH_TEST_PROFTPD]=127.0.0.1:$port
+		envs[FETCH_TEST_PROFTPD_LOG]=$dir/proftpd.log
+		return 0
+	fi
+	forget proftpd "$pid"
+	return 1
+}
+
+# pure-ftpd takes the anonymous root from the home directory of the account
+# "ftp" (compiled in). It runs in a mount namespace of its own where DIR/ftp is
+# bound over that home, so the system's directory is not touched.
+start_pureftpd() {
+	local port pasv pid home d="$dir/pure-ftpd"
+	home=$(getent passwd ftp | cut -d: -f6)
+	if [ -z "$home" ] || [ ! -d "$home" ]; then
+		warn "pure-ftpd: the account ftp (its home is the anonymous root) is missing or has no home directory"
+		return 1
+	fi
+	read -r port pasv <<<"$(py ports 1 "$other_pasv_ports")"
+	[ -n "$pasv" ] || return 1
+	mkdir -p "$d"
+	# -e anonymous only, -i no anonymous upload, -R no chmod, -H no DNS, -4 IPv4,
+	# -f none (no syslog), -O the transfer log (retrievals only).
+	pid=$(launch pure-ftpd "$d/pure-ftpd.out" unshare --mount --propagation private -- \
+		bash -c 'mount --bind "$1" "$2" && shift 2 && exec "$@"' bind "$dir/ftp" "$home" \
+		"$pureftpd_bin" -S "127.0.0.1,$port" -p "$pasv:$((pasv + other_pasv_ports - 1))" \
+		-e -i -R -H -4 -f none -c 500 -C 500 -I 120 -g "$d/pure-ftpd.pid" -O "clf:$d/transfer.log")
+	[ -n "$pid" ] || return 1
+	if ready pure-ftpd "$pid" "$port" "$d/pure-ftpd.out"; then
+		envs[FETCH_TEST_PUREFTPD]=127.0.0.1:$port
+		return 0
+	fi
+	forget pure-ftpd "$pid"
+	return 1
+}
+
+# ----------------------------------------------------------------------------- Apache, lighttpd
+
+# One Apache serves DIR/www three times, once per mod_autoindex style.
+start_apache() {
+	local port pid m d="$dir/apache2" mods=/usr/lib/apache2/modules
+	port=$(py ports 1 0) && [ -n "$port" ] || return 1
+	mkdir -p "$d/empty"
+	{
+		printf '# written by scripts/servers.sh\n'
+		for m in mpm_event authz_core mime dir alias autoindex; do
+			printf 'LoadModule %s_module %s/mod_%s.so\n' "$m" "$mods" "$m"
+		done
+		cat <<EOF
+ServerRoot $d
+ServerName 127.0.0.1
+Listen 127.0.0.1:$port
+PidFile $d/apache2.pid
+ErrorLog $d/error.log
+LogLevel warn
+Mutex file:$d default
+User nobody
+Group nogroup
+StartServers 1
+ServerLimit 2
+ThreadsPerChild 25
+MaxRequestWorkers 50
+TypesConfig /etc/mime.types
+LogFormat "%h %t \"%r\" %>s %b" common
+CustomLog $d/access.log common
+DocumentRoot $d/empty
+<Directory />
+    AllowOverride None
+    Require all denied
+</Directory>
+<Directory $d/empty>
+    Require all granted
+</Directory>
+<Directory $dir/www>
+    Options Indexes
+    AllowOverride None
+    Require all granted
+</Directory>
+Alias /fancy/ $dir/www/
+Alias /table/ $dir/www/
+Alias /plain/ $dir/www/
+<Location /fancy/>
+    IndexOptions FancyIndexing
+</Location>
+<Location /table/>
+    IndexOptions FancyIndexing HTMLTable
+</Location>
+EOF
+	} >"$d/apache2.conf"
+	pid=$(launch apache2 "$d/apache2.out" /usr/sbin/apache2 -d "$d" -f "$d/apache2.conf" -DFOREGROUND)
+	[ -n "$pid" ] || return 1
+	if ready apache2 "$pid" "$port" "$d/apache2.out" "$d/error.log"; then
+		envs[FETCH_TEST_APACHE]=127.0.0.1:$port
+		return 0
+	fi
+	forget apache2 "$pid"
+	return 1
+}
+
+start_lighttpd() {
+	local port pid d="$dir/lighttpd"
+	port=$(py ports 1 0) && [ -n "$port" ] || return 1
+	mkdir -p "$d"
+	cat >"$d/lighttpd.conf" <<EOF
+# written by scripts/servers.sh
+server.modules = ("mod_dirlisting", "mod_accesslog")
+server.bind = "127.0.0.1"
+server.port = $port
+server.document-root = "$dir/www"
+server.username = "nobody"
+server.groupname = "nogroup"
+server.pid-file = "$d/lighttpd.pid"
+server.errorlog = "$d/error.log"
+accesslog.filename = "$d/access.log"
+server.upload-dirs = ("$d")
+dir-listing.activate = "enable"
+include_shell "/usr/share/lighttpd/create-mime.conf.pl"
+EOF
+	# lighttpd opens its logs after it has become nobody.
+	touch "$d/error.log" "$d/access.log"
+	chown nobody:nogroup "$d/error.log" "$d/access.log"
+	pid=$(launch lighttpd "$d/lighttpd.out" /usr/sbin/lighttpd -D -f "$d/lighttpd.conf")
+	[ -n "$pid" ] || return 1
+	if ready lighttpd "$pid" "$port" "$d/lighttpd.out" "$d/error.log"; then
+		envs[FETCH_TEST_LIGHTTPD]=127.0.0.1:$port
+		return 0
+	fi
+	forget lighttpd "$pid"
+	return 1
+}
+
 # ----------------------------------------------------------------------------- pygopherd
 
 start_gopher() {
@@ -664,7 +869,7 @@ do_start() {
 	done < <(recorded)
 	[ -z "$live" ] || die "servers already running in $dir:$live (run: servers.sh stop $dir)"
 	local missing=()
-	for bin in /usr/sbin/nginx /usr/sbin/vsftpd /usr/sbin/pygopherd /usr/lib/news/bin/nnrpd /usr/sbin/telnetd socat /usr/bin/python3 setsid flock runuser; do
+	for bin in /usr/sbin/nginx /usr/sbin/vsftpd "$proftpd_bin" "$pureftpd_bin" /usr/sbin/apache2 /usr/sbin/lighttpd unshare /usr/sbin/pygopherd /usr/lib/news/bin/nnrpd /usr/sbin/telnetd socat /usr/bin/python3 setsid flock runuser; do
 		command -v "$bin" >/dev/null 2>&1 || missing+=("$bin")
 	done
 	if [ "${#missing[@]}" -gt 0 ] && [ "${SERVERS_OPTIONAL:-0}" != 1 ]; then
@@ -691,6 +896,10 @@ do_start() {
 	else
 		start_with vsftpd 0 false
 	fi
+	if [ -x "$proftpd_bin" ]; then start_with proftpd 3 start_proftpd; else start_with proftpd 0 false; fi
+	if [ -x "$pureftpd_bin" ] && command -v unshare >/dev/null 2>&1; then start_with pure-ftpd 3 start_pureftpd; else start_with pure-ftpd 0 false; fi
+	if [ -x /usr/sbin/apache2 ]; then start_with apache2 3 start_apache; else start_with apache2 0 false; fi
+	if [ -x /usr/sbin/lighttpd ]; then start_with lighttpd 3 start_lighttpd; else start_with lighttpd 0 false; fi
 	if command -v /usr/sbin/pygopherd >/dev/null 2>&1; then start_with pygopherd 3 start_gopher; else start_with pygopherd 0 false; fi
 	if [ -x /usr/lib/news/bin/nnrpd ]; then start_with nnrpd 3 start_news; else start_with nnrpd 0 false; fi
 	if [ -x /usr/sbin/telnetd ] && command -v socat >/dev/null 2>&1; then start_with telnetd 3 start_telnet; else start_with telnetd 0 false; fi

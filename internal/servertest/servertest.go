@@ -22,6 +22,13 @@ const (
 	Gopher = "gopher"
 	NNTP   = "nntp"
 	Telnet = "telnet"
+
+	// ProFTPD and PureFTPD serve the same anonymous tree as FTP (DIR/ftp),
+	// and offer MLSD; Apache and Lighttpd serve DIR/www as NGINX does.
+	ProFTPD  = "proftpd"
+	PureFTPD = "pureftpd"
+	Apache   = "apache"
+	Lighttpd = "lighttpd"
 )
 
 // Environment variables read by this package.
@@ -37,7 +44,7 @@ var ErrNotConfigured = errors.New("servertest: server not configured")
 
 // Server describes one running test server. The zero value describes none.
 type Server struct {
-	// Name is one of NGINX, FTP, Gopher, NNTP, Telnet.
+	// Name is one of the server names above (NGINX, FTP, ...).
 	Name string
 	// Addr is "127.0.0.1:PORT"; Host and Port are its parts.
 	Addr string
@@ -52,8 +59,9 @@ type Server struct {
 	Pass string
 	// Home is the FTP user's login directory (FETCH_TEST_FTP_HOME); empty otherwise.
 	Home string
-	// Log is the vsftpd protocol log for FTP (FETCH_TEST_FTP_LOG) and the socat
-	// wire log of the relay for NNTP (FETCH_TEST_NNTP_WIRE); empty otherwise.
+	// Log is the vsftpd protocol log for FTP (FETCH_TEST_FTP_LOG), the socat
+	// wire log of the relay for NNTP (FETCH_TEST_NNTP_WIRE) and the command
+	// log of ProFTPD (FETCH_TEST_PROFTPD_LOG); empty otherwise.
 	Log string
 	// Relay is, for NNTP, the address of a relay in front of nnrpd that copies
 	// every byte into Log (FETCH_TEST_NNTP_RELAY); empty otherwise.
@@ -67,6 +75,12 @@ var prefixes = map[string]string{
 	Gopher: "FETCH_TEST_GOPHER",
 	NNTP:   "FETCH_TEST_NNTP",
 	Telnet: "FETCH_TEST_TELNET",
+
+	// Servers of part 6 of issue 15 (FTP and HTTP servers besides vsftpd and nginx).
+	ProFTPD:  "FETCH_TEST_PROFTPD",
+	PureFTPD: "FETCH_TEST_PUREFTPD",
+	Apache:   "FETCH_TEST_APACHE",
+	Lighttpd: "FETCH_TEST_LIGHTTPD",
 }
 
 // Get returns the server called name, from the file named by FETCH_TEST_ENV and
@@ -170,6 +184,8 @@ func Lookup(env map[string]string, name string) (Server, error) {
 		s.User, s.Pass = env[prefix+"_USER"], env[prefix+"_PASS"]
 	case NNTP:
 		s.Relay, s.Log = env[prefix+"_RELAY"], env[prefix+"_WIRE"]
+	case ProFTPD:
+		s.Log = env[prefix+"_LOG"]
 	}
 	return s, nil
 }

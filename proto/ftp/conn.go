@@ -78,9 +78,10 @@ type limits struct {
 
 // dialConn opens the control connection to addr, reads the greeting, logs
 // in and records the login directory. The connection is returned bound to
-// ctx and req. With noMLSD it lists with LIST even when FEAT offers MLST
-// (the library decides at login which command List sends).
-func dialConn(ctx context.Context, req *proto.Request, key poolKey, cr creds, lim limits, noMLSD bool) (*conn, error) {
+// ctx and req. When noMLSD is not empty (it says why, for the trace) it
+// lists with LIST even when FEAT offers MLST (the library decides at login
+// which command List sends).
+func dialConn(ctx context.Context, req *proto.Request, key poolKey, cr creds, lim limits, noMLSD string) (*conn, error) {
 	if err := context.Cause(ctx); err != nil {
 		// The dial below is detached from ctx (the connection may
 		// outlive the call): a caller that has given up dials nothing.
@@ -122,7 +123,7 @@ func dialConn(ctx context.Context, req *proto.Request, key poolKey, cr creds, li
 		// Names are octets: no OPTS UTF8 ON, which makes some servers
 		// re-encode them.
 		jftp.DialWithDisabledUTF8(true),
-		jftp.DialWithDisabledMLSD(noMLSD),
+		jftp.DialWithDisabledMLSD(noMLSD != ""),
 	)
 	if err != nil {
 		err = c.fail("greeting", err)
@@ -138,8 +139,8 @@ func dialConn(ctx context.Context, req *proto.Request, key poolKey, cr creds, li
 	}
 	c.typ = "I" // Login sends TYPE I
 	c.mlsd = sc.IsTimePreciseInList()
-	if noMLSD {
-		c.w.note("this server refused MLSD before: listing with LIST")
+	if noMLSD != "" {
+		c.w.note("%s: listing with LIST", noMLSD)
 	}
 	if lim.reuse {
 		pwd, err := sc.CurrentDir()

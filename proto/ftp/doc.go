@@ -20,7 +20,8 @@
 // The library picks MLSD or LIST once, at login, so the Driver remembers
 // such a server: the listing is done again with LIST on a new connection,
 // later connections to that server list with LIST, and connections that
-// would still send MLSD are closed rather than kept.
+// would still send MLSD are closed rather than kept. Driver.DisableMLSD
+// makes every listing use LIST.
 //
 // MDTM is sent only when FEAT lists it; SIZE and MDTM are left out when
 // Options["ftp-stat"] is "0" (a mirror that knows both from the listing),

@@ -74,6 +74,12 @@ type Driver struct {
 	// unused, and so does a CWD between two retrievals.
 	PipelinePassive bool
 
+	// DisableMLSD lists directories with LIST even when the server's FEAT
+	// offers MLST (and so MLSD): for a caller that wants the server's
+	// LIST format, such as a test of the LIST parsers against a server
+	// that has both. NLST (;type=d) is not affected.
+	DisableMLSD bool
+
 	once sync.Once
 	p    *connPool
 }
@@ -292,7 +298,14 @@ func (d *Driver) open(ctx context.Context, u *uri.URL, req *proto.Request, fresh
 		c.w.note("reusing the connection to %s (logged in as %s)", addr, cr.user)
 		return c, nil
 	}
-	c, err := dialConn(ctx, req, key, cr, d.limits(), p.mlsdRefused(addr))
+	noMLSD := ""
+	switch {
+	case p.mlsdRefused(addr):
+		noMLSD = "this server refused MLSD before"
+	case d.DisableMLSD:
+		noMLSD = "MLSD disabled (Driver.DisableMLSD)"
+	}
+	c, err := dialConn(ctx, req, key, cr, d.limits(), noMLSD)
 	if cr.prompted {
 		p.remember(addr, cr.user, cr.pass, err == nil)
 	}

@@ -121,3 +121,39 @@ func TestMLSDNotFoundIsNotRefusal(t *testing.T) {
 		t.Error("the Driver recorded a refusal of MLSD")
 	}
 }
+
+// Driver.DisableMLSD: a server whose FEAT lists MLST and which serves MLSD
+// is listed with LIST, on one connection, and the trace says why.
+func TestDisableMLSD(t *testing.T) {
+	s := startLibWith(t, false)
+	s.fs.MkdirAll("/pub/sub", 0o755)
+	s.write("/pub/a.bin", []byte("12345"))
+	for _, disable := range []bool{false, true} {
+		d := &Driver{DisableMLSD: disable}
+		var trace bytes.Buffer
+		req := quickReq()
+		req.Trace = &trace
+		mlsd, list := s.count("MLSD"), s.count("LIST")
+		resp, _, err := get(t, d, s.url("/pub/"), req)
+		d.CloseIdleConnections()
+		if err != nil {
+			t.Fatalf("DisableMLSD %v: %v\n%s", disable, err, trace.String())
+		}
+		want, sent, notSent := formatMLSD, "MLSD", "LIST"
+		if disable {
+			want, sent, notSent = formatLIST, "LIST", "MLSD"
+		}
+		if resp.Info["ftp_listing"] != want {
+			t.Errorf("DisableMLSD %v: listing %v, want %s", disable, resp.Info["ftp_listing"], want)
+		}
+		if dm, dl := s.count("MLSD")-mlsd, s.count("LIST")-list; (disable && (dm != 0 || dl != 1)) || (!disable && (dm != 1 || dl != 0)) {
+			t.Errorf("DisableMLSD %v: %d MLSD and %d LIST sent, want one %s and no %s", disable, dm, dl, sent, notSent)
+		}
+		if got := strings.Contains(trace.String(), "* MLSD disabled (Driver.DisableMLSD): listing with LIST"); got != disable {
+			t.Errorf("DisableMLSD %v: trace notes it %v:\n%s", disable, got, trace.String())
+		}
+		if len(resp.Entries) != 2 {
+			t.Errorf("DisableMLSD %v: entries %+v, want a.bin and sub", disable, resp.Entries)
+		}
+	}
+}

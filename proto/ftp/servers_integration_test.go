@@ -1,0 +1,254 @@
+package ftp
+
+import (
+	"bufio"
+	"bytes"
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/rfc1738/fetch/internal/servertest"
+	"github.com/rfc1738/fetch/proto"
+)
+
+// The FTP servers of scripts/servers.sh besides vsftpd: ProFTPD and
+// Pure-FTPd serve the same anonymous tree (DIR/ftp), and both offer MLSD,
+// which vsftpd does not. The tests below run against each of them.
+var otherFTPServers = []string{servertest.ProFTPD, servertest.PureFTPD}
+
+// otherFTPClient is a request dialling from an address of its own (the
+// ProFTPD command log is told apart by client address).
+func otherFTPClient(t *testing.T, name string) (servertest.Server, *proto.Request, string) {
+	t.Helper()
+	s := servertest.Get(t, name)
+	ip := servertest.UniqueLoopback(t)
+	d := &net.Dialer{LocalAddr: &net.TCPAddr{IP: ip}, Timeout: 5 * time.Second}
+	req := &proto.Request{Dial: d.DialContext, ConnectTimeout: 5 * time.Second, IdleTimeout: 10 * time.Second}
+	return s, req, ip.String()
+}
+
+// proftpdCommands returns the commands that the client at ip sent, in
+// order, from the ProFTPD command log (FETCH_TEST_PROFTPD_LOG) after
+// offset since. Its lines are written by the LogFormat of servers.sh:
+//
+//	2026-11-25 02:02:43 127.0.0.1 31994 "CWD pub" 250
+func proftpdCommands(t *testing.T, s servertest.Server, since int64, ip string) []string {
+	t.Helper()
+	if s.Log == "" {
+		t.Fatal("FETCH_TEST_PROFTPD_LOG is not set")
+	}
+	f, err := os.Open(s.Log)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if _, err := f.Seek(since, io.SeekStart); err != nil {
+		t.Fatal(err)
+	}
+	var cmds []string
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		head, rest, ok := strings.Cut(sc.Text(), ` "`)
+		fields := strings.Fields(head)
+		i := strings.LastIndexByte(rest, '"')
+		if !ok || len(fields) != 4 || i < 0 || fields[2] != ip {
+			continue
+		}
+		cmds = append(cmds, rest[:i])
+	}
+	if err := sc.Err(); err != nil {
+		t.Fatal(err)
+	}
+	return cmds
+}
+
+func logSize(t *testing.T, s servertest.Server) int64 {
+	t.Helper()
+	if s.Name != servertest.ProFTPD {
+		return 0
+	}
+	st, err := os.Stat(s.Log)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return st.Size()
+}
+
+// Retrieval: files byte-exact, with MDTM times, in TYPE I and TYPE A, and
+// a resumed transfer (REST).
+func TestOtherFTPRetrieve(t *testing.T) {
+	for _, name := range otherFTPServers {
+		t.Run(name, func(t *testing.T) {
+			s, req, ip := otherFTPClient(t, name)
+			since := logSize(t, s)
+			d := &Driver{}
+			defer d.CloseIdleConnections()
+			for _, tc := range []struct {
+				path, file string
+				mtime      time.Time
+			}{
+				{"/pub/hello.txt", "pub/hello.txt", servertest.LaterTime},
+				{"/pub/with%20space.txt", "pub/with space.txt", servertest.FixtureTime},
+				{"/pub/empty.txt", "pub/empty.txt", servertest.FixtureTime},
+				{"/pub/odd/caf%C3%A9.txt", "pub/odd/café.txt", servertest.FixtureTime},
+				{"/pub/lines.txt;type=a", "pub/lines.txt", servertest.FixtureTime},
+				{"/%2Fetc/motd", "etc/motd", servertest.FixtureTime},
+			} {
+				resp, body, err := get(t, d, "ftp://"+s.Addr+tc.path, req)
+				if err != nil {
+					t.Errorf("%s: %v", tc.path, err)
+					continue
+				}
+				want, err := os.ReadFile(filepath.Join(s.Root, "ftp", tc.file))
+				if err != nil {
+					t.Fatal(err)
+				}
+				if !bytes.Equal(body, want) {
+					t.Errorf("%s: %d bytes %q, want the file's %d bytes", tc.path, len(body), body[:min(len(body), 40)], len(want))
+				}
+				if !resp.ModTime.Equal(tc.mtime) {
+					t.Errorf("%s: ModTime %v, want %v (MDTM)", tc.path, resp.ModTime, tc.mtime)
+				}
+			}
+			resp, body, err := get(t, d, "ftp://"+s.Addr+"/pub/bin5m.bin", req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if h, _, _ := servertest.SHA256(bytes.NewReader(body)); h != servertest.Bin5MSHA256 || resp.Size != servertest.Bin5MSize {
+				t.Errorf("bin5m.bin: sha256 %s size %d", h, resp.Size)
+			}
+			r2 := *req
+			r2.Offset = 3<<20 + 17
+			resp, tail, err := get(t, d, "ftp://"+s.Addr+"/pub/bin5m.bin", &r2)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if resp.Offset != r2.Offset || !bytes.Equal(tail, body[r2.Offset:]) {
+				t.Errorf("resume at %d: Offset %d, %d bytes", r2.Offset, resp.Offset, len(tail))
+			}
+			if name == servertest.ProFTPD {
+				cmds := proftpdCommands(t, s, since, ip)
+				want := []string{"CWD pub", "TYPE A", "RETR lines.txt", "CWD /etc", "RETR motd", fmt.Sprintf("REST %d", r2.Offset), "RETR bin5m.bin"}
+				if !inOrder(cmds, want) || countPrefix(cmds, "USER ") != 1 {
+					t.Errorf("proftpd saw %q, want one login and %q in order", cmds, want)
+				}
+			}
+		})
+	}
+}
+
+// Listings of pub/ with MLSD (the driver's choice: FEAT offers MLST) and
+// with LIST (Driver.DisableMLSD): every entry of the fixture directory is
+// there with its type and size, and nothing else.
+func TestOtherFTPListings(t *testing.T) {
+	for _, name := range otherFTPServers {
+		for _, mode := range []struct {
+			disable bool
+			format  string
+			verb    string
+		}{{false, formatMLSD, "MLSD"}, {true, formatLIST, "LIST"}} {
+			t.Run(name+"/"+mode.verb, func(t *testing.T) {
+				s, req, ip := otherFTPClient(t, name)
+				since := logSize(t, s)
+				d := &Driver{DisableMLSD: mode.disable}
+				defer d.CloseIdleConnections()
+				var trace bytes.Buffer
+				req.Trace = &trace
+				resp, _, err := get(t, d, "ftp://"+s.Addr+"/pub/", req)
+				if err != nil {
+					t.Fatalf("%v\n%s", err, trace.String())
+				}
+				if resp.Info["ftp_listing"] != mode.format {
+					t.Errorf("listing format %v, want %s", resp.Info["ftp_listing"], mode.format)
+				}
+				if u, ok := resp.Info["ftp_unparsed"]; ok {
+					t.Errorf("lines that fit no layout: %v", u)
+				}
+				if !strings.Contains(trace.String(), "> "+mode.verb+"\n") {
+					t.Errorf("trace has no %s:\n%s", mode.verb, trace.String())
+				}
+				checkListing(t, filepath.Join(s.Root, "ftp", "pub"), resp.Entries, mode.format, name)
+				if name == servertest.ProFTPD {
+					if cmds := proftpdCommands(t, s, since, ip); !slices.Contains(cmds, mode.verb) {
+						t.Errorf("proftpd saw %q, want %s", cmds, mode.verb)
+					}
+				}
+			})
+		}
+	}
+}
+
+// checkListing compares entries with the directory dir on disk. Scratch
+// directories that other tests make in pub/ are left out on both sides.
+func checkListing(t *testing.T, dir string, entries []proto.Entry, format, server string) {
+	t.Helper()
+	des, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]proto.Entry{}
+	for _, e := range entries {
+		if strings.HasPrefix(e.Name, "scratch-") {
+			continue
+		}
+		if _, dup := got[e.Name]; dup || e.Name == "." || e.Name == ".." || e.Name == "" {
+			t.Errorf("entry %q: duplicate, empty, . or ..", e.Name)
+		}
+		got[e.Name] = e
+	}
+	n := 0
+	for _, de := range des {
+		name := de.Name()
+		if strings.HasPrefix(name, "scratch-") {
+			continue
+		}
+		n++
+		fi, err := os.Lstat(filepath.Join(dir, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		e, ok := got[name]
+		if !ok {
+			t.Errorf("%s: not listed", name)
+			continue
+		}
+		switch {
+		case fi.Mode()&os.ModeSymlink != 0:
+			target, _ := os.Readlink(filepath.Join(dir, name))
+			// ProFTPD's MLSD says type=OS.unix=symlink, without the target.
+			wantTarget := target
+			if format == formatMLSD && server == servertest.ProFTPD {
+				wantTarget = ""
+			}
+			if e.Type != proto.EntryLink || e.Target != wantTarget {
+				t.Errorf("%s: %+v, want a link to %q", name, e, wantTarget)
+			}
+		case fi.IsDir():
+			if e.Type != proto.EntryDir {
+				t.Errorf("%s: %+v, want a directory", name, e)
+			}
+		default:
+			if e.Type != proto.EntryFile || e.Size != fi.Size() {
+				t.Errorf("%s: %+v, want a file of %d bytes", name, e, fi.Size())
+			}
+			// MLSD gives the time to the second, LIST (for a year
+			// other than the current one) the day.
+			want := fi.ModTime().UTC()
+			if format == formatLIST {
+				want = want.Truncate(24 * time.Hour)
+			}
+			if !e.ModTime.Equal(want) {
+				t.Errorf("%s: ModTime %v, want %v", name, e.ModTime, want)
+			}
+		}
+	}
+	if len(got) != n {
+		t.Errorf("%d entries listed, the directory has %d", len(got), n)
+	}
+}
