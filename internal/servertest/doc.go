@@ -1,6 +1,7 @@
 // Package servertest gives integration tests the real servers started by
 // scripts/servers.sh (nginx, vsftpd, pygopherd, INN nnrpd, inetutils-telnetd,
-// all on 127.0.0.1) and documents the fixture tree they serve.
+// ProFTPD, Pure-FTPd, Apache, lighttpd, all on 127.0.0.1) and documents the
+// fixture tree they serve.
 //
 // # Using it
 //
@@ -34,6 +35,14 @@
 //	FETCH_TEST_TELNET        127.0.0.1:PORT  inetutils telnetd with a fake login program
 //	FETCH_TEST_TELNET_USER   fetchtest
 //	FETCH_TEST_TELNET_PASS   fetchtest-telnet
+//	FETCH_TEST_PROFTPD       127.0.0.1:PORT  ProFTPD 1.3.8, anonymous root DIR/ftp, MLSD
+//	FETCH_TEST_PROFTPD_LOG   DIR/proftpd.log, one line per command received
+//	FETCH_TEST_PUREFTPD      127.0.0.1:PORT  Pure-FTPd 1.0.50, anonymous root DIR/ftp, MLSD
+//	FETCH_TEST_APACHE        127.0.0.1:PORT  Apache 2.4, DIR/www at /fancy/, /table/, /plain/
+//	FETCH_TEST_LIGHTTPD      127.0.0.1:PORT  lighttpd 1.4.69, DIR/www at /
+//
+// Server names for Get: NGINX, FTP, Gopher, NNTP, Telnet, ProFTPD, PureFTPD,
+// Apache, Lighttpd.
 //
 // servers.sh needs root. Besides DIR it creates, once per machine, the account
 // fetchtest (shell /usr/sbin/nologin), its password file
@@ -212,4 +221,54 @@
 // else prints "sh: NAME: command not found". A wrong login prints "Login
 // incorrect" and asks again, three times at most. The pty echoes what the
 // client types (except the password).
+//
+// # ProFTPD 1.3.8 and Pure-FTPd 1.0.50
+//
+// Both serve DIR/ftp anonymously and read-only, like vsftpd, and both offer
+// MLSD (FEAT lists MLST): the ftp Driver lists with MLSD unless
+// Driver.DisableMLSD is set. Their Debian packages conflict with vsftpd, so
+// scripts/ci-deps.sh unpacks the .deb files in /var/cache/fetch-test/root and
+// installs only their libraries. Both hide dot files from LIST but show them
+// in MLSD (welcome/.message), with the cdir and pdir entries. SYST is
+// "215 UNIX Type: L8"; MDTM of pub/hello.txt is 20100101050000; TYPE A
+// really sends CRLF; RETR noread.txt and CWD noaccess answer 550.
+//
+// ProFTPD: greeting "220 ProFTPD Server (fetch test proftpd) [127.0.0.1]";
+// USER anonymous asks for a password (331). The anonymous session runs as
+// ftp, chrooted in DIR/ftp; LIST shows owner and group as "root root", MLSD
+// shows UNIX.ownername=ftp and UNIX.groupname=nogroup. MLSD gives a link as
+// "type=OS.unix=symlink" without its target (a mirror skips it); LIST shows
+// "name -> target". SIZE in TYPE A is refused ("550 SIZE not allowed in
+// ASCII mode"). FETCH_TEST_PROFTPD_LOG has one line per command:
+//
+//	2026-11-25 02:02:43 127.0.0.1 31994 "CWD pub" 250
+//
+// (date and time UTC, client address, server port, the command with PASS
+// shown as "PASS (hidden)", the reply code).
+//
+// Pure-FTPd: a multi-line greeting ("220---------- Welcome to Pure-FTPd
+// [privsep] [TLS] ----------", "220-You are user number N of 32 allowed.",
+// local time, ...). USER anonymous logs in at once (230, no PASS). It caps
+// its clients at half its passive range (64 ports: 32 sessions; -c is not
+// enough). Its anonymous root is the home directory of the account ftp: it
+// runs in a mount namespace of its own where DIR/ftp is bound over that
+// directory. MLSD gives links as "type=OS.unix=slink:TARGET" and directories
+// with sizd; NLST lists "." and ".." too; CWD into a directory with a
+// .message answers a multi-line 250-. SIZE works in TYPE A (binary size).
+// Without -z it lists dot files in MLSD but refuses to send them ("553
+// Prohibited file name"); servers.sh passes -z. It writes no command log.
+//
+// # Apache 2.4 (mod_autoindex) and lighttpd 1.4.69 (mod_dirlisting)
+//
+// One Apache serves DIR/www three times, once per index style:
+// /fancy/ (IndexOptions FancyIndexing: a <pre> block with sort links
+// "?C=N;O=D", sizes as "14", "5.3K", "5.0M"), /table/ (FancyIndexing
+// HTMLTable: one <tr> per entry) and /plain/ (a <ul> of links). Each page
+// starts with a "Parent Directory" link (absolute: "/fancy/" from
+// /fancy/dir/, "/" from /fancy/). "/" itself is 403. lighttpd serves DIR/www
+// at /: a table with a "../" row in subdirectories, times as
+// "2001-Feb-03 04:05:06", sizes rounded ("0.1K", "5.0M"), then a script.
+// Both send Last-Modified, ETag and Accept-Ranges (Range requests work),
+// and answer a directory without its "/" with 301 (Apache's Location is
+// absolute, lighttpd's is a path).
 package servertest

@@ -1,0 +1,121 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/rfc1738/fetch/internal/servertest"
+	"github.com/rfc1738/fetch/proto"
+)
+
+// The servers of scripts/servers.sh besides vsftpd and nginx, through the
+// fetch command: ProFTPD and Pure-FTPd (DIR/ftp), Apache with its three
+// mod_autoindex styles and lighttpd (DIR/www).
+var otherServers = []struct {
+	name   string
+	server string
+	base   string // URL path of the fixture root, "/" ending
+	ftp    bool
+}{
+	{"proftpd", servertest.ProFTPD, "/pub/", true},
+	{"pureftpd", servertest.PureFTPD, "/pub/", true},
+	{"apache fancy", servertest.Apache, "/fancy/", false},
+	{"apache table", servertest.Apache, "/table/", false},
+	{"apache plain", servertest.Apache, "/plain/", false},
+	{"lighttpd", servertest.Lighttpd, "/", false},
+}
+
+// A 5 MiB file and a name with a space, byte-exact; then -C - goes on from
+// a partial file (REST over ftp, a Range request over http).
+func TestIntegrationOtherServersGet(t *testing.T) {
+	for _, tc := range otherServers {
+		t.Run(tc.name, func(t *testing.T) {
+			s := servertest.Get(t, tc.server)
+			scheme, tree := "http", filepath.Join(s.Root, "www")
+			if tc.ftp {
+				scheme, tree = "ftp", filepath.Join(s.Root, "ftp", "pub")
+			}
+			base := scheme + "://" + s.Addr + tc.base
+			dir := t.TempDir()
+			r := runArgs(t, nil, "", "get", "-O", "--output-dir", dir, base+"bin5m.bin", base+"with%20space.txt")
+			if r.code != 0 {
+				t.Fatalf("get = %d (%s)", r.code, r.err)
+			}
+			if got := sha(t, filepath.Join(dir, "bin5m.bin")); got != servertest.Bin5MSHA256 {
+				t.Errorf("bin5m.bin: sha256 %s, want %s", got, servertest.Bin5MSHA256)
+			}
+			if got, want := sha(t, filepath.Join(dir, "with space.txt")), sha(t, filepath.Join(tree, "with space.txt")); got != want {
+				t.Errorf("with space.txt: sha256 %s, want %s", got, want)
+			}
+			assertOnly(t, dir, "bin5m.bin", "with space.txt")
+
+			// -C -: the first part of the file is there already.
+			dir = t.TempDir()
+			out := filepath.Join(dir, "bin5m.bin")
+			whole, err := os.ReadFile(filepath.Join(tree, "bin5m.bin"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			const have = 2<<20 + 123
+			if err := os.WriteFile(out+partSuffix, whole[:have], 0o644); err != nil {
+				t.Fatal(err)
+			}
+			r = runArgs(t, nil, "", "get", "-v", "-C", "-", "-o", out, base+"bin5m.bin")
+			want := "> REST " + strconv.Itoa(have) + "\n"
+			if !tc.ftp {
+				want = "> Range: bytes=" + strconv.Itoa(have) + "-"
+			}
+			if r.code != 0 || !strings.Contains(r.err, want) {
+				t.Fatalf("resume = %d, want %q in the trace:\n%s", r.code, want, r.err)
+			}
+			if got := sha(t, out); got != servertest.Bin5MSHA256 {
+				t.Errorf("resumed bin5m.bin: sha256 %s, want %s", got, servertest.Bin5MSHA256)
+			}
+			assertOnly(t, dir, "bin5m.bin")
+		})
+	}
+}
+
+// Directory listings: an ftp listing as JSON (MLSD on both servers), with
+// each entry's type, size and time; an http index page is the page itself,
+// with a link to every entry.
+func TestIntegrationOtherServersListing(t *testing.T) {
+	for _, tc := range otherServers {
+		t.Run(tc.name, func(t *testing.T) {
+			s := servertest.Get(t, tc.server)
+			if !tc.ftp {
+				r := runArgs(t, nil, "", "get", "http://"+s.Addr+tc.base+"dir/")
+				for _, link := range []string{`href="a.txt"`, `href="sub/"`, `href="empty/"`} {
+					if r.code != 0 || !strings.Contains(r.out, link) {
+						t.Errorf("get %sdir/ = %d, no %s:\n%s", tc.base, r.code, link, r.out)
+					}
+				}
+				return
+			}
+			r := runArgs(t, nil, "", "get", "-v", "--json", "ftp://"+s.Addr+"/pub/tree/")
+			var doc document
+			if err := json.Unmarshal([]byte(r.out), &doc); r.code != 0 || err != nil {
+				t.Fatalf("get --json = %d, %v:\n%s%s", r.code, err, r.out, r.err)
+			}
+			got := map[string]proto.Entry{}
+			for _, e := range doc.Entries {
+				got[e.Name] = e
+			}
+			if doc.Kind != "directory" || len(got) != 3 || !strings.Contains(r.err, "> MLSD\n") {
+				t.Errorf("kind %q, %d entries; want a directory of 3 read with MLSD:\n%s", doc.Kind, len(got), r.err)
+			}
+			if e := got["top.txt"]; e.Type != proto.EntryFile || e.Size != 16 || !e.ModTime.Equal(servertest.FixtureTime) {
+				t.Errorf("top.txt = %+v, want a file of 16 bytes, time %v", e, servertest.FixtureTime)
+			}
+			for _, d := range []string{"a", "empty-dir"} {
+				if e := got[d]; e.Type != proto.EntryDir || e.URL != "ftp://"+s.Addr+"/pub/tree/"+d+"/" {
+					t.Errorf("%s = %+v, want a directory", d, e)
+				}
+			}
+		})
+	}
+}
