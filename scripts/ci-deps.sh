@@ -25,7 +25,7 @@ for arg in "$@"; do
 	case $arg in
 	--bench) bench=1 ;;
 	-h | --help)
-		sed -n '2,10p' "$0"
+		sed -n '2,17p' "$0"
 		exit 0
 		;;
 	*) die "unknown argument: $arg" ;;
