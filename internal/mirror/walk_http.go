@@ -127,7 +127,7 @@ func (w *httpWalker) entry(base *uri.URL, href string) (indexEntry, bool) {
 	names := segs[len(w.root):]
 	e := indexEntry{
 		rel:   strings.Join(names, "/"),
-		url:   withPath(u, u.Path),
+		url:   withPath(w.start, u.Path), // the start's user info, not the page's
 		isDir: strings.HasSuffix(u.Path, "/"),
 	}
 	// Each decoded segment is one name: "a%2Fb" is not a directory a.

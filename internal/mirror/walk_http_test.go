@@ -276,6 +276,28 @@ func TestIndexNotLinks(t *testing.T) {
 	}
 }
 
+// TestIndexUserinfo: an entry is fetched with the starting URL's user
+// information, never with one a page puts in a link.
+func TestIndexUserinfo(t *testing.T) {
+	page := `<a href="http://evil:pw@127.0.0.1:8080/pub/u.txt">u</a><a href="v.txt">v</a>`
+	for _, root := range []string{"http://127.0.0.1:8080/pub/", "http://me:secret@127.0.0.1:8080/pub/"} {
+		want := uri.MustParse(root).User
+		l := parseIndex(t, root, "", []byte(page))
+		if got := strings.Join(entryNames(l), " "); got != "u.txt v.txt" {
+			t.Fatalf("%s: entries %q", root, got)
+		}
+		for _, f := range l.files {
+			if (f.url.User == nil) != (want == nil) {
+				t.Errorf("%s: %s fetched with user info %v, want %v", uri.MustParse(root).Redacted(), f.rel, f.url.User != nil, want != nil)
+				continue
+			}
+			if want != nil && f.url.User != want && f.url.User.Username() != want.Username() {
+				t.Errorf("%s: %s fetched as user %q", uri.MustParse(root).Redacted(), f.rel, f.url.User.Username())
+			}
+		}
+	}
+}
+
 // TestHTTPWalkerRoot: the starting path's escapes are decoded before links
 // are compared with it, so that /caf%C3%A9/ and /caf%c3%a9/ are one root.
 func TestHTTPWalkerRoot(t *testing.T) {
