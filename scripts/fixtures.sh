@@ -146,6 +146,10 @@ write("www/dir/sub/b.txt", "dir sub b\n")
 write("www/dir/sub/deeper/c.txt", "dir sub deeper c\n")
 write("www/dir/sub/deeper/d.bin", stream("fetch-fixture-d", 2048))
 mkdir("www/dir/empty")
+# Names that index pages escape (percent-encoding, character references):
+# a mirror must store each under its real name.
+for name in ("a&b.txt", "café.txt", "x?y.txt", "100%.txt", "with space.txt", "a:b.txt", "hash#sign.txt"):
+    write("www/names/" + name, "the file named %s\n" % name)
 
 # ---------------------------------------------------------------- gopher
 CRLF = "\r\n"

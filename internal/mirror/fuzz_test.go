@@ -3,6 +3,9 @@ package mirror
 import (
 	"context"
 	"io"
+	"os"
+	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -155,6 +158,78 @@ func FuzzGopherItem(f *testing.F) {
 		for _, d := range l.dirs {
 			if v, err := d.url.Gopher(); err != nil || !strings.HasPrefix(v.Selector, "/hole/") {
 				t.Fatalf("walks the menu %s, not below /hole", d.url.Redacted())
+			}
+		}
+	})
+}
+
+// FuzzIndexPage feeds the HTTP walker whole index pages (seeded with the
+// captured pages of testdata/httpindex) for the directory sub/ below
+// http://127.0.0.1:8080/pub/. Whatever the page holds: no panic; every
+// entry has a non-empty path of checked local names, once, whose URL's
+// decoded path is the starting path and those names, with no query; every
+// other link that is reported is reported as skipped with a reason; and a
+// page parses the same way twice.
+func FuzzIndexPage(f *testing.F) {
+	files, _ := filepath.Glob(filepath.Join("testdata", "httpindex", "*.html"))
+	for _, name := range files {
+		b, err := os.ReadFile(name)
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(b)
+	}
+	for _, s := range []string{
+		`<a href="%2e%2e/x">`, `<a href="a%2Fb">`, `<a href="100%.txt">`, `<base href="/"><a href="x">`,
+		`<a href="/pub/sub/../../etc/passwd">`, `<a href="x%00y">`, `<A HREF="/pub/.fetch/x">`,
+		`<a href="?C=N;O=D">`, `<a href="http://127.0.0.1:8080/pub/sub/full/">`, `<a href="a&amp;b&#x2F;c">`,
+	} {
+		f.Add([]byte(s))
+	}
+	const root = "http://127.0.0.1:8080/pub/"
+	start := uri.MustParse(root)
+	rootSegs, _ := pathSegments(start.Path)
+	f.Fuzz(func(t *testing.T, page []byte) {
+		l := parseIndex(t, root, "sub", page)
+		checkListing(t, start, l)
+		seen := map[string]bool{}
+		check := func(rel string, u *uri.URL) {
+			if rel == "" || seen[rel] {
+				t.Fatalf("entry %q empty or listed twice", rel)
+			}
+			seen[rel] = true
+			names := strings.Split(rel, "/")
+			for _, n := range names {
+				if err := checkName(n); err != nil {
+					t.Fatalf("entry %q: name %q: %v", rel, n, err)
+				}
+			}
+			segs, ok := pathSegments(u.Path)
+			if !ok || !slices.Equal(segs, append(slices.Clone(rootSegs), names...)) {
+				t.Fatalf("entry %q has the URL %s, whose path is %q", rel, u.Redacted(), segs)
+			}
+			if u.RawQuery != "" || u.ForceQuery || u.HasFragment {
+				t.Fatalf("entry %q has the URL %s, with a query or fragment", rel, u.Redacted())
+			}
+		}
+		for _, d := range l.dirs {
+			check(d.rel, d.url)
+		}
+		for _, rf := range l.files {
+			check(rf.rel, rf.url)
+		}
+		for _, s := range l.skipped {
+			if s.Status != StatusSkipped || s.Reason == "" || s.Path == "" {
+				t.Fatalf("skipped entry without a reason: %+v", s)
+			}
+		}
+		again := parseIndex(t, root, "sub", page)
+		if a, b := entryNames(l), entryNames(again); !slices.Equal(a, b) {
+			t.Fatalf("two parses differ: %q and %q", a, b)
+		}
+		for i, u := range urlsOf(again) {
+			if u.String() != urlsOf(l)[i].String() {
+				t.Fatalf("two parses differ: %s and %s", urlsOf(l)[i], u)
 			}
 		}
 	})

@@ -1,16 +1,20 @@
 package mirror
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
 	"errors"
+	"io"
 	"io/fs"
 	"net"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -493,6 +497,7 @@ func TestNginxMirrorAutoindex(t *testing.T) {
 	if n != sum.New || n < 10 {
 		t.Errorf("compared %d files, the run made %d new", n, sum.New)
 	}
+	checkNames(t, dir)
 	tr := &trace{}
 	sum, err = Run(ctx, f, start, dir, Options{Jobs: 4, Request: proto.Request{Trace: tr}})
 	if err != nil || sum.Unchanged != n || sum.New+sum.Updated != 0 {
@@ -504,4 +509,110 @@ func TestNginxMirrorAutoindex(t *testing.T) {
 		t.Errorf("second run: %d replies 304 Not Modified, want %d (one per file)", got, n)
 	}
 	compareTree(t, src, dir, func(rel string, d fs.DirEntry) bool { return strings.HasPrefix(filepath.Base(rel), ".") })
+}
+
+// fixtureNames are the files of www/names (scripts/fixtures.sh): names that
+// index pages escape.
+var fixtureNames = []string{"a&b.txt", "café.txt", "x?y.txt", "100%.txt", "with space.txt", "a:b.txt", "hash#sign.txt"}
+
+// checkNames fails unless the mirror in dir holds every file of www/names
+// under its real name, with its own content.
+func checkNames(t *testing.T, dir string) {
+	t.Helper()
+	for _, name := range fixtureNames {
+		got, err := os.ReadFile(filepath.Join(dir, "names", name))
+		if want := "the file named " + name + "\n"; err != nil || string(got) != want {
+			t.Errorf("names/%s = %q, %v; want %q", name, got, err, want)
+		}
+	}
+}
+
+// TestPythonHTTPServerMirror mirrors the www fixture served by Python's
+// http.server (its directory listings: a <ul> of links escaped with
+// urllib.parse.quote), byte-exact and with the escaped names under their
+// real names; a second run is answered 304 for every file.
+func TestPythonHTTPServerMirror(t *testing.T) {
+	src := servertest.Fixture(t, "www")
+	addr := startPythonHTTP(t, src)
+	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
+	defer cancel()
+	f := drivers{"http": &http.Driver{}}
+	start := uri.MustParse("http://" + addr + "/")
+	dir := t.TempDir()
+	sum, err := Run(ctx, f, start, dir, Options{Jobs: 4})
+	if err != nil || sum.Failed+sum.Skipped != 0 {
+		t.Fatalf("Run = %v, failed %d skipped %d: %+v", err, sum.Failed, sum.Skipped, sum.Entries)
+	}
+	n := compareTree(t, src, dir, func(string, fs.DirEntry) bool { return false })
+	if n != sum.New || n < 10 {
+		t.Errorf("compared %d files, the run made %d new", n, sum.New)
+	}
+	checkNames(t, dir)
+	tr := &trace{}
+	sum, err = Run(ctx, f, start, dir, Options{Jobs: 4, Request: proto.Request{Trace: tr}})
+	if err != nil || sum.Unchanged != n || sum.New+sum.Updated != 0 {
+		t.Errorf("second run = %v, unchanged %d new %d updated %d", err, sum.Unchanged, sum.New, sum.Updated)
+	}
+	if got := tr.replies("304"); got != n {
+		t.Errorf("second run: %d replies 304 Not Modified, want %d (one per file)", got, n)
+	}
+}
+
+// startPythonHTTP serves dir with "python3 -m http.server" on a free port
+// of 127.0.0.1 and returns its address; the server is stopped when the test
+// ends. python3 is a server of the test suite: missing, it fails the test
+// in CI and skips it elsewhere.
+func startPythonHTTP(t *testing.T, dir string) string {
+	t.Helper()
+	py, err := exec.LookPath("python3")
+	if err != nil {
+		if servertest.InCI() {
+			t.Fatalf("python3: %v (CI=true: real servers are required)", err)
+		}
+		t.Skipf("python3: %v", err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	// -u: the "Serving HTTP on ... port N" line is written at once.
+	cmd := exec.CommandContext(ctx, py, "-u", "-m", "http.server", "--bind", "127.0.0.1", "--directory", dir, "0")
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		cancel()
+		t.Fatal(err)
+	}
+	cmd.Stderr = io.Discard // one access log line per request
+	if err := cmd.Start(); err != nil {
+		cancel()
+		t.Fatal(err)
+	}
+	port := make(chan string, 1)
+	read := make(chan struct{})
+	t.Cleanup(func() {
+		cancel() // kills python3: its stdout ends, and so does the reader
+		<-read
+		cmd.Wait()
+	})
+	go func() {
+		defer close(read)
+		sc := bufio.NewScanner(out)
+		for sc.Scan() {
+			// "Serving HTTP on 127.0.0.1 port 40123 (http://127.0.0.1:40123/) ..."
+			if _, rest, ok := strings.Cut(sc.Text(), " port "); ok {
+				if p, _, ok := strings.Cut(rest, " "); ok {
+					port <- p
+					break
+				}
+			}
+		}
+		io.Copy(io.Discard, out)
+	}()
+	select {
+	case p := <-port:
+		if _, err := strconv.ParseUint(p, 10, 16); err != nil {
+			t.Fatalf("python3 -m http.server: port %q", p)
+		}
+		return "127.0.0.1:" + p
+	case <-time.After(20 * time.Second):
+		t.Fatal("python3 -m http.server did not say its port within 20 s")
+	}
+	return ""
 }

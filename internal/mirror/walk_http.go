@@ -3,6 +3,7 @@ package mirror
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"strings"
 
 	"golang.org/x/net/html"
@@ -16,6 +17,7 @@ import (
 // walked (when they end in "/") or fetched.
 type httpWalker struct {
 	start *uri.URL
+	root  []string // the starting path's segments, decoded
 }
 
 func newHTTPWalker(u *uri.URL) (*httpWalker, error) {
@@ -26,7 +28,13 @@ func newHTTPWalker(u *uri.URL) (*httpWalker, error) {
 	if !strings.HasSuffix(p, "/") {
 		p = p[:strings.LastIndexByte(p, '/')+1]
 	}
-	return &httpWalker{start: withPath(u, p)}, nil
+	w := &httpWalker{start: withPath(u, p)}
+	root, ok := pathSegments(p)
+	if !ok {
+		return nil, fmt.Errorf("mirror: the path %q has a bad escape", p)
+	}
+	w.root = root
+	return w, nil
 }
 
 func (w *httpWalker) startURL() *uri.URL { return w.start }
@@ -38,69 +46,177 @@ func (w *httpWalker) list(ctx context.Context, f Fetcher, req *proto.Request, d 
 	if err != nil {
 		return nil, err
 	}
-	l := &listing{}
-	for _, href := range links(body) {
-		w.addLink(l, d.url, href)
-	}
-	return l, nil
+	return w.parsePage(d, body), nil
 }
 
-func (w *httpWalker) addLink(l *listing, page *uri.URL, href string) {
+// parsePage turns the links of the index page of directory d into its
+// entries, in document order, each once. An entry is a link on the
+// starting server whose path lies below the starting path: a directory
+// when the link's path ends in "/", a file otherwise. Links that are not
+// entries are dropped without a word: the page's own directory and the
+// ones above it (parent links, "[To Parent Directory]"), links with a
+// query (the sort links "?C=N;O=D" of Apache) or only a fragment, other
+// schemes (mailto:), other servers, and paths outside the starting path.
+// A link below the starting path whose decoded name cannot be a local
+// name ("..", "/", NUL, control characters, not UTF-8) is reported as
+// skipped.
+func (w *httpWalker) parsePage(d dirJob, page []byte) *listing {
+	hrefs, baseRef := links(page)
+	base := d.url
+	if baseRef != "" {
+		if ref, err := uri.Parse(repairHref(baseRef)); err == nil {
+			if b, err := uri.Resolve(d.url, ref, uri.RFC3986); err == nil {
+				base = b
+			}
+		}
+	}
+	l := &listing{}
+	seen := map[string]bool{}
+	for _, href := range hrefs {
+		e, ok := w.entry(base, href)
+		if !ok || seen[e.rel] || e.rel == d.rel || strings.HasPrefix(d.rel, e.rel+"/") {
+			continue
+		}
+		seen[e.rel] = true
+		switch {
+		case e.err != nil:
+			l.skipped = append(l.skipped, skip(quoteName(e.rel), e.url, e.err))
+		case e.isDir:
+			l.dirs = append(l.dirs, dirJob{rel: e.rel, url: e.url})
+		default:
+			l.files = append(l.files, remoteFile{rel: e.rel, url: e.url, size: -1})
+		}
+	}
+	return l
+}
+
+// indexEntry is one link of an index page that names something below the
+// starting path. rel is the decoded path relative to the starting path;
+// err, when set, says why rel cannot be a local path.
+type indexEntry struct {
+	rel   string
+	url   *uri.URL
+	isDir bool
+	err   error
+}
+
+// entry resolves href against the page's base URL; ok is false when the
+// link is not an entry of the tree at all.
+func (w *httpWalker) entry(base *uri.URL, href string) (indexEntry, bool) {
+	href = repairHref(href)
+	if href == "" || href[0] == '#' {
+		return indexEntry{}, false
+	}
 	ref, err := uri.Parse(href)
 	if err != nil {
-		return
+		return indexEntry{}, false
 	}
-	u, err := uri.Resolve(page, ref, uri.RFC3986)
-	if err != nil || u.RawQuery != "" || u.ForceQuery || !sameServer(w.start, u) {
-		return
+	u, err := uri.Resolve(base, ref, uri.RFC3986)
+	if err != nil || u.Opaque != "" || u.RawQuery != "" || u.ForceQuery || !sameServer(w.start, u) {
+		return indexEntry{}, false
 	}
-	rest, ok := strings.CutPrefix(u.Path, w.start.Path)
-	if !ok || rest == "" {
-		return
+	segs, ok := pathSegments(u.Path)
+	if !ok || len(segs) <= len(w.root) {
+		return indexEntry{}, false
 	}
-	isDir := strings.HasSuffix(rest, "/")
-	var parts []string
-	for _, seg := range strings.Split(strings.TrimSuffix(rest, "/"), "/") {
-		d, err := uri.Unescape(seg)
-		if err != nil {
-			l.skipped = append(l.skipped, skip(quoteName(rest), u, err))
-			return
+	for i, s := range w.root {
+		if segs[i] != s {
+			return indexEntry{}, false
 		}
-		parts = append(parts, d)
 	}
-	rel := strings.Join(parts, "/")
-	if err := checkRel(rel); err != nil {
-		l.skipped = append(l.skipped, skip(quoteName(rel), u, err))
-		return
+	names := segs[len(w.root):]
+	e := indexEntry{
+		rel:   strings.Join(names, "/"),
+		url:   withPath(w.start, u.Path), // the start's user info, not the page's
+		isDir: strings.HasSuffix(u.Path, "/"),
 	}
-	u = withPath(u, u.Path)
-	if isDir {
-		l.dirs = append(l.dirs, dirJob{rel: rel, url: u})
-		return
+	// Each decoded segment is one name: "a%2Fb" is not a directory a.
+	for _, n := range names {
+		if e.err = checkName(n); e.err != nil {
+			return e, true
+		}
 	}
-	l.files = append(l.files, remoteFile{rel: rel, url: u, size: -1})
+	e.err = checkRel(e.rel)
+	return e, true
+}
+
+// pathSegments splits an escaped absolute path into its decoded segments,
+// without the empty one after a final "/". ok is false on a bad escape.
+func pathSegments(p string) ([]string, bool) {
+	p = strings.TrimPrefix(p, "/")
+	p = strings.TrimSuffix(p, "/")
+	if p == "" {
+		return nil, true
+	}
+	parts := strings.Split(p, "/")
+	for i, s := range parts {
+		d, err := uri.Unescape(s)
+		if err != nil {
+			return nil, false
+		}
+		parts[i] = d
+	}
+	return parts, true
+}
+
+// repairHref reads an href the way browsers and wget do (WHATWG URL
+// Standard, "basic URL parser"): leading and trailing spaces and controls
+// go, and so do tabs and newlines inside; a "%" that does not start an
+// escape is a literal percent sign ("100%.txt" names the file 100%.txt),
+// so it is written "%25". Other control characters are escaped, so that
+// a name holding one is reported by the name check, not dropped unseen.
+func repairHref(href string) string {
+	href = strings.TrimFunc(href, func(r rune) bool { return r <= ' ' })
+	var b strings.Builder
+	for i := 0; i < len(href); i++ {
+		c := href[i]
+		switch {
+		case c == '\t' || c == '\n' || c == '\r':
+		case c == '%' && (i+2 >= len(href) || !isHexDigit(href[i+1]) || !isHexDigit(href[i+2])):
+			b.WriteString("%25")
+		case c < 0x20 || c == 0x7f:
+			b.WriteByte('%')
+			b.WriteByte("0123456789ABCDEF"[c>>4])
+			b.WriteByte("0123456789ABCDEF"[c&15])
+		default:
+			b.WriteByte(c)
+		}
+	}
+	return b.String()
+}
+
+func isHexDigit(c byte) bool {
+	return '0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F'
 }
 
 // links returns the href of every <a> element of an HTML page, entities
-// decoded, in document order.
-func links(page []byte) []string {
-	var out []string
+// decoded, in document order, and the href of the first <base> element
+// ("" when there is none), which the links are relative to.
+func links(page []byte) (hrefs []string, base string) {
 	z := html.NewTokenizer(bytes.NewReader(page))
+	haveBase := false
 	for {
 		switch z.Next() {
 		case html.ErrorToken:
-			return out
+			return hrefs, base
 		case html.StartTagToken, html.SelfClosingTagToken:
 			name, hasAttr := z.TagName()
-			if string(name) != "a" {
+			isBase := string(name) == "base"
+			if string(name) != "a" && !(isBase && !haveBase) {
 				continue
 			}
 			for hasAttr {
 				var k, v []byte
 				k, v, hasAttr = z.TagAttr()
-				if string(k) == "href" {
-					out = append(out, strings.TrimSpace(string(v)))
+				if string(k) != "href" {
+					continue
 				}
+				if isBase {
+					base, haveBase = string(v), true
+				} else {
+					hrefs = append(hrefs, string(v))
+				}
+				break
 			}
 		}
 	}

@@ -147,9 +147,9 @@ func TestMirrorHTTPIndex(t *testing.T) {
 }
 
 func TestLinks(t *testing.T) {
-	got := links([]byte(`<a href="x">1</a><A HREF='y&amp;z'>2</A><a name=n>3</a><link href="css"><a href=" w ">`))
-	want := []string{"x", "y&z", "w"}
-	if strings.Join(got, "|") != strings.Join(want, "|") {
-		t.Errorf("links = %q, want %q", got, want)
+	got, base := links([]byte(`<a href="x">1</a><A HREF='y&amp;z'>2</A><a name=n>3</a><link href="css"><a href=" w "><base href="b/"><base href="c/">`))
+	want := []string{"x", "y&z", " w "}
+	if strings.Join(got, "|") != strings.Join(want, "|") || base != "b/" {
+		t.Errorf("links = %q, base %q; want %q, base b/", got, base, want)
 	}
 }

@@ -81,6 +81,8 @@
 //	DIR/www                      nginx root, autoindex on (dotfiles hidden)
 //	  hello.txt (LaterTime), lines.txt, bin5m.bin, with space.txt, empty.txt, page.html
 //	  dir/a.txt, dir/sub/b.txt, dir/sub/deeper/c.txt, dir/sub/deeper/d.bin (2048 bytes), dir/empty/
+//	  names/a&b.txt, café.txt, x?y.txt, 100%.txt, with space.txt, a:b.txt, hash#sign.txt
+//	                             "the file named NAME\n" each
 //	  /redir-file                302 Location: file:///etc/passwd
 //	  /redir-badport             302 Location: http://127.0.0.1:25/
 //	  /redir-ok                  302 Location: http://127.0.0.1:PORT/dir/ (absolute, made by nginx)
