@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # ci-deps.sh: install the Debian packages that the integration tests need.
 #
-#   bash scripts/ci-deps.sh          servers: nginx vsftpd pygopherd inn2 inetutils-telnetd socat (+ python3, media-types)
+#   bash scripts/ci-deps.sh          servers: nginx vsftpd pygopherd inn2 inetutils-telnetd socat (+ python3, media-types, openssl)
 #   bash scripts/ci-deps.sh --bench  also the peers for benchmarks: curl lftp wget lynx hyperfine
 #
 # Idempotent: packages already installed are left alone and apt is not called when
@@ -32,7 +32,7 @@ fi
 command -v apt-get >/dev/null 2>&1 || die "apt-get not found: this script supports Debian only"
 
 # The order matters: an MTA first, so that inn2 does not pull in exim4.
-servers=(nginx vsftpd pygopherd inetutils-telnetd socat python3 media-types)
+servers=(nginx vsftpd pygopherd inetutils-telnetd socat python3 media-types openssl)
 peers=(curl lftp wget lynx hyperfine)
 
 installed() { # installed PKG: true when dpkg has PKG fully installed

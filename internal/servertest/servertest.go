@@ -22,6 +22,7 @@ const (
 	Gopher = "gopher"
 	NNTP   = "nntp"
 	Telnet = "telnet"
+	FTPS   = "ftps" // a second vsftpd, with explicit TLS (RFC 4217)
 )
 
 // Environment variables read by this package.
@@ -55,6 +56,9 @@ type Server struct {
 	// Log is the vsftpd protocol log for FTP (FETCH_TEST_FTP_LOG) and the socat
 	// wire log of the relay for NNTP (FETCH_TEST_NNTP_WIRE); empty otherwise.
 	Log string
+	// CA is, for FTPS, the server's self-signed certificate
+	// (FETCH_TEST_FTPS_CA); empty otherwise.
+	CA string
 	// Relay is, for NNTP, the address of a relay in front of nnrpd that copies
 	// every byte into Log (FETCH_TEST_NNTP_RELAY); empty otherwise.
 	Relay string
@@ -67,6 +71,7 @@ var prefixes = map[string]string{
 	Gopher: "FETCH_TEST_GOPHER",
 	NNTP:   "FETCH_TEST_NNTP",
 	Telnet: "FETCH_TEST_TELNET",
+	FTPS:   "FETCH_TEST_FTPS",
 }
 
 // Get returns the server called name, from the file named by FETCH_TEST_ENV and
@@ -166,6 +171,10 @@ func Lookup(env map[string]string, name string) (Server, error) {
 	case FTP:
 		s.User, s.Pass = env[prefix+"_USER"], env[prefix+"_PASS"]
 		s.Home, s.Log = env[prefix+"_HOME"], env[prefix+"_LOG"]
+	case FTPS:
+		// The same account and fixture tree as FTP.
+		s.User, s.Pass = env["FETCH_TEST_FTP_USER"], env["FETCH_TEST_FTP_PASS"]
+		s.Home, s.Log, s.CA = env["FETCH_TEST_FTP_HOME"], env[prefix+"_LOG"], env[prefix+"_CA"]
 	case Telnet:
 		s.User, s.Pass = env[prefix+"_USER"], env[prefix+"_PASS"]
 	case NNTP:
