@@ -38,7 +38,7 @@ var ErrNotConfigured = errors.New("servertest: server not configured")
 
 // Server describes one running test server. The zero value describes none.
 type Server struct {
-	// Name is one of NGINX, FTP, Gopher, NNTP, Telnet.
+	// Name is one of NGINX, FTP, Gopher, NNTP, Telnet, FTPS.
 	Name string
 	// Addr is "127.0.0.1:PORT"; Host and Port are its parts.
 	Addr string
