@@ -235,7 +235,7 @@ func TestActiveListingAndResume(t *testing.T) {
 	if err != nil || len(resp.Entries) != 1 || resp.Entries[0].Name != "a" {
 		t.Fatalf("LIST: %v, %+v", err, resp)
 	}
-	resp, body, err := get(t, d, f.url("/;type=d"), activeReq())
+	_, body, err := get(t, d, f.url("/;type=d"), activeReq())
 	if err != nil || string(body) != "a\n" {
 		t.Fatalf("NLST: %q, %v", body, err)
 	}
