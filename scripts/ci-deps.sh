@@ -2,7 +2,7 @@
 # ci-deps.sh: install the Debian packages that the integration tests need.
 #
 #   bash scripts/ci-deps.sh          servers: nginx apache2 lighttpd vsftpd pygopherd inn2 inetutils-telnetd socat
-#                                    (+ python3, media-types), and proftpd and pure-ftpd unpacked (below)
+#                                    (+ python3, media-types, openssl), and proftpd and pure-ftpd unpacked (below)
 #   bash scripts/ci-deps.sh --bench  also the peers for benchmarks: curl lftp wget lynx hyperfine
 #
 # proftpd-core and pure-ftpd conflict with vsftpd in apt (one ftp-server at a time), so
@@ -39,7 +39,7 @@ fi
 command -v apt-get >/dev/null 2>&1 || die "apt-get not found: this script supports Debian only"
 
 # The order matters: an MTA first, so that inn2 does not pull in exim4.
-servers=(nginx apache2 lighttpd vsftpd pygopherd inetutils-telnetd socat python3 media-types)
+servers=(nginx apache2 lighttpd vsftpd pygopherd inetutils-telnetd socat python3 media-types openssl)
 peers=(curl lftp wget lynx hyperfine)
 
 installed() { # installed PKG: true when dpkg has PKG fully installed

@@ -9,6 +9,7 @@
 #   pure-ftpd  anonymous DIR/ftp (read-only), MLSD          FETCH_TEST_PUREFTPD
 #   apache2    DIR/www at /fancy/ /table/ /plain/ (autoindex) FETCH_TEST_APACHE
 #   lighttpd   DIR/www at /, mod_dirlisting                 FETCH_TEST_LIGHTTPD
+#   vsftpd     the same, with explicit TLS required (FTPS)  FETCH_TEST_FTPS, _FTPS_CA, _FTPS_LOG
 #   pygopherd  DIR/gopher, Gopher+, type 7 search, as nobody FETCH_TEST_GOPHER
 #   nnrpd      INN 2.7 reader on the private tree DIR/news  FETCH_TEST_NNTP (+ _NNTP_RELAY, _NNTP_WIRE)
 #   telnetd    inetutils-telnetd under socat, fake login    FETCH_TEST_TELNET, _TELNET_USER, _TELNET_PASS
@@ -432,6 +433,8 @@ listen_port=$port
 pasv_enable=YES
 pasv_min_port=$pasv
 pasv_max_port=$((pasv + pasv_ports - 1))
+# Active mode (PORT, EPRT) is tested against this server: YES is the
+# default, set here so that nobody turns it off unknowingly.
 port_enable=YES
 connect_from_port_20=NO
 seccomp_sandbox=NO
@@ -681,6 +684,86 @@ EOF
 	return 1
 }
 
+# ----------------------------------------------------------------------------- vsftpd with TLS
+
+# start_ftps: a second vsftpd serving the same tree, with explicit TLS (RFC
+# 4217) required for logins and data, anonymous ones included, and TLS session
+# reuse required on data connections (vsftpd's default, set here to be sure).
+# Its certificate is self-signed for IP 127.0.0.1, made in DIR when missing or
+# about to expire, and is the CA file the tests trust (FETCH_TEST_FTPS_CA).
+start_ftps() {
+	local port pasv pid d="$dir/vsftpd-tls"
+	read -r port pasv <<<"$(py ports 1 50)"
+	[ -n "$pasv" ] || return 1
+	mkdir -p "$d/empty"
+	chmod 755 "$d/empty"
+	if ! openssl x509 -checkend 86400 -noout -in "$d/cert.pem" >/dev/null 2>&1; then
+		openssl req -x509 -newkey rsa:2048 -nodes -days 30 -subj "/CN=127.0.0.1" \
+			-addext "subjectAltName=IP:127.0.0.1" \
+			-keyout "$d/key.pem" -out "$d/cert.pem" >"$d/openssl.out" 2>&1 || return 1
+		chmod 600 "$d/key.pem"
+		chmod 644 "$d/cert.pem"
+	fi
+	cat >"$d/vsftpd.conf" <<EOF
+# written by scripts/servers.sh
+listen=YES
+listen_ipv6=NO
+background=NO
+listen_address=127.0.0.1
+listen_port=$port
+pasv_enable=YES
+pasv_min_port=$pasv
+pasv_max_port=$((pasv + 19))
+port_enable=YES
+connect_from_port_20=NO
+seccomp_sandbox=NO
+anonymous_enable=YES
+anon_root=$dir/ftp
+no_anon_password=NO
+write_enable=NO
+local_enable=YES
+pam_service_name=$pam_service
+userlist_enable=NO
+chroot_local_user=NO
+secure_chroot_dir=$d/empty
+nopriv_user=nobody
+ftp_username=ftp
+ssl_enable=YES
+allow_anon_ssl=YES
+force_anon_logins_ssl=YES
+force_anon_data_ssl=YES
+force_local_logins_ssl=YES
+force_local_data_ssl=YES
+require_ssl_reuse=YES
+ssl_ciphers=HIGH
+rsa_cert_file=$d/cert.pem
+rsa_private_key_file=$d/key.pem
+log_ftp_protocol=YES
+xferlog_enable=YES
+xferlog_std_format=NO
+dual_log_enable=NO
+syslog_enable=NO
+vsftpd_log_file=$dir/vsftpd-tls.log
+max_clients=200
+max_per_ip=200
+idle_session_timeout=120
+data_connection_timeout=60
+EOF
+	chmod 600 "$d/vsftpd.conf"
+	touch "$dir/vsftpd-tls.log"
+	chmod 644 "$dir/vsftpd-tls.log"
+	pid=$(launch vsftpd-tls "$d/vsftpd.out" /usr/sbin/vsftpd "$d/vsftpd.conf")
+	[ -n "$pid" ] || return 1
+	if ready vsftpd-tls "$pid" "$port" "$d/vsftpd.out"; then
+		envs[FETCH_TEST_FTPS]=127.0.0.1:$port
+		envs[FETCH_TEST_FTPS_CA]=$d/cert.pem
+		envs[FETCH_TEST_FTPS_LOG]=$dir/vsftpd-tls.log
+		return 0
+	fi
+	forget vsftpd-tls "$pid"
+	return 1
+}
+
 # ----------------------------------------------------------------------------- pygopherd
 
 start_gopher() {
@@ -870,7 +953,7 @@ do_start() {
 	done < <(recorded)
 	[ -z "$live" ] || die "servers already running in $dir:$live (run: servers.sh stop $dir)"
 	local missing=()
-	for bin in /usr/sbin/nginx /usr/sbin/vsftpd "$proftpd_bin" "$pureftpd_bin" /usr/sbin/apache2 /usr/sbin/lighttpd unshare /usr/sbin/pygopherd /usr/lib/news/bin/nnrpd /usr/sbin/telnetd socat /usr/bin/python3 setsid flock runuser; do
+	for bin in /usr/sbin/nginx /usr/sbin/vsftpd "$proftpd_bin" "$pureftpd_bin" /usr/sbin/apache2 /usr/sbin/lighttpd unshare /usr/sbin/pygopherd /usr/lib/news/bin/nnrpd /usr/sbin/telnetd socat /usr/bin/python3 setsid flock runuser openssl; do
 		command -v "$bin" >/dev/null 2>&1 || missing+=("$bin")
 	done
 	if [ "${#missing[@]}" -gt 0 ] && [ "${SERVERS_OPTIONAL:-0}" != 1 ]; then
@@ -901,6 +984,11 @@ do_start() {
 	if [ -x "$pureftpd_bin" ] && command -v unshare >/dev/null 2>&1; then start_with pure-ftpd 3 start_pureftpd; else start_with pure-ftpd 0 false; fi
 	if [ -x /usr/sbin/apache2 ]; then start_with apache2 3 start_apache; else start_with apache2 0 false; fi
 	if [ -x /usr/sbin/lighttpd ]; then start_with lighttpd 3 start_lighttpd; else start_with lighttpd 0 false; fi
+	if command -v /usr/sbin/vsftpd >/dev/null 2>&1 && command -v openssl >/dev/null 2>&1; then
+		start_with vsftpd-tls 3 start_ftps
+	else
+		start_with vsftpd-tls 0 false
+	fi
 	if command -v /usr/sbin/pygopherd >/dev/null 2>&1; then start_with pygopherd 3 start_gopher; else start_with pygopherd 0 false; fi
 	if [ -x /usr/lib/news/bin/nnrpd ]; then start_with nnrpd 3 start_news; else start_with nnrpd 0 false; fi
 	if [ -x /usr/sbin/telnetd ] && command -v socat >/dev/null 2>&1; then start_with telnetd 3 start_telnet; else start_with telnetd 0 false; fi

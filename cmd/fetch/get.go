@@ -43,6 +43,12 @@ type getOptions struct {
 	gateways    []string // SCHEME=TEMPLATE
 	fileViaFTP  bool
 	interactive bool
+
+	// FTP active mode and FTPS (tls.go in proto/ftp).
+	ftpPort      string // --ftp-port ADDRESS|-
+	ssl, sslReqd bool   // --ssl, --ssl-reqd
+	cacert       string // --cacert FILE
+	insecure     bool   // -k
 }
 
 func newGetCmd(e *env) *cobra.Command {
@@ -102,6 +108,7 @@ func addGetFlags(f *pflag.FlagSet, o *getOptions, cont *bool) {
 	f.BoolVar(&o.netrc, "netrc", false, "look up passwords in ~/.netrc")
 	f.StringVar(&o.netrcFile, "netrc-file", "", "look up passwords in `FILE`")
 	f.StringVar(&o.ftpMethod, "ftp-method", "", "multicwd, singlecwd or nocwd")
+	addFTPFlags(f, o)
 	f.BoolVar(&o.headersOnly, "headers-only", false, "only the headers (news articles, HTTP)")
 	f.BoolVar(&o.bodyOnly, "body-only", false, "only the body of news articles")
 	f.StringArrayVar(&o.gateways, "gateway", nil, "fetch `SCHEME=TEMPLATE` URLs through a gateway (wais, prospero)")
@@ -124,6 +131,9 @@ func (o *getOptions) validate() error {
 		return flagErrorf("--headers-only and --body-only exclude each other")
 	case o.ftpMethod != "" && o.ftpMethod != "multicwd" && o.ftpMethod != "singlecwd" && o.ftpMethod != "nocwd":
 		return flagErrorf("--ftp-method %q: want multicwd, singlecwd or nocwd", o.ftpMethod)
+	}
+	if err := o.validateFTP(); err != nil {
+		return err
 	}
 	if _, err := o.offset(); err != nil {
 		return err

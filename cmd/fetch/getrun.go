@@ -118,6 +118,7 @@ func (o *getOptions) requestOptions(e *env) map[string]string {
 	set("email", cmpOr(o.email, e.getenv("FETCH_EMAIL")))
 	set("nntp-server", cmpOr(o.nntpServer, e.getenv("NNTPSERVER")))
 	set("ftp-method", o.ftpMethod)
+	o.setFTPOptions(set)
 	if o.netrcFile != "" {
 		set("netrc", o.netrcFile)
 	} else if o.netrc && e.getenv("HOME") != "" {
@@ -149,6 +150,7 @@ func (o *getOptions) warnAllowPorts(e *env) {
 	for _, p := range o.allowPorts {
 		fmt.Fprintf(e.err, "fetch: warning: the port rules are lifted for port %d (--allow-port)\n", p)
 	}
+	o.warnFTP(e)
 }
 
 // getOne fetches one URL to its destination.

@@ -78,6 +78,7 @@ reported as failed and the run goes on; the exit code is then 8 (partial).`,
 	f.StringVar(&o.get.email, "email", "", "`ADDRESS` sent as the anonymous FTP password (default $FETCH_EMAIL)")
 	f.BoolVar(&o.get.netrc, "netrc", false, "look up passwords in ~/.netrc")
 	f.StringVar(&o.get.netrcFile, "netrc-file", "", "look up passwords in `FILE`")
+	addFTPFlags(f, &o.get)
 	return cmd
 }
 
@@ -89,6 +90,9 @@ func runMirror(ctx context.Context, o *mirrorOptions, e *env) error {
 		if _, err := matchGlob(g); err != nil {
 			return flagErrorf("bad glob %q: %v", g, err)
 		}
+	}
+	if err := o.get.validateFTP(); err != nil {
+		return err
 	}
 	red := newRedactor([]string{o.url})
 	c := o.get.client(e, red)

@@ -28,6 +28,9 @@
 //	FETCH_TEST_FTP_PASS      its password: random, made once per machine (letters and digits)
 //	FETCH_TEST_FTP_HOME      /home/fetchtest, its login directory
 //	FETCH_TEST_FTP_PASV      FIRST-LAST, vsftpd's passive ports (50)
+//	FETCH_TEST_FTPS          127.0.0.1:PORT  a second vsftpd, same tree and account, explicit TLS required
+//	FETCH_TEST_FTPS_CA       DIR/vsftpd-tls/cert.pem, its self-signed certificate (IP 127.0.0.1)
+//	FETCH_TEST_FTPS_LOG      DIR/vsftpd-tls.log, its protocol log (see LogCommandsFrom)
 //	FETCH_TEST_GOPHER        127.0.0.1:PORT  pygopherd 3.0 (Gopher and Gopher+), root DIR/gopher
 //	FETCH_TEST_NNTP          127.0.0.1:PORT  INN 2.7.1 nnrpd, reader only, tree DIR/news
 //	FETCH_TEST_NNTP_RELAY    127.0.0.1:PORT  socat relay to the same nnrpd that logs the bytes

@@ -29,6 +29,7 @@ const (
 	PureFTPD = "pureftpd"
 	Apache   = "apache"
 	Lighttpd = "lighttpd"
+	FTPS     = "ftps" // a second vsftpd, with explicit TLS (RFC 4217)
 )
 
 // Environment variables read by this package.
@@ -63,6 +64,9 @@ type Server struct {
 	// wire log of the relay for NNTP (FETCH_TEST_NNTP_WIRE) and the command
 	// log of ProFTPD (FETCH_TEST_PROFTPD_LOG); empty otherwise.
 	Log string
+	// CA is, for FTPS, the server's self-signed certificate
+	// (FETCH_TEST_FTPS_CA); empty otherwise.
+	CA string
 	// Relay is, for NNTP, the address of a relay in front of nnrpd that copies
 	// every byte into Log (FETCH_TEST_NNTP_RELAY); empty otherwise.
 	Relay string
@@ -81,6 +85,7 @@ var prefixes = map[string]string{
 	PureFTPD: "FETCH_TEST_PUREFTPD",
 	Apache:   "FETCH_TEST_APACHE",
 	Lighttpd: "FETCH_TEST_LIGHTTPD",
+	FTPS:     "FETCH_TEST_FTPS",
 }
 
 // Get returns the server called name, from the file named by FETCH_TEST_ENV and
@@ -180,6 +185,10 @@ func Lookup(env map[string]string, name string) (Server, error) {
 	case FTP:
 		s.User, s.Pass = env[prefix+"_USER"], env[prefix+"_PASS"]
 		s.Home, s.Log = env[prefix+"_HOME"], env[prefix+"_LOG"]
+	case FTPS:
+		// The same account and fixture tree as FTP.
+		s.User, s.Pass = env["FETCH_TEST_FTP_USER"], env["FETCH_TEST_FTP_PASS"]
+		s.Home, s.Log, s.CA = env["FETCH_TEST_FTP_HOME"], env[prefix+"_LOG"], env[prefix+"_CA"]
 	case Telnet:
 		s.User, s.Pass = env[prefix+"_USER"], env[prefix+"_PASS"]
 	case NNTP:

@@ -2,10 +2,12 @@ package ftp
 
 import (
 	"context"
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"io"
 	"net"
+	"net/netip"
 	"net/textproto"
 	"os"
 	"slices"
@@ -51,6 +53,16 @@ type conn struct {
 	// pipelined path takes advantage of both (pipeline.go).
 	vsftpd bool
 
+	// Active mode and TLS (active.go, tls.go): the control connection's
+	// local address, whether the server refused EPRT, the TLS
+	// configuration when the connection is protected (its data
+	// connections are TLS too), and a warning for the caller when TLS
+	// was asked for and refused.
+	local      netip.Addr
+	noEPRT     bool
+	tlsCfg     *tls.Config
+	tlsWarning string
+
 	// at is the list of CWD arguments that brought the connection from
 	// its login directory to where it is, when atKnown: the same list
 	// for the next URL needs no CWD at all (RFC 1738 section 3.2.5 only
@@ -74,6 +86,11 @@ type limits struct {
 	maxReply   int64
 	maxListing int64
 	reuse      bool
+
+	// TLS for this dial (tls.go): the mode ("" for none) and the
+	// connection's own configuration.
+	tlsMode string
+	tlsCfg  *tls.Config
 }
 
 // dialConn opens the control connection to addr, reads the greeting, logs
@@ -110,13 +127,23 @@ func dialConn(ctx context.Context, req *proto.Request, key poolKey, cr creds, li
 	if tcp.String() != key.addr {
 		c.w.note("connected to %s (%s)", key.addr, tcp)
 	}
+	if la, ok := raw.LocalAddr().(*net.TCPAddr); ok {
+		c.local = la.AddrPort().Addr().Unmap()
+	}
+	ctrl := net.Conn(c.w)
+	if lim.tlsMode != "" {
+		if ctrl, err = c.startTLS(ctx, lim.tlsMode, lim.tlsCfg); err != nil {
+			c.close()
+			return nil, err
+		}
+	}
 
 	first := true
 	sc, err := jftp.Dial(key.addr,
 		jftp.DialWithDialFunc(func(network, address string) (net.Conn, error) {
 			if first {
 				first = false
-				return c.w, nil
+				return ctrl, nil
 			}
 			return c.dialData(network, address)
 		}),
@@ -131,13 +158,19 @@ func dialConn(ctx context.Context, req *proto.Request, key poolKey, cr creds, li
 		return nil, err
 	}
 	c.sc = sc
-	c.vsftpd = c.w.last != nil && strings.Contains(c.w.last.Msg, "(vsFTPd ")
+	c.vsftpd = c.vsftpd || c.w.last != nil && strings.Contains(c.w.last.Msg, "(vsFTPd ")
 	if err := sc.Login(cr.user, cr.pass); err != nil {
 		err = c.fail("", err) // before close, which sends QUIT
 		c.close()
 		return nil, err
 	}
 	c.typ = "I" // Login sends TYPE I
+	if c.tlsCfg != nil {
+		if err := c.protect(); err != nil {
+			c.close()
+			return nil, err
+		}
+	}
 	c.mlsd = sc.IsTimePreciseInList()
 	if noMLSD != "" {
 		c.w.note("%s: listing with LIST", noMLSD)
@@ -182,7 +215,7 @@ func (c *conn) dialData(network, address string) (net.Conn, error) {
 		return nil, fmt.Errorf("ftp: data connection to %s: %w", target, err)
 	}
 	c.data = raw
-	return &dataConn{Conn: raw, cap: c.cap}, nil
+	return &dataConn{Conn: c.tlsData(raw), cap: c.cap}, nil
 }
 
 // bind attaches the caller's context and request to c for one use.

@@ -109,6 +109,28 @@
 // library's form). Servers differ on what it means, and many refuse it: a
 // refusal does not end the retrieval (the client stays where it was, which
 // is the most plausible meaning), but is noted in the trace and in
-// Response.Info["warnings"]. Active mode (PORT/EPRT) is not offered. The
-// library's OPTS UTF8 ON is not sent: names are octets.
+// Response.Info["warnings"]. The library's OPTS UTF8 ON is not sent: names
+// are octets. Implicit FTPS (a TLS connection from the start, port 990) is
+// not offered.
+//
+// # Active mode and TLS
+//
+// Request.Options[OptionPort] (curl's --ftp-port) turns every transfer of
+// the request into active mode: EPRT (RFC 2428), or PORT when the server
+// refuses EPRT, and a data connection accepted only from the control
+// connection's peer (RFC 2577 section 3); see active.go. The library has
+// no active mode: these transfers are done by the driver, as the pipelined
+// ones are. With a Request.Dial that refuses private addresses, the
+// listener is the client's own and nothing is dialled for data: the peer
+// check is what binds the data connection to the control connection's
+// (allowed) server.
+//
+// Request.Options[OptionTLS] asks for FTP over explicit TLS (RFC 4217):
+// TLSTry (curl's --ssl) or TLSRequire (--ssl-reqd, which sends nothing
+// after a refused AUTH TLS and returns a *TLSRefusedError). The driver
+// negotiates TLS below the library, so the transcript stays in clear;
+// PBSZ 0 and PROT P follow the login, data connections are TLS and resume
+// the control connection's session. Options[OptionCACert] and
+// [OptionInsecure] (curl's --cacert and -k) and Driver.TLSClientConfig
+// set the verification; see tls.go.
 package ftp

@@ -3,6 +3,7 @@ package ftp
 import (
 	"bytes"
 	"context"
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"io"
@@ -79,6 +80,13 @@ type Driver struct {
 	// LIST format, such as a test of the LIST parsers against a server
 	// that has both. NLST (;type=d) is not affected.
 	DisableMLSD bool
+	// TLSClientConfig is the base of the TLS configuration of FTPS
+	// connections (Request.Options[OptionTLS]); each control connection
+	// uses a copy with the server name set and a session cache of its
+	// own, which its data connections resume. Nil means the defaults
+	// (the system's roots). Request.Options[OptionCACert] and
+	// [OptionInsecure] override its roots and verification.
+	TLSClientConfig *tls.Config
 
 	once sync.Once
 	p    *connPool
@@ -150,7 +158,7 @@ func (d *Driver) Warm(ctx context.Context, u *uri.URL, req *proto.Request, n int
 				return
 			}
 			if pl != nil {
-				if _, err := c.enter(*pl); err == nil && d.PipelinePassive && !c.noPipeline {
+				if _, err := c.enter(*pl); err == nil && d.PipelinePassive && !c.noPipeline && c.activePort() == nil {
 					if err := c.prefetch(); err != nil {
 						c.dead = true
 					}
@@ -278,7 +286,14 @@ func (d *Driver) open(ctx context.Context, u *uri.URL, req *proto.Request, fresh
 			return nil, fmt.Errorf("ftp: login: %w", err)
 		}
 	}
-	key := poolKey{addr: addr, user: cr.user, pass: cr.pass}
+	mode, err := tlsMode(req)
+	if err != nil {
+		return nil, err
+	}
+	if err := ParseActivePort(req.Options[OptionPort]); req.Options[OptionPort] != "" && err != nil {
+		return nil, err
+	}
+	key := poolKey{addr: addr, user: cr.user, pass: cr.pass, tls: mode}
 	p := d.pool()
 	if err := p.acquire(ctx, key); err != nil {
 		return nil, err
@@ -305,7 +320,15 @@ func (d *Driver) open(ctx context.Context, u *uri.URL, req *proto.Request, fresh
 	case d.DisableMLSD:
 		noMLSD = "MLSD disabled (Driver.DisableMLSD)"
 	}
-	c, err := dialConn(ctx, req, key, cr, d.limits(), noMLSD)
+	lim := d.limits()
+	if mode != "" {
+		lim.tlsMode = mode
+		if lim.tlsCfg, err = d.tlsConfig(req, host); err != nil {
+			p.releaseToken(key)
+			return nil, err
+		}
+	}
+	c, err := dialConn(ctx, req, key, cr, lim, noMLSD)
 	if cr.prompted {
 		p.remember(addr, cr.user, cr.pass, err == nil)
 	}
@@ -367,7 +390,9 @@ func (d *Driver) listing(c *conn, u *uri.URL, pl plan) (*proto.Response, error) 
 		}
 	}
 	err = errNoPipeline
-	if d.PipelinePassive && !c.noPipeline {
+	if sp := c.activePort(); sp != nil {
+		err = c.activeList(sp, verb, pl.arg)
+	} else if d.PipelinePassive && !c.noPipeline {
 		err = c.pipelinedList(verb, pl.arg)
 	}
 	switch {
@@ -406,6 +431,10 @@ func (d *Driver) listing(c *conn, u *uri.URL, pl plan) (*proto.Response, error) 
 		Name:    pl.name,
 		Entries: entries,
 		Info:    map[string]any{"ftp_listing": format},
+	}
+	if c.tlsWarning != "" {
+		warnings = append(warnings, c.tlsWarning)
+		c.tlsWarning = ""
 	}
 	if len(warnings) > 0 {
 		resp.Info["warnings"] = warnings
@@ -459,6 +488,10 @@ func (d *Driver) retrieve(c *conn, pl plan) (*proto.Response, error) {
 		Name:    pl.name,
 		Info:    map[string]any{"ftp_type": pl.typ},
 	}
+	if c.tlsWarning != "" {
+		warnings = append(warnings, c.tlsWarning)
+		c.tlsWarning = ""
+	}
 	if len(warnings) > 0 {
 		resp.Info["warnings"] = warnings
 	}
@@ -482,6 +515,19 @@ func (d *Driver) retrieve(c *conn, pl plan) (*proto.Response, error) {
 			return -1
 		}
 		return size - offset
+	}
+	if sp := c.activePort(); sp != nil {
+		t, offset, err := c.activeRetr(sp, pl.arg, offset)
+		if err != nil {
+			err = c.fail("", err)
+			d.release(c)
+			return nil, err
+		}
+		b := newBody(d, c, t, pl.typ == "A", want(offset))
+		b.cmd = t.cmd
+		resp.Offset = offset
+		resp.Body = b
+		return resp, nil
 	}
 	if offset == 0 && d.PipelinePassive && !c.noPipeline {
 		t, err := c.pipelinedRetr(pl.arg, true)

@@ -3,6 +3,7 @@ package ftp
 import (
 	"bufio"
 	"bytes"
+	"crypto/tls"
 	"fmt"
 	"io"
 	"net"
@@ -39,6 +40,12 @@ type fakeFTP struct {
 	peekHalf bool              // before sending, record whether the client has half-closed the data connection (waits 300 ms when not)
 	oopsEPSV int               // the nth EPSV (counted over all sessions) gets vsftpd's "500 OOPS" and the session ends
 
+	// Active mode and TLS (active_test.go, tls_test.go).
+	noEPRT     bool        // refuse EPRT with 500: the client falls back to PORT
+	activeFrom string      // the local IP active data connections are dialled from; "" means 127.0.0.1
+	activeLate bool        // active mode: send the 150 before connecting (vsftpd connects first)
+	tlsCfg     *tls.Config // accept AUTH TLS with this server configuration; nil refuses it (502)
+
 	mu      sync.Mutex
 	wire    bytes.Buffer
 	midXfer []string // commands that came during a transfer (holdData)
@@ -46,6 +53,7 @@ type fakeFTP struct {
 	dataTo  []string // local addresses data connections were accepted on
 	halves  []bool   // peekHalf: for each data connection, whether the client had half-closed it
 	epsvs   int      // EPSV commands seen
+	resumed []bool   // for each TLS data connection, whether it resumed a session
 }
 
 func newFake(t *testing.T) *fakeFTP {
@@ -111,6 +119,9 @@ type fakeSession struct {
 	rest   int
 	silent bool
 	next   string // a command already read (holdDone), to handle next
+
+	activeTo string // the address of the last EPRT or PORT
+	prot     bool   // PROT P: data connections are TLS
 }
 
 func (f *fakeFTP) serve(c net.Conn) {
@@ -273,6 +284,10 @@ func (s *fakeSession) handle(verb, arg string) bool {
 	case "QUIT":
 		s.reply("221 bye")
 		return false
+	case "EPRT", "PORT":
+		return s.port(verb, arg)
+	case "AUTH", "PBSZ", "PROT":
+		return s.auth(verb, arg)
 	default:
 		s.reply("502 not implemented")
 	}
@@ -300,21 +315,32 @@ func (s *fakeSession) closeData() {
 // the replies: 150, the data, 226 (or the failure the fake is told to show).
 func (s *fakeSession) send(verb string, b []byte) {
 	f := s.f
-	if s.dataLn == nil {
-		s.reply("425 use EPSV or PASV first")
-		return
-	}
-	ln := s.dataLn
-	s.dataLn = nil
-	defer ln.Close()
-	ln.(*net.TCPListener).SetDeadline(time.Now().Add(5 * time.Second))
-	s.reply("150 opening data connection")
-	dc, err := ln.Accept()
-	if err != nil {
-		s.reply("425 no data connection")
-		return
+	var dc net.Conn
+	if s.activeTo != "" {
+		if dc = s.connectActive(); dc == nil {
+			return
+		}
+	} else {
+		if s.dataLn == nil {
+			s.reply("425 use EPSV or PASV first")
+			return
+		}
+		ln := s.dataLn
+		s.dataLn = nil
+		defer ln.Close()
+		ln.(*net.TCPListener).SetDeadline(time.Now().Add(5 * time.Second))
+		s.reply("150 opening data connection")
+		var err error
+		dc, err = ln.Accept()
+		if err != nil {
+			s.reply("425 no data connection")
+			return
+		}
 	}
 	defer dc.Close()
+	if dc = s.protectData(dc); dc == nil {
+		return
+	}
 	f.mu.Lock()
 	f.dataTo = append(f.dataTo, dc.LocalAddr().String())
 	f.mu.Unlock()

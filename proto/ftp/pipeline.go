@@ -163,7 +163,9 @@ func (c *conn) passive() (net.Conn, error) {
 		return nil, err
 	}
 	data, err := c.dialData("tcp", net.JoinHostPort(c.peer, strconv.Itoa(port)))
-	if err == nil && c.vsftpd {
+	if err == nil && c.vsftpd && c.tlsCfg == nil {
+		// (A TLS connection cannot be half-closed before its
+		// handshake, which needs the client to write.)
 		halfClose(c, data)
 	}
 	return data, err

@@ -14,6 +14,7 @@ type poolKey struct {
 	addr string // host:port as dialled
 	user string
 	pass string
+	tls  string // the TLS mode asked for ("", TLSTry, TLSRequire)
 }
 
 // connPool keeps logged-in control connections between Fetch calls. It is

@@ -1,0 +1,58 @@
+package main
+
+import (
+	"fmt"
+	"os"
+
+	"github.com/spf13/pflag"
+
+	"github.com/rfc1738/fetch/proto/ftp"
+)
+
+// addFTPFlags declares the flags of FTP active mode and FTPS, shared by
+// "fetch get" and "fetch mirror" (curl's spelling).
+func addFTPFlags(f *pflag.FlagSet, o *getOptions) {
+	f.StringVarP(&o.ftpPort, "ftp-port", "P", "", "FTP active mode: listen on `ADDRESS` (an IP, IP:PORT or IP:LOW-HIGH; - for the control connection's own address)")
+	f.BoolVar(&o.ssl, "ssl", false, "FTP: use TLS when the server offers it (AUTH TLS), else go on in clear with a warning")
+	f.BoolVar(&o.sslReqd, "ssl-reqd", false, "FTP: require TLS; fail before sending the user name when the server refuses it")
+	f.StringVar(&o.cacert, "cacert", "", "FTPS: trust the CA certificates of PEM `FILE` instead of the system's")
+	f.BoolVarP(&o.insecure, "insecure", "k", false, "FTPS: do not verify the server's certificate (encrypted, but not authenticated)")
+}
+
+// validateFTP checks the FTP flags.
+func (o *getOptions) validateFTP() error {
+	if o.ftpPort != "" {
+		if err := ftp.ParseActivePort(o.ftpPort); err != nil {
+			return flagErrorf("--ftp-port: %v", err)
+		}
+	}
+	if o.cacert != "" {
+		if _, err := os.Stat(o.cacert); err != nil {
+			return flagErrorf("--cacert: %v", err)
+		}
+	}
+	return nil
+}
+
+// setFTPOptions puts the FTP flags into the request options.
+func (o *getOptions) setFTPOptions(set func(k, v string)) {
+	set(ftp.OptionPort, o.ftpPort)
+	switch {
+	case o.sslReqd:
+		set(ftp.OptionTLS, ftp.TLSRequire)
+	case o.ssl:
+		set(ftp.OptionTLS, ftp.TLSTry)
+	}
+	set(ftp.OptionCACert, o.cacert)
+	if o.insecure {
+		set(ftp.OptionInsecure, "1")
+	}
+}
+
+// warnFTP says that -k turns certificate verification off: a protection
+// turned off is always reported, even with -s.
+func (o *getOptions) warnFTP(e *env) {
+	if o.insecure && (o.ssl || o.sslReqd) {
+		fmt.Fprintln(e.err, "fetch: warning: the server's certificate is not verified (-k): the connection is encrypted, but anyone in the path could pose as the server")
+	}
+}

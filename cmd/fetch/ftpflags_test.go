@@ -1,0 +1,48 @@
+package main
+
+import (
+	"testing"
+
+	"github.com/rfc1738/fetch/fetch"
+	"github.com/rfc1738/fetch/proto/ftp"
+)
+
+// The FTP flags are checked before anything is sent, and become the
+// driver's request options.
+func TestFTPFlags(t *testing.T) {
+	for _, args := range [][]string{
+		{"get", "--ftp-port", "eth0", "ftp://127.0.0.1/a"},
+		{"get", "-P", "127.0.0.1:70000", "ftp://127.0.0.1/a"},
+		{"mirror", "--ftp-port", "ftp.example.org", "ftp://127.0.0.1/", "dir"},
+		{"get", "--ssl", "--cacert", "/nonexistent/ca.pem", "ftp://127.0.0.1/a"},
+	} {
+		n := &netlog{}
+		if r := runArgs(t, n, "", args...); r.code != fetch.ExitUsage || n.dials.Load() != 0 {
+			t.Errorf("%q = %d with %d dials, want %d and none", args, r.code, n.dials.Load(), fetch.ExitUsage)
+		}
+	}
+	tests := []struct {
+		o    getOptions
+		want map[string]string
+	}{
+		{getOptions{ftpPort: "-", ssl: true}, map[string]string{ftp.OptionPort: "-", ftp.OptionTLS: ftp.TLSTry}},
+		{getOptions{ssl: true, sslReqd: true, insecure: true}, map[string]string{ftp.OptionTLS: ftp.TLSRequire, ftp.OptionInsecure: "1"}},
+		{getOptions{cacert: "ca.pem"}, map[string]string{ftp.OptionCACert: "ca.pem"}},
+	}
+	for _, tt := range tests {
+		got := map[string]string{}
+		tt.o.setFTPOptions(func(k, v string) {
+			if v != "" {
+				got[k] = v
+			}
+		})
+		if len(got) != len(tt.want) {
+			t.Errorf("%+v: options %v, want %v", tt.o, got, tt.want)
+		}
+		for k, v := range tt.want {
+			if got[k] != v {
+				t.Errorf("%+v: options %v, want %v", tt.o, got, tt.want)
+			}
+		}
+	}
+}

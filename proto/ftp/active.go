@@ -1,0 +1,370 @@
+package ftp
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"net"
+	"net/netip"
+	"net/textproto"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/rfc1738/fetch/proto"
+)
+
+// Active mode (RFC 959 PORT, RFC 2428 EPRT), for servers whose passive
+// mode is broken.
+//
+// With Request.Options[OptionPort] set, every transfer (RETR, LIST, MLSD,
+// NLST) goes through the driver's own path, never the library's (which
+// has no active mode): the client listens, sends EPRT (PORT when the
+// server refuses EPRT, remembered for the connection), REST when
+// resuming, then the transfer command, and accepts the server's
+// connection while it reads the preliminary reply (servers differ on
+// which comes first). The accept waits at most the request's idle timeout
+// and ends when the caller's context does. A connection that comes from
+// anywhere but the control connection's peer is closed unread and the
+// transfer fails with a *DataPeerError (RFC 2577 section 3: a third party
+// could otherwise race the server to the port). There is no prefetch in
+// active mode: the next transfer's EPRT is sent when that transfer starts.
+
+// OptionPort is the Request.Options key for active mode (curl's
+// --ftp-port). Its value is "-" (listen on the control connection's local
+// address), or an IP address, optionally with a port or a port range:
+// "192.0.2.7", "192.0.2.7:40000", "192.0.2.7:40000-40009", "[2001:db8::7]:40000".
+// Host and interface names are not accepted. Empty means passive mode.
+const OptionPort = "ftp-port"
+
+// maxPortTries bounds the ports of a range tried for one listener.
+const maxPortTries = 100
+
+// DataPeerError is a data connection, in active mode, that came from
+// another address than the control connection's peer. It was closed
+// without reading from it, and the transfer failed.
+type DataPeerError struct {
+	From string // the address the connection came from
+	Want string // the control connection's peer
+}
+
+func (e *DataPeerError) Error() string {
+	return fmt.Sprintf("ftp: active mode: refused a data connection from %s: only the server %s may connect (RFC 2577 section 3)", e.From, e.Want)
+}
+
+// activeSpec is a parsed OptionPort.
+type activeSpec struct {
+	ip        netip.Addr // invalid: the control connection's local address
+	low, high int        // the port range; 0, 0 means any port
+}
+
+// ParseActivePort checks a value of OptionPort and returns an error that
+// names what is wrong.
+func ParseActivePort(s string) error {
+	_, err := parseActive(s)
+	return err
+}
+
+func parseActive(s string) (activeSpec, error) {
+	bad := func(why string) (activeSpec, error) {
+		return activeSpec{}, fmt.Errorf("ftp: active address %q: %s", sanitize(s, 80), why)
+	}
+	if err := proto.CheckArg(s); err != nil {
+		return bad(err.Error())
+	}
+	if s == "-" {
+		return activeSpec{}, nil
+	}
+	host, ports, hasPort := s, "", false
+	if ip, err := netip.ParseAddr(s); err == nil && ip.Zone() == "" {
+		host = s // a bare IPv6 address has colons of its own
+	} else if strings.HasPrefix(s, "[") {
+		end := strings.IndexByte(s, ']')
+		if end < 0 {
+			return bad("no ] after the IPv6 address")
+		}
+		host, ports = s[1:end], s[end+1:]
+		if ports != "" && !strings.HasPrefix(ports, ":") {
+			return bad("want [IPv6]:PORT")
+		}
+		ports, hasPort = strings.CutPrefix(ports, ":")
+	} else if i := strings.LastIndexByte(s, ':'); i >= 0 {
+		host, ports, hasPort = s[:i], s[i+1:], true
+	}
+	var sp activeSpec
+	if host != "-" {
+		ip, err := netip.ParseAddr(host)
+		if err != nil || ip.Zone() != "" {
+			return bad("want -, or an IP address (host and interface names are not accepted), with :PORT or :LOW-HIGH")
+		}
+		ip = ip.Unmap()
+		if ip.IsUnspecified() || ip.IsMulticast() {
+			return bad("not an address a server can connect to")
+		}
+		sp.ip = ip
+	}
+	if !hasPort {
+		return sp, nil
+	}
+	lo, hi, isRange := strings.Cut(ports, "-")
+	if !isRange {
+		hi = lo
+	}
+	l, err1 := strconv.Atoi(lo)
+	h, err2 := strconv.Atoi(hi)
+	if err1 != nil || err2 != nil || !isDigits(lo) || !isDigits(hi) || l < 1 || h > 65535 || l > h {
+		return bad("want a port from 1 to 65535, or a range LOW-HIGH")
+	}
+	sp.low, sp.high = l, h
+	return sp, nil
+}
+
+// activePort returns the request's parsed OptionPort, or nil in passive
+// mode (the value was checked when the connection was opened).
+func (c *conn) activePort() *activeSpec {
+	s := c.req.Options[OptionPort]
+	if s == "" {
+		return nil
+	}
+	sp, err := parseActive(s)
+	if err != nil {
+		return nil
+	}
+	return &sp
+}
+
+// listenActive listens for the data connection as sp asks and tells the
+// server where: EPRT, or PORT when the server refuses EPRT (IPv4 only).
+func (c *conn) listenActive(sp *activeSpec) (net.Listener, error) {
+	ip := sp.ip
+	if !ip.IsValid() {
+		ip = c.local
+	}
+	if !ip.IsValid() {
+		return nil, fmt.Errorf("ftp: active mode: the control connection's local address is unknown")
+	}
+	ln, err := listenRange(c.ctx, ip, sp.low, sp.high)
+	if err != nil {
+		return nil, fmt.Errorf("ftp: active mode: %w", err)
+	}
+	port := ln.Addr().(*net.TCPAddr).Port
+	c.w.note("listening on %s for the data connection (active mode)", ln.Addr())
+	if !c.noEPRT {
+		family := "1"
+		if ip.Is6() {
+			family = "2"
+		}
+		cmd := "EPRT |" + family + "|" + ip.String() + "|" + strconv.Itoa(port) + "|"
+		if err := proto.CheckArg(cmd); err != nil {
+			ln.Close()
+			return nil, fmt.Errorf("ftp: EPRT: %w", err)
+		}
+		err := c.command(cmd)
+		switch code := replyCode(err); {
+		case err == nil:
+			return ln, nil
+		case ip.Is4() && (code == StatusBadCommand || code == StatusBadArguments || code == StatusNotImplemented ||
+			code == StatusNotImplementedParam || code == StatusNetProtoUnsupported):
+			c.w.note("EPRT refused (%v): using PORT on this connection", err)
+			c.noEPRT = true
+		default:
+			ln.Close()
+			return nil, c.fail(cmd, err)
+		}
+	}
+	if !ip.Is4() {
+		ln.Close()
+		return nil, fmt.Errorf("ftp: active mode: the server refused EPRT and PORT cannot name the IPv6 address %s", ip)
+	}
+	a := ip.As4()
+	cmd := fmt.Sprintf("PORT %d,%d,%d,%d,%d,%d", a[0], a[1], a[2], a[3], port>>8, port&0xff)
+	if err := c.command(cmd); err != nil {
+		ln.Close()
+		return nil, c.fail(cmd, err)
+	}
+	return ln, nil
+}
+
+// command sends one command of the driver's own path and reads its
+// reply, which must be 2xx; a refusal leaves the connection clean.
+func (c *conn) command(cmd string) error {
+	if err := c.send(cmd); err != nil {
+		return err
+	}
+	_, _, err := c.reply(2)
+	if err == nil || replyCode(err) != 0 {
+		if herr := c.handBack(); herr != nil {
+			return herr
+		}
+	}
+	return err
+}
+
+// listenRange listens on ip at a port of low..high (any port when low is
+// 0), trying at most maxPortTries ports of the range in order.
+func listenRange(ctx context.Context, ip netip.Addr, low, high int) (net.Listener, error) {
+	var lc net.ListenConfig
+	if low == 0 {
+		return lc.Listen(ctx, "tcp", netip.AddrPortFrom(ip, 0).String())
+	}
+	var first error
+	for p, n := low, 0; p <= high && n < maxPortTries; p, n = p+1, n+1 {
+		ln, err := lc.Listen(ctx, "tcp", netip.AddrPortFrom(ip, uint16(p)).String())
+		if err == nil {
+			return ln, nil
+		}
+		if first == nil {
+			first = err
+		}
+		if ctx.Err() != nil {
+			break
+		}
+	}
+	return nil, first
+}
+
+// activeOpen runs one transfer command in active mode: the listener,
+// EPRT or PORT, REST offset when offset > 0 (a refused REST is noted and
+// the transfer starts from 0: the returned offset says which), the
+// command line, its preliminary reply, and the server's data connection.
+func (c *conn) activeOpen(sp *activeSpec, line, cmd string, offset int64) (net.Conn, int64, error) {
+	ln, err := c.listenActive(sp)
+	if err != nil {
+		return nil, 0, err
+	}
+	defer ln.Close()
+	if offset > 0 {
+		rest := "REST " + strconv.FormatInt(offset, 10)
+		if err := c.send(rest); err != nil {
+			return nil, 0, c.fail(rest, err)
+		}
+		_, _, err := c.reply(3)
+		switch {
+		case err != nil && replyCode(err) != 0:
+			if herr := c.handBack(); herr != nil {
+				return nil, 0, c.fail(rest, herr)
+			}
+			c.w.note("REST %d refused (%v): restarting from 0", offset, err)
+			offset = 0
+		case err != nil:
+			return nil, 0, c.fail(rest, err)
+		}
+	}
+	type accepted struct {
+		conn net.Conn
+		err  error
+	}
+	got := make(chan accepted, 1)
+	if tl, ok := ln.(*net.TCPListener); ok {
+		tl.SetDeadline(time.Now().Add(c.req.Idle()))
+	}
+	stop := context.AfterFunc(c.ctx, func() { ln.Close() })
+	defer stop()
+	go func() {
+		conn, err := c.acceptPeer(ln)
+		got <- accepted{conn, err}
+	}()
+	// wait ends the accept and returns its result.
+	wait := func(cancel bool) accepted {
+		if cancel {
+			ln.Close()
+		}
+		a := <-got
+		if a.err != nil && c.ctx.Err() != nil {
+			a.err = fmt.Errorf("%w (%w)", context.Cause(c.ctx), a.err)
+		}
+		return a
+	}
+	if err := c.send(line); err != nil {
+		if a := wait(true); a.conn != nil {
+			a.conn.Close()
+		}
+		return nil, 0, c.fail(cmd, err)
+	}
+	code, msg, err := c.reply(0)
+	if err == nil && code != StatusAlreadyOpen && code != StatusAboutToSend {
+		err = &textproto.Error{Code: code, Msg: msg}
+	}
+	if err != nil {
+		if a := wait(true); a.conn != nil {
+			a.conn.Close()
+		}
+		if replyCode(err) != 0 {
+			if herr := c.handBack(); herr != nil {
+				return nil, 0, c.fail(cmd, herr)
+			}
+		}
+		return nil, 0, c.fail(cmd, err)
+	}
+	a := wait(false)
+	if a.err != nil {
+		// The server is in the middle of a transfer that has no data
+		// connection: the control connection cannot be trusted.
+		c.dead = true
+		return nil, 0, c.fail(cmd, a.err)
+	}
+	c.w.note("data connection from %s (active mode)", a.conn.RemoteAddr())
+	c.data = a.conn
+	dc := &dataConn{Conn: c.tlsData(proto.NewDeadlineConn(c.ctx, a.conn, c.req.Idle())), cap: c.cap}
+	return dc, offset, nil
+}
+
+// acceptPeer accepts one connection on ln and checks that it comes from
+// the control connection's peer.
+func (c *conn) acceptPeer(ln net.Listener) (net.Conn, error) {
+	conn, err := ln.Accept()
+	if err != nil {
+		return nil, fmt.Errorf("ftp: active mode: waiting for the server's data connection: %w", err)
+	}
+	from, _ := conn.RemoteAddr().(*net.TCPAddr)
+	want := net.ParseIP(c.peer)
+	if from == nil || want == nil || !from.IP.Equal(want) {
+		conn.Close()
+		return nil, &DataPeerError{From: conn.RemoteAddr().String(), Want: c.peer}
+	}
+	return conn, nil
+}
+
+// activeRetr starts the retrieval of arg in active mode, from offset (0
+// when the server refused REST).
+func (c *conn) activeRetr(sp *activeSpec, arg string, offset int64) (*pipedTransfer, int64, error) {
+	if err := proto.CheckArg(arg); err != nil {
+		return nil, 0, fmt.Errorf("ftp: RETR: %w", err)
+	}
+	cmd := displayCmd("RETR", arg)
+	data, offset, err := c.activeOpen(sp, "RETR "+arg, cmd, offset)
+	if err != nil {
+		return nil, 0, err
+	}
+	return &pipedTransfer{c: c, data: data, cmd: cmd}, offset, nil
+}
+
+// activeList runs a listing command (LIST, MLSD or NLST, with arg when
+// not empty) in active mode, reading the listing into c.cap (which the
+// caller set) and the completion reply, as pipelinedList does.
+func (c *conn) activeList(sp *activeSpec, verb, arg string) error {
+	if err := proto.CheckArg(arg); err != nil {
+		return fmt.Errorf("ftp: %s: %w", verb, err)
+	}
+	cmd, line := verb, verb
+	if arg != "" {
+		cmd, line = displayCmd(verb, arg), verb+" "+arg
+	}
+	data, _, err := c.activeOpen(sp, line, cmd, 0)
+	if err != nil {
+		return err
+	}
+	_, err = io.Copy(io.Discard, data)
+	data.Close()
+	if err != nil {
+		c.dead = true
+		return c.fail(cmd, err)
+	}
+	if _, _, err := c.reply(2); err != nil {
+		return c.fail(cmd, err)
+	}
+	if err := c.handBack(); err != nil {
+		return c.fail(cmd, err)
+	}
+	return nil
+}

@@ -1,0 +1,247 @@
+package ftp
+
+import (
+	"context"
+	"crypto/tls"
+	"crypto/x509"
+	"errors"
+	"fmt"
+	"net"
+	"net/textproto"
+	"os"
+	"strings"
+
+	"github.com/rfc1738/fetch/proto"
+)
+
+// FTP over explicit TLS (RFC 4217).
+//
+// The driver negotiates TLS itself, on the raw control connection, before
+// the library sees it: it reads the greeting, sends AUTH TLS, and on 234
+// makes the TLS handshake. The wire (trace.go) is then moved on top of the
+// TLS connection, so the transcript shows the commands in clear (the
+// password still hidden), and the library is handed a connection that is
+// already TLS, which replays it the greeting it expects to read. The
+// library never knows: its data connections go through dialData, which
+// wraps them in TLS too. After the login the driver sends PBSZ 0 and PROT
+// P itself (RFC 4217 sections 8 and 9), in one write.
+//
+// Every data connection resumes the TLS session of its control
+// connection (RFC 4217 section 10.2 recommends it, and vsftpd requires it
+// by default, require_ssl_reuse=YES): each control connection has a
+// session cache of its own, keyed by the server name, which its data
+// connections share, so that a data connection can only resume the session
+// of the control connection it belongs to.
+
+// Values of Request.Options[OptionTLS].
+const (
+	// TLSTry uses TLS when the server accepts AUTH TLS and goes on in
+	// clear (with a warning) when it refuses (curl's --ssl).
+	TLSTry = "try"
+	// TLSRequire fails before USER when the server refuses AUTH TLS:
+	// neither the user name nor the password is ever sent in clear
+	// (curl's --ssl-reqd).
+	TLSRequire = "require"
+)
+
+// Request.Options keys read by the Driver for TLS.
+const (
+	// OptionTLS asks for FTPS: TLSTry or TLSRequire; empty means plain
+	// FTP.
+	OptionTLS = "ftp-ssl"
+	// OptionCACert names a PEM file of certificates that replaces the
+	// system's roots for verifying the server (curl's --cacert).
+	OptionCACert = "tls-cacert"
+	// OptionInsecure "1" skips the verification of the server's
+	// certificate (curl's -k): the connection is encrypted but the server
+	// is not authenticated.
+	OptionInsecure = "tls-insecure"
+)
+
+// TLSRefusedError is returned when the request requires TLS (TLSRequire)
+// and the server refused AUTH TLS: nothing else was sent on that
+// connection (no USER, no PASS). It wraps proto.ErrLogin (the login could
+// not be made as asked) and the server's reply, a *textproto.Error.
+type TLSRefusedError struct {
+	Addr  string
+	Reply error
+}
+
+func (e *TLSRefusedError) Error() string {
+	return fmt.Sprintf("ftp: %s refused AUTH TLS (%v) and TLS is required: no login was sent", e.Addr, e.Reply)
+}
+
+// Unwrap returns proto.ErrLogin and the reply.
+func (e *TLSRefusedError) Unwrap() []error { return []error{proto.ErrLogin, e.Reply} }
+
+// tlsMode returns the request's TLS mode ("", TLSTry or TLSRequire).
+func tlsMode(req *proto.Request) (string, error) {
+	switch m := req.Options[OptionTLS]; m {
+	case "", TLSTry, TLSRequire:
+		return m, nil
+	default:
+		return "", fmt.Errorf("ftp: option %s=%q: want %q or %q", OptionTLS, m, TLSTry, TLSRequire)
+	}
+}
+
+// tlsConfig returns the TLS configuration of one control connection to
+// host: the Driver's TLSClientConfig (or the defaults), with the request's
+// CA file and verification switch, the server name set (it is also the
+// key of the session cache), and a session cache of its own.
+func (d *Driver) tlsConfig(req *proto.Request, host string) (*tls.Config, error) {
+	var cfg *tls.Config
+	if d.TLSClientConfig != nil {
+		cfg = d.TLSClientConfig.Clone()
+	} else {
+		cfg = &tls.Config{}
+	}
+	if cfg.ServerName == "" {
+		cfg.ServerName = host
+	}
+	if path := req.Options[OptionCACert]; path != "" {
+		pem, err := os.ReadFile(path)
+		if err != nil {
+			return nil, fmt.Errorf("ftp: CA certificates: %w", err)
+		}
+		pool := x509.NewCertPool()
+		if !pool.AppendCertsFromPEM(pem) {
+			return nil, fmt.Errorf("ftp: CA certificates: no PEM certificate in %s", path)
+		}
+		cfg.RootCAs = pool
+	}
+	if req.Options[OptionInsecure] == "1" {
+		cfg.InsecureSkipVerify = true
+	}
+	cfg.ClientSessionCache = tls.NewLRUClientSessionCache(4)
+	return cfg, nil
+}
+
+// replayConn gives the library the greeting the driver already read, then
+// the connection itself. Nothing it replays goes through the wire again,
+// so the transcript shows the greeting once.
+type replayConn struct {
+	net.Conn
+	pending []byte
+}
+
+func (r *replayConn) Read(p []byte) (int, error) {
+	if len(r.pending) > 0 {
+		n := copy(p, r.pending)
+		r.pending = r.pending[n:]
+		return n, nil
+	}
+	return r.Conn.Read(p)
+}
+
+// startTLS reads the greeting and negotiates TLS (mode TLSTry or
+// TLSRequire) on the fresh control connection c; cfg is the connection's
+// TLS configuration. It returns the connection to give the library: the
+// wire with the greeting replayed. When the server refuses AUTH TLS, mode
+// TLSTry goes on in clear (c.tlsWarning says so) and TLSRequire returns a
+// *TLSRefusedError, having sent nothing but AUTH TLS.
+func (c *conn) startTLS(ctx context.Context, mode string, cfg *tls.Config) (net.Conn, error) {
+	code, msg, err := c.reply(StatusReady)
+	if err != nil {
+		return nil, c.fail("greeting", err)
+	}
+	c.vsftpd = strings.Contains(msg, "(vsFTPd ")
+	replay := &replayConn{Conn: c.w, pending: []byte(fmt.Sprintf("%d greeting\r\n", code))}
+	if err := c.send("AUTH TLS"); err != nil {
+		return nil, c.fail("AUTH TLS", err)
+	}
+	code, msg, err = c.reply(2)
+	if err == nil && code != 234 {
+		err = &textproto.Error{Code: code, Msg: msg}
+	}
+	var te *textproto.Error
+	if errors.As(err, &te) {
+		if herr := c.handBack(); herr != nil {
+			return nil, c.fail("AUTH TLS", herr)
+		}
+		if mode == TLSRequire {
+			c.dead = true
+			return nil, &TLSRefusedError{Addr: c.addr, Reply: te}
+		}
+		c.tlsWarning = fmt.Sprintf("the server refused TLS (AUTH TLS: %d %s): going on without encryption, the password and the data in clear", te.Code, sanitize(te.Msg, 200))
+		c.w.note("%s", c.tlsWarning)
+		return replay, nil
+	}
+	if err != nil {
+		return nil, c.fail("AUTH TLS", err)
+	}
+	if err := c.handBack(); err != nil {
+		return nil, c.fail("AUTH TLS", err)
+	}
+	tc := tls.Client(c.w.Conn, cfg)
+	if err := tc.HandshakeContext(ctx); err != nil {
+		c.dead = true
+		if ctxErr := context.Cause(ctx); ctxErr != nil {
+			err = fmt.Errorf("%w (%w)", ctxErr, err)
+		}
+		return nil, fmt.Errorf("ftp: TLS handshake with %s: %w", c.addr, err)
+	}
+	st := tc.ConnectionState()
+	c.w.note("%s, %s, server %s", tls.VersionName(st.Version), tls.CipherSuiteName(st.CipherSuite), verifiedNote(cfg, st))
+	c.w.Conn = tc
+	c.tlsCfg = cfg
+	return replay, nil
+}
+
+// verifiedNote says how the server's certificate was checked, for the
+// transcript.
+func verifiedNote(cfg *tls.Config, st tls.ConnectionState) string {
+	if cfg.InsecureSkipVerify {
+		return "NOT verified (insecure)"
+	}
+	if len(st.PeerCertificates) > 0 {
+		return fmt.Sprintf("verified as %q", cfg.ServerName)
+	}
+	return "verified"
+}
+
+// protect sends PBSZ 0 and PROT P (RFC 4217 sections 8 and 9) after the
+// login, in one write: data connections are then TLS too.
+func (c *conn) protect() error {
+	if err := c.send("PBSZ 0\r\nPROT P"); err != nil {
+		return c.fail("PBSZ 0", err)
+	}
+	for _, cmd := range []string{"PBSZ 0", "PROT P"} {
+		if _, _, err := c.reply(2); err != nil {
+			if replyCode(err) != 0 {
+				// A server that took AUTH TLS but refuses to protect
+				// the data: read what is still owed, and fail.
+				if cmd == "PBSZ 0" {
+					c.reply(0)
+				}
+				if herr := c.handBack(); herr != nil {
+					return c.fail(cmd, herr)
+				}
+			}
+			return c.fail(cmd, err)
+		}
+	}
+	if err := c.handBack(); err != nil {
+		return c.fail("PROT P", err)
+	}
+	return nil
+}
+
+// tlsData wraps a data connection in TLS when the control connection is
+// protected. The FTP client is the TLS client on every data connection,
+// even one it accepted (RFC 4217 section 7).
+func (c *conn) tlsData(raw net.Conn) net.Conn {
+	if c.tlsCfg == nil {
+		return raw
+	}
+	return tlsDataConn{tls.Client(raw, c.tlsCfg)}
+}
+
+// tlsDataConn is a TLS data connection. Its Close sends close_notify when
+// it can and reports nothing: a server that closed first (the end of a
+// download) makes the alert fail, which says nothing about the transfer.
+type tlsDataConn struct{ *tls.Conn }
+
+func (t tlsDataConn) Close() error {
+	t.Conn.Close()
+	return nil
+}
