@@ -50,6 +50,8 @@ type conn struct {
 	// sends a file and nothing from a data connection it sends on; the
 	// pipelined path takes advantage of both (pipeline.go).
 	vsftpd bool
+	// systAsked: SYST was sent on this connection (syst.go).
+	systAsked bool
 
 	// at is the list of CWD arguments that brought the connection from
 	// its login directory to where it is, when atKnown: the same list
@@ -142,18 +144,13 @@ func dialConn(ctx context.Context, req *proto.Request, key poolKey, cr creds, li
 		c.w.note("this server refused MLSD before: listing with LIST")
 	}
 	if lim.reuse {
-		pwd, err := sc.CurrentDir()
+		_, err := sc.CurrentDir()
 		if err != nil && replyCode(err) == 0 && isConnError(err) {
 			err = c.fail("", err)
 			c.close()
 			return nil, err
 		}
-		if err == nil {
-			pwd = strings.ReplaceAll(pwd, `""`, `"`) // RFC 959 appendix II
-			if pwd != "" && proto.CheckArg(pwd) == nil {
-				c.pwd = pwd
-			}
-		}
+		c.pwd = loginDir(c.w.last) // path.go
 		if c.pwd == "" {
 			c.w.note("PWD gave no usable directory: this connection will not be reused")
 		}
