@@ -17,7 +17,9 @@ import (
 	"io/fs"
 	"os"
 	"path"
+	"slices"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -258,6 +260,8 @@ func Run(ctx context.Context, f Fetcher, start *uri.URL, dir string, opts Option
 	}
 	walkErr := r.run(ctx)
 	sum.Duration = time.Since(t0)
+	// Directories are listed in parallel: their warnings in path order.
+	slices.SortStableFunc(sum.Warnings, func(a, b Warning) int { return strings.Compare(a.Path, b.Path) })
 	if !opts.DryRun {
 		if err := m.save(root); err != nil && walkErr == nil {
 			walkErr = err
