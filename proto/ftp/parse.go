@@ -448,7 +448,8 @@ func unixDate(line string, fs []field, i int, now time.Time) (time.Time, int, bo
 	return time.Time{}, 0, false
 }
 
-// isoDate reads "YYYY-MM-DD", a date that exists.
+// isoDate reads "YYYY-MM-DD", a date that exists, from 1900 on (as
+// unixTime).
 func isoDate(s string) (int, time.Month, int, bool) {
 	if len(s) != 10 || s[4] != '-' || s[7] != '-' || !isDigits(s[:4]) || !isDigits(s[5:7]) || !isDigits(s[8:]) {
 		return 0, 0, 0, false
@@ -456,7 +457,7 @@ func isoDate(s string) (int, time.Month, int, bool) {
 	y, _ := strconv.Atoi(s[:4])
 	mo, _ := strconv.Atoi(s[5:7])
 	d, _ := strconv.Atoi(s[8:])
-	if !validDate(y, mo, d) {
+	if y < 1900 || !validDate(y, mo, d) {
 		return 0, 0, 0, false
 	}
 	return y, time.Month(mo), d, true
