@@ -77,7 +77,7 @@ func startSystem(t *testing.T, system string, tree localserver.Tree) *localserve
 
 // parsedSystems are the layouts whose parser is in place; SysUnknown is
 // none of them.
-var parsedSystems = []string{localserver.SysUnix, localserver.SysDOS, localserver.SysMLSD}
+var parsedSystems = []string{localserver.SysUnix, localserver.SysUnixLongISO, localserver.SysUnixFullISO, localserver.SysDOS, localserver.SysEPLF, localserver.SysNetWare, localserver.SysOS2, localserver.SysOS400, localserver.SysMLSD}
 
 type listedEntry struct {
 	Name string `json:"name"`
@@ -336,4 +336,72 @@ func TestMirrorOneGarbageLine(t *testing.T) {
 			t.Errorf("NLST sent: one line was understood, no fallback is due")
 		}
 	}
+}
+
+// VMS: files as listed, with their versions, sizes unknown (the listing
+// counts blocks, not bytes); directories by their name without ".DIR;1",
+// in the top directory and below it.
+func TestSystemsListingVMS(t *testing.T) {
+	srv := startSystem(t, localserver.SysVMS, vmsTree())
+	checkListing(t, srv, "/", map[string]listedEntry{
+		"README.TXT;1": {"README.TXT;1", "file", -1}, "README.TXT;2": {"README.TXT;2", "file", -1},
+		"DATA.BIN;1": {"DATA.BIN;1", "file", -1}, "SUB": {"SUB", "dir", -1}, "EMPTY": {"EMPTY", "dir", -1},
+	}, false)
+	checkListing(t, srv, "/SUB/DEEPER/", map[string]listedEntry{"Z.BIN;4": {"Z.BIN;4", "file", -1}}, false)
+}
+
+// fetch mirror of a VMS tree: nested, the local names without ";n", the
+// highest version kept; a second run fetches nothing. CWD goes segment by
+// segment ("CWD SUB", "CWD DEEPER") and back to the login directory with
+// the PWD answer, "DISK$USER:[ANONYMOUS]"; every file is retrieved by its
+// full name, version included.
+func TestSystemsMirrorVMS(t *testing.T) {
+	srv := startSystem(t, localserver.SysVMS, vmsTree())
+	dir := t.TempDir()
+	code, out, stderr := mirrorCLI(t, "mirror", "-j", "2", "ftp://"+srv.Addr()+"/", dir)
+	if code != fetch.ExitOK || !strings.Contains(out, "new 4, updated 0, unchanged 0, skipped 0, failed 0, deleted 0, unparsed 0;") {
+		t.Fatalf("mirror = %d\n%s%s", code, out, stderr)
+	}
+	tree := vmsTree()
+	want := map[string][]byte{
+		"README.TXT": tree.Files["README.TXT;2"], "DATA.BIN": tree.Files["DATA.BIN;1"],
+		"SUB/NOTES.TXT": tree.Files["SUB/NOTES.TXT;3"], "SUB/DEEPER/Z.BIN": tree.Files["SUB/DEEPER/Z.BIN;4"],
+	}
+	sameTree(t, dir, want, tree.Dirs)
+	cmds := srv.Commands()
+	// Two connections use four directories: at least one comes back to
+	// its login directory.
+	for _, c := range []string{"PWD", "SYST", "CWD DISK$USER:[ANONYMOUS]", "CWD SUB", "CWD DEEPER", "RETR README.TXT;2", "RETR NOTES.TXT;3", "RETR Z.BIN;4"} {
+		if !slicesContains(cmds, c) {
+			t.Errorf("no %q among the commands %q", c, cmds)
+		}
+	}
+	if slicesContains(cmds, "RETR README.TXT;1") || slicesContains(cmds, "RETR NOTES.TXT;1") {
+		t.Errorf("an older version was retrieved: %q", cmds)
+	}
+	code, out, stderr = mirrorCLI(t, "mirror", "-j", "1", "ftp://"+srv.Addr()+"/", dir)
+	if code != fetch.ExitOK || !strings.Contains(out, "new 0, updated 0, unchanged 4,") {
+		t.Fatalf("second mirror = %d\n%s%s", code, out, stderr)
+	}
+}
+
+// --keep-versions: every version, each under its listed name.
+func TestSystemsMirrorVMSKeepVersions(t *testing.T) {
+	srv := startSystem(t, localserver.SysVMS, vmsTree())
+	dir := t.TempDir()
+	code, out, stderr := mirrorCLI(t, "mirror", "--keep-versions", "ftp://"+srv.Addr()+"/", dir)
+	if code != fetch.ExitOK || !strings.Contains(out, "new 6, updated 0,") {
+		t.Fatalf("mirror = %d\n%s%s", code, out, stderr)
+	}
+	tree := vmsTree()
+	sameTree(t, dir, tree.Files, tree.Dirs)
+}
+
+func slicesContains(s []string, v string) bool {
+	for _, x := range s {
+		if x == v {
+			return true
+		}
+	}
+	return false
 }
