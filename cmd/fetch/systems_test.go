@@ -405,3 +405,36 @@ func slicesContains(s []string, v string) bool {
 	}
 	return false
 }
+
+// fetch get of a directory with one line understood and one not: the
+// entry is shown, the other line named on stderr, and the exit code is 8;
+// with --json the line is under "unparsed" and there is no fallback.
+func TestGetOneGarbageLine(t *testing.T) {
+	srv := &localserver.RawFTP{
+		Listings: map[string]string{"/": "-rw-r--r-- 1 ftp ftp 5 Mar 12  2024 good.txt\r\nwhat\x7fis this\r\n"},
+	}
+	if err := localserver.StartRawFTP(srv); err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Close()
+	u := "ftp://" + srv.Addr() + "/"
+	r := runArgs(t, nil, "", "get", u)
+	if r.code != fetch.ExitPartial || !strings.Contains(r.out, " good.txt\n") {
+		t.Fatalf("get %s = %d\n%s%s", u, r.code, r.out, r.err)
+	}
+	if want := "fetch: warning: " + u + `: listing line fits no known layout: "what\x7fis this"` + "\n"; !strings.Contains(r.err, want) {
+		t.Errorf("stderr %q lacks %q", r.err, want)
+	}
+	r = runArgs(t, nil, "", "get", "--json", u)
+	var doc listingDoc
+	if r.code != fetch.ExitPartial || json.Unmarshal([]byte(r.out), &doc) != nil {
+		t.Fatalf("get --json %s = %d\n%s%s", u, r.code, r.out, r.err)
+	}
+	if len(doc.Entries) != 1 || doc.Entries[0].Name != "good.txt" || len(doc.Unparsed) != 1 || doc.Unparsed[0] != "what\x7fis this" || doc.Fallback {
+		t.Errorf("entries %+v, unparsed %q, fallback %v", doc.Entries, doc.Unparsed, doc.Fallback)
+	}
+	r = runArgs(t, nil, "", "get", "-s", u)
+	if r.code != fetch.ExitPartial || strings.Contains(r.err, "warning") || !strings.Contains(r.err, "1 listing lines fit no known layout") {
+		t.Errorf("get -s = %d, stderr %q; want 8, no warning, the closing error", r.code, r.err)
+	}
+}

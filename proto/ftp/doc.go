@@ -22,6 +22,14 @@
 // later connections to that server list with LIST, and connections that
 // would still send MLSD are closed rather than kept.
 //
+// Before its first LIST a connection sends SYST once (syst.go): the
+// system it names is the first layout tried. Lines of a listing that fit
+// no layout are returned in Response.Info["ftp_unparsed"], never dropped
+// silently. When not one line fits, the names come from NLST and each is
+// probed on the same connection (fallback.go): PWD once, then CWD name
+// (a directory: CWD back to the PWD answer, or CDUP without one) or SIZE
+// and MDTM name (a file); Info["ftp_nlst_fallback"] is then true.
+//
 // MDTM is sent only when FEAT lists it; SIZE and MDTM are left out when
 // Options["ftp-stat"] is "0" (a mirror that knows both from the listing),
 // and MDTM alone when it is "size" (a caller that keeps no times).
