@@ -601,10 +601,10 @@ func parseDOSLine(line string) (proto.Entry, bool) {
 // dosTime reads "MM-DD-YY" or "MM-DD-YYYY" and "HH:MMAM"/"HH:MMPM" (or a
 // 24-hour "HH:MM") as UTC.
 func dosTime(date, tod string) (time.Time, bool) {
-	p := strings.Split(date, "-")
-	if len(p) != 3 || len(p[0]) != 2 || len(p[1]) != 2 || len(p[2]) != 2 && len(p[2]) != 4 {
+	if len(date) != 8 && len(date) != 10 || date[2] != '-' || date[5] != '-' {
 		return time.Time{}, false
 	}
+	p := [3]string{date[:2], date[3:5], date[6:]}
 	for _, s := range p {
 		if !isDigits(s) {
 			return time.Time{}, false
