@@ -453,3 +453,18 @@ func TestSystLayout(t *testing.T) {
 		}
 	}
 }
+
+// A server that answers MLSD with LIST lines (or mixes them in): each
+// line is read in the layout it fits, the cdir line is left out, and a
+// line of neither comes back unparsed.
+func TestParseListingMLSDFallback(t *testing.T) {
+	raw := "type=cdir;modify=20220813133357; /pub\r\n" +
+		"type=file;size=5; a\r\n" +
+		"-rw-r--r--    1 0        0               3 Mar 15  2019 b\r\n" +
+		"Type=PDir; ..\r\n" +
+		"neither\r\n"
+	got, unparsed := parseListing([]byte(raw), formatMLSD, "", now)
+	if s := entryNames(got); s != "file:a|file:b|" || len(unparsed) != 1 || unparsed[0] != "neither" {
+		t.Errorf("parseListing(MLSD) = %s, unparsed %q; want a and b, and [neither]", s, unparsed)
+	}
+}

@@ -12,7 +12,7 @@ import (
 // Listing formats, as reported in Response.Info["ftp_listing"].
 const (
 	formatMLSD = "mlsd" // RFC 3659 section 7 machine listing
-	formatLIST = "list" // LIST: Unix "ls -l" or MS-DOS style, per line
+	formatLIST = "list" // LIST: ls -l, MS-DOS, EPLF, VMS, ... per line (list.go)
 	formatNLST = "nlst" // NLST: one name per line (RFC 959 section 4.1.3)
 )
 
