@@ -123,8 +123,11 @@ func systLayout(syst string) (uint8, bool) {
 // prefer moves layout l to the front of the order of trial.
 func (p *lineParser) prefer(l uint8) {
 	i := 0
-	for p.order[i] != l {
+	for i < len(p.order) && p.order[i] != l {
 		i++
+	}
+	if i == len(p.order) {
+		return
 	}
 	copy(p.order[1:i+1], p.order[:i])
 	p.order[0] = l

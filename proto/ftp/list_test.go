@@ -468,3 +468,30 @@ func TestParseListingMLSDFallback(t *testing.T) {
 		t.Errorf("parseListing(MLSD) = %s, unparsed %q; want a and b, and [neither]", s, unparsed)
 	}
 }
+
+// FuzzLayoutsDisjoint: no line is an entry of two layouts, so that the
+// order in which they are tried never changes what a line means.
+func FuzzLayoutsDisjoint(f *testing.F) {
+	for _, tests := range [][]lineTest{eplfTests, vmsTests, netwareTests, os2Tests, os400Tests} {
+		for _, tt := range tests {
+			f.Add(tt.line)
+		}
+	}
+	for _, tt := range unixTests {
+		f.Add(tt.line)
+	}
+	for _, tt := range dosTests {
+		f.Add(tt.line)
+	}
+	f.Fuzz(func(t *testing.T, line string) {
+		var fits []uint8
+		for l := uint8(0); l <= layoutEPLF; l++ {
+			if _, ok := parseLayout(l, line, now); ok {
+				fits = append(fits, l)
+			}
+		}
+		if len(fits) > 1 {
+			t.Errorf("%q fits layouts %v", line, fits)
+		}
+	})
+}
