@@ -136,8 +136,8 @@ func TestParseNetWareLine(t *testing.T) {
 	runLineTests(t, "parseNetWareLine", func(s string) (proto.Entry, bool) { return parseNetWareLine(s, now) }, netwareTests)
 }
 
-// OS/2: IBM TCP/IP for OS/2's FTP server, as described among the layouts
-// of cr.yp.to/ftpparse.html and Mozilla's ParseFTPList.
+// OS/2: IBM TCP/IP for OS/2's FTP server, the "OS/2 basic server format"
+// among the layouts of Mozilla's ParseFTPList.h.
 var os2Tests = []lineTest{
 	{"     0           DIR   04-11-95   16:26  ADDRESS",
 		proto.Entry{Name: "ADDRESS", Type: proto.EntryDir, Size: -1, ModTime: date(1995, 4, 11, 16, 26)}, true},
