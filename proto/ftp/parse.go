@@ -43,7 +43,9 @@ func splitLines(raw []byte) []string {
 // or trailer). Every other line that fits no known layout is returned in
 // unparsed, exactly as the server sent it, so that the caller can say so:
 // a line left out silently could be a file never mirrored. now is the
-// moment used to place Unix dates written without a year.
+// moment used to place Unix dates written without a year. The LIST layouts,
+// and how each line is matched to one, are described at the top of
+// list.go.
 //
 // Names are kept exactly as the server sent them: they may hold "/", "..",
 // CR or any other byte, and must be checked before use as local paths.
