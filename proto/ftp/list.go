@@ -14,9 +14,11 @@
 //	vms      README.TXT;3   2/4   4-JAN-2001 12:34:56 [SYSTEM] (RWED,RWED,RE,RE)
 //	                                                                MultiNet, UCX, TCPware DIRECTORY output
 //	                                                                (sample lines of cr.yp.to/ftpparse.html;
-//	                                                                Process Software MultiNet user's guide)
+//	                                                                Process Software MultiNet user's guide;
+//	                                                                multi-line: Mozilla's ParseFTPList.h)
 //	netware  d [RWCEAFMS] owner   512 Jan 01 12:00 name             Novell NetWare FTP server (cr.yp.to/ftpparse.html)
-//	os2      612      A      07-03-95   10:12  FILE.TXT             OS/2 FTP server (IBM TCP/IP for OS/2)
+//	os2      612      A      07-03-95   10:12  FILE.TXT             OS/2 FTP server (IBM TCP/IP for OS/2), the "OS/2
+//	                                                                basic server format" of Mozilla's ParseFTPList.h
 //	os400    QPGMR   36864 12/01/01 10:12:03 *STMF   file.txt       IBM i Knowledge Center, "File and directory
 //	                                                                entries in IBM i format" (rzaiqfdrt, LISTFMT 0)
 //	mlsd     type=file;size=5;modify=20200102030405; name           RFC 3659 section 7 (MLSD, not LIST)
@@ -27,11 +29,13 @@
 // the others. The first order comes from the SYST reply (a server that
 // says "VMS" is asked VMS first) and the line itself (only an EPLF line
 // starts with "+"). The layouts are written so that no line fits two of
-// them (TestLayoutsDisjoint checks every table row against every layout):
-// a line is never read as an entry of the wrong layout.
+// them (TestLayoutsDisjoint checks every table row against every layout,
+// FuzzLayoutsDisjoint any line): a line is never read as an entry of the
+// wrong layout. An MLSD reply is read as MLSD, and a line of it that is
+// not MLSD is tried in the LIST layouts.
 //
 // Lines that describe the listing are neither entries nor unparsed lines:
-// blank lines, "total N" (ls), the VMS "Directory DISK:[DIR]" header and
+// blank lines (or spaces and tabs only), "total N" (ls), the VMS "Directory DISK:[DIR]" header and
 // its "Total of N files, M blocks." and "Grand total of ..." trailers (and
 // MLSD's cdir and pdir entries). A VMS name too long for its column stands
 // alone on its line, its details on the next line: the two are read as one.
@@ -123,8 +127,11 @@ func systLayout(syst string) (uint8, bool) {
 // prefer moves layout l to the front of the order of trial.
 func (p *lineParser) prefer(l uint8) {
 	i := 0
-	for p.order[i] != l {
+	for i < len(p.order) && p.order[i] != l {
 		i++
+	}
+	if i == len(p.order) {
+		return
 	}
 	copy(p.order[1:i+1], p.order[:i])
 	p.order[0] = l

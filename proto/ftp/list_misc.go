@@ -64,8 +64,8 @@ func parseNetWareLine(line string, now time.Time) (proto.Entry, bool) {
 }
 
 // parseOS2Line parses one line of the LIST output of the OS/2 FTP server
-// (IBM TCP/IP for OS/2; described among the layouts of Mozilla's
-// ParseFTPList and cr.yp.to/ftpparse.html's list of formats):
+// (IBM TCP/IP for OS/2), the "OS/2 basic server format" among the
+// layouts of Mozilla's ParseFTPList.h:
 //
 //	    0           DIR   04-11-95   16:26  ADDRESS
 //	  612      A          07-03-95   10:12  FILE.TXT

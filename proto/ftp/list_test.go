@@ -136,8 +136,8 @@ func TestParseNetWareLine(t *testing.T) {
 	runLineTests(t, "parseNetWareLine", func(s string) (proto.Entry, bool) { return parseNetWareLine(s, now) }, netwareTests)
 }
 
-// OS/2: IBM TCP/IP for OS/2's FTP server, as described among the layouts
-// of cr.yp.to/ftpparse.html and Mozilla's ParseFTPList.
+// OS/2: IBM TCP/IP for OS/2's FTP server, the "OS/2 basic server format"
+// among the layouts of Mozilla's ParseFTPList.h.
 var os2Tests = []lineTest{
 	{"     0           DIR   04-11-95   16:26  ADDRESS",
 		proto.Entry{Name: "ADDRESS", Type: proto.EntryDir, Size: -1, ModTime: date(1995, 4, 11, 16, 26)}, true},
@@ -359,4 +359,139 @@ func TestParseListingWhole(t *testing.T) {
 			}
 		})
 	}
+}
+
+// Hostile lines: an overlong name is kept whole, an overlong line that
+// fits no layout comes back whole, control bytes in a name are the
+// name's (the caller checks names before use), and every truncation of a
+// valid line of any layout is either refused or read without losing the
+// line (a cut that ends in " ." or " .." names the directory or its
+// parent, left out).
+func TestParseListingHostile(t *testing.T) {
+	long := strings.Repeat("n", 1<<20)
+	got, unparsed := parseListing([]byte("-rw-r--r--    1 0 0 5 Mar 15  2019 "+long+"\r\n"+long+"\r\n"), formatLIST, "", now)
+	if len(got) != 1 || got[0].Name != long || len(unparsed) != 1 || unparsed[0] != long {
+		t.Errorf("overlong lines: %d entries, %d unparsed; want the long name and the long line", len(got), len(unparsed))
+	}
+	ctl := "a\x00b\x1b[31m\rc\x7f"
+	for _, line := range []string{
+		"-rw-r--r--    1 0 0 5 Mar 15  2019 " + ctl,
+		"+r,s5,\t" + ctl,
+		"12-05-96  05:03PM   5 " + ctl,
+		"QPGMR   5 12/01/01 10:12:03 *STMF      " + ctl,
+	} {
+		got, unparsed := parseListing([]byte(line+"\r\n"), formatLIST, "", now)
+		if len(got) != 1 || got[0].Name != ctl || len(unparsed) != 0 {
+			t.Errorf("parseListing(%q) = %s, unparsed %q; want the name %q", line, entryNames(got), unparsed, ctl)
+		}
+	}
+	// A NUL or an ESC inside the fields is not a layout's.
+	for _, line := range []string{
+		"-rw-r--r--\x00   1 0 0 5 Mar 15  2019 x",
+		"README.TXT;3 2\x1b 4-JAN-2001",
+		"+r,s5\x00,\tx",
+	} {
+		if got, unparsed := parseListing([]byte(line), formatLIST, "", now); len(got) != 0 || len(unparsed) != 1 {
+			t.Errorf("parseListing(%q) = %s, unparsed %q; want it unparsed", line, entryNames(got), unparsed)
+		}
+	}
+	var all []lineTest
+	for _, tests := range [][]lineTest{eplfTests, vmsTests, netwareTests, os2Tests, os400Tests} {
+		all = append(all, tests...)
+	}
+	for _, tt := range unixTests {
+		all = append(all, lineTest(tt))
+	}
+	for _, tt := range dosTests {
+		all = append(all, lineTest(tt))
+	}
+	for _, tt := range all {
+		if !tt.ok {
+			continue
+		}
+		for n := 1; n < len(tt.line); n++ {
+			cut := tt.line[:n]
+			got, unparsed := parseListing([]byte(cut), formatLIST, "", now)
+			switch {
+			case len(got)+len(unparsed) > 1:
+				t.Errorf("parseListing(%q) = %s and %q: one line, two results", cut, entryNames(got), unparsed)
+			case len(got) == 1 && !strings.Contains(cut, got[0].Name):
+				t.Errorf("parseListing(%q) = %s: a name not in the line", cut, entryNames(got))
+			case len(got) == 0 && len(unparsed) == 0 && !isBlank(cut) && !accounted(cut, 0, nil, nil, formatLIST):
+				t.Errorf("parseListing(%q) lost the line", cut)
+			}
+		}
+	}
+}
+
+// The SYST reply decides which layout is tried first, not which layouts
+// are tried: each listing is read whatever SYST said.
+func TestSystLayout(t *testing.T) {
+	for syst, want := range map[string]int{
+		"UNIX Type: L8": -1,
+		"":              -1,
+		"VMS V6.1":      layoutVMS,
+		"OpenVMS V7.3":  layoutVMS,
+		"Windows_NT":    layoutDOS,
+		"NETWARE":       layoutNetWare,
+		"OS/2":          layoutOS2,
+		"OS/400 is the remote operating system. The TCP/IP version is \"V4R5M0\".": layoutOS400,
+	} {
+		l, ok := systLayout(syst)
+		if !ok && want != -1 || ok && int(l) != want {
+			t.Errorf("systLayout(%q) = %d, %v; want %d", syst, l, ok, want)
+		}
+		p := newLineParser(formatLIST, syst, now)
+		if want >= 0 && int(p.order[0]) != want {
+			t.Errorf("newLineParser(%q) tries %d first, want %d", syst, p.order[0], want)
+		}
+		for _, tt := range wholeListings {
+			got, unparsed := parseListing([]byte(tt.raw), formatLIST, syst, now)
+			if s := entryNames(got); s != tt.want || len(unparsed) != 0 {
+				t.Errorf("SYST %q, listing %s: parseListing = %s, unparsed %q; want %s", syst, tt.name, s, unparsed, tt.want)
+			}
+		}
+	}
+}
+
+// A server that answers MLSD with LIST lines (or mixes them in): each
+// line is read in the layout it fits, the cdir line is left out, and a
+// line of neither comes back unparsed.
+func TestParseListingMLSDFallback(t *testing.T) {
+	raw := "type=cdir;modify=20220813133357; /pub\r\n" +
+		"type=file;size=5; a\r\n" +
+		"-rw-r--r--    1 0        0               3 Mar 15  2019 b\r\n" +
+		"Type=PDir; ..\r\n" +
+		"neither\r\n"
+	got, unparsed := parseListing([]byte(raw), formatMLSD, "", now)
+	if s := entryNames(got); s != "file:a|file:b|" || len(unparsed) != 1 || unparsed[0] != "neither" {
+		t.Errorf("parseListing(MLSD) = %s, unparsed %q; want a and b, and [neither]", s, unparsed)
+	}
+}
+
+// FuzzLayoutsDisjoint: no line is an entry of two layouts, so that the
+// order in which they are tried never changes what a line means.
+func FuzzLayoutsDisjoint(f *testing.F) {
+	for _, tests := range [][]lineTest{eplfTests, vmsTests, netwareTests, os2Tests, os400Tests} {
+		for _, tt := range tests {
+			f.Add(tt.line)
+		}
+	}
+	for _, tt := range unixTests {
+		f.Add(tt.line)
+	}
+	for _, tt := range dosTests {
+		f.Add(tt.line)
+	}
+	f.Fuzz(func(t *testing.T, line string) {
+		var fits []uint8
+		for l := uint8(0); l <= layoutEPLF; l++ {
+			if _, ok := parseLayout(l, line, now); ok {
+				fits = append(fits, l)
+			}
+		}
+		if len(fits) > 1 {
+			t.Errorf("%q fits layouts %v", line, fits)
+		}
+	})
 }

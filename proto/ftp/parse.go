@@ -12,7 +12,7 @@ import (
 // Listing formats, as reported in Response.Info["ftp_listing"].
 const (
 	formatMLSD = "mlsd" // RFC 3659 section 7 machine listing
-	formatLIST = "list" // LIST: Unix "ls -l" or MS-DOS style, per line
+	formatLIST = "list" // LIST: ls -l, MS-DOS, EPLF, VMS, ... per line (list.go)
 	formatNLST = "nlst" // NLST: one name per line (RFC 959 section 4.1.3)
 )
 
@@ -43,7 +43,9 @@ func splitLines(raw []byte) []string {
 // or trailer). Every other line that fits no known layout is returned in
 // unparsed, exactly as the server sent it, so that the caller can say so:
 // a line left out silently could be a file never mirrored. now is the
-// moment used to place Unix dates written without a year.
+// moment used to place Unix dates written without a year. The LIST layouts,
+// and how each line is matched to one, are described at the top of
+// list.go.
 //
 // Names are kept exactly as the server sent them: they may hold "/", "..",
 // CR or any other byte, and must be checked before use as local paths.
@@ -601,10 +603,10 @@ func parseDOSLine(line string) (proto.Entry, bool) {
 // dosTime reads "MM-DD-YY" or "MM-DD-YYYY" and "HH:MMAM"/"HH:MMPM" (or a
 // 24-hour "HH:MM") as UTC.
 func dosTime(date, tod string) (time.Time, bool) {
-	p := strings.Split(date, "-")
-	if len(p) != 3 || len(p[0]) != 2 || len(p[1]) != 2 || len(p[2]) != 2 && len(p[2]) != 4 {
+	if len(date) != 8 && len(date) != 10 || date[2] != '-' || date[5] != '-' {
 		return time.Time{}, false
 	}
+	p := [3]string{date[:2], date[3:5], date[6:]}
 	for _, s := range p {
 		if !isDigits(s) {
 			return time.Time{}, false
