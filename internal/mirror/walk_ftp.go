@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -129,6 +130,9 @@ func versionless(e proto.Entry) string {
 // version, the one with the highest version number, where the first of
 // them stood; other entries are left as they are.
 func highestVersions(entries []proto.Entry) []proto.Entry {
+	if !slices.ContainsFunc(entries, func(e proto.Entry) bool { return e.Extra["vms_version"] != "" }) {
+		return entries // not VMS
+	}
 	best := map[string]int{} // versionless name -> index in out
 	out := make([]proto.Entry, 0, len(entries))
 	for _, e := range entries {

@@ -77,6 +77,30 @@ func TestNLSTFallbackNoPWD(t *testing.T) {
 	waitSent(t, f, commands(anonLogin+"CWD a|CWD b|SYST|EPSV|LIST|EPSV|NLST|PWD|CWD d1|CDUP|CWD d2|CDUP|QUIT"))
 }
 
+// A PWD in the directory that gives nothing usable, after a login PWD
+// that did: the connection comes back through its login directory and the
+// URL's CWD list.
+func TestNLSTFallbackLongWayBack(t *testing.T) {
+	f := newFake(t)
+	f.pwds = []string{`257 "/home" is cwd`, "550 cannot tell"}
+	f.lists["LIST"] = []byte("???\r\n")
+	f.lists["NLST"] = []byte("d1\r\nf\r\n")
+	f.replies["CWD f"] = "550 not a directory"
+	f.start()
+	d := &Driver{}
+	defer d.CloseIdleConnections()
+	resp, _, err := get(t, d, f.url("/a/b/"), quickReq())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(resp.Entries) != 2 || resp.Entries[0].Type != proto.EntryDir || resp.Entries[1].Type != proto.EntryFile {
+		t.Fatalf("entries %+v, want a directory and a file", resp.Entries)
+	}
+	d.CloseIdleConnections()
+	waitSent(t, f, commands(anonLogin+"CWD a|CWD b|SYST|EPSV|LIST|EPSV|NLST|PWD|CWD d1|CWD /home|CWD a|CWD b|"+
+		"CWD f|SIZE f|MDTM f|QUIT"))
+}
+
 // NLST refused: no fallback; the LIST lines are reported, no entry made up.
 func TestNLSTFallbackRefused(t *testing.T) {
 	f := newFake(t)
