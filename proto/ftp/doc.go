@@ -27,8 +27,9 @@
 // no layout are returned in Response.Info["ftp_unparsed"], never dropped
 // silently. When not one line fits, the names come from NLST and each is
 // probed on the same connection (fallback.go): PWD once, then CWD name
-// (a directory: CWD back to the PWD answer, or CDUP without one) or SIZE
-// and MDTM name (a file); Info["ftp_nlst_fallback"] is then true.
+// (a directory, when a PWD there names one below: CWD back to the first
+// PWD answer, or CDUP without one) or SIZE and MDTM name (a file);
+// Info["ftp_nlst_fallback"] is then true.
 //
 // MDTM is sent only when FEAT lists it; SIZE and MDTM are left out when
 // Options["ftp-stat"] is "0" (a mirror that knows both from the listing),

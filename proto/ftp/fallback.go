@@ -2,6 +2,7 @@ package ftp
 
 import (
 	"errors"
+	"strings"
 	"time"
 
 	"github.com/rfc1738/fetch/proto"
@@ -14,8 +15,10 @@ const maxProbes = 2000
 // nlstFallback lists the directory c is in with NLST, when not one line
 // of its LIST answer fits a known layout, and learns what each name is:
 // a CWD into it that succeeds makes it a directory (and the connection
-// goes back at once), one that is refused makes it a file, whose size and
-// time SIZE and MDTM give when the server answers them. Everything runs
+// goes back at once), unless PWD then names a directory that is not below
+// this one (a symbolic link, maybe to an ancestor: such an entry is of
+// type other, with Extra["pwd"]); a CWD that is refused makes it a file,
+// whose size and time SIZE and MDTM give when the server answers them. Everything runs
 // on c, one command at a time, at most maxProbes names.
 //
 // It returns nil entries, and no error, when NLST is refused or names
@@ -66,8 +69,20 @@ func (d *Driver) nlstFallback(c *conn, pl plan) ([]proto.Entry, error) {
 		err := c.sc.ChangeDir(name)
 		switch {
 		case err == nil:
-			e.Type = proto.EntryDir
 			c.moved, c.atKnown = true, false
+			e.Type = proto.EntryDir
+			if back != "" {
+				// A symbolic link to the directory or above it would
+				// be walked without end: only a directory whose PWD is
+				// below this one's is one.
+				if _, err := c.sc.CurrentDir(); err != nil && replyCode(err) == 0 && isConnError(err) {
+					return nil, c.fail("", err)
+				}
+				if here := loginDir(c.w.last); here != "" && !below(here, back) {
+					c.w.note("%s leads to %s, not below %s: not followed", name, here, back)
+					e.Type, e.Extra = proto.EntryOther, map[string]string{"pwd": here}
+				}
+			}
 			if err := c.returnTo(pl, back); err != nil {
 				return nil, err
 			}
@@ -134,4 +149,17 @@ func (c *conn) probeFile(name string) (int64, time.Time, error) {
 		}
 	}
 	return size, mtime, nil
+}
+
+// below reports whether the directory named dir by PWD lies below parent:
+// "/pub/sub" below "/pub" (or "/"), and in VMS syntax
+// "DISK$USER:[ANONYMOUS.SUB]" below "DISK$USER:[ANONYMOUS]".
+func below(dir, parent string) bool {
+	if dir == parent {
+		return false
+	}
+	if base, ok := strings.CutSuffix(parent, "]"); ok && strings.Contains(parent, "[") {
+		return strings.HasPrefix(dir, base+".")
+	}
+	return strings.HasPrefix(dir, strings.TrimSuffix(parent, "/")+"/")
 }

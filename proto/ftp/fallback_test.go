@@ -14,9 +14,11 @@ import (
 // left in the directory, so that the next URL there needs no CWD.
 func TestNLSTFallback(t *testing.T) {
 	f := newFake(t)
-	f.pwd = `"/pub"`
+	// Login, the listed directory, after CWD sub, after CWD up (a link
+	// to the login directory).
+	f.pwds = []string{`257 "/"`, `257 "/pub"`, `257 "/pub/sub"`, `257 "/"`}
 	f.lists["LIST"] = []byte("%%% a listing nobody knows %%%\r\nQ a.txt 12\r\nQ sub -\r\n")
-	f.lists["NLST"] = []byte("a.txt\r\nsub\r\n")
+	f.lists["NLST"] = []byte("a.txt\r\nsub\r\nup\r\n")
 	f.files["a.txt"] = []byte("hello world\n")
 	f.replies["CWD a.txt"] = "550 a.txt: not a directory"
 	f.start()
@@ -26,10 +28,13 @@ func TestNLSTFallback(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(resp.Entries) != 2 {
-		t.Fatalf("entries %+v, want a.txt and sub", resp.Entries)
+	if len(resp.Entries) != 3 {
+		t.Fatalf("entries %+v, want a.txt, sub and up", resp.Entries)
 	}
-	a, sub := resp.Entries[0], resp.Entries[1]
+	a, sub, up := resp.Entries[0], resp.Entries[1], resp.Entries[2]
+	if up.Name != "up" || up.Type != proto.EntryOther || up.Extra["pwd"] != "/" {
+		t.Errorf("up = %+v, want an entry of type other leading to /", up)
+	}
 	if a.Name != "a.txt" || a.Type != proto.EntryFile || a.Size != 12 || a.ModTime.Year() != 2024 {
 		t.Errorf("a.txt = %+v, want a file of 12 bytes from 2024", a)
 	}
@@ -51,7 +56,7 @@ func TestNLSTFallback(t *testing.T) {
 	}
 	d.CloseIdleConnections()
 	waitSent(t, f, commands(anonLogin+"CWD pub|SYST|EPSV|LIST|EPSV|NLST|PWD|"+
-		"CWD a.txt|SIZE a.txt|MDTM a.txt|CWD sub|CWD /pub|"+
+		"CWD a.txt|SIZE a.txt|MDTM a.txt|CWD sub|PWD|CWD /pub|CWD up|PWD|CWD /pub|"+
 		"SIZE a.txt|MDTM a.txt|EPSV|RETR a.txt|QUIT"))
 }
 
@@ -141,4 +146,29 @@ func TestOneGoodOneGarbage(t *testing.T) {
 	}
 	d.CloseIdleConnections()
 	waitSent(t, f, commands(anonLogin+"SYST|EPSV|LIST|QUIT"))
+}
+
+func TestBelow(t *testing.T) {
+	for _, tt := range []struct {
+		dir, parent string
+		want        bool
+	}{
+		{"/pub/sub", "/pub", true},
+		{"/pub/sub", "/pub/", true},
+		{"/pub", "/", true},
+		{"/pub", "/pub", false},
+		{"/", "/pub", false},
+		{"/public", "/pub", false},
+		{"/other", "/pub", false},
+		// VMS directory specifications.
+		{"DISK$USER:[ANONYMOUS.SUB]", "DISK$USER:[ANONYMOUS]", true},
+		{"DISK$USER:[ANONYMOUS.SUB.X]", "DISK$USER:[ANONYMOUS.SUB]", true},
+		{"DISK$USER:[ANONYMOUS]", "DISK$USER:[ANONYMOUS.SUB]", false},
+		{"DISK$USER:[ANONYMOUSX]", "DISK$USER:[ANONYMOUS]", false},
+		{"DISK$USER:[ANONYMOUS]", "DISK$USER:[ANONYMOUS]", false},
+	} {
+		if got := below(tt.dir, tt.parent); got != tt.want {
+			t.Errorf("below(%q, %q) = %v, want %v", tt.dir, tt.parent, got, tt.want)
+		}
+	}
 }
