@@ -17,7 +17,8 @@ import (
 // programs using this package can spell them.
 type (
 	// MirrorOptions controls Client.Mirror: parallel jobs, --delete,
-	// include and exclude globs, dry run, progress callback.
+	// include and exclude globs, dry run, progress callback, VMS
+	// versions.
 	MirrorOptions = mirror.Options
 	// MirrorSummary is what a mirror run did, entry by entry.
 	MirrorSummary = mirror.Summary
@@ -30,9 +31,19 @@ type (
 	MirrorStatus = mirror.Status
 )
 
+// MirrorWarning is a problem with a directory's listing that stopped
+// nothing but leaves the mirror unsure it has every entry: a listing line
+// that fits no known layout, or a directory listed with NLST instead.
+type MirrorWarning = mirror.Warning
+
+// QuoteListingLine quotes a listing line for a message as strconv.Quote
+// does (control characters escaped), cut to 300 bytes.
+func QuoteListingLine(line string) string { return mirror.QuoteLine(line) }
+
 // Mirror errors, for errors.Is.
 var (
-	// ErrMirrorPartial: the run finished but some entries failed.
+	// ErrMirrorPartial: the run finished but some entries failed, or some
+	// lines of an FTP listing fit no known layout (Summary.Unparsed).
 	ErrMirrorPartial = mirror.ErrPartial
 	// ErrMirrorUnsupported: the scheme cannot be mirrored.
 	ErrMirrorUnsupported = mirror.ErrUnsupported

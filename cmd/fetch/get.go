@@ -64,7 +64,11 @@ mailto URLs described.
 Files are written under a temporary name in the same directory and renamed into
 place when complete; with -C - the partial data is kept in FILE.part and the
 next run resumes from it. With several URLs, the ones that can be fetched are,
-and the exit status is 8 when some failed.`,
+and the exit status is 8 when some failed.
+
+An FTP listing line that fits no known layout is named in a warning on stderr
+(and under "unparsed" with --json), and the exit status is 8: the listing may
+lack entries.`,
 		Example: `  fetch ftp://ftp.example.org/pub/README
   fetch -O http://127.0.0.1:8080/big.iso
   fetch -C - -O ftp://ftp.example.org/pub/big.iso

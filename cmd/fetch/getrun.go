@@ -36,7 +36,12 @@ func runGet(ctx context.Context, o *getOptions, e *env) error {
 		if err != nil {
 			fmt.Fprintf(e.err, "fetch: %s\n", red.redact(message(err)))
 		}
-		codes = append(codes, fetch.ExitCode(err))
+		code := fetch.ExitCode(err)
+		var le *listingError
+		if errors.As(err, &le) {
+			code = fetch.ExitPartial
+		}
+		codes = append(codes, code)
 		if ctx.Err() != nil {
 			break
 		}
@@ -183,7 +188,45 @@ func getOne(ctx context.Context, c *fetch.Client, raw string, o *getOptions, e *
 	}
 	defer resp.Body.Close()
 	o.warnResponse(e, red, resp)
-	return deliver(ctx, resp, d, o, e)
+	if err := deliver(ctx, resp, d, o, e); err != nil {
+		return err
+	}
+	return o.checkListing(e, red, resp)
+}
+
+// listingError reports a directory listing that was delivered but is not
+// known to be whole: some of its lines fit no known layout. It makes the
+// exit code ExitPartial.
+type listingError struct {
+	url      string // redacted
+	unparsed int
+	fallback bool
+}
+
+func (e *listingError) Error() string {
+	msg := fmt.Sprintf("%s: %d listing lines fit no known layout: some entries may be missing", e.url, e.unparsed)
+	if e.fallback {
+		msg = fmt.Sprintf("%s: no line of the listing (%d) fits a known layout: the entries are NLST's names, probed with CWD, SIZE and MDTM", e.url, e.unparsed)
+	}
+	return msg
+}
+
+// checkListing warns about each line of an FTP listing that fits no known
+// layout (unless -s), quoting it with its control characters escaped, and
+// returns a *listingError when there was any.
+func (o *getOptions) checkListing(e *env, red *redactor, resp *fetch.Response) error {
+	lines := unparsedLines(resp)
+	if resp.Kind != proto.KindDirectory || len(lines) == 0 {
+		return nil
+	}
+	u := resp.URL.Redacted()
+	if !o.silent {
+		for _, line := range lines {
+			fmt.Fprintln(e.err, red.redact(fmt.Sprintf("fetch: warning: %s: listing line fits no known layout: %s", u, fetch.QuoteListingLine(line))))
+		}
+	}
+	fallback, _ := resp.Info["ftp_nlst_fallback"].(bool)
+	return &listingError{url: u, unparsed: len(lines), fallback: fallback}
 }
 
 // warnResponse prints the driver's warnings about resp (Info["warnings"]:

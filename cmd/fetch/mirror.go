@@ -24,6 +24,7 @@ type mirrorOptions struct {
 	url, dir         string
 	jobs             int
 	delete, dryRun   bool
+	keepVersions     bool
 	include, exclude []string
 }
 
@@ -50,7 +51,19 @@ times come from the listings, so a file costs two commands (EPSV, RETR).
 
 A transfer or listing that fails for a reason other than a refusal is tried
 once more. Entries the server refuses (not found, permission denied) are
-reported as failed and the run goes on; the exit code is then 8 (partial).`,
+reported as failed and the run goes on; the exit code is then 8 (partial).
+
+An FTP listing line that fits no known layout (Unix ls -l, MS-DOS/IIS, EPLF,
+VMS, NetWare, OS/2, OS/400, MLSD) is never dropped silently: it is quoted in a
+warning on stderr that names the directory, counted as "unparsed" in the
+report, and the exit code is 8. When not one line of a directory's listing is
+understood, its names are taken from NLST and each one's type learnt with CWD,
+SIZE and MDTM: the files are mirrored, and the exit code is still 8. Nothing
+below such a directory is deleted by --delete.
+
+A VMS server lists every version of a file (NAME.EXT;3, NAME.EXT;2): the
+highest is kept, as NAME.EXT; with --keep-versions every one is kept under its
+listed name. Each is retrieved by its full name, version included.`,
 		Example: `  fetch mirror -j 8 ftp://127.0.0.1:2121/pub/ ./pub
   fetch mirror --exclude '*.iso' --delete ftp://ftp.example.org/pub/ ./mirror
   fetch mirror gopher://127.0.0.1:7070/1/ ./hole
@@ -68,6 +81,7 @@ reported as failed and the run goes on; the exit code is then 8 (partial).`,
 	f.StringArrayVar(&o.include, "include", nil, "mirror only files matching `GLOB` (repeatable)")
 	f.StringArrayVar(&o.exclude, "exclude", nil, "skip files and directories matching `GLOB` (repeatable)")
 	f.BoolVarP(&o.dryRun, "dry-run", "n", false, "report what would be done; write nothing")
+	f.BoolVar(&o.keepVersions, "keep-versions", false, `FTP on VMS: keep every version of a file as NAME.EXT;n (default: the highest, as NAME.EXT)`)
 	f.BoolVar(&o.get.json, "json", false, "print the report as JSON")
 	f.BoolVarP(&o.get.verbose, "verbose", "v", false, "trace the protocol on stderr and list every entry")
 	f.BoolVarP(&o.get.silent, "silent", "s", false, "no progress bars")
@@ -100,7 +114,7 @@ func runMirror(ctx context.Context, o *mirrorOptions, e *env) error {
 	o.get.warnAllowPorts(e)
 	opts := fetch.MirrorOptions{
 		Jobs: o.jobs, Delete: o.delete, DryRun: o.dryRun,
-		Include: o.include, Exclude: o.exclude,
+		Include: o.include, Exclude: o.exclude, KeepVersions: o.keepVersions,
 	}
 	bars := newMirrorBars(ctx, e, o)
 	opts.Progress = bars.event
@@ -108,6 +122,7 @@ func runMirror(ctx context.Context, o *mirrorOptions, e *env) error {
 	bars.wait()
 	ran := err == nil || errors.Is(err, fetch.ErrMirrorPartial) || ctx.Err() != nil
 	if ran {
+		printMirrorWarnings(e.err, sum, red)
 		if perr := printMirror(e.out, sum, o); perr != nil && err == nil {
 			err = perr
 		}
@@ -116,10 +131,28 @@ func runMirror(ctx context.Context, o *mirrorOptions, e *env) error {
 		return nil
 	}
 	if errors.Is(err, fetch.ErrMirrorPartial) {
-		fmt.Fprintf(e.err, "fetch: mirror: %d entries failed\n", sum.Failed)
+		if sum.Failed > 0 {
+			fmt.Fprintf(e.err, "fetch: mirror: %d entries failed\n", sum.Failed)
+		}
+		if sum.Unparsed > 0 || sum.NLSTFallback > 0 {
+			fmt.Fprintf(e.err, "fetch: mirror: %d listing lines fit no known layout (%d directories listed by NLST instead): some entries may be missing\n",
+				sum.Unparsed, sum.NLSTFallback)
+		}
 		return &exitError{code: fetch.ExitPartial}
 	}
 	return err
+}
+
+// printMirrorWarnings writes the listing problems of a run on w, one line
+// each, naming the directory and quoting the line; with -s too, since
+// each may be a file that was not mirrored.
+func printMirrorWarnings(w io.Writer, s *fetch.MirrorSummary, red *redactor) {
+	if s == nil {
+		return
+	}
+	for _, wa := range s.Warnings {
+		fmt.Fprintln(w, red.redact(fmt.Sprintf("fetch: warning: %s: %s", wa.URL, clean(wa.Message))))
+	}
 }
 
 // matchGlob checks a glob's syntax with path.Match, the mirror's matcher.
@@ -152,8 +185,8 @@ func printMirror(w io.Writer, s *fetch.MirrorSummary, o *mirrorOptions) error {
 	if s.DryRun {
 		dry = " (dry run: nothing written)"
 	}
-	_, err := fmt.Fprintf(w, "new %d, updated %d, unchanged %d, skipped %d, failed %d, deleted %d; %s in %.2f s%s\n",
-		s.New, s.Updated, s.Unchanged, s.Skipped, s.Failed, s.Deleted, byteCount(s.Bytes), s.Duration.Seconds(), dry)
+	_, err := fmt.Fprintf(w, "new %d, updated %d, unchanged %d, skipped %d, failed %d, deleted %d, unparsed %d; %s in %.2f s%s\n",
+		s.New, s.Updated, s.Unchanged, s.Skipped, s.Failed, s.Deleted, s.Unparsed, byteCount(s.Bytes), s.Duration.Seconds(), dry)
 	return err
 }
 

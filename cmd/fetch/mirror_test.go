@@ -106,11 +106,16 @@ func TestMirrorCommandHostileServer(t *testing.T) {
 	parent := t.TempDir()
 	code, out, stderr := mirrorCLI(t, "mirror", "--json", src, filepath.Join(parent, "j"))
 	var rep struct {
-		New, Skipped, Failed int
-		Entries              []struct{ Path, Status, Reason string }
+		New, Skipped, Failed, Unparsed int
+		Entries                        []struct{ Path, Status, Reason string }
 	}
-	if code != fetch.ExitOK || json.Unmarshal([]byte(out), &rep) != nil {
+	// "lf\ninjected" leaves the line "injected", which fits no layout:
+	// exit 8, and the report and stderr say so.
+	if code != fetch.ExitPartial || json.Unmarshal([]byte(out), &rep) != nil || rep.Unparsed != 1 {
 		t.Fatalf("--json: exit %d\n%s%s", code, out, stderr)
+	}
+	if !strings.Contains(stderr, "listing line fits no known layout: \"injected\"") {
+		t.Errorf("stderr does not quote the line: %q", stderr)
 	}
 	skipped := map[string]bool{}
 	for _, e := range rep.Entries {
@@ -128,7 +133,7 @@ func TestMirrorCommandHostileServer(t *testing.T) {
 	}
 
 	code, out, stderr = mirrorCLI(t, "mirror", "-s", src, filepath.Join(parent, "h"))
-	if code != fetch.ExitOK {
+	if code != fetch.ExitPartial || !strings.Contains(out, ", unparsed 1;") {
 		t.Fatalf("mirror: exit %d\n%s%s", code, out, stderr)
 	}
 	lines := strings.Split(out, "\n")

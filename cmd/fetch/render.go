@@ -16,10 +16,16 @@ import (
 
 // document is the --json form of a listing, menu, advice or attribute set.
 type document struct {
-	URL     string         `json:"url"`
-	Kind    string         `json:"kind"`             // "directory", "advisory", "data"
-	Entries []proto.Entry  `json:"entries,omitzero"` // non-nil for a directory
-	Info    map[string]any `json:"info,omitempty"`
+	URL     string        `json:"url"`
+	Kind    string        `json:"kind"`             // "directory", "advisory", "data"
+	Entries []proto.Entry `json:"entries,omitzero"` // non-nil for a directory
+	// Unparsed: the lines of an FTP listing that fit no known layout
+	// (empty, not absent, for an FTP listing that had none).
+	Unparsed []string `json:"unparsed,omitzero"`
+	// NLSTFallback: not one line of the FTP listing fit a known layout;
+	// the entries are NLST's names, probed with CWD, SIZE and MDTM.
+	NLSTFallback bool           `json:"nlst_fallback,omitzero"`
+	Info         map[string]any `json:"info,omitempty"`
 }
 
 func writeJSON(w io.Writer, v any) error {
@@ -40,7 +46,15 @@ func renderListing(w io.Writer, resp *fetch.Response, asJSON bool) error {
 		if entries == nil {
 			entries = []proto.Entry{}
 		}
-		return writeJSON(w, document{URL: resp.URL.Redacted(), Kind: "directory", Entries: entries})
+		doc := document{URL: resp.URL.Redacted(), Kind: "directory", Entries: entries}
+		if _, ftp := resp.Info["ftp_listing"]; ftp {
+			doc.Unparsed = unparsedLines(resp)
+			if doc.Unparsed == nil {
+				doc.Unparsed = []string{}
+			}
+			doc.NLSTFallback, _ = resp.Info["ftp_nlst_fallback"].(bool)
+		}
+		return writeJSON(w, doc)
 	}
 	bw := bufio.NewWriter(&errWriter{w: w})
 	switch resp.URL.Scheme {
@@ -169,4 +183,11 @@ func (e *errWriter) Write(p []byte) (int, error) {
 		return n, &writeError{err}
 	}
 	return n, nil
+}
+
+// unparsedLines returns the lines of an FTP listing that fit no known
+// layout (Info["ftp_unparsed"]).
+func unparsedLines(resp *fetch.Response) []string {
+	lines, _ := resp.Info["ftp_unparsed"].([]string)
+	return lines
 }

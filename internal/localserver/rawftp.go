@@ -16,9 +16,11 @@ import (
 // bytes a test gives, sent as they are: names with "/", "..", CR, LF or
 // NUL, links pointing anywhere, lines no real file system would produce.
 // It speaks the part of RFC 959 that the ftp driver uses (USER, PASS,
-// FEAT, OPTS, SYST, TYPE, PWD, CWD, CDUP, EPSV, PASV, LIST, NLST, RETR,
-// REST, SIZE, MDTM, NOOP, QUIT), anonymous logins only, passive mode only,
-// and records every command it reads.
+// FEAT, OPTS, SYST, TYPE, PWD, CWD, CDUP, EPSV, PASV, LIST, NLST, MLSD,
+// RETR, REST, SIZE, MDTM, NOOP, QUIT), anonymous logins only, passive mode
+// only, and records every command it reads. With the fields Syst,
+// NameLists, MLSD, Times and Paths it plays another system's server
+// (SystemFTP).
 type RawFTP struct {
 	// Listings maps a directory ("/", "/pub") to the bytes of its LIST
 	// answer. A CWD to a directory not in Listings is refused with 550.
@@ -27,12 +29,45 @@ type RawFTP struct {
 	// path not in Files is refused with 550.
 	Files map[string][]byte
 
+	// The fields below let a test play another system's server
+	// (SystemFTP); their zero values keep the behaviour above.
+
+	// Syst is the text of the reply to SYST; "" means "UNIX Type: L8".
+	Syst string
+	// NameLists maps a directory to the bytes of its NLST answer. When
+	// nil, NLST answers with the LIST bytes.
+	NameLists map[string]string
+	// MLSD maps a directory to the bytes of its MLSD answer. When not
+	// nil, FEAT lists MLST and MLSD is served; otherwise MLSD is 502.
+	MLSD map[string]string
+	// Times maps a file's path to its modification time, for MDTM; a
+	// file not in it has 2001-02-03 04:05:06 UTC.
+	Times map[string]time.Time
+	// Paths, when set, reads and writes path arguments in another
+	// system's syntax (VMS: "DISK$USER:[ANONYMOUS.PUB]", "README.TXT;2").
+	Paths PathSyntax
+
 	ln    net.Listener
 	wg    sync.WaitGroup
 	mu    sync.Mutex
 	cmds  []string
 	conns map[net.Conn]bool
 	done  bool
+}
+
+// PathSyntax is how a RawFTP of another system names directories and
+// files. Directories are still keys of Listings ("/", "/SUB") and files
+// keys of Files; PathSyntax translates the arguments of commands to them
+// and the current directory to a PWD answer.
+type PathSyntax interface {
+	// PWD is the text PWD puts in quotes for dir.
+	PWD(dir string) string
+	// CWD is the directory a CWD with arg leads to from dir; ok is false
+	// when arg names none (the server answers 550).
+	CWD(s *RawFTP, dir, arg string) (to string, ok bool)
+	// File is the key of Files that arg names from dir (RETR, SIZE,
+	// MDTM); ok is false when it names none.
+	File(s *RawFTP, dir, arg string) (key string, ok bool)
 }
 
 // rawTimeout bounds every wait of the server for its client.
@@ -156,6 +191,18 @@ func (ss *rawSession) abs(p string) string {
 	return path.Join(ss.cwd, p)
 }
 
+// file is the key of Files that a file argument names ("" for none).
+func (ss *rawSession) file(arg string) string {
+	if ss.s.Paths == nil {
+		return ss.abs(arg)
+	}
+	key, ok := ss.s.Paths.File(ss.s, ss.cwd, arg)
+	if !ok {
+		return ""
+	}
+	return key
+}
+
 // command answers one command; it returns false to end the session.
 func (ss *rawSession) command(verb, arg string) bool {
 	s := ss.s
@@ -165,19 +212,34 @@ func (ss *rawSession) command(verb, arg string) bool {
 	case "PASS":
 		ss.reply("230 logged in")
 	case "FEAT":
-		ss.reply("211-Features:\r\n EPSV\r\n PASV\r\n REST STREAM\r\n SIZE\r\n MDTM\r\n211 End")
+		mlst := ""
+		if s.MLSD != nil {
+			mlst = " MLST type*;size*;modify*;\r\n"
+		}
+		ss.reply("211-Features:\r\n EPSV\r\n PASV\r\n REST STREAM\r\n SIZE\r\n MDTM\r\n%s211 End", mlst)
 	case "SYST":
-		ss.reply("215 UNIX Type: L8")
+		syst := s.Syst
+		if syst == "" {
+			syst = "UNIX Type: L8"
+		}
+		ss.reply("215 %s", syst)
 	case "OPTS", "TYPE", "NOOP":
 		ss.reply("200 ok")
 	case "PWD":
-		ss.reply("257 %q is the current directory", ss.cwd)
-	case "CWD", "CDUP":
-		dir := ss.abs(arg)
-		if verb == "CDUP" {
-			dir = path.Dir(ss.cwd)
+		shown := ss.cwd
+		if s.Paths != nil {
+			shown = s.Paths.PWD(ss.cwd)
 		}
-		if _, ok := s.Listings[dir]; !ok {
+		ss.reply("257 \"%s\" is the current directory", strings.ReplaceAll(shown, `"`, `""`))
+	case "CWD", "CDUP":
+		dir, ok := ss.abs(arg), true
+		switch {
+		case verb == "CDUP":
+			dir = path.Dir(ss.cwd)
+		case s.Paths != nil:
+			dir, ok = s.Paths.CWD(s, ss.cwd, arg)
+		}
+		if _, known := s.Listings[dir]; !known || !ok {
 			ss.reply("550 no such directory")
 			return true
 		}
@@ -208,31 +270,45 @@ func (ss *rawSession) command(verb, arg string) bool {
 		ss.rest = n
 		ss.reply("350 restarting at %d", n)
 	case "SIZE":
-		b, ok := s.Files[ss.abs(arg)]
+		b, ok := s.Files[ss.file(arg)]
 		if !ok {
 			ss.reply("550 no such file")
 			return true
 		}
 		ss.reply("213 %d", len(b))
 	case "MDTM":
-		if _, ok := s.Files[ss.abs(arg)]; !ok {
+		key := ss.file(arg)
+		if _, ok := s.Files[key]; !ok {
 			ss.reply("550 no such file")
 			return true
 		}
-		ss.reply("213 20010203040506")
-	case "LIST", "NLST":
+		t, ok := s.Times[key]
+		if !ok {
+			t = time.Date(2001, 2, 3, 4, 5, 6, 0, time.UTC)
+		}
+		ss.reply("213 %s", t.UTC().Format("20060102150405"))
+	case "LIST", "NLST", "MLSD":
 		dir := ss.cwd
 		if arg != "" && !strings.HasPrefix(arg, "-") {
 			dir = ss.abs(arg)
 		}
 		listing, ok := s.Listings[dir]
+		switch {
+		case verb == "NLST" && s.NameLists != nil:
+			listing, ok = s.NameLists[dir]
+		case verb == "MLSD" && s.MLSD == nil:
+			ss.reply("502 MLSD not implemented")
+			return true
+		case verb == "MLSD":
+			listing, ok = s.MLSD[dir]
+		}
 		if !ok {
 			ss.reply("550 no such directory")
 			return true
 		}
 		ss.transfer([]byte(listing))
 	case "RETR":
-		b, ok := s.Files[ss.abs(arg)]
+		b, ok := s.Files[ss.file(arg)]
 		off := ss.rest
 		ss.rest = 0
 		if !ok || off > int64(len(b)) {

@@ -17,6 +17,9 @@ import (
 	"io/fs"
 	"os"
 	"path"
+	"slices"
+	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -69,6 +72,10 @@ type Options struct {
 	// SaveEvery is how often the manifest is saved during a run. Zero means
 	// every 2 seconds.
 	SaveEvery time.Duration
+	// KeepVersions keeps every version of a file that an FTP server on
+	// VMS lists ("NAME.EXT;3", "NAME.EXT;2"), each under its listed name.
+	// False keeps the highest version only, under the name without ";n".
+	KeepVersions bool
 }
 
 // Event reports the progress of one transfer.
@@ -117,9 +124,45 @@ type Summary struct {
 	Bytes     int64         `json:"bytes"`
 	Duration  time.Duration `json:"duration_ns"`
 	DryRun    bool          `json:"dry_run"`
-	Entries   []EntryReport `json:"entries"`
-	mu        sync.Mutex
+	// Unparsed counts the lines of FTP listings that fit no known
+	// layout: each could be an entry that was not mirrored. Any makes
+	// the run partial (ErrPartial).
+	Unparsed int `json:"unparsed"`
+	// NLSTFallback counts the FTP directories none of whose listing
+	// lines fit a known layout, listed instead with NLST and probed name
+	// by name. Any makes the run partial (ErrPartial).
+	NLSTFallback int           `json:"nlst_fallback"`
+	Warnings     []Warning     `json:"warnings,omitempty"`
+	Entries      []EntryReport `json:"entries"`
+	mu           sync.Mutex
 }
+
+// Warning is a problem with a directory's listing that stopped nothing
+// but leaves the mirror unsure it has every entry.
+type Warning struct {
+	Path string      `json:"path"` // the directory, relative to the target ("" for the start)
+	URL  string      `json:"url"`  // redacted
+	Kind WarningKind `json:"kind"`
+	// Line is the listing line, exactly as the server sent it (kind
+	// unparsed).
+	Line    string `json:"line,omitempty"`
+	Message string `json:"message"`
+}
+
+// WarningKind says what a Warning is about.
+type WarningKind string
+
+const (
+	// WarnUnparsed: a line of the listing fits no known layout.
+	WarnUnparsed WarningKind = "unparsed"
+	// WarnNLSTFallback: no line of the listing fits a known layout; the
+	// names came from NLST.
+	WarnNLSTFallback WarningKind = "nlst_fallback"
+)
+
+// maxLineWarnings bounds the unparsed lines of one directory that are
+// reported one by one; all of them are counted.
+const maxLineWarnings = 20
 
 func (s *Summary) add(r EntryReport) {
 	s.mu.Lock()
@@ -143,7 +186,8 @@ func (s *Summary) add(r EntryReport) {
 }
 
 // ErrPartial is returned (wrapped) when the run finished but some entries
-// failed; the summary says which.
+// failed, or some listing lines were not understood; the summary says
+// which.
 var ErrPartial = errors.New("mirror: some entries failed")
 
 // ErrUnsupported is returned for a URL whose scheme the mirror cannot walk.
@@ -187,7 +231,7 @@ func retryable(ctx context.Context, err error) bool {
 func Run(ctx context.Context, f Fetcher, start *uri.URL, dir string, opts Options) (*Summary, error) {
 	t0 := time.Now()
 	sum := &Summary{Source: start.Redacted(), Target: dir, DryRun: opts.DryRun}
-	w, err := newWalker(start)
+	w, err := newWalker(start, opts)
 	if err != nil {
 		return sum, err
 	}
@@ -216,6 +260,8 @@ func Run(ctx context.Context, f Fetcher, start *uri.URL, dir string, opts Option
 	}
 	walkErr := r.run(ctx)
 	sum.Duration = time.Since(t0)
+	// Directories are listed in parallel: their warnings in path order.
+	slices.SortStableFunc(sum.Warnings, func(a, b Warning) int { return strings.Compare(a.Path, b.Path) })
 	if !opts.DryRun {
 		if err := m.save(root); err != nil && walkErr == nil {
 			walkErr = err
@@ -224,7 +270,11 @@ func Run(ctx context.Context, f Fetcher, start *uri.URL, dir string, opts Option
 	if walkErr != nil {
 		return sum, walkErr
 	}
-	if sum.Failed > 0 {
+	switch {
+	case sum.Unparsed > 0 || sum.NLSTFallback > 0:
+		return sum, fmt.Errorf("%w: %d failed, %d listing lines not understood, %d directories listed by NLST",
+			ErrPartial, sum.Failed, sum.Unparsed, sum.NLSTFallback)
+	case sum.Failed > 0:
 		return sum, fmt.Errorf("%w: %d failed", ErrPartial, sum.Failed)
 	}
 	return sum, nil
@@ -502,6 +552,9 @@ func (r *run) take(d dirJob, l *listing, dirs *queue[dirJob], files *queue[remot
 	if l.menu != nil {
 		r.saveMenu(d.rel, l.menu)
 	}
+	if len(l.unparsed) > 0 || l.fallback {
+		r.listingWarnings(d, l)
+	}
 	for _, s := range l.skipped {
 		r.skipped(s)
 	}
@@ -571,4 +624,42 @@ func (r *run) makeDir(rel string) {
 		r.root.Remove(rel)
 	}
 	r.dirs.open(rel, true)
+}
+
+// listingWarnings reports the lines of d's listing that fit no known
+// layout, and the NLST fallback. What the remote side holds in d is then
+// not known for sure: like a directory that could not be listed, nothing
+// below it is deleted.
+func (r *run) listingWarnings(d dirJob, l *listing) {
+	u := d.url.Redacted()
+	r.sum.mu.Lock()
+	r.sum.Unparsed += len(l.unparsed)
+	for i, line := range l.unparsed {
+		if i == maxLineWarnings {
+			r.sum.Warnings = append(r.sum.Warnings, Warning{Path: d.rel, URL: u, Kind: WarnUnparsed,
+				Message: fmt.Sprintf("%d more listing lines fit no known layout", len(l.unparsed)-i)})
+			break
+		}
+		r.sum.Warnings = append(r.sum.Warnings, Warning{Path: d.rel, URL: u, Kind: WarnUnparsed, Line: line,
+			Message: "listing line fits no known layout: " + QuoteLine(line)})
+	}
+	if l.fallback {
+		r.sum.NLSTFallback++
+		r.sum.Warnings = append(r.sum.Warnings, Warning{Path: d.rel, URL: u, Kind: WarnNLSTFallback,
+			Message: "no listing line fits a known layout: names from NLST, each one's type from CWD, sizes and times from SIZE and MDTM"})
+	}
+	r.sum.mu.Unlock()
+	r.mu.Lock()
+	r.unlistable = append(r.unlistable, d.rel)
+	r.mu.Unlock()
+}
+
+// QuoteLine quotes a listing line for a message, as strconv.Quote does
+// (control characters, invalid UTF-8 and quotes escaped), cut to 300 bytes.
+func QuoteLine(line string) string {
+	const max = 300
+	if len(line) > max {
+		return strconv.Quote(line[:max]) + fmt.Sprintf(" (%d bytes)", len(line))
+	}
+	return strconv.Quote(line)
 }

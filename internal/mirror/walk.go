@@ -29,6 +29,10 @@ type listing struct {
 	files   []remoteFile
 	skipped []EntryReport
 	menu    []byte // gopher: the menu's bytes, kept as a file
+	// ftp: the listing's lines that fit no known layout, and whether the
+	// names came from the NLST fallback.
+	unparsed []string
+	fallback bool
 }
 
 // walker knows how one scheme lays out a tree.
@@ -39,10 +43,14 @@ type walker interface {
 	fileOptions(rf remoteFile) map[string]string
 }
 
-func newWalker(start *uri.URL) (walker, error) {
+func newWalker(start *uri.URL, opts Options) (walker, error) {
 	switch start.Scheme {
 	case "ftp":
-		return newFTPWalker(start)
+		w, err := newFTPWalker(start)
+		if err == nil {
+			w.keepVersions = opts.KeepVersions
+		}
+		return w, err
 	case "gopher":
 		return newGopherWalker(start)
 	case "http", "https":

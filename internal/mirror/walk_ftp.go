@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/rfc1738/fetch/proto"
@@ -14,8 +16,9 @@ import (
 // ends in "/" names the directory) and fetches files with an explicit
 // typecode: ;type=i (byte-exact) unless the starting URL said ;type=a.
 type ftpWalker struct {
-	start    *uri.URL
-	typecode string
+	start        *uri.URL
+	typecode     string
+	keepVersions bool // Options.KeepVersions
 }
 
 func newFTPWalker(u *uri.URL) (*ftpWalker, error) {
@@ -54,16 +57,26 @@ func (w *ftpWalker) list(ctx context.Context, f Fetcher, req *proto.Request, d d
 		return nil, fmt.Errorf("mirror: %s is not a directory", d.url.Redacted())
 	}
 	l := &listing{}
-	for _, e := range resp.Entries {
+	l.unparsed, _ = resp.Info["ftp_unparsed"].([]string)
+	l.fallback, _ = resp.Info["ftp_nlst_fallback"].(bool)
+	entries := resp.Entries
+	if !w.keepVersions {
+		entries = highestVersions(entries)
+	}
+	for _, e := range entries {
 		if e.Name == "." || e.Name == ".." {
 			continue
 		}
-		rel := joinRel(d.rel, e.Name)
-		if err := checkName(e.Name); err != nil {
+		name := e.Name // the local name
+		if !w.keepVersions {
+			name = versionless(e)
+		}
+		rel := joinRel(d.rel, name)
+		if err := checkName(name); err != nil {
 			l.skipped = append(l.skipped, skip(joinRel(d.rel, quoteName(e.Name)), nil, err))
 			continue
 		}
-		if d.rel == "" && e.Name == stateDir {
+		if d.rel == "" && name == stateDir {
 			l.skipped = append(l.skipped, skip(rel, nil, errNameReserved))
 			continue
 		}
@@ -85,4 +98,67 @@ func (w *ftpWalker) list(ctx context.Context, f Fetcher, req *proto.Request, d d
 		}
 	}
 	return l, nil
+}
+
+// VMS keeps versions of a file side by side, and its FTP servers list
+// each ("README.TXT;3", "README.TXT;2"); the ftp driver's parser gives the
+// name as listed, with the version in Extra["vms_version"]. A mirror keeps
+// the highest version under the name without ";n", unless it keeps them
+// all (Options.KeepVersions), each under its listed name.
+//
+// Either way the file is retrieved by its full listed name, version
+// included ("RETR README.TXT;3"): what arrives is the version the listing
+// described, whose time the manifest records. A bare "RETR README.TXT"
+// would also give the highest version, but the highest when the RETR
+// comes: a version written between the listing and the retrieval would be
+// stored with the older version's time, and the next run, seeing the same
+// listing entry, would never fetch it again.
+
+// versionless is e's name without its VMS version.
+func versionless(e proto.Entry) string {
+	v := e.Extra["vms_version"]
+	if v == "" || e.Type == proto.EntryDir {
+		return e.Name
+	}
+	if base, ok := strings.CutSuffix(e.Name, ";"+v); ok && base != "" {
+		return base
+	}
+	return e.Name
+}
+
+// highestVersions keeps, of the VMS entries that differ only in their
+// version, the one with the highest version number, where the first of
+// them stood; other entries are left as they are.
+func highestVersions(entries []proto.Entry) []proto.Entry {
+	if !slices.ContainsFunc(entries, func(e proto.Entry) bool { return e.Extra["vms_version"] != "" }) {
+		return entries // not VMS
+	}
+	best := map[string]int{} // versionless name -> index in out
+	out := make([]proto.Entry, 0, len(entries))
+	for _, e := range entries {
+		if e.Extra["vms_version"] == "" || e.Type == proto.EntryDir {
+			out = append(out, e)
+			continue
+		}
+		base := versionless(e)
+		i, seen := best[base]
+		switch {
+		case !seen:
+			best[base] = len(out)
+			out = append(out, e)
+		case versionNumber(e) > versionNumber(out[i]):
+			out[i] = e
+		}
+	}
+	return out
+}
+
+// versionNumber is the VMS version of e (1 to 32767), or -1 when it is no
+// number.
+func versionNumber(e proto.Entry) int {
+	n, err := strconv.Atoi(e.Extra["vms_version"])
+	if err != nil || n < 0 {
+		return -1
+	}
+	return n
 }

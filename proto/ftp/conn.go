@@ -52,6 +52,8 @@ type conn struct {
 	// sends a file and nothing from a data connection it sends on; the
 	// pipelined path takes advantage of both (pipeline.go).
 	vsftpd bool
+	// systAsked: SYST was sent on this connection (syst.go).
+	systAsked bool
 
 	// Active mode and TLS (active.go, tls.go): the control connection's
 	// local address, whether the server refused EPRT, the TLS
@@ -176,18 +178,13 @@ func dialConn(ctx context.Context, req *proto.Request, key poolKey, cr creds, li
 		c.w.note("%s: listing with LIST", noMLSD)
 	}
 	if lim.reuse {
-		pwd, err := sc.CurrentDir()
+		_, err := sc.CurrentDir()
 		if err != nil && replyCode(err) == 0 && isConnError(err) {
 			err = c.fail("", err)
 			c.close()
 			return nil, err
 		}
-		if err == nil {
-			pwd = strings.ReplaceAll(pwd, `""`, `"`) // RFC 959 appendix II
-			if pwd != "" && proto.CheckArg(pwd) == nil {
-				c.pwd = pwd
-			}
-		}
+		c.pwd = loginDir(c.w.last) // path.go
 		if c.pwd == "" {
 			c.w.note("PWD gave no usable directory: this connection will not be reused")
 		}

@@ -23,6 +23,15 @@
 // would still send MLSD are closed rather than kept. Driver.DisableMLSD
 // makes every listing use LIST.
 //
+// Before its first LIST a connection sends SYST once (syst.go): the
+// system it names is the first layout tried. Lines of a listing that fit
+// no layout are returned in Response.Info["ftp_unparsed"], never dropped
+// silently. When not one line fits, the names come from NLST and each is
+// probed on the same connection (fallback.go): PWD once, then CWD name
+// (a directory, when a PWD there names one below: CWD back to the first
+// PWD answer, or CDUP without one) or SIZE and MDTM name (a file);
+// Info["ftp_nlst_fallback"] is then true.
+//
 // MDTM is sent only when FEAT lists it; SIZE and MDTM are left out when
 // Options["ftp-stat"] is "0" (a mirror that knows both from the listing),
 // and MDTM alone when it is "size" (a caller that keeps no times).

@@ -381,7 +381,6 @@ func (d *Driver) listing(c *conn, u *uri.URL, pl plan) (*proto.Response, error) 
 	if err != nil {
 		return nil, err
 	}
-	c.cap = &capture{max: d.limits().maxListing}
 	format, verb := formatNLST, "NLST"
 	if pl.act != actNLST {
 		format, verb = formatLIST, "LIST"
@@ -389,6 +388,12 @@ func (d *Driver) listing(c *conn, u *uri.URL, pl plan) (*proto.Response, error) 
 			format, verb = formatMLSD, "MLSD"
 		}
 	}
+	if format == formatLIST {
+		if err := c.askSYST(); err != nil {
+			return nil, err
+		}
+	}
+	c.cap = &capture{max: d.limits().maxListing}
 	err = errNoPipeline
 	if sp := c.activePort(); sp != nil {
 		err = c.activeList(sp, verb, pl.arg)
@@ -415,6 +420,18 @@ func (d *Driver) listing(c *conn, u *uri.URL, pl plan) (*proto.Response, error) 
 		return nil, err
 	}
 	entries, unparsed := parseListing(raw, format, c.syst, time.Now())
+	fallback := false
+	if format == formatLIST && len(entries) == 0 && len(unparsed) > 0 && pl.arg == "" {
+		// Not one line fits a known layout: the names, at least, can
+		// be had (fallback.go).
+		fb, err := d.nlstFallback(c, pl)
+		if err != nil {
+			return nil, err
+		}
+		if fb != nil {
+			entries, fallback = fb, true
+		}
+	}
 	body := raw
 	if format == formatNLST {
 		body = localLineEnds(raw)
@@ -443,6 +460,11 @@ func (d *Driver) listing(c *conn, u *uri.URL, pl plan) (*proto.Response, error) 
 		// Lines of the listing that fit no known layout: the caller must
 		// not take the entries for the whole directory.
 		resp.Info["ftp_unparsed"] = unparsed
+	}
+	if fallback {
+		// The entries are NLST's names, each one's type learnt by
+		// trying CWD; sizes and times come from SIZE and MDTM.
+		resp.Info["ftp_nlst_fallback"] = true
 	}
 	return resp, nil
 }

@@ -81,7 +81,7 @@ var transcriptTests = []struct {
 	// 3.2.4: ;type=d with an empty name is NLST without an argument.
 	{"type d dir", "/pub/;type=d", nil, false, "CWD pub|EPSV|NLST"},
 	// 3.2.2: a path ending in "/" lists the directory: LIST without MLST.
-	{"list", "/pub/", nil, false, "CWD pub|EPSV|LIST"},
+	{"list", "/pub/", nil, false, "CWD pub|SYST|EPSV|LIST"},
 	// RFC 3659 section 7: MLSD when FEAT offers MLST.
 	{"mlsd", "/pub/", nil, true, "CWD pub|EPSV|MLSD"},
 	// curl's singlecwd: one CWD with the joined directory.
@@ -90,7 +90,7 @@ var transcriptTests = []struct {
 	{"singlecwd abs", "//etc/motd", map[string]string{"ftp-method": "singlecwd"}, false, "CWD /etc|TYPE I|SIZE motd|MDTM motd|EPSV|RETR motd"},
 	// curl's nocwd: the whole path as the argument.
 	{"nocwd", "/a/b/c/f.bin", map[string]string{"ftp-method": "nocwd"}, false, "TYPE I|SIZE a/b/c/f.bin|MDTM a/b/c/f.bin|EPSV|RETR a/b/c/f.bin"},
-	{"nocwd list", "/a/b/", map[string]string{"ftp-method": "nocwd"}, false, "EPSV|LIST a/b"},
+	{"nocwd list", "/a/b/", map[string]string{"ftp-method": "nocwd"}, false, "SYST|EPSV|LIST a/b"},
 	// Options "ftp-stat" = "0" (the mirror knows sizes from the listing).
 	{"no stat", "/f.bin", map[string]string{"ftp-stat": "0"}, false, "TYPE I|EPSV|RETR f.bin"},
 	{"size only", "/f.bin", map[string]string{"ftp-stat": "size"}, false, "TYPE I|SIZE f.bin|EPSV|RETR f.bin"},
@@ -103,8 +103,11 @@ func TestTranscript(t *testing.T) {
 			for _, name := range []string{"motd", "f.bin", "notes", "README", "a/b/c/f.bin"} {
 				f.files[name] = []byte("data\r\n")
 			}
-			for _, k := range []string{"NLST sub", "NLST", "LIST", "MLSD", "LIST a/b"} {
+			for _, k := range []string{"NLST sub", "NLST", "MLSD"} {
 				f.lists[k] = []byte("x\r\n")
+			}
+			for _, k := range []string{"LIST", "LIST a/b"} {
+				f.lists[k] = []byte("-rw-r--r-- 1 u g 4 Jan 01 2020 x\r\n")
 			}
 			if tt.mlst {
 				f.feat = append(f.feat, "MLST type*;size*;modify*;")

@@ -29,6 +29,7 @@ type fakeFTP struct {
 	files    map[string][]byte // RETR/SIZE argument -> content
 	lists    map[string][]byte // "LIST arg", "MLSD arg", "NLST arg" -> data
 	pwd      string            // PWD answer; "" means `"/"`
+	pwds     []string          // full replies to the first PWDs (all sessions), before pwd applies
 	noEPSV   bool              // refuse EPSV: the client falls back to PASV
 	pasvHost string            // address put in PASV replies; "" means 127.0.0.1
 	silentAt string            // after this verb, read on and never answer
@@ -206,6 +207,15 @@ func (s *fakeSession) handle(verb, arg string) bool {
 	case "TYPE", "NOOP", "OPTS":
 		s.reply("200 ok")
 	case "PWD":
+		f.mu.Lock()
+		if len(f.pwds) > 0 {
+			r := f.pwds[0]
+			f.pwds = f.pwds[1:]
+			f.mu.Unlock()
+			s.reply(r)
+			return true
+		}
+		f.mu.Unlock()
 		p := f.pwd
 		if p == "" {
 			p = `"/"`

@@ -12,7 +12,7 @@ import (
 // Listing formats, as reported in Response.Info["ftp_listing"].
 const (
 	formatMLSD = "mlsd" // RFC 3659 section 7 machine listing
-	formatLIST = "list" // LIST: Unix "ls -l" or MS-DOS style, per line
+	formatLIST = "list" // LIST: ls -l, MS-DOS, EPLF, VMS, ... per line (list.go)
 	formatNLST = "nlst" // NLST: one name per line (RFC 959 section 4.1.3)
 )
 
@@ -43,32 +43,33 @@ func splitLines(raw []byte) []string {
 // or trailer). Every other line that fits no known layout is returned in
 // unparsed, exactly as the server sent it, so that the caller can say so:
 // a line left out silently could be a file never mirrored. now is the
-// moment used to place Unix dates written without a year.
+// moment used to place Unix dates written without a year. The LIST layouts,
+// and how each line is matched to one, are described at the top of
+// list.go.
 //
 // Names are kept exactly as the server sent them: they may hold "/", "..",
 // CR or any other byte, and must be checked before use as local paths.
 func parseListing(raw []byte, format, syst string, now time.Time) (entries []proto.Entry, unparsed []string) {
-	_ = syst
 	lines := splitLines(raw)
 	entries = make([]proto.Entry, 0, len(lines))
-	for _, line := range lines {
-		var e proto.Entry
-		var ok bool
-		switch format {
-		case formatMLSD:
-			e, ok = parseMLSDLine(line)
-			if !ok && isMLSDSelf(line) {
-				continue
-			}
-		case formatNLST:
-			e, ok = proto.Entry{Name: line, Type: proto.EntryOther, Size: -1}, true
-		default:
-			if isTotalLine(line) {
-				continue
-			}
-			e, ok = parseUnixLine(line, now)
-			if !ok {
-				e, ok = parseDOSLine(line)
+	if format == formatNLST {
+		for _, line := range lines {
+			entries = append(entries, proto.Entry{Name: line, Type: proto.EntryOther, Size: -1})
+		}
+		return entries, nil
+	}
+	p := newLineParser(format, syst, now)
+	for i := 0; i < len(lines); i++ {
+		line := lines[i]
+		if isBlank(line) || isNonEntryLine(line) || p.mlsd && isMLSDSelf(line) {
+			continue
+		}
+		e, ok := p.parse(line)
+		if !ok && i+1 < len(lines) && isVMSNameLine(line) {
+			// A VMS name too long for its column, its details on the
+			// next line.
+			if e, ok = parseVMSLine(strings.TrimSpace(line) + " " + lines[i+1]); ok {
+				i++
 			}
 		}
 		if !ok {
@@ -96,12 +97,12 @@ func isTotalLine(line string) bool {
 	return rest != "" && isDigits(rest)
 }
 
-// isMLSDSelf reports whether an MLSD line that parseMLSDLine refused is
-// the cdir or pdir entry (the directory itself or its parent), which is
-// not a member and not a line to report.
+// isMLSDSelf reports whether an MLSD line is the cdir or pdir entry (the
+// directory itself or its parent), which is not a member and not a line
+// to report.
 func isMLSDSelf(line string) bool {
-	facts, _, _ := strings.Cut(line, " ")
-	for _, f := range strings.Split(facts, ";") {
+	facts, _ := cutMLSD(line)
+	for f := range strings.SplitSeq(facts, ";") {
 		k, v, _ := strings.Cut(f, "=")
 		if strings.EqualFold(k, "type") && (strings.EqualFold(v, "cdir") || strings.EqualFold(v, "pdir")) {
 			return true
@@ -110,36 +111,54 @@ func isMLSDSelf(line string) bool {
 	return false
 }
 
+// cutMLSD splits an MLSD line into its facts and its pathname (RFC 3659
+// section 7.2: the facts, each ending in ";", then one SP, then the
+// pathname, which may hold SP and ";"). Facts hold no SP by the grammar,
+// but servers write values with spaces (an owner's full name, the target
+// of OS.unix=slink:): when the text before the first SP does not end in
+// ";", the facts end at the first "; ". A line of facts that do not end
+// in ";" is cut at its first SP.
+func cutMLSD(line string) (facts, name string) {
+	facts, name, ok := strings.Cut(line, " ")
+	if !ok || facts == "" || strings.HasSuffix(facts, ";") {
+		return facts, name
+	}
+	if i := strings.Index(line, "; "); i >= 0 {
+		return line[:i+1], line[i+2:]
+	}
+	return facts, name
+}
+
 // parseMLSDLine parses one line of an MLSD listing (RFC 3659 section 7.2):
 //
 //	entry = [ facts ] SP pathname
 //	facts = 1*( fact ";" )
 //	fact  = factname "=" value
 //
-// Fact names are case-insensitive. type (file, dir, cdir, pdir, or an OS
-// specific value such as OS.unix=slink:TARGET), size, sizd and modify
-// (YYYYMMDDHHMMSS[.sss], UTC, section 2.3) fill the entry; the other facts
-// go to Extra under their lower-case names. cdir and pdir entries (the
-// directory itself and its parent) are not members and are refused.
+// Fact names are case-insensitive and the facts come in any order. type
+// (file, dir, cdir, pdir, or an OS specific value such as
+// OS.unix=slink:TARGET), size, sizd and modify (YYYYMMDDHHMMSS[.sss], UTC,
+// section 2.3) fill the entry; the other facts go to Extra under their
+// lower-case names. A missing size leaves Size at -1, a missing type
+// makes an EntryOther. cdir and pdir entries (the directory itself and
+// its parent) are not members and are refused.
 func parseMLSDLine(line string) (proto.Entry, bool) {
-	facts, name, ok := strings.Cut(line, " ")
-	if !ok || name == "" {
+	facts, name := cutMLSD(line)
+	if name == "" || strings.ContainsAny(facts, "\t") {
 		return proto.Entry{}, false
 	}
 	e := proto.Entry{Name: name, Type: proto.EntryOther, Size: -1}
-	sawType := false
-	for _, f := range strings.Split(facts, ";") {
+	for f := range strings.SplitSeq(facts, ";") {
 		if f == "" {
 			continue
 		}
 		k, v, ok := strings.Cut(f, "=")
-		if !ok {
+		if !ok || k == "" {
 			return proto.Entry{}, false
 		}
 		k = strings.ToLower(k)
 		switch k {
 		case "type":
-			sawType = true
 			lv := strings.ToLower(v)
 			switch {
 			case lv == "file":
@@ -159,7 +178,7 @@ func parseMLSDLine(line string) (proto.Entry, bool) {
 			}
 		case "size", "sizd":
 			n, err := strconv.ParseInt(v, 10, 64)
-			if err != nil || n < 0 {
+			if err != nil || n < 0 || v[0] == '+' {
 				return proto.Entry{}, false
 			}
 			e.Size = n
@@ -172,9 +191,6 @@ func parseMLSDLine(line string) (proto.Entry, bool) {
 		default:
 			setExtra(&e, k, v)
 		}
-	}
-	if !sawType {
-		e.Type = proto.EntryOther
 	}
 	return e, true
 }
@@ -264,42 +280,37 @@ func month(s string) (time.Month, bool) {
 //	drwxr-xr-x    2 0        0            4096 Mar 15  2019 pub
 //	-rw-r--r--    1 ftp      ftp          1234 Jan 02 03:04 name with spaces
 //	lrwxrwxrwx    1 0        0               7 Mar 15  2019 link -> target
+//	-rw-r--r--.   1 0        0               5 2020-01-02 03:04 long-iso
+//	-rw-r--r--@   1 0        0               5 2020-01-02 03:04:05.000000000 +0100 full-iso
 //
-// The group column may be missing, and device files show "major, minor"
-// where others show the size. The name is everything after the single
-// space that follows the date, so names with spaces (even leading ones)
-// survive. A date without a year is placed in the twelve months before
-// now (plus a day of slack for clocks that differ).
+// The mode may carry one mark of an ACL, an SELinux context or extended
+// attributes ("+", ".", "@"). The group column may be missing, and so may
+// the link count; device files show "major, minor" where others show the
+// size. The date is "Mon DD HH:MM" or "Mon DD YYYY", or one of GNU ls's
+// ISO styles: long-iso "YYYY-MM-DD HH:MM", full-iso "YYYY-MM-DD
+// HH:MM:SS.NNNNNNNNN +ZZZZ" (the zone applied, the time kept in UTC), iso
+// "MM-DD HH:MM" or "YYYY-MM-DD". The name is everything after the single
+// space that follows the date, so names with spaces (even leading or
+// trailing ones) survive; a link's name ends at its first " -> ". A date
+// without a year is placed in the twelve months before now (plus a day of
+// slack for clocks that differ).
 func parseUnixLine(line string, now time.Time) (proto.Entry, bool) {
-	var buf [9]field
+	var buf [10]field
 	fs := fields(buf[:0], line)
-	if len(fs) < 7 || len(fs[0].s) < 10 {
+	if len(fs) < 5 {
 		return proto.Entry{}, false
 	}
 	perm := fs[0].s
-	var typ proto.EntryType
-	switch perm[0] {
-	case '-':
-		typ = proto.EntryFile
-	case 'd':
-		typ = proto.EntryDir
-	case 'l':
-		typ = proto.EntryLink
-	case 'c', 'b', 'p', 's', 'D':
-		typ = proto.EntryOther
-	default:
+	typ, ok := unixType(perm)
+	if !ok {
 		return proto.Entry{}, false
 	}
-	for _, c := range perm[1:10] {
-		if !strings.ContainsRune("rwxsStTl-", c) {
-			return proto.Entry{}, false
-		}
-	}
-	// Find the month: it follows the size, which follows the owner (and
-	// perhaps a group) after the link count.
-	m := -1
-	for i := 3; i+2 < len(fs) && i <= 6; i++ {
-		if _, ok := month(fs[i].s); ok {
+	// Find the date: it follows the size, which follows the owner (and
+	// perhaps a group) after the link count (or no link count).
+	var t time.Time
+	m, end := -1, 0
+	for i := 3; i <= 6 && i < len(fs); i++ {
+		if t, end, ok = unixDate(line, fs, i, now); ok {
 			m = i
 			break
 		}
@@ -307,25 +318,20 @@ func parseUnixLine(line string, now time.Time) (proto.Entry, bool) {
 	if m < 0 {
 		return proto.Entry{}, false
 	}
-	t, ok := unixTime(fs[m].s, fs[m+1].s, fs[m+2].s, now)
-	if !ok {
-		return proto.Entry{}, false
-	}
 	e := proto.Entry{Type: typ, Size: -1, ModTime: t}
 	sizeAt := m - 1
-	if typ == proto.EntryOther && m >= 5 && strings.HasSuffix(fs[m-2].s, ",") {
+	if typ == proto.EntryOther && m >= 4 && strings.HasSuffix(fs[m-2].s, ",") {
 		sizeAt = m - 2 // "major, minor"
 	} else if typ != proto.EntryOther {
 		n, err := strconv.ParseInt(fs[m-1].s, 10, 64)
-		if err != nil || n < 0 {
+		if err != nil || n < 0 || fs[m-1].s[0] == '+' {
 			return proto.Entry{}, false
 		}
 		e.Size = n
 	}
-	if sizeAt < 3 || sizeAt > 4 {
+	if sizeAt < 2 || sizeAt > 4 {
 		return proto.Entry{}, false
 	}
-	end := fs[m+2].end
 	if end+1 >= len(line) {
 		return proto.Entry{}, false
 	}
@@ -339,11 +345,188 @@ func parseUnixLine(line string, now time.Time) (proto.Entry, bool) {
 		return proto.Entry{}, false
 	}
 	setExtra(&e, "perm", perm)
-	setExtra(&e, "owner", fs[2].s)
-	if sizeAt == 4 {
+	switch sizeAt {
+	case 2: // no link count: mode, owner, size
+		setExtra(&e, "owner", fs[1].s)
+	case 3:
+		setExtra(&e, "owner", fs[2].s)
+	case 4:
+		setExtra(&e, "owner", fs[2].s)
 		setExtra(&e, "group", fs[3].s)
 	}
 	return e, true
+}
+
+// unixType returns the entry type of an ls mode string: a type letter,
+// nine permission letters, and perhaps one mark of an ACL ("+"), an
+// SELinux context (".") or extended attributes ("@").
+func unixType(perm string) (proto.EntryType, bool) {
+	switch len(perm) {
+	case 10:
+	case 11:
+		if c := perm[10]; c != '+' && c != '.' && c != '@' {
+			return "", false
+		}
+	default:
+		return "", false
+	}
+	var typ proto.EntryType
+	switch perm[0] {
+	case '-':
+		typ = proto.EntryFile
+	case 'd':
+		typ = proto.EntryDir
+	case 'l':
+		typ = proto.EntryLink
+	case 'c', 'b', 'p', 's', 'D':
+		typ = proto.EntryOther
+	default:
+		return "", false
+	}
+	for i := 1; i < 10; i++ {
+		switch perm[i] {
+		case 'r', 'w', 'x', 's', 'S', 't', 'T', 'l', '-':
+		default:
+			return "", false
+		}
+	}
+	return typ, true
+}
+
+// unixDate reads the date of an ls line starting at field i, in any of
+// the styles parseUnixLine lists, and returns it with the end of its last
+// field in the line.
+func unixDate(line string, fs []field, i int, now time.Time) (time.Time, int, bool) {
+	s := fs[i].s
+	if _, ok := month(s); ok {
+		if i+2 >= len(fs) {
+			return time.Time{}, 0, false
+		}
+		t, ok := unixTime(s, fs[i+1].s, fs[i+2].s, now)
+		return t, fs[i+2].end, ok
+	}
+	switch {
+	case len(s) == 10 && s[4] == '-' && s[7] == '-':
+		y, mo, d, ok := isoDate(s)
+		if !ok {
+			return time.Time{}, 0, false
+		}
+		if i+1 >= len(fs) {
+			return time.Time{}, 0, false
+		}
+		hh, mm, ss, ns, hasSec, ok := isoClock(fs[i+1].s)
+		if !ok {
+			// iso style, an old file: the date alone.
+			return time.Date(y, mo, d, 0, 0, 0, 0, time.UTC), fs[i].end, true
+		}
+		t := time.Date(y, mo, d, hh, mm, ss, ns, time.UTC)
+		// full-iso: a zone follows the seconds. After a fraction it must;
+		// after whole seconds, a zone-like field is the zone only if a
+		// name follows it.
+		frac := strings.Contains(fs[i+1].s, ".")
+		if hasSec && i+2 < len(fs) {
+			if off, ok := isoZone(fs[i+2].s); ok && (frac || fs[i+2].end+1 < len(line)) {
+				return t.Add(-off), fs[i+2].end, true
+			}
+		}
+		if frac {
+			return time.Time{}, 0, false // full-iso without its zone
+		}
+		end := fs[i+1].end
+		return t, end, true
+	case len(s) == 5 && s[2] == '-':
+		// iso style, a recent file: "MM-DD HH:MM".
+		mo, err1 := strconv.Atoi(s[:2])
+		d, err2 := strconv.Atoi(s[3:])
+		if err1 != nil || err2 != nil || !isDigits(s[:2]) || !isDigits(s[3:]) || mo < 1 || mo > 12 || d < 1 || d > 31 || i+1 >= len(fs) {
+			return time.Time{}, 0, false
+		}
+		hh, mm, _, _, hasSec, ok := isoClock(fs[i+1].s)
+		if !ok || hasSec {
+			return time.Time{}, 0, false
+		}
+		return placeInYear(time.Month(mo), d, hh, mm, now), fs[i+1].end, true
+	}
+	return time.Time{}, 0, false
+}
+
+// isoDate reads "YYYY-MM-DD", a date that exists, from 1900 on (as
+// unixTime).
+func isoDate(s string) (int, time.Month, int, bool) {
+	if len(s) != 10 || s[4] != '-' || s[7] != '-' || !isDigits(s[:4]) || !isDigits(s[5:7]) || !isDigits(s[8:]) {
+		return 0, 0, 0, false
+	}
+	y, _ := strconv.Atoi(s[:4])
+	mo, _ := strconv.Atoi(s[5:7])
+	d, _ := strconv.Atoi(s[8:])
+	if y < 1900 || !validDate(y, mo, d) {
+		return 0, 0, 0, false
+	}
+	return y, time.Month(mo), d, true
+}
+
+// validDate reports whether day d of month mo exists in year y.
+func validDate(y, mo, d int) bool {
+	if mo < 1 || mo > 12 || d < 1 || d > 31 {
+		return false
+	}
+	return time.Date(y, time.Month(mo), d, 0, 0, 0, 0, time.UTC).Day() == d
+}
+
+// isoClock reads "HH:MM", "HH:MM:SS" or "HH:MM:SS.fraction" (up to nine
+// digits of fraction are kept).
+func isoClock(s string) (hh, mm, ss, ns int, hasSec, ok bool) {
+	if len(s) < 5 || s[2] != ':' || !isDigits(s[:2]) || !isDigits(s[3:5]) {
+		return
+	}
+	hh, _ = strconv.Atoi(s[:2])
+	mm, _ = strconv.Atoi(s[3:5])
+	if hh > 23 || mm > 59 {
+		return
+	}
+	rest := s[5:]
+	if rest == "" {
+		return hh, mm, 0, 0, false, true
+	}
+	if len(rest) < 3 || rest[0] != ':' || !isDigits(rest[1:3]) {
+		return
+	}
+	ss, _ = strconv.Atoi(rest[1:3])
+	if ss > 60 {
+		return
+	}
+	rest = rest[3:]
+	if rest != "" {
+		if rest[0] != '.' || len(rest) < 2 || !isDigits(rest[1:]) {
+			return
+		}
+		frac := rest[1:]
+		for i := 0; i < 9; i++ {
+			ns *= 10
+			if i < len(frac) {
+				ns += int(frac[i] - '0')
+			}
+		}
+	}
+	return hh, mm, ss, ns, true, true
+}
+
+// isoZone reads a numeric zone "+HHMM" or "-HHMM" as an offset east of
+// UTC.
+func isoZone(s string) (time.Duration, bool) {
+	if len(s) != 5 || s[0] != '+' && s[0] != '-' || !isDigits(s[1:]) {
+		return 0, false
+	}
+	h, _ := strconv.Atoi(s[1:3])
+	m, _ := strconv.Atoi(s[3:])
+	if h > 23 || m > 59 {
+		return 0, false
+	}
+	off := time.Duration(h)*time.Hour + time.Duration(m)*time.Minute
+	if s[0] == '-' {
+		off = -off
+	}
+	return off, true
 }
 
 // unixTime reads ls's "Mon DD HH:MM" or "Mon DD YYYY" as UTC.
@@ -356,21 +539,28 @@ func unixTime(mon, day, tod string, now time.Time) (time.Time, bool) {
 	if h, mi, ok := strings.Cut(tod, ":"); ok {
 		hh, err1 := strconv.Atoi(h)
 		mm, err2 := strconv.Atoi(mi)
-		if err1 != nil || err2 != nil || len(h) > 2 || len(mi) != 2 || hh > 23 || mm > 59 || hh < 0 || mm < 0 {
+		if err1 != nil || err2 != nil || len(h) > 2 || len(mi) != 2 || hh > 23 || mm > 59 || hh < 0 || mm < 0 || !isDigits(h) || !isDigits(mi) {
 			return time.Time{}, false
 		}
-		now = now.UTC()
-		t := time.Date(now.Year(), mo, d, hh, mm, 0, 0, time.UTC)
-		if t.After(now.Add(24 * time.Hour)) {
-			t = t.AddDate(-1, 0, 0)
-		}
-		return t, true
+		return placeInYear(mo, d, hh, mm, now), true
 	}
 	y, err := strconv.Atoi(tod)
 	if err != nil || len(tod) != 4 || y < 1900 {
 		return time.Time{}, false
 	}
 	return time.Date(y, mo, d, 0, 0, 0, 0, time.UTC), true
+}
+
+// placeInYear returns the moment of a date written without its year: in
+// the twelve months before now, with a day of slack for clocks that
+// differ.
+func placeInYear(mo time.Month, d, hh, mm int, now time.Time) time.Time {
+	now = now.UTC()
+	t := time.Date(now.Year(), mo, d, hh, mm, 0, 0, time.UTC)
+	if t.After(now.Add(24 * time.Hour)) {
+		t = t.AddDate(-1, 0, 0)
+	}
+	return t
 }
 
 // parseDOSLine parses the MS-DOS style LIST output of IIS and some other
@@ -413,10 +603,10 @@ func parseDOSLine(line string) (proto.Entry, bool) {
 // dosTime reads "MM-DD-YY" or "MM-DD-YYYY" and "HH:MMAM"/"HH:MMPM" (or a
 // 24-hour "HH:MM") as UTC.
 func dosTime(date, tod string) (time.Time, bool) {
-	p := strings.Split(date, "-")
-	if len(p) != 3 || len(p[0]) != 2 || len(p[1]) != 2 || len(p[2]) != 2 && len(p[2]) != 4 {
+	if len(date) != 8 && len(date) != 10 || date[2] != '-' || date[5] != '-' {
 		return time.Time{}, false
 	}
+	p := [3]string{date[:2], date[3:5], date[6:]}
 	for _, s := range p {
 		if !isDigits(s) {
 			return time.Time{}, false

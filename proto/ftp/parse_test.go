@@ -44,6 +44,23 @@ var mlsdTests = []struct {
 	{"type=OS.unix=chr-1/3; null", proto.Entry{Name: "null", Type: proto.EntryOther, Size: -1, Extra: map[string]string{"type": "OS.unix=chr-1/3"}}, true},
 	// 7.2: no facts at all.
 	{" bare", proto.Entry{Name: "bare", Type: proto.EntryOther, Size: -1}, true},
+	// 7.5.1: facts in any case and any order; no size; "sizd" of a dir.
+	{"MODIFY=20220813133357;PERM=r;TYPE=FILE; upper",
+		proto.Entry{Name: "upper", Type: proto.EntryFile, Size: -1, ModTime: time.Date(2022, 8, 13, 13, 33, 57, 0, time.UTC), Extra: map[string]string{"perm": "r"}}, true},
+	{"sizd=4096;type=dir; d", proto.Entry{Name: "d", Type: proto.EntryDir, Size: 4096}, true},
+	// 7.2: the pathname follows the first SP after the facts, ";" and
+	// spaces included.
+	{"type=file;size=1;  lead;ing", proto.Entry{Name: " lead;ing", Type: proto.EntryFile, Size: 1}, true},
+	// Values with spaces (servers outside the grammar): the facts end at
+	// "; ".
+	{"type=OS.unix=slink:/a b/c;size=3; l", proto.Entry{Name: "l", Type: proto.EntryLink, Size: 3, Target: "/a b/c"}, true},
+	{"type=file;UNIX.ownername=John Doe;size=3; f x", proto.Entry{Name: "f x", Type: proto.EntryFile, Size: 3, Extra: map[string]string{"unix.ownername": "John Doe"}}, true},
+	// No ";" before the SP: cut at the SP.
+	{"type=file;size=3 name", proto.Entry{Name: "name", Type: proto.EntryFile, Size: 3}, true},
+	// No type fact: neither file nor directory.
+	{"size=3; untyped", proto.Entry{Name: "untyped", Type: proto.EntryOther, Size: 3}, true},
+	{"type=file;=x; noname", proto.Entry{}, false},
+	{"type=file;size=+3; plus", proto.Entry{}, false},
 	// Malformed: no space, bad size, bad time, fact without "=".
 	{"type=file;size=1;nospace", proto.Entry{}, false},
 	{"type=file;size=-1; neg", proto.Entry{}, false},
@@ -91,6 +108,59 @@ var unixTests = []struct {
 	// Hostile names survive as they are.
 	{"-rw-r--r--    1 0        0               5 Mar 15  2019 ../../etc/passwd",
 		proto.Entry{Name: "../../etc/passwd", Type: proto.EntryFile, Size: 5, ModTime: date(2019, 3, 15, 0, 0), Extra: map[string]string{"perm": "-rw-r--r--", "owner": "0", "group": "0"}}, true},
+	// An SELinux context (".") and extended attributes ("@", macOS) mark
+	// the mode as an ACL does (GNU coreutils manual, "What information is
+	// listed").
+	{"-rw-r--r--.   1 0        0               5 Mar 15  2019 selinux",
+		proto.Entry{Name: "selinux", Type: proto.EntryFile, Size: 5, ModTime: date(2019, 3, 15, 0, 0), Extra: map[string]string{"perm": "-rw-r--r--.", "owner": "0", "group": "0"}}, true},
+	{"drwxr-xr-x@  12 user  staff     384 Mar 15  2019 xattr",
+		proto.Entry{Name: "xattr", Type: proto.EntryDir, Size: 384, ModTime: date(2019, 3, 15, 0, 0), Extra: map[string]string{"perm": "drwxr-xr-x@", "owner": "user", "group": "staff"}}, true},
+	// Numeric owner, no group.
+	{"-rw-r--r-- 1 1000 42 Mar 15  2019 n",
+		proto.Entry{Name: "n", Type: proto.EntryFile, Size: 42, ModTime: date(2019, 3, 15, 0, 0), Extra: map[string]string{"perm": "-rw-r--r--", "owner": "1000"}}, true},
+	// No link count (NetPresenz, sample of cr.yp.to/ftpparse.html).
+	{"drwxrwxr-x               folder        2 May 10  1996 network",
+		proto.Entry{Name: "network", Type: proto.EntryDir, Size: 2, ModTime: date(1996, 5, 10, 0, 0), Extra: map[string]string{"perm": "drwxrwxr-x", "owner": "folder"}}, true},
+	// A group named like a month is not the date.
+	{"-rw-r--r-- 1 owner jan 12 Mar 01  2020 x",
+		proto.Entry{Name: "x", Type: proto.EntryFile, Size: 12, ModTime: date(2020, 3, 1, 0, 0), Extra: map[string]string{"perm": "-rw-r--r--", "owner": "owner", "group": "jan"}}, true},
+	// Block device without a group; a device written "major,minor".
+	{"brw-rw----    1 0          8,   0 Mar 15  2019 sda",
+		proto.Entry{Name: "sda", Type: proto.EntryOther, Size: -1, ModTime: date(2019, 3, 15, 0, 0), Extra: map[string]string{"perm": "brw-rw----", "owner": "0"}}, true},
+	{"crw-rw-rw-    1 0        0          1,3 Mar 15  2019 null",
+		proto.Entry{Name: "null", Type: proto.EntryOther, Size: -1, ModTime: date(2019, 3, 15, 0, 0), Extra: map[string]string{"perm": "crw-rw-rw-", "owner": "0", "group": "0"}}, true},
+	// Leading, trailing and repeated spaces are the name's.
+	{"-rw-r--r--    1 0        0               5 Mar 15  2019   lead  and trail  ",
+		proto.Entry{Name: "  lead  and trail  ", Type: proto.EntryFile, Size: 5, ModTime: date(2019, 3, 15, 0, 0), Extra: map[string]string{"perm": "-rw-r--r--", "owner": "0", "group": "0"}}, true},
+	// " -> " splits a link's line only, at its first occurrence.
+	{"-rw-r--r--    1 0        0               5 Mar 15  2019 a -> b",
+		proto.Entry{Name: "a -> b", Type: proto.EntryFile, Size: 5, ModTime: date(2019, 3, 15, 0, 0), Extra: map[string]string{"perm": "-rw-r--r--", "owner": "0", "group": "0"}}, true},
+	{"lrwxrwxrwx    1 0        0               5 Mar 15  2019 a -> b -> c",
+		proto.Entry{Name: "a", Target: "b -> c", Type: proto.EntryLink, Size: 5, ModTime: date(2019, 3, 15, 0, 0), Extra: map[string]string{"perm": "lrwxrwxrwx", "owner": "0", "group": "0"}}, true},
+	// GNU ls --time-style (coreutils manual, "Formatting file
+	// timestamps"): long-iso, full-iso (the zone applied), iso.
+	{"-rw-r--r--    1 0        0               5 2020-01-02 03:04 long",
+		proto.Entry{Name: "long", Type: proto.EntryFile, Size: 5, ModTime: date(2020, 1, 2, 3, 4), Extra: map[string]string{"perm": "-rw-r--r--", "owner": "0", "group": "0"}}, true},
+	{"-rw-r--r--    1 0        0               5 2020-01-02 03:04:05.000000000 +0000 full",
+		proto.Entry{Name: "full", Type: proto.EntryFile, Size: 5, ModTime: time.Date(2020, 1, 2, 3, 4, 5, 0, time.UTC), Extra: map[string]string{"perm": "-rw-r--r--", "owner": "0", "group": "0"}}, true},
+	{"-rw-r--r--    1 0        0               5 2020-01-02 03:04:05.477817180 -0700 west",
+		proto.Entry{Name: "west", Type: proto.EntryFile, Size: 5, ModTime: time.Date(2020, 1, 2, 10, 4, 5, 477817180, time.UTC), Extra: map[string]string{"perm": "-rw-r--r--", "owner": "0", "group": "0"}}, true},
+	{"-rw-r--r--    1 0        0               5 2020-01-02 01:00:00 +0130 east",
+		proto.Entry{Name: "east", Type: proto.EntryFile, Size: 5, ModTime: time.Date(2020, 1, 1, 23, 30, 0, 0, time.UTC), Extra: map[string]string{"perm": "-rw-r--r--", "owner": "0", "group": "0"}}, true},
+	// Whole seconds then a zone-like last field: that field is the name.
+	{"-rw-r--r--    1 0        0               5 2020-01-02 01:00:00 +0130",
+		proto.Entry{Name: "+0130", Type: proto.EntryFile, Size: 5, ModTime: time.Date(2020, 1, 2, 1, 0, 0, 0, time.UTC), Extra: map[string]string{"perm": "-rw-r--r--", "owner": "0", "group": "0"}}, true},
+	{"-rw-r--r--    1 0        0               5 2019-03-15 old iso",
+		proto.Entry{Name: "old iso", Type: proto.EntryFile, Size: 5, ModTime: date(2019, 3, 15, 0, 0), Extra: map[string]string{"perm": "-rw-r--r--", "owner": "0", "group": "0"}}, true},
+	{"-rw-r--r--    1 0        0               5 01-02 03:04 recent iso",
+		proto.Entry{Name: "recent iso", Type: proto.EntryFile, Size: 5, ModTime: date(2024, 1, 2, 3, 4), Extra: map[string]string{"perm": "-rw-r--r--", "owner": "0", "group": "0"}}, true},
+	// Refused: a full-iso time without its zone, a day that does not
+	// exist, marks that are none of ACL, SELinux, xattr.
+	{"-rw-r--r--    1 0        0               5 2020-01-02 03:04:05.000000000 x", proto.Entry{}, false},
+	{"-rw-r--r--    1 0        0               5 2020-02-30 03:04 x", proto.Entry{}, false},
+	{"-rw-r--r--x   1 0        0               5 Mar 15  2019 x", proto.Entry{}, false},
+	{"-rw-r--r--++  1 0        0               5 Mar 15  2019 x", proto.Entry{}, false},
+	{"-rw-r--r--    1 0        0              +5 Mar 15  2019 x", proto.Entry{}, false},
 	// Not entries: the "total" line, garbage, a missing name, bad dates.
 	{"total 24", proto.Entry{}, false},
 	{"hello world this is not a listing line at all", proto.Entry{}, false},
@@ -123,6 +193,11 @@ var dosTests = []struct {
 	{"07-04-2021  12:00AM                0 empty", proto.Entry{Name: "empty", Type: proto.EntryFile, Size: 0, ModTime: date(2021, 7, 4, 0, 0)}, true},
 	// 24-hour clock.
 	{"07-04-2021  23:59                 10 late", proto.Entry{Name: "late", Type: proto.EntryFile, Size: 10, ModTime: date(2021, 7, 4, 23, 59)}, true},
+	// 12 PM is noon; "<dir>" in any case; a name with spaces.
+	{"07-04-21  12:30PM       <dir>          My Documents", proto.Entry{Name: "My Documents", Type: proto.EntryDir, Size: -1, ModTime: date(2021, 7, 4, 12, 30)}, true},
+	{"02-29-2000  01:02AM    7 leap", proto.Entry{Name: "leap", Type: proto.EntryFile, Size: 7, ModTime: date(2000, 2, 29, 1, 2)}, true},
+	{"07-04-2021  00:00AM    10 zero", proto.Entry{}, false},
+	{"7-4-2021  11:00AM    10 short", proto.Entry{}, false},
 	{"13-04-2021  11:00AM    10 badmonth", proto.Entry{}, false},
 	{"07-04-2021  13:00PM    10 badhour", proto.Entry{}, false},
 	{"07-04-2021  11:00AM    <DIR>", proto.Entry{}, false},
@@ -210,15 +285,21 @@ func writeMLSD(e proto.Entry) string {
 }
 
 // writeUnix writes e back as an "ls -l" line: the time of day when the
-// date is within the year before now (as ls does), else the year.
+// date is within the year before now (as ls does) or the year, when that
+// gives the same moment back, else the full-iso style.
 func writeUnix(e proto.Entry) string {
 	size := strconv.FormatInt(e.Size, 10)
 	if e.Type == proto.EntryOther {
 		size = "1, 3"
 	}
-	when := e.ModTime.Format("Jan _2  2006")
-	if e.ModTime.Hour() != 0 || e.ModTime.Minute() != 0 {
-		when = e.ModTime.Format("Jan _2 15:04")
+	when := e.ModTime.Format("2006-01-02 15:04:05.000000000 -0700")
+	t := e.ModTime
+	if t.Second() == 0 && t.Nanosecond() == 0 {
+		if t.Hour() == 0 && t.Minute() == 0 {
+			when = t.Format("Jan _2  2006")
+		} else if placeInYear(t.Month(), t.Day(), t.Hour(), t.Minute(), now).Equal(t) {
+			when = t.Format("Jan _2 15:04")
+		}
 	}
 	group := ""
 	if g, ok := e.Extra["group"]; ok {
@@ -231,38 +312,108 @@ func writeUnix(e proto.Entry) string {
 	return e.Extra["perm"] + " 1 " + e.Extra["owner"] + group + " " + size + " " + when + " " + name
 }
 
-// FuzzParseListing: no input makes a parser panic; every entry has a name
-// without LF and a size of at least -1; and an entry written back in its
-// format parses to the same entry (parse, format, parse).
+// The values of format and syst the fuzz test tries.
+var (
+	fuzzFormats = []string{formatLIST, formatMLSD, formatNLST}
+	fuzzSysts   = []string{"", "UNIX Type: L8", "VMS V6.1", "Windows_NT", "NETWARE", "OS/2", "OS/400 is the remote operating system. The TCP/IP version is \"V5R1M0\"."}
+)
+
+// FuzzParseListing: for every format and SYST reply, no input makes the
+// parser panic, and
+//
+//   - every entry has a non-empty name without LF, a size of at least -1
+//     and one of the types file, dir, link, other;
+//   - the unparsed lines are lines of the input, verbatim and in order;
+//   - every input line that is not blank (spaces and tabs only) and not
+//     among the unparsed lines is accounted for: it is a line that
+//     describes the listing (isNonEntryLine; an MLSD cdir or pdir), or it
+//     holds the name of an entry, or it names "." or ".." (left out), or
+//     it holds the details of a wrapped VMS name (the line before it is
+//     such a name alone);
+//   - entries and unparsed lines together are no more than the lines that
+//     are not blank;
+//
+// and an MLSD or ls entry written back in its format parses to the same
+// entry (parse, format, parse).
 func FuzzParseListing(f *testing.F) {
+	var seeds []string
 	for _, tt := range mlsdTests {
-		f.Add(tt.line, true)
+		seeds = append(seeds, tt.line)
 	}
 	for _, tt := range unixTests {
-		f.Add(tt.line, false)
+		seeds = append(seeds, tt.line)
 	}
 	for _, tt := range dosTests {
-		f.Add(tt.line, false)
+		seeds = append(seeds, tt.line)
 	}
-	f.Add("type=file;size=1; a\r\nb\rc\n\n;;;", true)
-	f.Add("-rw-r--r-- 1 a b 1 Jan  1 00:00 x\r\nlrwxrwxrwx 1 a 1 Jan  1  1999 l -> t -> u", false)
-	f.Fuzz(func(t *testing.T, s string, mlsd bool) {
-		format := formatLIST
-		if mlsd {
-			format = formatMLSD
+	for _, tests := range [][]lineTest{eplfTests, vmsTests, netwareTests, os2Tests, os400Tests} {
+		for _, tt := range tests {
+			seeds = append(seeds, tt.line)
 		}
-		for _, e := range first(parseListing([]byte(s), format, "", now)) {
+	}
+	for _, tt := range wholeListings {
+		seeds = append(seeds, tt.raw)
+	}
+	seeds = append(seeds,
+		"type=file;size=1; a\r\nb\rc\n\n;;;",
+		"-rw-r--r-- 1 a b 1 Jan  1 00:00 x\r\nlrwxrwxrwx 1 a 1 Jan  1  1999 l -> t -> u",
+		"LONG.TXT;1\n LONG.TXT;2\n3 4-JAN-2001",
+		"total 3\n \t \nDirectory [X]\nTotal of 1 file, 1 block.\n")
+	for i, s := range seeds {
+		f.Add(s, uint8(i%len(fuzzFormats)), uint8(i%len(fuzzSysts)))
+		f.Add(s, uint8(0), uint8(0))
+	}
+	f.Fuzz(func(t *testing.T, s string, fi, si uint8) {
+		format := fuzzFormats[int(fi)%len(fuzzFormats)]
+		syst := fuzzSysts[int(si)%len(fuzzSysts)]
+		entries, unparsed := parseListing([]byte(s), format, syst, now)
+		for _, e := range entries {
 			if e.Name == "" || strings.Contains(e.Name, "\n") {
 				t.Errorf("entry with name %q from %q", e.Name, s)
 			}
 			if e.Size < -1 {
 				t.Errorf("entry %q with size %d", e.Name, e.Size)
 			}
+			switch e.Type {
+			case proto.EntryFile, proto.EntryDir, proto.EntryLink, proto.EntryOther:
+			default:
+				t.Errorf("entry %q of type %q", e.Name, e.Type)
+			}
+		}
+		var lines []string
+		for _, l := range splitLines([]byte(s)) {
+			if !isBlank(l) || format == formatNLST {
+				lines = append(lines, l)
+			}
+		}
+		if len(entries)+len(unparsed) > len(lines) {
+			t.Errorf("%d entries and %d unparsed lines from %d lines", len(entries), len(unparsed), len(lines))
+		}
+		j := 0
+		for i, l := range lines {
+			if j < len(unparsed) && l == unparsed[j] {
+				j++
+				continue
+			}
+			if !accounted(l, i, lines, entries, format) {
+				t.Errorf("line %q (format %s, syst %q) is neither an entry nor unparsed; entries %s", l, format, syst, entryNames(entries))
+			}
+		}
+		if j != len(unparsed) {
+			t.Errorf("unparsed %q are not the input's lines in order", unparsed[j:])
 		}
 		for _, line := range splitLines([]byte(s)) {
-			if mlsd {
+			if format == formatMLSD {
 				e, ok := parseMLSDLine(line)
-				if !ok || strings.ContainsAny(e.Target, ";") {
+				if !ok || strings.ContainsAny(e.Target, "; ") || strings.Contains(e.Name, "; ") {
+					continue
+				}
+				for _, v := range e.Extra {
+					if strings.ContainsAny(v, "; ") {
+						ok = false
+					}
+				}
+				if !ok {
 					continue
 				}
 				again := writeMLSD(e)
@@ -284,6 +435,25 @@ func FuzzParseListing(f *testing.F) {
 			}
 		}
 	})
+}
+
+// accounted reports whether lines[i], which parseListing did not return as
+// unparsed, is a line that describes the listing or the line of an entry.
+func accounted(l string, i int, lines []string, entries []proto.Entry, format string) bool {
+	if format != formatNLST && (isNonEntryLine(l) || format == formatMLSD && isMLSDSelf(l)) {
+		return true
+	}
+	for _, suffix := range []string{" .", " ..", "\t.", "\t..", " ./", " ../"} {
+		if strings.HasSuffix(l, suffix) {
+			return true
+		}
+	}
+	for _, e := range entries {
+		if strings.Contains(l, e.Name) {
+			return true
+		}
+	}
+	return i > 0 && isVMSNameLine(lines[i-1])
 }
 
 // first returns the entries of a parseListing result.

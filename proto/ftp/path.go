@@ -2,6 +2,7 @@ package ftp
 
 import (
 	"fmt"
+	"net/textproto"
 	"strings"
 
 	"github.com/rfc1738/fetch/proto"
@@ -108,4 +109,47 @@ func joinDir(segs []string) string {
 		return "/"
 	}
 	return d
+}
+
+// loginDir returns the directory named by a reply to PWD (last, the
+// last reply line read), or "" when it names none that can be sent back
+// in a CWD. See parsePWD.
+func loginDir(last *textproto.Error) string {
+	if last == nil || last.Code != StatusPathCreated {
+		return ""
+	}
+	dir, ok := parsePWD(last.Msg)
+	if !ok || proto.CheckArg(dir) != nil {
+		return ""
+	}
+	return dir
+}
+
+// parsePWD returns the directory name in the text of a 257 reply. RFC 959
+// appendix II: the name comes first, in double quotes, and a double quote
+// inside it is doubled ("/a""b" is /a"b); commentary follows. The name is
+// taken as the server wrote it, in whatever syntax its system uses: VMS
+// answers "DISK$USER:[ANONYMOUS]", and a CWD to exactly that text is how
+// to come back to it. Some old servers send the name without quotes
+// ("257 /home/ftp is the current directory"): then it is the first word.
+func parsePWD(msg string) (string, bool) {
+	open := strings.IndexByte(msg, '"')
+	if open < 0 {
+		word, _, _ := strings.Cut(strings.TrimSpace(msg), " ")
+		return word, word != ""
+	}
+	var b strings.Builder
+	for i := open + 1; i < len(msg); i++ {
+		if msg[i] != '"' {
+			b.WriteByte(msg[i])
+			continue
+		}
+		if i+1 < len(msg) && msg[i+1] == '"' {
+			b.WriteByte('"')
+			i++
+			continue
+		}
+		return b.String(), b.Len() > 0
+	}
+	return "", false // no closing quote
 }

@@ -1,0 +1,46 @@
+package ftp
+
+import (
+	"strings"
+)
+
+// statusSystemType is the reply to SYST (RFC 959 section 4.1.3 and 4.2:
+// "215 NAME system type", where NAME is a system name from the Assigned
+// Numbers document, "UNIX Type: L8", "VMS V5.5", "Windows_NT").
+const statusSystemType = 215
+
+// askSYST sends SYST once on c, before its first LIST: the reply names the
+// server's system, which helps tell apart the layouts of LIST (parse.go).
+// It is not sent at login: a connection that only retrieves files, or
+// lists with MLSD or NLST, never pays for it. A refusal, or a reply that is
+// not 215, leaves c.syst empty and is not an error; only a failed
+// connection is.
+//
+// The command goes through the pipelined path's own reader (pipeline.go),
+// not the library's: SYST is not in the library. The library's reader
+// holds nothing at this point (the server sends nothing unasked), and
+// handBack checks that ours holds nothing after the reply either, so the
+// library's next command reads its own reply.
+func (c *conn) askSYST() error {
+	if c.systAsked {
+		return nil
+	}
+	c.systAsked = true
+	if err := c.send("SYST"); err != nil {
+		return c.fail("SYST", err)
+	}
+	code, msg, err := c.reply(2)
+	switch {
+	case err == nil && code == statusSystemType:
+		line, _, _ := strings.Cut(msg, "\n")
+		c.syst = strings.TrimSpace(sanitize(line, 200))
+	case err == nil || replyCode(err) != 0:
+		c.w.note("SYST gave no system type: the listing's layout is told from its lines alone")
+	default:
+		return c.fail("SYST", err)
+	}
+	if err := c.handBack(); err != nil {
+		return c.fail("SYST", err)
+	}
+	return nil
+}
