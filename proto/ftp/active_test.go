@@ -246,7 +246,7 @@ func TestActiveListingAndResume(t *testing.T) {
 		t.Fatalf("resume: %q, %v", body, err)
 	}
 	d.CloseIdleConnections()
-	waitActive(t, f, anonLogin+"EPRT|LIST|EPRT|NLST|EPRT|REST 4|RETR a|QUIT")
+	waitActive(t, f, anonLogin+"SYST|EPRT|LIST|EPRT|NLST|EPRT|REST 4|RETR a|QUIT")
 }
 
 // The mirror's driver (PipelinePassive) sends no EPSV ahead in active
@@ -270,5 +270,5 @@ func TestActivePipelinedDriver(t *testing.T) {
 		}
 	}
 	d.CloseIdleConnections()
-	waitActive(t, f, anonLogin+"EPRT|LIST|EPRT|RETR a|EPRT|RETR b|EPRT|RETR c|QUIT")
+	waitActive(t, f, anonLogin+"SYST|EPRT|LIST|EPRT|RETR a|EPRT|RETR b|EPRT|RETR c|QUIT")
 }
