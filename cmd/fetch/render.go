@@ -7,6 +7,7 @@ import (
 	"io"
 	"maps"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -76,16 +77,48 @@ func renderLong(w io.Writer, entries []proto.Entry) {
 		width = max(width, len(sizeText(e.Size)))
 	}
 	for _, e := range entries {
-		perm := e.Extra["perm"]
-		if perm == "" {
-			perm = typeLetter(e.Type) + "?????????"
-		}
-		fmt.Fprintf(w, "%s %*s %s %s", clean(perm), width, sizeText(e.Size), timeText(e.ModTime), clean(e.Name))
+		fmt.Fprintf(w, "%s %*s %s %s", clean(lsMode(e)), width, sizeText(e.Size), timeText(e.ModTime), clean(e.Name))
 		if e.Target != "" {
 			fmt.Fprintf(w, " -> %s", clean(e.Target))
 		}
 		fmt.Fprintln(w)
 	}
+}
+
+// lsMode is the ls-style mode column of e: Extra["perm"] when it is one
+// (Unix and EPLF listings), else one made from an MLSD UNIX.mode fact
+// (octal permission bits), else the type letter and "?" for each bit. An
+// MLSD listing's own perm fact (RFC 3659 section 7.5.5, such as "adfr")
+// says what the login may do, not the mode, and is not shown here.
+func lsMode(e proto.Entry) string {
+	if p := e.Extra["perm"]; isLsMode(p) {
+		return p
+	}
+	if m, err := strconv.ParseUint(e.Extra["unix.mode"], 8, 32); err == nil {
+		const bits = "rwxrwxrwx"
+		b := []byte(typeLetter(e.Type) + "---------")
+		for i := range 9 {
+			if m&(1<<(8-i)) != 0 {
+				b[1+i] = bits[i]
+			}
+		}
+		return string(b)
+	}
+	return typeLetter(e.Type) + "?????????"
+}
+
+// isLsMode reports whether p looks like the first column of ls -l: a type
+// letter, then nine permission letters (and perhaps an ACL mark).
+func isLsMode(p string) bool {
+	if len(p) < 10 || !strings.ContainsRune("-dlcbpsD", rune(p[0])) {
+		return false
+	}
+	for _, c := range p[1:10] {
+		if !strings.ContainsRune("rwxsStTl-", c) {
+			return false
+		}
+	}
+	return true
 }
 
 func typeLetter(t proto.EntryType) string {
