@@ -291,7 +291,6 @@ func distinctArticles(t *testing.T, dir string) []string {
 	return out
 }
 
-
 // checkPython reads an export back with Python's mailbox module and
 // compares the count and each message's bytes (SHA-256) with want: in
 // order for an mbox (whose mboxrd quoting Python does not undo, so the
