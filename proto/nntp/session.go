@@ -282,7 +282,7 @@ func (s *Session) ListActive(ctx context.Context, wildmat string) ([]ActiveGroup
 	var out []ActiveGroup
 	err := s.c.readBlock(ctx, op, orDefault(s.d.MaxGroups, DefaultMaxGroups), orDefault(s.d.MaxListBytes, DefaultMaxListBytes), func(line []byte) error {
 		if g, err := parseActive(string(line)); err == nil {
-			out = append(out, ActiveGroup{Name: g.Name, High: g.High, Low: g.Low, Status: g.Status})
+			out = append(out, ActiveGroup(g))
 		}
 		return nil
 	})
