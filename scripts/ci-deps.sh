@@ -2,7 +2,7 @@
 # ci-deps.sh: install the Debian packages that the integration tests need.
 #
 #   bash scripts/ci-deps.sh          servers: nginx vsftpd pygopherd inn2 inetutils-telnetd socat (+ python3, media-types)
-#   bash scripts/ci-deps.sh --bench  also the peers for benchmarks: curl lftp wget lynx hyperfine
+#   bash scripts/ci-deps.sh --bench  also the peers for benchmarks: curl lftp wget lynx hyperfine suck slrnpull
 #
 # Idempotent: packages already installed are left alone and apt is not called when
 # nothing is missing. Packaged daemons are never started on their default ports: a
@@ -33,7 +33,7 @@ command -v apt-get >/dev/null 2>&1 || die "apt-get not found: this script suppor
 
 # The order matters: an MTA first, so that inn2 does not pull in exim4.
 servers=(nginx vsftpd pygopherd inetutils-telnetd socat python3 media-types)
-peers=(curl lftp wget lynx hyperfine)
+peers=(curl lftp wget lynx hyperfine suck slrnpull)
 
 installed() { # installed PKG: true when dpkg has PKG fully installed
 	[ "$(dpkg-query -W -f='${db:Status-Abbrev}' "$1" 2>/dev/null)" = "ii " ]

@@ -18,7 +18,7 @@ var ErrNoOverview = errNoOverview
 
 // DefaultPipeline is how many ARTICLE commands Session.Articles keeps
 // ahead of the replies it has read when Driver.Pipeline is zero.
-const DefaultPipeline = 16
+const DefaultPipeline = 64
 
 // Session is one connection to a news server, greeted, in reader mode and
 // authenticated, for a program that asks for many things in turn (a
