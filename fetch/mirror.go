@@ -41,7 +41,9 @@ var (
 )
 
 // Mirror copies the FTP directory, gopher menu or HTTP index page named by
-// rawURL, and everything below it on the same host and port, into dir. Every
+// rawURL, and everything below it on the same host and port, into dir; or
+// the newsgroup or groups (a wildmat) named by an nntp or news URL, one
+// file per article (see internal/mirror's news.go). Every
 // URL the mirror derives goes through the client's safety policy; a
 // redirect that leaves the starting host and port is refused. See package
 // internal/mirror for the guarantees: nothing is written outside dir, no

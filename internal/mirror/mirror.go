@@ -1,6 +1,8 @@
 // Package mirror copies a remote tree (an FTP directory, a gopher menu and
 // the menus below it, an HTTP index page and the pages below it) into a
-// local directory, safely and incrementally.
+// local directory, safely and incrementally. It also keeps newsgroups
+// (news.go): one file per article, fetched once, through a Fetcher that is
+// also a NewsDialer.
 //
 // Every write goes through an os.Root opened on the target directory, so
 // no remote name and no local symbolic link can make the mirror write

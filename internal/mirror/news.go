@@ -64,8 +64,9 @@ type NewsArticle struct {
 	MessageID string
 }
 
-// maxArticle bounds the bytes of one article kept by the mirror.
-const maxArticle = 64 << 20
+// maxArticle bounds the bytes of one article kept by the mirror (a
+// variable for the tests).
+var maxArticle int64 = 64 << 20
 
 // newsTarget is what a news URL asks to mirror: one group, or the groups
 // matching a wildmat.
@@ -326,7 +327,9 @@ func (nr *newsRun) group(ctx context.Context, worker int, s NewsSession, g strin
 			if rep.Status == StatusFailed && failedAt == 0 {
 				failedAt = n
 			}
-			return nil
+			// A read error (the connection, or an article over
+			// maxArticle) leaves the conversation out of step.
+			return rep.err
 		})
 		if err != nil {
 			return err
@@ -375,12 +378,15 @@ func (nr *newsRun) storeArticle(worker int, rel, url, id string, body io.Reader)
 	rep := EntryReport{Path: rel, URL: url}
 	rf := remoteFile{rel: rel, size: -1}
 	data, err := io.ReadAll(io.LimitReader(body, maxArticle+1))
-	if err == nil && len(data) > maxArticle {
+	if err == nil && int64(len(data)) > maxArticle {
 		err = fmt.Errorf("article over %d bytes", maxArticle)
 	}
 	if err != nil {
-		rep.Status, rep.Reason = StatusFailed, err.Error()
+		rep.Status, rep.Reason, rep.err = StatusFailed, err.Error(), err
 		nr.sum.add(rep)
+		if id != "" {
+			nr.releaseID(id)
+		}
 		return rep
 	}
 	loc := nr.stat(rel)

@@ -1,15 +1,18 @@
 package mirror
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -345,4 +348,90 @@ func TestNewsExport(t *testing.T) {
 	if len(ents) != 30 || len(tmp) != 0 {
 		t.Errorf("maildir: %d in new, %d in tmp", len(ents), len(tmp))
 	}
+}
+
+// A hostile server whose article never ends: the mirror reads no more than
+// maxArticle bytes of it, reports it failed and ends the run (exit 8).
+func TestNewsMirrorEndlessArticle(t *testing.T) {
+	old := maxArticle
+	maxArticle = 64 << 10
+	defer func() { maxArticle = old }()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	var sent atomic.Int64
+	go func() {
+		c, err := ln.Accept()
+		if err != nil {
+			return
+		}
+		defer c.Close()
+		c.SetDeadline(time.Now().Add(10 * time.Second))
+		r := bufio.NewReader(c)
+		fmt.Fprintf(c, "200 hostile\r\n")
+		for {
+			line, err := r.ReadString('\n')
+			if err != nil {
+				return
+			}
+			switch f := strings.Fields(line); strings.ToUpper(f[0]) {
+			case "GROUP":
+				fmt.Fprintf(c, "211 1 1 1 g\r\n")
+			case "OVER":
+				fmt.Fprintf(c, "224 ok\r\n1\ts\tf\td\t<e@x>\t\t1\t1\r\n.\r\n")
+			case "ARTICLE":
+				fmt.Fprintf(c, "220 1 <e@x>\r\n")
+				chunk := []byte(strings.Repeat("endless line\r\n", 1000))
+				for sent.Load() < 1<<30 {
+					if _, err := c.Write(chunk); err != nil {
+						return
+					}
+					sent.Add(int64(len(chunk)))
+				}
+				return
+			case "CAPABILITIES":
+				fmt.Fprintf(c, "101 caps\r\nVERSION 2\r\nREADER\r\nOVER\r\n.\r\n")
+			default:
+				fmt.Fprintf(c, "200 ok\r\n")
+			}
+		}
+	}()
+	dir := t.TempDir()
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	sum, err := Run(ctx, newsFetcher{&nntp.Driver{}}, uri.MustParse("nntp://"+ln.Addr().String()+"/g"), dir, newsRunOpts(1))
+	if !errors.Is(err, ErrPartial) || sum.Failed == 0 {
+		t.Fatalf("endless article: %v, %+v", err, sum)
+	}
+	if n := sent.Load(); n > 16<<20 {
+		t.Errorf("the mirror read on: the server sent %d bytes", n)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "g", "1")); err == nil {
+		t.Error("a file stands for the endless article")
+	}
+	if m := readManifest(t, dir); m.Groups["g"].High != 0 {
+		t.Errorf("the high water mark moved past a failed article: %+v", m.Groups)
+	}
+}
+
+// FuzzGroupDir: a group's directory is a valid relative path inside the
+// target (checkRel), made of the name's dot-separated parts, or an error.
+func FuzzGroupDir(f *testing.F) {
+	for _, s := range []string{"comp.lang.go", "a..b", ".fetch", "x/y", "a.\x00", "é.日本", "..", "a.b."} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, g string) {
+		rel, err := groupDir(g)
+		if err != nil {
+			return
+		}
+		if checkRel(rel) != nil || strings.Contains(rel, "..") || strings.HasPrefix(rel, "/") || strings.HasPrefix(rel, ".fetch") {
+			t.Fatalf("groupDir(%q) = %q, outside the target", g, rel)
+		}
+		if strings.ReplaceAll(rel, "/", ".") != g {
+			t.Fatalf("groupDir(%q) = %q, not the group's parts", g, rel)
+		}
+	})
 }

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"strconv"
-	"strings"
 
 	"github.com/rfc1738/fetch/proto"
 	"github.com/rfc1738/fetch/uri"
@@ -15,6 +14,10 @@ import (
 // ErrNoOverview is wrapped by Session.Overview when the server refuses
 // both OVER and XOVER (unknown command or feature not supported).
 var ErrNoOverview = errNoOverview
+
+// maxSkip bounds the bytes of an article Session.Articles reads and
+// discards after its callback returns.
+const maxSkip = 1 << 20
 
 // DefaultPipeline is how many ARTICLE commands Session.Articles keeps
 // ahead of the replies it has read when Driver.Pipeline is zero.
@@ -181,7 +184,7 @@ func (s *Session) Stat(ctx context.Context, n int64) (id string, found bool, err
 // order of nums with each article's number, its message-id from the reply
 // and its text, dot-unstuffed with LF line ends, valid during the call
 // only; for a number the server no longer has (423), body is nil. Whatever
-// fn leaves unread is skipped. An error from fn stops the loop and is
+// fn leaves unread is skipped (up to 1 MiB; more breaks the session). An error from fn stops the loop and is
 // returned; the session is then out of step and can only be closed.
 func (s *Session) Articles(ctx context.Context, nums []int64, fn func(n int64, id string, body io.Reader) error) error {
 	if err := s.usable(); err != nil {
@@ -239,8 +242,17 @@ func (s *Session) Articles(ctx context.Context, nums []int64, fn func(n int64, i
 			s.broken = ferr
 			return ferr
 		}
-		if _, err := io.Copy(io.Discard, dr); err != nil {
+		// What fn left unread is skipped, up to maxSkip bytes: an article
+		// that goes on beyond that ends the session rather than be read
+		// to its end.
+		skipped, err := io.CopyN(io.Discard, dr, maxSkip+1)
+		switch {
+		case err == io.EOF:
+		case err != nil:
 			return s.fail(s.c.ioErr(ctx.Err(), op, err))
+		case skipped > maxSkip:
+			s.broken = &proto.ProtocolError{Proto: "nntp", Msg: fmt.Sprintf("%s: more than %d bytes left unread", op, maxSkip)}
+			return s.broken
 		}
 	}
 	return nil
@@ -305,12 +317,3 @@ func (s *Session) Close() error {
 	}
 	return c.quit()
 }
-
-// isWildmat reports whether a group part of a URL is a wildmat pattern
-// (RFC 3977 section 4) rather than one group name.
-func isWildmat(s string) bool { return strings.ContainsAny(s, "*?[,!") }
-
-// IsWildmat reports whether s, the group part of an nntp or news URL, is
-// a wildmat (RFC 3977 section 4: "*", "?", "[...]", "," or "!") that
-// names groups by pattern rather than one group.
-func IsWildmat(s string) bool { return isWildmat(s) }
