@@ -145,7 +145,7 @@ func runNews(ctx context.Context, r *run, d NewsDialer, start *uri.URL) error {
 	nr := &newsRun{run: r, d: d, start: start, inFlight: map[string]bool{}}
 	s, err := d.OpenNews(ctx, start, r.request(nil))
 	if err != nil {
-		return fmt.Errorf("mirror: %s: %w", start.Redacted(), err)
+		return err // it names the URL
 	}
 	nr.server = s.Server()
 	groups := []string{t.group}
