@@ -128,6 +128,7 @@ type newsRun struct {
 	server string
 
 	idMu     sync.Mutex
+	spare    NewsSession     // the listing connection, until a worker takes it
 	inFlight map[string]bool // Message-IDs being fetched in this run
 	later    []pendingLink   // crossposts whose first copy was in flight
 }
@@ -136,7 +137,35 @@ type pendingLink struct {
 	group, rel, url, id string
 }
 
+// newsTask is one unit of a worker's work: list a group (GROUP, OVER) and
+// decide what to fetch, or fetch one chunk of a listed group's articles.
+type newsTask struct {
+	g     *groupRun
+	chunk []int64 // nil: list the group
+}
+
+// groupRun is the state of one group during the run. Its chunks may be
+// fetched on several connections at once; the last one to end records
+// the group's new high water mark.
+type groupRun struct {
+	name, dir string
+	low, high int64
+	mark      GroupMark
+	ids       map[int64]string // Message-IDs from the overview
+
+	mu       sync.Mutex
+	pending  int   // chunks not yet done
+	failedAt int64 // lowest number that failed; 0: none
+}
+
+// chunkMin is the smallest number of articles a group's fetch is split
+// into for several connections.
+const chunkMin = 32
+
 // runNews mirrors the group or groups of start into the run's target.
+// Jobs connections work at once; each selects the group of the task it
+// takes, so that the articles of one large group are fetched on all of
+// them.
 func runNews(ctx context.Context, r *run, d NewsDialer, start *uri.URL) error {
 	t, err := newsTargetOf(start)
 	if err != nil {
@@ -159,24 +188,29 @@ func runNews(ctx context.Context, r *run, d NewsDialer, start *uri.URL) error {
 	}
 	stopSaver := r.startSaver()
 	defer stopSaver()
-	queue := make(chan string, len(groups))
+	tasks := newQueue[newsTask]()
+	var open sync.WaitGroup // tasks queued and not yet done
 	for _, g := range groups {
-		queue <- g
+		open.Add(1)
+		tasks.push(newsTask{g: &groupRun{name: g}})
 	}
-	close(queue)
+	// The connection that listed the groups serves the first worker to
+	// need one; the others open theirs when they take their first task.
+	nr.spare = s
 	var wg sync.WaitGroup
-	for w := range min(r.jobs, max(len(groups), 1)) {
-		first := s
-		if w > 0 {
-			first = nil // opened when the worker takes its first group
-		}
+	for w := range r.jobs {
 		wg.Add(1)
-		go func(worker int, s NewsSession) {
+		go func(worker int) {
 			defer wg.Done()
-			nr.worker(ctx, worker, s, queue)
-		}(w, first)
+			nr.worker(ctx, worker, tasks, &open)
+		}(w)
 	}
+	open.Wait()
+	tasks.close()
 	wg.Wait()
+	if nr.spare != nil {
+		nr.spare.Close()
+	}
 	nr.linkLater()
 	r.dirs.close()
 	if err := ctx.Err(); err != nil {
@@ -188,34 +222,66 @@ func runNews(ctx context.Context, r *run, d NewsDialer, start *uri.URL) error {
 	return nil
 }
 
-// worker mirrors groups from the queue on its own connection (the first
-// worker on the one that listed the groups).
-func (nr *newsRun) worker(ctx context.Context, worker int, s NewsSession, queue <-chan string) {
+// worker takes tasks from the queue and does them on its own connection
+// (the first worker to need one takes the one that listed the groups),
+// opened when it first needs one and again after a failure.
+func (nr *newsRun) worker(ctx context.Context, worker int, tasks *queue[newsTask], open *sync.WaitGroup) {
+	var s NewsSession
+	current := "" // the group selected on s
 	defer func() {
 		if s != nil {
 			s.Close()
 		}
 	}()
-	for g := range queue {
-		if ctx.Err() != nil {
+	for {
+		task, ok := tasks.pop()
+		if !ok {
 			return
 		}
+		if ctx.Err() != nil {
+			open.Done()
+			continue
+		}
+		var err error
 		if s == nil {
-			var err error
-			s, err = nr.d.OpenNews(ctx, nr.start, nr.request(nil))
-			if err != nil {
-				nr.groupFailed(g, err)
-				continue
+			current = ""
+			nr.idMu.Lock()
+			s, nr.spare = nr.spare, nil
+			nr.idMu.Unlock()
+			if s == nil {
+				s, err = nr.d.OpenNews(ctx, nr.start, nr.request(nil))
 			}
 		}
-		if err := nr.group(ctx, worker, s, g); err != nil {
-			if ctx.Err() != nil {
-				return
+		if err == nil && current != task.g.name {
+			current = ""
+			if task.chunk == nil {
+				task.g.low, task.g.high, err = s.Group(ctx, task.g.name)
+			} else {
+				_, _, err = s.Group(ctx, task.g.name)
 			}
-			nr.groupFailed(g, err)
-			s.Close()
-			s = nil // a new connection for the next group
+			if err == nil {
+				current = task.g.name
+			}
 		}
+		if err == nil {
+			if task.chunk == nil {
+				err = nr.listGroup(ctx, worker, s, task.g, tasks, open)
+			} else {
+				err = nr.fetchChunk(ctx, worker, s, task.g, task.chunk)
+			}
+		}
+		if err != nil && ctx.Err() == nil {
+			nr.groupFailed(task.g.name, err)
+			if task.chunk != nil {
+				task.g.chunkDone(task.chunk[0])
+				nr.groupDone(task.g)
+			}
+			if s != nil {
+				s.Close()
+			}
+			s, current = nil, "" // a new connection for the next task
+		}
+		open.Done()
 	}
 }
 
@@ -227,23 +293,22 @@ func (nr *newsRun) articleURL(group string, n int64) string {
 	return "nntp://" + nr.server + "/" + uri.Escape(group, "") + "/" + strconv.FormatInt(n, 10)
 }
 
-// group mirrors one group: the numbers above its high water mark, up to
-// MaxArticles of the newest, and with Delete the local articles the
-// server no longer has.
-func (nr *newsRun) group(ctx context.Context, worker int, s NewsSession, g string) error {
-	dir, err := groupDir(g)
+// listGroup decides what to fetch of the selected group g: the numbers
+// above its high water mark, up to MaxArticles of the newest, not stored
+// under another group already; with Delete it removes the local articles
+// the server no longer has. The articles to fetch are queued in chunks.
+func (nr *newsRun) listGroup(ctx context.Context, worker int, s NewsSession, g *groupRun, tasks *queue[newsTask], open *sync.WaitGroup) error {
+	dir, err := groupDir(g.name)
 	if err != nil {
-		nr.skipped(EntryReport{Path: quoteName(g), Status: StatusSkipped, Reason: err.Error()})
+		nr.skipped(EntryReport{Path: quoteName(g.name), Status: StatusSkipped, Reason: err.Error()})
 		return nil
 	}
-	low, high, err := s.Group(ctx, g)
-	if err != nil {
-		return err
-	}
+	g.dir = dir
+	low, high := g.low, g.high
 	nr.m.mu.Lock()
-	mark := nr.m.Groups[g]
+	g.mark = nr.m.Groups[g.name]
 	nr.m.mu.Unlock()
-	from := max(low, mark.High+1, 1)
+	from := max(low, g.mark.High+1, 1)
 	if nr.opts.MaxArticles > 0 {
 		from = max(from, high-int64(nr.opts.MaxArticles)+1)
 	}
@@ -263,11 +328,7 @@ func (nr *newsRun) group(ctx context.Context, worker int, s NewsSession, g strin
 		if !ok {
 			// No overview: STAT each number (RFC 3977 section 6.2.4).
 			arts = arts[:0]
-			lo := from
-			if nr.opts.Delete {
-				lo = askFrom
-			}
-			for n := lo; n <= high && n >= lo; n++ {
+			for n := askFrom; n <= high && n >= askFrom; n++ {
 				id, found, err := s.Stat(ctx, n)
 				if err != nil {
 					return err
@@ -279,19 +340,17 @@ func (nr *newsRun) group(ctx context.Context, worker int, s NewsSession, g strin
 			haveList = true
 		}
 	}
-	if nr.opts.Delete && haveList {
-		nr.deleteGone(g, dir, low, high, arts)
-	} else if nr.opts.Delete && high < askFrom {
-		nr.deleteGone(g, dir, low, high, nil)
+	if nr.opts.Delete && (haveList || high < askFrom) {
+		nr.deleteGone(g.name, dir, high, arts)
 	}
-	var fetchNums []int64
-	fetchIDs := map[int64]string{}
+	var nums []int64
+	g.ids = map[int64]string{}
 	for _, a := range arts {
 		if a.Number < from {
 			continue
 		}
 		rel := dir + "/" + strconv.FormatInt(a.Number, 10)
-		url := nr.articleURL(g, a.Number)
+		url := nr.articleURL(g.name, a.Number)
 		if nr.opts.DryRun {
 			nr.sum.add(EntryReport{Path: rel, URL: url, Status: StatusNew, Reason: "dry run: would fetch"})
 			continue
@@ -301,57 +360,108 @@ func (nr *newsRun) group(ctx context.Context, worker int, s NewsSession, g strin
 		}
 		if a.MessageID != "" && !nr.claimID(a.MessageID) {
 			nr.idMu.Lock()
-			nr.later = append(nr.later, pendingLink{group: g, rel: rel, url: url, id: a.MessageID})
+			nr.later = append(nr.later, pendingLink{group: g.name, rel: rel, url: url, id: a.MessageID})
 			nr.idMu.Unlock()
 			continue
 		}
-		fetchNums = append(fetchNums, a.Number)
-		fetchIDs[a.Number] = a.MessageID
-	}
-	failedAt := int64(0)
-	if len(fetchNums) > 0 {
-		if _, err := nr.dirs.open(dir, true); err != nil {
-			return err
-		}
-		err = s.Articles(ctx, fetchNums, func(n int64, id string, body io.Reader) error {
-			rel := dir + "/" + strconv.FormatInt(n, 10)
-			url := nr.articleURL(g, n)
-			if body == nil {
-				nr.releaseID(fetchIDs[n])
-				return nil // expired between the overview and now
-			}
-			if id == "" {
-				id = fetchIDs[n]
-			}
-			rep := nr.storeArticle(worker, rel, url, id, body)
-			if rep.Status == StatusFailed && failedAt == 0 {
-				failedAt = n
-			}
-			// A read error (the connection, or an article over
-			// maxArticle) leaves the conversation out of step.
-			return rep.err
-		})
-		if err != nil {
-			return err
-		}
+		nums = append(nums, a.Number)
+		g.ids[a.Number] = a.MessageID
 	}
 	if nr.opts.DryRun {
 		return nil
 	}
-	newHigh := max(mark.High, high)
-	if failedAt > 0 {
-		newHigh = max(mark.High, failedAt-1)
+	if len(nums) == 0 {
+		nr.groupDone(g)
+		return nil
 	}
+	if _, err := nr.dirs.open(dir, true); err != nil {
+		return err
+	}
+	size := max(chunkMin, (len(nums)+nr.jobs-1)/nr.jobs)
+	var chunks [][]int64
+	for len(nums) > 0 {
+		k := min(size, len(nums))
+		chunks = append(chunks, nums[:k:k])
+		nums = nums[k:]
+	}
+	g.mu.Lock()
+	g.pending = len(chunks)
+	g.mu.Unlock()
+	// The first chunk on this connection, the group being selected; the
+	// others for whichever connection is free.
+	for _, c := range chunks[1:] {
+		open.Add(1)
+		tasks.push(newsTask{g: g, chunk: c})
+	}
+	if err := nr.fetchChunk(ctx, worker, s, g, chunks[0]); err != nil {
+		g.chunkDone(chunks[0][0])
+		nr.groupDone(g)
+		return err
+	}
+	return nil
+}
+
+// fetchChunk fetches some articles of the selected group g, pipelined.
+func (nr *newsRun) fetchChunk(ctx context.Context, worker int, s NewsSession, g *groupRun, nums []int64) error {
+	var failedAt int64
+	err := s.Articles(ctx, nums, func(n int64, id string, body io.Reader) error {
+		if body == nil {
+			nr.releaseID(g.ids[n])
+			return nil // expired between the overview and now
+		}
+		if id == "" {
+			id = g.ids[n]
+		}
+		rep := nr.storeArticle(worker, g.dir+"/"+strconv.FormatInt(n, 10), nr.articleURL(g.name, n), id, body)
+		if rep.Status == StatusFailed && failedAt == 0 {
+			failedAt = n
+		}
+		// A read error (the connection, or an article over maxArticle)
+		// leaves the conversation out of step.
+		return rep.err
+	})
+	if err != nil {
+		return err // the caller marks the chunk failed
+	}
+	g.chunkDone(failedAt)
+	nr.groupDone(g)
+	return nil
+}
+
+// chunkDone counts one chunk of g as done; failedAt is the lowest number
+// that failed in it, or 0.
+func (g *groupRun) chunkDone(failedAt int64) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	g.pending--
+	if failedAt > 0 && (g.failedAt == 0 || failedAt < g.failedAt) {
+		g.failedAt = failedAt
+	}
+}
+
+// groupDone records g's new marks once its last chunk is done: the high
+// water mark stays below the first article that failed, so that the next
+// run asks for it again.
+func (nr *newsRun) groupDone(g *groupRun) {
+	g.mu.Lock()
+	if g.pending > 0 {
+		g.mu.Unlock()
+		return
+	}
+	newHigh := max(g.mark.High, g.high)
+	if g.failedAt > 0 {
+		newHigh = max(g.mark.High, g.failedAt-1)
+	}
+	g.mu.Unlock()
 	nr.m.mu.Lock()
+	defer nr.m.mu.Unlock()
 	if nr.m.Groups == nil {
 		nr.m.Groups = map[string]GroupMark{}
 	}
-	if old, ok := nr.m.Groups[g]; !ok || old != (GroupMark{High: newHigh, Low: low}) {
-		nr.m.Groups[g] = GroupMark{High: newHigh, Low: low}
+	if old, ok := nr.m.Groups[g.name]; !ok || old != (GroupMark{High: newHigh, Low: g.low}) {
+		nr.m.Groups[g.name] = GroupMark{High: newHigh, Low: g.low}
 		nr.m.dirty = true
 	}
-	nr.m.mu.Unlock()
-	return nil
 }
 
 // claimID marks id as being fetched by this worker; false when another
@@ -508,9 +618,9 @@ func (nr *newsRun) linkLater() {
 }
 
 // deleteGone removes the local articles of group g (in dir) that the
-// server no longer has: numbers below its low water mark, or between low
-// and high and missing from the overview (arts, which covers low..high).
-func (nr *newsRun) deleteGone(g, dir string, low, high int64, arts []NewsArticle) {
+// server no longer has: numbers up to its high water mark missing from
+// the overview (arts, which covers low..high), and so those below low.
+func (nr *newsRun) deleteGone(g, dir string, high int64, arts []NewsArticle) {
 	have := make(map[int64]bool, len(arts))
 	for _, a := range arts {
 		have[a.Number] = true

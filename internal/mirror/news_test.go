@@ -435,3 +435,32 @@ func FuzzGroupDir(f *testing.F) {
 		}
 	})
 }
+
+// One large group is fetched on all -j connections, in chunks, each
+// connection selecting the group; the high water mark is the group's.
+func TestNewsMirrorOneGroupManyConnections(t *testing.T) {
+	srv := &nntptest.Server{Over: "OVER"}
+	for i := 1; i <= 200; i++ {
+		srv.Post(article(i, "big"), []string{"big"}, []int64{int64(i)})
+	}
+	srv.Start(t)
+	dir := t.TempDir()
+	sum := mirrorNews(t, "nntp://"+srv.Addr+"/big", dir, newsRunOpts(4))
+	if sum.New != 200 || srv.Count("ARTICLE ") != 200 {
+		t.Fatalf("new %d, %d ARTICLE", sum.New, srv.Count("ARTICLE "))
+	}
+	if n := srv.Count("MODE READER"); n != 4 {
+		t.Errorf("%d connections for -j 4 and 200 articles, want 4", n)
+	}
+	if n := srv.Count("GROUP big"); n != 4 {
+		t.Errorf("GROUP sent %d times, want once per connection", n)
+	}
+	if m := readManifest(t, dir); m.Groups["big"].High != 200 {
+		t.Errorf("high water mark %+v", m.Groups)
+	}
+	srv.ResetLog()
+	sum = mirrorNews(t, "nntp://"+srv.Addr+"/big", dir, newsRunOpts(4))
+	if sum.New != 0 || srv.Count("MODE READER") != 1 {
+		t.Errorf("second run: new %d, %d connections; want 0 and 1", sum.New, srv.Count("MODE READER"))
+	}
+}

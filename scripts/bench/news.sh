@@ -140,7 +140,8 @@ with open(out, "w") as w:
             "`slrnpull -d DIR -h ADDR --no-post` with `default 0 0 0` and the three groups in\n"
             "slrnpull.conf (XHDR Message-ID, then HEAD and BODY by number for each article, one\n"
             "file per group and number, on one connection). fetch lists with OVER and pipelines\n"
-            "ARTICLE (64 in flight) on each of its connections, one group per connection.\n\n" % jobs)
+            "ARTICLE (64 in flight) on each of its connections, a group's articles split in\n"
+            "chunks over the connections.\n\n" % jobs)
     w.write("Machine: %s, 2 cores shared with other work; load average at the end %s.\n"
             "The machine is noisy: compare medians and ratios, not single runs.\n"
             "Versions: %s; %s; %s; %s.\n" % (ver(["uname", "-srm"]), " ".join(load), pkg("suck"), pkg("slrnpull"),
