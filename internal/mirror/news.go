@@ -135,6 +135,7 @@ type newsRun struct {
 
 type pendingLink struct {
 	group, rel, url, id string
+	n                   int64
 }
 
 // newsTask is one unit of a worker's work: list a group (GROUP, OVER) and
@@ -211,7 +212,7 @@ func runNews(ctx context.Context, r *run, d NewsDialer, start *uri.URL) error {
 	if nr.spare != nil {
 		nr.spare.Close()
 	}
-	nr.linkLater()
+	nr.linkLater(ctx)
 	r.dirs.close()
 	if err := ctx.Err(); err != nil {
 		return err
@@ -360,7 +361,7 @@ func (nr *newsRun) listGroup(ctx context.Context, worker int, s NewsSession, g *
 		}
 		if a.MessageID != "" && !nr.claimID(a.MessageID) {
 			nr.idMu.Lock()
-			nr.later = append(nr.later, pendingLink{group: g.name, rel: rel, url: url, id: a.MessageID})
+			nr.later = append(nr.later, pendingLink{group: g.name, rel: rel, url: url, id: a.MessageID, n: a.Number})
 			nr.idMu.Unlock()
 			continue
 		}
@@ -607,14 +608,69 @@ func (nr *newsRun) linkOrCopy(src, rel string) error {
 }
 
 // linkLater stores the crossposts met while their first copy was being
-// fetched by another worker.
-func (nr *newsRun) linkLater() {
+// fetched by another worker: a link to that copy, or, when it was not
+// stored, the article fetched again under this group and number.
+func (nr *newsRun) linkLater(ctx context.Context) {
+	var again []pendingLink
 	for _, p := range nr.later {
 		if !nr.linkKnown(p.rel, p.url, p.id) {
-			nr.sum.add(EntryReport{Path: p.rel, URL: p.url, Status: StatusFailed, Reason: "crosspost " + p.id + ": its first copy was not stored"})
+			again = append(again, p)
 		}
 	}
 	nr.later = nil
+	if len(again) == 0 || ctx.Err() != nil {
+		return
+	}
+	fail := func(p pendingLink, err error) {
+		nr.sum.add(EntryReport{Path: p.rel, URL: p.url, Status: StatusFailed, Reason: err.Error()})
+		nr.lowerMark(p.group, p.n-1)
+	}
+	s, err := nr.d.OpenNews(ctx, nr.start, nr.request(nil))
+	if err != nil {
+		for _, p := range again {
+			fail(p, err)
+		}
+		return
+	}
+	defer s.Close()
+	current := ""
+	for i, p := range again {
+		if current != p.group {
+			if _, _, err := s.Group(ctx, p.group); err != nil {
+				fail(p, err)
+				continue
+			}
+			current = p.group
+		}
+		err := s.Articles(ctx, []int64{p.n}, func(n int64, id string, body io.Reader) error {
+			if body == nil {
+				return nil // expired meanwhile
+			}
+			rep := nr.storeArticle(0, p.rel, p.url, p.id, body)
+			if rep.Status == StatusFailed {
+				nr.lowerMark(p.group, p.n-1)
+			}
+			return rep.err
+		})
+		if err != nil {
+			for _, q := range again[i:] {
+				fail(q, err)
+			}
+			return
+		}
+	}
+}
+
+// lowerMark keeps group g's high water mark at most high, so that the
+// next run asks again for what failed above it.
+func (nr *newsRun) lowerMark(g string, high int64) {
+	nr.m.mu.Lock()
+	defer nr.m.mu.Unlock()
+	if mk, ok := nr.m.Groups[g]; ok && mk.High > high {
+		mk.High = max(high, 0)
+		nr.m.Groups[g] = mk
+		nr.m.dirty = true
+	}
 }
 
 // deleteGone removes the local articles of group g (in dir) that the

@@ -464,3 +464,41 @@ func TestNewsMirrorOneGroupManyConnections(t *testing.T) {
 		t.Errorf("second run: new %d, %d connections; want 0 and 1", sum.New, srv.Count("MODE READER"))
 	}
 }
+
+// A crosspost met while another connection fetched its first copy waits
+// for the end of the run; when that copy was not stored it is fetched
+// under its own group, and when that fails too, the group's high water
+// mark drops below it so that the next run asks again.
+func TestNewsLinkLater(t *testing.T) {
+	srv := &nntptest.Server{Over: "OVER"}
+	srv.Post(article(3, "n.a", "n.b"), []string{"n.a", "n.b"}, []int64{1, 3})
+	srv.Start(t)
+	dir := t.TempDir()
+	root, err := os.OpenRoot(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer root.Close()
+	r := &run{root: root, m: &manifest{Version: 1, Files: map[string]Record{}, Groups: map[string]GroupMark{"n.b": {High: 5}, "n.c": {High: 8}}},
+		opts: newsRunOpts(1), sum: &Summary{}, jobs: 1, dirs: newDirs(root), seen: map[string]bool{}, reported: map[string]bool{}}
+	nr := &newsRun{run: r, d: newsFetcher{&nntp.Driver{}}, start: uri.MustParse("nntp://" + srv.Addr + "/n.*"), server: srv.Addr, inFlight: map[string]bool{}}
+	nr.later = []pendingLink{
+		{group: "n.b", rel: "n/b/3", url: "u3", id: "<m3@x>", n: 3},
+		{group: "n.b", rel: "n/b/4", url: "u4", id: "<gone@x>", n: 4}, // expired: 423
+		{group: "n.c", rel: "n/c/7", url: "u7", id: "<m7@x>", n: 7},   // no such group: 411
+	}
+	nr.linkLater(context.Background())
+	r.dirs.close()
+	if got, err := os.ReadFile(filepath.Join(dir, "n", "b", "3")); err != nil || string(got) != article(3, "n.a", "n.b") {
+		t.Errorf("n/b/3 = %q, %v", got, err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "n", "b", "4")); err == nil {
+		t.Error("an expired crosspost was stored")
+	}
+	if r.m.MessageIDs["<m3@x>"] != "n/b/3" || r.m.Groups["n.b"].High != 5 || r.m.Groups["n.c"].High != 6 {
+		t.Errorf("manifest ids %v groups %v; want n.c's mark below 7", r.m.MessageIDs, r.m.Groups)
+	}
+	if r.sum.New != 1 || r.sum.Failed != 1 {
+		t.Errorf("summary new %d failed %d, want 1 and 1: %+v", r.sum.New, r.sum.Failed, r.sum.Entries)
+	}
+}
