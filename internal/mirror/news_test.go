@@ -502,3 +502,22 @@ func TestNewsLinkLater(t *testing.T) {
 		t.Errorf("summary new %d failed %d, want 1 and 1: %+v", r.sum.New, r.sum.Failed, r.sum.Entries)
 	}
 }
+
+// --dry-run lists what would be fetched and writes nothing.
+func TestNewsMirrorDryRun(t *testing.T) {
+	srv := &nntptest.Server{Over: "OVER"}
+	for i := 1; i <= 3; i++ {
+		srv.Post(article(i, "g"), []string{"g"}, []int64{int64(i)})
+	}
+	srv.Start(t)
+	dir := filepath.Join(t.TempDir(), "target")
+	opts := newsRunOpts(2)
+	opts.DryRun = true
+	sum := mirrorNews(t, "nntp://"+srv.Addr+"/g", dir, opts)
+	if sum.New != 3 || srv.Count("ARTICLE ") != 0 {
+		t.Errorf("dry run: new %d, %d ARTICLE", sum.New, srv.Count("ARTICLE "))
+	}
+	if _, err := os.Stat(dir); err == nil {
+		t.Error("a dry run made the target")
+	}
+}
