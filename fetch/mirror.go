@@ -4,11 +4,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 
 	"github.com/rfc1738/fetch/internal/mirror"
 	"github.com/rfc1738/fetch/proto"
 	"github.com/rfc1738/fetch/proto/ftp"
 	"github.com/rfc1738/fetch/proto/http"
+	"github.com/rfc1738/fetch/proto/nntp"
 	"github.com/rfc1738/fetch/safety"
 	"github.com/rfc1738/fetch/uri"
 )
@@ -50,7 +52,9 @@ var (
 )
 
 // Mirror copies the FTP directory, gopher menu or HTTP index page named by
-// rawURL, and everything below it on the same host and port, into dir. Every
+// rawURL, and everything below it on the same host and port, into dir; or
+// the newsgroup or groups (a wildmat) named by an nntp or news URL, one
+// file per article (see internal/mirror's news.go). Every
 // URL the mirror derives goes through the client's safety policy; a
 // redirect that leaves the starting host and port is refused. See package
 // internal/mirror for the guarantees: nothing is written outside dir, no
@@ -173,3 +177,79 @@ func (f *mirrorFetcher) Warm(ctx context.Context, u *uri.URL, req *proto.Request
 func sameServer(a, b *uri.URL) bool {
 	return a.Scheme == b.Scheme && a.Hostname() == b.Hostname() && a.PortNumber() == b.PortNumber()
 }
+
+// OpenNews opens a news session for a mirror of u (nntp or news), after
+// the same policy check a fetch of u gets, with the client's dialer,
+// timeouts, trace and options (nntp-server, netrc).
+func (f *mirrorFetcher) OpenNews(ctx context.Context, u *uri.URL, req *proto.Request) (mirror.NewsSession, error) {
+	preq, _, err := f.c.Prepare(u, req)
+	if err != nil {
+		return nil, err
+	}
+	d, ok := f.c.registry().Lookup(u.Scheme)
+	nd, isNNTP := d.(*nntp.Driver)
+	if !ok || !isNNTP {
+		return nil, fmt.Errorf("fetch: mirror: no nntp driver for %s: %w", u.Scheme, ErrUnsupportedScheme)
+	}
+	s, err := nd.Open(ctx, u, preq)
+	if err != nil {
+		return nil, &Error{Op: "mirror", URL: u.Redacted(), Err: err}
+	}
+	return newsSession{s}, nil
+}
+
+// newsSession gives the mirror engine an nntp.Session.
+type newsSession struct{ s *nntp.Session }
+
+func (n newsSession) Group(ctx context.Context, name string) (int64, int64, error) {
+	g, err := n.s.Group(ctx, name)
+	return g.Low, g.High, err
+}
+
+func (n newsSession) Overview(ctx context.Context, first, last int64) ([]mirror.NewsArticle, bool, error) {
+	lines, err := n.s.Overview(ctx, first, last)
+	if errors.Is(err, nntp.ErrNoOverview) {
+		return nil, false, nil
+	}
+	if err != nil {
+		return nil, false, err
+	}
+	out := make([]mirror.NewsArticle, len(lines))
+	for i, l := range lines {
+		out[i] = mirror.NewsArticle{Number: l.Number, MessageID: l.MessageID}
+	}
+	return out, true, nil
+}
+
+func (n newsSession) Stat(ctx context.Context, num int64) (string, bool, error) {
+	return n.s.Stat(ctx, num)
+}
+
+func (n newsSession) Articles(ctx context.Context, nums []int64, fn func(int64, string, io.Reader) error) error {
+	return n.s.Articles(ctx, nums, fn)
+}
+
+func (n newsSession) ListActive(ctx context.Context, wildmat string) ([]string, error) {
+	groups, err := n.s.ListActive(ctx, wildmat)
+	if err != nil {
+		return nil, err
+	}
+	names := make([]string, len(groups))
+	for i, g := range groups {
+		names[i] = g.Name
+	}
+	return names, nil
+}
+
+func (n newsSession) Server() string { return n.s.Server() }
+func (n newsSession) Close() error   { return n.s.Close() }
+
+// ExportMbox writes the articles of the news mirror in dir to the mboxrd
+// file out (replaced atomically), each crosspost once, and returns how
+// many messages it holds.
+func ExportMbox(dir, out string) (int, error) { return mirror.ExportMbox(dir, out) }
+
+// ExportMaildir delivers the articles of the news mirror in dir into the
+// maildir out (tmp/ then new/), skipping those an earlier export
+// delivered, and returns how many it delivered.
+func ExportMaildir(dir, out string) (int, error) { return mirror.ExportMaildir(dir, out) }

@@ -3,7 +3,7 @@
 #
 #   bash scripts/ci-deps.sh          servers: nginx apache2 lighttpd vsftpd pygopherd inn2 inetutils-telnetd socat
 #                                    (+ python3, media-types, openssl), and proftpd and pure-ftpd unpacked (below)
-#   bash scripts/ci-deps.sh --bench  also the peers for benchmarks: curl lftp wget lynx hyperfine
+#   bash scripts/ci-deps.sh --bench  also the peers for benchmarks: curl lftp wget lynx hyperfine suck slrnpull
 #
 # proftpd-core and pure-ftpd conflict with vsftpd in apt (one ftp-server at a time), so
 # they are not installed: their .deb files are fetched with `apt-get download` into
@@ -40,7 +40,7 @@ command -v apt-get >/dev/null 2>&1 || die "apt-get not found: this script suppor
 
 # The order matters: an MTA first, so that inn2 does not pull in exim4.
 servers=(nginx apache2 lighttpd vsftpd pygopherd inetutils-telnetd socat python3 media-types openssl)
-peers=(curl lftp wget lynx hyperfine)
+peers=(curl lftp wget lynx hyperfine suck slrnpull)
 
 installed() { # installed PKG: true when dpkg has PKG fully installed
 	[ "$(dpkg-query -W -f='${db:Status-Abbrev}' "$1" 2>/dev/null)" = "ii " ]

@@ -281,12 +281,69 @@ for group, arts in (("local.test", TEST), ("local.other", OTHER)):
     for n, mid, subj, body, extra in arts:
         write("%s/%d" % (gdir, n), article(mid, group, n, subj, body, extra))
 mkdir(news_spool + "/local/empty")
+
+# Three larger groups for the news mirror (archive.alpha, archive.beta,
+# archive.gamma): 800 postings in time order, each to one group, every tenth
+# crossposted to a second group (Newsgroups: and Xref: name both, and the
+# same tradspool file is hard-linked under both numbers). Bodies hold
+# dot-stuffed lines (".", "..", ". x"), lines starting "From " and ">From "
+# (mboxrd quoting), and long lines (up to 3000 bytes). They are not in
+# news/db/newsgroups, so LIST NEWSGROUPS stays the three local groups.
+ARCHIVE = ("archive.alpha", "archive.beta", "archive.gamma")
+
+
+def archive_body(i):
+    h = stream("fetch-fixture-news-%d" % i, 64).hex()
+    body = ["Posting %d of the archive groups." % i, "Digest %s." % h[:32]]
+    k = i % 9
+    if k == 0:
+        body += [".", "..", ". a line after a dot", "...three dots"]
+    if k == 1:
+        body += ["From the archive: a line an mbox must quote.", ">From a line quoted once.", ">>From twice."]
+    if k == 2:
+        body += ["long " + h * (1 + i % 24)]
+    if k == 3:
+        body += ["", "After an empty line.", "."]
+    body += ["-- ", "posting %d" % i]
+    return body
+
+
+archive_counter = {g: 0 for g in ARCHIVE}
+for i in range(800):
+    first = ARCHIVE[(i * 7 // 3) % 3]
+    groups = [first]
+    if i % 10 == 0:
+        groups.append(ARCHIVE[(ARCHIVE.index(first) + 1) % 3])
+    nums = []
+    for g in groups:
+        archive_counter[g] += 1
+        nums.append(archive_counter[g])
+    mid = "<archive-%d@fetch.invalid>" % i
+    body = archive_body(i)
+    day, minute = divmod(i, 1440)
+    headers = [
+        "Path: fetch.invalid!not-for-mail",
+        "From: Poster %d <poster%d@fetch.invalid>" % (i % 13, i % 13),
+        "Newsgroups: %s" % ",".join(groups),
+        "Subject: Archive posting %d" % i,
+        "Date: %s, %02d Mar 2001 %02d:%02d:00 +0000" % (("Thu", "Fri")[day], 1 + day, minute // 60, minute % 60),
+        "Message-ID: %s" % mid,
+        "Lines: %d" % len(body),
+        "Xref: fetch.invalid %s" % " ".join("%s:%d" % (g, n) for g, n in zip(groups, nums)),
+    ]
+    wire = "".join(("." + l if l.startswith(".") else l) + CRLF for l in headers + [""] + body) + "." + CRLF
+    paths = ["%s/%s/%d" % (news_spool, g.replace(".", "/"), n) for g, n in zip(groups, nums)]
+    write(paths[0], wire)
+    for extra in paths[1:]:
+        link(extra, paths[0])
 write("news/db/active",
       "local.empty 0000000000 0000000001 y\n"
       "local.other 0000000002 0000000001 y\n"
-      "local.test 0000000007 0000000001 y\n")
+      "local.test 0000000007 0000000001 y\n" +
+      "".join("%s %010d 0000000001 y\n" % (g, archive_counter[g]) for g in ARCHIVE))
 write("news/db/active.times",
-      "local.empty %d fetch\nlocal.other %d fetch\nlocal.test %d fetch\n" % (STAMP, STAMP, STAMP))
+      "local.empty %d fetch\nlocal.other %d fetch\nlocal.test %d fetch\n" % (STAMP, STAMP, STAMP) +
+      "".join("%s %d fetch\n" % (g, STAMP) for g in ARCHIVE))
 write("news/db/newsgroups",
       "local.empty\tAn empty group\n"
       "local.other\tA second group with two articles\n"

@@ -26,13 +26,15 @@ type mirrorOptions struct {
 	delete, dryRun   bool
 	keepVersions     bool
 	include, exclude []string
+	maxArticles      int
+	mbox, maildir    string
 }
 
 func newMirrorCmd(e *env) *cobra.Command {
 	o := &mirrorOptions{}
 	cmd := &cobra.Command{
 		Use:   "mirror [flags] URL DIR",
-		Short: "Mirror an FTP tree, gopher hole or HTTP index into DIR",
+		Short: "Mirror an FTP tree, gopher hole, HTTP index or newsgroups into DIR",
 		Long: `Mirror the FTP directory, gopher menu or HTTP index page at URL, and everything
 below it on the same host and port, into DIR.
 
@@ -63,11 +65,23 @@ below such a directory is deleted by --delete.
 
 A VMS server lists every version of a file (NAME.EXT;3, NAME.EXT;2): the
 highest is kept, as NAME.EXT; with --keep-versions every one is kept under its
-listed name. Each is retrieved by its full name, version included.`,
+listed name. Each is retrieved by its full name, version included.
+
+News: nntp://host/group, nntp://host/comp.lang.* (a wildmat, groups from LIST
+ACTIVE) or news:group (server from --nntp-server or NNTPSERVER) keeps one file
+per article, named by its number in the group's directory (comp/lang/go/123, as
+INN's tradspool does), as the server sends it, dot-unstuffed. The manifest
+keeps each group's high water mark ("groups") and an index by Message-ID
+("message_ids"): a later run asks only for newer articles, and a crosspost is
+stored once and hard-linked into its other groups. -j N uses N connections,
+one group at a time each; --delete removes articles the server has expired;
+--mbox and --maildir export the articles after the run.`,
 		Example: `  fetch mirror -j 8 ftp://127.0.0.1:2121/pub/ ./pub
   fetch mirror --exclude '*.iso' --delete ftp://ftp.example.org/pub/ ./mirror
   fetch mirror gopher://127.0.0.1:7070/1/ ./hole
-  fetch mirror --dry-run --json http://127.0.0.1:8080/dir/ ./dir`,
+  fetch mirror --dry-run --json http://127.0.0.1:8080/dir/ ./dir
+  fetch mirror -j 4 --mbox news.mbox 'nntp://127.0.0.1:1119/local.*' ./news
+  NNTPSERVER=127.0.0.1:1119 fetch mirror --maildir ./Maildir news:local.test ./news`,
 		Args: exactArgs(2),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.url, o.dir = args[0], args[1]
@@ -90,6 +104,10 @@ listed name. Each is retrieved by its full name, version included.`,
 	f.IntSliceVar(&o.get.allowPorts, "allow-port", nil, "lift the port rules for `PORT` (repeatable)")
 	f.BoolVar(&o.get.denyPrivate, "deny-private", false, "refuse loopback, private and link-local addresses")
 	f.StringVar(&o.get.email, "email", "", "`ADDRESS` sent as the anonymous FTP password (default $FETCH_EMAIL)")
+	f.IntVar(&o.maxArticles, "max-articles", 0, "news: fetch at most `N` articles of each group per run, the newest (0: all)")
+	f.StringVar(&o.mbox, "mbox", "", "news: after the run, write every article to `FILE` (mboxrd)")
+	f.StringVar(&o.maildir, "maildir", "", "news: after the run, deliver every article into the maildir `DIR`")
+	f.StringVar(&o.get.nntpServer, "nntp-server", "", "news server `HOST[:PORT]` for news: URLs (default $NNTPSERVER)")
 	f.BoolVar(&o.get.netrc, "netrc", false, "look up passwords in ~/.netrc")
 	f.StringVar(&o.get.netrcFile, "netrc-file", "", "look up passwords in `FILE`")
 	addFTPFlags(f, &o.get)
@@ -108,13 +126,16 @@ func runMirror(ctx context.Context, o *mirrorOptions, e *env) error {
 	if err := o.get.validateFTP(); err != nil {
 		return err
 	}
+	if o.maxArticles < 0 {
+		return flagErrorf("--max-articles %d: want 0 or more", o.maxArticles)
+	}
 	red := newRedactor([]string{o.url})
 	c := o.get.client(e, red)
 	defer c.CloseIdleConnections()
 	o.get.warnAllowPorts(e)
 	opts := fetch.MirrorOptions{
 		Jobs: o.jobs, Delete: o.delete, DryRun: o.dryRun,
-		Include: o.include, Exclude: o.exclude, KeepVersions: o.keepVersions,
+		Include: o.include, Exclude: o.exclude, KeepVersions: o.keepVersions, MaxArticles: o.maxArticles,
 	}
 	bars := newMirrorBars(ctx, e, o)
 	opts.Progress = bars.event
@@ -125,6 +146,11 @@ func runMirror(ctx context.Context, o *mirrorOptions, e *env) error {
 		printMirrorWarnings(e.err, sum, red)
 		if perr := printMirror(e.out, sum, o); perr != nil && err == nil {
 			err = perr
+		}
+	}
+	if (err == nil || errors.Is(err, fetch.ErrMirrorPartial)) && !o.dryRun {
+		if xerr := exportNews(e, o); xerr != nil {
+			return xerr
 		}
 	}
 	if err == nil {
@@ -153,6 +179,29 @@ func printMirrorWarnings(w io.Writer, s *fetch.MirrorSummary, red *redactor) {
 	for _, wa := range s.Warnings {
 		fmt.Fprintln(w, red.redact(fmt.Sprintf("fetch: warning: %s: %s", wa.URL, clean(wa.Message))))
 	}
+}
+
+// exportNews writes the --mbox and --maildir exports of a news mirror.
+func exportNews(e *env, o *mirrorOptions) error {
+	if o.mbox != "" {
+		n, err := fetch.ExportMbox(o.dir, o.mbox)
+		if err != nil {
+			return err
+		}
+		if !o.get.silent && !o.get.json {
+			fmt.Fprintf(e.err, "fetch: mirror: %d messages in %s\n", n, clean(o.mbox))
+		}
+	}
+	if o.maildir != "" {
+		n, err := fetch.ExportMaildir(o.dir, o.maildir)
+		if err != nil {
+			return err
+		}
+		if !o.get.silent && !o.get.json {
+			fmt.Fprintf(e.err, "fetch: mirror: %d new messages in %s\n", n, clean(o.maildir))
+		}
+	}
+	return nil
 }
 
 // matchGlob checks a glob's syntax with path.Match, the mirror's matcher.

@@ -30,6 +30,19 @@ type manifest struct {
 	Version int               `json:"version"`
 	Source  string            `json:"source"`
 	Files   map[string]Record `json:"files"`
+	// Groups and MessageIDs are kept by a news mirror (news.go); a
+	// manifest without them (an FTP tree, or one written before they
+	// existed) loads with them empty.
+	Groups     map[string]GroupMark `json:"groups,omitempty"`
+	MessageIDs map[string]string    `json:"message_ids,omitempty"`
+}
+
+// GroupMark is what the manifest keeps about one mirrored newsgroup: the
+// highest article number stored (the next run asks only for newer ones)
+// and the low water mark the server gave last time.
+type GroupMark struct {
+	High int64 `json:"high"`
+	Low  int64 `json:"low"`
 }
 
 func loadManifest(root *os.Root) (*manifest, error) {

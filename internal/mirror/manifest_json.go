@@ -61,8 +61,48 @@ func (m *manifest) encode() ([]byte, error) {
 	if len(names) > 0 {
 		b = append(b, "\n  "...)
 	}
-	b = append(b, "}\n}"...)
+	b = append(b, '}')
+	if len(m.Groups) > 0 {
+		b = append(b, ",\n  \"groups\": {"...)
+		for i, name := range sortedKeys(m.Groups) {
+			g := m.Groups[name]
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = append(b, "\n    "...)
+			b = appendJSONString(b, name)
+			b = append(b, ": {\n      \"high\": "...)
+			b = strconv.AppendInt(b, g.High, 10)
+			b = append(b, ",\n      \"low\": "...)
+			b = strconv.AppendInt(b, g.Low, 10)
+			b = append(b, "\n    }"...)
+		}
+		b = append(b, "\n  }"...)
+	}
+	if len(m.MessageIDs) > 0 {
+		b = append(b, ",\n  \"message_ids\": {"...)
+		for i, id := range sortedKeys(m.MessageIDs) {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = append(b, "\n    "...)
+			b = appendJSONString(b, id)
+			b = append(b, ": "...)
+			b = appendJSONString(b, m.MessageIDs[id])
+		}
+		b = append(b, "\n  }"...)
+	}
+	b = append(b, "\n}"...)
 	return b, nil
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	return keys
 }
 
 // appendJSONString appends s as a JSON string the way encoding/json

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"os"
+	"path/filepath"
 	"testing"
 	"time"
 )
@@ -72,7 +74,44 @@ func FuzzManifestEncode(f *testing.F) {
 			name + "/2": {Size: size, URL: name},
 		}}
 		compareEncodings(t, m)
+		m.Groups = map[string]GroupMark{name: {High: size, Low: unix}, url: {}}
+		m.MessageIDs = map[string]string{"<" + name + ">": url, link: name}
+		compareEncodings(t, m)
 	})
+}
+
+// A news mirror's manifest: high water marks and the Message-ID index
+// encode as MarshalIndent does; a manifest written before they existed
+// (or by an FTP mirror) loads with them empty and encodes as before.
+func TestManifestNewsKeys(t *testing.T) {
+	m := &manifest{Version: 1, Source: "nntp://h/comp.*", Files: map[string]Record{"comp/a/1": {Size: 3, SHA256: "x", URL: "nntp://h/comp.a/1"}},
+		Groups:     map[string]GroupMark{"comp.b": {High: 7, Low: 2}, "comp.a": {High: 1, Low: 1}},
+		MessageIDs: map[string]string{"<1@x>": "comp/a/1", "<&\"@x>": "comp/b/7"}}
+	compareEncodings(t, m)
+	m.Groups = map[string]GroupMark{}
+	compareEncodings(t, m)
+
+	old := []byte(`{"version": 1, "source": "ftp://h/pub/", "files": {"a": {"size": 1, "sha256": "s", "url": "u"}}}`)
+	dir := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(dir, stateDir), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, manifestName), old, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	root, err := os.OpenRoot(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer root.Close()
+	got, err := loadManifest(root)
+	if err != nil || got.len() != 1 || len(got.Groups) != 0 || len(got.MessageIDs) != 0 {
+		t.Fatalf("old manifest = %+v, %v", got, err)
+	}
+	b, _ := got.encode()
+	if bytes.Contains(b, []byte("groups")) || bytes.Contains(b, []byte("message_ids")) {
+		t.Errorf("an FTP manifest gained news keys:\n%s", b)
+	}
 }
 
 func BenchmarkManifestEncode(b *testing.B) {

@@ -1,6 +1,8 @@
 // Package mirror copies a remote tree (an FTP directory, a gopher menu and
 // the menus below it, an HTTP index page and the pages below it) into a
-// local directory, safely and incrementally.
+// local directory, safely and incrementally. It also keeps newsgroups
+// (news.go): one file per article, fetched once, through a Fetcher that is
+// also a NewsDialer.
 //
 // Every write goes through an os.Root opened on the target directory, so
 // no remote name and no local symbolic link can make the mirror write
@@ -69,6 +71,9 @@ type Options struct {
 	// Progress, when non-nil, is called from the workers as transfers start,
 	// advance and end. It must be safe for concurrent use.
 	Progress func(Event)
+	// MaxArticles bounds, for a news mirror, how many articles of each
+	// group one run fetches: the newest ones. Zero means no bound.
+	MaxArticles int
 	// SaveEvery is how often the manifest is saved during a run. Zero means
 	// every 2 seconds.
 	SaveEvery time.Duration
@@ -191,7 +196,7 @@ func (s *Summary) add(r EntryReport) {
 var ErrPartial = errors.New("mirror: some entries failed")
 
 // ErrUnsupported is returned for a URL whose scheme the mirror cannot walk.
-var ErrUnsupported = errors.New("mirror: scheme cannot be mirrored (ftp, gopher, http and https can)")
+var ErrUnsupported = errors.New("mirror: scheme cannot be mirrored (ftp, gopher, http, https, nntp and news can)")
 
 // remoteFile is one file (or symbolic link) found on the remote side.
 type remoteFile struct {
@@ -231,9 +236,19 @@ func retryable(ctx context.Context, err error) bool {
 func Run(ctx context.Context, f Fetcher, start *uri.URL, dir string, opts Options) (*Summary, error) {
 	t0 := time.Now()
 	sum := &Summary{Source: start.Redacted(), Target: dir, DryRun: opts.DryRun}
-	w, err := newWalker(start, opts)
-	if err != nil {
-		return sum, err
+	var w walker
+	var news NewsDialer
+	if start.Scheme == "nntp" || start.Scheme == "news" {
+		nd, ok := f.(NewsDialer)
+		if !ok {
+			return sum, fmt.Errorf("%w: %s (no news sessions)", ErrUnsupported, start.Scheme)
+		}
+		news = nd
+	} else {
+		var err error
+		if w, err = newWalker(start, opts); err != nil {
+			return sum, err
+		}
 	}
 	if !opts.DryRun {
 		if err := os.MkdirAll(dir, 0o755); err != nil {
@@ -258,7 +273,12 @@ func Run(ctx context.Context, f Fetcher, start *uri.URL, dir string, opts Option
 		f: f, w: w, root: root, m: m, opts: opts, sum: sum, jobs: jobs, dirs: newDirs(root),
 		slots: make(chan struct{}, jobs), seen: map[string]bool{}, reported: map[string]bool{},
 	}
-	walkErr := r.run(ctx)
+	var walkErr error
+	if news != nil {
+		walkErr = runNews(ctx, r, news, start)
+	} else {
+		walkErr = r.run(ctx)
+	}
 	sum.Duration = time.Since(t0)
 	// Directories are listed in parallel: their warnings in path order.
 	slices.SortStableFunc(sum.Warnings, func(a, b Warning) int { return strings.Compare(a.Path, b.Path) })

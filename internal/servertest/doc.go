@@ -99,6 +99,11 @@
 //	  search                     type 7 search (selector "/search"), see below
 //	  map/gophermap              Bucktooth gophermap: info lines, 0 1 7 h 8 3 9 items
 //	DIR/news                     INN private tree (articles, active, newsgroups; see NewsArticles)
+//	  archive.alpha, archive.beta, archive.gamma  293, 293 and 294 articles (the
+//	  news mirror's groups): postings <archive-I@fetch.invalid>, I = 0..799, every
+//	  tenth crossposted to a second group (one tradspool file, linked); bodies
+//	  with dot-stuffed lines, "From " lines and long lines. Not in newsgroups.
+//	  AddNewsArticles appends articles to one of them while nnrpd runs.
 //	DIR/telnet/login             the fake login program run by telnetd
 //
 // text.txt (gopher) is

@@ -61,6 +61,11 @@ type Driver struct {
 	// HEAD command each. Zero means DefaultMaxHeadFallback.
 	MaxHeadFallback int
 
+	// Pipeline is how many ARTICLE commands Session.Articles sends ahead
+	// of the replies it has read. Zero means DefaultPipeline; 1 sends
+	// one command at a time.
+	Pipeline int
+
 	// MaxHeaderBytes bounds the header block read for Response.Info and
 	// for each HEAD of the summary fallback. Zero means
 	// DefaultMaxHeaderBytes.

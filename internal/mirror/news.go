@@ -1,0 +1,719 @@
+package mirror
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+
+	"github.com/rfc1738/fetch/proto"
+	"github.com/rfc1738/fetch/uri"
+)
+
+// A news mirror is not a tree walk: a group is a numbered sequence of
+// articles, read on one connection after a GROUP command. Each article is
+// kept in its own file named by its number, in the group's directory
+// (comp.lang.go -> comp/lang/go/123, as INN's tradspool lays them out),
+// exactly as the server sends it, dot-unstuffed with LF line ends. The
+// manifest keeps each group's high water mark (a later run asks only for
+// newer numbers) and an index by Message-ID: an article crossposted to
+// several groups is fetched once and hard-linked (copied where links
+// fail) into the others.
+
+// NewsSession is one connection to a news server, used by one goroutine
+// at a time. fetch.Client provides it over proto/nntp's Session.
+type NewsSession interface {
+	// Group selects a group and gives its low and high water marks.
+	Group(ctx context.Context, name string) (low, high int64, err error)
+	// Overview lists the numbers and Message-IDs of the selected group's
+	// articles first to last; ok is false when the server has no
+	// overview (the mirror then asks STAT for each number).
+	Overview(ctx context.Context, first, last int64) (lines []NewsArticle, ok bool, err error)
+	// Stat gives the Message-ID of article n; found is false when the
+	// server has no article n.
+	Stat(ctx context.Context, n int64) (id string, found bool, err error)
+	// Articles retrieves the numbered articles of the selected group in
+	// order, calling fn with each (body nil for a number the server no
+	// longer has); an error from fn stops it.
+	Articles(ctx context.Context, nums []int64, fn func(n int64, id string, body io.Reader) error) error
+	// ListActive lists the groups matching a wildmat (RFC 3977 section 4).
+	ListActive(ctx context.Context, wildmat string) ([]string, error)
+	// Server is host[:port] for the article URLs in the manifest.
+	Server() string
+	Close() error
+}
+
+// NewsDialer opens news sessions to the server of u, after the caller's
+// safety checks. A Fetcher that is also a NewsDialer can mirror nntp and
+// news URLs.
+type NewsDialer interface {
+	OpenNews(ctx context.Context, u *uri.URL, req *proto.Request) (NewsSession, error)
+}
+
+// NewsArticle is one article of a group's overview.
+type NewsArticle struct {
+	Number    int64
+	MessageID string
+}
+
+// maxArticle bounds the bytes of one article kept by the mirror (a
+// variable for the tests).
+var maxArticle int64 = 64 << 20
+
+// newsTarget is what a news URL asks to mirror: one group, or the groups
+// matching a wildmat.
+type newsTarget struct {
+	group   string
+	wildmat bool
+}
+
+func newsTargetOf(u *uri.URL) (newsTarget, error) {
+	var g string
+	switch u.Scheme {
+	case "nntp":
+		v, err := u.NNTP()
+		if err != nil {
+			return newsTarget{}, err
+		}
+		if v.Article != nil {
+			return newsTarget{}, fmt.Errorf("mirror: %s names an article, not a group", u.Redacted())
+		}
+		g = v.Group
+	case "news":
+		v, err := u.News()
+		if err != nil {
+			return newsTarget{}, err
+		}
+		if v.Article != "" {
+			return newsTarget{}, fmt.Errorf("mirror: %s names an article, not a group", u.Redacted())
+		}
+		g = v.Group
+		if v.All {
+			g = "*"
+		}
+	}
+	if g == "" {
+		return newsTarget{}, fmt.Errorf("mirror: %s names no group", u.Redacted())
+	}
+	return newsTarget{group: g, wildmat: strings.ContainsAny(g, "*?[,!")}, nil
+}
+
+// groupDir is the directory of a group's articles: its name with the dots
+// turned into slashes. It fails for a name that would not stay one path
+// inside the target (empty parts, "..", control characters, ".fetch").
+func groupDir(group string) (string, error) {
+	if strings.ContainsAny(group, `/\`) {
+		return "", fmt.Errorf("group %q: %w", group, errNameSlash)
+	}
+	rel := strings.ReplaceAll(group, ".", "/")
+	if err := checkRel(rel); err != nil {
+		return "", fmt.Errorf("group %q: %w", group, err)
+	}
+	return rel, nil
+}
+
+// newsRun is the state of one news mirror run, on top of the shared run.
+type newsRun struct {
+	*run
+	d      NewsDialer
+	start  *uri.URL
+	server string
+
+	idMu     sync.Mutex
+	spare    NewsSession     // the listing connection, until a worker takes it
+	inFlight map[string]bool // Message-IDs being fetched in this run
+	later    []pendingLink   // crossposts whose first copy was in flight
+}
+
+type pendingLink struct {
+	group, rel, url, id string
+	n                   int64
+}
+
+// newsTask is one unit of a worker's work: list a group (GROUP, OVER) and
+// decide what to fetch, or fetch one chunk of a listed group's articles.
+type newsTask struct {
+	g     *groupRun
+	chunk []int64 // nil: list the group
+}
+
+// groupRun is the state of one group during the run. Its chunks may be
+// fetched on several connections at once; the last one to end records
+// the group's new high water mark.
+type groupRun struct {
+	name, dir string
+	low, high int64
+	mark      GroupMark
+	ids       map[int64]string // Message-IDs from the overview
+
+	mu       sync.Mutex
+	pending  int   // chunks not yet done
+	failedAt int64 // lowest number that failed; 0: none
+}
+
+// chunkMin is the smallest number of articles a group's fetch is split
+// into for several connections.
+const chunkMin = 32
+
+// runNews mirrors the group or groups of start into the run's target.
+// Jobs connections work at once; each selects the group of the task it
+// takes, so that the articles of one large group are fetched on all of
+// them.
+func runNews(ctx context.Context, r *run, d NewsDialer, start *uri.URL) error {
+	t, err := newsTargetOf(start)
+	if err != nil {
+		return err
+	}
+	nr := &newsRun{run: r, d: d, start: start, inFlight: map[string]bool{}}
+	s, err := d.OpenNews(ctx, start, r.request(nil))
+	if err != nil {
+		return err // it names the URL
+	}
+	nr.server = s.Server()
+	groups := []string{t.group}
+	if t.wildmat {
+		groups, err = s.ListActive(ctx, t.group)
+		if err != nil {
+			s.Close()
+			return fmt.Errorf("mirror: list groups %s: %w", t.group, err)
+		}
+		slices.Sort(groups)
+	}
+	stopSaver := r.startSaver()
+	defer stopSaver()
+	tasks := newQueue[newsTask]()
+	var open sync.WaitGroup // tasks queued and not yet done
+	for _, g := range groups {
+		open.Add(1)
+		tasks.push(newsTask{g: &groupRun{name: g}})
+	}
+	// The connection that listed the groups serves the first worker to
+	// need one; the others open theirs when they take their first task.
+	nr.spare = s
+	var wg sync.WaitGroup
+	for w := range r.jobs {
+		wg.Add(1)
+		go func(worker int) {
+			defer wg.Done()
+			nr.worker(ctx, worker, tasks, &open)
+		}(w)
+	}
+	open.Wait()
+	tasks.close()
+	wg.Wait()
+	if nr.spare != nil {
+		nr.spare.Close()
+	}
+	nr.linkLater(ctx)
+	r.dirs.close()
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	if !r.opts.DryRun {
+		r.prunePartials()
+	}
+	return nil
+}
+
+// worker takes tasks from the queue and does them on its own connection
+// (the first worker to need one takes the one that listed the groups),
+// opened when it first needs one and again after a failure.
+func (nr *newsRun) worker(ctx context.Context, worker int, tasks *queue[newsTask], open *sync.WaitGroup) {
+	var s NewsSession
+	current := "" // the group selected on s
+	defer func() {
+		if s != nil {
+			s.Close()
+		}
+	}()
+	for {
+		task, ok := tasks.pop()
+		if !ok {
+			return
+		}
+		if ctx.Err() != nil {
+			open.Done()
+			continue
+		}
+		var err error
+		if s == nil {
+			current = ""
+			nr.idMu.Lock()
+			s, nr.spare = nr.spare, nil
+			nr.idMu.Unlock()
+			if s == nil {
+				s, err = nr.d.OpenNews(ctx, nr.start, nr.request(nil))
+			}
+		}
+		if err == nil && current != task.g.name {
+			current = ""
+			if task.chunk == nil {
+				task.g.low, task.g.high, err = s.Group(ctx, task.g.name)
+			} else {
+				_, _, err = s.Group(ctx, task.g.name)
+			}
+			if err == nil {
+				current = task.g.name
+			}
+		}
+		if err == nil {
+			if task.chunk == nil {
+				err = nr.listGroup(ctx, worker, s, task.g, tasks, open)
+			} else {
+				err = nr.fetchChunk(ctx, worker, s, task.g, task.chunk)
+			}
+		}
+		if err != nil && ctx.Err() == nil {
+			nr.groupFailed(task.g.name, err)
+			if task.chunk != nil {
+				task.g.chunkDone(task.chunk[0])
+				nr.groupDone(task.g)
+			}
+			if s != nil {
+				s.Close()
+			}
+			s, current = nil, "" // a new connection for the next task
+		}
+		open.Done()
+	}
+}
+
+func (nr *newsRun) groupFailed(g string, err error) {
+	nr.sum.add(EntryReport{Path: strings.ReplaceAll(g, ".", "/"), Status: StatusFailed, Reason: "group " + g + ": " + err.Error()})
+}
+
+func (nr *newsRun) articleURL(group string, n int64) string {
+	return "nntp://" + nr.server + "/" + uri.Escape(group, "") + "/" + strconv.FormatInt(n, 10)
+}
+
+// listGroup decides what to fetch of the selected group g: the numbers
+// above its high water mark, up to MaxArticles of the newest, not stored
+// under another group already; with Delete it removes the local articles
+// the server no longer has. The articles to fetch are queued in chunks.
+func (nr *newsRun) listGroup(ctx context.Context, worker int, s NewsSession, g *groupRun, tasks *queue[newsTask], open *sync.WaitGroup) error {
+	dir, err := groupDir(g.name)
+	if err != nil {
+		nr.skipped(EntryReport{Path: quoteName(g.name), Status: StatusSkipped, Reason: err.Error()})
+		return nil
+	}
+	g.dir = dir
+	low, high := g.low, g.high
+	nr.m.mu.Lock()
+	g.mark = nr.m.Groups[g.name]
+	nr.m.mu.Unlock()
+	from := max(low, g.mark.High+1, 1)
+	if nr.opts.MaxArticles > 0 {
+		from = max(from, high-int64(nr.opts.MaxArticles)+1)
+	}
+	askFrom := from
+	if nr.opts.Delete {
+		askFrom = max(low, 1)
+	}
+	var arts []NewsArticle
+	haveList := false
+	if high >= askFrom {
+		var ok bool
+		arts, ok, err = s.Overview(ctx, askFrom, high)
+		if err != nil {
+			return err
+		}
+		haveList = ok
+		if !ok {
+			// No overview: STAT each number (RFC 3977 section 6.2.4).
+			arts = arts[:0]
+			for n := askFrom; n <= high && n >= askFrom; n++ {
+				id, found, err := s.Stat(ctx, n)
+				if err != nil {
+					return err
+				}
+				if found {
+					arts = append(arts, NewsArticle{Number: n, MessageID: id})
+				}
+			}
+			haveList = true
+		}
+	}
+	if nr.opts.Delete && (haveList || high < askFrom) {
+		nr.deleteGone(g.name, dir, high, arts)
+	}
+	var nums []int64
+	g.ids = map[int64]string{}
+	for _, a := range arts {
+		if a.Number < from {
+			continue
+		}
+		rel := dir + "/" + strconv.FormatInt(a.Number, 10)
+		url := nr.articleURL(g.name, a.Number)
+		if nr.opts.DryRun {
+			nr.sum.add(EntryReport{Path: rel, URL: url, Status: StatusNew, Reason: "dry run: would fetch"})
+			continue
+		}
+		if a.MessageID != "" && nr.linkKnown(rel, url, a.MessageID) {
+			continue
+		}
+		if a.MessageID != "" && !nr.claimID(a.MessageID) {
+			nr.idMu.Lock()
+			nr.later = append(nr.later, pendingLink{group: g.name, rel: rel, url: url, id: a.MessageID, n: a.Number})
+			nr.idMu.Unlock()
+			continue
+		}
+		nums = append(nums, a.Number)
+		g.ids[a.Number] = a.MessageID
+	}
+	if nr.opts.DryRun {
+		return nil
+	}
+	if len(nums) == 0 {
+		nr.groupDone(g)
+		return nil
+	}
+	if _, err := nr.dirs.open(dir, true); err != nil {
+		return err
+	}
+	size := max(chunkMin, (len(nums)+nr.jobs-1)/nr.jobs)
+	var chunks [][]int64
+	for len(nums) > 0 {
+		k := min(size, len(nums))
+		chunks = append(chunks, nums[:k:k])
+		nums = nums[k:]
+	}
+	g.mu.Lock()
+	g.pending = len(chunks)
+	g.mu.Unlock()
+	// The first chunk on this connection, the group being selected; the
+	// others for whichever connection is free.
+	for _, c := range chunks[1:] {
+		open.Add(1)
+		tasks.push(newsTask{g: g, chunk: c})
+	}
+	if err := nr.fetchChunk(ctx, worker, s, g, chunks[0]); err != nil {
+		g.chunkDone(chunks[0][0])
+		nr.groupDone(g)
+		return err
+	}
+	return nil
+}
+
+// fetchChunk fetches some articles of the selected group g, pipelined.
+func (nr *newsRun) fetchChunk(ctx context.Context, worker int, s NewsSession, g *groupRun, nums []int64) error {
+	var failedAt int64
+	err := s.Articles(ctx, nums, func(n int64, id string, body io.Reader) error {
+		if body == nil {
+			nr.releaseID(g.ids[n])
+			return nil // expired between the overview and now
+		}
+		if id == "" {
+			id = g.ids[n]
+		}
+		rep := nr.storeArticle(worker, g.dir+"/"+strconv.FormatInt(n, 10), nr.articleURL(g.name, n), id, body)
+		if rep.Status == StatusFailed && failedAt == 0 {
+			failedAt = n
+		}
+		// A read error (the connection, or an article over maxArticle)
+		// leaves the conversation out of step.
+		return rep.err
+	})
+	if err != nil {
+		return err // the caller marks the chunk failed
+	}
+	g.chunkDone(failedAt)
+	nr.groupDone(g)
+	return nil
+}
+
+// chunkDone counts one chunk of g as done; failedAt is the lowest number
+// that failed in it, or 0.
+func (g *groupRun) chunkDone(failedAt int64) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	g.pending--
+	if failedAt > 0 && (g.failedAt == 0 || failedAt < g.failedAt) {
+		g.failedAt = failedAt
+	}
+}
+
+// groupDone records g's new marks once its last chunk is done: the high
+// water mark stays below the first article that failed, so that the next
+// run asks for it again.
+func (nr *newsRun) groupDone(g *groupRun) {
+	g.mu.Lock()
+	if g.pending > 0 {
+		g.mu.Unlock()
+		return
+	}
+	newHigh := max(g.mark.High, g.high)
+	if g.failedAt > 0 {
+		newHigh = max(g.mark.High, g.failedAt-1)
+	}
+	g.mu.Unlock()
+	nr.m.mu.Lock()
+	defer nr.m.mu.Unlock()
+	if nr.m.Groups == nil {
+		nr.m.Groups = map[string]GroupMark{}
+	}
+	if old, ok := nr.m.Groups[g.name]; !ok || old != (GroupMark{High: newHigh, Low: g.low}) {
+		nr.m.Groups[g.name] = GroupMark{High: newHigh, Low: g.low}
+		nr.m.dirty = true
+	}
+}
+
+// claimID marks id as being fetched by this worker; false when another
+// worker is fetching it.
+func (nr *newsRun) claimID(id string) bool {
+	nr.idMu.Lock()
+	defer nr.idMu.Unlock()
+	if nr.inFlight[id] {
+		return false
+	}
+	nr.inFlight[id] = true
+	return true
+}
+
+func (nr *newsRun) releaseID(id string) {
+	nr.idMu.Lock()
+	delete(nr.inFlight, id)
+	nr.idMu.Unlock()
+}
+
+// storeArticle reads one article and places it; the manifest records it
+// and indexes its Message-ID.
+func (nr *newsRun) storeArticle(worker int, rel, url, id string, body io.Reader) EntryReport {
+	rep := EntryReport{Path: rel, URL: url}
+	rf := remoteFile{rel: rel, size: -1}
+	data, err := io.ReadAll(io.LimitReader(body, maxArticle+1))
+	if err == nil && int64(len(data)) > maxArticle {
+		err = fmt.Errorf("article over %d bytes", maxArticle)
+	}
+	if err != nil {
+		rep.Status, rep.Reason, rep.err = StatusFailed, err.Error(), err
+		nr.sum.add(rep)
+		if id != "" {
+			nr.releaseID(id)
+		}
+		return rep
+	}
+	loc := nr.stat(rel)
+	rep = nr.writeArticle(worker, rf, loc, rep, data)
+	nr.sum.add(rep)
+	if rep.Status != StatusFailed && id != "" {
+		nr.m.mu.Lock()
+		if nr.m.MessageIDs == nil {
+			nr.m.MessageIDs = map[string]string{}
+		}
+		nr.m.MessageIDs[id] = rel
+		nr.m.dirty = true
+		nr.m.mu.Unlock()
+	} else if id != "" {
+		// Not stored: a crosspost met later may fetch it again. A stored
+		// one stays claimed, so that a crosspost met while it was in
+		// flight waits for linkLater.
+		nr.releaseID(id)
+	}
+	return rep
+}
+
+// writeArticle writes data to its partial file and renames it into place.
+func (nr *newsRun) writeArticle(worker int, rf remoteFile, loc local, rep EntryReport, data []byte) EntryReport {
+	if loc.exists && !loc.regular {
+		rep.Status, rep.Reason = StatusSkipped, "a directory or symbolic link stands at this local path"
+		return rep
+	}
+	f, err := nr.openPartial(rf.rel, os.O_WRONLY|os.O_CREATE|os.O_TRUNC)
+	if err == nil {
+		_, err = f.Write(data)
+		if cerr := f.Close(); err == nil {
+			err = cerr
+		}
+	}
+	if err == nil {
+		err = nr.place(rf, true)
+	}
+	if err != nil {
+		rep.Status, rep.Reason = StatusFailed, err.Error()
+		return rep
+	}
+	sum := sha256.Sum256(data)
+	nr.m.put(rf.rel, Record{Size: int64(len(data)), SHA256: hex.EncodeToString(sum[:]), URL: rep.URL})
+	rep.Status, rep.Bytes = statusFor(loc), int64(len(data))
+	nr.progress(Event{Worker: worker, Path: rf.rel, Size: rep.Bytes, Bytes: rep.Bytes, Done: true, Status: rep.Status})
+	return rep
+}
+
+// linkKnown stores a crosspost whose Message-ID the manifest knows under
+// another path: a hard link to that file, or a copy where links fail. It
+// reports false when the id is unknown or its file is gone.
+func (nr *newsRun) linkKnown(rel, url, id string) bool {
+	nr.m.mu.Lock()
+	src, ok := nr.m.MessageIDs[id]
+	var rec Record
+	if ok {
+		rec, ok = nr.m.Files[src]
+	}
+	nr.m.mu.Unlock()
+	if !ok {
+		return false
+	}
+	if src == rel {
+		if l := nr.stat(rel); l.regular && l.size == rec.Size {
+			nr.sum.add(EntryReport{Path: rel, URL: url, Status: StatusUnchanged})
+			return true
+		}
+		return false
+	}
+	if l := nr.stat(src); !l.regular || l.size != rec.Size {
+		return false
+	}
+	loc := nr.stat(rel)
+	rep := EntryReport{Path: rel, URL: url}
+	if err := nr.linkOrCopy(src, rel); err != nil {
+		rep.Status, rep.Reason = StatusFailed, "crosspost of "+src+": "+err.Error()
+		nr.sum.add(rep)
+		return true
+	}
+	nr.m.put(rel, Record{Size: rec.Size, SHA256: rec.SHA256, URL: url, Link: ""})
+	rep.Status, rep.Reason = statusFor(loc), "crosspost: linked to "+src
+	nr.sum.add(rep)
+	return true
+}
+
+// linkOrCopy makes rel a hard link to src, through a partial name renamed
+// into place; where the file system refuses links, a copy.
+func (nr *newsRun) linkOrCopy(src, rel string) error {
+	part := partialDir + "/" + rel
+	if err := nr.root.MkdirAll(path.Dir(part), 0o755); err != nil {
+		return err
+	}
+	nr.root.Remove(part)
+	if err := nr.root.Link(src, part); err != nil {
+		data, rerr := nr.root.ReadFile(src)
+		if rerr != nil {
+			return rerr
+		}
+		if err := nr.root.WriteFile(part, data, 0o644); err != nil {
+			return err
+		}
+	}
+	if err := nr.root.MkdirAll(path.Dir(rel), 0o755); err != nil {
+		return err
+	}
+	return nr.root.Rename(part, rel)
+}
+
+// linkLater stores the crossposts met while their first copy was being
+// fetched by another worker: a link to that copy, or, when it was not
+// stored, the article fetched again under this group and number.
+func (nr *newsRun) linkLater(ctx context.Context) {
+	var again []pendingLink
+	for _, p := range nr.later {
+		if !nr.linkKnown(p.rel, p.url, p.id) {
+			again = append(again, p)
+		}
+	}
+	nr.later = nil
+	if len(again) == 0 || ctx.Err() != nil {
+		return
+	}
+	fail := func(p pendingLink, err error) {
+		nr.sum.add(EntryReport{Path: p.rel, URL: p.url, Status: StatusFailed, Reason: err.Error()})
+		nr.lowerMark(p.group, p.n-1)
+	}
+	s, err := nr.d.OpenNews(ctx, nr.start, nr.request(nil))
+	if err != nil {
+		for _, p := range again {
+			fail(p, err)
+		}
+		return
+	}
+	defer s.Close()
+	current := ""
+	for i, p := range again {
+		if current != p.group {
+			if _, _, err := s.Group(ctx, p.group); err != nil {
+				fail(p, err)
+				continue
+			}
+			current = p.group
+		}
+		err := s.Articles(ctx, []int64{p.n}, func(n int64, id string, body io.Reader) error {
+			if body == nil {
+				return nil // expired meanwhile
+			}
+			rep := nr.storeArticle(0, p.rel, p.url, p.id, body)
+			if rep.Status == StatusFailed {
+				nr.lowerMark(p.group, p.n-1)
+			}
+			return rep.err
+		})
+		if err != nil {
+			for _, q := range again[i:] {
+				fail(q, err)
+			}
+			return
+		}
+	}
+}
+
+// lowerMark keeps group g's high water mark at most high, so that the
+// next run asks again for what failed above it.
+func (nr *newsRun) lowerMark(g string, high int64) {
+	nr.m.mu.Lock()
+	defer nr.m.mu.Unlock()
+	if mk, ok := nr.m.Groups[g]; ok && mk.High > high {
+		mk.High = max(high, 0)
+		nr.m.Groups[g] = mk
+		nr.m.dirty = true
+	}
+}
+
+// deleteGone removes the local articles of group g (in dir) that the
+// server no longer has: numbers up to its high water mark missing from
+// the overview (arts, which covers low..high), and so those below low.
+func (nr *newsRun) deleteGone(g, dir string, high int64, arts []NewsArticle) {
+	have := make(map[int64]bool, len(arts))
+	for _, a := range arts {
+		have[a.Number] = true
+	}
+	entries, err := fs.ReadDir(nr.root.FS(), dir)
+	if err != nil {
+		return
+	}
+	for _, e := range entries {
+		if !e.Type().IsRegular() {
+			continue
+		}
+		n, err := strconv.ParseInt(e.Name(), 10, 64)
+		if err != nil || n < 1 || strconv.FormatInt(n, 10) != e.Name() {
+			continue
+		}
+		if n > high || have[n] {
+			continue
+		}
+		rel := dir + "/" + e.Name()
+		if nr.opts.DryRun {
+			nr.sum.add(EntryReport{Path: rel, Status: StatusDeleted, Reason: "dry run: would delete"})
+			continue
+		}
+		if err := nr.root.Remove(rel); err != nil {
+			nr.sum.add(EntryReport{Path: rel, Status: StatusFailed, Reason: "delete: " + err.Error()})
+			continue
+		}
+		nr.m.mu.Lock()
+		delete(nr.m.Files, rel)
+		for id, p := range nr.m.MessageIDs {
+			if p == rel {
+				delete(nr.m.MessageIDs, id)
+			}
+		}
+		nr.m.dirty = true
+		nr.m.mu.Unlock()
+		nr.sum.add(EntryReport{Path: rel, Status: StatusDeleted, Reason: "article " + strconv.FormatInt(n, 10) + " of " + g + " expired"})
+	}
+}

@@ -1,0 +1,523 @@
+package mirror
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/rfc1738/fetch/internal/nntptest"
+	"github.com/rfc1738/fetch/proto"
+	"github.com/rfc1738/fetch/proto/nntp"
+	"github.com/rfc1738/fetch/uri"
+)
+
+// newsFetcher is the mirror's view of proto/nntp, as fetch.Client gives
+// it (without the safety policy).
+type newsFetcher struct{ d *nntp.Driver }
+
+func (f newsFetcher) Fetch(ctx context.Context, u *uri.URL, req *proto.Request) (*proto.Response, error) {
+	return f.d.Fetch(ctx, u, req)
+}
+
+func (f newsFetcher) OpenNews(ctx context.Context, u *uri.URL, req *proto.Request) (NewsSession, error) {
+	s, err := f.d.Open(ctx, u, req)
+	if err != nil {
+		return nil, err
+	}
+	return testSession{s}, nil
+}
+
+type testSession struct{ s *nntp.Session }
+
+func (n testSession) Group(ctx context.Context, name string) (int64, int64, error) {
+	g, err := n.s.Group(ctx, name)
+	return g.Low, g.High, err
+}
+
+func (n testSession) Overview(ctx context.Context, first, last int64) ([]NewsArticle, bool, error) {
+	lines, err := n.s.Overview(ctx, first, last)
+	if errors.Is(err, nntp.ErrNoOverview) {
+		return nil, false, nil
+	}
+	var out []NewsArticle
+	for _, l := range lines {
+		out = append(out, NewsArticle{Number: l.Number, MessageID: l.MessageID})
+	}
+	return out, true, err
+}
+
+func (n testSession) Stat(ctx context.Context, num int64) (string, bool, error) {
+	return n.s.Stat(ctx, num)
+}
+
+func (n testSession) Articles(ctx context.Context, nums []int64, fn func(int64, string, io.Reader) error) error {
+	return n.s.Articles(ctx, nums, fn)
+}
+
+func (n testSession) ListActive(ctx context.Context, w string) ([]string, error) {
+	gs, err := n.s.ListActive(ctx, w)
+	var names []string
+	for _, g := range gs {
+		names = append(names, g.Name)
+	}
+	return names, err
+}
+
+func (n testSession) Server() string { return n.s.Server() }
+func (n testSession) Close() error   { return n.s.Close() }
+
+func article(i int, groups ...string) string {
+	return fmt.Sprintf("From: p%d@x\nNewsgroups: %s\nMessage-ID: <m%d@x>\n\nbody %d\n.leading dot\nFrom the start\n", i, strings.Join(groups, ","), i, i)
+}
+
+// fillNews posts 30 articles: n.a gets 1..20, n.b 1..15 of which every
+// fifth is a crosspost also in n.a.
+func fillNews(s *nntptest.Server) {
+	a, b := int64(0), int64(0)
+	for i := range 30 {
+		switch {
+		case i%5 == 0:
+			a++
+			b++
+			s.Post(article(i, "n.a", "n.b"), []string{"n.a", "n.b"}, []int64{a, b})
+		case i%2 == 0:
+			a++
+			s.Post(article(i, "n.a"), []string{"n.a"}, []int64{a})
+		default:
+			b++
+			s.Post(article(i, "n.b"), []string{"n.b"}, []int64{b})
+		}
+	}
+}
+
+func newsRunOpts(jobs int) Options {
+	return Options{Jobs: jobs, Request: proto.Request{ConnectTimeout: 5 * time.Second, IdleTimeout: 5 * time.Second}}
+}
+
+func mirrorNews(t *testing.T, raw, dir string, opts Options) *Summary {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	sum, err := Run(ctx, newsFetcher{&nntp.Driver{}}, uri.MustParse(raw), dir, opts)
+	if err != nil {
+		t.Fatalf("Run(%s) = %v", raw, err)
+	}
+	return sum
+}
+
+func TestNewsMirror(t *testing.T) {
+	for _, over := range []string{"OVER", "XOVER", ""} {
+		for _, jobs := range []int{1, 3} {
+			t.Run(fmt.Sprintf("over=%q/j=%d", over, jobs), func(t *testing.T) {
+				srv := &nntptest.Server{Over: over}
+				fillNews(srv)
+				srv.AddGroup("other")
+				srv.Start(t)
+				dir := t.TempDir()
+				raw := "nntp://" + srv.Addr + "/n.*"
+				sum := mirrorNews(t, raw, dir, newsRunOpts(jobs))
+				if sum.New != 30+6 || sum.Failed != 0 {
+					t.Fatalf("first run: %+v", sum)
+				}
+				// 30 distinct articles, 6 of them crossposted: 30 ARTICLE commands.
+				if n := srv.Count("ARTICLE "); n != 30 {
+					t.Errorf("%d ARTICLE commands for 30 distinct articles", n)
+				}
+				if over == "" && srv.Count("STAT ") == 0 {
+					t.Error("no STAT on a server without an overview")
+				}
+				a1, err1 := os.Stat(filepath.Join(dir, "n", "a", "1"))
+				b1, err2 := os.Stat(filepath.Join(dir, "n", "b", "1"))
+				if err1 != nil || err2 != nil || !os.SameFile(a1, b1) {
+					t.Errorf("crosspost n.a:1 n.b:1 not one linked file: %v %v", err1, err2)
+				}
+				got, _ := os.ReadFile(filepath.Join(dir, "n", "a", "2"))
+				if want := article(2, "n.a"); string(got) != want {
+					t.Errorf("n/a/2 = %q, want %q", got, want)
+				}
+				if _, err := os.Stat(filepath.Join(dir, "other")); err == nil {
+					t.Error("a group outside the wildmat was mirrored")
+				}
+				m := readManifest(t, dir)
+				if m.Groups["n.a"] != (GroupMark{High: 18, Low: 1}) || m.Groups["n.b"] != (GroupMark{High: 18, Low: 1}) {
+					t.Errorf("manifest groups = %+v", m.Groups)
+				}
+				if len(m.MessageIDs) != 30 || len(m.Files) != 36 {
+					t.Errorf("manifest: %d ids, %d files; want 30, 36", len(m.MessageIDs), len(m.Files))
+				}
+
+				// Second run: no ARTICLE, nothing new.
+				srv.ResetLog()
+				sum = mirrorNews(t, raw, dir, newsRunOpts(jobs))
+				if sum.New != 0 || srv.Count("ARTICLE ") != 0 {
+					t.Errorf("second run: new %d, %d ARTICLE", sum.New, srv.Count("ARTICLE "))
+				}
+
+				// New articles, one crossposted: only they are fetched.
+				srv.Post(article(100, "n.a", "n.b"), []string{"n.a", "n.b"}, []int64{19, 19})
+				srv.Post(article(101, "n.b"), []string{"n.b"}, []int64{20})
+				srv.ResetLog()
+				sum = mirrorNews(t, raw, dir, newsRunOpts(jobs))
+				if sum.New != 3 || srv.Count("ARTICLE ") != 2 {
+					t.Errorf("third run: new %d, %d ARTICLE: %q", sum.New, srv.Count("ARTICLE "), srv.Log())
+				}
+				if got, _ := os.ReadFile(filepath.Join(dir, "n", "b", "20")); string(got) != article(101, "n.b") {
+					t.Errorf("n/b/20 = %q", got)
+				}
+			})
+		}
+	}
+}
+
+func readManifest(t *testing.T, dir string) *manifest {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(dir, manifestName))
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := &manifest{}
+	if err := json.Unmarshal(b, m); err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
+// --delete removes the articles the server expired; --max-articles keeps
+// to the newest.
+func TestNewsMirrorDeleteAndMax(t *testing.T) {
+	srv := &nntptest.Server{Over: "OVER"}
+	for i := 1; i <= 10; i++ {
+		srv.Post(article(i, "g"), []string{"g"}, []int64{int64(i)})
+	}
+	srv.Start(t)
+	dir := t.TempDir()
+	raw := "news:g"
+	opts := newsRunOpts(1)
+	opts.Request.Options = map[string]string{"nntp-server": srv.Addr}
+	opts.MaxArticles = 4
+	sum := mirrorNews(t, raw, dir, opts)
+	if sum.New != 4 {
+		t.Fatalf("--max-articles 4: new %d", sum.New)
+	}
+	for i := 1; i <= 10; i++ {
+		_, err := os.Stat(filepath.Join(dir, "g", fmt.Sprint(i)))
+		if (err == nil) != (i > 6) {
+			t.Errorf("article %d present = %v with --max-articles 4", i, err == nil)
+		}
+	}
+	srv.Expire("g", 7) // below the new low water mark
+	srv.Expire("g", 9) // missing from the overview
+	opts.MaxArticles = 0
+	opts.Delete = true
+	sum = mirrorNews(t, raw, dir, opts)
+	if sum.Deleted != 2 {
+		t.Errorf("--delete: deleted %d, want 2: %+v", sum.Deleted, sum.Entries)
+	}
+	for _, n := range []string{"7", "9"} {
+		if _, err := os.Stat(filepath.Join(dir, "g", n)); err == nil {
+			t.Errorf("expired article %s kept with --delete", n)
+		}
+	}
+	for _, n := range []string{"8", "10"} {
+		if _, err := os.Stat(filepath.Join(dir, "g", n)); err != nil {
+			t.Errorf("article %s: %v", n, err)
+		}
+	}
+	m := readManifest(t, dir)
+	if _, ok := m.Files["g/7"]; ok {
+		t.Error("the manifest keeps a deleted article")
+	}
+	if _, ok := m.MessageIDs["<m9@x>"]; ok {
+		t.Error("the Message-ID index keeps a deleted article")
+	}
+}
+
+// A password in the URL never reaches the summary, the manifest or the
+// trace.
+func TestNewsMirrorPasswordNotShown(t *testing.T) {
+	srv := &nntptest.Server{Over: "OVER", User: "u", Pass: "pw-9f3k"}
+	srv.Post(article(1, "g"), []string{"g"}, []int64{1})
+	srv.Start(t)
+	dir := t.TempDir()
+	var trace bytes.Buffer
+	opts := newsRunOpts(1)
+	opts.Request.Trace = &trace
+	sum := mirrorNews(t, "nntp://u:pw-9f3k@"+srv.Addr+"/g", dir, opts)
+	js, _ := json.Marshal(sum)
+	man, _ := os.ReadFile(filepath.Join(dir, manifestName))
+	for what, b := range map[string][]byte{"summary": js, "manifest": man, "trace": trace.Bytes()} {
+		if bytes.Contains(b, []byte("pw-9f3k")) {
+			t.Errorf("the %s shows the password:\n%s", what, b)
+		}
+	}
+	if sum.New != 1 {
+		t.Errorf("new %d", sum.New)
+	}
+}
+
+// A cancelled run stops and a re-run completes the mirror.
+func TestNewsMirrorCancel(t *testing.T) {
+	srv := &nntptest.Server{Over: "OVER", Stall: make(chan struct{})}
+	srv.Post(article(1, "g"), []string{"g"}, []int64{1})
+	srv.Start(t)
+	dir := t.TempDir()
+	ctx, cancel := context.WithCancel(context.Background())
+	time.AfterFunc(100*time.Millisecond, cancel)
+	t0 := time.Now()
+	_, err := Run(ctx, newsFetcher{&nntp.Driver{}}, uri.MustParse("nntp://"+srv.Addr+"/g"), dir, newsRunOpts(1))
+	if !errors.Is(err, context.Canceled) || time.Since(t0) > 3*time.Second {
+		t.Fatalf("cancelled run = %v after %v", err, time.Since(t0))
+	}
+	if _, err := os.Stat(filepath.Join(dir, "g", "1")); err == nil {
+		t.Error("an article stands after a cancelled transfer")
+	}
+	close(srv.Stall)
+	sum := mirrorNews(t, "nntp://"+srv.Addr+"/g", dir, newsRunOpts(1))
+	if sum.New != 1 {
+		t.Errorf("re-run: new %d", sum.New)
+	}
+}
+
+// Group names that would leave the target are skipped.
+func TestGroupDir(t *testing.T) {
+	for _, tt := range []struct {
+		in, want string
+		ok       bool
+	}{
+		{"comp.lang.go", "comp/lang/go", true}, // tradspool layout (INN storage.conf(5))
+		{"alt", "alt", true},
+		{"a..b", "", false},
+		{".a", "", false},
+		{"a/b", "", false},
+		{"a.\x01", "", false},
+		{".fetch.x", "", false},
+	} {
+		got, err := groupDir(tt.in)
+		if (err == nil) != tt.ok || got != tt.want {
+			t.Errorf("groupDir(%q) = %q, %v", tt.in, got, err)
+		}
+	}
+}
+
+// The exports hold each distinct article once (crossposts once), the mbox
+// quoted as mboxrd, the maildir without a second delivery on a re-export.
+func TestNewsExport(t *testing.T) {
+	srv := &nntptest.Server{Over: "OVER"}
+	fillNews(srv)
+	srv.Start(t)
+	dir := t.TempDir()
+	mirrorNews(t, "nntp://"+srv.Addr+"/n.*", dir, newsRunOpts(2))
+	out := filepath.Join(t.TempDir(), "x.mbox")
+	n, err := ExportMbox(dir, out)
+	if err != nil || n != 30 {
+		t.Fatalf("ExportMbox = %d, %v; want 30", n, err)
+	}
+	b, _ := os.ReadFile(out)
+	msgs := strings.Split(string(b), "\n\nFrom ")
+	if len(msgs) != 30 || !strings.HasPrefix(msgs[0], "From p0@x ") {
+		t.Fatalf("%d messages in the mbox; it starts %q", len(msgs), b[:min(len(b), 40)])
+	}
+	// Message 1 in order: n.a's article 2, posting 2.
+	_, body, _ := strings.Cut(msgs[1], "\n")
+	if want := article(2, "n.a"); strings.ReplaceAll(body, "\n>From the start", "\nFrom the start")+"\n" != want {
+		t.Errorf("second message = %q, want %q quoted", body, want)
+	}
+	if strings.Contains(string(b), "\nFrom the start") {
+		t.Error("a body line starting \"From \" is not quoted")
+	}
+	md := filepath.Join(t.TempDir(), "Maildir")
+	if n, err := ExportMaildir(dir, md); err != nil || n != 30 {
+		t.Fatalf("ExportMaildir = %d, %v", n, err)
+	}
+	if n, err := ExportMaildir(dir, md); err != nil || n != 0 {
+		t.Errorf("second ExportMaildir = %d, %v; want 0", n, err)
+	}
+	ents, _ := os.ReadDir(filepath.Join(md, "new"))
+	tmp, _ := os.ReadDir(filepath.Join(md, "tmp"))
+	if len(ents) != 30 || len(tmp) != 0 {
+		t.Errorf("maildir: %d in new, %d in tmp", len(ents), len(tmp))
+	}
+}
+
+// A hostile server whose article never ends: the mirror reads no more than
+// maxArticle bytes of it, reports it failed and ends the run (exit 8).
+func TestNewsMirrorEndlessArticle(t *testing.T) {
+	old := maxArticle
+	maxArticle = 64 << 10
+	defer func() { maxArticle = old }()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	var sent atomic.Int64
+	go func() {
+		c, err := ln.Accept()
+		if err != nil {
+			return
+		}
+		defer c.Close()
+		c.SetDeadline(time.Now().Add(10 * time.Second))
+		r := bufio.NewReader(c)
+		fmt.Fprintf(c, "200 hostile\r\n")
+		for {
+			line, err := r.ReadString('\n')
+			if err != nil {
+				return
+			}
+			switch f := strings.Fields(line); strings.ToUpper(f[0]) {
+			case "GROUP":
+				fmt.Fprintf(c, "211 1 1 1 g\r\n")
+			case "OVER":
+				fmt.Fprintf(c, "224 ok\r\n1\ts\tf\td\t<e@x>\t\t1\t1\r\n.\r\n")
+			case "ARTICLE":
+				fmt.Fprintf(c, "220 1 <e@x>\r\n")
+				chunk := []byte(strings.Repeat("endless line\r\n", 1000))
+				for sent.Load() < 1<<30 {
+					if _, err := c.Write(chunk); err != nil {
+						return
+					}
+					sent.Add(int64(len(chunk)))
+				}
+				return
+			case "CAPABILITIES":
+				fmt.Fprintf(c, "101 caps\r\nVERSION 2\r\nREADER\r\nOVER\r\n.\r\n")
+			default:
+				fmt.Fprintf(c, "200 ok\r\n")
+			}
+		}
+	}()
+	dir := t.TempDir()
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	sum, err := Run(ctx, newsFetcher{&nntp.Driver{}}, uri.MustParse("nntp://"+ln.Addr().String()+"/g"), dir, newsRunOpts(1))
+	if !errors.Is(err, ErrPartial) || sum.Failed == 0 {
+		t.Fatalf("endless article: %v, %+v", err, sum)
+	}
+	if n := sent.Load(); n > 16<<20 {
+		t.Errorf("the mirror read on: the server sent %d bytes", n)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "g", "1")); err == nil {
+		t.Error("a file stands for the endless article")
+	}
+	if m := readManifest(t, dir); m.Groups["g"].High != 0 {
+		t.Errorf("the high water mark moved past a failed article: %+v", m.Groups)
+	}
+}
+
+// FuzzGroupDir: a group's directory is a valid relative path inside the
+// target (checkRel), made of the name's dot-separated parts, or an error.
+func FuzzGroupDir(f *testing.F) {
+	for _, s := range []string{"comp.lang.go", "a..b", ".fetch", "x/y", "a.\x00", "é.日本", "..", "a.b."} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, g string) {
+		rel, err := groupDir(g)
+		if err != nil {
+			return
+		}
+		if checkRel(rel) != nil || strings.Contains(rel, "..") || strings.HasPrefix(rel, "/") || strings.HasPrefix(rel, ".fetch") {
+			t.Fatalf("groupDir(%q) = %q, outside the target", g, rel)
+		}
+		if strings.ReplaceAll(rel, "/", ".") != g {
+			t.Fatalf("groupDir(%q) = %q, not the group's parts", g, rel)
+		}
+	})
+}
+
+// One large group is fetched on all -j connections, in chunks, each
+// connection selecting the group; the high water mark is the group's.
+func TestNewsMirrorOneGroupManyConnections(t *testing.T) {
+	srv := &nntptest.Server{Over: "OVER"}
+	for i := 1; i <= 200; i++ {
+		srv.Post(article(i, "big"), []string{"big"}, []int64{int64(i)})
+	}
+	srv.Start(t)
+	dir := t.TempDir()
+	sum := mirrorNews(t, "nntp://"+srv.Addr+"/big", dir, newsRunOpts(4))
+	if sum.New != 200 || srv.Count("ARTICLE ") != 200 {
+		t.Fatalf("new %d, %d ARTICLE", sum.New, srv.Count("ARTICLE "))
+	}
+	if n := srv.Count("MODE READER"); n != 4 {
+		t.Errorf("%d connections for -j 4 and 200 articles, want 4", n)
+	}
+	if n := srv.Count("GROUP big"); n != 4 {
+		t.Errorf("GROUP sent %d times, want once per connection", n)
+	}
+	if m := readManifest(t, dir); m.Groups["big"].High != 200 {
+		t.Errorf("high water mark %+v", m.Groups)
+	}
+	srv.ResetLog()
+	sum = mirrorNews(t, "nntp://"+srv.Addr+"/big", dir, newsRunOpts(4))
+	if sum.New != 0 || srv.Count("MODE READER") != 1 {
+		t.Errorf("second run: new %d, %d connections; want 0 and 1", sum.New, srv.Count("MODE READER"))
+	}
+}
+
+// A crosspost met while another connection fetched its first copy waits
+// for the end of the run; when that copy was not stored it is fetched
+// under its own group, and when that fails too, the group's high water
+// mark drops below it so that the next run asks again.
+func TestNewsLinkLater(t *testing.T) {
+	srv := &nntptest.Server{Over: "OVER"}
+	srv.Post(article(3, "n.a", "n.b"), []string{"n.a", "n.b"}, []int64{1, 3})
+	srv.Start(t)
+	dir := t.TempDir()
+	root, err := os.OpenRoot(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer root.Close()
+	r := &run{root: root, m: &manifest{Version: 1, Files: map[string]Record{}, Groups: map[string]GroupMark{"n.b": {High: 5}, "n.c": {High: 8}}},
+		opts: newsRunOpts(1), sum: &Summary{}, jobs: 1, dirs: newDirs(root), seen: map[string]bool{}, reported: map[string]bool{}}
+	nr := &newsRun{run: r, d: newsFetcher{&nntp.Driver{}}, start: uri.MustParse("nntp://" + srv.Addr + "/n.*"), server: srv.Addr, inFlight: map[string]bool{}}
+	nr.later = []pendingLink{
+		{group: "n.b", rel: "n/b/3", url: "u3", id: "<m3@x>", n: 3},
+		{group: "n.b", rel: "n/b/4", url: "u4", id: "<gone@x>", n: 4}, // expired: 423
+		{group: "n.c", rel: "n/c/7", url: "u7", id: "<m7@x>", n: 7},   // no such group: 411
+	}
+	nr.linkLater(context.Background())
+	r.dirs.close()
+	if got, err := os.ReadFile(filepath.Join(dir, "n", "b", "3")); err != nil || string(got) != article(3, "n.a", "n.b") {
+		t.Errorf("n/b/3 = %q, %v", got, err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "n", "b", "4")); err == nil {
+		t.Error("an expired crosspost was stored")
+	}
+	if r.m.MessageIDs["<m3@x>"] != "n/b/3" || r.m.Groups["n.b"].High != 5 || r.m.Groups["n.c"].High != 6 {
+		t.Errorf("manifest ids %v groups %v; want n.c's mark below 7", r.m.MessageIDs, r.m.Groups)
+	}
+	if r.sum.New != 1 || r.sum.Failed != 1 {
+		t.Errorf("summary new %d failed %d, want 1 and 1: %+v", r.sum.New, r.sum.Failed, r.sum.Entries)
+	}
+}
+
+// --dry-run lists what would be fetched and writes nothing.
+func TestNewsMirrorDryRun(t *testing.T) {
+	srv := &nntptest.Server{Over: "OVER"}
+	for i := 1; i <= 3; i++ {
+		srv.Post(article(i, "g"), []string{"g"}, []int64{int64(i)})
+	}
+	srv.Start(t)
+	dir := filepath.Join(t.TempDir(), "target")
+	opts := newsRunOpts(2)
+	opts.DryRun = true
+	sum := mirrorNews(t, "nntp://"+srv.Addr+"/g", dir, opts)
+	if sum.New != 3 || srv.Count("ARTICLE ") != 0 {
+		t.Errorf("dry run: new %d, %d ARTICLE", sum.New, srv.Count("ARTICLE "))
+	}
+	if _, err := os.Stat(dir); err == nil {
+		t.Error("a dry run made the target")
+	}
+}

@@ -1,0 +1,353 @@
+// Package nntptest is an in-process NNTP server for tests (RFC 3977 reader
+// commands, RFC 4643 AUTHINFO USER/PASS, RFC 2980 XOVER): groups of
+// numbered articles, with or without an overview, recording every command
+// it receives. It listens on 127.0.0.1 only.
+package nntptest
+
+import (
+	"bufio"
+	"fmt"
+	"net"
+	"path"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+// Server is a fake news server. Set its fields before Start; change the
+// groups while it runs with Post and Expire.
+type Server struct {
+	// Over selects the overview commands served: "OVER" (OVER and XOVER,
+	// OVER in CAPABILITIES), "XOVER" (XOVER only) or "" (neither: both
+	// answer 500).
+	Over string
+	// User and Pass, when User is set, are required with AUTHINFO before
+	// any group command (480 otherwise).
+	User, Pass string
+	// Stall, when set, makes ARTICLE replies wait until it is closed.
+	Stall chan struct{}
+
+	Addr string
+
+	mu     sync.Mutex
+	groups map[string]map[int64]string // article texts, LF line ends
+	log    []string
+}
+
+// Start listens on 127.0.0.1:0 and serves until the test ends.
+func (s *Server) Start(t testing.TB) {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.Addr = ln.Addr().String()
+	var wg sync.WaitGroup
+	t.Cleanup(func() { ln.Close(); wg.Wait() })
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				defer c.Close()
+				c.SetDeadline(time.Now().Add(20 * time.Second))
+				s.serve(c)
+			}()
+		}
+	}()
+}
+
+// Post adds an article (text with LF line ends) to each group under the
+// given numbers: groups[i] gets number nums[i].
+func (s *Server) Post(text string, groups []string, nums []int64) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.groups == nil {
+		s.groups = map[string]map[int64]string{}
+	}
+	for i, g := range groups {
+		if s.groups[g] == nil {
+			s.groups[g] = map[int64]string{}
+		}
+		s.groups[g][nums[i]] = text
+	}
+}
+
+// AddGroup makes an empty group.
+func (s *Server) AddGroup(g string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.groups == nil {
+		s.groups = map[string]map[int64]string{}
+	}
+	if s.groups[g] == nil {
+		s.groups[g] = map[int64]string{}
+	}
+}
+
+// Expire removes article n of group g.
+func (s *Server) Expire(g string, n int64) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	delete(s.groups[g], n)
+}
+
+// Log returns the command lines received so far, in order.
+func (s *Server) Log() []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return slices.Clone(s.log)
+}
+
+// ResetLog forgets the commands received.
+func (s *Server) ResetLog() {
+	s.mu.Lock()
+	s.log = nil
+	s.mu.Unlock()
+}
+
+// Count returns how many logged commands start with prefix.
+func (s *Server) Count(prefix string) int {
+	n := 0
+	for _, l := range s.Log() {
+		if strings.HasPrefix(l, prefix) {
+			n++
+		}
+	}
+	return n
+}
+
+func (s *Server) marks(g string) (low, high int64, count int) {
+	for n := range s.groups[g] {
+		if low == 0 || n < low {
+			low = n
+		}
+		high = max(high, n)
+	}
+	if count = len(s.groups[g]); count == 0 {
+		low = high + 1
+	}
+	return low, high, count
+}
+
+// MessageID returns the Message-ID field of an article text.
+func MessageID(text string) string {
+	for _, line := range strings.Split(text, "\n") {
+		if line == "" {
+			break
+		}
+		if v, ok := strings.CutPrefix(line, "Message-ID: "); ok {
+			return v
+		}
+	}
+	return ""
+}
+
+func (s *Server) serve(c net.Conn) {
+	r := bufio.NewReader(c)
+	w := bufio.NewWriter(c)
+	reply := func(format string, args ...any) {
+		fmt.Fprintf(w, format+"\r\n", args...)
+	}
+	block := func(text string) {
+		for _, line := range strings.SplitAfter(text, "\n") {
+			if line == "" {
+				continue
+			}
+			line = strings.TrimSuffix(line, "\n")
+			if strings.HasPrefix(line, ".") {
+				line = "." + line
+			}
+			w.WriteString(line + "\r\n")
+		}
+		w.WriteString(".\r\n")
+	}
+	reply("200 nntptest ready")
+	w.Flush()
+	group := ""
+	authed := s.User == ""
+	user := ""
+	for {
+		// Flush only when no command waits: pipelined commands are answered
+		// in one write.
+		if r.Buffered() == 0 {
+			if w.Flush() != nil {
+				return
+			}
+		}
+		line, err := r.ReadString('\n')
+		if err != nil {
+			return
+		}
+		line = strings.TrimRight(line, "\r\n")
+		shown := line
+		if strings.HasPrefix(strings.ToUpper(line), "AUTHINFO PASS ") {
+			shown = "AUTHINFO PASS " + strings.Repeat("*", len(line)-len("AUTHINFO PASS "))
+		}
+		s.mu.Lock()
+		s.log = append(s.log, shown)
+		s.mu.Unlock()
+		f := strings.Fields(line)
+		if len(f) == 0 {
+			reply("500 empty")
+			continue
+		}
+		verb := strings.ToUpper(f[0])
+		arg := ""
+		if len(f) > 1 {
+			arg = f[1]
+		}
+		if !authed && verb != "AUTHINFO" && verb != "MODE" && verb != "CAPABILITIES" && verb != "QUIT" {
+			reply("480 authentication required")
+			continue
+		}
+		s.mu.Lock()
+		switch verb {
+		case "MODE":
+			reply("200 reader mode")
+		case "CAPABILITIES":
+			reply("101 capabilities")
+			reply("VERSION 2")
+			reply("READER")
+			if s.Over == "OVER" {
+				reply("OVER")
+			}
+			if s.User != "" {
+				reply("AUTHINFO USER")
+			}
+			reply(".")
+		case "AUTHINFO":
+			switch {
+			case strings.EqualFold(arg, "USER") && len(f) > 2:
+				user = f[2]
+				reply("381 password required")
+			case strings.EqualFold(arg, "PASS") && len(f) > 2:
+				if user == s.User && f[2] == s.Pass {
+					authed = true
+					reply("281 ok")
+				} else {
+					reply("481 rejected")
+				}
+			default:
+				reply("501 syntax")
+			}
+		case "GROUP":
+			if _, ok := s.groups[arg]; !ok {
+				reply("411 no such group")
+				break
+			}
+			group = arg
+			low, high, count := s.marks(arg)
+			reply("211 %d %d %d %s", count, low, high, arg)
+		case "OVER", "XOVER":
+			if s.Over == "" || (s.Over == "XOVER" && verb == "OVER") {
+				reply("500 unknown command")
+				break
+			}
+			if group == "" {
+				reply("412 no group")
+				break
+			}
+			lo, hi, ok := parseRange(arg)
+			if !ok {
+				reply("501 bad range")
+				break
+			}
+			var nums []int64
+			for n := range s.groups[group] {
+				if n >= lo && n <= hi {
+					nums = append(nums, n)
+				}
+			}
+			if len(nums) == 0 {
+				reply("420 no articles in that range")
+				break
+			}
+			slices.Sort(nums)
+			reply("224 overview follows")
+			for _, n := range nums {
+				text := s.groups[group][n]
+				reply("%d\tsubject\tfrom\tdate\t%s\t\t%d\t1", n, MessageID(text), len(text))
+			}
+			reply(".")
+		case "STAT", "ARTICLE":
+			n, err := strconv.ParseInt(arg, 10, 64)
+			text, ok := s.groups[group][n]
+			switch {
+			case group == "":
+				reply("412 no group")
+			case err != nil:
+				reply("501 bad number")
+			case !ok:
+				reply("423 no such article")
+			case verb == "STAT":
+				reply("223 %d %s", n, MessageID(text))
+			default:
+				if s.Stall != nil {
+					s.mu.Unlock()
+					w.Flush()
+					<-s.Stall
+					s.mu.Lock()
+				}
+				reply("220 %d %s", n, MessageID(text))
+				block(text)
+			}
+		case "LIST":
+			if !strings.EqualFold(arg, "ACTIVE") {
+				reply("501 only LIST ACTIVE")
+				break
+			}
+			pattern := "*"
+			if len(f) > 2 {
+				pattern = f[2]
+			}
+			var names []string
+			for g := range s.groups {
+				if ok, _ := path.Match(pattern, g); ok {
+					names = append(names, g)
+				}
+			}
+			slices.Sort(names)
+			reply("215 list follows")
+			for _, g := range names {
+				_, high, _ := s.marks(g)
+				low, _, _ := s.marks(g)
+				reply("%s %d %d y", g, high, low)
+			}
+			reply(".")
+		case "QUIT":
+			reply("205 bye")
+			s.mu.Unlock()
+			w.Flush()
+			return
+		default:
+			reply("500 unknown command")
+		}
+		s.mu.Unlock()
+	}
+}
+
+func parseRange(s string) (lo, hi int64, ok bool) {
+	a, b, dash := strings.Cut(s, "-")
+	lo, err := strconv.ParseInt(a, 10, 64)
+	if err != nil {
+		return 0, 0, false
+	}
+	if !dash {
+		return lo, lo, true
+	}
+	if b == "" {
+		return lo, 1<<63 - 1, true
+	}
+	hi, err = strconv.ParseInt(b, 10, 64)
+	return lo, hi, err == nil
+}

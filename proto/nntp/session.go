@@ -1,0 +1,319 @@
+package nntp
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"strconv"
+
+	"github.com/rfc1738/fetch/proto"
+	"github.com/rfc1738/fetch/uri"
+)
+
+// ErrNoOverview is wrapped by Session.Overview when the server refuses
+// both OVER and XOVER (unknown command or feature not supported).
+var ErrNoOverview = errNoOverview
+
+// maxSkip bounds the bytes of an article Session.Articles reads and
+// discards after its callback returns.
+const maxSkip = 1 << 20
+
+// DefaultPipeline is how many ARTICLE commands Session.Articles keeps
+// ahead of the replies it has read when Driver.Pipeline is zero.
+const DefaultPipeline = 64
+
+// Session is one connection to a news server, greeted, in reader mode and
+// authenticated, for a program that asks for many things in turn (a
+// mirror). It is not safe for concurrent use; each goroutine opens its
+// own. The caller must Close it.
+type Session struct {
+	d *Driver
+	c *client
+	t *target
+	// broken is set when the conversation is out of step (an error in the
+	// middle of a reply): the session can then only be closed.
+	broken error
+}
+
+// GroupInfo is the reply to GROUP: the server's estimate of the count,
+// and the low and high water marks (RFC 3977 section 6.1.1).
+type GroupInfo struct {
+	Count, Low, High int64
+}
+
+// OverviewLine is the part of an overview line a mirror needs.
+type OverviewLine struct {
+	Number    int64
+	MessageID string
+	Bytes     int64 // -1 when unknown
+}
+
+// ActiveGroup is one line of LIST ACTIVE (RFC 3977 section 7.6.3).
+type ActiveGroup struct {
+	Name      string
+	High, Low int64
+	Status    string
+}
+
+// Open connects to the server of u (nntp://host:port/..., or a news: URL
+// with Options["nntp-server"]), with the credentials of the URL or the
+// .netrc file named by Options["netrc"]. The group or article u names is
+// not selected.
+func (d *Driver) Open(ctx context.Context, u *uri.URL, req *proto.Request) (*Session, error) {
+	t, err := d.resolve(u, req)
+	if err != nil {
+		return nil, err
+	}
+	c, err := d.connect(ctx, t, req)
+	if err != nil {
+		return nil, err
+	}
+	return &Session{d: d, c: c, t: t}, nil
+}
+
+// Server is host[:port] of the session's server as it appears in an nntp
+// URL (the port elided when it is 119).
+func (s *Session) Server() string { return s.t.urlHost }
+
+func (s *Session) usable() error {
+	if s.broken != nil {
+		return fmt.Errorf("nntp: session unusable after an earlier error: %w", s.broken)
+	}
+	return nil
+}
+
+// fail marks the session out of step when err is not a plain refusal.
+func (s *Session) fail(err error) error {
+	var re *ReplyError
+	if err != nil && !errors.As(err, &re) {
+		s.broken = err
+	}
+	return err
+}
+
+// Group selects a group (RFC 3977 section 6.1.1). An unknown group is a
+// *ReplyError wrapping proto.ErrNotFound.
+func (s *Session) Group(ctx context.Context, name string) (GroupInfo, error) {
+	if err := s.usable(); err != nil {
+		return GroupInfo{}, err
+	}
+	if err := checkWord("group", name); err != nil {
+		return GroupInfo{}, err
+	}
+	op := "GROUP " + name
+	_, msg, err := s.c.cmd(ctx, StatusGroupSelected, "%s", op)
+	if err != nil {
+		return GroupInfo{}, s.fail(err)
+	}
+	g, err := parseGroupReply(msg)
+	if err != nil {
+		return GroupInfo{}, &proto.ProtocolError{Proto: "nntp", Msg: op + ": " + err.Error()}
+	}
+	return GroupInfo{Count: g.Count, Low: g.Low, High: g.High}, nil
+}
+
+// Overview returns the numbers and message-ids of the articles first to
+// last of the selected group: OVER, else XOVER (see Driver.Fetch). It
+// returns an error wrapping ErrNoOverview when the server has neither, and
+// no lines (no error) for an empty range. Malformed lines are skipped.
+func (s *Session) Overview(ctx context.Context, first, last int64) ([]OverviewLine, error) {
+	if err := s.usable(); err != nil {
+		return nil, err
+	}
+	if first < 1 || last < first {
+		return nil, nil
+	}
+	caps, err := s.c.capabilities(ctx)
+	if err != nil {
+		return nil, s.fail(err)
+	}
+	verbs := []string{"OVER", "XOVER"}
+	if _, ok := caps["OVER"]; caps != nil && !ok {
+		verbs = verbs[1:]
+	}
+	for _, verb := range verbs {
+		op := fmt.Sprintf("%s %d-%d", verb, first, last)
+		code, _, err := s.c.cmd(ctx, StatusOverviewFollows, "%s", op)
+		switch {
+		case err == nil:
+		case code == StatusNoArticleInRange:
+			return nil, nil
+		case code == StatusUnknownCommand || code == StatusSyntaxError || code == StatusNotSupported:
+			continue
+		default:
+			return nil, s.fail(err)
+		}
+		var out []OverviewLine
+		err = s.c.readBlock(ctx, op, int(min(last-first+1, 1<<30)), orDefault(s.d.MaxListBytes, DefaultMaxListBytes), func(line []byte) error {
+			ov, err := parseOverview(string(line))
+			if err == nil && ov.Number >= first && ov.Number <= last {
+				out = append(out, OverviewLine{Number: ov.Number, MessageID: ov.MessageID, Bytes: ov.Bytes})
+			}
+			return nil
+		})
+		if err != nil {
+			return nil, s.fail(err)
+		}
+		return out, nil
+	}
+	return nil, errNoOverview
+}
+
+// Stat asks whether article n of the selected group exists (RFC 3977
+// section 6.2.4) and gives its message-id; found is false for 423.
+func (s *Session) Stat(ctx context.Context, n int64) (id string, found bool, err error) {
+	if err := s.usable(); err != nil {
+		return "", false, err
+	}
+	code, msg, err := s.c.cmd(ctx, 223, "STAT %d", n)
+	switch {
+	case err == nil:
+	case code == StatusNoSuchNumber || code == StatusNoArticleInRange:
+		return "", false, nil
+	default:
+		return "", false, s.fail(err)
+	}
+	_, id = parseArticleReply(msg)
+	return id, true, nil
+}
+
+// Articles retrieves articles nums of the selected group with ARTICLE
+// (RFC 3977 section 6.2.1), keeping up to Driver.Pipeline commands in
+// flight (RFC 3977 section 3.5 allows pipelining). fn is called in the
+// order of nums with each article's number, its message-id from the reply
+// and its text, dot-unstuffed with LF line ends, valid during the call
+// only; for a number the server no longer has (423), body is nil. Whatever
+// fn leaves unread is skipped (up to 1 MiB; more breaks the session). An error from fn stops the loop and is
+// returned; the session is then out of step and can only be closed.
+func (s *Session) Articles(ctx context.Context, nums []int64, fn func(n int64, id string, body io.Reader) error) error {
+	if err := s.usable(); err != nil {
+		return err
+	}
+	depth := orDefault(s.d.Pipeline, DefaultPipeline)
+	sent, done := 0, 0
+	send := func() error {
+		for sent < len(nums) && sent-done < depth {
+			line := "ARTICLE " + strconv.FormatInt(nums[sent], 10)
+			s.c.tracef("> %s", line)
+			if _, err := s.c.w.W.WriteString(line + "\r\n"); err != nil {
+				return s.fail(s.c.ioErr(ctx.Err(), line, err))
+			}
+			sent++
+		}
+		if err := s.c.w.W.Flush(); err != nil {
+			return s.fail(s.c.ioErr(ctx.Err(), "ARTICLE", err))
+		}
+		return nil
+	}
+	for done < len(nums) {
+		if err := ctx.Err(); err != nil {
+			s.broken = err
+			return fmt.Errorf("nntp: ARTICLE: %w", err)
+		}
+		if sent-done <= depth/2 {
+			if err := send(); err != nil {
+				return err
+			}
+		}
+		n := nums[done]
+		op := "ARTICLE " + strconv.FormatInt(n, 10)
+		code, msg, err := s.c.readReply(ctx, op)
+		if err != nil {
+			return s.fail(err)
+		}
+		done++
+		switch {
+		case code == StatusArticleFollows:
+		case code == StatusNoSuchNumber || code == StatusNoArticleInRange:
+			if err := fn(n, "", nil); err != nil {
+				s.broken = err
+				return err
+			}
+			continue
+		default:
+			s.broken = refusal(op, code, msg)
+			return s.broken
+		}
+		_, id := parseArticleReply(msg)
+		dr := s.c.r.DotReader()
+		ferr := fn(n, id, &bodyReader{r: dr, c: s.c, op: op, ctxErr: ctx.Err})
+		if ferr != nil {
+			s.broken = ferr
+			return ferr
+		}
+		// What fn left unread is skipped, up to maxSkip bytes: an article
+		// that goes on beyond that ends the session rather than be read
+		// to its end.
+		skipped, err := io.CopyN(io.Discard, dr, maxSkip+1)
+		switch {
+		case err == io.EOF:
+		case err != nil:
+			return s.fail(s.c.ioErr(ctx.Err(), op, err))
+		case skipped > maxSkip:
+			s.broken = &proto.ProtocolError{Proto: "nntp", Msg: fmt.Sprintf("%s: more than %d bytes left unread", op, maxSkip)}
+			return s.broken
+		}
+	}
+	return nil
+}
+
+// bodyReader turns the read errors of an article into the package's
+// errors (cancellation, lost connection).
+type bodyReader struct {
+	r      io.Reader
+	c      *client
+	op     string
+	ctxErr func() error
+}
+
+func (b *bodyReader) Read(p []byte) (int, error) {
+	n, err := b.r.Read(p)
+	if err != nil && err != io.EOF {
+		err = b.c.ioErr(b.ctxErr(), b.op, err)
+	}
+	return n, err
+}
+
+// ListActive lists the groups matching wildmat (RFC 3977 sections 4 and
+// 7.6.3: LIST ACTIVE wildmat); an empty wildmat lists every group.
+func (s *Session) ListActive(ctx context.Context, wildmat string) ([]ActiveGroup, error) {
+	if err := s.usable(); err != nil {
+		return nil, err
+	}
+	op := "LIST ACTIVE"
+	if wildmat != "" {
+		if err := checkWord("wildmat", wildmat); err != nil {
+			return nil, err
+		}
+		op += " " + wildmat
+	}
+	if _, _, err := s.c.cmd(ctx, StatusListFollows, "%s", op); err != nil {
+		return nil, s.fail(err)
+	}
+	var out []ActiveGroup
+	err := s.c.readBlock(ctx, op, orDefault(s.d.MaxGroups, DefaultMaxGroups), orDefault(s.d.MaxListBytes, DefaultMaxListBytes), func(line []byte) error {
+		if g, err := parseActive(string(line)); err == nil {
+			out = append(out, ActiveGroup(g))
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, s.fail(err)
+	}
+	return out, nil
+}
+
+// Close says QUIT (when the conversation is in step) and closes the
+// connection. It may be called more than once.
+func (s *Session) Close() error {
+	if s.c == nil {
+		return nil
+	}
+	c := s.c
+	s.c = nil
+	if s.broken != nil {
+		return c.close()
+	}
+	return c.quit()
+}

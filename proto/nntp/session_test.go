@@ -1,0 +1,218 @@
+package nntp
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/rfc1738/fetch/internal/nntptest"
+	"github.com/rfc1738/fetch/proto"
+	"github.com/rfc1738/fetch/uri"
+)
+
+func newsServer(t *testing.T, over string) *nntptest.Server {
+	t.Helper()
+	s := &nntptest.Server{Over: over}
+	for n := int64(1); n <= 5; n++ {
+		if n == 4 {
+			continue // a gap
+		}
+		s.Post(fmt.Sprintf("Message-ID: <a%d@x>\nSubject: %d\n\nbody %d\n.dot line\n", n, n, n), []string{"g.one"}, []int64{n})
+	}
+	s.Start(t)
+	return s
+}
+
+func openSession(t *testing.T, ctx context.Context, raw string, trace io.Writer) *Session {
+	t.Helper()
+	req := &proto.Request{ConnectTimeout: 5 * time.Second, IdleTimeout: 5 * time.Second, Trace: trace}
+	s, err := (&Driver{}).Open(ctx, uri.MustParse(raw), req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	return s
+}
+
+// RFC 3977 section 8.3: OVER when CAPABILITIES lists it; RFC 2980 section
+// 2.8: XOVER when it does not; neither: ErrNoOverview, and STAT
+// (section 6.2.4) gives the message-ids.
+func TestSessionOverview(t *testing.T) {
+	for _, tt := range []struct {
+		over  string
+		verbs []string
+	}{
+		{"OVER", []string{"OVER 1-5"}},
+		{"XOVER", []string{"XOVER 1-5"}},
+		{"", []string{"XOVER 1-5"}},
+	} {
+		t.Run("server "+tt.over, func(t *testing.T) {
+			srv := newsServer(t, tt.over)
+			ctx := context.Background()
+			s := openSession(t, ctx, "nntp://"+srv.Addr+"/g.one", nil)
+			g, err := s.Group(ctx, "g.one")
+			if err != nil || g != (GroupInfo{Count: 4, Low: 1, High: 5}) {
+				t.Fatalf("Group = %+v, %v", g, err)
+			}
+			lines, err := s.Overview(ctx, g.Low, g.High)
+			if tt.over == "" {
+				if !errors.Is(err, ErrNoOverview) {
+					t.Fatalf("Overview on a server without one = %v, %v; want ErrNoOverview", lines, err)
+				}
+				id, found, err := s.Stat(ctx, 3)
+				if err != nil || !found || id != "<a3@x>" {
+					t.Errorf("Stat(3) = %q %v %v", id, found, err)
+				}
+				if _, found, err := s.Stat(ctx, 4); err != nil || found {
+					t.Errorf("Stat(4), a gap = %v %v; want not found", found, err)
+				}
+			} else {
+				want := []OverviewLine{{1, "<a1@x>", 0}, {2, "<a2@x>", 0}, {3, "<a3@x>", 0}, {5, "<a5@x>", 0}}
+				for i := range lines {
+					lines[i].Bytes = 0
+				}
+				if err != nil || !slices.Equal(lines, want) {
+					t.Errorf("Overview = %v, %v; want %v", lines, err, want)
+				}
+			}
+			log := srv.Log()
+			for _, v := range tt.verbs {
+				if !slices.Contains(log, v) {
+					t.Errorf("commands %q lack %q", log, v)
+				}
+			}
+			if tt.over == "OVER" && slices.Contains(log, "XOVER 1-5") {
+				t.Errorf("XOVER sent to a server with OVER: %q", log)
+			}
+		})
+	}
+}
+
+// Articles pipelines ARTICLE (RFC 3977 section 3.5) and hands each body
+// dot-unstuffed with LF line ends; a number the server lacks gives nil.
+func TestSessionArticles(t *testing.T) {
+	srv := newsServer(t, "OVER")
+	ctx := context.Background()
+	s := openSession(t, ctx, "nntp://"+srv.Addr+"/g", nil)
+	if _, err := s.Group(ctx, "g.one"); err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	err := s.Articles(ctx, []int64{1, 2, 4, 5}, func(n int64, id string, body io.Reader) error {
+		if body == nil {
+			got = append(got, fmt.Sprintf("%d missing", n))
+			return nil
+		}
+		b, err := io.ReadAll(body)
+		got = append(got, fmt.Sprintf("%d %s %q %v", n, id, b, err))
+		return nil
+	})
+	want := []string{
+		`1 <a1@x> "Message-ID: <a1@x>\nSubject: 1\n\nbody 1\n.dot line\n" <nil>`,
+		`2 <a2@x> "Message-ID: <a2@x>\nSubject: 2\n\nbody 2\n.dot line\n" <nil>`,
+		`4 missing`,
+		`5 <a5@x> "Message-ID: <a5@x>\nSubject: 5\n\nbody 5\n.dot line\n" <nil>`,
+	}
+	if err != nil || !slices.Equal(got, want) {
+		t.Errorf("Articles = %v\n%q\nwant %q", err, got, want)
+	}
+	// The session is still in step: one more command works.
+	if _, err := s.Group(ctx, "g.one"); err != nil {
+		t.Errorf("GROUP after Articles: %v", err)
+	}
+	// An unread body is skipped.
+	err = s.Articles(ctx, []int64{3, 5}, func(n int64, id string, body io.Reader) error { return nil })
+	if err != nil {
+		t.Errorf("Articles leaving bodies unread: %v", err)
+	}
+	if _, _, err := s.Stat(ctx, 5); err != nil {
+		t.Errorf("STAT after unread bodies: %v", err)
+	}
+	if err := s.Close(); err != nil {
+		t.Errorf("Close = %v", err)
+	}
+	// The transcript, as the server received it.
+	wantLog := []string{"MODE READER", "GROUP g.one", "ARTICLE 1", "ARTICLE 2", "ARTICLE 4", "ARTICLE 5",
+		"GROUP g.one", "ARTICLE 3", "ARTICLE 5", "STAT 5", "QUIT"}
+	for i := 0; i < 50 && len(srv.Log()) < len(wantLog); i++ {
+		time.Sleep(10 * time.Millisecond) // QUIT is sent without waiting
+	}
+	if log := srv.Log(); !slices.Equal(log, wantLog) {
+		t.Errorf("commands %q, want %q", log, wantLog)
+	}
+	if err := s.Close(); err != nil {
+		t.Errorf("second Close = %v", err)
+	}
+}
+
+// AUTHINFO USER/PASS (RFC 4643 section 2.3) from the URL; the password
+// is never in the trace.
+func TestSessionAuthinfo(t *testing.T) {
+	srv := &nntptest.Server{Over: "OVER", User: "reader", Pass: "s3cret-pw"}
+	srv.AddGroup("g.one")
+	srv.Start(t)
+	ctx := context.Background()
+	var trace bytes.Buffer
+	s := openSession(t, ctx, "nntp://reader:s3cret-pw@"+srv.Addr+"/g.one", &trace)
+	if _, err := s.Group(ctx, "g.one"); err != nil {
+		t.Fatalf("GROUP after AUTHINFO: %v", err)
+	}
+	if !slices.Contains(srv.Log(), "AUTHINFO USER reader") {
+		t.Errorf("commands %q lack AUTHINFO USER", srv.Log())
+	}
+	if strings.Contains(trace.String(), "s3cret") || !strings.Contains(trace.String(), "AUTHINFO PASS ****") {
+		t.Errorf("trace shows the password or no redacted PASS:\n%s", trace.String())
+	}
+	_, err := (&Driver{}).Open(ctx, uri.MustParse("nntp://reader:wrong@"+srv.Addr+"/g"), &proto.Request{ConnectTimeout: 5 * time.Second})
+	if !errors.Is(err, proto.ErrLogin) || strings.Contains(err.Error(), "wrong") {
+		t.Errorf("a wrong password = %v; want ErrLogin without the password", err)
+	}
+}
+
+// A cancelled context stops Articles while the server stalls.
+func TestSessionArticlesCancel(t *testing.T) {
+	srv := &nntptest.Server{Over: "OVER", Stall: make(chan struct{})}
+	srv.Post("Message-ID: <x@y>\n\nb\n", []string{"g"}, []int64{1})
+	srv.Start(t)
+	defer close(srv.Stall)
+	ctx, cancel := context.WithCancel(context.Background())
+	s := openSession(t, ctx, "nntp://"+srv.Addr+"/g", nil)
+	if _, err := s.Group(ctx, "g"); err != nil {
+		t.Fatal(err)
+	}
+	time.AfterFunc(100*time.Millisecond, cancel)
+	t0 := time.Now()
+	err := s.Articles(ctx, []int64{1}, func(int64, string, io.Reader) error { return nil })
+	if !errors.Is(err, context.Canceled) || time.Since(t0) > 3*time.Second {
+		t.Errorf("Articles after cancel = %v after %v; want context.Canceled at once", err, time.Since(t0))
+	}
+	if _, err := s.Group(context.Background(), "g"); err == nil {
+		t.Error("the session is used after a cancelled Articles")
+	}
+}
+
+// ListActive sends the wildmat (RFC 3977 section 7.6.3) and refuses one
+// that would split the command.
+func TestSessionListActive(t *testing.T) {
+	srv := newsServer(t, "OVER")
+	srv.AddGroup("g.two")
+	srv.AddGroup("other")
+	ctx := context.Background()
+	s := openSession(t, ctx, "nntp://"+srv.Addr+"/g", nil)
+	groups, err := s.ListActive(ctx, "g.*")
+	if err != nil || len(groups) != 2 || groups[0].Name != "g.one" || groups[0].High != 5 || groups[1].Name != "g.two" {
+		t.Errorf("ListActive(g.*) = %+v, %v", groups, err)
+	}
+	if !slices.Contains(srv.Log(), "LIST ACTIVE g.*") {
+		t.Errorf("commands %q lack LIST ACTIVE g.*", srv.Log())
+	}
+	if _, err := s.ListActive(ctx, "g.*\r\nQUIT"); !errors.Is(err, proto.ErrUnsafeArgument) {
+		t.Errorf("ListActive with CR LF = %v; want ErrUnsafeArgument", err)
+	}
+}
