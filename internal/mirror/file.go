@@ -340,7 +340,7 @@ func (r *run) receive(worker int, rf remoteFile, offset int64, body io.Reader) (
 		return n, "", fmt.Errorf("after %d bytes: %w", offset+n, err)
 	}
 	if rf.size >= 0 && offset+n != rf.size {
-		return n, "", fmt.Errorf("short transfer: %d of %d bytes", offset+n, rf.size)
+		return n, "", fmt.Errorf("short transfer: %d of %d bytes: %w", offset+n, rf.size, io.ErrUnexpectedEOF)
 	}
 	return n, hex.EncodeToString(h.Sum(nil)), nil
 }

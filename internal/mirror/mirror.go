@@ -20,6 +20,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/rfc1738/fetch/internal/retry"
 	"github.com/rfc1738/fetch/proto"
 	"github.com/rfc1738/fetch/safety"
 	"github.com/rfc1738/fetch/uri"
@@ -69,6 +70,12 @@ type Options struct {
 	// SaveEvery is how often the manifest is saved during a run. Zero means
 	// every 2 seconds.
 	SaveEvery time.Duration
+	// Retry is how a failed transfer or listing is tried again: only a
+	// transient failure (retry.Transient), after the policy's backoff
+	// (the entry goes back to the queue meanwhile; a transfer resumes from
+	// its partial file). Nil means one more attempt, at once, for any
+	// failure that is not a refusal.
+	Retry *retry.Policy
 }
 
 // Event reports the progress of one transfer.
@@ -118,7 +125,10 @@ type Summary struct {
 	Duration  time.Duration `json:"duration_ns"`
 	DryRun    bool          `json:"dry_run"`
 	Entries   []EntryReport `json:"entries"`
-	mu        sync.Mutex
+	// Notices are things about the whole run worth saying once, such as
+	// a server that allowed fewer connections than Jobs.
+	Notices []string `json:"notices,omitempty"`
+	mu      sync.Mutex
 }
 
 func (s *Summary) add(r EntryReport) {
@@ -155,9 +165,11 @@ type remoteFile struct {
 	url     *uri.URL
 	size    int64 // -1 unknown
 	mtime   time.Time
-	link    string // symbolic link target; "" for files
-	raw     bool   // ask the driver for the bytes as sent
-	retried bool   // this is the second attempt
+	link    string    // symbolic link target; "" for files
+	raw     bool      // ask the driver for the bytes as sent
+	retried bool      // this is the second attempt (Options.Retry nil)
+	tries   int       // retries so far (Options.Retry set)
+	failed  time.Time // when the first attempt failed (Options.Retry set)
 }
 
 // retryable reports whether a failed transfer or listing is worth one more
@@ -216,6 +228,7 @@ func Run(ctx context.Context, f Fetcher, start *uri.URL, dir string, opts Option
 	}
 	walkErr := r.run(ctx)
 	sum.Duration = time.Since(t0)
+	r.noteBusy()
 	if !opts.DryRun {
 		if err := m.save(root); err != nil && walkErr == nil {
 			walkErr = err
@@ -272,6 +285,7 @@ type run struct {
 	outstanding sync.WaitGroup
 
 	mu         sync.Mutex
+	held       int             // slots held for good: connections the server refused
 	seen       map[string]bool // relative paths found on the remote side
 	reported   map[string]bool // skipped entries already in the report
 	unlistable []string        // directories whose listing failed
@@ -341,10 +355,7 @@ func (r *run) run(ctx context.Context) error {
 				if rep.handed {
 					continue
 				}
-				if rep.Status == StatusFailed && !rf.retried && retryable(ctx, rep.err) {
-					// Once more, at the end of the queue.
-					rf.retried = true
-					files.push(rf)
+				if rep.Status == StatusFailed && r.again(ctx, &rf, rep.err, files) {
 					continue
 				}
 				r.sum.add(rep)
@@ -428,10 +439,7 @@ func (r *run) startSaver() func() {
 // failed entry of the report, and nothing under it is deleted.
 func (r *run) walk(ctx context.Context, files *queue[remoteFile]) error {
 	start := dirJob{rel: "", url: r.w.startURL()}
-	l, err := r.list(ctx, start)
-	if retryable(ctx, err) {
-		l, err = r.list(ctx, start)
-	}
+	l, err := r.listAgain(ctx, start)
 	if err != nil {
 		if ctx.Err() != nil {
 			return ctx.Err()
@@ -467,10 +475,7 @@ func (r *run) visit(ctx context.Context, d dirJob, dirs *queue[dirJob], files *q
 	if ctx.Err() != nil {
 		return
 	}
-	l, err := r.list(ctx, d)
-	if retryable(ctx, err) {
-		l, err = r.list(ctx, d)
-	}
+	l, err := r.listAgain(ctx, d)
 	if err != nil {
 		if ctx.Err() != nil {
 			return
