@@ -79,6 +79,10 @@ type Fault struct {
 	// After is the number of bytes from the server delivered to the client
 	// before a Cut, Stall or Reset.
 	After int64
+	// Count bounds the connections the fault hits: a connection that
+	// ends before After bytes is not hit and does not count. Zero means
+	// every connection that matches.
+	Count int
 }
 
 // Config describes a proxy. Target is required; the zero value of every
@@ -105,6 +109,7 @@ type Stats struct {
 	Conns     int   // control or plain connections accepted (refused ones included)
 	DataConns int   // FTP data connections accepted
 	Refused   int   // connections answered with a refusal
+	Faults    int   // hits of Config.Faults (MaxConns refusals are not counted)
 	Down      int64 // bytes delivered from the server on control or plain connections
 	DataDown  int64 // bytes delivered from the server on data connections
 	Up        int64 // bytes delivered to the server, all connections
@@ -123,6 +128,7 @@ type Proxy struct {
 	open  int                   // control or plain connections open
 	conns map[net.Conn]bool     // every connection, to close them on Close
 	lns   map[net.Listener]bool // data listeners not yet used
+	hits  map[*Fault]int        // connections each fault hit
 	once  sync.Once
 }
 
@@ -148,7 +154,7 @@ func Start(cfg Config) (*Proxy, error) {
 		return nil, fmt.Errorf("faultproxy: %w", err)
 	}
 	p := &Proxy{cfg: cfg, host: host, ln: ln, done: make(chan struct{}),
-		conns: map[net.Conn]bool{}, lns: map[net.Listener]bool{}}
+		conns: map[net.Conn]bool{}, lns: map[net.Listener]bool{}, hits: map[*Fault]int{}}
 	p.wg.Add(1)
 	go p.serve()
 	return p, nil
@@ -236,7 +242,7 @@ func (p *Proxy) serve() {
 		p.mu.Unlock()
 		f := p.fault(n, false)
 		p.wg.Add(1)
-		if refuse || f != nil && f.Kind == Refuse {
+		if refuse || f != nil && f.Kind == Refuse && p.hit(f) {
 			if !refuse {
 				p.mu.Lock()
 				p.open--
@@ -263,6 +269,19 @@ func (p *Proxy) fault(n int, data bool) *Fault {
 		}
 	}
 	return nil
+}
+
+// hit counts a hit of f and reports true, or reports false when f has
+// hit Count connections already.
+func (p *Proxy) hit(f *Fault) bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if f.Count > 0 && p.hits[f] >= f.Count {
+		return false
+	}
+	p.hits[f]++
+	p.stats.Faults++
+	return true
 }
 
 // refuse answers c with the mode's refusal, after the delay, and closes it.
@@ -317,7 +336,7 @@ func (p *Proxy) connect(c net.Conn, f *Fault, data bool) {
 func (p *Proxy) connectPort(c net.Conn, f *Fault, data bool, port string) {
 	defer p.wg.Done()
 	defer p.untrack(c)
-	if f != nil && f.Kind == Refuse {
+	if f != nil && f.Kind == Refuse && p.hit(f) {
 		// A refused data connection: reset it at once.
 		if tc, ok := c.(*net.TCPConn); ok {
 			tc.SetLinger(0)
@@ -463,6 +482,10 @@ func (pr *pair) read(src net.Conn, ch chan<- chunk, ftp bool) {
 // reports true when it delivered the end of the stream (a half-close).
 func (pr *pair) write(dst net.Conn, ch <-chan chunk, f *Fault, down bool) bool {
 	var sent int64
+	var kind Kind
+	if f != nil {
+		kind = f.Kind
+	}
 	for c := range ch {
 		if wait := time.Until(c.at.Add(pr.p.cfg.Delay)); wait > 0 && !pr.wait(wait) {
 			return false
@@ -475,8 +498,9 @@ func (pr *pair) write(dst net.Conn, ch <-chan chunk, f *Fault, down bool) bool {
 		}
 		b := c.b
 		hit := false
-		if f != nil && f.Kind != Refuse && sent+int64(len(b)) > f.After {
+		if f != nil && f.Kind != Refuse && sent+int64(len(b)) > f.After && pr.p.hit(f) {
 			b, hit = b[:f.After-sent], true
+			f = nil
 		}
 		if len(b) > 0 {
 			n, err := dst.Write(b)
@@ -487,7 +511,7 @@ func (pr *pair) write(dst net.Conn, ch <-chan chunk, f *Fault, down bool) bool {
 			}
 		}
 		if hit {
-			switch f.Kind {
+			switch kind {
 			case Cut:
 				pr.close(false)
 			case Reset:

@@ -171,6 +171,35 @@ func readFull(c net.Conn, b []byte) bool {
 	return err == nil
 }
 
+// A fault with Count hits that many connections that reach After bytes;
+// shorter ones neither get it nor use it up.
+func TestFaultCount(t *testing.T) {
+	data := pattern(50 << 10)
+	p := start(t, Config{Target: serve(t, func(c net.Conn) {
+		b := make([]byte, 1)
+		readFull(c, b)
+		if b[0] == 's' {
+			c.Write(data[:100])
+			return
+		}
+		c.Write(data)
+	}), Faults: []Fault{{Kind: Cut, After: 1000, Count: 2}}})
+	for i, tc := range []struct {
+		send byte
+		want int
+	}{{'s', 100}, {'l', 1000}, {'s', 100}, {'l', 1000}, {'l', len(data)}, {'l', len(data)}} {
+		c := dial(t, p.Addr())
+		c.Write([]byte{tc.send})
+		got, _ := io.ReadAll(c)
+		if len(got) != tc.want {
+			t.Errorf("connection %d: %d bytes, want %d", i+1, len(got), tc.want)
+		}
+	}
+	if st := p.Stats(); st.Faults != 2 {
+		t.Errorf("Stats.Faults = %d, want 2", st.Faults)
+	}
+}
+
 func TestReset(t *testing.T) {
 	data := pattern(200 << 10)
 	// The server waits for a byte: a reset that came before the client's
