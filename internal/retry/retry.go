@@ -14,6 +14,7 @@ import (
 	"net/textproto"
 	"os"
 	"strconv"
+	"strings"
 	"syscall"
 	"time"
 
@@ -95,9 +96,9 @@ func Wait(ctx context.Context, d time.Duration) error {
 // Transient reports whether err is a failure that another attempt may not
 // meet: the connection refused, reset, cut or timed out; a transfer cut
 // short or too slow (ErrTooSlow); the server busy (proto.ErrBusy) or
-// saying "try later": FTP 421, 425, 426, 450, 451 (RFC 959 section 4.2),
-// NNTP 400 (RFC 3977 section 3.2.1), HTTP 408, 429 and 5xx (RFC 9110
-// section 15, RFC 6585 section 4).
+// saying "try later": FTP 421, 425, 426, 450, 451 (RFC 959 section 4.2)
+// and vsftpd's "500 OOPS", NNTP 400 (RFC 3977 section 3.2.1), HTTP 408,
+// 429 and 5xx (RFC 9110 section 15, RFC 6585 section 4).
 //
 // Everything else is permanent, and these always: a malformed URL, a
 // safety refusal, an argument that would inject a command, a login
@@ -133,6 +134,11 @@ func Transient(err error) bool {
 		switch te.Code {
 		case 400, 421, 425, 426, 450, 451:
 			return true
+		case 500:
+			// vsftpd's "500 OOPS: ..." is its own failure (no free
+			// passive port, a child that died), not a refusal of the
+			// command: it ends the session, and a new one may work.
+			return strings.HasPrefix(te.Msg, "OOPS")
 		}
 		return false
 	}
