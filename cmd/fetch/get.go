@@ -123,7 +123,7 @@ func addRetryFlags(f *pflag.FlagSet, o *getOptions, retries int) {
 	f.IntVar(&o.retry, "retry", retries, "try a transient failure again up to `N` times, resuming where it stopped")
 	f.Var((*seconds)(&o.retryMaxTime), "retry-max-time", "start no retry after `SECONDS` from the first attempt")
 	f.Int64Var(&o.speedLimit, "speed-limit", 0, "cut a transfer slower than `BYTES` a second for --speed-time (default 30 s)")
-	f.Var((*seconds)(&o.speedTime), "speed-time", "how long a transfer may stay below --speed-limit (default 1 byte/s) `SECONDS`")
+	f.Var((*seconds)(&o.speedTime), "speed-time", "cut a transfer slower than --speed-limit (default 1 byte/s) for `SECONDS`")
 }
 
 // retryPolicy is the policy of --retry and --retry-max-time.

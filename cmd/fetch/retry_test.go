@@ -255,3 +255,31 @@ func TestMirrorThroughFaults(t *testing.T) {
 		})
 	}
 }
+
+func TestRetryFlags(t *testing.T) {
+	for _, args := range [][]string{
+		{"get", "--retry", "-1", "http://127.0.0.1:1/"},
+		{"get", "--speed-limit", "-5", "http://127.0.0.1:1/"},
+		{"get", "--retry-max-time", "soon", "http://127.0.0.1:1/"},
+		{"mirror", "--retry", "-2", "ftp://127.0.0.1:1/", "d"},
+	} {
+		if r := runArgs(t, &netlog{refuse: true}, "", args...); r.code != fetch.ExitUsage {
+			t.Errorf("%q: exit %d, want %d\n%s", args, r.code, fetch.ExitUsage, r.err)
+		}
+	}
+	// Either speed flag alone takes curl's default for the other.
+	for _, tc := range []struct {
+		o     getOptions
+		limit int64
+		time  time.Duration
+	}{
+		{getOptions{}, 0, 0},
+		{getOptions{speedLimit: 500}, 500, 30 * time.Second},
+		{getOptions{speedTime: 5 * time.Second}, 1, 5 * time.Second},
+		{getOptions{speedLimit: 7, speedTime: time.Second}, 7, time.Second},
+	} {
+		if l, d := tc.o.speed(); l != tc.limit || d != tc.time {
+			t.Errorf("speed(%d, %v) = %d, %v; want %d, %v", tc.o.speedLimit, tc.o.speedTime, l, d, tc.limit, tc.time)
+		}
+	}
+}
