@@ -120,7 +120,7 @@ func (e *CommandError) Unwrap() []error {
 // access is a refusal, not an absence.
 func classify(verb string, te *textproto.Error) error {
 	if verb == "greeting" && te.Code == StatusNotAvailable ||
-		(verb == "USER" || verb == "PASS") && te.Code >= 400 && tooManyText(te.Msg) {
+		(verb == "greeting" || verb == "USER" || verb == "PASS") && te.Code >= 400 && tooManyText(te.Msg) {
 		// A connection refused for the number of connections: the
 		// server is busy, not refusing this user (vsftpd's max_clients
 		// and max_per_ip answer 421 at once; proftpd's MaxClients 530).
