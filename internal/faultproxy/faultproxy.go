@@ -608,8 +608,8 @@ func pasvPort(line []byte) (int, bool) {
 			break
 		}
 	}
-	if len(nums) != 6 || nums[4] > 255 || nums[5] > 255 {
-		return 0, false
+	if len(nums) != 6 || nums[4] > 255 || nums[5] > 255 || nums[4] == 0 && nums[5] == 0 {
+		return 0, false // port 0 names no port
 	}
 	return nums[4]<<8 | nums[5], true
 }
