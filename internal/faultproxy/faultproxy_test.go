@@ -276,7 +276,7 @@ func TestMaxConns(t *testing.T) {
 	// Once one closes, a new connection is relayed (the close reaches
 	// the proxy asynchronously: a bounded number of tries).
 	ok := false
-	for range 50 {
+	for range 200 {
 		c := dial(t, p.Addr())
 		fmt.Fprint(c, "z")
 		b := make([]byte, 1)
