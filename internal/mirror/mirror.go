@@ -125,10 +125,11 @@ type Summary struct {
 	Duration  time.Duration `json:"duration_ns"`
 	DryRun    bool          `json:"dry_run"`
 	Entries   []EntryReport `json:"entries"`
+	mu        sync.Mutex
+
 	// Notices are things about the whole run worth saying once, such as
 	// a server that allowed fewer connections than Jobs.
 	Notices []string `json:"notices,omitempty"`
-	mu      sync.Mutex
 }
 
 func (s *Summary) add(r EntryReport) {
@@ -165,11 +166,14 @@ type remoteFile struct {
 	url     *uri.URL
 	size    int64 // -1 unknown
 	mtime   time.Time
-	link    string    // symbolic link target; "" for files
-	raw     bool      // ask the driver for the bytes as sent
-	retried bool      // this is the second attempt (Options.Retry nil)
-	tries   int       // retries so far (Options.Retry set)
-	failed  time.Time // when the first attempt failed (Options.Retry set)
+	link    string // symbolic link target; "" for files
+	raw     bool   // ask the driver for the bytes as sent
+	retried bool   // this is the second attempt
+
+	// With Options.Retry: the retries so far, and when the first attempt
+	// failed.
+	tries  int
+	failed time.Time
 }
 
 // retryable reports whether a failed transfer or listing is worth one more

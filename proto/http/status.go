@@ -19,11 +19,12 @@ import (
 type StatusError struct {
 	Code   int    // 404
 	Status string // "404 Not Found"
+	err    error
+
 	// RetryAfter is the wait the server asked for in a Retry-After header
 	// (RFC 9110 section 10.2.3), from the time of the reply; zero when it
 	// gave none, or a time already past.
 	RetryAfter time.Duration
-	err        error
 }
 
 func (e *StatusError) Error() string { return "http: " + e.Status }
