@@ -12,13 +12,14 @@ import (
 
 // again decides whether the failed transfer of rf is tried again, and if
 // so puts it back on the queue: at once after a connection refused for
-// their number (proto.ErrBusy, see busy), else after the policy's
-// backoff. It reports false when rf's failure is final.
+// their number that made the run give up a connection (see shrink), else
+// after the policy's backoff. It reports false when rf's failure is final.
 func (r *run) again(ctx context.Context, rf *remoteFile, err error, files *queue[remoteFile]) bool {
 	if ctx.Err() != nil {
 		return false
 	}
-	if r.busy(ctx, err) {
+	var se *shrunkError
+	if errors.As(err, &se) {
 		files.push(*rf)
 		return true
 	}
@@ -57,16 +58,21 @@ func (r *run) again(ctx context.Context, rf *remoteFile, err error, files *queue
 // policy) when the listing fails.
 func (r *run) listAgain(ctx context.Context, d dirJob) (*listing, error) {
 	l, err := r.list(ctx, d)
+	var se *shrunkError
+	for errors.As(err, &se) && ctx.Err() == nil {
+		// Bounded: each one gave up one of the run's Jobs slots.
+		l, err = r.list(ctx, d)
+	}
 	p := r.opts.Retry
 	if p == nil {
-		if r.busy(ctx, err) || retryable(ctx, err) {
+		if retryable(ctx, err) {
 			l, err = r.list(ctx, d)
 		}
 		return l, err
 	}
 	var first time.Time
 	for n := 1; err != nil && ctx.Err() == nil; {
-		if r.busy(ctx, err) {
+		if errors.As(err, &se) {
 			l, err = r.list(ctx, d)
 			continue
 		}
@@ -86,15 +92,24 @@ func (r *run) listAgain(ctx context.Context, d dirJob) (*listing, error) {
 	return l, err
 }
 
-// busy handles a connection the server refused because it has too many
-// (proto.ErrBusy): while the run uses more than one connection, it takes
-// one connection slot for good, so that the run goes on with the
-// connections the server allows instead of failing entries, and reports
-// true (try again at once). With one connection left it reports false:
-// the failure is then an ordinary transient one.
-func (r *run) busy(ctx context.Context, err error) bool {
-	if !errors.Is(err, proto.ErrBusy) {
-		return false
+// shrunkError is a connection refused for their number (proto.ErrBusy)
+// that made the run give up one of its connection slots.
+type shrunkError struct{ err error }
+
+func (e *shrunkError) Error() string { return e.err.Error() }
+func (e *shrunkError) Unwrap() error { return e.err }
+
+// shrink handles err, the failure of a transfer or listing that still
+// holds its connection slot. When the server refused the connection
+// because it has too many (proto.ErrBusy) and the run uses more than one
+// connection, the slot is kept for good at its release (keepSlot): the
+// run goes on with the connections the server allows instead of failing
+// entries, and the error comes back as a *shrunkError, to be tried again
+// at once. With one connection left, err is returned as it is: an
+// ordinary transient failure.
+func (r *run) shrink(err error) error {
+	if err == nil || !errors.Is(err, proto.ErrBusy) {
+		return err
 	}
 	r.mu.Lock()
 	ok := r.jobs-r.held > 1
@@ -102,11 +117,25 @@ func (r *run) busy(ctx context.Context, err error) bool {
 		r.held++
 	}
 	r.mu.Unlock()
-	if ok {
-		// The slot comes free as soon as any transfer ends.
-		r.acquire(ctx)
+	if !ok {
+		return err
 	}
-	return ok
+	r.owed.Add(1)
+	return &shrunkError{err}
+}
+
+// keepSlot reports whether a slot being released is to be kept for good
+// (shrink), and counts it.
+func (r *run) keepSlot() bool {
+	for {
+		n := r.owed.Load()
+		if n <= 0 {
+			return false
+		}
+		if r.owed.CompareAndSwap(n, n-1) {
+			return true
+		}
+	}
 }
 
 // noteBusy adds the run's one notice about a server that refused

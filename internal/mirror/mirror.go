@@ -18,6 +18,7 @@ import (
 	"os"
 	"path"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/rfc1738/fetch/internal/retry"
@@ -290,6 +291,7 @@ type run struct {
 
 	mu         sync.Mutex
 	held       int             // slots held for good: connections the server refused
+	owed       atomic.Int32    // slots to keep for good at their next release
 	seen       map[string]bool // relative paths found on the remote side
 	reported   map[string]bool // skipped entries already in the report
 	unlistable []string        // directories whose listing failed
@@ -336,7 +338,12 @@ func (r *run) acquire(ctx context.Context) error {
 	}
 }
 
-func (r *run) releaseSlot() { <-r.slots }
+func (r *run) releaseSlot() {
+	if r.keepSlot() {
+		return
+	}
+	<-r.slots
+}
 
 func (r *run) run(ctx context.Context) error {
 	r.placer = r.startPlacer()
@@ -499,7 +506,8 @@ func (r *run) list(ctx context.Context, d dirJob) (*listing, error) {
 		return nil, err
 	}
 	defer r.releaseSlot()
-	return r.w.list(ctx, r.f, r.request(nil), d)
+	l, err := r.w.list(ctx, r.f, r.request(nil), d)
+	return l, r.shrink(err)
 }
 
 // take makes the local directory of d, keeps a gopher menu, reports the
