@@ -56,6 +56,14 @@ type Client struct {
 	// body. Zero means no limit.
 	MaxTime time.Duration
 
+	// SpeedLimit and SpeedTime cut a transfer whose body arrives slower
+	// than SpeedLimit bytes a second, on average over SpeedTime (curl's
+	// --speed-limit and --speed-time): its body's Read then fails with a
+	// *SpeedError (errors.Is ErrTooSlow), which Transient counts as worth
+	// a retry. Zero in either means no such limit.
+	SpeedLimit int64
+	SpeedTime  time.Duration
+
 	// MaxRedirects bounds the redirects followed for one fetch. Zero means
 	// 10; a negative value means none are followed.
 	MaxRedirects int
@@ -135,10 +143,19 @@ func (c *Client) fetchURL(ctx context.Context, u *uri.URL, req *proto.Request, l
 	if c.MaxTime > 0 {
 		ctx, cancel = context.WithTimeout(ctx, c.MaxTime)
 	}
+	var stall context.CancelFunc
+	if c.SpeedLimit > 0 && c.SpeedTime > 0 {
+		ctx, stall = context.WithCancel(ctx)
+		maxTime := cancel
+		cancel = func() { stall(); maxTime() }
+	}
 	resp, err := c.follow(ctx, u, c.request(req), lookup)
 	if err != nil {
 		cancel()
 		return nil, err
+	}
+	if stall != nil {
+		resp.Body = newSpeedBody(resp.Body, c.SpeedLimit, c.SpeedTime, stall)
 	}
 	resp.Body = &cancelBody{rc: resp.Body, cancel: cancel}
 	return resp, nil

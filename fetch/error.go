@@ -137,5 +137,6 @@ func isNetwork(err error) bool {
 		errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, net.ErrClosed) ||
 		errors.Is(err, syscall.ECONNRESET) || errors.Is(err, syscall.ECONNREFUSED) ||
 		errors.Is(err, syscall.EPIPE) ||
-		errors.Is(err, nntp.ErrServiceUnavailable)
+		errors.Is(err, nntp.ErrServiceUnavailable) ||
+		errors.Is(err, proto.ErrBusy) || errors.Is(err, ErrTooSlow)
 }

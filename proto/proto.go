@@ -211,6 +211,10 @@ var (
 	ErrNoAccessMethod = errors.New("no access method")
 	// ErrUnsafeArgument: an argument would put CR, LF or NUL on a wire.
 	ErrUnsafeArgument = errors.New("argument contains CR, LF or NUL")
+	// ErrBusy: the server refused the connection because it has too many
+	// (FTP 421 as its greeting, or 530 saying "too many" to the login);
+	// the connections already open still serve, and a later attempt may.
+	ErrBusy = errors.New("server busy: too many connections")
 	// ErrNeedInput: the request needs an answer (a password, a search
 	// string, a form) and there is no terminal to ask.
 	ErrNeedInput = errors.New("input needed")

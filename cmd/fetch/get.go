@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"github.com/rfc1738/fetch/fetch"
 	"github.com/rfc1738/fetch/proto/prospero"
 	"github.com/rfc1738/fetch/proto/wais"
 )
@@ -26,6 +27,11 @@ type getOptions struct {
 	remoteTime      bool   // -R
 
 	connectTimeout, maxTime time.Duration
+
+	retry        int           // --retry: attempts after the first
+	retryMaxTime time.Duration // --retry-max-time
+	speedLimit   int64         // --speed-limit: bytes a second
+	speedTime    time.Duration // --speed-time
 
 	allowPorts  []int
 	denyPrivate bool
@@ -101,6 +107,7 @@ func addGetFlags(f *pflag.FlagSet, o *getOptions, cont *bool) {
 	f.BoolVarP(&o.remoteTime, "remote-time", "R", false, "give the file the remote modification time")
 	f.Var((*seconds)(&o.connectTimeout), "connect-timeout", "give up connecting after `SECONDS`")
 	f.Var((*seconds)(&o.maxTime), "max-time", "give up the whole transfer after `SECONDS`")
+	addRetryFlags(f, o, 0)
 	f.IntSliceVar(&o.allowPorts, "allow-port", nil, "lift the port rules for `PORT` (repeatable)")
 	f.BoolVar(&o.denyPrivate, "deny-private", false, "refuse loopback, private and link-local addresses")
 	f.BoolVar(&o.json, "json", false, "listings, menus, advice and attributes as JSON")
@@ -120,9 +127,40 @@ func addGetFlags(f *pflag.FlagSet, o *getOptions, cont *bool) {
 	f.BoolVar(&o.interactive, "interactive", false, "open telnet URLs as a session on this terminal")
 }
 
+// addRetryFlags declares --retry (with its default, which differs
+// between get and mirror), --retry-max-time, --speed-limit and
+// --speed-time, as curl spells them.
+func addRetryFlags(f *pflag.FlagSet, o *getOptions, retries int) {
+	f.IntVar(&o.retry, "retry", retries, "try a transient failure again up to `N` times, resuming where it stopped")
+	f.Var((*seconds)(&o.retryMaxTime), "retry-max-time", "start no retry after `SECONDS` from the first attempt")
+	f.Int64Var(&o.speedLimit, "speed-limit", 0, "cut a transfer slower than `BYTES` a second for --speed-time (default 30 s)")
+	f.Var((*seconds)(&o.speedTime), "speed-time", "cut a transfer slower than --speed-limit (default 1 byte/s) for `SECONDS`")
+}
+
+// retryPolicy is the policy of --retry and --retry-max-time.
+func (o *getOptions) retryPolicy() *fetch.Retry {
+	return &fetch.Retry{Max: max(o.retry, 0), MaxTime: o.retryMaxTime}
+}
+
+// speed returns the --speed-limit and --speed-time in force: either flag
+// alone gets curl's default for the other (1 byte a second; 30 seconds).
+func (o *getOptions) speed() (int64, time.Duration) {
+	switch {
+	case o.speedLimit > 0 && o.speedTime == 0:
+		return o.speedLimit, 30 * time.Second
+	case o.speedLimit == 0 && o.speedTime > 0:
+		return 1, o.speedTime
+	}
+	return o.speedLimit, o.speedTime
+}
+
 // validate checks the combinations of flags that cannot work.
 func (o *getOptions) validate() error {
 	switch {
+	case o.retry < 0:
+		return flagErrorf("--retry %d: want 0 or more", o.retry)
+	case o.speedLimit < 0:
+		return flagErrorf("--speed-limit %d: want 0 or more bytes a second", o.speedLimit)
 	case o.output != "" && o.remoteName:
 		return flagErrorf("-o and -O exclude each other")
 	case o.output != "" && len(o.urls) > 1:

@@ -105,6 +105,7 @@ func (o *getOptions) client(e *env, red *redactor) *fetch.Client {
 		Dial:           e.dial,
 		Registry:       e.registry,
 	}
+	c.SpeedLimit, c.SpeedTime = o.speed()
 	if o.verbose {
 		c.Trace = red.writer(e.err)
 	}
@@ -181,6 +182,9 @@ func getOne(ctx context.Context, c *fetch.Client, raw string, o *getOptions, e *
 		// Nothing keeps the modification time: FTP asks SIZE (for the
 		// progress bar and the length check) but not MDTM.
 		req.Options = map[string]string{"ftp-stat": "size"}
+	}
+	if o.retry > 0 {
+		return getRetry(ctx, c, u, req, d, o, e, red)
 	}
 	resp, err := c.FetchURL(ctx, u, req)
 	if err != nil {

@@ -51,8 +51,12 @@ Gopher menus are kept as DIR/.../gophermap so the hole can be browsed offline.
 FTP files are fetched byte-exact (TYPE I) unless URL ends in ;type=a; sizes and
 times come from the listings, so a file costs two commands (EPSV, RETR).
 
-A transfer or listing that fails for a reason other than a refusal is tried
-once more. Entries the server refuses (not found, permission denied) are
+A transfer or listing that fails for a transient reason (a connection refused,
+cut, reset or timed out, a transfer too slow for --speed-limit, FTP 421/425/426/
+450/451, HTTP 408/429/5xx) is tried again up to --retry times (default 3), after
+a growing wait; a file resumes from the byte it reached. A server that refuses
+connections beyond its limit ("421 Too many connections") is mirrored with the
+connections it allows, with one notice. Entries the server refuses (not found, permission denied) are
 reported as failed and the run goes on; the exit code is then 8 (partial).
 
 An FTP listing line that fits no known layout (Unix ls -l, MS-DOS/IIS, EPLF,
@@ -101,6 +105,7 @@ one group at a time each; --delete removes articles the server has expired;
 	f.BoolVarP(&o.get.silent, "silent", "s", false, "no progress bars")
 	f.Var((*seconds)(&o.get.connectTimeout), "connect-timeout", "give up connecting after `SECONDS`")
 	f.Var((*seconds)(&o.get.maxTime), "max-time", "give up each transfer after `SECONDS`")
+	addRetryFlags(f, &o.get, 3)
 	f.IntSliceVar(&o.get.allowPorts, "allow-port", nil, "lift the port rules for `PORT` (repeatable)")
 	f.BoolVar(&o.get.denyPrivate, "deny-private", false, "refuse loopback, private and link-local addresses")
 	f.StringVar(&o.get.email, "email", "", "`ADDRESS` sent as the anonymous FTP password (default $FETCH_EMAIL)")
@@ -117,6 +122,9 @@ one group at a time each; --delete removes articles the server has expired;
 func runMirror(ctx context.Context, o *mirrorOptions, e *env) error {
 	if o.jobs < 1 || o.jobs > 64 {
 		return flagErrorf("--jobs %d: want 1 to 64", o.jobs)
+	}
+	if o.get.retry < 0 || o.get.speedLimit < 0 {
+		return flagErrorf("--retry and --speed-limit want 0 or more")
 	}
 	for _, g := range append(append([]string(nil), o.include...), o.exclude...) {
 		if _, err := matchGlob(g); err != nil {
@@ -135,12 +143,17 @@ func runMirror(ctx context.Context, o *mirrorOptions, e *env) error {
 	o.get.warnAllowPorts(e)
 	opts := fetch.MirrorOptions{
 		Jobs: o.jobs, Delete: o.delete, DryRun: o.dryRun,
-		Include: o.include, Exclude: o.exclude, KeepVersions: o.keepVersions, MaxArticles: o.maxArticles,
+		Include: o.include, Exclude: o.exclude, KeepVersions: o.keepVersions, MaxArticles: o.maxArticles, Retry: o.get.retryPolicy(),
 	}
 	bars := newMirrorBars(ctx, e, o)
 	opts.Progress = bars.event
 	sum, err := c.Mirror(ctx, o.url, o.dir, opts)
 	bars.wait()
+	if sum != nil {
+		for _, n := range sum.Notices {
+			fmt.Fprintf(e.err, "fetch: mirror: %s\n", n)
+		}
+	}
 	ran := err == nil || errors.Is(err, fetch.ErrMirrorPartial) || ctx.Err() != nil
 	if ran {
 		printMirrorWarnings(e.err, sum, red)

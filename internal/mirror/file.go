@@ -289,6 +289,7 @@ func (r *run) handSmall(worker int, rf remoteFile, loc local, rec Record, known 
 
 // failed reports rf as failed with err.
 func (r *run) failed(worker int, rf remoteFile, rep EntryReport, err error) EntryReport {
+	err = r.shrink(err) // while the transfer still holds its connection slot
 	rep.Status, rep.Reason, rep.err = StatusFailed, err.Error(), err
 	r.progress(Event{Worker: worker, Path: rf.rel, Size: rf.size, Done: true, Status: StatusFailed})
 	return rep
@@ -340,7 +341,7 @@ func (r *run) receive(worker int, rf remoteFile, offset int64, body io.Reader) (
 		return n, "", fmt.Errorf("after %d bytes: %w", offset+n, err)
 	}
 	if rf.size >= 0 && offset+n != rf.size {
-		return n, "", fmt.Errorf("short transfer: %d of %d bytes", offset+n, rf.size)
+		return n, "", fmt.Errorf("short transfer: %d of %d bytes: %w", offset+n, rf.size, io.ErrUnexpectedEOF)
 	}
 	return n, hex.EncodeToString(h.Sum(nil)), nil
 }

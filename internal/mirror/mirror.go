@@ -23,8 +23,10 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
+	"github.com/rfc1738/fetch/internal/retry"
 	"github.com/rfc1738/fetch/proto"
 	"github.com/rfc1738/fetch/safety"
 	"github.com/rfc1738/fetch/uri"
@@ -81,6 +83,12 @@ type Options struct {
 	// VMS lists ("NAME.EXT;3", "NAME.EXT;2"), each under its listed name.
 	// False keeps the highest version only, under the name without ";n".
 	KeepVersions bool
+	// Retry is how a failed transfer or listing is tried again: only a
+	// transient failure (retry.Transient), after the policy's backoff
+	// (the entry goes back to the queue meanwhile; a transfer resumes from
+	// its partial file). Nil means one more attempt, at once, for any
+	// failure that is not a refusal.
+	Retry *retry.Policy
 }
 
 // Event reports the progress of one transfer.
@@ -140,6 +148,10 @@ type Summary struct {
 	Warnings     []Warning     `json:"warnings,omitempty"`
 	Entries      []EntryReport `json:"entries"`
 	mu           sync.Mutex
+
+	// Notices are things about the whole run worth saying once, such as
+	// a server that allowed fewer connections than Jobs.
+	Notices []string `json:"notices,omitempty"`
 }
 
 // Warning is a problem with a directory's listing that stopped nothing
@@ -207,6 +219,11 @@ type remoteFile struct {
 	link    string // symbolic link target; "" for files
 	raw     bool   // ask the driver for the bytes as sent
 	retried bool   // this is the second attempt
+
+	// With Options.Retry: the retries so far, and when the first attempt
+	// failed.
+	tries  int
+	failed time.Time
 }
 
 // retryable reports whether a failed transfer or listing is worth one more
@@ -282,6 +299,7 @@ func Run(ctx context.Context, f Fetcher, start *uri.URL, dir string, opts Option
 	sum.Duration = time.Since(t0)
 	// Directories are listed in parallel: their warnings in path order.
 	slices.SortStableFunc(sum.Warnings, func(a, b Warning) int { return strings.Compare(a.Path, b.Path) })
+	r.noteBusy()
 	if !opts.DryRun {
 		if err := m.save(root); err != nil && walkErr == nil {
 			walkErr = err
@@ -342,6 +360,8 @@ type run struct {
 	outstanding sync.WaitGroup
 
 	mu         sync.Mutex
+	held       int             // slots held for good: connections the server refused
+	owed       atomic.Int32    // slots to keep for good at their next release
 	seen       map[string]bool // relative paths found on the remote side
 	reported   map[string]bool // skipped entries already in the report
 	unlistable []string        // directories whose listing failed
@@ -388,7 +408,12 @@ func (r *run) acquire(ctx context.Context) error {
 	}
 }
 
-func (r *run) releaseSlot() { <-r.slots }
+func (r *run) releaseSlot() {
+	if r.keepSlot() {
+		return
+	}
+	<-r.slots
+}
 
 func (r *run) run(ctx context.Context) error {
 	r.placer = r.startPlacer()
@@ -411,10 +436,7 @@ func (r *run) run(ctx context.Context) error {
 				if rep.handed {
 					continue
 				}
-				if rep.Status == StatusFailed && !rf.retried && retryable(ctx, rep.err) {
-					// Once more, at the end of the queue.
-					rf.retried = true
-					files.push(rf)
+				if rep.Status == StatusFailed && r.again(ctx, &rf, rep.err, files) {
 					continue
 				}
 				r.sum.add(rep)
@@ -498,10 +520,7 @@ func (r *run) startSaver() func() {
 // failed entry of the report, and nothing under it is deleted.
 func (r *run) walk(ctx context.Context, files *queue[remoteFile]) error {
 	start := dirJob{rel: "", url: r.w.startURL()}
-	l, err := r.list(ctx, start)
-	if retryable(ctx, err) {
-		l, err = r.list(ctx, start)
-	}
+	l, err := r.listAgain(ctx, start)
 	if err != nil {
 		if ctx.Err() != nil {
 			return ctx.Err()
@@ -537,10 +556,7 @@ func (r *run) visit(ctx context.Context, d dirJob, dirs *queue[dirJob], files *q
 	if ctx.Err() != nil {
 		return
 	}
-	l, err := r.list(ctx, d)
-	if retryable(ctx, err) {
-		l, err = r.list(ctx, d)
-	}
+	l, err := r.listAgain(ctx, d)
 	if err != nil {
 		if ctx.Err() != nil {
 			return
@@ -560,7 +576,8 @@ func (r *run) list(ctx context.Context, d dirJob) (*listing, error) {
 		return nil, err
 	}
 	defer r.releaseSlot()
-	return r.w.list(ctx, r.f, r.request(nil), d)
+	l, err := r.w.list(ctx, r.f, r.request(nil), d)
+	return l, r.shrink(err)
 }
 
 // take makes the local directory of d, keeps a gopher menu, reports the

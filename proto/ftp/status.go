@@ -119,6 +119,13 @@ func (e *CommandError) Unwrap() []error {
 // 553 "file name not allowed"; a 550 whose text speaks of permission or
 // access is a refusal, not an absence.
 func classify(verb string, te *textproto.Error) error {
+	if verb == "greeting" && te.Code == StatusNotAvailable ||
+		(verb == "greeting" || verb == "USER" || verb == "PASS") && te.Code >= 400 && tooManyText(te.Msg) {
+		// A connection refused for the number of connections: the
+		// server is busy, not refusing this user (vsftpd's max_clients
+		// and max_per_ip answer 421 at once; proftpd's MaxClients 530).
+		return proto.ErrBusy
+	}
 	switch te.Code {
 	case StatusNotLoggedIn, StatusNeedAccount, StatusNeedAccountToStore:
 		return proto.ErrLogin
@@ -141,6 +148,13 @@ func classify(verb string, te *textproto.Error) error {
 		}
 	}
 	return nil
+}
+
+// tooManyText reports whether a reply's text says the server has too many
+// connections.
+func tooManyText(msg string) bool {
+	m := strings.ToLower(msg)
+	return strings.Contains(m, "too many") || strings.Contains(m, "maximum number of")
 }
 
 // permissionText reports whether a 550 reply's text says the file exists

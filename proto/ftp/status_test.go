@@ -15,11 +15,17 @@ var classifyTests = []struct {
 	msg  string
 	want error
 }{
-	{"PASS", 530, "Login incorrect.", proto.ErrLogin},                   // 530 not logged in
-	{"USER", 530, "This FTP server is anonymous only.", proto.ErrLogin}, // refused at USER
-	{"USER", 421, "Too many users", proto.ErrLogin},                     // any refusal of the login
-	{"PASS", 332, "Need account for login.", proto.ErrLogin},            // 332 need account
-	{"RETR", 550, "Failed to open file.", proto.ErrNotFound},            // vsftpd
+	{"PASS", 530, "Login incorrect.", proto.ErrLogin},                                                             // 530 not logged in
+	{"USER", 530, "This FTP server is anonymous only.", proto.ErrLogin},                                           // refused at USER
+	{"USER", 421, "Service closing", proto.ErrLogin},                                                              // any refusal of the login
+	{"USER", 421, "Too many users", proto.ErrBusy},                                                                // but one for the number of connections: busy
+	{"PASS", 530, "Sorry, the maximum number of clients (2) for this user are already connected.", proto.ErrBusy}, // proftpd MaxClientsPerUser
+	{"greeting", 421, "There are too many connected users, please try later.", proto.ErrBusy},                     // vsftpd max_clients
+	{"greeting", 421, "Service not available", proto.ErrBusy},                                                     // RFC 959 4.2: 421 refuses the connection
+	{"greeting", 530, "Not logged in", proto.ErrLogin},
+	{"greeting", 530, "Too many connections from this address", proto.ErrBusy}, // 530 not logged in
+	{"PASS", 332, "Need account for login.", proto.ErrLogin},                   // 332 need account
+	{"RETR", 550, "Failed to open file.", proto.ErrNotFound},                   // vsftpd
 	{"RETR", 550, "Could not access file: open /x: file does not exist", proto.ErrNotFound},
 	{"RETR", 550, "/x: Permission denied", proto.ErrPermission},
 	{"CWD", 550, "Failed to change directory.", proto.ErrNotFound},

@@ -8,6 +8,7 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/rfc1738/fetch/proto"
 )
@@ -19,6 +20,11 @@ type StatusError struct {
 	Code   int    // 404
 	Status string // "404 Not Found"
 	err    error
+
+	// RetryAfter is the wait the server asked for in a Retry-After header
+	// (RFC 9110 section 10.2.3), from the time of the reply; zero when it
+	// gave none, or a time already past.
+	RetryAfter time.Duration
 }
 
 func (e *StatusError) Error() string { return "http: " + e.Status }
@@ -57,7 +63,9 @@ func response(target *url.URL, hreq *http.Request, hresp *http.Response, offset 
 	case code == http.StatusRequestedRangeNotSatisfiable && offset > 0:
 		return complete(hresp, offset)
 	case code < 200 || code >= 300:
-		return nil, statusErr(code, hresp.Status)
+		e := statusErr(code, hresp.Status)
+		e.RetryAfter = retryAfter(hresp.Header.Get("Retry-After"), time.Now())
+		return nil, e
 	}
 	resp := &proto.Response{
 		Kind:      proto.KindData,
@@ -142,6 +150,28 @@ func contentRange(s string) (first, total int64, ok bool) {
 		return 0, 0, false
 	}
 	return first, total, true
+}
+
+// maxRetryAfter bounds what retryAfter returns: a server's say is not a
+// reason to wait for days.
+const maxRetryAfter = 24 * time.Hour
+
+// retryAfter reads a Retry-After value (RFC 9110 section 10.2.3):
+// delay-seconds, or an HTTP-date from which now is subtracted. It returns
+// zero for a value that is neither, or a date not after now.
+func retryAfter(v string, now time.Time) time.Duration {
+	v = strings.TrimSpace(v)
+	if n, ok := decimal(v); ok {
+		if n > int64(maxRetryAfter/time.Second) {
+			return maxRetryAfter
+		}
+		return time.Duration(n) * time.Second
+	}
+	t, err := http.ParseTime(v)
+	if err != nil || !t.After(now) {
+		return 0
+	}
+	return min(t.Sub(now), maxRetryAfter)
 }
 
 // decimal parses an unsigned decimal number that fits an int64.

@@ -1,0 +1,122 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"time"
+
+	"github.com/rfc1738/fetch/fetch"
+	"github.com/rfc1738/fetch/internal/retry"
+	"github.com/rfc1738/fetch/proto"
+	"github.com/rfc1738/fetch/uri"
+)
+
+// getRetry is getOne's fetch and delivery under --retry: a transient
+// failure (fetch.Transient) is tried again after the policy's backoff,
+// asking for the resource from the byte the output holds (FTP REST, HTTP
+// Range). A server that cannot resume sends from the start, and the bytes
+// the output already has are skipped: the result is byte-exact either
+// way. Listings and other rendered responses are retried only when
+// nothing was written yet.
+func getRetry(ctx context.Context, c *fetch.Client, u *uri.URL, req *proto.Request, d *dest, o *getOptions, e *env, red *redactor) error {
+	pol := o.retryPolicy()
+	start := time.Now()
+	var (
+		s   sink
+		pos int64 // the byte of the resource the output holds up to
+	)
+	for n := 1; ; n++ {
+		err := func() error {
+			if s != nil {
+				req.Offset = pos
+			}
+			resp, err := c.FetchURL(ctx, u, req)
+			if err != nil {
+				return err
+			}
+			defer resp.Body.Close()
+			if s == nil {
+				o.warnResponse(e, red, resp)
+				if s, err = d.open(resp, e); err != nil {
+					return &finalError{err}
+				}
+				if resp.Kind != proto.KindData || o.json && len(resp.Info) > 0 {
+					if err := write(ctx, s, resp, o, e); err != nil {
+						return &finalError{err}
+					}
+					return s.commit(resp, o.remoteTime)
+				}
+				pos = resp.Offset
+			}
+			if resp.Offset > pos {
+				return &finalError{fmt.Errorf("%s: the server resumed at byte %d, not %d", resp.URL.Redacted(), resp.Offset, pos)}
+			}
+			sw := &skipWriter{w: s, skip: pos - resp.Offset}
+			err = copyBody(ctx, sw, resp, o, e)
+			pos = max(pos, resp.Offset+sw.read)
+			if err != nil {
+				return err
+			}
+			return s.commit(resp, o.remoteTime)
+		}()
+		if err == nil {
+			return nil
+		}
+		var (
+			fe *finalError
+			we *writeError
+		)
+		delay := pol.Delay(n, err)
+		if errors.As(err, &fe) || errors.As(err, &we) || ctx.Err() != nil || !fetch.Transient(err) || !pol.Allow(n, start, delay) {
+			if s != nil {
+				s.abort()
+			}
+			if fe != nil {
+				return fe.err
+			}
+			return err
+		}
+		if !o.silent {
+			fmt.Fprintf(e.err, "fetch: %s; retrying in %.1f s (%d of %d)\n", red.redact(message(err)), delay.Seconds(), n, pol.Max)
+		}
+		if err := retry.Wait(ctx, delay); err != nil {
+			if s != nil {
+				s.abort()
+			}
+			return err
+		}
+	}
+}
+
+// finalError marks a failure of getRetry that no retry can mend (the
+// output cannot be opened, a listing half written).
+type finalError struct{ err error }
+
+func (e *finalError) Error() string { return e.err.Error() }
+func (e *finalError) Unwrap() error { return e.err }
+
+// skipWriter passes on what it is given after its first skip bytes, and
+// counts everything it was given.
+type skipWriter struct {
+	w    io.Writer
+	skip int64
+	read int64
+}
+
+func (s *skipWriter) Write(p []byte) (int, error) {
+	n := len(p)
+	s.read += int64(n)
+	if s.skip > 0 {
+		k := min(int64(n), s.skip)
+		s.skip -= k
+		p = p[k:]
+	}
+	if len(p) > 0 {
+		if _, err := s.w.Write(p); err != nil {
+			return 0, err
+		}
+	}
+	return n, nil
+}

@@ -1,0 +1,131 @@
+package fetch
+
+import (
+	"context"
+	"io"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/rfc1738/fetch/internal/retry"
+)
+
+// speedBody cuts a body whose bytes arrive slower than limit bytes a
+// second, on average over window (curl's --speed-limit and --speed-time):
+// a watchdog cancels the fetch's context, which closes the driver's
+// connections, and Read and WriteTo then return the *SpeedError.
+type speedBody struct {
+	rc      io.ReadCloser
+	n       atomic.Int64
+	tripped atomic.Pointer[retry.SpeedError]
+	stop    chan struct{}
+	once    sync.Once
+	wg      sync.WaitGroup
+}
+
+// speedStep bounds how often the watchdog samples the byte count.
+func speedStep(window time.Duration) time.Duration {
+	return min(max(window/8, 50*time.Millisecond), time.Second)
+}
+
+func newSpeedBody(rc io.ReadCloser, limit int64, window time.Duration, cancel context.CancelFunc) *speedBody {
+	b := &speedBody{rc: rc, stop: make(chan struct{})}
+	b.wg.Add(1)
+	go b.watch(limit, window, cancel)
+	return b
+}
+
+// watch samples the byte count every step and trips when the bytes of the
+// last window are fewer than limit*window.
+func (b *speedBody) watch(limit int64, window time.Duration, cancel context.CancelFunc) {
+	defer b.wg.Done()
+	step := speedStep(window)
+	t := time.NewTicker(step)
+	defer t.Stop()
+	type sample struct {
+		at time.Time
+		n  int64
+	}
+	// Enough samples to reach one window back, bounded.
+	ring := make([]sample, 0, int(window/step)+2)
+	ring = append(ring, sample{time.Now(), 0})
+	for {
+		select {
+		case <-b.stop:
+			return
+		case now := <-t.C:
+			cur := sample{now, b.n.Load()}
+			// Drop the samples older than needed: keep the newest one
+			// at least window old.
+			for len(ring) > 1 && now.Sub(ring[1].at) >= window {
+				ring = ring[1:]
+			}
+			old := ring[0]
+			if el := now.Sub(old.at); el >= window {
+				got := cur.n - old.n
+				if float64(got) < float64(limit)*el.Seconds() {
+					rate := int64(float64(got) / el.Seconds())
+					b.tripped.Store(&retry.SpeedError{Limit: limit, Time: window, Rate: rate})
+					cancel()
+					return
+				}
+			}
+			if len(ring) == cap(ring) {
+				ring = append(ring[:0], ring[1:]...)
+			}
+			ring = append(ring, cur)
+		}
+	}
+}
+
+// fail returns the *SpeedError when the watchdog cut the transfer, else err.
+func (b *speedBody) fail(err error) error {
+	if se := b.tripped.Load(); se != nil && err != nil {
+		return se
+	}
+	return err
+}
+
+func (b *speedBody) Read(p []byte) (int, error) {
+	n, err := b.rc.Read(p)
+	b.n.Add(int64(n))
+	return n, b.fail(err)
+}
+
+// WriteTo keeps the driver's own copy loop (see cancelBody.WriteTo),
+// counting the bytes on their way to w.
+func (b *speedBody) WriteTo(w io.Writer) (int64, error) {
+	cw := &countWriter{w: w, n: &b.n}
+	var (
+		n   int64
+		err error
+	)
+	if wt, ok := b.rc.(io.WriterTo); ok {
+		n, err = wt.WriteTo(cw)
+	} else {
+		bp := copyBuffers.Get().(*[]byte)
+		n, err = io.CopyBuffer(cw, b.rc, *bp)
+		copyBuffers.Put(bp)
+	}
+	return n, b.fail(err)
+}
+
+func (b *speedBody) Close() error {
+	b.once.Do(func() { close(b.stop) })
+	err := b.rc.Close()
+	b.wg.Wait()
+	return err
+}
+
+// countWriter counts what it writes into n. It has no ReadFrom, so that
+// a copy into it cannot bypass the count.
+type countWriter struct {
+	w io.Writer
+	n *atomic.Int64
+}
+
+func (c *countWriter) Write(p []byte) (int, error) {
+	n, err := c.w.Write(p)
+	c.n.Add(int64(n))
+	return n, err
+}

@@ -1,0 +1,152 @@
+package mirror
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/rfc1738/fetch/internal/retry"
+	"github.com/rfc1738/fetch/proto"
+)
+
+// again decides whether the failed transfer of rf is tried again, and if
+// so puts it back on the queue: at once after a connection refused for
+// their number that made the run give up a connection (see shrink), else
+// after the policy's backoff. It reports false when rf's failure is final.
+func (r *run) again(ctx context.Context, rf *remoteFile, err error, files *queue[remoteFile]) bool {
+	if ctx.Err() != nil {
+		return false
+	}
+	var se *shrunkError
+	if errors.As(err, &se) {
+		files.push(*rf)
+		return true
+	}
+	p := r.opts.Retry
+	if p == nil {
+		if rf.retried || !retryable(ctx, err) {
+			return false
+		}
+		// Once more, at the end of the queue.
+		rf.retried = true
+		files.push(*rf)
+		return true
+	}
+	if !retry.Transient(err) {
+		return false
+	}
+	if rf.tries == 0 {
+		rf.failed = time.Now()
+	}
+	rf.tries++
+	d := p.Delay(rf.tries, err)
+	if !p.Allow(rf.tries, rf.failed, d) {
+		return false
+	}
+	// The entry waits outside the queue, so that the workers go on with
+	// others; it stays outstanding, so the run waits for it.
+	pending := *rf
+	go func() {
+		retry.Wait(ctx, d)
+		files.push(pending)
+	}()
+	return true
+}
+
+// listAgain lists d, trying again as the policy says (or once, with no
+// policy) when the listing fails.
+func (r *run) listAgain(ctx context.Context, d dirJob) (*listing, error) {
+	l, err := r.list(ctx, d)
+	var se *shrunkError
+	for errors.As(err, &se) && ctx.Err() == nil {
+		// Bounded: each one gave up one of the run's Jobs slots.
+		l, err = r.list(ctx, d)
+	}
+	p := r.opts.Retry
+	if p == nil {
+		if retryable(ctx, err) {
+			l, err = r.list(ctx, d)
+		}
+		return l, err
+	}
+	var first time.Time
+	for n := 1; err != nil && ctx.Err() == nil; {
+		if errors.As(err, &se) {
+			l, err = r.list(ctx, d)
+			continue
+		}
+		if !retry.Transient(err) {
+			break
+		}
+		if n == 1 {
+			first = time.Now()
+		}
+		delay := p.Delay(n, err)
+		if !p.Allow(n, first, delay) || retry.Wait(ctx, delay) != nil {
+			break
+		}
+		n++
+		l, err = r.list(ctx, d)
+	}
+	return l, err
+}
+
+// shrunkError is a connection refused for their number (proto.ErrBusy)
+// that made the run give up one of its connection slots.
+type shrunkError struct{ err error }
+
+func (e *shrunkError) Error() string { return e.err.Error() }
+func (e *shrunkError) Unwrap() error { return e.err }
+
+// shrink handles err, the failure of a transfer or listing that still
+// holds its connection slot. When the server refused the connection
+// because it has too many (proto.ErrBusy) and the run uses more than one
+// connection, the slot is kept for good at its release (keepSlot): the
+// run goes on with the connections the server allows instead of failing
+// entries, and the error comes back as a *shrunkError, to be tried again
+// at once. With one connection left, err is returned as it is: an
+// ordinary transient failure.
+func (r *run) shrink(err error) error {
+	if err == nil || !errors.Is(err, proto.ErrBusy) {
+		return err
+	}
+	r.mu.Lock()
+	ok := r.jobs-r.held > 1
+	if ok {
+		r.held++
+	}
+	r.mu.Unlock()
+	if !ok {
+		return err
+	}
+	r.owed.Add(1)
+	return &shrunkError{err}
+}
+
+// keepSlot reports whether a slot being released is to be kept for good
+// (shrink), and counts it.
+func (r *run) keepSlot() bool {
+	for {
+		n := r.owed.Load()
+		if n <= 0 {
+			return false
+		}
+		if r.owed.CompareAndSwap(n, n-1) {
+			return true
+		}
+	}
+}
+
+// noteBusy adds the run's one notice about a server that refused
+// connections beyond its limit.
+func (r *run) noteBusy() {
+	r.mu.Lock()
+	held := r.held
+	r.mu.Unlock()
+	if held == 0 {
+		return
+	}
+	r.sum.Notices = append(r.sum.Notices, fmt.Sprintf(
+		"the server refused connections beyond its limit (too many connections): the mirror went on with %d of %d", r.jobs-held, r.jobs))
+}
