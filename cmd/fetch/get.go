@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -43,6 +44,10 @@ type getOptions struct {
 	gateways    []string // SCHEME=TEMPLATE
 	fileViaFTP  bool
 	interactive bool
+
+	parallel    bool          // -Z (parallel.go)
+	parallelMax int           // --parallel-max
+	tally       *atomic.Int64 // with -Z and a bar: bytes written, for the bar
 }
 
 func newGetCmd(e *env) *cobra.Command {
@@ -107,6 +112,8 @@ func addGetFlags(f *pflag.FlagSet, o *getOptions, cont *bool) {
 	f.StringArrayVar(&o.gateways, "gateway", nil, "fetch `SCHEME=TEMPLATE` URLs through a gateway (wais, prospero)")
 	f.BoolVar(&o.fileViaFTP, "file-via-ftp", false, "fetch file://host/ URLs of other hosts over ftp")
 	f.BoolVar(&o.interactive, "interactive", false, "open telnet URLs as a session on this terminal")
+	f.BoolVarP(&o.parallel, "parallel", "Z", false, "fetch several URLs at a time (stdout data kept in URL order)")
+	f.IntVar(&o.parallelMax, "parallel-max", defaultParallelMax, "with -Z, at most `N` transfers at a time")
 }
 
 // validate checks the combinations of flags that cannot work.
