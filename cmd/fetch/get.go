@@ -63,12 +63,17 @@ mailto URLs described.
 Files are written under a temporary name in the same directory and renamed into
 place when complete; with -C - the partial data is kept in FILE.part and the
 next run resumes from it. With several URLs, the ones that can be fetched are,
-and the exit status is 8 when some failed.`,
+and the exit status is 8 when some failed.
+
+With -Z (--parallel), up to --parallel-max URLs (default 8) are fetched at a
+time, sharing connections per server (FTP logins reused and pipelined, HTTP
+kept alive); data for stdout still comes out in the order of the URLs.`,
 		Example: `  fetch ftp://ftp.example.org/pub/README
   fetch -O http://127.0.0.1:8080/big.iso
   fetch -C - -O ftp://ftp.example.org/pub/big.iso
   fetch --json gopher://gopher.example.org/1/
-  fetch -v --deny-private http://example.org/`,
+  fetch -v --deny-private http://example.org/
+  fetch -Z --parallel-max 8 -O ftp://ftp.example.org/pub/a.txt ftp://ftp.example.org/pub/b.txt`,
 		Args: minArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if cont {

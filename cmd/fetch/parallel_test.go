@@ -246,8 +246,10 @@ func TestGetParallelCancel(t *testing.T) {
 	assertOnly(t, dir)
 }
 
-// HTTP URLs on one server share kept-alive connections: no more
-// connections than --parallel-max.
+// HTTP URLs on one server share kept-alive connections. net/http may dial
+// a connection for a request and then give it an idle one that came back
+// meanwhile (keeping the new one), so the bound is twice --parallel-max,
+// far below one connection per URL.
 func TestGetParallelHTTPKeepAlive(t *testing.T) {
 	s := startServer(t)
 	args := []string{"get", "-Z", "--parallel-max", "3"}
@@ -258,7 +260,7 @@ func TestGetParallelHTTPKeepAlive(t *testing.T) {
 	if r.code != 0 || r.out != strings.Repeat("hello\n", 30) {
 		t.Fatalf("get -Z = %d %q, stderr %q", r.code, r.out, r.err)
 	}
-	if c := s.ln.n.Load(); c < 1 || c > 3 {
+	if c := s.ln.n.Load(); c < 1 || c > 6 {
 		t.Errorf("%d connections for 30 URLs with --parallel-max 3", c)
 	}
 }
@@ -318,6 +320,7 @@ func TestGetParallelFlags(t *testing.T) {
 		{"get", "-Z", "--parallel-max", "0", "http://127.0.0.1:1/"},
 		{"get", "-Z", "--parallel-max", "301", "http://127.0.0.1:1/"},
 		{"get", "-Z", "--interactive", "telnet://127.0.0.1:2323/"},
+		{"get", "-Z", "-C", "-", "-O", "http://127.0.0.1:1/a/x.bin", "http://127.0.0.1:1/b/x.bin"},
 	} {
 		n := &netlog{}
 		if r := runArgs(t, n, "", args...); r.code != fetch.ExitUsage || n.dials.Load() != 0 {
