@@ -131,6 +131,9 @@ func (d *dest) open(resp *fetch.Response, e *env) (sink, error) {
 	if d.resume {
 		return openPart(d, resp)
 	}
+	if s, ok := openUnnamed(d.path); ok {
+		return s, nil
+	}
 	f, err := createTemp(d.path)
 	if err != nil {
 		return nil, err
