@@ -29,6 +29,9 @@
 # files and at 10 ms with 100 files: the median of the per-round ratios
 # fetch-Z / curl-Z at most 1.00.
 #
+# The files are written under $TMPDIR (default /tmp): TMPDIR=/dev/shm takes
+# the disk out of the comparison.
+#
 # The servers: the ones named by FETCH_TEST_ENV (DIR/env from
 # scripts/servers.sh) when set, else scripts/servers.sh is started in a
 # temporary directory (root needed) and stopped at the end. Tools: hyperfine,
@@ -40,6 +43,8 @@ die() { printf '%s: %s\n' "$prog" "$*" >&2; exit 1; }
 say() { printf '%s: %s\n' "$prog" "$*" >&2; }
 
 rounds=7 files=200 jobs=8 rtt=10 rttfiles=100 out=""
+invocation="bash scripts/bench/parallel.sh $*"
+[ -n "${TMPDIR:-}" ] && invocation="TMPDIR=$TMPDIR $invocation"
 while [ $# -gt 0 ]; do
 	case $1 in
 	--rounds) rounds=${2:?}; shift 2 ;;
@@ -48,7 +53,7 @@ while [ $# -gt 0 ]; do
 	--rtt) rtt=${2:?}; shift 2 ;;
 	--rtt-files) rttfiles=${2:?}; shift 2 ;;
 	--out) out=${2:?}; shift 2 ;;
-	-h | --help) sed -n '2,38p' "$0"; exit 0 ;;
+	-h | --help) sed -n '2,41p' "$0"; exit 0 ;;
 	*) die "unknown argument: $1" ;;
 	esac
 done
@@ -62,13 +67,12 @@ case $rounds$files$jobs$rtt$rttfiles in *[!0-9]*) die "--rounds, --files and --j
 top=$(cd -- "$(dirname -- "${BASH_SOURCE[0]}")/../.." && pwd -P)
 cd "$top"
 out=${out:-$top/bench/parallel.md}
-invocation="bash scripts/bench/parallel.sh $*"
 
 for tool in hyperfine curl python3 go; do
 	command -v "$tool" >/dev/null 2>&1 || die "$tool not found (bash scripts/ci-deps.sh --bench)"
 done
 
-work=$(mktemp -d /tmp/fetch-bench-parallel.XXXXXX)
+work=$(mktemp -d "${TMPDIR:-/tmp}/fetch-bench-parallel.XXXXXX")
 srvdir="" httpdir="" proxypid=""
 cleanup() {
 	[ -n "$proxypid" ] && kill "$proxypid" 2>/dev/null
@@ -199,6 +203,7 @@ if [ -n "$proxypid" ]; then
 fi
 
 mkdir -p "$(dirname -- "$out")"
+export outfs="$(stat -f -c %T "$work")"
 export work rounds files rttfiles rtt jobs server_from load_before load_after invocation
 export "${!fetch_@}" "${!fetchZ_@}" "${!curl_@}" "${!curlZ_@}"
 export caselist="${cases[*]}"
@@ -243,6 +248,7 @@ lines = [
     "tool / curl -Z (below 1: faster than curl -Z). The machine is shared with other work",
     "and noisy: compare within one run only.",
     "",
+    f"- output directory: under {os.path.dirname(work)} ({env['outfs']})",
     f"- command: `{env['invocation'].strip()}`",
     f"- date: {env['date']}, commit {env['commit']}",
     f"- machine: {env['machine']}",
