@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -55,6 +56,10 @@ type getOptions struct {
 	ssl, sslReqd bool   // --ssl, --ssl-reqd
 	cacert       string // --cacert FILE
 	insecure     bool   // -k
+
+	parallel    bool          // -Z (parallel.go)
+	parallelMax int           // --parallel-max
+	tally       *atomic.Int64 // with -Z and a bar: bytes written, for the bar
 }
 
 func newGetCmd(e *env) *cobra.Command {
@@ -74,12 +79,17 @@ and the exit status is 8 when some failed.
 
 An FTP listing line that fits no known layout is named in a warning on stderr
 (and under "unparsed" with --json), and the exit status is 8: the listing may
-lack entries.`,
+lack entries.
+
+With -Z (--parallel), up to --parallel-max URLs (default 8) are fetched at a
+time, sharing connections per server (FTP logins reused and pipelined, HTTP
+kept alive); data for stdout still comes out in the order of the URLs.`,
 		Example: `  fetch ftp://ftp.example.org/pub/README
   fetch -O http://127.0.0.1:8080/big.iso
   fetch -C - -O ftp://ftp.example.org/pub/big.iso
   fetch --json gopher://gopher.example.org/1/
-  fetch -v --deny-private http://example.org/`,
+  fetch -v --deny-private http://example.org/
+  fetch -Z --parallel-max 8 -O ftp://ftp.example.org/pub/a.txt ftp://ftp.example.org/pub/b.txt`,
 		Args: minArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if cont {
@@ -125,6 +135,8 @@ func addGetFlags(f *pflag.FlagSet, o *getOptions, cont *bool) {
 	f.StringArrayVar(&o.gateways, "gateway", nil, "fetch `SCHEME=TEMPLATE` URLs through a gateway (wais, prospero)")
 	f.BoolVar(&o.fileViaFTP, "file-via-ftp", false, "fetch file://host/ URLs of other hosts over ftp")
 	f.BoolVar(&o.interactive, "interactive", false, "open telnet URLs as a session on this terminal")
+	f.BoolVarP(&o.parallel, "parallel", "Z", false, "fetch several URLs at a time (stdout data kept in URL order)")
+	f.IntVar(&o.parallelMax, "parallel-max", defaultParallelMax, "with -Z, at most `N` transfers at a time")
 }
 
 // addRetryFlags declares --retry (with its default, which differs

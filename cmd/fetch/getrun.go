@@ -23,6 +23,9 @@ func runGet(ctx context.Context, o *getOptions, e *env) error {
 	if err := o.validate(); err != nil {
 		return err
 	}
+	if o.parallel {
+		return runParallel(ctx, o, e)
+	}
 	red := newRedactor(o.urls)
 	c := o.client(e, red)
 	if c.Registry == nil {

@@ -20,6 +20,9 @@ import (
 // stays free to use the body's WriteTo, whose large reads a counting
 // reader would hide (or, wrapping WriteTo itself, count only at the end).
 func (o *getOptions) progress(ctx context.Context, w io.Writer, resp *fetch.Response, e *env) (io.Writer, func(ok bool)) {
+	if o.tally != nil { // -Z: the run's one bar counts the bytes (parallel.go)
+		return tallyWriter{w: w, n: o.tally}, func(bool) {}
+	}
 	if o.silent || o.verbose || !e.stderrTTY {
 		return w, func(bool) {}
 	}

@@ -131,13 +131,11 @@ func (d *dest) open(resp *fetch.Response, e *env) (sink, error) {
 	if d.resume {
 		return openPart(d, resp)
 	}
-	f, err := os.CreateTemp(filepath.Dir(d.path), "."+filepath.Base(d.path)+".*.tmp")
-	if err != nil {
-		return nil, err
+	if s, ok := openUnnamed(d.path); ok {
+		return s, nil
 	}
-	if err := f.Chmod(0o644); err != nil {
-		f.Close()
-		os.Remove(f.Name())
+	f, err := createTemp(d.path)
+	if err != nil {
 		return nil, err
 	}
 	return &fileSink{f: f, final: d.path}, nil
@@ -259,7 +257,7 @@ func (s *fileSink) commit(resp *fetch.Response, keepTime bool) error {
 	if keepTime && !resp.ModTime.IsZero() {
 		os.Chtimes(s.f.Name(), resp.ModTime, resp.ModTime)
 	}
-	if err := os.Rename(s.f.Name(), s.final); err != nil {
+	if err := renameFile(s.f.Name(), s.final); err != nil {
 		s.abort()
 		return &writeError{err}
 	}
