@@ -91,7 +91,39 @@ type Client struct {
 	// (safety.Policy.Control). Tests set it to count connections.
 	Dial proto.DialFunc
 
+	// LimitRate holds the body of each fetch to this many bytes a second
+	// on average (curl's --limit-rate): a token bucket of its own, with a
+	// burst of a sixteenth of a second's worth (at most 64 KiB). The time
+	// a body waits for it does not count against SpeedLimit, which judges
+	// the server, not this limit. Zero means no limit.
+	LimitRate int64
+
+	// LimitRateTotal holds the bodies of all the fetches of this Client
+	// together (a whole mirror run, several URLs) to this many bytes a
+	// second: one bucket they share, as LimitRate's. Zero means no limit.
+	LimitRateTotal int64
+
+	// Wait spaces the requests of this Client to one host (by host name,
+	// whatever the port): a request starts Wait after the start of the
+	// one before it, whichever goroutine makes it (wget's --wait). A
+	// request is one call of a driver's Fetch: a file, a directory
+	// listing, a redirect's hop, a retry; not the commands within it
+	// (FTP's CWD, SIZE, PASV). Zero means no wait.
+	Wait time.Duration
+
+	// RandomWait draws each wait between 0.5 and 1.5 times Wait (wget's
+	// --random-wait). False waits Wait exactly.
+	RandomWait bool
+
+	// MaxHostConns bounds the fetches of this Client in progress to one
+	// host at once (each holds one connection, FTP's data connection
+	// aside, from its request until its body is closed); others wait
+	// their turn. It also bounds the Jobs of a Mirror. Zero means no
+	// limit.
+	MaxHostConns int
+
 	traceMu sync.Mutex
+	polite  polite
 }
 
 // Response is a fetched resource. The caller must close Body. Body has a
@@ -154,8 +186,13 @@ func (c *Client) fetchURL(ctx context.Context, u *uri.URL, req *proto.Request, l
 		cancel()
 		return nil, err
 	}
+	var sb *speedBody
 	if stall != nil {
-		resp.Body = newSpeedBody(resp.Body, c.SpeedLimit, c.SpeedTime, stall)
+		sb = newSpeedBody(resp.Body, c.SpeedLimit, c.SpeedTime, stall)
+		resp.Body = sb
+	}
+	if c.limited() {
+		resp.Body = c.limitBody(ctx, resp.Body, sb)
 	}
 	resp.Body = &cancelBody{rc: resp.Body, cancel: cancel}
 	return resp, nil
@@ -260,14 +297,26 @@ func (c *Client) fetchOnce(ctx context.Context, u *uri.URL, req *proto.Request, 
 	if !ok {
 		return nil, fmt.Errorf("%w %q", ErrUnsupportedScheme, u.Scheme)
 	}
+	release := func() {}
+	if c.Wait > 0 || c.MaxHostConns > 0 {
+		var err error
+		if release, err = c.admit(ctx, u); err != nil {
+			return nil, err
+		}
+	}
 	resp, err := d.Fetch(ctx, u, req)
 	switch {
 	case err != nil:
+		release()
 		return nil, err
 	case resp == nil:
+		release()
 		return nil, &proto.ProtocolError{Proto: u.Scheme, Msg: "driver returned neither a response nor an error"}
 	case resp.Body == nil:
 		resp.Body = io.NopCloser(eofReader{})
+	}
+	if c.MaxHostConns > 0 {
+		resp.Body = &releaseBody{rc: resp.Body, release: release}
 	}
 	return resp, nil
 }

@@ -72,12 +72,18 @@ func (c *Client) Mirror(ctx context.Context, rawURL, dir string, opts MirrorOpti
 	if _, err := c.Policy.Evaluate(u); err != nil {
 		return &MirrorSummary{Source: u.Redacted(), Target: dir}, &Error{Op: "mirror", URL: u.Redacted(), Err: err}
 	}
+	if n := c.MaxHostConns; n > 0 && (opts.Jobs > n || opts.Jobs <= 0 && mirror.DefaultJobs > n) {
+		opts.Jobs = n // the mirror's connections all go to one host
+	}
 	f := &mirrorFetcher{c: c, start: u}
 	switch u.Scheme {
 	case "ftp":
 		if d, ok := c.registry().Lookup("ftp"); ok {
 			if fd, ok := d.(*ftp.Driver); ok {
 				f.ftp = mirrorFTP(fd, opts.Jobs)
+				if n := c.MaxHostConns; n > 0 && (f.ftp.MaxConnsPerHost <= 0 || f.ftp.MaxConnsPerHost > n) {
+					f.ftp.MaxConnsPerHost = n
+				}
 				defer f.ftp.CloseIdleConnections()
 			}
 		}

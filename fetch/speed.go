@@ -18,6 +18,7 @@ type speedBody struct {
 	rc      io.ReadCloser
 	n       atomic.Int64
 	tripped atomic.Pointer[retry.SpeedError]
+	pause   pauseMeter // waits for LimitRate, left out of the reckoning
 	stop    chan struct{}
 	once    sync.Once
 	wg      sync.WaitGroup
@@ -36,32 +37,40 @@ func newSpeedBody(rc io.ReadCloser, limit int64, window time.Duration, cancel co
 }
 
 // watch samples the byte count every step and trips when the bytes of the
-// last window are fewer than limit*window.
+// last window are fewer than limit*window. The window is of time the body
+// did not spend waiting for its rate limit (limitBody): a transfer held to
+// a LimitRate below SpeedLimit is judged by the pace of the server in the
+// time left, not cut for its own limit.
 func (b *speedBody) watch(limit int64, window time.Duration, cancel context.CancelFunc) {
 	defer b.wg.Done()
 	step := speedStep(window)
 	t := time.NewTicker(step)
 	defer t.Stop()
 	type sample struct {
-		at time.Time
-		n  int64
+		at     time.Time
+		n      int64
+		paused time.Duration
 	}
 	// Enough samples to reach one window back, bounded.
 	ring := make([]sample, 0, int(window/step)+2)
-	ring = append(ring, sample{time.Now(), 0})
+	t0 := time.Now()
+	ring = append(ring, sample{t0, 0, b.pause.at(t0)})
 	for {
 		select {
 		case <-b.stop:
 			return
 		case now := <-t.C:
-			cur := sample{now, b.n.Load()}
+			cur := sample{now, b.n.Load(), b.pause.at(now)}
+			// age is the time since s, its waits for the rate limit
+			// left out.
+			age := func(s sample) time.Duration { return now.Sub(s.at) - (cur.paused - s.paused) }
 			// Drop the samples older than needed: keep the newest one
 			// at least window old.
-			for len(ring) > 1 && now.Sub(ring[1].at) >= window {
+			for len(ring) > 1 && age(ring[1]) >= window {
 				ring = ring[1:]
 			}
 			old := ring[0]
-			if el := now.Sub(old.at); el >= window {
+			if el := age(old); el >= window {
 				got := cur.n - old.n
 				if float64(got) < float64(limit)*el.Seconds() {
 					rate := int64(float64(got) / el.Seconds())
