@@ -60,6 +60,8 @@ type getOptions struct {
 	parallel    bool          // -Z (parallel.go)
 	parallelMax int           // --parallel-max
 	tally       *atomic.Int64 // with -Z and a bar: bytes written, for the bar
+
+	polite politeOptions // --limit-rate, --wait, --max-host-conns (politeflags.go)
 }
 
 func newGetCmd(e *env) *cobra.Command {
@@ -118,6 +120,7 @@ func addGetFlags(f *pflag.FlagSet, o *getOptions, cont *bool) {
 	f.Var((*seconds)(&o.connectTimeout), "connect-timeout", "give up connecting after `SECONDS`")
 	f.Var((*seconds)(&o.maxTime), "max-time", "give up the whole transfer after `SECONDS`")
 	addRetryFlags(f, o, 0)
+	addPoliteFlags(f, &o.polite)
 	f.IntSliceVar(&o.allowPorts, "allow-port", nil, "lift the port rules for `PORT` (repeatable)")
 	f.BoolVar(&o.denyPrivate, "deny-private", false, "refuse loopback, private and link-local addresses")
 	f.BoolVar(&o.json, "json", false, "listings, menus, advice and attributes as JSON")
@@ -187,6 +190,9 @@ func (o *getOptions) validate() error {
 		return flagErrorf("--ftp-method %q: want multicwd, singlecwd or nocwd", o.ftpMethod)
 	}
 	if err := o.validateFTP(); err != nil {
+		return err
+	}
+	if err := o.polite.validate(); err != nil {
 		return err
 	}
 	if _, err := o.offset(); err != nil {

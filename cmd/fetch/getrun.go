@@ -30,6 +30,7 @@ func runGet(ctx context.Context, o *getOptions, e *env) error {
 	c := o.client(e, red)
 	if c.Registry == nil {
 		c.Registry = keepAliveRegistry()
+		o.polite.limitDrivers(c.Registry)
 	}
 	defer c.CloseIdleConnections()
 	o.warnAllowPorts(e)
@@ -109,6 +110,7 @@ func (o *getOptions) client(e *env, red *redactor) *fetch.Client {
 		Registry:       e.registry,
 	}
 	c.SpeedLimit, c.SpeedTime = o.speed()
+	o.polite.apply(c)
 	if o.verbose {
 		c.Trace = red.writer(e.err)
 	}

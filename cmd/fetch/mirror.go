@@ -106,6 +106,7 @@ one group at a time each; --delete removes articles the server has expired;
 	f.Var((*seconds)(&o.get.connectTimeout), "connect-timeout", "give up connecting after `SECONDS`")
 	f.Var((*seconds)(&o.get.maxTime), "max-time", "give up each transfer after `SECONDS`")
 	addRetryFlags(f, &o.get, 3)
+	addPoliteFlags(f, &o.get.polite)
 	f.IntSliceVar(&o.get.allowPorts, "allow-port", nil, "lift the port rules for `PORT` (repeatable)")
 	f.BoolVar(&o.get.denyPrivate, "deny-private", false, "refuse loopback, private and link-local addresses")
 	f.StringVar(&o.get.email, "email", "", "`ADDRESS` sent as the anonymous FTP password (default $FETCH_EMAIL)")
@@ -132,6 +133,9 @@ func runMirror(ctx context.Context, o *mirrorOptions, e *env) error {
 		}
 	}
 	if err := o.get.validateFTP(); err != nil {
+		return err
+	}
+	if err := o.get.polite.validate(); err != nil {
 		return err
 	}
 	if o.maxArticles < 0 {
