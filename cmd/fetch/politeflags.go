@@ -22,7 +22,7 @@ type politeOptions struct {
 
 // addPoliteFlags declares the politeness flags.
 func addPoliteFlags(f *pflag.FlagSet, o *politeOptions) {
-	f.Var((*rateFlag)(&o.limitRate), "limit-rate", "hold each transfer to `RATE` bytes a second (suffixes k, M, G: 1024-based)")
+	f.Var((*rateFlag)(&o.limitRate), "limit-rate", "hold each transfer to `RATE` bytes a second (suffixes k, M, G, T, P: 1024-based)")
 	f.Var((*rateFlag)(&o.limitRateTotal), "limit-rate-total", "hold all the transfers of the run together to `RATE` bytes a second")
 	f.Var(&o.wait, "wait", "start each request to a host `SECONDS` after the start of the one before")
 	f.BoolVar(&o.randomWait, "random-wait", false, "wait between 0.5 and 1.5 times --wait, at random")

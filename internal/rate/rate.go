@@ -20,7 +20,7 @@ import (
 var (
 	// ErrSyntax: the value is not a number of bytes with an optional
 	// suffix.
-	ErrSyntax = errors.New("want a number of bytes a second, optionally with a suffix k, m, g or t (1024-based)")
+	ErrSyntax = errors.New("want a number of bytes a second, optionally with a suffix k, m, g, t or p (1024-based)")
 	// ErrRange: the value does not fit in an int64.
 	ErrRange = errors.New("too large")
 )
@@ -36,7 +36,7 @@ func (e *Error) Unwrap() error { return e.Err }
 
 // Parse reads a rate in bytes a second as curl's --limit-rate takes it: a
 // decimal number, optionally with a fraction ("1.5"), followed by an
-// optional suffix k, m, g or t in either case, each 1024 times the one
+// optional suffix k, m, g, t or p in either case, each 1024 times the one
 // before (curl(1), --limit-rate: "The given speed is measured in
 // bytes/second, unless a suffix is appended... 1024 based"). The result
 // is rounded down to whole bytes. Zero means no limit, as with curl and
@@ -54,6 +54,8 @@ func Parse(s string) (int64, error) {
 			mult = 1 << 30
 		case 't', 'T':
 			mult = 1 << 40
+		case 'p', 'P':
+			mult = 1 << 50
 		}
 		if mult != 1 {
 			num = s[:n-1]
@@ -97,7 +99,7 @@ func Format(n int64) string {
 	for _, u := range []struct {
 		suffix string
 		size   int64
-	}{{"T", 1 << 40}, {"G", 1 << 30}, {"M", 1 << 20}, {"k", 1 << 10}} {
+	}{{"P", 1 << 50}, {"T", 1 << 40}, {"G", 1 << 30}, {"M", 1 << 20}, {"k", 1 << 10}} {
 		if n != 0 && n%u.size == 0 {
 			return strconv.FormatInt(n/u.size, 10) + u.suffix
 		}

@@ -12,7 +12,7 @@ import (
 // bytes/second, unless a suffix is appended. Appending 'k' or 'K' will
 // count the number as kilobytes, 'm' or 'M' makes it megabytes, while 'g'
 // or 'G' makes it gigabytes. The suffixes (k, M, G, T, P) are 1024 based."
-// (P is not taken: a rate of a pebibyte a second is no limit.) wget(1),
+// wget(1),
 // --limit-rate, takes "20k" the same way, and "2.5k" with a fraction.
 func TestParse(t *testing.T) {
 	for _, tc := range []struct {
@@ -50,9 +50,12 @@ func TestParse(t *testing.T) {
 		{"1.", 0, ErrSyntax},  // a dot needs digits after it
 		{".5k", 0, ErrSyntax}, // and before it
 		{"1.2.3", 0, ErrSyntax},
-		{"1e3", 0, ErrSyntax},  // no exponent
-		{"0x10", 0, ErrSyntax}, // decimal only
-		{"1P", 0, ErrSyntax},   // P is not taken
+		{"1e3", 0, ErrSyntax},      // no exponent
+		{"0x10", 0, ErrSyntax},     // decimal only
+		{"1P", 1 << 50, nil},       // curl(1): P, 1024 based
+		{"8191p", 8191 << 50, nil}, // the largest whole number of PiB
+		{"8192P", 0, ErrRange},     // 2^63 bytes
+		{"1E", 0, ErrSyntax},       // no exabytes
 		{"inf", 0, ErrSyntax},
 		{"NaN", 0, ErrSyntax},
 		{"1_000", 0, ErrSyntax},
@@ -76,7 +79,7 @@ func TestFormat(t *testing.T) {
 	for _, tc := range []struct {
 		in   int64
 		want string
-	}{{0, "0"}, {100, "100"}, {1024, "1k"}, {1536, "1536"}, {1536 << 10, "1536k"}, {1 << 20, "1M"}, {3 << 30, "3G"}, {5 << 40, "5T"}, {1025, "1025"}} {
+	}{{0, "0"}, {100, "100"}, {1024, "1k"}, {1536, "1536"}, {1536 << 10, "1536k"}, {1 << 20, "1M"}, {3 << 30, "3G"}, {5 << 40, "5T"}, {1 << 50, "1P"}, {1025, "1025"}} {
 		if got := Format(tc.in); got != tc.want {
 			t.Errorf("Format(%d) = %q, want %q", tc.in, got, tc.want)
 		}
