@@ -100,7 +100,9 @@ type Client struct {
 
 	// LimitRateTotal holds the bodies of all the fetches of this Client
 	// together (a whole mirror run, several URLs) to this many bytes a
-	// second: one bucket they share, as LimitRate's. Zero means no limit.
+	// second: one bucket they share, as LimitRate's, made at the client's
+	// first fetch (as are Wait's and MaxHostConns' shared states). Zero
+	// means no limit.
 	LimitRateTotal int64
 
 	// Wait spaces the requests of this Client to one host (by host name,

@@ -59,7 +59,9 @@ var (
 // redirect that leaves the starting host and port is refused. See package
 // internal/mirror for the guarantees: nothing is written outside dir, no
 // partial file stands under its final name, and a second run fetches only
-// what changed.
+// what changed. The client's politeness limits hold for every listing and
+// file: LimitRate, LimitRateTotal, Wait (not for the articles of a news
+// mirror), and MaxHostConns, which also bounds opts.Jobs.
 //
 // The summary is returned even with an error. The error wraps
 // ErrMirrorPartial when some entries failed, is ctx.Err() after a

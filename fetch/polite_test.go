@@ -116,7 +116,6 @@ type politeTree struct {
 	starts  []time.Time
 	cur     int
 	maxConc int
-	bytes   int64
 }
 
 func newPoliteTree(t *testing.T, n, size int) (*politeTree, *httptest.Server) {
