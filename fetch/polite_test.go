@@ -16,7 +16,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/spf13/afero"
+
 	"github.com/rfc1738/fetch/fetch"
+	"github.com/rfc1738/fetch/internal/localserver"
 )
 
 // fastServer serves n bytes at once, as fast as the connection takes them.
@@ -238,4 +241,62 @@ func TestMirrorLimitRateTotal(t *testing.T) {
 		t.Errorf("%.0f bytes in %v: %.0f bytes/s, want at most %d (+10%%)", total, el, got, limit)
 	}
 	t.Logf("%.0f bytes in %v", total, el)
+}
+
+// openLog is a file system that records when each file or directory is
+// opened: by an FTP server, once per retrieval (RETR) and once per
+// listing (LIST, MLSD), while CWD, SIZE and MDTM only stat.
+type openLog struct {
+	afero.Fs
+	mu    sync.Mutex
+	opens []time.Time
+}
+
+func (o *openLog) note() {
+	o.mu.Lock()
+	o.opens = append(o.opens, time.Now())
+	o.mu.Unlock()
+}
+
+func (o *openLog) Open(name string) (afero.File, error) {
+	o.note()
+	return o.Fs.Open(name)
+}
+
+func (o *openLog) OpenFile(name string, flag int, perm os.FileMode) (afero.File, error) {
+	o.note()
+	return o.Fs.OpenFile(name, flag, perm)
+}
+
+// The FTP mirror with --wait and 4 jobs: each retrieval and each listing
+// is one request, spaced by the wait, by the server's clock; the commands
+// around them (CWD, SIZE, EPSV) are not spaced.
+func TestMirrorWaitFTP(t *testing.T) {
+	const wait, tolerance = 200 * time.Millisecond, 50 * time.Millisecond
+	mem := afero.NewMemMapFs()
+	for _, name := range []string{"/pub/a.txt", "/pub/b.txt", "/pub/c.txt", "/pub/sub/d.txt", "/pub/sub/e.txt"} {
+		if err := afero.WriteFile(mem, name, []byte(name+"\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	log := &openLog{Fs: mem}
+	srv, err := localserver.StartFTP(log, localserver.FTPOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Close()
+	c := &fetch.Client{Wait: wait}
+	defer c.CloseIdleConnections()
+	mirrorTree(t, c, "ftp://"+srv.Addr()+"/pub/", 4, 5)
+	log.mu.Lock()
+	defer log.mu.Unlock()
+	if len(log.opens) < 7 { // 2 listings, 5 files
+		t.Fatalf("%d opens, want 7 or more", len(log.opens))
+	}
+	slices.SortFunc(log.opens, func(a, b time.Time) int { return a.Compare(b) })
+	for i := 1; i < len(log.opens); i++ {
+		if gap := log.opens[i].Sub(log.opens[i-1]); gap < wait-tolerance {
+			t.Errorf("open %d came %v after the one before, want at least %v", i, gap, wait)
+		}
+	}
 }
