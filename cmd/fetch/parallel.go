@@ -118,6 +118,7 @@ func runParallel(ctx context.Context, o *getOptions, e *env) error {
 	c := po.client(&pe, red)
 	if c.Registry == nil {
 		c.Registry = parallelRegistry(o.parallelMax)
+		o.polite.limitDrivers(c.Registry)
 	}
 	defer c.CloseIdleConnections()
 	po.warnAllowPorts(&pe)

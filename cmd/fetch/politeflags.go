@@ -48,15 +48,17 @@ func (o *politeOptions) apply(c *fetch.Client) {
 }
 
 // limitDrivers gives the FTP driver of r (the command's own registry)
-// the --max-host-conns limit on its pool: at most that many control
-// connections in use per server and user, as the client allows fetches.
+// the --max-host-conns limit on its pool, when it has none or a larger
+// one (-Z's): at most that many control connections in use per server
+// and user, as the client allows fetches.
 func (o *politeOptions) limitDrivers(r *fetch.Registry) {
-	if o.maxHostConns <= 0 {
+	n := o.maxHostConns
+	if n <= 0 {
 		return
 	}
 	if d, ok := r.Lookup("ftp"); ok {
-		if fd, ok := d.(*ftp.Driver); ok {
-			fd.MaxConnsPerHost = o.maxHostConns
+		if fd, ok := d.(*ftp.Driver); ok && (fd.MaxConnsPerHost <= 0 || fd.MaxConnsPerHost > n) {
+			fd.MaxConnsPerHost = n
 		}
 	}
 }

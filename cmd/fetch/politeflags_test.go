@@ -1,13 +1,21 @@
 package main
 
 import (
+	"bytes"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
 	"github.com/rfc1738/fetch/fetch"
+	"github.com/rfc1738/fetch/internal/localserver"
 )
 
 // A bad politeness flag is a usage error (exit 2) that names the flag and
@@ -83,5 +91,102 @@ func TestMirrorPoliteFlags(t *testing.T) {
 	}
 	if el < 100*time.Millisecond {
 		t.Errorf("mirror with --wait 0.2 --random-wait took %v, want at least 100ms", el)
+	}
+}
+
+// concServer answers every request after a short while, recording when
+// each started and the most it served at once.
+type concServer struct {
+	*httptest.Server
+	mu      sync.Mutex
+	starts  []time.Time
+	cur     int
+	maxConc int
+}
+
+func startConcServer(t *testing.T) *concServer {
+	s := &concServer{}
+	s.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		s.mu.Lock()
+		s.starts = append(s.starts, time.Now())
+		s.cur++
+		s.maxConc = max(s.maxConc, s.cur)
+		s.mu.Unlock()
+		defer func() {
+			s.mu.Lock()
+			s.cur--
+			s.mu.Unlock()
+		}()
+		time.Sleep(30 * time.Millisecond)
+		io.WriteString(w, r.URL.Path+"\n")
+	}))
+	t.Cleanup(s.Close)
+	return s
+}
+
+// get -Z with --max-host-conns 2: six URLs at a time are served two at a
+// time; with --wait, their requests start the wait apart, by the
+// server's clock.
+func TestGetParallelPolite(t *testing.T) {
+	s := startConcServer(t)
+	var urls []string
+	for i := range 6 {
+		urls = append(urls, fmt.Sprintf("%s/f%d", s.URL, i))
+	}
+	r := runArgs(t, nil, "", append([]string{"get", "-s", "-Z", "--parallel-max", "6", "--max-host-conns", "2"}, urls...)...)
+	if r.code != 0 || len(strings.Split(strings.TrimSpace(r.out), "\n")) != 6 {
+		t.Fatalf("get -Z --max-host-conns 2 = %d, %q (%s)", r.code, r.out, r.err)
+	}
+	s.mu.Lock()
+	if s.maxConc > 2 {
+		t.Errorf("get -Z --max-host-conns 2: the server served %d requests at once", s.maxConc)
+	}
+	s.maxConc, s.starts = 0, nil
+	s.mu.Unlock()
+
+	const wait, tolerance = 200 * time.Millisecond, 50 * time.Millisecond
+	r = runArgs(t, nil, "", append([]string{"get", "-s", "-Z", "--parallel-max", "6", "--wait", "0.2"}, urls[:4]...)...)
+	if r.code != 0 {
+		t.Fatalf("get -Z --wait 0.2 = %d (%s)", r.code, r.err)
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	slices.SortFunc(s.starts, func(a, b time.Time) int { return a.Compare(b) })
+	if len(s.starts) != 4 {
+		t.Fatalf("%d requests, want 4", len(s.starts))
+	}
+	for i := 1; i < len(s.starts); i++ {
+		if gap := s.starts[i].Sub(s.starts[i-1]); gap < wait-tolerance {
+			t.Errorf("get -Z --wait 0.2: request %d started %v after the one before", i, gap)
+		}
+	}
+}
+
+// get -Z on one FTP server with --max-host-conns 2: at most 2 logins
+// where --parallel-max 6 alone would allow 6, and the files are exact.
+func TestGetParallelMaxHostConnsFTP(t *testing.T) {
+	const n = 12
+	srv := &localserver.RawFTP{Listings: map[string]string{"/": "", "/pub": ""}, Files: parallelFiles(n)}
+	if err := localserver.StartRawFTP(srv); err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Close()
+	dir := t.TempDir()
+	args := []string{"get", "-s", "-Z", "--parallel-max", "6", "--max-host-conns", "2", "-O", "--output-dir", dir}
+	for i := range n {
+		args = append(args, fmt.Sprintf("ftp://%s/pub/f%02d.bin", srv.Addr(), i))
+	}
+	r := runArgs(t, nil, "", args...)
+	if r.code != 0 {
+		t.Fatalf("get = %d (%s)", r.code, r.err)
+	}
+	for i := range n {
+		name := fmt.Sprintf("f%02d.bin", i)
+		if got, err := os.ReadFile(filepath.Join(dir, name)); err != nil || !bytes.Equal(got, srv.Files["/pub/"+name]) {
+			t.Errorf("%s differs (%v)", name, err)
+		}
+	}
+	if logins := countVerb(srv.Commands(), "USER"); logins < 1 || logins > 2 {
+		t.Errorf("%d logins with --max-host-conns 2, want 1 or 2", logins)
 	}
 }
