@@ -31,6 +31,7 @@ import (
 	"github.com/rfc1738/fetch/proto"
 	"github.com/rfc1738/fetch/safety"
 	"github.com/rfc1738/fetch/uri"
+	"github.com/rfc1738/fetch/warc"
 )
 
 // Client fetches URLs. The zero value is ready to use: the default
@@ -82,6 +83,11 @@ type Client struct {
 	// allowed it. Nil means a net.Dialer that also enforces the policy
 	// (safety.Policy.Control). Tests set it to count connections.
 	Dial proto.DialFunc
+
+	// WARC, when not nil, receives a record of every resource fetched
+	// (package warc): the body's bytes as the caller reads them, written
+	// once it is read to its end and closed. Nil means none.
+	WARC *warc.Writer
 
 	traceMu sync.Mutex
 }
@@ -135,12 +141,20 @@ func (c *Client) fetchURL(ctx context.Context, u *uri.URL, req *proto.Request, l
 	if c.MaxTime > 0 {
 		ctx, cancel = context.WithTimeout(ctx, c.MaxTime)
 	}
+	var tb *capBuf
+	start := time.Now()
+	if c.WARC != nil {
+		req, tb = c.warcRequest(u, req)
+	}
 	resp, err := c.follow(ctx, u, c.request(req), lookup)
 	if err != nil {
 		cancel()
 		return nil, err
 	}
 	resp.Body = &cancelBody{rc: resp.Body, cancel: cancel}
+	if c.WARC != nil {
+		c.warcBody(resp, req, tb, start)
+	}
 	return resp, nil
 }
 

@@ -49,6 +49,8 @@ type getOptions struct {
 	ssl, sslReqd bool   // --ssl, --ssl-reqd
 	cacert       string // --cacert FILE
 	insecure     bool   // -k
+
+	warc warcOptions // --warc-file and friends (warcflags.go)
 }
 
 func newGetCmd(e *env) *cobra.Command {
@@ -118,6 +120,7 @@ func addGetFlags(f *pflag.FlagSet, o *getOptions, cont *bool) {
 	f.StringArrayVar(&o.gateways, "gateway", nil, "fetch `SCHEME=TEMPLATE` URLs through a gateway (wais, prospero)")
 	f.BoolVar(&o.fileViaFTP, "file-via-ftp", false, "fetch file://host/ URLs of other hosts over ftp")
 	f.BoolVar(&o.interactive, "interactive", false, "open telnet URLs as a session on this terminal")
+	addWARCFlags(f, &o.warc)
 }
 
 // validate checks the combinations of flags that cannot work.

@@ -93,10 +93,11 @@ listed name. Each is retrieved by its full name, version included.`,
 	f.BoolVar(&o.get.netrc, "netrc", false, "look up passwords in ~/.netrc")
 	f.StringVar(&o.get.netrcFile, "netrc-file", "", "look up passwords in `FILE`")
 	addFTPFlags(f, &o.get)
+	addWARCFlags(f, &o.get.warc)
 	return cmd
 }
 
-func runMirror(ctx context.Context, o *mirrorOptions, e *env) error {
+func runMirror(ctx context.Context, o *mirrorOptions, e *env) (err error) {
 	if o.jobs < 1 || o.jobs > 64 {
 		return flagErrorf("--jobs %d: want 1 to 64", o.jobs)
 	}
@@ -111,6 +112,10 @@ func runMirror(ctx context.Context, o *mirrorOptions, e *env) error {
 	red := newRedactor([]string{o.url})
 	c := o.get.client(e, red)
 	defer c.CloseIdleConnections()
+	if c.WARC, err = o.get.warc.open(e, red); err != nil {
+		return err
+	}
+	defer closeWARC(c, e, &err)
 	o.get.warnAllowPorts(e)
 	opts := fetch.MirrorOptions{
 		Jobs: o.jobs, Delete: o.delete, DryRun: o.dryRun,

@@ -1,0 +1,219 @@
+package fetch
+
+import (
+	"bytes"
+	"io"
+	"mime"
+	"path"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/rfc1738/fetch/proto"
+	"github.com/rfc1738/fetch/proto/http"
+	"github.com/rfc1738/fetch/uri"
+	"github.com/rfc1738/fetch/warc"
+)
+
+// This file records what the client fetches into Client.WARC: the body of
+// each response is teed into a warc.Recorder as the caller reads it, and
+// the records are written when the body has been read to its end and is
+// closed. A body closed early, a resumed transfer (Offset) and a 304 write
+// nothing.
+
+// maxTranscript bounds the FTP control conversation kept for one
+// capture's metadata record.
+const maxTranscript = 64 << 10
+
+// maxListing bounds what is read of a listing that its caller closes
+// unread, to record it.
+const maxListing = 64 << 20
+
+// warcRequest prepares req for a capture: the HTTP driver is asked for
+// the exchange's bytes, and an FTP request's transcript is kept for the
+// metadata record. It returns the transcript buffer (nil when none).
+func (c *Client) warcRequest(u *uri.URL, req *proto.Request) (*proto.Request, *capBuf) {
+	r := proto.Request{}
+	if req != nil {
+		r = *req
+	}
+	if r.Offset > 0 {
+		return req, nil
+	}
+	var tb *capBuf
+	switch u.Scheme {
+	case "http", "https":
+		opts := make(map[string]string, len(r.Options)+1)
+		for k, v := range r.Options {
+			opts[k] = v
+		}
+		opts[http.OptionExchange] = "1"
+		r.Options = opts
+	case "ftp":
+		tb = &capBuf{max: maxTranscript}
+		if r.Trace == nil && c.Trace != nil {
+			r.Trace = &lockedWriter{mu: &c.traceMu, w: c.Trace}
+		}
+		if r.Trace != nil {
+			r.Trace = io.MultiWriter(r.Trace, tb)
+		} else {
+			r.Trace = tb
+		}
+	}
+	return &r, tb
+}
+
+// warcBody wraps resp's body so that what the caller reads is recorded.
+// It returns resp unchanged when there is nothing to record.
+func (c *Client) warcBody(resp *Response, req *proto.Request, tb *capBuf, start time.Time) {
+	if resp.NotModified || (req != nil && req.Offset > 0) || resp.Offset > 0 || resp.Kind == proto.KindAdvisory {
+		return
+	}
+	u := *resp.URL
+	u.User = nil
+	target := u.String()
+	hostport := strings.ToLower(u.Host) + ":" + strconv.Itoa(u.PortNumber())
+	ip := c.WARC.Address(hostport)
+	cp := warc.Capture{URI: target, Date: start, IP: ip, ContentType: warcType(resp)}
+	if s, ok := resp.Info["http_request"].(string); ok {
+		cp.HTTPRequest = []byte(s)
+		cp.HTTPResponse = []byte(resp.Info["http_response"].(string))
+		cp.HTTPStatus, _ = resp.Info["http_status"].(int)
+		cp.ContentType = resp.MediaType
+	}
+	if _, ok := resp.Info["attributes"]; ok && resp.URL.Scheme == "gopher" {
+		cp.AsMetadata = true
+		cp.ContentType = "text/x-gopher-plus-attributes"
+	}
+	rec, err := c.WARC.Begin(cp)
+	if err != nil {
+		c.tracef("* warc: %v", err)
+		return
+	}
+	resp.Body = &warcBodyRC{rc: resp.Body, rec: rec, tb: tb, c: c, dir: resp.Kind == proto.KindDirectory}
+}
+
+// warcType is the Content-Type of a capture: the driver's media type, the
+// one its name implies, else application/octet-stream (as wget does for
+// ftp).
+func warcType(resp *Response) string {
+	switch {
+	case resp.URL.Scheme == "gopher" && resp.Kind == proto.KindDirectory:
+		return "text/x-gopher-menu"
+	case (resp.URL.Scheme == "news" || resp.URL.Scheme == "nntp") && resp.Kind == proto.KindData:
+		return "message/news"
+	case resp.Kind == proto.KindDirectory && resp.URL.Scheme == "ftp":
+		return "text/plain"
+	case resp.MediaType != "" && resp.MediaType != "application/octet-stream":
+		return resp.MediaType
+	}
+	p, _, _ := strings.Cut(resp.URL.Path, ";") // ";type=i"
+	if t := mime.TypeByExtension(path.Ext(p)); t != "" {
+		return t
+	}
+	return "application/octet-stream"
+}
+
+// warcBodyRC tees a body into a recorder; Close commits the capture when
+// the body was read to its end, and drops it otherwise.
+type warcBodyRC struct {
+	rc   io.ReadCloser
+	rec  *warc.Recorder
+	tb   *capBuf
+	c    *Client
+	eof  bool
+	dir  bool // a listing or menu: recorded even when not read
+	read bool // some of the body was read
+	once sync.Once
+	err  error
+}
+
+func (b *warcBodyRC) Read(p []byte) (int, error) {
+	n, err := b.rc.Read(p)
+	b.read = true
+	if n > 0 {
+		b.rec.Write(p[:n])
+	}
+	if err == io.EOF {
+		b.eof = true
+	}
+	return n, err
+}
+
+// WriteTo keeps the driver's own copy loop (see cancelBody.WriteTo).
+func (b *warcBodyRC) WriteTo(w io.Writer) (int64, error) {
+	b.read = true
+	tw := &teeWriter{w: w, rec: b.rec}
+	var n int64
+	var err error
+	if wt, ok := b.rc.(io.WriterTo); ok {
+		n, err = wt.WriteTo(tw)
+	} else {
+		bp := copyBuffers.Get().(*[]byte)
+		n, err = io.CopyBuffer(tw, struct{ io.Reader }{b.rc}, *bp)
+		copyBuffers.Put(bp)
+	}
+	if err == nil {
+		b.eof = true
+	}
+	return n, err
+}
+
+func (b *warcBodyRC) Close() error {
+	b.once.Do(func() {
+		if b.dir && !b.read {
+			// A listing shown from its parsed entries: its bytes,
+			// already read by the driver, are recorded all the same.
+			_, err := io.Copy(b.rec, io.LimitReader(b.rc, maxListing))
+			b.eof = err == nil
+		}
+		b.err = b.rc.Close()
+		if !b.eof || b.err != nil {
+			b.rec.Abort()
+			return
+		}
+		if b.tb != nil {
+			b.rec.SetMetadata(b.tb.Bytes())
+		}
+		if err := b.rec.Commit(); err != nil {
+			b.err = &Error{Op: "warc", URL: "", Err: err}
+		}
+	})
+	return b.err
+}
+
+type teeWriter struct {
+	w   io.Writer
+	rec *warc.Recorder
+}
+
+func (t *teeWriter) Write(p []byte) (int, error) {
+	n, err := t.w.Write(p)
+	if n > 0 {
+		t.rec.Write(p[:n])
+	}
+	return n, err
+}
+
+// capBuf keeps the first max bytes written to it.
+type capBuf struct {
+	mu  sync.Mutex
+	max int
+	buf bytes.Buffer
+}
+
+func (c *capBuf) Write(p []byte) (int, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if room := c.max - c.buf.Len(); room > 0 {
+		c.buf.Write(p[:min(len(p), room)])
+	}
+	return len(p), nil
+}
+
+func (c *capBuf) Bytes() []byte {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return bytes.Clone(c.buf.Bytes())
+}

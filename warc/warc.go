@@ -1,0 +1,557 @@
+// Package warc writes what a fetch or a mirror captures as WARC/1.1 files
+// (ISO 28500:2017), gzip-compressed record by record, with an optional
+// CDXJ index beside each file, in the line format pywb reads.
+//
+// The records are built and written by github.com/nlnwa/gowarc/v2, which
+// computes and checks every digest (sha1, base32, as web archives expect)
+// and spools a record's block to a temporary file once it passes 1 MiB, so
+// memory stays bounded whatever the size of a capture.
+//
+// A Writer is made once per run (Create) and shared by every fetch of the
+// run; it is safe for concurrent use. Each capture is one Recorder
+// (Writer.Begin): the bytes are written to it as they arrive, and Commit
+// writes the records. A capture whose payload digest matches an earlier one
+// (from this run, or from an index given in Options.Dedup) is written as a
+// revisit record of the identical-payload-digest profile instead.
+//
+// Package warc never sees a password: the caller gives it URLs and
+// transcripts already redacted, and Begin refuses a URL that still holds
+// one.
+package warc
+
+import (
+	"crypto/sha1"
+	"encoding/base32"
+	"errors"
+	"fmt"
+	"hash"
+	"io"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	gowarc "github.com/nlnwa/gowarc/v2"
+)
+
+// Options configures a Writer. Only Name is required.
+type Options struct {
+	// Name is the path of the WARC files without extension: the first
+	// file is Name.warc.gz, the next ones (rotation, or when that name is
+	// taken by an earlier run) Name-00001.warc.gz, Name-00002.warc.gz, ...
+	Name string
+
+	// MaxSize starts a new file once a file passes this many bytes
+	// (compressed). Zero means no limit.
+	MaxSize int64
+
+	// CDX writes a CDXJ index beside each WARC file (Name.cdxj for
+	// Name.warc.gz), sorted, when the Writer is closed.
+	CDX bool
+
+	// Dedup lists CDXJ index files of earlier captures: a capture whose
+	// payload digest one of them holds is written as a revisit record.
+	// Nil means only this run's captures count (and the CDXJ indexes of
+	// Name's earlier files, which are always read when they exist).
+	Dedup []string
+
+	// Software names the program in the warcinfo record ("fetch 1.2").
+	// Empty means "fetch".
+	Software string
+
+	// CommandLine is recorded in the warcinfo record. The caller removes
+	// passwords first; Create refuses one that holds a URL with a
+	// password. Empty means none recorded.
+	CommandLine string
+
+	// TempDir is where record blocks over 1 MiB are spooled. Empty means
+	// os.TempDir().
+	TempDir string
+}
+
+// Record types, as CDXJ and Capture use them.
+const (
+	TypeResource = "resource"
+	TypeResponse = "response"
+	TypeRevisit  = "revisit"
+	TypeMetadata = "metadata"
+)
+
+// ProfileIdenticalPayload is the WARC-Profile of a revisit record whose
+// payload is identical to the one it refers to (WARC 1.1 section 6.7.2).
+const ProfileIdenticalPayload = "http://netpreserve.org/warc/1.1/revisit/identical-payload-digest"
+
+// ErrPassword: a URL or command line given to the writer still holds a
+// password.
+var ErrPassword = errors.New("warc: refusing to record a password")
+
+// Writer writes WARC files. It is safe for concurrent use.
+type Writer struct {
+	opts  Options
+	names *names
+	fw    *gowarc.WarcFileWriter
+	ropts []gowarc.WarcRecordOption
+
+	mu      sync.Mutex
+	seen    map[string]origin // payload digest -> first capture
+	index   []cdxEntry
+	hosts   map[string]string  // "host:port" -> IP address last dialled
+	written map[string]bool    // file names written to
+	offsets map[string][]int64 // file name -> offsets of its records
+	closed  bool
+}
+
+// origin is where a payload was first captured.
+type origin struct {
+	URI  string
+	Date time.Time
+}
+
+// Create opens a writer with opts. Nothing is written until the first
+// record. The caller must Close it.
+func Create(opts Options) (*Writer, error) {
+	if opts.Name == "" {
+		return nil, errors.New("warc: no file name given")
+	}
+	if hasPassword(opts.CommandLine) {
+		return nil, fmt.Errorf("%w: in the command line", ErrPassword)
+	}
+	if opts.Software == "" {
+		opts.Software = "fetch"
+	}
+	dir := filepath.Dir(opts.Name)
+	if st, err := os.Stat(dir); err != nil || !st.IsDir() {
+		return nil, fmt.Errorf("warc: directory of %q: not a directory", opts.Name)
+	}
+	w := &Writer{
+		opts:    opts,
+		names:   &names{base: opts.Name, numbered: opts.MaxSize > 0},
+		seen:    map[string]origin{},
+		hosts:   map[string]string{},
+		written: map[string]bool{},
+		offsets: map[string][]int64{},
+	}
+	w.ropts = []gowarc.WarcRecordOption{gowarc.WithVersion(gowarc.V1_1)}
+	if opts.TempDir != "" {
+		w.ropts = append(w.ropts, gowarc.WithBufferTmpDir(opts.TempDir))
+	}
+	// The indexes of this name's earlier files, then the ones given.
+	dedup := append(earlierIndexes(opts.Name), opts.Dedup...)
+	for _, f := range dedup {
+		if err := w.loadIndex(f); err != nil {
+			return nil, err
+		}
+	}
+	fopts := []gowarc.WarcFileWriterOption{
+		gowarc.WithCompression(true),
+		gowarc.WithFileNameGenerator(w.names),
+		gowarc.WithMaxConcurrentWriters(1),
+		gowarc.WithRecordOptions(w.ropts...),
+		gowarc.WithWarcInfoFunc(w.warcinfo),
+	}
+	if opts.MaxSize > 0 {
+		fopts = append(fopts, gowarc.WithMaxFileSize(opts.MaxSize))
+	} else {
+		fopts = append(fopts, gowarc.WithMaxFileSize(1<<62))
+	}
+	w.fw = gowarc.NewWarcFileWriter(fopts...)
+	return w, nil
+}
+
+// warcinfo fills the first record of each file.
+func (w *Writer) warcinfo(rb gowarc.WarcRecordBuilder) error {
+	fmt.Fprintf(rb, "software: %s\r\n", w.opts.Software)
+	fmt.Fprintf(rb, "format: WARC File Format 1.1\r\n")
+	fmt.Fprintf(rb, "conformsTo: http://iipc.github.io/warc-specifications/specifications/warc-format/warc-1.1/\r\n")
+	if w.opts.CommandLine != "" {
+		fmt.Fprintf(rb, "description: %s\r\n", oneLine(w.opts.CommandLine))
+	}
+	return nil
+}
+
+func oneLine(s string) string {
+	return strings.Map(func(r rune) rune {
+		if r == '\r' || r == '\n' {
+			return ' '
+		}
+		return r
+	}, s)
+}
+
+// NoteAddress records that host (host:port, as in a URL) was reached at ip,
+// for the WARC-IP-Address of the captures from it that did not dial a
+// connection of their own (a kept connection).
+func (w *Writer) NoteAddress(hostport, ip string) {
+	w.mu.Lock()
+	w.hosts[strings.ToLower(hostport)] = ip
+	w.mu.Unlock()
+}
+
+// Address returns the IP address last noted for hostport, or "".
+func (w *Writer) Address(hostport string) string {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.hosts[strings.ToLower(hostport)]
+}
+
+// Capture describes one retrieval.
+type Capture struct {
+	// URI is the WARC-Target-URI, without a password.
+	URI string
+	// Date is when the retrieval started. Zero means now.
+	Date time.Time
+	// IP is the server's address (WARC-IP-Address). Empty means unknown.
+	IP string
+	// ContentType is the media type of the resource. Empty means
+	// application/octet-stream.
+	ContentType string
+	// HTTPRequest, when not nil, makes the capture a request/response
+	// pair: it holds the request's bytes, and HTTPResponse the response's
+	// status line and header (through the blank line); the bytes written
+	// to the Recorder are the response body.
+	HTTPRequest  []byte
+	HTTPResponse []byte
+	// HTTPStatus is the response's status code, for the index.
+	HTTPStatus int
+	// Metadata, when not empty, is written as a metadata record
+	// concurrent to the capture (an FTP control conversation). It must
+	// hold no password.
+	Metadata []byte
+	// MetadataType is the Content-Type of Metadata. Empty means
+	// text/plain.
+	MetadataType string
+	// AsMetadata writes the capture itself as a metadata record (Gopher+
+	// attribute blocks), never as a revisit.
+	AsMetadata bool
+}
+
+// Begin starts recording c. The caller writes the payload to the returned
+// Recorder as it arrives, then calls Commit (the whole payload was read)
+// or Abort.
+func (w *Writer) Begin(c Capture) (*Recorder, error) {
+	if hasPassword(c.URI) {
+		return nil, fmt.Errorf("%w: in a target URI", ErrPassword)
+	}
+	if c.Date.IsZero() {
+		c.Date = time.Now()
+	}
+	c.Date = c.Date.UTC()
+	typ := gowarc.Resource
+	if c.HTTPRequest != nil {
+		typ = gowarc.Response
+	}
+	if c.AsMetadata {
+		typ = gowarc.Metadata
+	}
+	rb := gowarc.NewRecordBuilder(typ, w.ropts...)
+	if c.HTTPRequest != nil {
+		if _, err := rb.Write(c.HTTPResponse); err != nil {
+			rb.Close()
+			return nil, fmt.Errorf("warc: %w", err)
+		}
+	}
+	return &Recorder{w: w, c: c, rb: rb, typ: typ, sum: sha1.New()}, nil
+}
+
+// Recorder receives the payload of one capture.
+type Recorder struct {
+	w    *Writer
+	c    Capture
+	rb   gowarc.WarcRecordBuilder
+	typ  gowarc.RecordType
+	sum  hash.Hash
+	n    int64
+	done bool
+	err  error
+}
+
+// Write adds p to the payload. It fails only when the spool fails.
+func (r *Recorder) Write(p []byte) (int, error) {
+	if r.err != nil {
+		return 0, r.err
+	}
+	r.sum.Write(p)
+	n, err := r.rb.Write(p)
+	r.n += int64(n)
+	if err != nil {
+		r.err = fmt.Errorf("warc: spool: %w", err)
+	}
+	return n, r.err
+}
+
+// SetMetadata sets the capture's Metadata (see Capture) before Commit: an
+// FTP control conversation known only once the transfer ended.
+func (r *Recorder) SetMetadata(b []byte) { r.c.Metadata = b }
+
+// Abort drops the capture. It may be called after Commit, to no effect.
+func (r *Recorder) Abort() {
+	if !r.done {
+		r.done = true
+		r.rb.Close()
+	}
+}
+
+// Digest is the payload digest of what was written so far ("sha1:" and
+// base32).
+func (r *Recorder) Digest() string {
+	return "sha1:" + base32.StdEncoding.EncodeToString(r.sum.Sum(nil))
+}
+
+// Commit writes the capture's records: a resource (or request and
+// response) record, or a revisit record when an earlier capture had the
+// same payload, and a metadata record when the capture has Metadata.
+func (r *Recorder) Commit() error {
+	if r.done {
+		return errors.New("warc: capture already committed or aborted")
+	}
+	r.done = true
+	if r.err != nil {
+		r.rb.Close()
+		return r.err
+	}
+	w, c := r.w, r.c
+	digest := r.Digest()
+	w.mu.Lock()
+	if w.closed {
+		w.mu.Unlock()
+		r.rb.Close()
+		return errors.New("warc: writer closed")
+	}
+	orig, dup := w.seen[digest]
+	if !dup && !c.AsMetadata {
+		w.seen[digest] = origin{URI: c.URI, Date: c.Date}
+	}
+	w.mu.Unlock()
+
+	main := r.rb
+	if dup && !c.AsMetadata && r.n > 0 {
+		// The payload is kept elsewhere: a revisit record, whose block
+		// is the HTTP header alone (none for other schemes).
+		r.rb.Close()
+		main = gowarc.NewRecordBuilder(gowarc.Revisit, w.ropts...)
+		main.AddWarcHeader(gowarc.WarcProfile, ProfileIdenticalPayload)
+		main.AddWarcHeader(gowarc.WarcRefersToTargetURI, orig.URI)
+		main.AddWarcHeaderTime(gowarc.WarcRefersToDate, orig.Date)
+		if c.HTTPRequest != nil {
+			main.Write(c.HTTPResponse)
+			main.AddWarcHeader(gowarc.ContentType, "application/http;msgtype=response")
+		}
+	} else {
+		ct := c.ContentType
+		switch {
+		case c.HTTPRequest != nil:
+			ct = "application/http;msgtype=response"
+		case ct == "":
+			ct = "application/octet-stream"
+		}
+		main.AddWarcHeader(gowarc.ContentType, ct)
+	}
+	main.AddWarcHeader(gowarc.WarcTargetURI, c.URI)
+	main.AddWarcHeaderTime(gowarc.WarcDate, c.Date)
+	if c.IP != "" {
+		main.AddWarcHeader(gowarc.WarcIPAddress, c.IP)
+	}
+	main.AddWarcHeader(gowarc.WarcPayloadDigest, digest)
+	rec, _, err := main.Build()
+	if err != nil {
+		main.Close()
+		return fmt.Errorf("warc: %s: %w", c.URI, err)
+	}
+	records := []gowarc.WarcRecord{rec}
+	mainIdx := 0
+	id := rec.WarcHeader().GetId(gowarc.WarcRecordID)
+	if c.HTTPRequest != nil {
+		rq := w.simple(gowarc.Request, c, "application/http;msgtype=request", c.HTTPRequest, id)
+		req, _, err := rq.Build()
+		if err != nil {
+			closeAll(records)
+			return fmt.Errorf("warc: %s: request: %w", c.URI, err)
+		}
+		rec.WarcHeader().AddId(gowarc.WarcConcurrentTo, req.WarcHeader().GetId(gowarc.WarcRecordID))
+		// The request first, as it was sent first.
+		records = []gowarc.WarcRecord{req, rec}
+		mainIdx = 1
+	}
+	if len(c.Metadata) > 0 {
+		mt := c.MetadataType
+		if mt == "" {
+			mt = "text/plain"
+		}
+		mb := w.simple(gowarc.Metadata, c, mt, c.Metadata, id)
+		meta, _, err := mb.Build()
+		if err != nil {
+			closeAll(records)
+			return fmt.Errorf("warc: %s: metadata: %w", c.URI, err)
+		}
+		records = append(records, meta)
+	}
+	res := w.fw.Write(records...)
+	closeAll(records)
+	if len(res) != len(records) {
+		return errors.New("warc: writer closed")
+	}
+	for i, wr := range res {
+		if wr.Err != nil {
+			return fmt.Errorf("warc: %s: %w", c.URI, wr.Err)
+		}
+		w.mu.Lock()
+		w.written[wr.FileName] = true
+		w.offsets[wr.FileName] = append(w.offsets[wr.FileName], wr.FileOffset)
+		w.mu.Unlock()
+		if i != mainIdx {
+			continue
+		}
+		e := cdxEntry{URI: c.URI, Date: c.Date, Digest: digest, File: wr.FileName, Offset: wr.FileOffset, Status: c.HTTPStatus}
+		switch {
+		case dup && !c.AsMetadata && r.n > 0:
+			e.Mime, e.Type = "warc/revisit", TypeRevisit
+		case c.AsMetadata:
+			e.Mime, e.Type = rec.WarcHeader().Get(gowarc.ContentType), TypeMetadata
+		default:
+			e.Mime, e.Type = rec.WarcHeader().Get(gowarc.ContentType), rec.Type().String()
+			if c.HTTPRequest != nil {
+				e.Mime = mimeOnly(c.ContentType)
+			}
+		}
+		w.mu.Lock()
+		w.index = append(w.index, e)
+		w.mu.Unlock()
+	}
+	return nil
+}
+
+// simple builds a record of type t holding block, concurrent to id.
+func (w *Writer) simple(t gowarc.RecordType, c Capture, ct string, block []byte, id string) gowarc.WarcRecordBuilder {
+	rb := gowarc.NewRecordBuilder(t, w.ropts...)
+	rb.Write(block)
+	rb.AddWarcHeader(gowarc.WarcTargetURI, c.URI)
+	rb.AddWarcHeaderTime(gowarc.WarcDate, c.Date)
+	if c.IP != "" {
+		rb.AddWarcHeader(gowarc.WarcIPAddress, c.IP)
+	}
+	rb.AddWarcHeader(gowarc.ContentType, ct)
+	rb.AddWarcHeader(gowarc.WarcConcurrentTo, "<"+id+">")
+	return rb
+}
+
+func closeAll(rs []gowarc.WarcRecord) {
+	for _, r := range rs {
+		r.Close()
+	}
+}
+
+func mimeOnly(ct string) string {
+	if i := strings.IndexByte(ct, ';'); i >= 0 {
+		ct = ct[:i]
+	}
+	return strings.TrimSpace(ct)
+}
+
+// Files returns the WARC files written so far, sorted.
+func (w *Writer) Files() []string {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	var out []string
+	for f := range w.written {
+		out = append(out, filepath.Join(filepath.Dir(w.opts.Name), f))
+	}
+	sort.Strings(out)
+	return out
+}
+
+// Close finishes the current file and, with Options.CDX, writes the
+// indexes. Close may be called more than once.
+func (w *Writer) Close() error {
+	w.mu.Lock()
+	if w.closed {
+		w.mu.Unlock()
+		return nil
+	}
+	w.closed = true
+	w.mu.Unlock()
+	err := w.fw.Close()
+	if err == nil && w.opts.CDX {
+		err = w.writeIndexes()
+	}
+	return err
+}
+
+// hasPassword reports whether s holds a URL with a password
+// ("scheme://user:pass@") other than a redacted one ("xxxxx", "****").
+func hasPassword(s string) bool {
+	for _, f := range strings.Fields(s) {
+		i := strings.Index(f, "://")
+		if i < 0 {
+			continue
+		}
+		rest := f[i+3:]
+		if end := strings.IndexAny(rest, "/?#"); end >= 0 {
+			rest = rest[:end]
+		}
+		at := strings.LastIndexByte(rest, '@')
+		if at < 0 {
+			continue
+		}
+		_, pass, ok := strings.Cut(rest[:at], ":")
+		if ok && pass != "xxxxx" && pass != "****" {
+			return true
+		}
+	}
+	return false
+}
+
+// names generates the file names: Name.warc (unless numbered), then
+// Name-00001.warc, Name-00002.warc, ..., skipping the names taken.
+type names struct {
+	base     string
+	numbered bool
+	mu       sync.Mutex
+	next     int
+}
+
+func (g *names) NewWarcfileName() (string, string) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	for ; g.next < maxFiles; g.next++ {
+		name := g.base + ".warc"
+		if g.next > 0 || g.numbered {
+			if g.next == 0 {
+				g.next = 1
+			}
+			name = fmt.Sprintf("%s-%05d.warc", g.base, g.next)
+		}
+		if !exists(name+".gz") && !exists(name+".gz.open") {
+			g.next++
+			return filepath.Dir(name), filepath.Base(name)
+		}
+	}
+	// Every name is taken: the file creation fails (O_EXCL) and says so.
+	return filepath.Dir(g.base), filepath.Base(g.base) + "-99999.warc"
+}
+
+// maxFiles bounds the numbered names tried.
+const maxFiles = 99999
+
+func exists(p string) bool {
+	_, err := os.Lstat(p)
+	return err == nil
+}
+
+// earlierIndexes returns the CDXJ indexes of name's earlier WARC files.
+func earlierIndexes(name string) []string {
+	var out []string
+	if exists(name + ".cdxj") {
+		out = append(out, name+".cdxj")
+	}
+	more, _ := filepath.Glob(globEscape(name) + "-[0-9][0-9][0-9][0-9][0-9].cdxj")
+	return append(out, more...)
+}
+
+func globEscape(s string) string {
+	r := strings.NewReplacer(`*`, `\*`, `?`, `\?`, `[`, `\[`, `\`, `\\`)
+	return r.Replace(s)
+}
+
+var _ io.Writer = (*Recorder)(nil)
