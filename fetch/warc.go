@@ -2,9 +2,12 @@ package fetch
 
 import (
 	"bytes"
+	"encoding/json"
 	"io"
 	"mime"
+	"os"
 	"path"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
@@ -217,3 +220,31 @@ func (c *capBuf) Bytes() []byte {
 	defer c.mu.Unlock()
 	return bytes.Clone(c.buf.Bytes())
 }
+
+// warcManifest tells the WARC writer what the last mirror into dir
+// fetched (DIR/.fetch/manifest.json: URL and SHA-256 of every file), so
+// that a file found again unchanged is not archived twice and a copy under
+// another name is a revisit. A missing or unreadable manifest is no
+// error: there is nothing to tell.
+func (c *Client) warcManifest(dir string) {
+	f, err := os.Open(filepath.Join(dir, ".fetch", "manifest.json"))
+	if err != nil {
+		return
+	}
+	defer f.Close()
+	var m struct {
+		Files map[string]struct {
+			URL    string `json:"url"`
+			SHA256 string `json:"sha256"`
+		} `json:"files"`
+	}
+	if json.NewDecoder(io.LimitReader(f, maxManifest)).Decode(&m) != nil {
+		return
+	}
+	for _, r := range m.Files {
+		c.WARC.Known(r.URL, r.SHA256)
+	}
+}
+
+// maxManifest bounds the manifest read for warcManifest.
+const maxManifest = 1 << 30

@@ -64,8 +64,11 @@ func (e cdxEntry) line() string {
 	if e.Status != 0 {
 		j.Status = strconv.Itoa(e.Status)
 	}
-	b, _ := json.Marshal(j)
-	return SURT(e.URI) + " " + e.Date.UTC().Format(cdxTimeFormat) + " " + string(b)
+	var b strings.Builder
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false) // "&" as is, as pywb writes it
+	enc.Encode(j)
+	return SURT(e.URI) + " " + e.Date.UTC().Format(cdxTimeFormat) + " " + strings.TrimSuffix(b.String(), "\n")
 }
 
 // SURT returns the sort key of a URL as pywb and warcio write it: for
@@ -84,7 +87,7 @@ func SURT(raw string) string {
 		return raw
 	}
 	host := u.Hostname()
-	if i := strings.IndexByte(host, '.'); i > 3 && strings.HasPrefix(host, "www") && strings.Trim(host[3:i], "0123456789") == "" {
+	if i := strings.IndexByte(host, '.'); i >= 3 && strings.HasPrefix(host, "www") && strings.Trim(host[3:i], "0123456789") == "" {
 		host = host[i+1:]
 	}
 	labels := strings.Split(host, ".")
@@ -212,6 +215,7 @@ func (w *Writer) loadIndex(name string) error {
 		if _, dup := w.seen[e.Digest]; !dup {
 			w.seen[e.Digest] = origin{URI: e.URL, Date: e.Date}
 		}
+		w.at[e.Digest+"\x00"+e.URL] = true
 	}
 	if err := sc.Err(); err != nil {
 		return &IndexError{File: name, Msg: err.Error()}

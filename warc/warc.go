@@ -21,13 +21,16 @@ package warc
 
 import (
 	"crypto/sha1"
+	"crypto/sha256"
 	"encoding/base32"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"hash"
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -95,7 +98,9 @@ type Writer struct {
 	ropts []gowarc.WarcRecordOption
 
 	mu      sync.Mutex
-	seen    map[string]origin // payload digest -> first capture
+	seen    map[string]origin   // payload digest -> first capture
+	known   map[string][]string // SHA-256 (hex) -> URIs of a mirror's manifest
+	at      map[string]bool     // payload digest + "\x00" + URI, captured
 	index   []cdxEntry
 	hosts   map[string]string  // "host:port" -> IP address last dialled
 	written map[string]bool    // file names written to
@@ -129,6 +134,8 @@ func Create(opts Options) (*Writer, error) {
 		opts:    opts,
 		names:   &names{base: opts.Name, numbered: opts.MaxSize > 0},
 		seen:    map[string]origin{},
+		known:   map[string][]string{},
+		at:      map[string]bool{},
 		hosts:   map[string]string{},
 		written: map[string]bool{},
 		offsets: map[string][]int64{},
@@ -196,6 +203,19 @@ func (w *Writer) Address(hostport string) string {
 	return w.hosts[strings.ToLower(hostport)]
 }
 
+// Known records that uri was captured before with a payload whose SHA-256
+// is sha256hex (a mirror's manifest): a capture of the same payload at
+// the same URI is then not written again, and at another URI it is a
+// revisit record that refers to uri.
+func (w *Writer) Known(uri, sha256hex string) {
+	if uri == "" || sha256hex == "" || hasPassword(uri) {
+		return
+	}
+	w.mu.Lock()
+	w.known[sha256hex] = append(w.known[sha256hex], uri)
+	w.mu.Unlock()
+}
+
 // Capture describes one retrieval.
 type Capture struct {
 	// URI is the WARC-Target-URI, without a password.
@@ -246,25 +266,34 @@ func (w *Writer) Begin(c Capture) (*Recorder, error) {
 		typ = gowarc.Metadata
 	}
 	rb := gowarc.NewRecordBuilder(typ, w.ropts...)
+	w.mu.Lock()
+	var sum256 hash.Hash
+	if len(w.known) > 0 {
+		sum256 = sha256.New()
+	}
+	w.mu.Unlock()
 	if c.HTTPRequest != nil {
 		if _, err := rb.Write(c.HTTPResponse); err != nil {
 			rb.Close()
 			return nil, fmt.Errorf("warc: %w", err)
 		}
 	}
-	return &Recorder{w: w, c: c, rb: rb, typ: typ, sum: sha1.New()}, nil
+	return &Recorder{w: w, c: c, rb: rb, typ: typ, sum: sha1.New(), sum256: sum256}, nil
 }
 
 // Recorder receives the payload of one capture.
 type Recorder struct {
-	w    *Writer
-	c    Capture
-	rb   gowarc.WarcRecordBuilder
-	typ  gowarc.RecordType
-	sum  hash.Hash
-	n    int64
-	done bool
-	err  error
+	w   *Writer
+	c   Capture
+	rb  gowarc.WarcRecordBuilder
+	typ gowarc.RecordType
+	sum hash.Hash
+	n   int64
+	// sum256 is the SHA-256 of the payload, when the writer knows a
+	// manifest's; nil otherwise.
+	sum256 hash.Hash
+	done   bool
+	err    error
 }
 
 // Write adds p to the payload. It fails only when the spool fails.
@@ -273,6 +302,9 @@ func (r *Recorder) Write(p []byte) (int, error) {
 		return 0, r.err
 	}
 	r.sum.Write(p)
+	if r.sum256 != nil {
+		r.sum256.Write(p)
+	}
 	n, err := r.rb.Write(p)
 	r.n += int64(n)
 	if err != nil {
@@ -301,7 +333,9 @@ func (r *Recorder) Digest() string {
 
 // Commit writes the capture's records: a resource (or request and
 // response) record, or a revisit record when an earlier capture had the
-// same payload, and a metadata record when the capture has Metadata.
+// same payload, and a metadata record when the capture has Metadata. When
+// an earlier capture had the same payload at the same URI, nothing is
+// written: the resource is unchanged and archived already.
 func (r *Recorder) Commit() error {
 	if r.done {
 		return errors.New("warc: capture already committed or aborted")
@@ -320,10 +354,28 @@ func (r *Recorder) Commit() error {
 		return errors.New("warc: writer closed")
 	}
 	orig, dup := w.seen[digest]
-	if !dup && !c.AsMetadata {
-		w.seen[digest] = origin{URI: c.URI, Date: c.Date}
+	same := w.at[digest+"\x00"+c.URI]
+	if r.sum256 != nil {
+		if uris := w.known[hex.EncodeToString(r.sum256.Sum(nil))]; len(uris) > 0 {
+			same = same || slices.Contains(uris, c.URI)
+			if !dup {
+				orig, dup = origin{URI: uris[0]}, true
+			}
+		}
+	}
+	if !c.AsMetadata {
+		if !dup {
+			w.seen[digest] = origin{URI: c.URI, Date: c.Date}
+		}
+		w.at[digest+"\x00"+c.URI] = true
 	}
 	w.mu.Unlock()
+	if same && !c.AsMetadata {
+		// The same payload at the same address: unchanged, and
+		// already archived. Nothing is written.
+		r.rb.Close()
+		return nil
+	}
 
 	main := r.rb
 	if dup && !c.AsMetadata && r.n > 0 {
@@ -333,7 +385,9 @@ func (r *Recorder) Commit() error {
 		main = gowarc.NewRecordBuilder(gowarc.Revisit, w.ropts...)
 		main.AddWarcHeader(gowarc.WarcProfile, ProfileIdenticalPayload)
 		main.AddWarcHeader(gowarc.WarcRefersToTargetURI, orig.URI)
-		main.AddWarcHeaderTime(gowarc.WarcRefersToDate, orig.Date)
+		if !orig.Date.IsZero() {
+			main.AddWarcHeaderTime(gowarc.WarcRefersToDate, orig.Date)
+		}
 		if c.HTTPRequest != nil {
 			main.Write(c.HTTPResponse)
 			main.AddWarcHeader(gowarc.ContentType, "application/http;msgtype=response")
