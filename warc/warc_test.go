@@ -52,8 +52,8 @@ func TestWriterRecords(t *testing.T) {
 	big := bytes.Repeat([]byte("0123456789abcdef"), 1<<17) // 2 MiB: spooled to disk
 	capture(t, w, warc.Capture{URI: "ftp://h/pub/big.bin", Date: date, IP: "127.0.0.1",
 		Metadata: []byte("> RETR big.bin\n< 150 ok\n")}, big)
-	capture(t, w, warc.Capture{URI: "ftp://h/pub/copy.bin", Date: date, IP: "127.0.0.1"}, big)    // revisit
-	capture(t, w, warc.Capture{URI: "ftp://h/pub/big.bin", Date: date, IP: "127.0.0.1"}, big)     // nothing: same URI, same payload
+	capture(t, w, warc.Capture{URI: "ftp://h/pub/copy.bin", Date: date, IP: "127.0.0.1"}, big) // revisit
+	capture(t, w, warc.Capture{URI: "ftp://h/pub/big.bin", Date: date, IP: "127.0.0.1"}, big)  // nothing: same URI, same payload
 	capture(t, w, warc.Capture{URI: "gopher://h/1/", Date: date, ContentType: "text/x-gopher-menu"}, []byte("iinfo\t\terror.host\t1\r\n"))
 	capture(t, w, warc.Capture{URI: "http://www.Example.com/a?b=1&a=2", Date: date, IP: "::1",
 		HTTPRequest:  []byte("GET /a?b=1&a=2 HTTP/1.1\r\nHost: www.example.com\r\n\r\n"),
