@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/rfc1738/fetch/internal/warctest"
 	"github.com/rfc1738/fetch/warc"
 )
 
@@ -33,10 +34,10 @@ func capture(t *testing.T, w *warc.Writer, c warc.Capture, payload []byte) {
 	}
 }
 
-func types(recs []record) []string {
+func types(recs []warctest.Record) []string {
 	var out []string
 	for _, r := range recs {
-		out = append(out, r.get("WARC-Type"))
+		out = append(out, r.Get("WARC-Type"))
 	}
 	return out
 }
@@ -65,41 +66,41 @@ func TestWriterRecords(t *testing.T) {
 	if got := w.Files(); !slices.Equal(got, []string{name + ".warc.gz"}) {
 		t.Fatalf("Files() = %q", got)
 	}
-	recs := readWARC(t, name+".warc.gz")
+	recs := warctest.Read(t, name+".warc.gz")
 	want := []string{"warcinfo", "resource", "metadata", "revisit", "resource", "request", "response"}
 	if got := types(recs); !slices.Equal(got, want) {
 		t.Fatalf("record types %q, want %q", got, want)
 	}
-	checkDigests(t, recs)
+	warctest.CheckDigests(t, recs)
 	info := string(recs[0].Block)
 	if !strings.Contains(info, "software: fetch test") || !strings.Contains(info, "--warc-file a") {
 		t.Errorf("warcinfo block %q", info)
 	}
-	if !bytes.Equal(recs[1].Block, big) || recs[1].get("Content-Type") != "application/octet-stream" || recs[1].get("WARC-IP-Address") != "127.0.0.1" {
+	if !bytes.Equal(recs[1].Block, big) || recs[1].Get("Content-Type") != "application/octet-stream" || recs[1].Get("WARC-IP-Address") != "127.0.0.1" {
 		t.Errorf("resource: %d bytes, header %v", len(recs[1].Block), recs[1].Header)
 	}
-	if recs[1].get("WARC-Date") != "2024-05-06T07:08:09Z" {
-		t.Errorf("WARC-Date %q", recs[1].get("WARC-Date"))
+	if recs[1].Get("WARC-Date") != "2024-05-06T07:08:09Z" {
+		t.Errorf("WARC-Date %q", recs[1].Get("WARC-Date"))
 	}
-	if recs[2].get("WARC-Concurrent-To") != recs[1].get("WARC-Record-ID") {
-		t.Errorf("metadata concurrent to %q, resource is %q", recs[2].get("WARC-Concurrent-To"), recs[1].get("WARC-Record-ID"))
+	if recs[2].Get("WARC-Concurrent-To") != recs[1].Get("WARC-Record-ID") {
+		t.Errorf("metadata concurrent to %q, resource is %q", recs[2].Get("WARC-Concurrent-To"), recs[1].Get("WARC-Record-ID"))
 	}
 	rv := recs[3]
-	if rv.get("WARC-Refers-To-Target-URI") != "ftp://h/pub/big.bin" || rv.get("WARC-Refers-To-Date") != "2024-05-06T07:08:09Z" || len(rv.Block) != 0 {
+	if rv.Get("WARC-Refers-To-Target-URI") != "ftp://h/pub/big.bin" || rv.Get("WARC-Refers-To-Date") != "2024-05-06T07:08:09Z" || len(rv.Block) != 0 {
 		t.Errorf("revisit header %v, %d bytes", rv.Header, len(rv.Block))
 	}
-	if rv.get("WARC-Payload-Digest") != recs[1].get("WARC-Payload-Digest") {
-		t.Errorf("revisit payload digest %q, original %q", rv.get("WARC-Payload-Digest"), recs[1].get("WARC-Payload-Digest"))
+	if rv.Get("WARC-Payload-Digest") != recs[1].Get("WARC-Payload-Digest") {
+		t.Errorf("revisit payload digest %q, original %q", rv.Get("WARC-Payload-Digest"), recs[1].Get("WARC-Payload-Digest"))
 	}
-	if recs[4].get("Content-Type") != "text/x-gopher-menu" {
-		t.Errorf("menu Content-Type %q", recs[4].get("Content-Type"))
+	if recs[4].Get("Content-Type") != "text/x-gopher-menu" {
+		t.Errorf("menu Content-Type %q", recs[4].Get("Content-Type"))
 	}
 	rq, rs := recs[5], recs[6]
-	if rq.get("WARC-Concurrent-To") != rs.get("WARC-Record-ID") || rs.get("WARC-Concurrent-To") != rq.get("WARC-Record-ID") {
+	if rq.Get("WARC-Concurrent-To") != rs.Get("WARC-Record-ID") || rs.Get("WARC-Concurrent-To") != rq.Get("WARC-Record-ID") {
 		t.Errorf("request and response not linked: %v / %v", rq.Header, rs.Header)
 	}
-	if string(payload(rs)) != "hello\n" || !strings.HasPrefix(string(rq.Block), "GET /a?b=1&a=2 HTTP/1.1\r\n") {
-		t.Errorf("response payload %q, request %q", payload(rs), rq.Block)
+	if string(warctest.Payload(rs)) != "hello\n" || !strings.HasPrefix(string(rq.Block), "GET /a?b=1&a=2 HTTP/1.1\r\n") {
+		t.Errorf("response payload %q, request %q", warctest.Payload(rs), rq.Block)
 	}
 
 	// The index: one line per resource, response and revisit, sorted,
@@ -112,7 +113,7 @@ func TestWriterRecords(t *testing.T) {
 	if len(lines) != 4 || !slices.IsSorted(lines) {
 		t.Fatalf("index:\n%s", idx)
 	}
-	offsets := map[int64]record{}
+	offsets := map[int64]warctest.Record{}
 	for _, r := range recs {
 		offsets[r.Offset] = r
 	}
@@ -133,7 +134,7 @@ func TestWriterRecords(t *testing.T) {
 			}
 		}
 		r, ok := offsets[off]
-		if !ok || r.Length != length || r.get("WARC-Target-URI") != e.URL || r.get("WARC-Payload-Digest") != e.Digest {
+		if !ok || r.Length != length || r.Get("WARC-Target-URI") != e.URL || r.Get("WARC-Payload-Digest") != e.Digest {
 			t.Errorf("index line %q does not match the record at %d (%v)", l, off, r.Header)
 		}
 	}
@@ -166,11 +167,11 @@ func TestRotation(t *testing.T) {
 	}
 	n := 0
 	for _, f := range files {
-		recs := readWARC(t, f)
-		if recs[0].get("WARC-Type") != "warcinfo" || recs[0].get("WARC-Filename") != filepath.Base(f) {
+		recs := warctest.Read(t, f)
+		if recs[0].Get("WARC-Type") != "warcinfo" || recs[0].Get("WARC-Filename") != filepath.Base(f) {
 			t.Errorf("%s starts with %v", f, recs[0].Header)
 		}
-		checkDigests(t, recs)
+		warctest.CheckDigests(t, recs)
 		n += len(recs) - 1
 	}
 	if n != 6 {
@@ -233,14 +234,14 @@ func TestDedupAcrossRuns(t *testing.T) {
 			if got := w.Files(); !slices.Equal(got, tc.files) {
 				t.Fatalf("files %q, want %q", got, tc.files)
 			}
-			recs := readWARC(t, tc.files[0])
+			recs := warctest.Read(t, tc.files[0])
 			if got := types(recs); !slices.Equal(got, []string{"warcinfo", "revisit"}) {
 				t.Fatalf("types %q", got)
 			}
-			if recs[1].get("WARC-Refers-To-Target-URI") != "ftp://h/a.txt" {
-				t.Errorf("revisit refers to %q", recs[1].get("WARC-Refers-To-Target-URI"))
+			if recs[1].Get("WARC-Refers-To-Target-URI") != "ftp://h/a.txt" {
+				t.Errorf("revisit refers to %q", recs[1].Get("WARC-Refers-To-Target-URI"))
 			}
-			checkDigests(t, append(readWARC(t, first+".warc.gz"), recs...))
+			warctest.CheckDigests(t, append(warctest.Read(t, first+".warc.gz"), recs...))
 		})
 	}
 }
@@ -258,11 +259,11 @@ func TestKnown(t *testing.T) {
 	capture(t, w, warc.Capture{URI: "ftp://h/other.txt"}, []byte("abc"))
 	capture(t, w, warc.Capture{URI: "ftp://h/new.txt"}, []byte("abcd"))
 	w.Close()
-	recs := readWARC(t, w.Files()[0])
+	recs := warctest.Read(t, w.Files()[0])
 	if got := types(recs); !slices.Equal(got, []string{"warcinfo", "revisit", "resource"}) {
 		t.Fatalf("types %q", got)
 	}
-	if recs[1].get("WARC-Refers-To-Target-URI") != "ftp://h/abc.txt" || recs[1].get("WARC-Target-URI") != "ftp://h/other.txt" {
+	if recs[1].Get("WARC-Refers-To-Target-URI") != "ftp://h/abc.txt" || recs[1].Get("WARC-Target-URI") != "ftp://h/other.txt" {
 		t.Errorf("revisit %v", recs[1].Header)
 	}
 }
