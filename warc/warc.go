@@ -20,6 +20,8 @@
 package warc
 
 import (
+	"compress/gzip"
+	"crypto/rand"
 	"crypto/sha1"
 	"crypto/sha256"
 	"encoding/base32"
@@ -106,6 +108,12 @@ type Writer struct {
 	written map[string]bool    // file names written to
 	offsets map[string][]int64 // file name -> offsets of its records
 	closed  bool
+	errs    []error // of the writer's goroutine
+	infoID  string  // of the current file's warcinfo record; "" when no file is open
+
+	sendMu sync.RWMutex  // held to send on jobs (read) and to close it
+	jobs   chan job      // committed captures, in order
+	done   chan struct{} // closed when run has written every job
 }
 
 // origin is where a payload was first captured.
@@ -140,7 +148,10 @@ func Create(opts Options) (*Writer, error) {
 		written: map[string]bool{},
 		offsets: map[string][]int64{},
 	}
-	w.ropts = []gowarc.WarcRecordOption{gowarc.WithVersion(gowarc.V1_1)}
+	w.ropts = []gowarc.WarcRecordOption{
+		gowarc.WithVersion(gowarc.V1_1),
+		gowarc.WithRecordIdFunc(newRecordID),
+	}
 	if opts.TempDir != "" {
 		w.ropts = append(w.ropts, gowarc.WithBufferTmpDir(opts.TempDir))
 	}
@@ -151,31 +162,117 @@ func Create(opts Options) (*Writer, error) {
 			return nil, err
 		}
 	}
-	fopts := []gowarc.WarcFileWriterOption{
+	// The writer's goroutine writes the warcinfo record of each file and
+	// rotates the files itself (see emit): gowarc's own warcinfo and
+	// rotation would build records inside Write, and gowarc's record
+	// options set a global of github.com/google/uuid each time they are
+	// made (EnableRandPool), which is a data race with a Begin in another
+	// goroutine. Records get their IDs from newRecordID, and every
+	// NewRecordBuilder call is made under builderMu.
+	w.fw = gowarc.NewWarcFileWriter(
 		gowarc.WithCompression(true),
+		// Level 1 (gzip.BestSpeed): much of an archive of legacy files
+		// is compressed already (.Z, .gz, .zip).
+		gowarc.WithCompressionLevel(gzip.BestSpeed),
 		gowarc.WithFileNameGenerator(w.names),
 		gowarc.WithMaxConcurrentWriters(1),
 		gowarc.WithRecordOptions(w.ropts...),
-		gowarc.WithWarcInfoFunc(w.warcinfo),
-	}
-	if opts.MaxSize > 0 {
-		fopts = append(fopts, gowarc.WithMaxFileSize(opts.MaxSize))
-	} else {
-		fopts = append(fopts, gowarc.WithMaxFileSize(1<<62))
-	}
-	w.fw = gowarc.NewWarcFileWriter(fopts...)
+		gowarc.WithMaxFileSize(1<<62),
+	)
+	w.jobs = make(chan job, maxPending)
+	w.done = make(chan struct{})
+	go w.run()
 	return w, nil
 }
 
-// warcinfo fills the first record of each file.
-func (w *Writer) warcinfo(rb gowarc.WarcRecordBuilder) error {
+// builderMu serialises gowarc.NewRecordBuilder (see Create).
+var builderMu sync.Mutex
+
+func (w *Writer) newBuilder(t gowarc.RecordType) gowarc.WarcRecordBuilder {
+	builderMu.Lock()
+	defer builderMu.Unlock()
+	return gowarc.NewRecordBuilder(t, w.ropts...)
+}
+
+// newRecordID returns a WARC-Record-ID: a random (version 4) UUID as a URN
+// (RFC 9562 section 5.4, RFC 4122 section 3).
+func newRecordID() (string, error) {
+	var b [16]byte
+	if _, err := rand.Read(b[:]); err != nil {
+		return "", err
+	}
+	b[6] = b[6]&0x0f | 0x40
+	b[8] = b[8]&0x3f | 0x80
+	h := hex.EncodeToString(b[:])
+	return "urn:uuid:" + h[:8] + "-" + h[8:12] + "-" + h[12:16] + "-" + h[16:20] + "-" + h[20:], nil
+}
+
+// emit writes records to the current file, after a warcinfo record when
+// the file is new, and closes the file once it reaches Options.MaxSize.
+// Only the writer's goroutine calls it.
+func (w *Writer) emit(records ...gowarc.WarcRecord) ([]gowarc.WriteResponse, error) {
+	if w.infoID == "" {
+		info, err := w.warcinfo(w.names.peek())
+		if err != nil {
+			return nil, err
+		}
+		res := w.fw.Write(info)
+		info.Close()
+		if len(res) != 1 || res[0].Err != nil {
+			return nil, fmt.Errorf("warc: warcinfo: %v", res)
+		}
+		w.mu.Lock()
+		w.written[res[0].FileName] = true
+		w.offsets[res[0].FileName] = append(w.offsets[res[0].FileName], res[0].FileOffset)
+		w.mu.Unlock()
+		w.infoID = info.WarcHeader().GetId(gowarc.WarcRecordID)
+	}
+	for _, r := range records {
+		r.WarcHeader().SetId(gowarc.WarcWarcinfoID, w.infoID)
+	}
+	res := w.fw.Write(records...)
+	if len(res) != len(records) {
+		return nil, errors.New("warc: writer closed")
+	}
+	for _, wr := range res {
+		if wr.Err != nil {
+			return nil, wr.Err
+		}
+	}
+	if w.opts.MaxSize > 0 {
+		last := res[len(res)-1].FileName
+		st, err := os.Stat(filepath.Join(filepath.Dir(w.opts.Name), last+".open"))
+		if err != nil {
+			return res, err
+		}
+		if st.Size() >= w.opts.MaxSize {
+			w.infoID = ""
+			if err := w.fw.Rotate(); err != nil {
+				return res, err
+			}
+		}
+	}
+	return res, nil
+}
+
+// warcinfo builds the first record of the file named file.
+func (w *Writer) warcinfo(file string) (gowarc.WarcRecord, error) {
+	rb := w.newBuilder(gowarc.Warcinfo)
+	rb.AddWarcHeaderTime(gowarc.WarcDate, time.Now())
+	rb.AddWarcHeader(gowarc.WarcFilename, file)
+	rb.AddWarcHeader(gowarc.ContentType, gowarc.ApplicationWarcFields)
 	fmt.Fprintf(rb, "software: %s\r\n", w.opts.Software)
 	fmt.Fprintf(rb, "format: WARC File Format 1.1\r\n")
 	fmt.Fprintf(rb, "conformsTo: http://iipc.github.io/warc-specifications/specifications/warc-format/warc-1.1/\r\n")
 	if w.opts.CommandLine != "" {
 		fmt.Fprintf(rb, "description: %s\r\n", oneLine(w.opts.CommandLine))
 	}
-	return nil
+	rec, _, err := rb.Build()
+	if err != nil {
+		rb.Close()
+		return nil, fmt.Errorf("warc: warcinfo: %w", err)
+	}
+	return rec, nil
 }
 
 func oneLine(s string) string {
@@ -265,7 +362,7 @@ func (w *Writer) Begin(c Capture) (*Recorder, error) {
 	if c.AsMetadata {
 		typ = gowarc.Metadata
 	}
-	rb := gowarc.NewRecordBuilder(typ, w.ropts...)
+	rb := w.newBuilder(typ)
 	w.mu.Lock()
 	var sum256 hash.Hash
 	if len(w.known) > 0 {
@@ -347,6 +444,8 @@ func (r *Recorder) Commit() error {
 	}
 	w, c := r.w, r.c
 	digest := r.Digest()
+	w.sendMu.RLock()
+	defer w.sendMu.RUnlock()
 	w.mu.Lock()
 	if w.closed {
 		w.mu.Unlock()
@@ -376,13 +475,52 @@ func (r *Recorder) Commit() error {
 		r.rb.Close()
 		return nil
 	}
+	// The records are built (their digests checked by gowarc) and
+	// written by the writer's goroutine, in the order of the commits,
+	// while the caller goes on with its next transfer.
+	w.jobs <- job{r: r, digest: digest, orig: orig, dup: dup}
+	return w.failed()
+}
 
+// job is a committed capture waiting to be written.
+type job struct {
+	r      *Recorder
+	digest string
+	orig   origin
+	dup    bool
+}
+
+// run writes the jobs in order until the channel is closed.
+func (w *Writer) run() {
+	defer close(w.done)
+	for j := range w.jobs {
+		if err := w.write(j); err != nil {
+			w.mu.Lock()
+			w.errs = append(w.errs, err)
+			w.mu.Unlock()
+		}
+	}
+}
+
+// failed returns the first write error so far, or nil.
+func (w *Writer) failed() error {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if len(w.errs) > 0 {
+		return w.errs[0]
+	}
+	return nil
+}
+
+// write builds and writes the records of j.
+func (w *Writer) write(j job) error {
+	r, c, digest, orig, dup := j.r, j.r.c, j.digest, j.orig, j.dup
 	main := r.rb
 	if dup && !c.AsMetadata && r.n > 0 {
 		// The payload is kept elsewhere: a revisit record, whose block
 		// is the HTTP header alone (none for other schemes).
 		r.rb.Close()
-		main = gowarc.NewRecordBuilder(gowarc.Revisit, w.ropts...)
+		main = w.newBuilder(gowarc.Revisit)
 		main.AddWarcHeader(gowarc.WarcProfile, ProfileIdenticalPayload)
 		main.AddWarcHeader(gowarc.WarcRefersToTargetURI, orig.URI)
 		if !orig.Date.IsZero() {
@@ -441,15 +579,12 @@ func (r *Recorder) Commit() error {
 		}
 		records = append(records, meta)
 	}
-	res := w.fw.Write(records...)
+	res, err := w.emit(records...)
 	closeAll(records)
-	if len(res) != len(records) {
-		return errors.New("warc: writer closed")
+	if err != nil {
+		return fmt.Errorf("warc: %s: %w", c.URI, err)
 	}
 	for i, wr := range res {
-		if wr.Err != nil {
-			return fmt.Errorf("warc: %s: %w", c.URI, wr.Err)
-		}
 		w.mu.Lock()
 		w.written[wr.FileName] = true
 		w.offsets[wr.FileName] = append(w.offsets[wr.FileName], wr.FileOffset)
@@ -478,7 +613,7 @@ func (r *Recorder) Commit() error {
 
 // simple builds a record of type t holding block, concurrent to id.
 func (w *Writer) simple(t gowarc.RecordType, c Capture, ct string, block []byte, id string) gowarc.WarcRecordBuilder {
-	rb := gowarc.NewRecordBuilder(t, w.ropts...)
+	rb := w.newBuilder(t)
 	rb.Write(block)
 	rb.AddWarcHeader(gowarc.WarcTargetURI, c.URI)
 	rb.AddWarcHeaderTime(gowarc.WarcDate, c.Date)
@@ -503,6 +638,11 @@ func mimeOnly(ct string) string {
 	return strings.TrimSpace(ct)
 }
 
+// maxPending bounds the captures committed but not yet written. Each
+// holds at most 1 MiB in memory (gowarc spools the rest of a block to a
+// temporary file).
+const maxPending = 16
+
 // Files returns the WARC files written so far, sorted.
 func (w *Writer) Files() []string {
 	w.mu.Lock()
@@ -515,21 +655,29 @@ func (w *Writer) Files() []string {
 	return out
 }
 
-// Close finishes the current file and, with Options.CDX, writes the
-// indexes. Close may be called more than once.
+// Close writes the captures committed, finishes the current file and,
+// with Options.CDX, writes the indexes. It returns every error met in
+// writing (Commit returns only those met before it). Close may be called
+// more than once.
 func (w *Writer) Close() error {
+	w.sendMu.Lock()
 	w.mu.Lock()
 	if w.closed {
 		w.mu.Unlock()
+		w.sendMu.Unlock()
 		return nil
 	}
 	w.closed = true
 	w.mu.Unlock()
-	err := w.fw.Close()
-	if err == nil && w.opts.CDX {
-		err = w.writeIndexes()
+	close(w.jobs)
+	w.sendMu.Unlock()
+	<-w.done
+	errs := append([]error(nil), w.errs...)
+	errs = append(errs, w.fw.Close())
+	if w.opts.CDX {
+		errs = append(errs, w.writeIndexes())
 	}
-	return err
+	return errors.Join(errs...)
 }
 
 // hasPassword reports whether s holds a URL with a password
@@ -568,6 +716,20 @@ type names struct {
 func (g *names) NewWarcfileName() (string, string) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
+	return g.find(true)
+}
+
+// peek returns the base name NewWarcfileName will return next, with the
+// compression suffix gowarc adds.
+func (g *names) peek() string {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	_, name := g.find(false)
+	return name + ".gz"
+}
+
+// find returns the next free name, and takes it when advance is set.
+func (g *names) find(advance bool) (string, string) {
 	for ; g.next < maxFiles; g.next++ {
 		name := g.base + ".warc"
 		if g.next > 0 || g.numbered {
@@ -577,7 +739,9 @@ func (g *names) NewWarcfileName() (string, string) {
 			name = fmt.Sprintf("%s-%05d.warc", g.base, g.next)
 		}
 		if !exists(name+".gz") && !exists(name+".gz.open") {
-			g.next++
+			if advance {
+				g.next++
+			}
 			return filepath.Dir(name), filepath.Base(name)
 		}
 	}
