@@ -26,6 +26,7 @@ type mirrorOptions struct {
 	delete, dryRun   bool
 	keepVersions     bool
 	include, exclude []string
+	shard            string // --shard K/N (shard.go)
 }
 
 func newMirrorCmd(e *env) *cobra.Command {
@@ -94,6 +95,7 @@ listed name. Each is retrieved by its full name, version included.`,
 	f.StringVar(&o.get.netrcFile, "netrc-file", "", "look up passwords in `FILE`")
 	addFTPFlags(f, &o.get)
 	addWARCFlags(f, &o.get.warc)
+	f.StringVar(&o.shard, "shard", "", "transfer only shard `K/N` of the files (K from 0 to N-1), into a DIR of its own; see fetch manifest merge")
 	return cmd
 }
 
@@ -120,6 +122,9 @@ func runMirror(ctx context.Context, o *mirrorOptions, e *env) (err error) {
 	opts := fetch.MirrorOptions{
 		Jobs: o.jobs, Delete: o.delete, DryRun: o.dryRun,
 		Include: o.include, Exclude: o.exclude, KeepVersions: o.keepVersions,
+	}
+	if opts.Shard, opts.Shards, err = parseShard(o.shard); err != nil {
+		return err
 	}
 	bars := newMirrorBars(ctx, e, o)
 	opts.Progress = bars.event

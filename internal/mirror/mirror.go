@@ -76,6 +76,12 @@ type Options struct {
 	// VMS lists ("NAME.EXT;3", "NAME.EXT;2"), each under its listed name.
 	// False keeps the highest version only, under the name without ";n".
 	KeepVersions bool
+	// Shard and Shards split a mirror across Shards processes: the run
+	// walks the whole tree but transfers only the files whose ShardOf is
+	// Shard (0 .. Shards-1), into a directory of its own. Shards of 0 or
+	// 1 means one process mirrors everything. Delete cannot be combined
+	// with Shards above 1.
+	Shard, Shards int
 }
 
 // Event reports the progress of one transfer.
@@ -231,6 +237,9 @@ func retryable(ctx context.Context, err error) bool {
 func Run(ctx context.Context, f Fetcher, start *uri.URL, dir string, opts Options) (*Summary, error) {
 	t0 := time.Now()
 	sum := &Summary{Source: start.Redacted(), Target: dir, DryRun: opts.DryRun}
+	if err := checkShard(opts); err != nil {
+		return sum, err
+	}
 	w, err := newWalker(start, opts)
 	if err != nil {
 		return sum, err
@@ -591,6 +600,9 @@ func (r *run) excluded(rel string, isDir bool) bool {
 	}
 	if match(r.opts.Exclude) {
 		return true
+	}
+	if !isDir && r.opts.Shards > 1 && ShardOf(rel, r.opts.Shards) != r.opts.Shard {
+		return true // another shard's (shard.go)
 	}
 	if isDir || len(r.opts.Include) == 0 {
 		return false
