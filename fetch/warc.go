@@ -79,9 +79,10 @@ func (c *Client) warcBody(resp *Response, req *proto.Request, tb *capBuf, start 
 	hostport := strings.ToLower(u.Host) + ":" + strconv.Itoa(u.PortNumber())
 	ip := c.WARC.Address(hostport)
 	cp := warc.Capture{URI: target, Date: start, IP: ip, ContentType: warcType(resp)}
-	if s, ok := resp.Info["http_request"].(string); ok {
-		cp.HTTPRequest = []byte(s)
-		cp.HTTPResponse = []byte(resp.Info["http_response"].(string))
+	rq, ok1 := resp.Info["http_request"].(string)
+	rs, ok2 := resp.Info["http_response"].(string)
+	if ok1 && ok2 {
+		cp.HTTPRequest, cp.HTTPResponse = []byte(rq), []byte(rs)
 		cp.HTTPStatus, _ = resp.Info["http_status"].(int)
 		cp.ContentType = resp.MediaType
 	}
@@ -94,7 +95,7 @@ func (c *Client) warcBody(resp *Response, req *proto.Request, tb *capBuf, start 
 		c.tracef("* warc: %v", err)
 		return
 	}
-	resp.Body = &warcBodyRC{rc: resp.Body, rec: rec, tb: tb, c: c, dir: resp.Kind == proto.KindDirectory}
+	resp.Body = &warcBodyRC{rc: resp.Body, rec: rec, tb: tb, url: resp.URL.Redacted(), dir: resp.Kind == proto.KindDirectory}
 }
 
 // warcType is the Content-Type of a capture: the driver's media type, the
@@ -124,7 +125,7 @@ type warcBodyRC struct {
 	rc   io.ReadCloser
 	rec  *warc.Recorder
 	tb   *capBuf
-	c    *Client
+	url  string // redacted, for an error
 	eof  bool
 	dir  bool // a listing or menu: recorded even when not read
 	read bool // some of the body was read
@@ -180,7 +181,7 @@ func (b *warcBodyRC) Close() error {
 			b.rec.SetMetadata(b.tb.Bytes())
 		}
 		if err := b.rec.Commit(); err != nil {
-			b.err = &Error{Op: "warc", URL: "", Err: err}
+			b.err = &Error{Op: "warc", URL: b.url, Err: err}
 		}
 	})
 	return b.err
