@@ -20,6 +20,7 @@
 package warc
 
 import (
+	"bytes"
 	"compress/gzip"
 	"crypto/rand"
 	"crypto/sha1"
@@ -148,9 +149,19 @@ func Create(opts Options) (*Writer, error) {
 		written: map[string]bool{},
 		offsets: map[string][]int64{},
 	}
+	// The writer computes every digest as the bytes pass (the block and
+	// payload digests of each record are set in its header), and its
+	// header fields are its own, in the forms WARC 1.1 defines; the
+	// tests check both with warcio and a reader of their own. gowarc's
+	// check of each field (a URL parse of every URI) and its second
+	// reading of each block for the digests would cost more than the
+	// rest of a small record, so they are off (ErrIgnore). With them off,
+	// gowarc 2.2.4 would write the digest of an empty block for a digest
+	// it had to compute itself: none is left to it.
 	w.ropts = []gowarc.WarcRecordOption{
 		gowarc.WithVersion(gowarc.V1_1),
 		gowarc.WithRecordIdFunc(newRecordID),
+		gowarc.WithSpecViolationPolicy(gowarc.ErrIgnore),
 	}
 	if opts.TempDir != "" {
 		w.ropts = append(w.ropts, gowarc.WithBufferTmpDir(opts.TempDir))
@@ -261,12 +272,15 @@ func (w *Writer) warcinfo(file string) (gowarc.WarcRecord, error) {
 	rb.AddWarcHeaderTime(gowarc.WarcDate, time.Now())
 	rb.AddWarcHeader(gowarc.WarcFilename, file)
 	rb.AddWarcHeader(gowarc.ContentType, gowarc.ApplicationWarcFields)
-	fmt.Fprintf(rb, "software: %s\r\n", w.opts.Software)
-	fmt.Fprintf(rb, "format: WARC File Format 1.1\r\n")
-	fmt.Fprintf(rb, "conformsTo: http://iipc.github.io/warc-specifications/specifications/warc-format/warc-1.1/\r\n")
+	var b bytes.Buffer
+	fmt.Fprintf(&b, "software: %s\r\n", w.opts.Software)
+	fmt.Fprintf(&b, "format: WARC File Format 1.1\r\n")
+	fmt.Fprintf(&b, "conformsTo: http://iipc.github.io/warc-specifications/specifications/warc-format/warc-1.1/\r\n")
 	if w.opts.CommandLine != "" {
-		fmt.Fprintf(rb, "description: %s\r\n", oneLine(w.opts.CommandLine))
+		fmt.Fprintf(&b, "description: %s\r\n", oneLine(w.opts.CommandLine))
 	}
+	rb.Write(b.Bytes())
+	rb.AddWarcHeader(gowarc.WarcBlockDigest, digestOf(b.Bytes()))
 	rec, _, err := rb.Build()
 	if err != nil {
 		rb.Close()
@@ -369,13 +383,15 @@ func (w *Writer) Begin(c Capture) (*Recorder, error) {
 		sum256 = sha256.New()
 	}
 	w.mu.Unlock()
+	block := sha1.New()
 	if c.HTTPRequest != nil {
 		if _, err := rb.Write(c.HTTPResponse); err != nil {
 			rb.Close()
 			return nil, fmt.Errorf("warc: %w", err)
 		}
+		block.Write(c.HTTPResponse)
 	}
-	return &Recorder{w: w, c: c, rb: rb, typ: typ, sum: sha1.New(), sum256: sum256}, nil
+	return &Recorder{w: w, c: c, rb: rb, typ: typ, sum: sha1.New(), block: block, sum256: sum256}, nil
 }
 
 // Recorder receives the payload of one capture.
@@ -384,8 +400,11 @@ type Recorder struct {
 	c   Capture
 	rb  gowarc.WarcRecordBuilder
 	typ gowarc.RecordType
-	sum hash.Hash
-	n   int64
+	sum hash.Hash // of the payload
+	// block is the digest of the record's block: the HTTP header, if
+	// any, and the payload.
+	block hash.Hash
+	n     int64
 	// sum256 is the SHA-256 of the payload, when the writer knows a
 	// manifest's; nil otherwise.
 	sum256 hash.Hash
@@ -399,6 +418,7 @@ func (r *Recorder) Write(p []byte) (int, error) {
 		return 0, r.err
 	}
 	r.sum.Write(p)
+	r.block.Write(p)
 	if r.sum256 != nil {
 		r.sum256.Write(p)
 	}
@@ -530,6 +550,7 @@ func (w *Writer) write(j job) error {
 			main.Write(c.HTTPResponse)
 			main.AddWarcHeader(gowarc.ContentType, "application/http;msgtype=response")
 		}
+		main.AddWarcHeader(gowarc.WarcBlockDigest, digestOf(c.HTTPResponse))
 	} else {
 		ct := c.ContentType
 		switch {
@@ -539,6 +560,7 @@ func (w *Writer) write(j job) error {
 			ct = "application/octet-stream"
 		}
 		main.AddWarcHeader(gowarc.ContentType, ct)
+		main.AddWarcHeader(gowarc.WarcBlockDigest, "sha1:"+base32.StdEncoding.EncodeToString(r.block.Sum(nil)))
 	}
 	main.AddWarcHeader(gowarc.WarcTargetURI, c.URI)
 	main.AddWarcHeaderTime(gowarc.WarcDate, c.Date)
@@ -615,6 +637,11 @@ func (w *Writer) write(j job) error {
 func (w *Writer) simple(t gowarc.RecordType, c Capture, ct string, block []byte, id string) gowarc.WarcRecordBuilder {
 	rb := w.newBuilder(t)
 	rb.Write(block)
+	rb.AddWarcHeader(gowarc.WarcBlockDigest, digestOf(block))
+	if t == gowarc.Request {
+		_, body, _ := bytes.Cut(block, []byte("\r\n\r\n"))
+		rb.AddWarcHeader(gowarc.WarcPayloadDigest, digestOf(body))
+	}
 	rb.AddWarcHeader(gowarc.WarcTargetURI, c.URI)
 	rb.AddWarcHeaderTime(gowarc.WarcDate, c.Date)
 	if c.IP != "" {
@@ -623,6 +650,12 @@ func (w *Writer) simple(t gowarc.RecordType, c Capture, ct string, block []byte,
 	rb.AddWarcHeader(gowarc.ContentType, ct)
 	rb.AddWarcHeader(gowarc.WarcConcurrentTo, "<"+id+">")
 	return rb
+}
+
+// digestOf is the WARC form of the SHA-1 of b.
+func digestOf(b []byte) string {
+	s := sha1.Sum(b)
+	return "sha1:" + base32.StdEncoding.EncodeToString(s[:])
 }
 
 func closeAll(rs []gowarc.WarcRecord) {
