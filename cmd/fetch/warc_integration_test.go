@@ -304,3 +304,52 @@ func TestWARCNoPassword(t *testing.T) {
 		t.Error("the warcinfo record does not show the command line's URL redacted")
 	}
 }
+
+// TestWARCMaxSize: --warc-max-size rotates the files of a mirror; each
+// starts with its warcinfo record, and together they hold every file.
+func TestWARCMaxSize(t *testing.T) {
+	s := servertest.Get(t, servertest.FTP)
+	work := t.TempDir()
+	name := filepath.Join(work, "r")
+	dir := filepath.Join(work, "m")
+	r := runLong(t, "mirror", "-s", "--warc-file", name, "--warc-max-size", "256K", "--warc-cdx", "ftp://"+s.Addr+"/pub/many/", dir)
+	if r.code != 0 {
+		t.Fatalf("mirror = %d:\n%s", r.code, r.err)
+	}
+	files := warcFiles(t, name)
+	if len(files) < 3 || files[0] != name+"-00001.warc.gz" {
+		t.Fatalf("files %q", files)
+	}
+	for _, f := range files {
+		st, err := os.Stat(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		// A file is closed once it reaches the size: by at most one
+		// capture (a resource and a metadata record of a small file).
+		if st.Size() > 256<<10+8<<10 {
+			t.Errorf("%s: %d bytes", f, st.Size())
+		}
+		recs := warctest.Read(t, f)
+		if recs[0].Get("WARC-Type") != "warcinfo" || recs[0].Get("WARC-Filename") != filepath.Base(f) {
+			t.Errorf("%s starts with %v", f, recs[0].Header)
+		}
+		for _, rec := range recs[1:] {
+			if rec.Get("WARC-Warcinfo-ID") != recs[0].Get("WARC-Record-ID") {
+				t.Errorf("%s: record at %d refers to warcinfo %s", f, rec.Offset, rec.Get("WARC-Warcinfo-ID"))
+				break
+			}
+		}
+	}
+	stored := map[string]bool{}
+	for _, rec := range warctest.Check(t, files...) {
+		if rec.Get("WARC-Type") == "resource" {
+			stored[rec.Get("WARC-Payload-Digest")] = true
+		}
+	}
+	for d, paths := range localFiles(t, dir) {
+		if !stored[d] {
+			t.Errorf("%q: no resource record", paths)
+		}
+	}
+}
