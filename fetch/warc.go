@@ -73,6 +73,14 @@ func (c *Client) warcBody(resp *Response, req *proto.Request, tb *capBuf, start 
 	if resp.NotModified || (req != nil && req.Offset > 0) || resp.Offset > 0 || resp.Kind == proto.KindAdvisory {
 		return
 	}
+	// Part of a resource: an article's head or body alone is not the
+	// article; an HTTP HEAD is a response without payload (its "body"
+	// is the header, already in the record).
+	partial := c.option(req, "headers-only") || c.option(req, "body-only")
+	isHTTP := resp.URL.Scheme == "http" || resp.URL.Scheme == "https"
+	if partial && !isHTTP {
+		return
+	}
 	u := *resp.URL
 	u.User = nil
 	target := u.String()
@@ -95,7 +103,7 @@ func (c *Client) warcBody(resp *Response, req *proto.Request, tb *capBuf, start 
 		c.tracef("* warc: %v", err)
 		return
 	}
-	resp.Body = &warcBodyRC{rc: resp.Body, rec: rec, tb: tb, url: resp.URL.Redacted(), dir: resp.Kind == proto.KindDirectory}
+	resp.Body = &warcBodyRC{rc: resp.Body, rec: rec, tb: tb, url: resp.URL.Redacted(), dir: resp.Kind == proto.KindDirectory, noPayload: partial}
 }
 
 // warcType is the Content-Type of a capture: the driver's media type, the
@@ -122,21 +130,24 @@ func warcType(resp *Response) string {
 // warcBodyRC tees a body into a recorder; Close commits the capture when
 // the body was read to its end, and drops it otherwise.
 type warcBodyRC struct {
-	rc   io.ReadCloser
-	rec  *warc.Recorder
-	tb   *capBuf
-	url  string // redacted, for an error
-	eof  bool
-	dir  bool // a listing or menu: recorded even when not read
-	read bool // some of the body was read
-	once sync.Once
-	err  error
+	rc  io.ReadCloser
+	rec *warc.Recorder
+	tb  *capBuf
+	url string // redacted, for an error
+	eof bool
+	dir bool // a listing or menu: recorded even when not read
+	// noPayload: the bytes read are not the payload (an HTTP HEAD's
+	// header as text); the record gets none.
+	noPayload bool
+	read      bool // some of the body was read
+	once      sync.Once
+	err       error
 }
 
 func (b *warcBodyRC) Read(p []byte) (int, error) {
 	n, err := b.rc.Read(p)
 	b.read = true
-	if n > 0 {
+	if n > 0 && !b.noPayload {
 		b.rec.Write(p[:n])
 	}
 	if err == io.EOF {
@@ -148,7 +159,10 @@ func (b *warcBodyRC) Read(p []byte) (int, error) {
 // WriteTo keeps the driver's own copy loop (see cancelBody.WriteTo).
 func (b *warcBodyRC) WriteTo(w io.Writer) (int64, error) {
 	b.read = true
-	tw := &teeWriter{w: w, rec: b.rec}
+	var tw io.Writer = &teeWriter{w: w, rec: b.rec}
+	if b.noPayload {
+		tw = w
+	}
 	var n int64
 	var err error
 	if wt, ok := b.rc.(io.WriterTo); ok {
@@ -166,7 +180,7 @@ func (b *warcBodyRC) WriteTo(w io.Writer) (int64, error) {
 
 func (b *warcBodyRC) Close() error {
 	b.once.Do(func() {
-		if b.dir && !b.read {
+		if b.dir && !b.read && !b.noPayload {
 			// A listing shown from its parsed entries: its bytes,
 			// already read by the driver, are recorded all the same.
 			_, err := io.Copy(b.rec, io.LimitReader(b.rc, maxListing))
@@ -249,3 +263,14 @@ func (c *Client) warcManifest(dir string) {
 
 // maxManifest bounds the manifest read for warcManifest.
 const maxManifest = 1 << 30
+
+// option reports whether the boolean option key is set for a fetch: in
+// req's Options, else in the client's.
+func (c *Client) option(req *proto.Request, key string) bool {
+	if req != nil {
+		if v, ok := req.Options[key]; ok {
+			return v == "1"
+		}
+	}
+	return c.Options[key] == "1"
+}

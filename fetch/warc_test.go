@@ -151,3 +151,37 @@ func portOf(t *testing.T, raw string) int {
 	}
 	return u.PortNumber()
 }
+
+// TestWARCPartial: an HTTP HEAD is a response record without payload; an
+// article's head or body alone is not archived.
+func TestWARCPartial(t *testing.T) {
+	srv := httptest.NewServer(nethttp.HandlerFunc(func(rw nethttp.ResponseWriter, r *nethttp.Request) {
+		rw.Header().Set("Content-Type", "text/plain")
+		io.WriteString(rw, "the body")
+	}))
+	defer srv.Close()
+	w, name := newWARC(t)
+	reg := NewRegistry()
+	reg.Register("http", &fhttp.Driver{})
+	reg.Register("nntp", scripted{})
+	c := &Client{Registry: reg, WARC: w, Options: map[string]string{"headers-only": "1"}}
+	c.Policy.AllowPorts = []int{portOf(t, srv.URL)}
+	for _, raw := range []string{srv.URL + "/h", "nntp://127.0.0.1/g/1"} {
+		resp, err := c.Fetch(t.Context(), raw, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if b, _ := io.ReadAll(resp.Body); len(b) == 0 {
+			t.Errorf("%s: empty body", raw)
+		}
+		resp.Body.Close()
+	}
+	w.Close()
+	recs := warctest.Check(t, name+".warc.gz")
+	if len(recs) != 3 || recs[2].Get("WARC-Type") != "response" {
+		t.Fatalf("%d records", len(recs))
+	}
+	if !strings.HasPrefix(string(recs[1].Block), "HEAD /h HTTP/1.1\r\n") || len(warctest.Payload(recs[2])) != 0 {
+		t.Errorf("request %q, response %q", recs[1].Block, recs[2].Block)
+	}
+}
