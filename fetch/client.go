@@ -31,6 +31,7 @@ import (
 	"github.com/rfc1738/fetch/proto"
 	"github.com/rfc1738/fetch/safety"
 	"github.com/rfc1738/fetch/uri"
+	"github.com/rfc1738/fetch/warc"
 )
 
 // Client fetches URLs. The zero value is ready to use: the default
@@ -123,6 +124,10 @@ type Client struct {
 	// their turn. It also bounds the Jobs of a Mirror. Zero means no
 	// limit.
 	MaxHostConns int
+	// WARC, when not nil, receives a record of every resource fetched
+	// (package warc): the body's bytes as the caller reads them, written
+	// once it is read to its end and closed. Nil means none.
+	WARC *warc.Writer
 
 	traceMu sync.Mutex
 	polite  polite
@@ -183,6 +188,11 @@ func (c *Client) fetchURL(ctx context.Context, u *uri.URL, req *proto.Request, l
 		maxTime := cancel
 		cancel = func() { stall(); maxTime() }
 	}
+	var tb *capBuf
+	start := time.Now()
+	if c.WARC != nil {
+		req, tb = c.warcRequest(u, req)
+	}
 	resp, err := c.follow(ctx, u, c.request(req), lookup)
 	if err != nil {
 		cancel()
@@ -197,6 +207,9 @@ func (c *Client) fetchURL(ctx context.Context, u *uri.URL, req *proto.Request, l
 		resp.Body = c.limitBody(ctx, resp.Body, sb)
 	}
 	resp.Body = &cancelBody{rc: resp.Body, cancel: cancel}
+	if c.WARC != nil {
+		c.warcBody(resp, req, tb, start)
+	}
 	return resp, nil
 }
 

@@ -33,6 +33,9 @@ func (c *Client) dial(ctx context.Context, network, address string) (net.Conn, e
 		addr := net.JoinHostPort(ip.String(), port)
 		conn, err := c.dialAddr(ctx, network, addr)
 		if err == nil {
+			if c.WARC != nil {
+				c.WARC.NoteAddress(address, ip.String())
+			}
 			return conn, nil
 		}
 		if first == nil {

@@ -100,6 +100,9 @@ func (c *Client) Mirror(ctx context.Context, rawURL, dir string, opts MirrorOpti
 			}
 		}
 	}
+	if c.WARC != nil {
+		c.warcManifest(dir)
+	}
 	sum, err := mirror.Run(ctx, f, u, dir, opts)
 	if errors.Is(err, mirror.ErrUnsupported) {
 		err = fmt.Errorf("%w: %w", ErrUnsupportedScheme, err)

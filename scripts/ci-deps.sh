@@ -5,6 +5,8 @@
 #                                    (+ python3, media-types, openssl), and proftpd and pure-ftpd unpacked (below)
 #   bash scripts/ci-deps.sh --bench  also the peers for benchmarks: curl lftp wget lynx hyperfine suck slrnpull
 #
+# and warcio (npm, pinned) in /var/cache/fetch-test/node for the WARC tests.
+#
 # proftpd-core and pure-ftpd conflict with vsftpd in apt (one ftp-server at a time), so
 # they are not installed: their .deb files are fetched with `apt-get download` into
 # /var/cache/fetch-test/debs, unpacked with `dpkg-deb -x` into
@@ -76,6 +78,23 @@ need_unpack=()
 for p in "${unpacked[@]}"; do
 	unpacked_ready "$p" || need_unpack+=("$p")
 done
+
+# warcio, Webrecorder's WARC reader (npm), reads every WARC file the tests of
+# package warc write: the independent check of the records and the CDXJ index.
+# Pinned, installed into $cache/node; needs Node.js and npm on the machine.
+warcio_version=2.4.11
+install_warcio() {
+	local dir=$cache/node
+	if [ -x "$dir/node_modules/.bin/warcio" ] &&
+		grep -q "\"version\": \"$warcio_version\"" "$dir/node_modules/warcio/package.json" 2>/dev/null; then
+		return 0
+	fi
+	command -v npm >/dev/null 2>&1 || die "npm not found: the WARC tests need Node.js and npm (for warcio)"
+	say "npm install warcio@$warcio_version into $dir"
+	mkdir -p "$dir"
+	npm install --prefix "$dir" --no-audit --no-fund --loglevel=error "warcio@$warcio_version" || die "npm install warcio@$warcio_version failed"
+}
+install_warcio
 
 # libdeps DEB: the library packages of DEB's Depends (first alternative of each,
 # without versions); the others (adduser, ucf, inetd, pure-ftpd-common...) are for

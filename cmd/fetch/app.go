@@ -43,6 +43,10 @@ type env struct {
 	// stdin and stdout are the files behind in and out when they are
 	// files (the telnet session needs them); nil otherwise.
 	stdin, stdout *os.File
+
+	// args is the command line (without the program name), for the
+	// warcinfo record of --warc-file.
+	args []string
 }
 
 // run is the whole program: it parses args, runs the command, and returns
@@ -67,6 +71,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 
 // execute runs the command line args in e and returns the exit code.
 func execute(ctx context.Context, args []string, e *env) int {
+	e.args = args
 	root := newRootCmd(e)
 	root.SetArgs(withDefaultCommand(root, args))
 	err := root.ExecuteContext(ctx)

@@ -62,6 +62,8 @@ type getOptions struct {
 	tally       *atomic.Int64 // with -Z and a bar: bytes written, for the bar
 
 	polite politeOptions // --limit-rate, --wait, --max-host-conns (politeflags.go)
+
+	warc warcOptions // --warc-file and friends (warcflags.go)
 }
 
 func newGetCmd(e *env) *cobra.Command {
@@ -140,6 +142,7 @@ func addGetFlags(f *pflag.FlagSet, o *getOptions, cont *bool) {
 	f.BoolVar(&o.interactive, "interactive", false, "open telnet URLs as a session on this terminal")
 	f.BoolVarP(&o.parallel, "parallel", "Z", false, "fetch several URLs at a time (stdout data kept in URL order)")
 	f.IntVar(&o.parallelMax, "parallel-max", defaultParallelMax, "with -Z, at most `N` transfers at a time")
+	addWARCFlags(f, &o.warc)
 }
 
 // addRetryFlags declares --retry (with its default, which differs

@@ -19,7 +19,7 @@ import (
 // runGet fetches every URL of o, reporting each failure on stderr. With
 // several URLs the others are still fetched; the exit code is then
 // ExitPartial unless every URL failed the same way.
-func runGet(ctx context.Context, o *getOptions, e *env) error {
+func runGet(ctx context.Context, o *getOptions, e *env) (err error) {
 	if err := o.validate(); err != nil {
 		return err
 	}
@@ -33,6 +33,10 @@ func runGet(ctx context.Context, o *getOptions, e *env) error {
 		o.polite.limitDrivers(c.Registry)
 	}
 	defer c.CloseIdleConnections()
+	if c.WARC, err = o.warc.open(e, red); err != nil {
+		return err
+	}
+	defer closeWARC(c, e, &err)
 	o.warnAllowPorts(e)
 	codes := make([]int, 0, len(o.urls))
 	for _, raw := range o.urls {

@@ -28,6 +28,7 @@ type mirrorOptions struct {
 	include, exclude []string
 	maxArticles      int
 	mbox, maildir    string
+	shard            string // --shard K/N (shard.go)
 }
 
 func newMirrorCmd(e *env) *cobra.Command {
@@ -117,10 +118,12 @@ one group at a time each; --delete removes articles the server has expired;
 	f.BoolVar(&o.get.netrc, "netrc", false, "look up passwords in ~/.netrc")
 	f.StringVar(&o.get.netrcFile, "netrc-file", "", "look up passwords in `FILE`")
 	addFTPFlags(f, &o.get)
+	addWARCFlags(f, &o.get.warc)
+	f.StringVar(&o.shard, "shard", "", "transfer only shard `K/N` of the files (K from 0 to N-1), into a DIR of its own; see fetch manifest merge")
 	return cmd
 }
 
-func runMirror(ctx context.Context, o *mirrorOptions, e *env) error {
+func runMirror(ctx context.Context, o *mirrorOptions, e *env) (err error) {
 	if o.jobs < 1 || o.jobs > 64 {
 		return flagErrorf("--jobs %d: want 1 to 64", o.jobs)
 	}
@@ -144,10 +147,17 @@ func runMirror(ctx context.Context, o *mirrorOptions, e *env) error {
 	red := newRedactor([]string{o.url})
 	c := o.get.client(e, red)
 	defer c.CloseIdleConnections()
+	if c.WARC, err = o.get.warc.open(e, red); err != nil {
+		return err
+	}
+	defer closeWARC(c, e, &err)
 	o.get.warnAllowPorts(e)
 	opts := fetch.MirrorOptions{
 		Jobs: o.jobs, Delete: o.delete, DryRun: o.dryRun,
 		Include: o.include, Exclude: o.exclude, KeepVersions: o.keepVersions, MaxArticles: o.maxArticles, Retry: o.get.retryPolicy(),
+	}
+	if opts.Shard, opts.Shards, err = parseShard(o.shard); err != nil {
+		return err
 	}
 	bars := newMirrorBars(ctx, e, o)
 	opts.Progress = bars.event

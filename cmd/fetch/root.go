@@ -33,6 +33,7 @@ var subcommands = []func(*env) *cobra.Command{
 	newCompletionCmd,
 	newManCmd,
 	newMirrorCmd,
+	newManifestCmd,
 }
 
 func newRootCmd(e *env) *cobra.Command {

@@ -89,6 +89,12 @@ type Options struct {
 	// its partial file). Nil means one more attempt, at once, for any
 	// failure that is not a refusal.
 	Retry *retry.Policy
+	// Shard and Shards split a mirror across Shards processes: the run
+	// walks the whole tree but transfers only the files whose ShardOf is
+	// Shard (0 .. Shards-1), into a directory of its own. Shards of 0 or
+	// 1 means one process mirrors everything. Delete cannot be combined
+	// with Shards above 1.
+	Shard, Shards int
 }
 
 // Event reports the progress of one transfer.
@@ -253,6 +259,9 @@ func retryable(ctx context.Context, err error) bool {
 func Run(ctx context.Context, f Fetcher, start *uri.URL, dir string, opts Options) (*Summary, error) {
 	t0 := time.Now()
 	sum := &Summary{Source: start.Redacted(), Target: dir, DryRun: opts.DryRun}
+	if err := checkShard(opts); err != nil {
+		return sum, err
+	}
 	var w walker
 	var news NewsDialer
 	if start.Scheme == "nntp" || start.Scheme == "news" {
@@ -628,6 +637,9 @@ func (r *run) excluded(rel string, isDir bool) bool {
 	}
 	if match(r.opts.Exclude) {
 		return true
+	}
+	if !isDir && r.opts.Shards > 1 && ShardOf(rel, r.opts.Shards) != r.opts.Shard {
+		return true // another shard's (shard.go)
 	}
 	if isDir || len(r.opts.Include) == 0 {
 		return false

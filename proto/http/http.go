@@ -158,6 +158,9 @@ func (d *Driver) Fetch(ctx context.Context, u *uri.URL, req *proto.Request) (*pr
 		return nil, err
 	}
 	resp.Name = remoteName(u)
+	if req.Options[OptionExchange] == "1" {
+		recordExchange(resp, hreq, hresp)
+	}
 	resp.Body = &body{rc: resp.Body, tr: tr, keep: shared}
 	return resp, nil
 }

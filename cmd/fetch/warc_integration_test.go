@@ -1,0 +1,355 @@
+package main
+
+import (
+	"bytes"
+	"compress/gzip"
+	"context"
+	"crypto/sha1"
+	"encoding/base32"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/rfc1738/fetch/internal/servertest"
+	"github.com/rfc1738/fetch/internal/warctest"
+)
+
+// The acceptance tests of --warc-file against the real servers: every
+// record read by warcio and by the tests' own reader, every digest
+// recomputed, every mirrored file archived once (a second copy of the same
+// bytes as a revisit record), nothing new on a second run, and no password
+// anywhere.
+
+// runLong is runArgs with a deadline of 3 minutes instead of 30 s: a
+// whole mirror on a machine shared with other tests.
+func runLong(t *testing.T, args ...string) result {
+	t.Helper()
+	e, out, errb := newEnv("", &netlog{})
+	ctx, cancel := context.WithTimeout(t.Context(), 3*time.Minute)
+	defer cancel()
+	code := execute(ctx, args, e)
+	return result{out: out.String(), err: errb.String(), code: code}
+}
+
+// warcFiles returns the WARC files of name, sorted (name.warc.gz first).
+func warcFiles(t *testing.T, name string) []string {
+	t.Helper()
+	var files []string
+	if _, err := os.Stat(name + ".warc.gz"); err == nil {
+		files = append(files, name+".warc.gz")
+	}
+	more, err := filepath.Glob(name + "-[0-9][0-9][0-9][0-9][0-9].warc.gz")
+	if err != nil {
+		t.Fatal(err)
+	}
+	sort.Strings(more)
+	return append(files, more...)
+}
+
+func sha1File(t *testing.T, path string) string {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := sha1.Sum(b)
+	return "sha1:" + base32.StdEncoding.EncodeToString(s[:])
+}
+
+// localFiles maps the SHA-1 (WARC form) of each regular file under dir,
+// .fetch excepted, to the files' paths.
+func localFiles(t *testing.T, dir string) map[string][]string {
+	t.Helper()
+	out := map[string][]string{}
+	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() && d.Name() == ".fetch" {
+			return filepath.SkipDir
+		}
+		if d.Type().IsRegular() && d.Name() != "gophermap" {
+			out[sha1File(t, p)] = append(out[sha1File(t, p)], p)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// emptyDigest is the SHA-1 of no bytes: an empty file is archived as a
+// record of its own at each address (a revisit of nothing saves nothing).
+const emptyDigest = "sha1:3I42H3S6NNFQ2MSVX7XZKYAYSCX5QBYJ"
+
+func TestWARCMirrorServers(t *testing.T) {
+	ftpS := servertest.Get(t, servertest.FTP)
+	httpS := servertest.Get(t, servertest.NGINX)
+	gopherS := servertest.Get(t, servertest.Gopher)
+	work := t.TempDir()
+	name := filepath.Join(work, "a")
+	var before []string // the WARC files of the earlier mirrors
+	for _, tc := range []struct {
+		name, url, server string
+	}{
+		{"ftp", "ftp://" + ftpS.Addr + "/pub/", "ftp://" + ftpS.Addr + "/"},
+		// The same files as the FTP tree, at other addresses: each one
+		// is a revisit of the FTP capture.
+		{"http", "http://" + httpS.Addr + "/", "http://" + httpS.Addr + "/"},
+		// Without big/, 2,000 items that take pygopherd a minute on a
+		// busy machine. Without scratch-*, made and removed by the tests
+		// of internal/mirror in the FTP tree while these run.
+		{"gopher", "gopher://" + gopherS.Addr + "/1/", "gopher://" + gopherS.Addr + "/"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := filepath.Join(work, tc.name)
+			r := runLong(t, "mirror", "-s", "--exclude", "big", "--exclude", "scratch-*", "--warc-file", name, "--warc-cdx", tc.url, dir)
+			if r.code != 0 && r.code != 8 {
+				t.Fatalf("mirror = %d:\n%s", r.code, r.err)
+			}
+			files := warcFiles(t, name)
+			recs := warctest.Check(t, files...)
+			local := localFiles(t, dir)
+			if len(local) == 0 {
+				t.Fatal("nothing mirrored")
+			}
+			// This run's records: the files not in before.
+			var mine []warctest.Record
+			for _, f := range files[len(before):] {
+				mine = append(mine, warctest.Read(t, f)...)
+			}
+			stored := map[string]int{}   // digest -> resource and response records, every run
+			revisits := map[string]int{} // digest -> this run's revisits
+			for _, rec := range recs {
+				switch rec.Get("WARC-Type") {
+				case "resource", "response":
+					stored[rec.Get("WARC-Payload-Digest")]++
+				}
+			}
+			for _, rec := range mine {
+				if rec.Get("WARC-Type") == "revisit" {
+					revisits[rec.Get("WARC-Payload-Digest")]++
+				}
+				if u := rec.Get("WARC-Target-URI"); rec.Get("WARC-Type") != "warcinfo" && !strings.HasPrefix(u, tc.server) {
+					t.Errorf("record of %q in the mirror of %s", u, tc.url)
+				}
+			}
+			for d, paths := range local {
+				switch {
+				case d == emptyDigest:
+				case stored[d] != 1:
+					t.Errorf("%q: %d resource or response records with its payload, want 1", paths, stored[d])
+				}
+			}
+			if tc.name == "http" && len(revisits) == 0 {
+				t.Error("no revisit record: the web tree's files are the FTP tree's")
+			}
+			for d, paths := range local {
+				if d != emptyDigest && len(paths) > 1 && revisits[d] < len(paths)-1 {
+					t.Errorf("%q: same bytes, %d revisit records, want %d", paths, revisits[d], len(paths)-1)
+				}
+			}
+
+			// A second run finds every file unchanged: nothing new.
+			r = runLong(t, "mirror", "-s", "--exclude", "big", "--exclude", "scratch-*", "--warc-file", name, "--warc-cdx", tc.url, dir)
+			if r.code != 0 && r.code != 8 {
+				t.Fatalf("second mirror = %d:\n%s", r.code, r.err)
+			}
+			again := warcFiles(t, name)
+			for _, f := range again[len(files):] {
+				for _, rec := range warctest.Read(t, f) {
+					if ty := rec.Get("WARC-Type"); ty == "resource" || ty == "response" || ty == "revisit" {
+						t.Errorf("second run: %s record of %s", ty, rec.Get("WARC-Target-URI"))
+					}
+				}
+			}
+			before = again
+		})
+	}
+}
+
+func TestWARCGetEveryScheme(t *testing.T) {
+	ftpS := servertest.Get(t, servertest.FTP)
+	httpS := servertest.Get(t, servertest.NGINX)
+	gopherS := servertest.Get(t, servertest.Gopher)
+	nntpS := servertest.Get(t, servertest.NNTP)
+	work := t.TempDir()
+	name := filepath.Join(work, "b")
+	out := filepath.Join(work, "out")
+	os.Mkdir(out, 0o755)
+	urls := []string{
+		"ftp://" + ftpS.Addr + "/pub/lines.txt",
+		"http://" + httpS.Addr + "/bin5m.bin",
+		"gopher://" + gopherS.Addr + "/0/about.txt",
+		"nntp://" + nntpS.Addr + "/local.test/2",
+	}
+	r := runArgs(t, nil, "", "get", "-s", "--warc-file", name, "--warc-cdx", "-O", "--output-dir", out, urls[0], urls[1], urls[2])
+	if r.code != 0 {
+		t.Fatalf("get = %d:\n%s", r.code, r.err)
+	}
+	// Listings, menus and attributes shown on stdout.
+	for _, u := range []string{"gopher://" + gopherS.Addr + "/1/", "gopher://" + gopherS.Addr + "/0/about.txt%09%09!", urls[3], "ftp://" + ftpS.Addr + "/pub/"} {
+		if r := runArgs(t, nil, "", "get", "-s", "--warc-file", name, "--warc-cdx", u); r.code != 0 {
+			t.Fatalf("get %s = %d:\n%s", u, r.code, r.err)
+		}
+	}
+	recs := warctest.Check(t, warcFiles(t, name)...)
+	byURI := map[string][]warctest.Record{}
+	for _, rec := range recs {
+		byURI[rec.Get("WARC-Target-URI")] = append(byURI[rec.Get("WARC-Target-URI")], rec)
+	}
+	kinds := func(u string) string {
+		var k []string
+		for _, rec := range byURI[u] {
+			k = append(k, rec.Get("WARC-Type")+" "+strings.Split(rec.Get("Content-Type"), ";")[0])
+		}
+		return strings.Join(k, ", ")
+	}
+	for _, tc := range []struct{ uri, want string }{
+		{urls[0], "resource text/plain, metadata text/plain"},
+		{urls[1], "request application/http, response application/http"},
+		{urls[2], "resource text/plain"},
+		{urls[3], "resource message/news"},
+		{"gopher://" + gopherS.Addr + "/1/", "resource text/x-gopher-menu"},
+		{"gopher://" + gopherS.Addr + "/0/about.txt%09%09!", "metadata text/x-gopher-plus-attributes"},
+		{"ftp://" + ftpS.Addr + "/pub/", "resource text/plain, metadata text/plain"},
+	} {
+		if got := kinds(tc.uri); got != tc.want {
+			t.Errorf("%s: records %q, want %q", tc.uri, got, tc.want)
+		}
+		for _, rec := range byURI[tc.uri] {
+			if rec.Get("WARC-IP-Address") != "127.0.0.1" || rec.Get("WARC-Date") == "" {
+				t.Errorf("%s: %s record without address or date: %v", tc.uri, rec.Get("WARC-Type"), rec.Header)
+			}
+		}
+	}
+	// The bytes archived are the bytes written.
+	for _, f := range []struct{ uri, file string }{{urls[0], "lines.txt"}, {urls[1], "bin5m.bin"}, {urls[2], "about.txt"}} {
+		want, _ := os.ReadFile(filepath.Join(out, f.file))
+		for _, rec := range byURI[f.uri] {
+			if ty := rec.Get("WARC-Type"); (ty == "resource" || ty == "response") && !bytes.Equal(warctest.Payload(rec), want) {
+				t.Errorf("%s: payload of %d bytes differs from the %d bytes written", f.uri, len(warctest.Payload(rec)), len(want))
+			}
+		}
+	}
+	if rs := byURI[urls[1]]; len(rs) == 2 && !strings.HasPrefix(string(rs[0].Block), "GET /bin5m.bin HTTP/1.1\r\n") {
+		t.Errorf("request record %q", rs[0].Block)
+	}
+	if rs := byURI[urls[0]]; len(rs) == 2 && !strings.Contains(string(rs[1].Block), "> RETR lines.txt") {
+		t.Errorf("FTP conversation %q", rs[1].Block)
+	}
+}
+
+// TestWARCNoPassword: a login with a password, by get and by mirror: the
+// password is nowhere in the WARC files (decompressed), their indexes or
+// the manifest.
+func TestWARCNoPassword(t *testing.T) {
+	s := servertest.Get(t, servertest.FTP)
+	if s.User == "" || s.Pass == "" {
+		t.Fatal("the FTP server has no password account in the environment")
+	}
+	work := t.TempDir()
+	name := filepath.Join(work, "p")
+	base := "ftp://" + s.User + ":" + s.Pass + "@" + s.Addr + "/"
+	r := runArgs(t, nil, "", "get", "-s", "--warc-file", name, "--warc-cdx", base)
+	if r.code != 0 {
+		t.Fatalf("get = %d:\n%s", r.code, r.err)
+	}
+	r = runArgs(t, nil, "", "mirror", "-s", "--warc-file", name, "--warc-cdx", base, filepath.Join(work, "m"))
+	if r.code != 0 {
+		t.Fatalf("mirror = %d:\n%s", r.code, r.err)
+	}
+	recs := warctest.Check(t, warcFiles(t, name)...)
+	if len(recs) < 4 {
+		t.Fatalf("%d records", len(recs))
+	}
+	pass := []byte(s.Pass)
+	n := 0
+	err := filepath.WalkDir(work, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || !d.Type().IsRegular() {
+			return err
+		}
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		if strings.HasSuffix(p, ".gz") {
+			z, err := gzip.NewReader(bytes.NewReader(b))
+			if err != nil {
+				return err
+			}
+			if b, err = io.ReadAll(z); err != nil {
+				return err
+			}
+		}
+		n++
+		if bytes.Contains(b, pass) {
+			t.Errorf("%s holds the password", p)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n < 4 { // WARC files, index, manifest, a file
+		t.Errorf("only %d files looked at", n)
+	}
+	if !strings.Contains(string(warctest.Read(t, name+".warc.gz")[0].Block), "ftp://"+s.User+":xxxxx@") {
+		t.Error("the warcinfo record does not show the command line's URL redacted")
+	}
+}
+
+// TestWARCMaxSize: --warc-max-size rotates the files of a mirror; each
+// starts with its warcinfo record, and together they hold every file.
+func TestWARCMaxSize(t *testing.T) {
+	s := servertest.Get(t, servertest.FTP)
+	work := t.TempDir()
+	name := filepath.Join(work, "r")
+	dir := filepath.Join(work, "m")
+	r := runLong(t, "mirror", "-s", "--warc-file", name, "--warc-max-size", "256K", "--warc-cdx", "ftp://"+s.Addr+"/pub/many/", dir)
+	if r.code != 0 {
+		t.Fatalf("mirror = %d:\n%s", r.code, r.err)
+	}
+	files := warcFiles(t, name)
+	if len(files) < 3 || files[0] != name+"-00001.warc.gz" {
+		t.Fatalf("files %q", files)
+	}
+	for _, f := range files {
+		st, err := os.Stat(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		// A file is closed once it reaches the size: by at most one
+		// capture (a resource and a metadata record of a small file).
+		if st.Size() > 256<<10+8<<10 {
+			t.Errorf("%s: %d bytes", f, st.Size())
+		}
+		recs := warctest.Read(t, f)
+		if recs[0].Get("WARC-Type") != "warcinfo" || recs[0].Get("WARC-Filename") != filepath.Base(f) {
+			t.Errorf("%s starts with %v", f, recs[0].Header)
+		}
+		for _, rec := range recs[1:] {
+			if rec.Get("WARC-Warcinfo-ID") != recs[0].Get("WARC-Record-ID") {
+				t.Errorf("%s: record at %d refers to warcinfo %s", f, rec.Offset, rec.Get("WARC-Warcinfo-ID"))
+				break
+			}
+		}
+	}
+	stored := map[string]bool{}
+	for _, rec := range warctest.Check(t, files...) {
+		if rec.Get("WARC-Type") == "resource" {
+			stored[rec.Get("WARC-Payload-Digest")] = true
+		}
+	}
+	for d, paths := range localFiles(t, dir) {
+		if !stored[d] {
+			t.Errorf("%q: no resource record", paths)
+		}
+	}
+}

@@ -1,0 +1,114 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"github.com/spf13/pflag"
+
+	"github.com/rfc1738/fetch/fetch"
+	"github.com/rfc1738/fetch/safety"
+	"github.com/rfc1738/fetch/warc"
+)
+
+// warcOptions are the archival flags of "fetch get" and "fetch mirror".
+type warcOptions struct {
+	file    string   // --warc-file NAME
+	maxSize string   // --warc-max-size SIZE
+	cdx     bool     // --warc-cdx
+	dedup   []string // --warc-dedup CDXJ
+}
+
+func addWARCFlags(f *pflag.FlagSet, o *warcOptions) {
+	f.StringVar(&o.file, "warc-file", "", "also record every transfer in `NAME`.warc.gz (WARC 1.1, gzip per record)")
+	f.StringVar(&o.maxSize, "warc-max-size", "", "start a new WARC file (NAME-00001.warc.gz, ...) past `SIZE` bytes (suffix K, M or G)")
+	f.BoolVar(&o.cdx, "warc-cdx", false, "write a CDXJ index (pywb's format) beside each WARC file")
+	f.StringArrayVar(&o.dedup, "warc-dedup", nil, "write a revisit record for content already in the CDXJ index `FILE` (repeatable)")
+}
+
+// open creates the writer of o, or returns nil when --warc-file is not
+// given.
+func (o *warcOptions) open(e *env, red *redactor) (*warc.Writer, error) {
+	if o.file == "" {
+		if o.maxSize != "" || o.cdx || len(o.dedup) > 0 {
+			return nil, flagErrorf("--warc-max-size, --warc-cdx and --warc-dedup need --warc-file")
+		}
+		return nil, nil
+	}
+	size, err := parseSize(o.maxSize)
+	if err != nil {
+		return nil, flagErrorf("--warc-max-size %q: %v", o.maxSize, err)
+	}
+	name := strings.TrimSuffix(strings.TrimSuffix(o.file, ".gz"), ".warc")
+	w, err := warc.Create(warc.Options{
+		Name:        name,
+		MaxSize:     size,
+		CDX:         o.cdx,
+		Dedup:       o.dedup,
+		Software:    "fetch " + versionString(),
+		CommandLine: commandLine(e.args, red),
+		TempDir:     filepath.Dir(name),
+	})
+	if err != nil {
+		return nil, err
+	}
+	return w, nil
+}
+
+// commandLine is args as one line, every URL's password replaced.
+func commandLine(args []string, red *redactor) string {
+	out := make([]string, 0, len(args)+1)
+	out = append(out, "fetch")
+	for _, a := range args {
+		if strings.Contains(a, "://") {
+			a = safety.Redact(a)
+		}
+		out = append(out, red.redact(a))
+	}
+	return strings.Join(out, " ")
+}
+
+// closeWARC closes c's WARC writer, reporting a failure in *err when the
+// command has none of its own.
+func closeWARC(c *fetch.Client, e *env, err *error) {
+	if c.WARC == nil {
+		return
+	}
+	if cerr := c.WARC.Close(); cerr != nil {
+		fmt.Fprintf(e.err, "fetch: %v\n", cerr)
+		if *err == nil {
+			*err = &exitError{code: fetch.ExitError}
+		}
+	}
+}
+
+// parseSize reads a byte count with an optional K, M or G suffix (powers
+// of 1024). Empty means 0.
+func parseSize(s string) (int64, error) {
+	if s == "" {
+		return 0, nil
+	}
+	mult := int64(1)
+	switch strings.ToUpper(s[len(s)-1:]) {
+	case "K":
+		mult = 1 << 10
+	case "M":
+		mult = 1 << 20
+	case "G":
+		mult = 1 << 30
+	}
+	if mult > 1 {
+		s = s[:len(s)-1]
+	}
+	n, err := strconv.ParseInt(s, 10, 64)
+	if err != nil || n <= 0 {
+		return 0, errors.New("want a positive number of bytes, with an optional K, M or G")
+	}
+	if n > (1<<62)/mult {
+		return 0, errors.New("too large")
+	}
+	return n * mult, nil
+}

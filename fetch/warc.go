@@ -1,0 +1,276 @@
+package fetch
+
+import (
+	"bytes"
+	"encoding/json"
+	"io"
+	"mime"
+	"os"
+	"path"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/rfc1738/fetch/proto"
+	"github.com/rfc1738/fetch/proto/http"
+	"github.com/rfc1738/fetch/uri"
+	"github.com/rfc1738/fetch/warc"
+)
+
+// This file records what the client fetches into Client.WARC: the body of
+// each response is teed into a warc.Recorder as the caller reads it, and
+// the records are written when the body has been read to its end and is
+// closed. A body closed early, a resumed transfer (Offset) and a 304 write
+// nothing.
+
+// maxTranscript bounds the FTP control conversation kept for one
+// capture's metadata record.
+const maxTranscript = 64 << 10
+
+// maxListing bounds what is read of a listing that its caller closes
+// unread, to record it.
+const maxListing = 64 << 20
+
+// warcRequest prepares req for a capture: the HTTP driver is asked for
+// the exchange's bytes, and an FTP request's transcript is kept for the
+// metadata record. It returns the transcript buffer (nil when none).
+func (c *Client) warcRequest(u *uri.URL, req *proto.Request) (*proto.Request, *capBuf) {
+	r := proto.Request{}
+	if req != nil {
+		r = *req
+	}
+	if r.Offset > 0 {
+		return req, nil
+	}
+	var tb *capBuf
+	switch u.Scheme {
+	case "http", "https":
+		opts := make(map[string]string, len(r.Options)+1)
+		for k, v := range r.Options {
+			opts[k] = v
+		}
+		opts[http.OptionExchange] = "1"
+		r.Options = opts
+	case "ftp":
+		tb = &capBuf{max: maxTranscript}
+		if r.Trace == nil && c.Trace != nil {
+			r.Trace = &lockedWriter{mu: &c.traceMu, w: c.Trace}
+		}
+		if r.Trace != nil {
+			r.Trace = io.MultiWriter(r.Trace, tb)
+		} else {
+			r.Trace = tb
+		}
+	}
+	return &r, tb
+}
+
+// warcBody wraps resp's body so that what the caller reads is recorded.
+// It returns resp unchanged when there is nothing to record.
+func (c *Client) warcBody(resp *Response, req *proto.Request, tb *capBuf, start time.Time) {
+	if resp.NotModified || (req != nil && req.Offset > 0) || resp.Offset > 0 || resp.Kind == proto.KindAdvisory {
+		return
+	}
+	// Part of a resource: an article's head or body alone is not the
+	// article; an HTTP HEAD is a response without payload (its "body"
+	// is the header, already in the record).
+	partial := c.option(req, "headers-only") || c.option(req, "body-only")
+	isHTTP := resp.URL.Scheme == "http" || resp.URL.Scheme == "https"
+	if partial && !isHTTP {
+		return
+	}
+	u := *resp.URL
+	u.User = nil
+	target := u.String()
+	hostport := strings.ToLower(u.Host) + ":" + strconv.Itoa(u.PortNumber())
+	ip := c.WARC.Address(hostport)
+	cp := warc.Capture{URI: target, Date: start, IP: ip, ContentType: warcType(resp)}
+	rq, ok1 := resp.Info["http_request"].(string)
+	rs, ok2 := resp.Info["http_response"].(string)
+	if ok1 && ok2 {
+		cp.HTTPRequest, cp.HTTPResponse = []byte(rq), []byte(rs)
+		cp.HTTPStatus, _ = resp.Info["http_status"].(int)
+		cp.ContentType = resp.MediaType
+	}
+	if _, ok := resp.Info["attributes"]; ok && resp.URL.Scheme == "gopher" {
+		cp.AsMetadata = true
+		cp.ContentType = "text/x-gopher-plus-attributes"
+	}
+	rec, err := c.WARC.Begin(cp)
+	if err != nil {
+		c.tracef("* warc: %v", err)
+		return
+	}
+	resp.Body = &warcBodyRC{rc: resp.Body, rec: rec, tb: tb, url: resp.URL.Redacted(), dir: resp.Kind == proto.KindDirectory, noPayload: partial}
+}
+
+// warcType is the Content-Type of a capture: the driver's media type, the
+// one its name implies, else application/octet-stream (as wget does for
+// ftp).
+func warcType(resp *Response) string {
+	switch {
+	case resp.URL.Scheme == "gopher" && resp.Kind == proto.KindDirectory:
+		return "text/x-gopher-menu"
+	case (resp.URL.Scheme == "news" || resp.URL.Scheme == "nntp") && resp.Kind == proto.KindData:
+		return "message/news"
+	case resp.Kind == proto.KindDirectory && resp.URL.Scheme == "ftp":
+		return "text/plain"
+	case resp.MediaType != "" && resp.MediaType != "application/octet-stream":
+		return resp.MediaType
+	}
+	p, _, _ := strings.Cut(resp.URL.Path, ";") // ";type=i"
+	if t := mime.TypeByExtension(path.Ext(p)); t != "" {
+		return t
+	}
+	return "application/octet-stream"
+}
+
+// warcBodyRC tees a body into a recorder; Close commits the capture when
+// the body was read to its end, and drops it otherwise.
+type warcBodyRC struct {
+	rc  io.ReadCloser
+	rec *warc.Recorder
+	tb  *capBuf
+	url string // redacted, for an error
+	eof bool
+	dir bool // a listing or menu: recorded even when not read
+	// noPayload: the bytes read are not the payload (an HTTP HEAD's
+	// header as text); the record gets none.
+	noPayload bool
+	read      bool // some of the body was read
+	once      sync.Once
+	err       error
+}
+
+func (b *warcBodyRC) Read(p []byte) (int, error) {
+	n, err := b.rc.Read(p)
+	b.read = true
+	if n > 0 && !b.noPayload {
+		b.rec.Write(p[:n])
+	}
+	if err == io.EOF {
+		b.eof = true
+	}
+	return n, err
+}
+
+// WriteTo keeps the driver's own copy loop (see cancelBody.WriteTo).
+func (b *warcBodyRC) WriteTo(w io.Writer) (int64, error) {
+	b.read = true
+	var tw io.Writer = &teeWriter{w: w, rec: b.rec}
+	if b.noPayload {
+		tw = w
+	}
+	var n int64
+	var err error
+	if wt, ok := b.rc.(io.WriterTo); ok {
+		n, err = wt.WriteTo(tw)
+	} else {
+		bp := copyBuffers.Get().(*[]byte)
+		n, err = io.CopyBuffer(tw, struct{ io.Reader }{b.rc}, *bp)
+		copyBuffers.Put(bp)
+	}
+	if err == nil {
+		b.eof = true
+	}
+	return n, err
+}
+
+func (b *warcBodyRC) Close() error {
+	b.once.Do(func() {
+		if b.dir && !b.read && !b.noPayload {
+			// A listing shown from its parsed entries: its bytes,
+			// already read by the driver, are recorded all the same.
+			_, err := io.Copy(b.rec, io.LimitReader(b.rc, maxListing))
+			b.eof = err == nil
+		}
+		b.err = b.rc.Close()
+		if !b.eof || b.err != nil {
+			b.rec.Abort()
+			return
+		}
+		if b.tb != nil {
+			b.rec.SetMetadata(b.tb.Bytes())
+		}
+		if err := b.rec.Commit(); err != nil {
+			b.err = &Error{Op: "warc", URL: b.url, Err: err}
+		}
+	})
+	return b.err
+}
+
+type teeWriter struct {
+	w   io.Writer
+	rec *warc.Recorder
+}
+
+func (t *teeWriter) Write(p []byte) (int, error) {
+	n, err := t.w.Write(p)
+	if n > 0 {
+		t.rec.Write(p[:n])
+	}
+	return n, err
+}
+
+// capBuf keeps the first max bytes written to it.
+type capBuf struct {
+	mu  sync.Mutex
+	max int
+	buf bytes.Buffer
+}
+
+func (c *capBuf) Write(p []byte) (int, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if room := c.max - c.buf.Len(); room > 0 {
+		c.buf.Write(p[:min(len(p), room)])
+	}
+	return len(p), nil
+}
+
+func (c *capBuf) Bytes() []byte {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return bytes.Clone(c.buf.Bytes())
+}
+
+// warcManifest tells the WARC writer what the last mirror into dir
+// fetched (DIR/.fetch/manifest.json: URL and SHA-256 of every file), so
+// that a file found again unchanged is not archived twice and a copy under
+// another name is a revisit. A missing or unreadable manifest is no
+// error: there is nothing to tell.
+func (c *Client) warcManifest(dir string) {
+	f, err := os.Open(filepath.Join(dir, ".fetch", "manifest.json"))
+	if err != nil {
+		return
+	}
+	defer f.Close()
+	var m struct {
+		Files map[string]struct {
+			URL    string `json:"url"`
+			SHA256 string `json:"sha256"`
+		} `json:"files"`
+	}
+	if json.NewDecoder(io.LimitReader(f, maxManifest)).Decode(&m) != nil {
+		return
+	}
+	for _, r := range m.Files {
+		c.WARC.Known(r.URL, r.SHA256)
+	}
+}
+
+// maxManifest bounds the manifest read for warcManifest.
+const maxManifest = 1 << 30
+
+// option reports whether the boolean option key is set for a fetch: in
+// req's Options, else in the client's.
+func (c *Client) option(req *proto.Request, key string) bool {
+	if req != nil {
+		if v, ok := req.Options[key]; ok {
+			return v == "1"
+		}
+	}
+	return c.Options[key] == "1"
+}

@@ -1,0 +1,187 @@
+package fetch
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	nethttp "net/http"
+	"net/http/httptest"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/rfc1738/fetch/internal/warctest"
+	"github.com/rfc1738/fetch/proto"
+	fhttp "github.com/rfc1738/fetch/proto/http"
+	"github.com/rfc1738/fetch/uri"
+	"github.com/rfc1738/fetch/warc"
+)
+
+// scripted answers every URL with the body named by its path, and writes
+// an FTP-like transcript to the request's trace.
+type scripted struct{ kind proto.Kind }
+
+func (s scripted) Fetch(ctx context.Context, u *uri.URL, req *proto.Request) (*proto.Response, error) {
+	if req.Trace != nil {
+		fmt.Fprintf(req.Trace, "> USER anonymous\n> PASS ****\n> RETR %s\n", u.Path)
+	}
+	body := "body of " + u.Path
+	return &proto.Response{Kind: s.kind, Body: io.NopCloser(strings.NewReader(body)), Size: int64(len(body))}, nil
+}
+
+func newWARC(t *testing.T) (*warc.Writer, string) {
+	t.Helper()
+	name := filepath.Join(t.TempDir(), "w")
+	w, err := warc.Create(warc.Options{Name: name})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return w, name
+}
+
+// TestWARCBodies: a body read to its end is archived (by Read and by
+// WriteTo); one closed early, a resumed one, and a 304 are not; a listing
+// closed unread is.
+func TestWARCBodies(t *testing.T) {
+	w, name := newWARC(t)
+	reg := NewRegistry()
+	reg.Register("ftp", scripted{})
+	reg.Register("gopher", scripted{kind: proto.KindDirectory})
+	c := &Client{Registry: reg, WARC: w}
+	get := func(raw string, req *proto.Request, read func(io.Reader)) {
+		t.Helper()
+		resp, err := c.Fetch(t.Context(), raw, req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		read(resp.Body)
+		if err := resp.Body.Close(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	all := func(r io.Reader) { io.ReadAll(r) }
+	copyTo := func(r io.Reader) { io.Copy(&bytes.Buffer{}, r) }
+	get("ftp://127.0.0.1/read", nil, all)
+	get("ftp://127.0.0.1/writeto", nil, copyTo)
+	get("ftp://127.0.0.1/early", nil, func(r io.Reader) { r.Read(make([]byte, 2)) })
+	get("ftp://127.0.0.1/resumed", &proto.Request{Offset: 3}, all)
+	get("gopher://127.0.0.1/1/menu", nil, func(io.Reader) {})
+	get("ftp://user:secret@127.0.0.1/login", nil, all)
+	w.Close()
+	recs := warctest.Check(t, name+".warc.gz")
+	var got []string
+	for _, r := range recs[1:] {
+		got = append(got, r.Get("WARC-Type")+" "+r.Get("WARC-Target-URI"))
+		if bytes.Contains(r.Block, []byte("secret")) {
+			t.Errorf("password in %v", r.Header)
+		}
+	}
+	want := []string{
+		"resource ftp://127.0.0.1/read", "metadata ftp://127.0.0.1/read",
+		"resource ftp://127.0.0.1/writeto", "metadata ftp://127.0.0.1/writeto",
+		"resource gopher://127.0.0.1/1/menu",
+		"resource ftp://127.0.0.1/login", "metadata ftp://127.0.0.1/login",
+	}
+	if !slices.Equal(got, want) {
+		t.Fatalf("records:\n%q\nwant\n%q", got, want)
+	}
+	if string(recs[1].Block) != "body of /read" || !strings.Contains(string(recs[2].Block), "> PASS ****\n> RETR /read") {
+		t.Errorf("resource %q, metadata %q", recs[1].Block, recs[2].Block)
+	}
+	if recs[5].Get("Content-Type") != "text/x-gopher-menu" {
+		t.Errorf("menu Content-Type %q", recs[5].Get("Content-Type"))
+	}
+}
+
+// TestWARCHTTP: the request and response as exchanged with an in-process
+// server, the chunked body archived decoded, without Transfer-Encoding; a
+// 304 archives nothing.
+func TestWARCHTTP(t *testing.T) {
+	srv := httptest.NewServer(nethttp.HandlerFunc(func(rw nethttp.ResponseWriter, r *nethttp.Request) {
+		if r.Header.Get("If-Modified-Since") != "" {
+			rw.WriteHeader(nethttp.StatusNotModified)
+			return
+		}
+		rw.Header().Set("Content-Type", "text/plain")
+		rw.Header().Set("X-Test", "1")
+		io.WriteString(rw, "first part, ")
+		rw.(nethttp.Flusher).Flush() // chunked from here
+		io.WriteString(rw, "second part")
+	}))
+	defer srv.Close()
+	w, name := newWARC(t)
+	reg := NewRegistry()
+	reg.Register("http", &fhttp.Driver{})
+	c := &Client{Registry: reg, WARC: w}
+	c.Policy.AllowPorts = []int{portOf(t, srv.URL)}
+	for _, req := range []*proto.Request{nil, {Options: map[string]string{proto.OptionIfModifiedSince: "2020-01-01T00:00:00Z"}}} {
+		resp, err := c.Fetch(t.Context(), srv.URL+"/x.txt?q=1", req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		io.ReadAll(resp.Body)
+		resp.Body.Close()
+	}
+	w.Close()
+	recs := warctest.Check(t, name+".warc.gz")
+	if len(recs) != 3 || recs[1].Get("WARC-Type") != "request" || recs[2].Get("WARC-Type") != "response" {
+		t.Fatalf("%d records", len(recs))
+	}
+	rq, rs := string(recs[1].Block), string(recs[2].Block)
+	if !strings.HasPrefix(rq, "GET /x.txt?q=1 HTTP/1.1\r\nHost: 127.0.0.1:") || !strings.Contains(rq, "User-Agent: fetch\r\n") {
+		t.Errorf("request %q", rq)
+	}
+	if !strings.HasPrefix(rs, "HTTP/1.1 200 OK\r\n") || !strings.Contains(rs, "X-Test: 1\r\n") || strings.Contains(rs, "Transfer-Encoding") {
+		t.Errorf("response %q", rs)
+	}
+	if string(warctest.Payload(recs[2])) != "first part, second part" {
+		t.Errorf("payload %q", warctest.Payload(recs[2]))
+	}
+	if recs[2].Get("WARC-IP-Address") != "127.0.0.1" {
+		t.Errorf("address %q", recs[2].Get("WARC-IP-Address"))
+	}
+}
+
+func portOf(t *testing.T, raw string) int {
+	u, err := uri.Parse(raw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return u.PortNumber()
+}
+
+// TestWARCPartial: an HTTP HEAD is a response record without payload; an
+// article's head or body alone is not archived.
+func TestWARCPartial(t *testing.T) {
+	srv := httptest.NewServer(nethttp.HandlerFunc(func(rw nethttp.ResponseWriter, r *nethttp.Request) {
+		rw.Header().Set("Content-Type", "text/plain")
+		io.WriteString(rw, "the body")
+	}))
+	defer srv.Close()
+	w, name := newWARC(t)
+	reg := NewRegistry()
+	reg.Register("http", &fhttp.Driver{})
+	reg.Register("nntp", scripted{})
+	c := &Client{Registry: reg, WARC: w, Options: map[string]string{"headers-only": "1"}}
+	c.Policy.AllowPorts = []int{portOf(t, srv.URL)}
+	for _, raw := range []string{srv.URL + "/h", "nntp://127.0.0.1/g/1"} {
+		resp, err := c.Fetch(t.Context(), raw, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if b, _ := io.ReadAll(resp.Body); len(b) == 0 {
+			t.Errorf("%s: empty body", raw)
+		}
+		resp.Body.Close()
+	}
+	w.Close()
+	recs := warctest.Check(t, name+".warc.gz")
+	if len(recs) != 3 || recs[2].Get("WARC-Type") != "response" {
+		t.Fatalf("%d records", len(recs))
+	}
+	if !strings.HasPrefix(string(recs[1].Block), "HEAD /h HTTP/1.1\r\n") || len(warctest.Payload(recs[2])) != 0 {
+		t.Errorf("request %q, response %q", recs[1].Block, recs[2].Block)
+	}
+}

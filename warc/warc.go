@@ -1,0 +1,808 @@
+// Package warc writes what a fetch or a mirror captures as WARC/1.1 files
+// (ISO 28500:2017), gzip-compressed record by record, with an optional
+// CDXJ index beside each file, in the line format pywb reads.
+//
+// The records are built and written by github.com/nlnwa/gowarc/v2, which
+// computes and checks every digest (sha1, base32, as web archives expect)
+// and spools a record's block to a temporary file once it passes 1 MiB, so
+// memory stays bounded whatever the size of a capture.
+//
+// A Writer is made once per run (Create) and shared by every fetch of the
+// run; it is safe for concurrent use. Each capture is one Recorder
+// (Writer.Begin): the bytes are written to it as they arrive, and Commit
+// writes the records. A capture whose payload digest matches an earlier one
+// (from this run, or from an index given in Options.Dedup) is written as a
+// revisit record of the identical-payload-digest profile instead.
+//
+// Package warc never sees a password: the caller gives it URLs and
+// transcripts already redacted, and Begin refuses a URL that still holds
+// one.
+package warc
+
+import (
+	"bytes"
+	"compress/gzip"
+	"crypto/rand"
+	"crypto/sha1"
+	"crypto/sha256"
+	"encoding/base32"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"hash"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	gowarc "github.com/nlnwa/gowarc/v2"
+)
+
+// Options configures a Writer. Only Name is required.
+type Options struct {
+	// Name is the path of the WARC files without extension: the first
+	// file is Name.warc.gz, the next ones (rotation, or when that name is
+	// taken by an earlier run) Name-00001.warc.gz, Name-00002.warc.gz, ...
+	Name string
+
+	// MaxSize starts a new file once a file passes this many bytes
+	// (compressed). Zero means no limit.
+	MaxSize int64
+
+	// CDX writes a CDXJ index beside each WARC file (Name.cdxj for
+	// Name.warc.gz), sorted, when the Writer is closed.
+	CDX bool
+
+	// Dedup lists CDXJ index files of earlier captures: a capture whose
+	// payload digest one of them holds is written as a revisit record.
+	// Nil means only this run's captures count (and the CDXJ indexes of
+	// Name's earlier files, which are always read when they exist).
+	Dedup []string
+
+	// Software names the program in the warcinfo record ("fetch 1.2").
+	// Empty means "fetch".
+	Software string
+
+	// CommandLine is recorded in the warcinfo record. The caller removes
+	// passwords first; Create refuses one that holds a URL with a
+	// password. Empty means none recorded.
+	CommandLine string
+
+	// TempDir is where record blocks over 1 MiB are spooled. Empty means
+	// os.TempDir().
+	TempDir string
+}
+
+// Record types, as CDXJ and Capture use them.
+const (
+	TypeResource = "resource"
+	TypeResponse = "response"
+	TypeRevisit  = "revisit"
+	TypeMetadata = "metadata"
+)
+
+// ProfileIdenticalPayload is the WARC-Profile of a revisit record whose
+// payload is identical to the one it refers to (WARC 1.1 section 6.7.2).
+const ProfileIdenticalPayload = "http://netpreserve.org/warc/1.1/revisit/identical-payload-digest"
+
+// ErrPassword: a URL or command line given to the writer still holds a
+// password.
+var ErrPassword = errors.New("warc: refusing to record a password")
+
+// Writer writes WARC files. It is safe for concurrent use.
+type Writer struct {
+	opts  Options
+	names *names
+	fw    *gowarc.WarcFileWriter
+	ropts []gowarc.WarcRecordOption
+
+	mu      sync.Mutex
+	seen    map[string]origin   // payload digest -> first capture
+	known   map[string][]string // SHA-256 (hex) -> URIs of a mirror's manifest
+	at      map[string]bool     // payload digest + "\x00" + URI, captured
+	index   []cdxEntry
+	hosts   map[string]string  // "host:port" -> IP address last dialled
+	written map[string]bool    // file names written to
+	offsets map[string][]int64 // file name -> offsets of its records
+	closed  bool
+	errs    []error // of the writer's goroutine
+	infoID  string  // of the current file's warcinfo record; "" when no file is open
+
+	sendMu sync.RWMutex  // held to send on jobs (read) and to close it
+	jobs   chan job      // committed captures, in order
+	done   chan struct{} // closed when run has written every job
+}
+
+// origin is where a payload was first captured.
+type origin struct {
+	URI  string
+	Date time.Time
+}
+
+// Create opens a writer with opts. Nothing is written until the first
+// record. The caller must Close it.
+func Create(opts Options) (*Writer, error) {
+	if opts.Name == "" {
+		return nil, errors.New("warc: no file name given")
+	}
+	if hasPassword(opts.CommandLine) {
+		return nil, fmt.Errorf("%w: in the command line", ErrPassword)
+	}
+	if opts.Software == "" {
+		opts.Software = "fetch"
+	}
+	dir := filepath.Dir(opts.Name)
+	if st, err := os.Stat(dir); err != nil || !st.IsDir() {
+		return nil, fmt.Errorf("warc: directory of %q: not a directory", opts.Name)
+	}
+	w := &Writer{
+		opts:    opts,
+		names:   &names{base: opts.Name, numbered: opts.MaxSize > 0},
+		seen:    map[string]origin{},
+		known:   map[string][]string{},
+		at:      map[string]bool{},
+		hosts:   map[string]string{},
+		written: map[string]bool{},
+		offsets: map[string][]int64{},
+	}
+	// The writer computes every digest as the bytes pass (the block and
+	// payload digests of each record are set in its header), and its
+	// header fields are its own, in the forms WARC 1.1 defines; the
+	// tests check both with warcio and a reader of their own. gowarc's
+	// check of each field (a URL parse of every URI) and its second
+	// reading of each block for the digests would cost more than the
+	// rest of a small record, so they are off (ErrIgnore). With them off,
+	// gowarc 2.2.4 would write the digest of an empty block for a digest
+	// it had to compute itself: none is left to it.
+	w.ropts = []gowarc.WarcRecordOption{
+		gowarc.WithVersion(gowarc.V1_1),
+		gowarc.WithRecordIdFunc(newRecordID),
+		gowarc.WithSpecViolationPolicy(gowarc.ErrIgnore),
+	}
+	if opts.TempDir != "" {
+		w.ropts = append(w.ropts, gowarc.WithBufferTmpDir(opts.TempDir))
+	}
+	// The indexes of this name's earlier files, then the ones given.
+	dedup := append(earlierIndexes(opts.Name), opts.Dedup...)
+	for _, f := range dedup {
+		if err := w.loadIndex(f); err != nil {
+			return nil, err
+		}
+	}
+	// The writer's goroutine writes the warcinfo record of each file and
+	// rotates the files itself (see emit): gowarc's own warcinfo and
+	// rotation would build records inside Write, and gowarc's record
+	// options set a global of github.com/google/uuid each time they are
+	// made (EnableRandPool), which is a data race with a Begin in another
+	// goroutine. Records get their IDs from newRecordID, and every
+	// NewRecordBuilder call is made under builderMu.
+	w.fw = gowarc.NewWarcFileWriter(
+		gowarc.WithCompression(true),
+		// Level 1 (gzip.BestSpeed): much of an archive of legacy files
+		// is compressed already (.Z, .gz, .zip).
+		gowarc.WithCompressionLevel(gzip.BestSpeed),
+		gowarc.WithFileNameGenerator(w.names),
+		gowarc.WithMaxConcurrentWriters(1),
+		gowarc.WithRecordOptions(w.ropts...),
+		gowarc.WithMaxFileSize(1<<62),
+	)
+	w.jobs = make(chan job, maxPending)
+	w.done = make(chan struct{})
+	go w.run()
+	return w, nil
+}
+
+// builderMu serialises gowarc.NewRecordBuilder (see Create).
+var builderMu sync.Mutex
+
+func (w *Writer) newBuilder(t gowarc.RecordType) gowarc.WarcRecordBuilder {
+	builderMu.Lock()
+	defer builderMu.Unlock()
+	return gowarc.NewRecordBuilder(t, w.ropts...)
+}
+
+// newRecordID returns a WARC-Record-ID: a random (version 4) UUID as a URN
+// (RFC 9562 section 5.4, RFC 4122 section 3).
+func newRecordID() (string, error) {
+	var b [16]byte
+	if _, err := rand.Read(b[:]); err != nil {
+		return "", err
+	}
+	b[6] = b[6]&0x0f | 0x40
+	b[8] = b[8]&0x3f | 0x80
+	h := hex.EncodeToString(b[:])
+	return "urn:uuid:" + h[:8] + "-" + h[8:12] + "-" + h[12:16] + "-" + h[16:20] + "-" + h[20:], nil
+}
+
+// emit writes records to the current file, after a warcinfo record when
+// the file is new, and closes the file once it reaches Options.MaxSize.
+// Only the writer's goroutine calls it.
+func (w *Writer) emit(records ...gowarc.WarcRecord) ([]gowarc.WriteResponse, error) {
+	if w.infoID == "" {
+		info, err := w.warcinfo(w.names.peek())
+		if err != nil {
+			return nil, err
+		}
+		res := w.fw.Write(info)
+		info.Close()
+		if len(res) != 1 || res[0].Err != nil {
+			return nil, fmt.Errorf("warc: warcinfo: %v", res)
+		}
+		w.mu.Lock()
+		w.written[res[0].FileName] = true
+		w.offsets[res[0].FileName] = append(w.offsets[res[0].FileName], res[0].FileOffset)
+		w.mu.Unlock()
+		w.infoID = info.WarcHeader().GetId(gowarc.WarcRecordID)
+	}
+	for _, r := range records {
+		r.WarcHeader().SetId(gowarc.WarcWarcinfoID, w.infoID)
+	}
+	res := w.fw.Write(records...)
+	if len(res) != len(records) {
+		return nil, errors.New("warc: writer closed")
+	}
+	for _, wr := range res {
+		if wr.Err != nil {
+			return nil, wr.Err
+		}
+	}
+	if w.opts.MaxSize > 0 {
+		last := res[len(res)-1].FileName
+		st, err := os.Stat(filepath.Join(filepath.Dir(w.opts.Name), last+".open"))
+		if err != nil {
+			return res, err
+		}
+		if st.Size() >= w.opts.MaxSize {
+			w.infoID = ""
+			if err := w.fw.Rotate(); err != nil {
+				return res, err
+			}
+		}
+	}
+	return res, nil
+}
+
+// warcinfo builds the first record of the file named file.
+func (w *Writer) warcinfo(file string) (gowarc.WarcRecord, error) {
+	rb := w.newBuilder(gowarc.Warcinfo)
+	rb.AddWarcHeaderTime(gowarc.WarcDate, time.Now())
+	rb.AddWarcHeader(gowarc.WarcFilename, file)
+	rb.AddWarcHeader(gowarc.ContentType, gowarc.ApplicationWarcFields)
+	var b bytes.Buffer
+	fmt.Fprintf(&b, "software: %s\r\n", w.opts.Software)
+	fmt.Fprintf(&b, "format: WARC File Format 1.1\r\n")
+	fmt.Fprintf(&b, "conformsTo: http://iipc.github.io/warc-specifications/specifications/warc-format/warc-1.1/\r\n")
+	if w.opts.CommandLine != "" {
+		fmt.Fprintf(&b, "description: %s\r\n", oneLine(w.opts.CommandLine))
+	}
+	rb.Write(b.Bytes())
+	rb.AddWarcHeader(gowarc.WarcBlockDigest, digestOf(b.Bytes()))
+	rec, _, err := rb.Build()
+	if err != nil {
+		rb.Close()
+		return nil, fmt.Errorf("warc: warcinfo: %w", err)
+	}
+	return rec, nil
+}
+
+func oneLine(s string) string {
+	return strings.Map(func(r rune) rune {
+		if r == '\r' || r == '\n' {
+			return ' '
+		}
+		return r
+	}, s)
+}
+
+// NoteAddress records that host (host:port, as in a URL) was reached at ip,
+// for the WARC-IP-Address of the captures from it that did not dial a
+// connection of their own (a kept connection).
+func (w *Writer) NoteAddress(hostport, ip string) {
+	w.mu.Lock()
+	w.hosts[strings.ToLower(hostport)] = ip
+	w.mu.Unlock()
+}
+
+// Address returns the IP address last noted for hostport, or "".
+func (w *Writer) Address(hostport string) string {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.hosts[strings.ToLower(hostport)]
+}
+
+// Known records that uri was captured before with a payload whose SHA-256
+// is sha256hex (a mirror's manifest): a capture of the same payload at
+// the same URI is then not written again, and at another URI it is a
+// revisit record that refers to uri.
+func (w *Writer) Known(uri, sha256hex string) {
+	if uri == "" || sha256hex == "" || hasPassword(uri) {
+		return
+	}
+	w.mu.Lock()
+	w.known[sha256hex] = append(w.known[sha256hex], uri)
+	w.mu.Unlock()
+}
+
+// Capture describes one retrieval.
+type Capture struct {
+	// URI is the WARC-Target-URI, without a password.
+	URI string
+	// Date is when the retrieval started. Zero means now.
+	Date time.Time
+	// IP is the server's address (WARC-IP-Address). Empty means unknown.
+	IP string
+	// ContentType is the media type of the resource. Empty means
+	// application/octet-stream.
+	ContentType string
+	// HTTPRequest, when not nil, makes the capture a request/response
+	// pair: it holds the request's bytes, and HTTPResponse the response's
+	// status line and header (through the blank line); the bytes written
+	// to the Recorder are the response body.
+	HTTPRequest  []byte
+	HTTPResponse []byte
+	// HTTPStatus is the response's status code, for the index.
+	HTTPStatus int
+	// Metadata, when not empty, is written as a metadata record
+	// concurrent to the capture (an FTP control conversation). It must
+	// hold no password.
+	Metadata []byte
+	// MetadataType is the Content-Type of Metadata. Empty means
+	// text/plain.
+	MetadataType string
+	// AsMetadata writes the capture itself as a metadata record (Gopher+
+	// attribute blocks), never as a revisit.
+	AsMetadata bool
+}
+
+// Begin starts recording c. The caller writes the payload to the returned
+// Recorder as it arrives, then calls Commit (the whole payload was read)
+// or Abort.
+func (w *Writer) Begin(c Capture) (*Recorder, error) {
+	if hasPassword(c.URI) {
+		return nil, fmt.Errorf("%w: in a target URI", ErrPassword)
+	}
+	if c.Date.IsZero() {
+		c.Date = time.Now()
+	}
+	c.Date = c.Date.UTC()
+	typ := gowarc.Resource
+	if c.HTTPRequest != nil {
+		typ = gowarc.Response
+	}
+	if c.AsMetadata {
+		typ = gowarc.Metadata
+	}
+	rb := w.newBuilder(typ)
+	w.mu.Lock()
+	var sum256 hash.Hash
+	if len(w.known) > 0 {
+		sum256 = sha256.New()
+	}
+	w.mu.Unlock()
+	block := sha1.New()
+	if c.HTTPRequest != nil {
+		if _, err := rb.Write(c.HTTPResponse); err != nil {
+			rb.Close()
+			return nil, fmt.Errorf("warc: %w", err)
+		}
+		block.Write(c.HTTPResponse)
+	}
+	return &Recorder{w: w, c: c, rb: rb, typ: typ, sum: sha1.New(), block: block, sum256: sum256}, nil
+}
+
+// Recorder receives the payload of one capture.
+type Recorder struct {
+	w   *Writer
+	c   Capture
+	rb  gowarc.WarcRecordBuilder
+	typ gowarc.RecordType
+	sum hash.Hash // of the payload
+	// block is the digest of the record's block: the HTTP header, if
+	// any, and the payload.
+	block hash.Hash
+	n     int64
+	// sum256 is the SHA-256 of the payload, when the writer knows a
+	// manifest's; nil otherwise.
+	sum256 hash.Hash
+	done   bool
+	err    error
+}
+
+// Write adds p to the payload. It fails only when the spool fails.
+func (r *Recorder) Write(p []byte) (int, error) {
+	if r.err != nil {
+		return 0, r.err
+	}
+	r.sum.Write(p)
+	r.block.Write(p)
+	if r.sum256 != nil {
+		r.sum256.Write(p)
+	}
+	n, err := r.rb.Write(p)
+	r.n += int64(n)
+	if err != nil {
+		r.err = fmt.Errorf("warc: spool: %w", err)
+	}
+	return n, r.err
+}
+
+// SetMetadata sets the capture's Metadata (see Capture) before Commit: an
+// FTP control conversation known only once the transfer ended.
+func (r *Recorder) SetMetadata(b []byte) { r.c.Metadata = b }
+
+// Abort drops the capture. It may be called after Commit, to no effect.
+func (r *Recorder) Abort() {
+	if !r.done {
+		r.done = true
+		r.rb.Close()
+	}
+}
+
+// Digest is the payload digest of what was written so far ("sha1:" and
+// base32).
+func (r *Recorder) Digest() string {
+	return "sha1:" + base32.StdEncoding.EncodeToString(r.sum.Sum(nil))
+}
+
+// Commit writes the capture's records: a resource (or request and
+// response) record, or a revisit record when an earlier capture had the
+// same payload, and a metadata record when the capture has Metadata. When
+// an earlier capture had the same payload at the same URI, nothing is
+// written: the resource is unchanged and archived already.
+func (r *Recorder) Commit() error {
+	if r.done {
+		return errors.New("warc: capture already committed or aborted")
+	}
+	r.done = true
+	if r.err != nil {
+		r.rb.Close()
+		return r.err
+	}
+	w, c := r.w, r.c
+	digest := r.Digest()
+	w.sendMu.RLock()
+	defer w.sendMu.RUnlock()
+	w.mu.Lock()
+	if w.closed {
+		w.mu.Unlock()
+		r.rb.Close()
+		return errors.New("warc: writer closed")
+	}
+	orig, dup := w.seen[digest]
+	same := w.at[digest+"\x00"+c.URI]
+	if r.sum256 != nil {
+		if uris := w.known[hex.EncodeToString(r.sum256.Sum(nil))]; len(uris) > 0 {
+			same = same || slices.Contains(uris, c.URI)
+			if !dup {
+				orig, dup = origin{URI: uris[0]}, true
+			}
+		}
+	}
+	if !c.AsMetadata {
+		if !dup {
+			w.seen[digest] = origin{URI: c.URI, Date: c.Date}
+		}
+		w.at[digest+"\x00"+c.URI] = true
+	}
+	w.mu.Unlock()
+	if same && !c.AsMetadata {
+		// The same payload at the same address: unchanged, and
+		// already archived. Nothing is written.
+		r.rb.Close()
+		return nil
+	}
+	// The records are built (their digests checked by gowarc) and
+	// written by the writer's goroutine, in the order of the commits,
+	// while the caller goes on with its next transfer.
+	w.jobs <- job{r: r, digest: digest, orig: orig, dup: dup}
+	return w.failed()
+}
+
+// job is a committed capture waiting to be written.
+type job struct {
+	r      *Recorder
+	digest string
+	orig   origin
+	dup    bool
+}
+
+// run writes the jobs in order until the channel is closed.
+func (w *Writer) run() {
+	defer close(w.done)
+	for j := range w.jobs {
+		if err := w.write(j); err != nil {
+			w.mu.Lock()
+			w.errs = append(w.errs, err)
+			w.mu.Unlock()
+		}
+	}
+}
+
+// failed returns the first write error so far, or nil.
+func (w *Writer) failed() error {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if len(w.errs) > 0 {
+		return w.errs[0]
+	}
+	return nil
+}
+
+// write builds and writes the records of j.
+func (w *Writer) write(j job) error {
+	r, c, digest, orig, dup := j.r, j.r.c, j.digest, j.orig, j.dup
+	main := r.rb
+	if dup && !c.AsMetadata && r.n > 0 {
+		// The payload is kept elsewhere: a revisit record, whose block
+		// is the HTTP header alone (none for other schemes).
+		r.rb.Close()
+		main = w.newBuilder(gowarc.Revisit)
+		main.AddWarcHeader(gowarc.WarcProfile, ProfileIdenticalPayload)
+		main.AddWarcHeader(gowarc.WarcRefersToTargetURI, orig.URI)
+		if !orig.Date.IsZero() {
+			main.AddWarcHeaderTime(gowarc.WarcRefersToDate, orig.Date)
+		}
+		if c.HTTPRequest != nil {
+			main.Write(c.HTTPResponse)
+			main.AddWarcHeader(gowarc.ContentType, "application/http;msgtype=response")
+		}
+		main.AddWarcHeader(gowarc.WarcBlockDigest, digestOf(c.HTTPResponse))
+	} else {
+		ct := c.ContentType
+		switch {
+		case c.HTTPRequest != nil:
+			ct = "application/http;msgtype=response"
+		case ct == "":
+			ct = "application/octet-stream"
+		}
+		main.AddWarcHeader(gowarc.ContentType, ct)
+		main.AddWarcHeader(gowarc.WarcBlockDigest, "sha1:"+base32.StdEncoding.EncodeToString(r.block.Sum(nil)))
+	}
+	main.AddWarcHeader(gowarc.WarcTargetURI, c.URI)
+	main.AddWarcHeaderTime(gowarc.WarcDate, c.Date)
+	if c.IP != "" {
+		main.AddWarcHeader(gowarc.WarcIPAddress, c.IP)
+	}
+	main.AddWarcHeader(gowarc.WarcPayloadDigest, digest)
+	rec, _, err := main.Build()
+	if err != nil {
+		main.Close()
+		return fmt.Errorf("warc: %s: %w", c.URI, err)
+	}
+	records := []gowarc.WarcRecord{rec}
+	mainIdx := 0
+	id := rec.WarcHeader().GetId(gowarc.WarcRecordID)
+	if c.HTTPRequest != nil {
+		rq := w.simple(gowarc.Request, c, "application/http;msgtype=request", c.HTTPRequest, id)
+		req, _, err := rq.Build()
+		if err != nil {
+			closeAll(records)
+			return fmt.Errorf("warc: %s: request: %w", c.URI, err)
+		}
+		rec.WarcHeader().AddId(gowarc.WarcConcurrentTo, req.WarcHeader().GetId(gowarc.WarcRecordID))
+		// The request first, as it was sent first.
+		records = []gowarc.WarcRecord{req, rec}
+		mainIdx = 1
+	}
+	if len(c.Metadata) > 0 {
+		mt := c.MetadataType
+		if mt == "" {
+			mt = "text/plain"
+		}
+		mb := w.simple(gowarc.Metadata, c, mt, c.Metadata, id)
+		meta, _, err := mb.Build()
+		if err != nil {
+			closeAll(records)
+			return fmt.Errorf("warc: %s: metadata: %w", c.URI, err)
+		}
+		records = append(records, meta)
+	}
+	res, err := w.emit(records...)
+	closeAll(records)
+	if err != nil {
+		return fmt.Errorf("warc: %s: %w", c.URI, err)
+	}
+	for i, wr := range res {
+		w.mu.Lock()
+		w.written[wr.FileName] = true
+		w.offsets[wr.FileName] = append(w.offsets[wr.FileName], wr.FileOffset)
+		w.mu.Unlock()
+		if i != mainIdx {
+			continue
+		}
+		e := cdxEntry{URI: c.URI, Date: c.Date, Digest: digest, File: wr.FileName, Offset: wr.FileOffset, Status: c.HTTPStatus}
+		switch {
+		case dup && !c.AsMetadata && r.n > 0:
+			e.Mime, e.Type = "warc/revisit", TypeRevisit
+		case c.AsMetadata:
+			e.Mime, e.Type = rec.WarcHeader().Get(gowarc.ContentType), TypeMetadata
+		default:
+			e.Mime, e.Type = rec.WarcHeader().Get(gowarc.ContentType), rec.Type().String()
+			if c.HTTPRequest != nil {
+				e.Mime = mimeOnly(c.ContentType)
+			}
+		}
+		w.mu.Lock()
+		w.index = append(w.index, e)
+		w.mu.Unlock()
+	}
+	return nil
+}
+
+// simple builds a record of type t holding block, concurrent to id.
+func (w *Writer) simple(t gowarc.RecordType, c Capture, ct string, block []byte, id string) gowarc.WarcRecordBuilder {
+	rb := w.newBuilder(t)
+	rb.Write(block)
+	rb.AddWarcHeader(gowarc.WarcBlockDigest, digestOf(block))
+	if t == gowarc.Request {
+		_, body, _ := bytes.Cut(block, []byte("\r\n\r\n"))
+		rb.AddWarcHeader(gowarc.WarcPayloadDigest, digestOf(body))
+	}
+	rb.AddWarcHeader(gowarc.WarcTargetURI, c.URI)
+	rb.AddWarcHeaderTime(gowarc.WarcDate, c.Date)
+	if c.IP != "" {
+		rb.AddWarcHeader(gowarc.WarcIPAddress, c.IP)
+	}
+	rb.AddWarcHeader(gowarc.ContentType, ct)
+	rb.AddWarcHeader(gowarc.WarcConcurrentTo, "<"+id+">")
+	return rb
+}
+
+// digestOf is the WARC form of the SHA-1 of b.
+func digestOf(b []byte) string {
+	s := sha1.Sum(b)
+	return "sha1:" + base32.StdEncoding.EncodeToString(s[:])
+}
+
+func closeAll(rs []gowarc.WarcRecord) {
+	for _, r := range rs {
+		r.Close()
+	}
+}
+
+func mimeOnly(ct string) string {
+	if i := strings.IndexByte(ct, ';'); i >= 0 {
+		ct = ct[:i]
+	}
+	return strings.TrimSpace(ct)
+}
+
+// maxPending bounds the captures committed but not yet written. Each
+// holds at most 1 MiB in memory (gowarc spools the rest of a block to a
+// temporary file).
+const maxPending = 16
+
+// Files returns the WARC files written so far, sorted.
+func (w *Writer) Files() []string {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	var out []string
+	for f := range w.written {
+		out = append(out, filepath.Join(filepath.Dir(w.opts.Name), f))
+	}
+	sort.Strings(out)
+	return out
+}
+
+// Close writes the captures committed, finishes the current file and,
+// with Options.CDX, writes the indexes. It returns every error met in
+// writing (Commit returns only those met before it). Close may be called
+// more than once.
+func (w *Writer) Close() error {
+	w.sendMu.Lock()
+	w.mu.Lock()
+	if w.closed {
+		w.mu.Unlock()
+		w.sendMu.Unlock()
+		return nil
+	}
+	w.closed = true
+	w.mu.Unlock()
+	close(w.jobs)
+	w.sendMu.Unlock()
+	<-w.done
+	errs := append([]error(nil), w.errs...)
+	errs = append(errs, w.fw.Close())
+	if w.opts.CDX {
+		errs = append(errs, w.writeIndexes())
+	}
+	return errors.Join(errs...)
+}
+
+// hasPassword reports whether s holds a URL with a password
+// ("scheme://user:pass@") other than a redacted one ("xxxxx", "****").
+func hasPassword(s string) bool {
+	for _, f := range strings.Fields(s) {
+		i := strings.Index(f, "://")
+		if i < 0 {
+			continue
+		}
+		rest := f[i+3:]
+		if end := strings.IndexAny(rest, "/?#"); end >= 0 {
+			rest = rest[:end]
+		}
+		at := strings.LastIndexByte(rest, '@')
+		if at < 0 {
+			continue
+		}
+		_, pass, ok := strings.Cut(rest[:at], ":")
+		if ok && pass != "xxxxx" && pass != "****" {
+			return true
+		}
+	}
+	return false
+}
+
+// names generates the file names: Name.warc (unless numbered), then
+// Name-00001.warc, Name-00002.warc, ..., skipping the names taken.
+type names struct {
+	base     string
+	numbered bool
+	mu       sync.Mutex
+	next     int
+}
+
+func (g *names) NewWarcfileName() (string, string) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return g.find(true)
+}
+
+// peek returns the base name NewWarcfileName will return next, with the
+// compression suffix gowarc adds.
+func (g *names) peek() string {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	_, name := g.find(false)
+	return name + ".gz"
+}
+
+// find returns the next free name, and takes it when advance is set.
+func (g *names) find(advance bool) (string, string) {
+	for ; g.next < maxFiles; g.next++ {
+		name := g.base + ".warc"
+		if g.next > 0 || g.numbered {
+			if g.next == 0 {
+				g.next = 1
+			}
+			name = fmt.Sprintf("%s-%05d.warc", g.base, g.next)
+		}
+		if !exists(name+".gz") && !exists(name+".gz.open") {
+			if advance {
+				g.next++
+			}
+			return filepath.Dir(name), filepath.Base(name)
+		}
+	}
+	// Every name is taken: the file creation fails (O_EXCL) and says so.
+	return filepath.Dir(g.base), filepath.Base(g.base) + "-99999.warc"
+}
+
+// maxFiles bounds the numbered names tried.
+const maxFiles = 99999
+
+func exists(p string) bool {
+	_, err := os.Lstat(p)
+	return err == nil
+}
+
+// earlierIndexes returns the CDXJ indexes of name's earlier WARC files.
+func earlierIndexes(name string) []string {
+	var out []string
+	if exists(name + ".cdxj") {
+		out = append(out, name+".cdxj")
+	}
+	more, _ := filepath.Glob(globEscape(name) + "-[0-9][0-9][0-9][0-9][0-9].cdxj")
+	return append(out, more...)
+}
+
+func globEscape(s string) string {
+	r := strings.NewReplacer(`*`, `\*`, `?`, `\?`, `[`, `\[`, `\`, `\\`)
+	return r.Replace(s)
+}
+
+var _ io.Writer = (*Recorder)(nil)

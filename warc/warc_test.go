@@ -1,0 +1,330 @@
+package warc_test
+
+import (
+	"bytes"
+	"errors"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/rfc1738/fetch/internal/warctest"
+	"github.com/rfc1738/fetch/warc"
+)
+
+// capture writes one capture of payload through w.
+func capture(t *testing.T, w *warc.Writer, c warc.Capture, payload []byte) {
+	t.Helper()
+	r, err := w.Begin(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// In pieces, as a body arrives.
+	for p := payload; len(p) > 0; {
+		n := min(len(p), 7)
+		if _, err := r.Write(p[:n]); err != nil {
+			t.Fatal(err)
+		}
+		p = p[n:]
+	}
+	if err := r.Commit(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func types(recs []warctest.Record) []string {
+	var out []string
+	for _, r := range recs {
+		out = append(out, r.Get("WARC-Type"))
+	}
+	return out
+}
+
+func TestWriterRecords(t *testing.T) {
+	dir := t.TempDir()
+	name := filepath.Join(dir, "a")
+	w, err := warc.Create(warc.Options{Name: name, CDX: true, Software: "fetch test", CommandLine: "fetch mirror --warc-file a ftp://u:xxxxx@h/"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	date := time.Date(2024, 5, 6, 7, 8, 9, 0, time.UTC)
+	big := bytes.Repeat([]byte("0123456789abcdef"), 1<<17) // 2 MiB: spooled to disk
+	capture(t, w, warc.Capture{URI: "ftp://h/pub/big.bin", Date: date, IP: "127.0.0.1",
+		Metadata: []byte("> RETR big.bin\n< 150 ok\n")}, big)
+	capture(t, w, warc.Capture{URI: "ftp://h/pub/copy.bin", Date: date, IP: "127.0.0.1"}, big) // revisit
+	capture(t, w, warc.Capture{URI: "ftp://h/pub/big.bin", Date: date, IP: "127.0.0.1"}, big)  // nothing: same URI, same payload
+	capture(t, w, warc.Capture{URI: "gopher://h/1/", Date: date, ContentType: "text/x-gopher-menu"}, []byte("iinfo\t\terror.host\t1\r\n"))
+	capture(t, w, warc.Capture{URI: "http://www.Example.com/a?b=1&a=2", Date: date, IP: "::1",
+		HTTPRequest:  []byte("GET /a?b=1&a=2 HTTP/1.1\r\nHost: www.example.com\r\n\r\n"),
+		HTTPResponse: []byte("HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\n\r\n"),
+		HTTPStatus:   200, ContentType: "text/plain"}, []byte("hello\n"))
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if got := w.Files(); !slices.Equal(got, []string{name + ".warc.gz"}) {
+		t.Fatalf("Files() = %q", got)
+	}
+	recs := warctest.Read(t, name+".warc.gz")
+	want := []string{"warcinfo", "resource", "metadata", "revisit", "resource", "request", "response"}
+	if got := types(recs); !slices.Equal(got, want) {
+		t.Fatalf("record types %q, want %q", got, want)
+	}
+	warctest.CheckDigests(t, recs)
+	info := string(recs[0].Block)
+	if !strings.Contains(info, "software: fetch test") || !strings.Contains(info, "--warc-file a") {
+		t.Errorf("warcinfo block %q", info)
+	}
+	if !bytes.Equal(recs[1].Block, big) || recs[1].Get("Content-Type") != "application/octet-stream" || recs[1].Get("WARC-IP-Address") != "127.0.0.1" {
+		t.Errorf("resource: %d bytes, header %v", len(recs[1].Block), recs[1].Header)
+	}
+	if recs[1].Get("WARC-Date") != "2024-05-06T07:08:09Z" {
+		t.Errorf("WARC-Date %q", recs[1].Get("WARC-Date"))
+	}
+	if recs[2].Get("WARC-Concurrent-To") != recs[1].Get("WARC-Record-ID") {
+		t.Errorf("metadata concurrent to %q, resource is %q", recs[2].Get("WARC-Concurrent-To"), recs[1].Get("WARC-Record-ID"))
+	}
+	rv := recs[3]
+	if rv.Get("WARC-Refers-To-Target-URI") != "ftp://h/pub/big.bin" || rv.Get("WARC-Refers-To-Date") != "2024-05-06T07:08:09Z" || len(rv.Block) != 0 {
+		t.Errorf("revisit header %v, %d bytes", rv.Header, len(rv.Block))
+	}
+	if rv.Get("WARC-Payload-Digest") != recs[1].Get("WARC-Payload-Digest") {
+		t.Errorf("revisit payload digest %q, original %q", rv.Get("WARC-Payload-Digest"), recs[1].Get("WARC-Payload-Digest"))
+	}
+	if recs[4].Get("Content-Type") != "text/x-gopher-menu" {
+		t.Errorf("menu Content-Type %q", recs[4].Get("Content-Type"))
+	}
+	rq, rs := recs[5], recs[6]
+	if rq.Get("WARC-Concurrent-To") != rs.Get("WARC-Record-ID") || rs.Get("WARC-Concurrent-To") != rq.Get("WARC-Record-ID") {
+		t.Errorf("request and response not linked: %v / %v", rq.Header, rs.Header)
+	}
+	if string(warctest.Payload(rs)) != "hello\n" || !strings.HasPrefix(string(rq.Block), "GET /a?b=1&a=2 HTTP/1.1\r\n") {
+		t.Errorf("response payload %q, request %q", warctest.Payload(rs), rq.Block)
+	}
+
+	// The index: one line per resource, response and revisit, sorted,
+	// each pointing at its gzip member.
+	idx, err := os.ReadFile(name + ".cdxj")
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSuffix(string(idx), "\n"), "\n")
+	if len(lines) != 4 || !slices.IsSorted(lines) {
+		t.Fatalf("index:\n%s", idx)
+	}
+	offsets := map[int64]warctest.Record{}
+	for _, r := range recs {
+		offsets[r.Offset] = r
+	}
+	for _, l := range lines {
+		e, ok, err := warc.ParseIndexLine(l)
+		if err != nil || !ok {
+			t.Fatalf("index line %q: %v", l, err)
+		}
+		var off, length int64
+		for _, f := range []struct {
+			key string
+			p   *int64
+		}{{`"offset":"`, &off}, {`"length":"`, &length}} {
+			_, rest, _ := strings.Cut(l, f.key)
+			v, _, _ := strings.Cut(rest, `"`)
+			if _, err := fmtSscan(v, f.p); err != nil {
+				t.Fatalf("index line %q: %s: %v", l, f.key, err)
+			}
+		}
+		r, ok := offsets[off]
+		if !ok || r.Length != length || r.Get("WARC-Target-URI") != e.URL || r.Get("WARC-Payload-Digest") != e.Digest {
+			t.Errorf("index line %q does not match the record at %d (%v)", l, off, r.Header)
+		}
+	}
+	if !strings.HasPrefix(lines[0], "com,example)/a?a=2&b=1 20240506070809 ") {
+		t.Errorf("first line %q", lines[0])
+	}
+}
+
+func TestRotation(t *testing.T) {
+	dir := t.TempDir()
+	name := filepath.Join(dir, "r")
+	w, err := warc.Create(warc.Options{Name: name, MaxSize: 4 << 10})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range 6 {
+		// Incompressible enough: 3 KiB of varied bytes.
+		p := make([]byte, 3<<10)
+		for j := range p {
+			p[j] = byte((j*j + i*7919) >> 3)
+		}
+		capture(t, w, warc.Capture{URI: "ftp://h/f" + string(rune('a'+i))}, p)
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	files := w.Files()
+	if len(files) < 2 || files[0] != name+"-00001.warc.gz" || files[1] != name+"-00002.warc.gz" {
+		t.Fatalf("files %q", files)
+	}
+	n := 0
+	for _, f := range files {
+		recs := warctest.Read(t, f)
+		if recs[0].Get("WARC-Type") != "warcinfo" || recs[0].Get("WARC-Filename") != filepath.Base(f) {
+			t.Errorf("%s starts with %v", f, recs[0].Header)
+		}
+		warctest.CheckDigests(t, recs)
+		n += len(recs) - 1
+	}
+	if n != 6 {
+		t.Errorf("%d records in all, want 6", n)
+	}
+}
+
+func TestNameTaken(t *testing.T) {
+	dir := t.TempDir()
+	name := filepath.Join(dir, "a")
+	if err := os.WriteFile(name+".warc.gz", []byte("earlier"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	w, err := warc.Create(warc.Options{Name: name})
+	if err != nil {
+		t.Fatal(err)
+	}
+	capture(t, w, warc.Capture{URI: "ftp://h/x"}, []byte("x"))
+	w.Close()
+	if got := w.Files(); !slices.Equal(got, []string{name + "-00001.warc.gz"}) {
+		t.Fatalf("files %q", got)
+	}
+	if b, _ := os.ReadFile(name + ".warc.gz"); string(b) != "earlier" {
+		t.Errorf("the earlier file was overwritten")
+	}
+}
+
+// TestDedupAcrossRuns: the second run reads the first one's index (its own
+// name's, and one given in Dedup): an unchanged capture writes nothing, a
+// copy under another name is a revisit.
+func TestDedupAcrossRuns(t *testing.T) {
+	dir := t.TempDir()
+	first := filepath.Join(dir, "one")
+	w, err := warc.Create(warc.Options{Name: first, CDX: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	capture(t, w, warc.Capture{URI: "ftp://h/a.txt"}, []byte("same bytes"))
+	w.Close()
+
+	for _, tc := range []struct {
+		name  string
+		opts  warc.Options
+		files []string
+	}{
+		{"same name", warc.Options{Name: first}, []string{first + "-00001.warc.gz"}},
+		{"dedup index", warc.Options{Name: filepath.Join(dir, "two"), Dedup: []string{first + ".cdxj"}}, []string{filepath.Join(dir, "two.warc.gz")}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			w, err := warc.Create(tc.opts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			capture(t, w, warc.Capture{URI: "ftp://h/a.txt"}, []byte("same bytes"))
+			if got := w.Files(); len(got) != 0 {
+				t.Errorf("an unchanged capture wrote %q", got)
+			}
+			capture(t, w, warc.Capture{URI: "ftp://h/copy.txt"}, []byte("same bytes"))
+			w.Close()
+			if got := w.Files(); !slices.Equal(got, tc.files) {
+				t.Fatalf("files %q, want %q", got, tc.files)
+			}
+			recs := warctest.Read(t, tc.files[0])
+			if got := types(recs); !slices.Equal(got, []string{"warcinfo", "revisit"}) {
+				t.Fatalf("types %q", got)
+			}
+			if recs[1].Get("WARC-Refers-To-Target-URI") != "ftp://h/a.txt" {
+				t.Errorf("revisit refers to %q", recs[1].Get("WARC-Refers-To-Target-URI"))
+			}
+			warctest.CheckDigests(t, append(warctest.Read(t, first+".warc.gz"), recs...))
+		})
+	}
+}
+
+// TestKnown: a mirror's manifest (URL and SHA-256 of each file).
+func TestKnown(t *testing.T) {
+	dir := t.TempDir()
+	w, err := warc.Create(warc.Options{Name: filepath.Join(dir, "k")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// SHA-256 of "abc" (FIPS 180-2 appendix B.1).
+	w.Known("ftp://h/abc.txt", "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad")
+	capture(t, w, warc.Capture{URI: "ftp://h/abc.txt"}, []byte("abc"))
+	capture(t, w, warc.Capture{URI: "ftp://h/other.txt"}, []byte("abc"))
+	capture(t, w, warc.Capture{URI: "ftp://h/new.txt"}, []byte("abcd"))
+	w.Close()
+	recs := warctest.Read(t, w.Files()[0])
+	if got := types(recs); !slices.Equal(got, []string{"warcinfo", "revisit", "resource"}) {
+		t.Fatalf("types %q", got)
+	}
+	if recs[1].Get("WARC-Refers-To-Target-URI") != "ftp://h/abc.txt" || recs[1].Get("WARC-Target-URI") != "ftp://h/other.txt" {
+		t.Errorf("revisit %v", recs[1].Header)
+	}
+}
+
+func TestPasswordRefused(t *testing.T) {
+	dir := t.TempDir()
+	_, err := warc.Create(warc.Options{Name: filepath.Join(dir, "p"), CommandLine: "fetch get --warc-file p ftp://user:secret@h/"})
+	if !errors.Is(err, warc.ErrPassword) {
+		t.Errorf("Create with a password in the command line: %v", err)
+	}
+	w, err := warc.Create(warc.Options{Name: filepath.Join(dir, "p"), CommandLine: "fetch get ftp://user:xxxxx@h/ http://h/?a=b:c@d"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Close()
+	if _, err := w.Begin(warc.Capture{URI: "ftp://user:secret@h/x"}); !errors.Is(err, warc.ErrPassword) {
+		t.Errorf("Begin with a password in the URI: %v", err)
+	}
+}
+
+func TestAbort(t *testing.T) {
+	dir := t.TempDir()
+	w, err := warc.Create(warc.Options{Name: filepath.Join(dir, "x")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := w.Begin(warc.Capture{URI: "ftp://h/x"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.Write([]byte("partial"))
+	r.Abort()
+	if err := r.Commit(); err == nil {
+		t.Error("Commit after Abort succeeded")
+	}
+	w.Close()
+	if got := w.Files(); len(got) != 0 {
+		t.Errorf("an aborted capture wrote %q", got)
+	}
+}
+
+func TestCreateErrors(t *testing.T) {
+	dir := t.TempDir()
+	bad := filepath.Join(dir, "bad.cdxj")
+	os.WriteFile(bad, []byte("key 2024 {\"url\":\"ftp://h/\"}\nkey notatime {}\n"), 0o644)
+	for _, tc := range []struct {
+		name string
+		opts warc.Options
+	}{
+		{"no name", warc.Options{}},
+		{"no directory", warc.Options{Name: filepath.Join(dir, "missing", "a")}},
+		{"missing index", warc.Options{Name: filepath.Join(dir, "a"), Dedup: []string{filepath.Join(dir, "none.cdxj")}}},
+		{"bad index", warc.Options{Name: filepath.Join(dir, "a"), Dedup: []string{bad}}},
+	} {
+		if _, err := warc.Create(tc.opts); err == nil {
+			t.Errorf("%s: no error", tc.name)
+		}
+	}
+	_, err := warc.Create(warc.Options{Name: filepath.Join(dir, "a"), Dedup: []string{bad}})
+	var ie *warc.IndexError
+	if !errors.As(err, &ie) || ie.Line != 2 {
+		t.Errorf("bad index: %v, want an IndexError at line 2", err)
+	}
+}
