@@ -262,6 +262,12 @@ func Run(ctx context.Context, f Fetcher, start *uri.URL, dir string, opts Option
 	if err := checkShard(opts); err != nil {
 		return sum, err
 	}
+	if opts.Shards > 1 && (start.Scheme == "nntp" || start.Scheme == "news") {
+		// A news mirror fetches by group and number, not by walking
+		// paths: a shard would fetch every article, and the manifests'
+		// high water marks could not be merged.
+		return sum, fmt.Errorf("%w: a news mirror cannot be split into shards", ErrShard)
+	}
 	var w walker
 	var news NewsDialer
 	if start.Scheme == "nntp" || start.Scheme == "news" {

@@ -521,3 +521,31 @@ func TestNewsMirrorDryRun(t *testing.T) {
 		t.Error("a dry run made the target")
 	}
 }
+
+// A news mirror fetches by group and number: it is never split into
+// shards (each shard would fetch every article), and its manifest, whose
+// high water marks hold for one run only, is not merged with others.
+func TestNewsMirrorNoShards(t *testing.T) {
+	srv := &nntptest.Server{Over: "OVER"}
+	srv.Post(article(1, "g"), []string{"g"}, []int64{1})
+	srv.Start(t)
+	dir := t.TempDir()
+	opts := newsRunOpts(1)
+	opts.Shard, opts.Shards = 1, 4
+	_, err := Run(t.Context(), newsFetcher{&nntp.Driver{}}, uri.MustParse("nntp://"+srv.Addr+"/g"), dir, opts)
+	if !errors.Is(err, ErrShard) {
+		t.Fatalf("news mirror with shard 1/4: %v, want ErrShard", err)
+	}
+	if n := srv.Count("ARTICLE "); n != 0 {
+		t.Errorf("a refused shard sent %d ARTICLE", n)
+	}
+
+	mirrorNews(t, "nntp://"+srv.Addr+"/g", dir, newsRunOpts(1))
+	out := filepath.Join(t.TempDir(), "merged.json")
+	if err := MergeManifests(out, dir); err == nil {
+		t.Error("MergeManifests of a news mirror's manifest: no error")
+	}
+	if _, err := os.Stat(out); err == nil {
+		t.Error("a refused merge wrote its output")
+	}
+}

@@ -72,6 +72,11 @@ func MergeManifests(out string, in ...string) error {
 		if err != nil {
 			return err
 		}
+		if len(m.Groups) > 0 || len(m.MessageIDs) > 0 {
+			// A group's high water mark says that every article up to it
+			// is stored: true of one run, not of a union of runs.
+			return fmt.Errorf("mirror: merge: %s is a news mirror's manifest: news manifests cannot be merged", name)
+		}
 		if i == 0 {
 			merged.Source, merged.Version = m.Source, m.Version
 		} else if m.Source != merged.Source {
