@@ -13,6 +13,7 @@ import (
 	"github.com/rfc1738/fetch/proto/nntp"
 	"github.com/rfc1738/fetch/safety"
 	"github.com/rfc1738/fetch/uri"
+	"github.com/rfc1738/fetch/warc"
 )
 
 // Mirror types, defined in the mirror engine and named here so that
@@ -208,6 +209,10 @@ func (f *mirrorFetcher) OpenNews(ctx context.Context, u *uri.URL, req *proto.Req
 	}
 	return newsSession{s}, nil
 }
+
+// NewsWARC gives the news mirror the client's WARC writer (nil for none):
+// it records each article it stores (mirror.NewsArchiver).
+func (f *mirrorFetcher) NewsWARC() *warc.Writer { return f.c.WARC }
 
 // newsSession gives the mirror engine an nntp.Session.
 type newsSession struct{ s *nntp.Session }

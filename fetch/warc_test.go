@@ -2,19 +2,23 @@ package fetch
 
 import (
 	"bytes"
+	"compress/gzip"
 	"context"
 	"fmt"
 	"io"
 	nethttp "net/http"
 	"net/http/httptest"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 
+	"github.com/rfc1738/fetch/internal/nntptest"
 	"github.com/rfc1738/fetch/internal/warctest"
 	"github.com/rfc1738/fetch/proto"
 	fhttp "github.com/rfc1738/fetch/proto/http"
+	"github.com/rfc1738/fetch/proto/nntp"
 	"github.com/rfc1738/fetch/uri"
 	"github.com/rfc1738/fetch/warc"
 )
@@ -183,5 +187,101 @@ func TestWARCPartial(t *testing.T) {
 	}
 	if !strings.HasPrefix(string(recs[1].Block), "HEAD /h HTTP/1.1\r\n") || len(warctest.Payload(recs[2])) != 0 {
 		t.Errorf("request %q, response %q", recs[1].Block, recs[2].Block)
+	}
+}
+
+// TestWARCNewsMirror: Client.Mirror of newsgroups with Client.WARC records
+// each stored article once (a crosspost under one group only), under the
+// URL a Get of the same article records, with the server's address and
+// without the URL's password (sent with AUTHINFO); a second run over the
+// same directory records nothing.
+func TestWARCNewsMirror(t *testing.T) {
+	srv := &nntptest.Server{Over: "OVER", User: "reader", Pass: "s3cret-news"}
+	one := "From: a@x\nNewsgroups: n.a\nMessage-ID: <1@x>\n\n.leading dot, stuffed on the wire\nbody 1\n"
+	cross := "From: b@x\nNewsgroups: n.a,n.b\nMessage-ID: <2@x>\n\nbody 2\n"
+	two := "From: c@x\nNewsgroups: n.b\nMessage-ID: <3@x>\n\nbody 3\n"
+	srv.Post(one, []string{"n.a"}, []int64{1})
+	srv.Post(cross, []string{"n.a", "n.b"}, []int64{2, 1})
+	srv.Post(two, []string{"n.b"}, []int64{2})
+	srv.Start(t)
+	dir := t.TempDir()
+	raw := "nntp://reader:s3cret-news@" + srv.Addr + "/n.*"
+	mirrorRun := func(name string) []warctest.Record {
+		t.Helper()
+		w, err := warc.Create(warc.Options{Name: name})
+		if err != nil {
+			t.Fatal(err)
+		}
+		reg := NewRegistry()
+		reg.Register("nntp", &nntp.Driver{})
+		c := &Client{Registry: reg, WARC: w}
+		c.Policy.AllowPorts = []int{portOf(t, "nntp://"+srv.Addr)}
+		sum, err := c.Mirror(t.Context(), raw, dir, MirrorOptions{Jobs: 2})
+		if err != nil || sum.Failed != 0 {
+			t.Fatalf("Mirror: %v %+v", err, sum)
+		}
+		if err := w.Close(); err != nil {
+			t.Fatal(err)
+		}
+		if len(w.Files()) == 0 {
+			return nil
+		}
+		for _, f := range w.Files() {
+			gz, err := os.ReadFile(f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			zr, err := gzip.NewReader(bytes.NewReader(gz))
+			if err != nil {
+				t.Fatal(err)
+			}
+			plain, err := io.ReadAll(zr)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if bytes.Contains(plain, []byte("s3cret-news")) {
+				t.Errorf("password in %s", f)
+			}
+		}
+		return warctest.Check(t, w.Files()...)[1:]
+	}
+	recs := mirrorRun(filepath.Join(t.TempDir(), "first"))
+	got := map[string]string{}
+	for _, r := range recs {
+		if r.Get("WARC-Type") != "resource" || r.Get("Content-Type") != "message/news" || r.Get("WARC-IP-Address") != "127.0.0.1" {
+			t.Errorf("%s: %s %s from %q", r.Get("WARC-Target-URI"), r.Get("WARC-Type"), r.Get("Content-Type"), r.Get("WARC-IP-Address"))
+		}
+		got[r.Get("WARC-Target-URI")] = string(r.Block)
+	}
+	base := "nntp://" + srv.Addr + "/"
+	if len(recs) != 3 || got[base+"n.a/1"] != one || got[base+"n.b/2"] != two ||
+		(got[base+"n.a/2"] != cross) == (got[base+"n.b/1"] != cross) {
+		t.Fatalf("%d records: %q", len(recs), got)
+	}
+	for u, b := range got {
+		rel := strings.ReplaceAll(strings.TrimPrefix(u, base), ".", "/")
+		if stored, err := os.ReadFile(filepath.Join(dir, filepath.FromSlash(rel))); err != nil || string(stored) != b {
+			t.Errorf("%s: stored %q (%v), recorded %q", u, stored, err, b)
+		}
+	}
+	if recs := mirrorRun(filepath.Join(t.TempDir(), "second")); len(recs) != 0 {
+		t.Errorf("second run: %d records, want none", len(recs))
+	}
+
+	// A Get of the same article records it under the same URL.
+	w, name := newWARC(t)
+	reg := NewRegistry()
+	reg.Register("nntp", &nntp.Driver{})
+	c := &Client{Registry: reg, WARC: w}
+	c.Policy.AllowPorts = []int{portOf(t, "nntp://"+srv.Addr)}
+	resp, err := c.Fetch(t.Context(), "nntp://reader:s3cret-news@"+srv.Addr+"/n.b/2", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	io.ReadAll(resp.Body)
+	resp.Body.Close()
+	w.Close()
+	if g := warctest.Check(t, name+".warc.gz"); len(g) != 2 || g[1].Get("WARC-Target-URI") != base+"n.b/2" || string(g[1].Block) != two {
+		t.Errorf("get records %d: %v", len(g), g)
 	}
 }

@@ -7,15 +7,18 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"net"
 	"os"
 	"path"
 	"slices"
 	"strconv"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/rfc1738/fetch/proto"
 	"github.com/rfc1738/fetch/uri"
+	"github.com/rfc1738/fetch/warc"
 )
 
 // A news mirror is not a tree walk: a group is a numbered sequence of
@@ -56,6 +59,16 @@ type NewsSession interface {
 // news URLs.
 type NewsDialer interface {
 	OpenNews(ctx context.Context, u *uri.URL, req *proto.Request) (NewsSession, error)
+}
+
+// A NewsArchiver is a NewsDialer that archives the articles the mirror
+// stores: each one it writes becomes a WARC resource record of type
+// message/news under its nntp URL (as `fetch get` records it), holding
+// the bytes of the stored file. A crosspost is recorded once, under the
+// group it was fetched from; its hard links in the other groups add no
+// record. fetch.Client gives its WARC writer; nil archives nothing.
+type NewsArchiver interface {
+	NewsWARC() *warc.Writer
 }
 
 // NewsArticle is one article of a group's overview.
@@ -126,6 +139,7 @@ type newsRun struct {
 	d      NewsDialer
 	start  *uri.URL
 	server string
+	warc   *warc.Writer // nil: no archive
 
 	idMu     sync.Mutex
 	spare    NewsSession     // the listing connection, until a worker takes it
@@ -178,6 +192,9 @@ func runNews(ctx context.Context, r *run, d NewsDialer, start *uri.URL) error {
 		return err // it names the URL
 	}
 	nr.server = s.Server()
+	if a, ok := d.(NewsArchiver); ok {
+		nr.warc = a.NewsWARC()
+	}
 	groups := []string{t.group}
 	if t.wildmat {
 		groups, err = s.ListActive(ctx, t.group)
@@ -488,6 +505,7 @@ func (nr *newsRun) releaseID(id string) {
 func (nr *newsRun) storeArticle(worker int, rel, url, id string, body io.Reader) EntryReport {
 	rep := EntryReport{Path: rel, URL: url}
 	rf := remoteFile{rel: rel, size: -1}
+	start := time.Now()
 	data, err := io.ReadAll(io.LimitReader(body, maxArticle+1))
 	if err == nil && int64(len(data)) > maxArticle {
 		err = fmt.Errorf("article over %d bytes", maxArticle)
@@ -502,6 +520,12 @@ func (nr *newsRun) storeArticle(worker int, rel, url, id string, body io.Reader)
 	}
 	loc := nr.stat(rel)
 	rep = nr.writeArticle(worker, rf, loc, rep, data)
+	if rep.Status == StatusNew || rep.Status == StatusUpdated {
+		if err := nr.archive(url, start, data); err != nil {
+			// The file is stored; the archive misses it, and says so.
+			rep.Status, rep.Reason = StatusFailed, err.Error()
+		}
+	}
 	nr.sum.add(rep)
 	if rep.Status != StatusFailed && id != "" {
 		nr.m.mu.Lock()
@@ -518,6 +542,35 @@ func (nr *newsRun) storeArticle(worker int, rel, url, id string, body io.Reader)
 		nr.releaseID(id)
 	}
 	return rep
+}
+
+// archive records a stored article in the run's WARC file, if any: a
+// resource record of type message/news holding data, under url, dated
+// start. The writer's dedup applies: the same bytes at the same URL (a
+// manifest's, see fetch.Client.Mirror) are not written again.
+func (nr *newsRun) archive(url string, start time.Time, data []byte) error {
+	if nr.warc == nil {
+		return nil
+	}
+	rec, err := nr.warc.Begin(warc.Capture{URI: url, Date: start, IP: nr.warc.Address(serverPort(nr.server)), ContentType: "message/news"})
+	if err != nil {
+		return fmt.Errorf("warc: %s: %w", url, err)
+	}
+	if _, err := rec.Write(data); err != nil {
+		rec.Abort()
+		return err
+	}
+	return rec.Commit()
+}
+
+// serverPort is the host:port of a news server as its URLs name it
+// (host[:port], the port elided when it is 119): the key under which the
+// client's dialer noted the address it reached.
+func serverPort(server string) string {
+	if _, _, err := net.SplitHostPort(server); err == nil {
+		return server
+	}
+	return net.JoinHostPort(strings.Trim(server, "[]"), "119")
 }
 
 // writeArticle writes data to its partial file and renames it into place.
