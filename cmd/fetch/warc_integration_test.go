@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/rfc1738/fetch/internal/nntptest"
 	"github.com/rfc1738/fetch/internal/servertest"
 	"github.com/rfc1738/fetch/internal/warctest"
 )
@@ -92,6 +93,7 @@ func TestWARCMirrorServers(t *testing.T) {
 	ftpS := servertest.Get(t, servertest.FTP)
 	httpS := servertest.Get(t, servertest.NGINX)
 	gopherS := servertest.Get(t, servertest.Gopher)
+	nntpS := servertest.Get(t, servertest.NNTP)
 	work := t.TempDir()
 	name := filepath.Join(work, "a")
 	var before []string // the WARC files of the earlier mirrors
@@ -106,6 +108,10 @@ func TestWARCMirrorServers(t *testing.T) {
 		// busy machine. Without scratch-*, made and removed by the tests
 		// of internal/mirror in the FTP tree while these run.
 		{"gopher", "gopher://" + gopherS.Addr + "/1/", "gopher://" + gopherS.Addr + "/"},
+		// The news mirror (--exclude does not apply): one resource
+		// record per article, a crosspost once (its hard link in the
+		// other group adds no record, no revisit either).
+		{"news", "nntp://" + nntpS.Addr + "/archive.*", "nntp://" + nntpS.Addr + "/archive."},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := filepath.Join(work, tc.name)
@@ -139,6 +145,10 @@ func TestWARCMirrorServers(t *testing.T) {
 				if u := rec.Get("WARC-Target-URI"); rec.Get("WARC-Type") != "warcinfo" && !strings.HasPrefix(u, tc.server) {
 					t.Errorf("record of %q in the mirror of %s", u, tc.url)
 				}
+				if tc.name == "news" && rec.Get("WARC-Type") != "warcinfo" &&
+					(rec.Get("WARC-Type") != "resource" || rec.Get("Content-Type") != "message/news" || rec.Get("WARC-IP-Address") != "127.0.0.1") {
+					t.Errorf("news mirror: %s record of %s, %q from %q", rec.Get("WARC-Type"), rec.Get("WARC-Target-URI"), rec.Get("Content-Type"), rec.Get("WARC-IP-Address"))
+				}
 			}
 			for d, paths := range local {
 				switch {
@@ -150,7 +160,26 @@ func TestWARCMirrorServers(t *testing.T) {
 			if tc.name == "http" && len(revisits) == 0 {
 				t.Error("no revisit record: the web tree's files are the FTP tree's")
 			}
+			if tc.name == "news" {
+				// Every record is a stored article (and each
+				// stored once, checked above).
+				if n := len(mine) - 1; n != len(local) {
+					t.Errorf("news mirror: %d records for %d distinct articles", n, len(local))
+				}
+				crossposts := 0
+				for _, paths := range local {
+					if len(paths) > 1 {
+						crossposts++
+					}
+				}
+				if crossposts == 0 {
+					t.Error("news mirror: no crosspost among the articles")
+				}
+			}
 			for d, paths := range local {
+				if tc.name == "news" {
+					break // crossposts are recorded once, without revisits
+				}
 				if d != emptyDigest && len(paths) > 1 && revisits[d] < len(paths)-1 {
 					t.Errorf("%q: same bytes, %d revisit records, want %d", paths, revisits[d], len(paths)-1)
 				}
@@ -246,8 +275,8 @@ func TestWARCGetEveryScheme(t *testing.T) {
 	}
 }
 
-// TestWARCNoPassword: a login with a password, by get and by mirror: the
-// password is nowhere in the WARC files (decompressed), their indexes or
+// TestWARCNoPassword: a login with a password, by get and by mirror (an
+// FTP tree, and newsgroups with AUTHINFO): the password is nowhere in the WARC files (decompressed), their indexes or
 // the manifest.
 func TestWARCNoPassword(t *testing.T) {
 	s := servertest.Get(t, servertest.FTP)
@@ -265,9 +294,32 @@ func TestWARCNoPassword(t *testing.T) {
 	if r.code != 0 {
 		t.Fatalf("mirror = %d:\n%s", r.code, r.err)
 	}
+	// A news mirror logging in with AUTHINFO (the in-process server,
+	// INN's reader needs no login), with the same password.
+	news := &nntptest.Server{Over: "OVER", User: "reader", Pass: s.Pass}
+	news.Post("From: a@x\nMessage-ID: <p1@x>\n\nbody\n", []string{"p.g"}, []int64{1})
+	news.Start(t)
+	newsPort := news.Addr[strings.LastIndexByte(news.Addr, ':')+1:]
+	r = runArgs(t, nil, "", "mirror", "-s", "--allow-port", newsPort, "--warc-file", name, "--warc-cdx",
+		"nntp://reader:"+s.Pass+"@"+news.Addr+"/p.g", filepath.Join(work, "n"))
+	if r.code != 0 {
+		t.Fatalf("news mirror = %d:\n%s", r.code, r.err)
+	}
+	if news.Count("AUTHINFO PASS") == 0 {
+		t.Error("the news mirror did not log in")
+	}
 	recs := warctest.Check(t, warcFiles(t, name)...)
 	if len(recs) < 4 {
 		t.Fatalf("%d records", len(recs))
+	}
+	articles := 0
+	for _, rec := range recs {
+		if rec.Get("WARC-Target-URI") == "nntp://"+news.Addr+"/p.g/1" && rec.Get("Content-Type") == "message/news" {
+			articles++
+		}
+	}
+	if articles != 1 {
+		t.Errorf("%d records of the news mirror's article, want 1", articles)
 	}
 	pass := []byte(s.Pass)
 	n := 0
