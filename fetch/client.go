@@ -126,7 +126,8 @@ type Client struct {
 	MaxHostConns int
 	// WARC, when not nil, receives a record of every resource fetched
 	// (package warc): the body's bytes as the caller reads them, written
-	// once it is read to its end and closed. Nil means none.
+	// once it is read to its end and closed; and every article a news
+	// Mirror stores (a crosspost once). Nil means none.
 	WARC *warc.Writer
 
 	traceMu sync.Mutex
