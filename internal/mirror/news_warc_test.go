@@ -3,6 +3,7 @@ package mirror
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -136,4 +137,29 @@ func checkNewsRecords(t *testing.T, recs []warctest.Record, dir, server string, 
 		ids[id] = true
 	}
 	return ids
+}
+
+// TestNewsMirrorWARCFails: an article the WARC writer cannot take (here a
+// writer already closed) is a failed entry, not a silent loss.
+func TestNewsMirrorWARCFails(t *testing.T) {
+	srv := &nntptest.Server{Over: "OVER"}
+	srv.Post(article(1, "n.a"), []string{"n.a"}, []int64{1})
+	srv.Post(article(2, "n.a"), []string{"n.a"}, []int64{2})
+	srv.Start(t)
+	w, err := warc.Create(warc.Options{Name: filepath.Join(t.TempDir(), "closed")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	sum, err := Run(ctx, warcNews{newsFetcher{&nntp.Driver{}}, w}, uri.MustParse("nntp://"+srv.Addr+"/n.a"), t.TempDir(), newsRunOpts(1))
+	if !errors.Is(err, ErrPartial) || sum.Failed != 2 {
+		t.Fatalf("Run = %v, %+v; want ErrPartial and 2 failed", err, sum)
+	}
+	for _, e := range sum.Entries {
+		if !strings.Contains(e.Reason, "warc") {
+			t.Errorf("%s: reason %q does not name the archive", e.Path, e.Reason)
+		}
+	}
 }
