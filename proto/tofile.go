@@ -46,7 +46,7 @@ func (c *DeadlineConn) ReadToFile(f *os.File, max int64) (int64, error) {
 	if c.idle > 0 {
 		tc.SetReadDeadline(time.Now().Add(c.idle))
 	}
-	n, err := f.ReadFrom(&io.LimitedReader{R: tc, N: max})
+	n, err := readToFile(tc, f, max)
 	if n > 0 && errors.Is(err, os.ErrDeadlineExceeded) {
 		err = nil
 	}

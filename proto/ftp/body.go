@@ -71,7 +71,7 @@ func (b *body) Read(p []byte) (int, error) {
 // WriteTo copies the body to w in large reads, so that io.Copy moves a big
 // file with few system calls.
 func (b *body) WriteTo(w io.Writer) (int64, error) {
-	if fw, ok := w.(proto.FileWriter); ok && b.err == nil && b.src == b.raw {
+	if fw, ok := w.(proto.FileWriter); ok && b.err == nil && b.src == b.raw && (b.want < 0 || b.want >= spliceMin) {
 		if f := fw.WriterFile(); f != nil {
 			if dc := b.spliceConn(); dc != nil {
 				return b.readToFile(dc, f, fw)
@@ -109,6 +109,10 @@ func (b *body) WriteTo(w io.Writer) (int64, error) {
 // spliceChunk is the most readToFile moves per call: the progress of a
 // big file is told at least this often.
 const spliceChunk = 256 << 10
+
+// spliceMin is the smallest known size that takes readToFile: below it,
+// the pipe that splice(2) needs costs more system calls than it saves.
+const spliceMin = 64 << 10
 
 // spliceConn returns the data connection when its bytes can go to a file
 // without being read here: a plain TCP connection (no TLS), not captured
