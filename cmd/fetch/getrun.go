@@ -11,6 +11,7 @@ import (
 
 	"github.com/rfc1738/fetch/fetch"
 	"github.com/rfc1738/fetch/proto"
+	"github.com/rfc1738/fetch/proto/ftp"
 	"github.com/rfc1738/fetch/proto/http"
 	"github.com/rfc1738/fetch/safety"
 	"github.com/rfc1738/fetch/uri"
@@ -30,6 +31,9 @@ func runGet(ctx context.Context, o *getOptions, e *env) error {
 	c := o.client(e, red)
 	if c.Registry == nil {
 		c.Registry = keepAliveRegistry()
+		if len(o.urls) > 1 {
+			pipelineFTP(c.Registry)
+		}
 	}
 	defer c.CloseIdleConnections()
 	o.warnAllowPorts(e)
@@ -68,6 +72,18 @@ func keepAliveRegistry() *fetch.Registry {
 		}
 	}
 	return r
+}
+
+// pipelineFTP turns on pipelined passive mode in r's FTP driver: with
+// several URLs, the EPSV of the next file goes out with the RETR of this
+// one (as in fetch get -Z and fetch mirror), which saves a round trip per
+// file on a connection kept between the URLs.
+func pipelineFTP(r *fetch.Registry) {
+	if d, ok := r.Lookup("ftp"); ok {
+		if fd, ok := d.(*ftp.Driver); ok {
+			fd.PipelinePassive = true
+		}
+	}
 }
 
 // combine is the exit code of several transfers.
