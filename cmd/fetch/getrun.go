@@ -29,15 +29,16 @@ func runGet(ctx context.Context, o *getOptions, e *env) error {
 	}
 	red := newRedactor(o.urls)
 	c := o.client(e, red)
+	pipelined := c.Registry == nil && len(o.urls) > 1 // a registry of its own
 	if c.Registry == nil {
 		c.Registry = keepAliveRegistry()
-		if len(o.urls) > 1 {
-			pipelineFTP(c.Registry)
-		}
 	}
 	defer c.CloseIdleConnections()
 	o.warnAllowPorts(e)
 	codes := make([]int, 0, len(o.urls))
+	if pipelined {
+		pipelineFTP(c.Registry)
+	}
 	for _, raw := range o.urls {
 		err := getOne(ctx, c, raw, o, e, red)
 		if err != nil {
