@@ -9,8 +9,9 @@ import (
 )
 
 // FileWriter is a destination that lets a body move bytes into its file
-// without reading them itself: on Linux, (*os.File).ReadFrom from a TCP
-// connection uses splice(2), and the bytes never enter user space. A
+// without reading them itself: on Linux, DeadlineConn.ReadToFile moves
+// them from a TCP connection with splice(2), and they never enter user
+// space (elsewhere, (*os.File).ReadFrom does what the system allows). A
 // writer that must see the bytes (a hash, a rate limit, an archive copy)
 // does not implement it, and a wrapper forwards it only when it does not
 // need them either.
