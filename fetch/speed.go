@@ -3,11 +3,13 @@ package fetch
 import (
 	"context"
 	"io"
+	"os"
 	"sync"
 	"sync/atomic"
 	"time"
 
 	"github.com/rfc1738/fetch/internal/retry"
+	"github.com/rfc1738/fetch/proto"
 )
 
 // speedBody cuts a body whose bytes arrive slower than limit bytes a
@@ -110,6 +112,11 @@ func (b *speedBody) WriteTo(w io.Writer) (int64, error) {
 		err error
 	)
 	if wt, ok := b.rc.(io.WriterTo); ok {
+		if fw, ok := w.(proto.FileWriter); ok {
+			// Bytes moved straight into the file are counted too.
+			n, err = wt.WriteTo(countFileWriter{cw, fw})
+			return n, b.fail(err)
+		}
 		n, err = wt.WriteTo(cw)
 	} else {
 		bp := copyBuffers.Get().(*[]byte)
@@ -124,6 +131,20 @@ func (b *speedBody) Close() error {
 	err := b.rc.Close()
 	b.wg.Wait()
 	return err
+}
+
+// countFileWriter is a countWriter into a proto.FileWriter: it counts
+// the bytes written through it and those moved into the file directly.
+type countFileWriter struct {
+	*countWriter
+	fw proto.FileWriter
+}
+
+func (c countFileWriter) WriterFile() *os.File      { return c.fw.WriterFile() }
+func (c countFileWriter) FileError(err error) error { return c.fw.FileError(err) }
+func (c countFileWriter) Wrote(n int64) {
+	c.fw.Wrote(n)
+	c.n.Add(n)
 }
 
 // countWriter counts what it writes into n. It has no ReadFrom, so that

@@ -11,6 +11,7 @@ import (
 
 	"github.com/rfc1738/fetch/fetch"
 	"github.com/rfc1738/fetch/proto"
+	"github.com/rfc1738/fetch/proto/ftp"
 	"github.com/rfc1738/fetch/proto/http"
 	"github.com/rfc1738/fetch/safety"
 	"github.com/rfc1738/fetch/uri"
@@ -28,6 +29,7 @@ func runGet(ctx context.Context, o *getOptions, e *env) (err error) {
 	}
 	red := newRedactor(o.urls)
 	c := o.client(e, red)
+	pipelined := c.Registry == nil && len(o.urls) > 1 // a registry of its own
 	if c.Registry == nil {
 		c.Registry = keepAliveRegistry()
 		o.polite.limitDrivers(c.Registry)
@@ -39,6 +41,9 @@ func runGet(ctx context.Context, o *getOptions, e *env) (err error) {
 	defer closeWARC(c, e, &err)
 	o.warnAllowPorts(e)
 	codes := make([]int, 0, len(o.urls))
+	if pipelined {
+		pipelineFTP(c.Registry)
+	}
 	for _, raw := range o.urls {
 		err := getOne(ctx, c, raw, o, e, red)
 		if err != nil {
@@ -73,6 +78,18 @@ func keepAliveRegistry() *fetch.Registry {
 		}
 	}
 	return r
+}
+
+// pipelineFTP turns on pipelined passive mode in r's FTP driver: with
+// several URLs, the EPSV of the next file goes out with the RETR of this
+// one (as in fetch get -Z and fetch mirror), which saves a round trip per
+// file on a connection kept between the URLs.
+func pipelineFTP(r *fetch.Registry) {
+	if d, ok := r.Lookup("ftp"); ok {
+		if fd, ok := d.(*ftp.Driver); ok {
+			fd.PipelinePassive = true
+		}
+	}
 }
 
 // combine is the exit code of several transfers.

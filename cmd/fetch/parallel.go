@@ -410,6 +410,22 @@ type tallyWriter struct {
 	n *atomic.Int64
 }
 
+// WriterFile, Wrote and FileError pass w's proto.FileWriter on, counting
+// the bytes moved into the file directly.
+func (t tallyWriter) WriterFile() *os.File {
+	if fw, ok := t.w.(proto.FileWriter); ok {
+		return fw.WriterFile()
+	}
+	return nil
+}
+
+func (t tallyWriter) Wrote(n int64) {
+	t.w.(proto.FileWriter).Wrote(n)
+	t.n.Add(n)
+}
+
+func (t tallyWriter) FileError(err error) error { return t.w.(proto.FileWriter).FileError(err) }
+
 func (t tallyWriter) Write(p []byte) (int, error) {
 	n, err := t.w.Write(p)
 	t.n.Add(int64(n))

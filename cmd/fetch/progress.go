@@ -3,12 +3,14 @@ package main
 import (
 	"context"
 	"io"
+	"os"
 	"time"
 
 	"github.com/vbauerster/mpb/v8"
 	"github.com/vbauerster/mpb/v8/decor"
 
 	"github.com/rfc1738/fetch/fetch"
+	"github.com/rfc1738/fetch/proto"
 )
 
 // progress returns the writer to copy resp's body into (w itself, or w
@@ -57,6 +59,24 @@ type barWriter struct {
 	bar  *mpb.Bar
 	last time.Time
 }
+
+// WriterFile, Wrote and FileError pass w's proto.FileWriter on, counting
+// the bytes moved into the file directly.
+func (b *barWriter) WriterFile() *os.File {
+	if fw, ok := b.w.(proto.FileWriter); ok {
+		return fw.WriterFile()
+	}
+	return nil
+}
+
+func (b *barWriter) Wrote(n int64) {
+	b.w.(proto.FileWriter).Wrote(n)
+	now := time.Now()
+	b.bar.EwmaIncrInt64(n, now.Sub(b.last))
+	b.last = now
+}
+
+func (b *barWriter) FileError(err error) error { return b.w.(proto.FileWriter).FileError(err) }
 
 func (b *barWriter) Write(p []byte) (int, error) {
 	n, err := b.w.Write(p)

@@ -249,6 +249,12 @@ func (s *fileSink) Write(p []byte) (int, error) {
 	return n, nil
 }
 
+// WriterFile, Wrote and FileError let a body move its bytes into the file
+// without reading them (proto.FileWriter).
+func (s *fileSink) WriterFile() *os.File      { return s.f }
+func (s *fileSink) Wrote(int64)               {}
+func (s *fileSink) FileError(err error) error { return &writeError{err} }
+
 func (s *fileSink) commit(resp *fetch.Response, keepTime bool) error {
 	if err := s.f.Close(); err != nil {
 		s.abort()

@@ -62,6 +62,12 @@ func (s *unnamedSink) Write(p []byte) (int, error) {
 	return n, nil
 }
 
+// WriterFile, Wrote and FileError let a body move its bytes into the file
+// without reading them (proto.FileWriter).
+func (s *unnamedSink) WriterFile() *os.File      { return s.f }
+func (s *unnamedSink) Wrote(int64)               {}
+func (s *unnamedSink) FileError(err error) error { return &writeError{err} }
+
 func (s *unnamedSink) commit(resp *fetch.Response, keepTime bool) error {
 	defer s.f.Close()
 	if keepTime && !resp.ModTime.IsZero() {

@@ -5,8 +5,15 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
+	"os"
 	"runtime"
 	"sync"
+	"syscall"
+
+	jftp "github.com/jlaffaye/ftp"
+
+	"github.com/rfc1738/fetch/proto"
 )
 
 // errBodyClosed is returned by Read after Close.
@@ -64,6 +71,13 @@ func (b *body) Read(p []byte) (int, error) {
 // WriteTo copies the body to w in large reads, so that io.Copy moves a big
 // file with few system calls.
 func (b *body) WriteTo(w io.Writer) (int64, error) {
+	if fw, ok := w.(proto.FileWriter); ok && b.err == nil && b.src == b.raw && (b.want < 0 || b.want >= spliceMin) {
+		if f := fw.WriterFile(); f != nil {
+			if dc := b.spliceConn(); dc != nil {
+				return b.readToFile(dc, f, fw)
+			}
+		}
+	}
 	bp := copyBuffers.Get().(*[]byte)
 	defer copyBuffers.Put(bp)
 	buf := *bp
@@ -90,6 +104,81 @@ func (b *body) WriteTo(w io.Writer) (int64, error) {
 			return total, err
 		}
 	}
+}
+
+// spliceChunk is the most readToFile moves per call: the progress of a
+// big file is told at least this often.
+const spliceChunk = 256 << 10
+
+// spliceMin is the smallest known size that takes readToFile: below it,
+// the pipe that splice(2) needs costs more system calls than it saves.
+const spliceMin = 64 << 10
+
+// spliceConn returns the data connection when its bytes can go to a file
+// without being read here: a plain TCP connection (no TLS), not captured
+// for a trace, in TYPE I (no line-end conversion; checked by the caller).
+func (b *body) spliceConn() *proto.DeadlineConn {
+	var conn net.Conn
+	switch t := b.r.(type) {
+	case *pipedTransfer:
+		d, ok := t.data.(*dataConn)
+		if !ok || d.cap != nil {
+			return nil
+		}
+		conn = d.Conn
+	case *jftp.Response:
+		// The library reads its data connection, made by dialData,
+		// without a buffer of its own.
+		if b.c.cap != nil || b.c.tlsCfg != nil {
+			return nil
+		}
+		conn = b.c.data
+	default:
+		return nil
+	}
+	dc, ok := conn.(*proto.DeadlineConn)
+	if !ok || !dc.CanReadToFile() {
+		return nil
+	}
+	return dc
+}
+
+// readToFile is WriteTo's path into a file (proto.FileWriter): the data
+// connection's bytes are moved into f by the kernel where it can
+// (splice(2) on Linux), counted as Read counts them, and the transfer
+// ends as after Read: completion reply, length check.
+func (b *body) readToFile(dc *proto.DeadlineConn, f *os.File, fw proto.FileWriter) (int64, error) {
+	var total int64
+	for {
+		n, err := dc.ReadToFile(f, spliceChunk)
+		total += n
+		b.raw.n += n
+		if n > 0 {
+			fw.Wrote(n)
+		}
+		switch {
+		case err == nil && n == 0:
+			if b.err = b.finish(); b.err == io.EOF {
+				return total, nil
+			}
+			return total, b.err
+		case err != nil && fileError(err):
+			b.abort(nil)
+			b.err = errBodyClosed
+			return total, fw.FileError(err)
+		case err != nil:
+			b.err = b.abort(err)
+			return total, b.err
+		}
+	}
+}
+
+// fileError reports whether err, from a move into a file, is the file's
+// (the device is full, the file too big, the file system read-only) rather
+// than the connection's.
+func fileError(err error) bool {
+	return errors.Is(err, syscall.ENOSPC) || errors.Is(err, syscall.EDQUOT) ||
+		errors.Is(err, syscall.EFBIG) || errors.Is(err, syscall.EROFS) || errors.Is(err, syscall.EIO)
 }
 
 // finish ends a transfer whose data connection reached its end: the
