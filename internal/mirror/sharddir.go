@@ -7,7 +7,11 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"sync/atomic"
 )
+
+// shardTmpSeq numbers the temporary files of claimShardDir.
+var shardTmpSeq atomic.Uint64
 
 // shardMark is the file in the state directory that says which shard a
 // target directory holds, "K/N" as --shard takes it.
@@ -41,7 +45,8 @@ func claimShardDir(root *os.Root, o Options) error {
 	if err := root.MkdirAll(stateDir, 0o755); err != nil {
 		return fmt.Errorf("mirror: %w", err)
 	}
-	tmp := fmt.Sprintf("%s.%d.tmp", shardMark, os.Getpid())
+	// A name of this run's own: runs in one process share the pid.
+	tmp := fmt.Sprintf("%s.%d.%d.tmp", shardMark, os.Getpid(), shardTmpSeq.Add(1))
 	if err := root.WriteFile(tmp, []byte(want+"\n"), 0o644); err != nil {
 		return fmt.Errorf("mirror: %w", err)
 	}
