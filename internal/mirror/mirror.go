@@ -292,6 +292,9 @@ func Run(ctx context.Context, f Fetcher, start *uri.URL, dir string, opts Option
 		return sum, err
 	}
 	defer root.Close()
+	if err := claimShardDir(root, opts); err != nil {
+		return sum, err
+	}
 	m, err := loadManifest(root)
 	if err != nil {
 		return sum, err
