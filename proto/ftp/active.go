@@ -3,7 +3,6 @@ package ftp
 import (
 	"context"
 	"fmt"
-	"io"
 	"net"
 	"net/netip"
 	"net/textproto"
@@ -354,17 +353,5 @@ func (c *conn) activeList(sp *activeSpec, verb, arg string) error {
 	if err != nil {
 		return err
 	}
-	_, err = io.Copy(io.Discard, data)
-	data.Close()
-	if err != nil {
-		c.dead = true
-		return c.fail(cmd, err)
-	}
-	if _, _, err := c.reply(2); err != nil {
-		return c.fail(cmd, err)
-	}
-	if err := c.handBack(); err != nil {
-		return c.fail(cmd, err)
-	}
-	return nil
+	return c.drainListing(data, cmd)
 }

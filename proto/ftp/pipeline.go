@@ -269,8 +269,14 @@ func (c *conn) pipelinedList(verb, arg string) error {
 	if err := c.preliminary(data, cmd); err != nil {
 		return err
 	}
-	// The bytes go to c.cap as they are read.
-	_, err = io.Copy(io.Discard, data)
+	return c.drainListing(data, cmd)
+}
+
+// drainListing reads a listing's data connection to its end (the bytes
+// go to c.cap as they are read), closes it, and reads the completion
+// reply; pipelinedList and activeList end with it.
+func (c *conn) drainListing(data net.Conn, cmd string) error {
+	_, err := io.Copy(io.Discard, data)
 	data.Close()
 	if err != nil {
 		// Too long, cut or timed out: the completion reply is still
