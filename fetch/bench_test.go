@@ -7,7 +7,7 @@ import (
 
 	"github.com/spf13/afero"
 
-	"github.com/rfc1738/fetch/internal/localserver"
+	"github.com/rfc1738/fetch/internal/testrig/localserver"
 )
 
 // writeOnly is a sink with nothing but Write, like the command's output

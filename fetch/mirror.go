@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/rfc1738/fetch/internal/mirror"
+	"github.com/rfc1738/fetch/mirror"
 	"github.com/rfc1738/fetch/proto"
 	"github.com/rfc1738/fetch/proto/ftp"
 	"github.com/rfc1738/fetch/proto/http"
@@ -55,10 +55,10 @@ var (
 // Mirror copies the FTP directory, gopher menu or HTTP index page named by
 // rawURL, and everything below it on the same host and port, into dir; or
 // the newsgroup or groups (a wildmat) named by an nntp or news URL, one
-// file per article (see internal/mirror's news.go). Every
+// file per article (see mirror's news.go). Every
 // URL the mirror derives goes through the client's safety policy; a
 // redirect that leaves the starting host and port is refused. See package
-// internal/mirror for the guarantees: nothing is written outside dir, no
+// mirror for the guarantees: nothing is written outside dir, no
 // partial file stands under its final name, and a second run fetches only
 // what changed. The client's politeness limits hold for every listing and
 // file: LimitRate, LimitRateTotal, Wait (not for the articles of a news

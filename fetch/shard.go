@@ -1,6 +1,6 @@
 package fetch
 
-import "github.com/rfc1738/fetch/internal/mirror"
+import "github.com/rfc1738/fetch/mirror"
 
 // ErrMirrorShard: MirrorOptions.Shard and Shards cannot work together
 // (out of range, or with Delete).

@@ -14,8 +14,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/rfc1738/fetch/internal/nntptest"
-	"github.com/rfc1738/fetch/internal/warctest"
+	"github.com/rfc1738/fetch/internal/testrig/nntptest"
+	"github.com/rfc1738/fetch/internal/testrig/warctest"
 	"github.com/rfc1738/fetch/proto"
 	fhttp "github.com/rfc1738/fetch/proto/http"
 	"github.com/rfc1738/fetch/proto/nntp"

@@ -5,7 +5,7 @@
 # and directories are dated 2001-02-03 04:05:06 UTC, except where doc.go says
 # otherwise). Pseudo-random content is SHA-256 in counter mode over a fixed label,
 # so it never depends on a library's random generator. The layout is documented in
-# internal/servertest/doc.go; keep the two in step.
+# internal/testrig/servertest/doc.go; keep the two in step.
 #
 # Only data is written here (ftp/, www/, gopher/, news/ articles and group files,
 # telnet/ login program, home/ for the FTP local user). Server configurations,

@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/rfc1738/fetch/internal/warctest"
+	"github.com/rfc1738/fetch/internal/testrig/warctest"
 	"github.com/rfc1738/fetch/warc"
 )
 

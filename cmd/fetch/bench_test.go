@@ -8,7 +8,7 @@ import (
 
 	"github.com/spf13/afero"
 
-	"github.com/rfc1738/fetch/internal/localserver"
+	"github.com/rfc1738/fetch/internal/testrig/localserver"
 )
 
 // countWriter counts what the command writes to stdout; it has nothing

@@ -11,12 +11,12 @@ import (
 	"testing"
 
 	"github.com/rfc1738/fetch/fetch"
-	"github.com/rfc1738/fetch/internal/faultproxy"
-	"github.com/rfc1738/fetch/internal/servertest"
+	"github.com/rfc1738/fetch/internal/testrig/faultproxy"
+	"github.com/rfc1738/fetch/internal/testrig/servertest"
 )
 
 // Issue 17: a mirror from the real servers (vsftpd, nginx) through each
-// fault of internal/faultproxy finishes in the same run, byte-exact, with
+// fault of internal/testrig/faultproxy finishes in the same run, byte-exact, with
 // the mirror's default --retry.
 
 // sameFiles checks that every regular file of src is in dst with the same

@@ -14,7 +14,7 @@ import (
 	"github.com/spf13/afero"
 
 	"github.com/rfc1738/fetch/fetch"
-	"github.com/rfc1738/fetch/internal/localserver"
+	"github.com/rfc1738/fetch/internal/testrig/localserver"
 )
 
 // Issue 4 acceptance: an FTP transfer cut in the middle leaves no file

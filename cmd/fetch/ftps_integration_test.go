@@ -20,7 +20,7 @@ import (
 	"time"
 
 	"github.com/rfc1738/fetch/fetch"
-	"github.com/rfc1738/fetch/internal/servertest"
+	"github.com/rfc1738/fetch/internal/testrig/servertest"
 )
 
 // Integration tests of FTP active mode (against the plain vsftpd) and FTPS
@@ -42,7 +42,7 @@ func runFrom(t *testing.T, ip net.IP, args ...string) result {
 
 // mirrorExcludes leaves out the fixture entries that vsftpd refuses
 // (noread.txt: RETR 550; noaccess: CWD 550), and scratch-*, made and
-// removed in the same tree by the tests of internal/mirror while these run.
+// removed in the same tree by the tests of mirror while these run.
 var mirrorExcludes = []string{"--exclude", "noread.txt", "--exclude", "noaccess", "--exclude", "scratch-*"}
 
 // comparePub checks that dst holds every file of the fixture's ftp/pub (but

@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"github.com/rfc1738/fetch/fetch"
-	"github.com/rfc1738/fetch/internal/servertest"
+	"github.com/rfc1738/fetch/internal/testrig/servertest"
 )
 
 // Issue 7 acceptance: wais and prospero URLs (RFC 1738 sections 3.9 and

@@ -7,7 +7,7 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/rfc1738/fetch/internal/localserver"
+	"github.com/rfc1738/fetch/internal/testrig/localserver"
 )
 
 // Several ftp URLs without -Z: one login, the files one after another on

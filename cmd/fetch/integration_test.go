@@ -10,11 +10,11 @@ import (
 	"testing"
 
 	"github.com/rfc1738/fetch/fetch"
-	"github.com/rfc1738/fetch/internal/servertest"
+	"github.com/rfc1738/fetch/internal/testrig/servertest"
 )
 
 // Integration tests against nginx and the fixture tree of scripts/servers.sh
-// (see internal/servertest). They skip locally and fail under CI=true when
+// (see internal/testrig/servertest). They skip locally and fail under CI=true when
 // the servers are not running.
 
 func sha(t *testing.T, path string) string {

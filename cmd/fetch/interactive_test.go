@@ -11,8 +11,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/rfc1738/fetch/internal/ptytest"
-	"github.com/rfc1738/fetch/internal/servertest"
+	"github.com/rfc1738/fetch/internal/testrig/ptytest"
+	"github.com/rfc1738/fetch/internal/testrig/servertest"
 )
 
 // TestMain lets a test run this test binary as the fetch command itself

@@ -18,7 +18,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/rfc1738/fetch/internal/servertest"
+	"github.com/rfc1738/fetch/internal/testrig/servertest"
 )
 
 // Issue 18 acceptance, on the real INN of scripts/servers.sh: the three

@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"github.com/rfc1738/fetch/fetch"
-	"github.com/rfc1738/fetch/internal/nntptest"
+	"github.com/rfc1738/fetch/internal/testrig/nntptest"
 )
 
 // fetch mirror of a newsgroup from an in-process server: the articles, the

@@ -13,7 +13,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/rfc1738/fetch/internal/localserver"
+	"github.com/rfc1738/fetch/internal/testrig/localserver"
 )
 
 // BenchmarkGetMany runs "fetch get -s --output-dir DIR -O" for 100 small

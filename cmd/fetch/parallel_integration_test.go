@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/rfc1738/fetch/internal/servertest"
+	"github.com/rfc1738/fetch/internal/testrig/servertest"
 )
 
 // get -Z against vsftpd: 50 files of pub/many by URL, byte-exact, through

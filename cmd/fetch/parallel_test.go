@@ -17,7 +17,7 @@ import (
 	"time"
 
 	"github.com/rfc1738/fetch/fetch"
-	"github.com/rfc1738/fetch/internal/localserver"
+	"github.com/rfc1738/fetch/internal/testrig/localserver"
 )
 
 // parallelFiles is a tree of n files /pub/fNN.bin of different sizes (the

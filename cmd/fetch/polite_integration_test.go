@@ -5,7 +5,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/rfc1738/fetch/internal/servertest"
+	"github.com/rfc1738/fetch/internal/testrig/servertest"
 )
 
 // get --limit-rate --wait from vsftpd: two files byte-exact, in at least

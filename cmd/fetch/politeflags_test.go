@@ -15,7 +15,7 @@ import (
 	"time"
 
 	"github.com/rfc1738/fetch/fetch"
-	"github.com/rfc1738/fetch/internal/localserver"
+	"github.com/rfc1738/fetch/internal/testrig/localserver"
 )
 
 // A bad politeness flag is a usage error (exit 2) that names the flag and

@@ -16,8 +16,8 @@ import (
 	"github.com/spf13/afero"
 
 	"github.com/rfc1738/fetch/fetch"
-	"github.com/rfc1738/fetch/internal/faultproxy"
-	"github.com/rfc1738/fetch/internal/localserver"
+	"github.com/rfc1738/fetch/internal/testrig/faultproxy"
+	"github.com/rfc1738/fetch/internal/testrig/localserver"
 )
 
 // patterned returns n bytes that differ from position to position.

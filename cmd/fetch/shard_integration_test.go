@@ -10,8 +10,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/rfc1738/fetch/internal/servertest"
-	"github.com/rfc1738/fetch/internal/warctest"
+	"github.com/rfc1738/fetch/internal/testrig/servertest"
+	"github.com/rfc1738/fetch/internal/testrig/warctest"
 )
 
 // symlinkMark starts the "bytes" regularFiles gives a symbolic link.
@@ -63,7 +63,7 @@ func TestShardsFTP(t *testing.T) {
 	s := servertest.Get(t, servertest.FTP)
 	url := "ftp://" + s.Addr + "/pub/"
 	// noaccess and noread.txt are refused by the server; scratch-* are
-	// made and removed by the tests of internal/mirror while this runs.
+	// made and removed by the tests of mirror while this runs.
 	skip := []string{"--exclude", "noaccess", "--exclude", "noread.txt", "--exclude", "scratch-*"}
 	work := t.TempDir()
 	whole := filepath.Join(work, "whole")

@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"github.com/rfc1738/fetch/fetch"
-	"github.com/rfc1738/fetch/internal/localserver"
+	"github.com/rfc1738/fetch/internal/testrig/localserver"
 )
 
 // The acceptance tests of issue 15: for every LIST layout (and MLSD) a

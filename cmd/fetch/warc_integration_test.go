@@ -15,9 +15,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/rfc1738/fetch/internal/nntptest"
-	"github.com/rfc1738/fetch/internal/servertest"
-	"github.com/rfc1738/fetch/internal/warctest"
+	"github.com/rfc1738/fetch/internal/testrig/nntptest"
+	"github.com/rfc1738/fetch/internal/testrig/servertest"
+	"github.com/rfc1738/fetch/internal/testrig/warctest"
 )
 
 // The acceptance tests of --warc-file against the real servers: every
@@ -106,7 +106,7 @@ func TestWARCMirrorServers(t *testing.T) {
 		{"http", "http://" + httpS.Addr + "/", "http://" + httpS.Addr + "/"},
 		// Without big/, 2,000 items that take pygopherd a minute on a
 		// busy machine. Without scratch-*, made and removed by the tests
-		// of internal/mirror in the FTP tree while these run.
+		// of mirror in the FTP tree while these run.
 		{"gopher", "gopher://" + gopherS.Addr + "/1/", "gopher://" + gopherS.Addr + "/"},
 		// The news mirror (--exclude does not apply): one resource
 		// record per article, a crosspost once (its hard link in the

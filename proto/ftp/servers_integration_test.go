@@ -13,7 +13,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/rfc1738/fetch/internal/servertest"
+	"github.com/rfc1738/fetch/internal/testrig/servertest"
 	"github.com/rfc1738/fetch/proto"
 )
 

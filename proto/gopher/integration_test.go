@@ -11,14 +11,14 @@ import (
 	"testing"
 	"time"
 
-	"github.com/rfc1738/fetch/internal/servertest"
+	"github.com/rfc1738/fetch/internal/testrig/servertest"
 	"github.com/rfc1738/fetch/proto"
 	"github.com/rfc1738/fetch/proto/gopher"
 	"github.com/rfc1738/fetch/uri"
 )
 
 // Integration tests against pygopherd 3.0 (scripts/servers.sh); the fixture
-// tree is described in internal/servertest/doc.go.
+// tree is described in internal/testrig/servertest/doc.go.
 
 func realRequest() *proto.Request {
 	return &proto.Request{ConnectTimeout: 5 * time.Second, IdleTimeout: 10 * time.Second}

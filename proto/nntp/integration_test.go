@@ -12,12 +12,12 @@ import (
 	"testing"
 	"time"
 
-	"github.com/rfc1738/fetch/internal/servertest"
+	"github.com/rfc1738/fetch/internal/testrig/servertest"
 	"github.com/rfc1738/fetch/proto"
 	"github.com/rfc1738/fetch/uri"
 )
 
-// Integration tests against INN's nnrpd (internal/servertest documents the
+// Integration tests against INN's nnrpd (internal/testrig/servertest documents the
 // news fixture). They skip locally when the server is not running and fail
 // under CI=true.
 

@@ -8,8 +8,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/rfc1738/fetch/internal/ptytest"
-	"github.com/rfc1738/fetch/internal/servertest"
+	"github.com/rfc1738/fetch/internal/testrig/ptytest"
+	"github.com/rfc1738/fetch/internal/testrig/servertest"
 	"github.com/rfc1738/fetch/proto"
 	"github.com/rfc1738/fetch/uri"
 )

@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/rfc1738/fetch/internal/ptytest"
+	"github.com/rfc1738/fetch/internal/testrig/ptytest"
 	"golang.org/x/sys/unix"
 )
 

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # distance.sh: fetch beside lftp, wget and curl at a distance: every connection to
-# vsftpd goes through internal/faultproxy/cmd/faultproxy, which delivers each byte
+# vsftpd goes through scripts/bench/faultproxy, which delivers each byte
 # half a round trip late in each direction, at 10 ms and 50 ms round trips, side by
 # side in one run, rounds interleaved; writes the medians, ratios and floors to
 # bench/distance.md.
@@ -112,7 +112,7 @@ have=$(find "$root/ftp/pub/many" -maxdepth 1 -type f -name 'f*.txt' | wc -l)
 
 say "building fetch and faultproxy"
 go build -o "$work/fetch" ./cmd/fetch
-go build -o "$work/faultproxy" ./internal/faultproxy/cmd/faultproxy
+go build -o "$work/faultproxy" ./scripts/bench/faultproxy
 F=$work/fetch
 
 # The peers' directory: the first --peer-files files of pub/many.
@@ -283,7 +283,7 @@ glabel = {"fetch": "fetch get", "fetchZ": f"fetch get -Z --parallel-max {jobs}",
 conns = {"fetch": jobs, "lftp": jobs, "wget": 1, "fetchZ": jobs, "curlZ": jobs, "curl": 1}
 L = ["# At a distance: fetch beside lftp, wget and curl through a delay", "",
      "Written by `scripts/bench/distance.sh`; do not edit by hand. Every connection to vsftpd",
-     "(control and data) goes through internal/faultproxy, which delivers each byte half a",
+     "(control and data) goes through internal/testrig/faultproxy, which delivers each byte half a",
      "round trip late in each direction. One untimed check run of each command (files",
      "intact), then rounds in which every command runs once, in an order that rotates from",
      "round to round. Times are medians of the rounds; ratios are medians of the per-round",

@@ -25,7 +25,7 @@
 # curl, lftp, wget (bash scripts/ci-deps.sh --bench), GNU time (/usr/bin/time,
 # Debian package "time"), python3, go. fetch is built from ./cmd/fetch; while
 # that CLI cannot fetch ftp URLs, the driver's own stand-in
-# proto/ftp/internal/benchcmd (one ftp.Driver, as "fetch get" would use it) is
+# scripts/bench/benchcmd (one ftp.Driver, as "fetch get" would use it) is
 # timed instead, and the report says so.
 set -euo pipefail
 
@@ -92,8 +92,8 @@ say "building fetch"
 go build -o "$work/fetch" ./cmd/fetch
 fetch_kind=cli
 if [ "$("$work/fetch" get -s "$base/pub/hello.txt" 2>/dev/null)" != "Hello, world!" ]; then
-	say "cmd/fetch cannot fetch ftp URLs yet: timing proto/ftp/internal/benchcmd instead"
-	go build -o "$work/fetch" ./proto/ftp/internal/benchcmd
+	say "cmd/fetch cannot fetch ftp URLs yet: timing scripts/bench/benchcmd instead"
+	go build -o "$work/fetch" ./scripts/bench/benchcmd
 	[ "$("$work/fetch" "$base/pub/hello.txt")" = "Hello, world!" ] || die "benchcmd cannot fetch $base/pub/hello.txt"
 	fetch_kind=benchcmd
 fi
@@ -244,7 +244,7 @@ lines = [
 ]
 if stand_in:
     lines.append("- fetch: `cmd/fetch` could not fetch ftp URLs at this commit, so the row \"fetch\" is "
-                 "`proto/ftp/internal/benchcmd`: one `ftp.Driver` fetching the URLs in order, "
+                 "`scripts/bench/benchcmd`: one `ftp.Driver` fetching the URLs in order, "
                  "as `fetch get` does (same driver, no CLI around it)")
 lines += [
     "",

@@ -3,7 +3,7 @@
 #
 #   bash scripts/bench/gopher.sh [--runs N] [--out FILE]
 #
-# Cases (fixture tree of scripts/fixtures.sh, see internal/servertest/doc.go):
+# Cases (fixture tree of scripts/fixtures.sh, see internal/testrig/servertest/doc.go):
 #   the 5 MiB binary  gopher://ADDR/9/bin5m.bin   (both write it to /dev/null)
 #   the 2,000-item menu  gopher://ADDR/1/big      (curl prints the raw menu, fetch
 #                                                  parses it and prints one line per

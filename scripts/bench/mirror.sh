@@ -3,7 +3,7 @@
 # against the same vsftpd (scripts/servers.sh), on the 2,000-file directory pub/many,
 # fresh (empty target) and re-run (unchanged tree), with hyperfine; count the FTP
 # commands each client sends per file in the vsftpd protocol log; write bench/mirror.md.
-# A fourth line, "floor", times proto/ftp/internal/floorcmd, which sends the same
+# A fourth line, "floor", times scripts/bench/floorcmd, which sends the same
 # commands and writes the files the same way as fetch mirror and does nothing else:
 # the time the protocol and the machine leave to any client (fresh runs only).
 #
@@ -87,7 +87,7 @@ case $ftp in 127.0.0.1:*) ;; *) die "FETCH_TEST_FTP=$ftp is not on 127.0.0.1" ;;
 files=$(find "$root/ftp/pub/many" -type f | wc -l)
 
 say "building cmd/fetch and the floor client"
-(cd "$repo" && go build -o "$work/fetch" ./cmd/fetch && go build -o "$work/floorcmd" ./proto/ftp/internal/floorcmd)
+(cd "$repo" && go build -o "$work/fetch" ./cmd/fetch && go build -o "$work/floorcmd" ./scripts/bench/floorcmd)
 
 url="ftp://$ftp/pub/many/"
 # One line per client: name, then the command that mirrors pub/many into $work/NAME.
@@ -95,7 +95,7 @@ url="ftp://$ftp/pub/many/"
 cmd_fetch="$work/fetch mirror -s -j 8 --connect-timeout 20 $url $work/out-fetch"
 cmd_lftp="lftp -c 'set cmd:fail-exit yes; set net:timeout 20; set net:max-retries 2; open ftp://$ftp; mirror -P 8 /pub/many $work/out-lftp'"
 cmd_wget="wget -q -m -nH --cut-dirs=2 --timeout=20 --tries=2 -P $work/out-wget $url"
-# floor is not a client: proto/ftp/internal/floorcmd does what fetch mirror does on
+# floor is not a client: scripts/bench/floorcmd does what fetch mirror does on
 # the wire and on disk and nothing more (no policy, manifest, checksum, resume),
 # to show how much of fetch's time the protocol and this machine leave to it.
 # It has no re-run: it fetches everything every time.
@@ -304,7 +304,7 @@ lines += [
     f"- re-run no slower than lftp's: {rl:.2f}x, {ok(rl <= 1.0)}",
     f"- at most 2.2 FTP commands per file: {per:.2f}, {ok(per <= 2.2)}",
     "",
-    f"The floor (not a client; `proto/ftp/internal/floorcmd`: the same commands and file writes as fetch, "
+    f"The floor (not a client; `scripts/bench/floorcmd`: the same commands and file writes as fetch, "
     f"nothing else) took {med[('fresh', 'floor')] / med[('fresh', 'lftp')]:.2f}x the time of lftp and "
     f"{med[('fresh', 'floor')] / med[('fresh', 'wget')]:.2f}x that of wget; fetch took "
     f"{med[('fresh', 'fetch')] / med[('fresh', 'floor')]:.2f}x the floor's time.",

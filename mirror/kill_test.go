@@ -16,7 +16,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/rfc1738/fetch/internal/servertest"
+	"github.com/rfc1738/fetch/internal/testrig/servertest"
 )
 
 // buildCLI builds cmd/fetch into a temporary directory.

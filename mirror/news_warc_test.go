@@ -11,8 +11,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/rfc1738/fetch/internal/nntptest"
-	"github.com/rfc1738/fetch/internal/warctest"
+	"github.com/rfc1738/fetch/internal/testrig/nntptest"
+	"github.com/rfc1738/fetch/internal/testrig/warctest"
 	"github.com/rfc1738/fetch/proto/nntp"
 	"github.com/rfc1738/fetch/uri"
 	"github.com/rfc1738/fetch/warc"

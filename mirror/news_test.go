@@ -16,7 +16,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/rfc1738/fetch/internal/nntptest"
+	"github.com/rfc1738/fetch/internal/testrig/nntptest"
 	"github.com/rfc1738/fetch/proto"
 	"github.com/rfc1738/fetch/proto/nntp"
 	"github.com/rfc1738/fetch/uri"

@@ -15,7 +15,7 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/rfc1738/fetch/internal/faultproxy"
+	"github.com/rfc1738/fetch/internal/testrig/faultproxy"
 )
 
 func main() {

@@ -12,7 +12,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/rfc1738/fetch/internal/servertest"
+	"github.com/rfc1738/fetch/internal/testrig/servertest"
 )
 
 // EnvWarcio names the warcio program; empty means DefaultWarcio.
