@@ -28,7 +28,7 @@ func AddNewsArticles(t testing.TB, group string, n int) (first, last int64) {
 	if !ok {
 		t.Fatal("servertest: cannot locate scripts/news-add.sh")
 	}
-	script := filepath.Join(filepath.Dir(self), "..", "..", "scripts", "news-add.sh")
+	script := filepath.Join(filepath.Dir(self), "..", "..", "..", "scripts", "news-add.sh")
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	out, err := exec.CommandContext(ctx, "bash", script, root, group, strconv.Itoa(n)).Output()
