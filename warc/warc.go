@@ -381,12 +381,15 @@ func (w *Writer) Begin(c Capture) (*Recorder, error) {
 		sum256 = sha256.New()
 	}
 	w.mu.Unlock()
-	block := sha1.New()
+	// Without an HTTP header the block is the payload, and so is its
+	// digest: computed once.
+	var block hash.Hash
 	if c.HTTPRequest != nil {
 		if _, err := rb.Write(c.HTTPResponse); err != nil {
 			rb.Close()
 			return nil, fmt.Errorf("warc: %w", err)
 		}
+		block = sha1.New()
 		block.Write(c.HTTPResponse)
 	}
 	return &Recorder{w: w, c: c, rb: rb, typ: typ, sum: sha1.New(), block: block, sum256: sum256}, nil
@@ -399,8 +402,9 @@ type Recorder struct {
 	rb  gowarc.WarcRecordBuilder
 	typ gowarc.RecordType
 	sum hash.Hash // of the payload
-	// block is the digest of the record's block: the HTTP header, if
-	// any, and the payload.
+	// block is the digest of the record's block: the HTTP header and
+	// the payload; nil when there is no HTTP header (the block is the
+	// payload, its digest sum).
 	block hash.Hash
 	n     int64
 	// sum256 is the SHA-256 of the payload, when the writer knows a
@@ -416,7 +420,9 @@ func (r *Recorder) Write(p []byte) (int, error) {
 		return 0, r.err
 	}
 	r.sum.Write(p)
-	r.block.Write(p)
+	if r.block != nil {
+		r.block.Write(p)
+	}
 	if r.sum256 != nil {
 		r.sum256.Write(p)
 	}
@@ -564,7 +570,11 @@ func (w *Writer) write(j job) error {
 			ct = "application/octet-stream"
 		}
 		main.AddWarcHeader(gowarc.ContentType, ct)
-		main.AddWarcHeader(gowarc.WarcBlockDigest, "sha1:"+base32.StdEncoding.EncodeToString(r.block.Sum(nil)))
+		blockDigest := digest
+		if r.block != nil {
+			blockDigest = "sha1:" + base32.StdEncoding.EncodeToString(r.block.Sum(nil))
+		}
+		main.AddWarcHeader(gowarc.WarcBlockDigest, blockDigest)
 	}
 	main.AddWarcHeader(gowarc.WarcTargetURI, c.URI)
 	main.AddWarcHeaderTime(gowarc.WarcDate, c.Date)
