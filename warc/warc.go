@@ -2,10 +2,11 @@
 // (ISO 28500:2017), gzip-compressed record by record, with an optional
 // CDXJ index beside each file, in the line format pywb reads.
 //
-// The records are built and written by github.com/nlnwa/gowarc/v2, which
-// computes and checks every digest (sha1, base32, as web archives expect)
-// and spools a record's block to a temporary file once it passes 1 MiB, so
-// memory stays bounded whatever the size of a capture.
+// The records are built and serialised by github.com/nlnwa/gowarc/v2, which
+// spools a record's block to a temporary file once it passes 1 MiB, so
+// memory stays bounded whatever the size of a capture; the writer computes
+// every digest (sha1, base32, as web archives expect) as the bytes pass, and
+// writes the files itself (see fileWriter).
 //
 // A Writer is made once per run (Create) and shared by every fetch of the
 // run; it is safe for concurrent use. Each capture is one Recorder
