@@ -8,7 +8,6 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
-	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -124,30 +123,8 @@ func (w *Writer) writeIndexes() error {
 	for _, e := range entries {
 		byFile[e.File] = append(byFile[e.File], e)
 	}
-	w.mu.Lock()
-	starts := map[string][]int64{}
-	for f, offs := range w.offsets {
-		starts[f] = append([]int64(nil), offs...)
-	}
-	w.mu.Unlock()
 	var errs []error
 	for file, es := range byFile {
-		st, err := os.Stat(filepath.Join(dir, file))
-		if err != nil {
-			errs = append(errs, fmt.Errorf("warc: index: %w", err))
-			continue
-		}
-		// A record's length (its gzip member's) is the distance to
-		// the next record of the file.
-		offs := starts[file]
-		slices.Sort(offs)
-		for i := range es {
-			end := st.Size()
-			if j, found := slices.BinarySearch(offs, es[i].Offset); found && j+1 < len(offs) {
-				end = offs[j+1]
-			}
-			es[i].Length = end - es[i].Offset
-		}
 		lines := make([]string, len(es))
 		for i, e := range es {
 			lines[i] = e.line()

@@ -2,10 +2,11 @@
 // (ISO 28500:2017), gzip-compressed record by record, with an optional
 // CDXJ index beside each file, in the line format pywb reads.
 //
-// The records are built and written by github.com/nlnwa/gowarc/v2, which
-// computes and checks every digest (sha1, base32, as web archives expect)
-// and spools a record's block to a temporary file once it passes 1 MiB, so
-// memory stays bounded whatever the size of a capture.
+// The records are built and serialised by github.com/nlnwa/gowarc/v2, which
+// spools a record's block to a temporary file once it passes 1 MiB, so
+// memory stays bounded whatever the size of a capture; the writer computes
+// every digest (sha1, base32, as web archives expect) as the bytes pass, and
+// writes the files itself (see fileWriter).
 //
 // A Writer is made once per run (Create) and shared by every fetch of the
 // run; it is safe for concurrent use. Each capture is one Recorder
@@ -21,7 +22,6 @@ package warc
 
 import (
 	"bytes"
-	"compress/gzip"
 	"crypto/rand"
 	"crypto/sha1"
 	"crypto/sha256"
@@ -97,7 +97,7 @@ var ErrPassword = errors.New("warc: refusing to record a password")
 type Writer struct {
 	opts  Options
 	names *names
-	fw    *gowarc.WarcFileWriter
+	fw    *fileWriter // only the writer's goroutine uses it, then Close
 	ropts []gowarc.WarcRecordOption
 
 	mu      sync.Mutex
@@ -105,9 +105,8 @@ type Writer struct {
 	known   map[string][]string // SHA-256 (hex) -> URIs of a mirror's manifest
 	at      map[string]bool     // payload digest + "\x00" + URI, captured
 	index   []cdxEntry
-	hosts   map[string]string  // "host:port" -> IP address last dialled
-	written map[string]bool    // file names written to
-	offsets map[string][]int64 // file name -> offsets of its records
+	hosts   map[string]string // "host:port" -> IP address last dialled
+	written map[string]bool   // file names written to
 	closed  bool
 	errs    []error // of the writer's goroutine
 	infoID  string  // of the current file's warcinfo record; "" when no file is open
@@ -147,7 +146,6 @@ func Create(opts Options) (*Writer, error) {
 		at:      map[string]bool{},
 		hosts:   map[string]string{},
 		written: map[string]bool{},
-		offsets: map[string][]int64{},
 	}
 	// The writer computes every digest as the bytes pass (the block and
 	// payload digests of each record are set in its header), and its
@@ -173,23 +171,14 @@ func Create(opts Options) (*Writer, error) {
 			return nil, err
 		}
 	}
-	// The writer's goroutine writes the warcinfo record of each file and
-	// rotates the files itself (see emit): gowarc's own warcinfo and
-	// rotation would build records inside Write, and gowarc's record
-	// options set a global of github.com/google/uuid each time they are
-	// made (EnableRandPool), which is a data race with a Begin in another
-	// goroutine. Records get their IDs from newRecordID, and every
-	// NewRecordBuilder call is made under builderMu.
-	w.fw = gowarc.NewWarcFileWriter(
-		gowarc.WithCompression(true),
-		// Level 1 (gzip.BestSpeed): much of an archive of legacy files
-		// is compressed already (.Z, .gz, .zip).
-		gowarc.WithCompressionLevel(gzip.BestSpeed),
-		gowarc.WithFileNameGenerator(w.names),
-		gowarc.WithMaxConcurrentWriters(1),
-		gowarc.WithRecordOptions(w.ropts...),
-		gowarc.WithMaxFileSize(1<<62),
-	)
+	// The writer's goroutine writes the files itself (see fileWriter),
+	// the warcinfo record of each and the rotation included: gowarc's
+	// own warcinfo and rotation would build records inside Write, and
+	// gowarc's record options set a global of github.com/google/uuid each
+	// time they are made (EnableRandPool), which is a data race with a
+	// Begin in another goroutine. Records get their IDs from newRecordID,
+	// and every NewRecordBuilder call is made under builderMu.
+	w.fw = newFileWriter(w.names)
 	w.jobs = make(chan job, maxPending)
 	w.done = make(chan struct{})
 	go w.run()
@@ -205,6 +194,17 @@ func (w *Writer) newBuilder(t gowarc.RecordType) gowarc.WarcRecordBuilder {
 	return gowarc.NewRecordBuilder(t, w.ropts...)
 }
 
+// newSmallBuilder is newBuilder for a record whose block is n bytes, known
+// before it is built (a metadata, request, revisit or warcinfo record):
+// its buffer is made to fit, where gowarc would allocate (and clear)
+// 16 KiB for each record's block.
+func (w *Writer) newSmallBuilder(t gowarc.RecordType, n int) gowarc.WarcRecordBuilder {
+	opts := append(w.ropts[:len(w.ropts):len(w.ropts)], gowarc.WithBufferMaxMemBytes(int64(n)+1))
+	builderMu.Lock()
+	defer builderMu.Unlock()
+	return gowarc.NewRecordBuilder(t, opts...)
+}
+
 // newRecordID returns a WARC-Record-ID: a random (version 4) UUID as a URN
 // (RFC 9562 section 5.4, RFC 4122 section 3).
 func newRecordID() (string, error) {
@@ -218,49 +218,48 @@ func newRecordID() (string, error) {
 	return "urn:uuid:" + h[:8] + "-" + h[8:12] + "-" + h[12:16] + "-" + h[16:20] + "-" + h[20:], nil
 }
 
+// placed is where a record was written.
+type placed struct {
+	File           string // base name of the WARC file
+	Offset, Length int64  // of the record's gzip member in the file
+}
+
 // emit writes records to the current file, after a warcinfo record when
 // the file is new, and closes the file once it reaches Options.MaxSize.
 // Only the writer's goroutine calls it.
-func (w *Writer) emit(records ...gowarc.WarcRecord) ([]gowarc.WriteResponse, error) {
-	if w.infoID == "" {
-		info, err := w.warcinfo(w.names.peek())
+func (w *Writer) emit(records ...gowarc.WarcRecord) ([]placed, error) {
+	fw := w.fw
+	if fw.f == nil {
+		if err := fw.open(); err != nil {
+			return nil, err
+		}
+		w.mu.Lock()
+		w.written[fw.name] = true
+		w.mu.Unlock()
+		info, err := w.warcinfo(fw.name)
 		if err != nil {
 			return nil, err
 		}
-		res := w.fw.Write(info)
+		_, _, err = fw.write(info)
 		info.Close()
-		if len(res) != 1 || res[0].Err != nil {
-			return nil, fmt.Errorf("warc: warcinfo: %v", res)
+		if err != nil {
+			return nil, fmt.Errorf("warc: warcinfo: %w", err)
 		}
-		w.mu.Lock()
-		w.written[res[0].FileName] = true
-		w.offsets[res[0].FileName] = append(w.offsets[res[0].FileName], res[0].FileOffset)
-		w.mu.Unlock()
 		w.infoID = info.WarcHeader().GetId(gowarc.WarcRecordID)
 	}
+	res := make([]placed, 0, len(records))
 	for _, r := range records {
 		r.WarcHeader().SetId(gowarc.WarcWarcinfoID, w.infoID)
-	}
-	res := w.fw.Write(records...)
-	if len(res) != len(records) {
-		return nil, errors.New("warc: writer closed")
-	}
-	for _, wr := range res {
-		if wr.Err != nil {
-			return nil, wr.Err
-		}
-	}
-	if w.opts.MaxSize > 0 {
-		last := res[len(res)-1].FileName
-		st, err := os.Stat(filepath.Join(filepath.Dir(w.opts.Name), last+".open"))
+		off, n, err := fw.write(r)
 		if err != nil {
-			return res, err
+			return nil, err
 		}
-		if st.Size() >= w.opts.MaxSize {
-			w.infoID = ""
-			if err := w.fw.Rotate(); err != nil {
-				return res, err
-			}
+		res = append(res, placed{File: fw.name, Offset: off, Length: n})
+	}
+	if w.opts.MaxSize > 0 && fw.size >= w.opts.MaxSize {
+		w.infoID = ""
+		if err := fw.close(); err != nil {
+			return res, err
 		}
 	}
 	return res, nil
@@ -268,10 +267,6 @@ func (w *Writer) emit(records ...gowarc.WarcRecord) ([]gowarc.WriteResponse, err
 
 // warcinfo builds the first record of the file named file.
 func (w *Writer) warcinfo(file string) (gowarc.WarcRecord, error) {
-	rb := w.newBuilder(gowarc.Warcinfo)
-	rb.AddWarcHeaderTime(gowarc.WarcDate, time.Now())
-	rb.AddWarcHeader(gowarc.WarcFilename, file)
-	rb.AddWarcHeader(gowarc.ContentType, gowarc.ApplicationWarcFields)
 	var b bytes.Buffer
 	fmt.Fprintf(&b, "software: %s\r\n", w.opts.Software)
 	fmt.Fprintf(&b, "format: WARC File Format 1.1\r\n")
@@ -279,6 +274,10 @@ func (w *Writer) warcinfo(file string) (gowarc.WarcRecord, error) {
 	if w.opts.CommandLine != "" {
 		fmt.Fprintf(&b, "description: %s\r\n", oneLine(w.opts.CommandLine))
 	}
+	rb := w.newSmallBuilder(gowarc.Warcinfo, b.Len())
+	rb.AddWarcHeaderTime(gowarc.WarcDate, time.Now())
+	rb.AddWarcHeader(gowarc.WarcFilename, file)
+	rb.AddWarcHeader(gowarc.ContentType, gowarc.ApplicationWarcFields)
 	rb.Write(b.Bytes())
 	rb.AddWarcHeader(gowarc.WarcBlockDigest, digestOf(b.Bytes()))
 	rec, _, err := rb.Build()
@@ -383,12 +382,15 @@ func (w *Writer) Begin(c Capture) (*Recorder, error) {
 		sum256 = sha256.New()
 	}
 	w.mu.Unlock()
-	block := sha1.New()
+	// Without an HTTP header the block is the payload, and so is its
+	// digest: computed once.
+	var block hash.Hash
 	if c.HTTPRequest != nil {
 		if _, err := rb.Write(c.HTTPResponse); err != nil {
 			rb.Close()
 			return nil, fmt.Errorf("warc: %w", err)
 		}
+		block = sha1.New()
 		block.Write(c.HTTPResponse)
 	}
 	return &Recorder{w: w, c: c, rb: rb, typ: typ, sum: sha1.New(), block: block, sum256: sum256}, nil
@@ -401,8 +403,9 @@ type Recorder struct {
 	rb  gowarc.WarcRecordBuilder
 	typ gowarc.RecordType
 	sum hash.Hash // of the payload
-	// block is the digest of the record's block: the HTTP header, if
-	// any, and the payload.
+	// block is the digest of the record's block: the HTTP header and
+	// the payload; nil when there is no HTTP header (the block is the
+	// payload, its digest sum).
 	block hash.Hash
 	n     int64
 	// sum256 is the SHA-256 of the payload, when the writer knows a
@@ -418,7 +421,9 @@ func (r *Recorder) Write(p []byte) (int, error) {
 		return 0, r.err
 	}
 	r.sum.Write(p)
-	r.block.Write(p)
+	if r.block != nil {
+		r.block.Write(p)
+	}
 	if r.sum256 != nil {
 		r.sum256.Write(p)
 	}
@@ -514,7 +519,13 @@ type job struct {
 func (w *Writer) run() {
 	defer close(w.done)
 	for j := range w.jobs {
-		if err := w.write(j); err != nil {
+		err := w.write(j)
+		if err == nil && len(w.jobs) == 0 {
+			// Nothing more to write for now: the records go to the
+			// file (one write call for all those gathered).
+			err = w.fw.flush()
+		}
+		if err != nil {
 			w.mu.Lock()
 			w.errs = append(w.errs, err)
 			w.mu.Unlock()
@@ -540,7 +551,7 @@ func (w *Writer) write(j job) error {
 		// The payload is kept elsewhere: a revisit record, whose block
 		// is the HTTP header alone (none for other schemes).
 		r.rb.Close()
-		main = w.newBuilder(gowarc.Revisit)
+		main = w.newSmallBuilder(gowarc.Revisit, len(c.HTTPResponse))
 		main.AddWarcHeader(gowarc.WarcProfile, ProfileIdenticalPayload)
 		main.AddWarcHeader(gowarc.WarcRefersToTargetURI, orig.URI)
 		if !orig.Date.IsZero() {
@@ -560,7 +571,11 @@ func (w *Writer) write(j job) error {
 			ct = "application/octet-stream"
 		}
 		main.AddWarcHeader(gowarc.ContentType, ct)
-		main.AddWarcHeader(gowarc.WarcBlockDigest, "sha1:"+base32.StdEncoding.EncodeToString(r.block.Sum(nil)))
+		blockDigest := digest
+		if r.block != nil {
+			blockDigest = "sha1:" + base32.StdEncoding.EncodeToString(r.block.Sum(nil))
+		}
+		main.AddWarcHeader(gowarc.WarcBlockDigest, blockDigest)
 	}
 	main.AddWarcHeader(gowarc.WarcTargetURI, c.URI)
 	main.AddWarcHeaderTime(gowarc.WarcDate, c.Date)
@@ -607,14 +622,10 @@ func (w *Writer) write(j job) error {
 		return fmt.Errorf("warc: %s: %w", c.URI, err)
 	}
 	for i, wr := range res {
-		w.mu.Lock()
-		w.written[wr.FileName] = true
-		w.offsets[wr.FileName] = append(w.offsets[wr.FileName], wr.FileOffset)
-		w.mu.Unlock()
 		if i != mainIdx {
 			continue
 		}
-		e := cdxEntry{URI: c.URI, Date: c.Date, Digest: digest, File: wr.FileName, Offset: wr.FileOffset, Status: c.HTTPStatus}
+		e := cdxEntry{URI: c.URI, Date: c.Date, Digest: digest, File: wr.File, Offset: wr.Offset, Length: wr.Length, Status: c.HTTPStatus}
 		switch {
 		case dup && !c.AsMetadata && r.n > 0:
 			e.Mime, e.Type = "warc/revisit", TypeRevisit
@@ -635,7 +646,7 @@ func (w *Writer) write(j job) error {
 
 // simple builds a record of type t holding block, concurrent to id.
 func (w *Writer) simple(t gowarc.RecordType, c Capture, ct string, block []byte, id string) gowarc.WarcRecordBuilder {
-	rb := w.newBuilder(t)
+	rb := w.newSmallBuilder(t, len(block))
 	rb.Write(block)
 	rb.AddWarcHeader(gowarc.WarcBlockDigest, digestOf(block))
 	if t == gowarc.Request {
@@ -706,7 +717,7 @@ func (w *Writer) Close() error {
 	w.sendMu.Unlock()
 	<-w.done
 	errs := append([]error(nil), w.errs...)
-	errs = append(errs, w.fw.Close())
+	errs = append(errs, w.fw.close())
 	if w.opts.CDX {
 		errs = append(errs, w.writeIndexes())
 	}
@@ -750,15 +761,6 @@ func (g *names) NewWarcfileName() (string, string) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	return g.find(true)
-}
-
-// peek returns the base name NewWarcfileName will return next, with the
-// compression suffix gowarc adds.
-func (g *names) peek() string {
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	_, name := g.find(false)
-	return name + ".gz"
 }
 
 // find returns the next free name, and takes it when advance is set.

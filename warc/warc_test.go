@@ -3,6 +3,7 @@ package warc_test
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -146,7 +147,7 @@ func TestWriterRecords(t *testing.T) {
 func TestRotation(t *testing.T) {
 	dir := t.TempDir()
 	name := filepath.Join(dir, "r")
-	w, err := warc.Create(warc.Options{Name: name, MaxSize: 4 << 10})
+	w, err := warc.Create(warc.Options{Name: name, MaxSize: 4 << 10, CDX: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -173,6 +174,27 @@ func TestRotation(t *testing.T) {
 		}
 		warctest.CheckDigests(t, recs)
 		n += len(recs) - 1
+		// Each file's index points at its resource records' gzip
+		// members, the last one of the file included.
+		var members []string
+		for _, r := range recs {
+			if r.Get("WARC-Type") == "resource" {
+				members = append(members, fmt.Sprintf(`"length":"%d","offset":"%d"`, r.Length, r.Offset))
+			}
+		}
+		idx, err := os.ReadFile(strings.TrimSuffix(f, ".warc.gz") + ".cdxj")
+		if err != nil {
+			t.Fatal(err)
+		}
+		lines := strings.Split(strings.TrimSuffix(string(idx), "\n"), "\n")
+		if len(lines) != len(recs)-1 {
+			t.Errorf("%s: %d index lines for %d records", f, len(lines), len(recs)-1)
+		}
+		for _, l := range lines {
+			if !slices.ContainsFunc(members, func(m string) bool { return strings.Contains(l, m) }) {
+				t.Errorf("%s: index line %q points at no resource record", f, l)
+			}
+		}
 	}
 	if n != 6 {
 		t.Errorf("%d records in all, want 6", n)

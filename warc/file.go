@@ -1,0 +1,154 @@
+package warc
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/klauspost/compress/gzip"
+	gowarc "github.com/nlnwa/gowarc/v2"
+)
+
+// fileWriter writes records, serialised by gowarc's Marshaler, to the
+// current WARC file, each as a gzip member of its own (what WARC readers
+// and the CDXJ offsets need). It stands in for gowarc's WarcFileWriter,
+// which builds each member on an unbuffered file (several write calls a
+// record), allocates a copy buffer for each record's block and cannot say
+// how long a record's member is. Only the writer's goroutine uses it.
+//
+// A file is written as NAME.warc.gz.open (created with O_EXCL, so an
+// existing file is never overwritten) and renamed to NAME.warc.gz, the
+// directory synced, when it is closed: as gowarc does.
+type fileWriter struct {
+	names *names
+	m     gowarc.Marshaler
+
+	f    *os.File
+	name string // base name of the current file ("b.warc.gz"); "" when none
+	path string // its full path while open (with ".open")
+	size int64  // bytes written to it (through bw)
+
+	bw  *bufio.Writer
+	gz  *gzip.Writer
+	out member // what Marshal writes to: gz, with a reused copy buffer
+}
+
+// member is the gzip writer of the current record, with a ReadFrom that
+// copies a record's block through a buffer kept from record to record
+// (io.Copy would allocate one for each record).
+type member struct {
+	gz  *gzip.Writer
+	buf []byte
+}
+
+func (m *member) Write(p []byte) (int, error) { return m.gz.Write(p) }
+
+func (m *member) ReadFrom(r io.Reader) (int64, error) {
+	var n int64
+	for {
+		k, err := r.Read(m.buf)
+		if k > 0 {
+			if _, werr := m.gz.Write(m.buf[:k]); werr != nil {
+				return n, werr
+			}
+			n += int64(k)
+		}
+		if err == io.EOF {
+			return n, nil
+		}
+		if err != nil {
+			return n, err
+		}
+	}
+}
+
+// counter counts the bytes written to the file, through the buffer.
+type counter struct{ fw *fileWriter }
+
+func (c counter) Write(p []byte) (int, error) {
+	n, err := c.fw.bw.Write(p)
+	c.fw.size += int64(n)
+	return n, err
+}
+
+func newFileWriter(n *names) *fileWriter {
+	fw := &fileWriter{names: n, m: gowarc.NewMarshaler(), bw: bufio.NewWriterSize(nil, 64<<10)}
+	// Level 1 (gzip.BestSpeed): much of an archive of legacy files is
+	// compressed already (.Z, .gz, .zip).
+	fw.gz, _ = gzip.NewWriterLevel(nil, gzip.BestSpeed)
+	fw.out = member{gz: fw.gz, buf: make([]byte, 32<<10)}
+	return fw
+}
+
+// open creates the next file; its name is then fw.name.
+func (fw *fileWriter) open() error {
+	dir, base := fw.names.NewWarcfileName()
+	name := base + ".gz"
+	path := filepath.Join(dir, name) + ".open"
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o666)
+	if err != nil {
+		return fmt.Errorf("warc: %w", err)
+	}
+	fw.f, fw.name, fw.path, fw.size = f, name, path, 0
+	fw.bw.Reset(f)
+	return nil
+}
+
+// write writes rec as one gzip member and returns where it starts in the
+// file and its length (compressed).
+func (fw *fileWriter) write(rec gowarc.WarcRecord) (offset, length int64, err error) {
+	offset = fw.size
+	fw.gz.Reset(counter{fw})
+	if _, _, err := fw.m.Marshal(&fw.out, rec, 0); err != nil {
+		return offset, fw.size - offset, err
+	}
+	if err := fw.gz.Close(); err != nil {
+		return offset, fw.size - offset, err
+	}
+	return offset, fw.size - offset, nil
+}
+
+// flush writes the buffered bytes to the file.
+func (fw *fileWriter) flush() error {
+	if fw.f == nil {
+		return nil
+	}
+	return fw.bw.Flush()
+}
+
+// close finishes the current file, if any: its bytes written, the file
+// closed and renamed to its final name, the directory synced.
+func (fw *fileWriter) close() error {
+	if fw.f == nil {
+		return nil
+	}
+	f, path := fw.f, fw.path
+	fw.f, fw.name, fw.path = nil, "", ""
+	ferr := fw.bw.Flush()
+	fw.bw.Reset(nil)
+	if err := f.Close(); ferr == nil {
+		ferr = err
+	}
+	if ferr != nil {
+		return fmt.Errorf("warc: %s: %w", path, ferr)
+	}
+	final := strings.TrimSuffix(path, ".open")
+	if err := os.Rename(path, final); err != nil {
+		return fmt.Errorf("warc: %w", err)
+	}
+	d, err := os.Open(filepath.Dir(final))
+	if err != nil {
+		return fmt.Errorf("warc: %w", err)
+	}
+	err = d.Sync()
+	if cerr := d.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return fmt.Errorf("warc: sync %s: %w", filepath.Dir(final), err)
+	}
+	return nil
+}
