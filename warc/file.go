@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 
 	"github.com/klauspost/compress/gzip"
@@ -31,10 +32,20 @@ type fileWriter struct {
 	path string // its full path while open (with ".open")
 	size int64  // bytes written to it (through bw)
 
-	bw  *bufio.Writer
-	gz  *gzip.Writer
-	out member // what Marshal writes to: gz, with a reused copy buffer
+	bw    *bufio.Writer
+	gz    *gzip.Writer // level 1, for records of storeMax bytes or more
+	store *gzip.Writer // level 0 (stored blocks), for smaller records
+	out   member       // what Marshal writes to: gz or store, with a reused copy buffer
 }
+
+// storeMax is the size of content (the Content-Length of the record's
+// block) below which a record's gzip member holds stored blocks, not
+// compressed ones. For a block of a few hundred bytes, building the
+// Huffman tables of a compressed member costs most of the time spent on
+// the whole record (a mirror of small files wrote two such records per
+// file), and saves a few hundred bytes at most; the member is a gzip
+// member all the same, as WARC 1.1 annex D asks.
+const storeMax = 2048
 
 // member is the gzip writer of the current record, with a ReadFrom that
 // copies a record's block through a buffer kept from record to record
@@ -79,6 +90,7 @@ func newFileWriter(n *names) *fileWriter {
 	// Level 1 (gzip.BestSpeed): much of an archive of legacy files is
 	// compressed already (.Z, .gz, .zip).
 	fw.gz, _ = gzip.NewWriterLevel(nil, gzip.BestSpeed)
+	fw.store, _ = gzip.NewWriterLevel(nil, gzip.NoCompression)
 	fw.out = member{gz: fw.gz, buf: make([]byte, 32<<10)}
 	return fw
 }
@@ -101,11 +113,16 @@ func (fw *fileWriter) open() error {
 // file and its length (compressed).
 func (fw *fileWriter) write(rec gowarc.WarcRecord) (offset, length int64, err error) {
 	offset = fw.size
-	fw.gz.Reset(counter{fw})
+	gz := fw.gz
+	if n, err := strconv.ParseInt(rec.WarcHeader().Get(gowarc.ContentLength), 10, 64); err == nil && n < storeMax {
+		gz = fw.store
+	}
+	gz.Reset(counter{fw})
+	fw.out.gz = gz
 	if _, _, err := fw.m.Marshal(&fw.out, rec, 0); err != nil {
 		return offset, fw.size - offset, err
 	}
-	if err := fw.gz.Close(); err != nil {
+	if err := gz.Close(); err != nil {
 		return offset, fw.size - offset, err
 	}
 	return offset, fw.size - offset, nil
