@@ -93,16 +93,8 @@ cleanup() {
 trap cleanup EXIT
 trap 'exit 130' INT TERM
 
-envfile=${FETCH_TEST_ENV:-}
-server_from="FETCH_TEST_ENV (servers already running)"
-if [ -z "$envfile" ] || ! grep -q '^FETCH_TEST_FTP=' "$envfile" 2>/dev/null; then
-	server_from="scripts/servers.sh, started by this script"
-	srvdir=$work/servers
-	say "starting scripts/servers.sh in $srvdir"
-	bash "$top/scripts/servers.sh" start "$srvdir" >&2
-	envfile=$srvdir/env
-fi
-getenv() { sed -n "s/^$1=//p" "$envfile" | tail -n 1; }
+. "$top/scripts/bench/lib.sh"
+bench_servers
 ftpaddr=$(getenv FETCH_TEST_FTP)
 root=$(getenv FETCH_TEST_ROOT)
 [ -n "$ftpaddr" ] && [ -d "$root/ftp/pub/many" ] || die "no usable vsftpd in $envfile"

@@ -70,16 +70,8 @@ trap cleanup EXIT
 trap 'exit 130' INT TERM
 
 # The server.
-envfile=${FETCH_TEST_ENV:-}
-server_from="FETCH_TEST_ENV (servers already running)"
-if [ -z "$envfile" ] || ! grep -q '^FETCH_TEST_FTP=' "$envfile" 2>/dev/null; then
-	server_from="scripts/servers.sh, started by this script"
-	srvdir=$work/servers
-	say "starting scripts/servers.sh in $srvdir"
-	bash "$top/scripts/servers.sh" start "$srvdir" >&2
-	envfile=$srvdir/env
-fi
-getenv() { sed -n "s/^$1=//p" "$envfile" | tail -n 1; }
+. "$top/scripts/bench/lib.sh"
+bench_servers
 addr=$(getenv FETCH_TEST_FTP)
 root=$(getenv FETCH_TEST_ROOT)
 ftplog=$(getenv FETCH_TEST_FTP_LOG)
