@@ -86,7 +86,7 @@ func (c *Client) warcBody(resp *Response, req *proto.Request, tb *capBuf, start 
 	target := u.String()
 	hostport := strings.ToLower(u.Host) + ":" + strconv.Itoa(u.PortNumber())
 	ip := c.WARC.Address(hostport)
-	cp := warc.Capture{URI: target, Date: start, IP: ip, ContentType: warcType(resp)}
+	cp := warc.Capture{URI: target, Date: start, IP: ip, ContentType: warcType(resp), SizeHint: resp.Size}
 	rq, ok1 := resp.Info["http_request"].(string)
 	rs, ok2 := resp.Info["http_response"].(string)
 	if ok1 && ok2 {

@@ -20,7 +20,7 @@ func BenchmarkSmallCaptures(b *testing.B) {
 	b.ReportAllocs()
 	for i := 0; b.Loop(); i++ {
 		copy(payload, strconv.Itoa(i))
-		r, err := w.Begin(warc.Capture{URI: "ftp://127.0.0.1/pub/many/f" + strconv.Itoa(i), IP: "127.0.0.1", Metadata: meta})
+		r, err := w.Begin(warc.Capture{URI: "ftp://127.0.0.1/pub/many/f" + strconv.Itoa(i), IP: "127.0.0.1", Metadata: meta, SizeHint: int64(len(payload))})
 		if err != nil {
 			b.Fatal(err)
 		}

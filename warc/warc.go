@@ -194,6 +194,10 @@ func (w *Writer) newBuilder(t gowarc.RecordType) gowarc.WarcRecordBuilder {
 	return gowarc.NewRecordBuilder(t, w.ropts...)
 }
 
+// defaultBuffer is the size of the memory buffer gowarc gives a record's
+// block (a longer block goes to a temporary file).
+const defaultBuffer = 16 << 10
+
 // newSmallBuilder is newBuilder for a record whose block is n bytes, known
 // before it is built (a metadata, request, revisit or warcinfo record):
 // its buffer is made to fit, where gowarc would allocate (and clear)
@@ -355,6 +359,12 @@ type Capture struct {
 	// AsMetadata writes the capture itself as a metadata record (Gopher+
 	// attribute blocks), never as a revisit.
 	AsMetadata bool
+	// SizeHint, when above zero, is the payload's length as announced
+	// before it arrives (an FTP listing's size, a Content-Length). The
+	// record's memory buffer is made to fit instead of 16 KiB; a payload
+	// that turns out much longer is recorded all the same, through a
+	// temporary file.
+	SizeHint int64
 }
 
 // Begin starts recording c. The caller writes the payload to the returned
@@ -363,6 +373,13 @@ type Capture struct {
 func (w *Writer) Begin(c Capture) (*Recorder, error) {
 	if hasPassword(c.URI) {
 		return nil, fmt.Errorf("%w: in a target URI", ErrPassword)
+	}
+	for _, f := range [...]struct{ name, value string }{
+		{"URI", c.URI}, {"IP", c.IP}, {"ContentType", c.ContentType}, {"MetadataType", c.MetadataType},
+	} {
+		if i := strings.IndexFunc(f.value, isControl); i >= 0 {
+			return nil, fmt.Errorf("warc: capture %s %q: control character at byte %d", f.name, f.value, i)
+		}
 	}
 	if c.Date.IsZero() {
 		c.Date = time.Now()
@@ -375,7 +392,14 @@ func (w *Writer) Begin(c Capture) (*Recorder, error) {
 	if c.AsMetadata {
 		typ = gowarc.Metadata
 	}
-	rb := w.newBuilder(typ)
+	var rb gowarc.WarcRecordBuilder
+	// Room for a payload a little longer than announced (a file that
+	// grew since it was listed); a longer one goes to a temporary file.
+	if n := c.SizeHint + c.SizeHint/4 + 512 + int64(len(c.HTTPResponse)); c.SizeHint > 0 && n < defaultBuffer {
+		rb = w.newSmallBuilder(typ, int(n))
+	} else {
+		rb = w.newBuilder(typ)
+	}
 	w.mu.Lock()
 	var sum256 hash.Hash
 	if len(w.known) > 0 {
@@ -395,6 +419,11 @@ func (w *Writer) Begin(c Capture) (*Recorder, error) {
 	}
 	return &Recorder{w: w, c: c, rb: rb, typ: typ, sum: sha1.New(), block: block, sum256: sum256}, nil
 }
+
+// isControl reports whether r may not stand in a WARC header field value
+// (WARC 1.1 section 4: a field value is TEXT, without control characters;
+// a CR or LF would end the header early).
+func isControl(r rune) bool { return r < 0x20 && r != '\t' || r == 0x7f }
 
 // Recorder receives the payload of one capture.
 type Recorder struct {

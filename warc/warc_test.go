@@ -350,3 +350,56 @@ func TestCreateErrors(t *testing.T) {
 		t.Errorf("bad index: %v, want an IndexError at line 2", err)
 	}
 }
+
+// A header field value with a line break would end the record's header
+// early and let a server write header fields of its own (WARC 1.1
+// section 4): Begin refuses it, naming the field, and nothing is written.
+func TestHeaderInjectionRefused(t *testing.T) {
+	dir := t.TempDir()
+	w, err := warc.Create(warc.Options{Name: filepath.Join(dir, "i")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []warc.Capture{
+		{URI: "ftp://h/x", ContentType: "text/plain\r\nWARC-Type: revisit"},
+		{URI: "ftp://h/x\nWARC-Type: revisit"},
+		{URI: "ftp://h/x", IP: "127.0.0.1\r"},
+		{URI: "ftp://h/x", MetadataType: "text/plain\x00"},
+	} {
+		if _, err := w.Begin(c); err == nil || !strings.Contains(err.Error(), "control character") {
+			t.Errorf("Begin(%+v): %v, want a control character error", c, err)
+		}
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if got := w.Files(); len(got) != 0 {
+		t.Errorf("refused captures wrote %q", got)
+	}
+}
+
+// SizeHint only sizes a buffer: a payload longer (or shorter) than
+// announced is recorded whole, with its own length and digest.
+func TestSizeHintWrong(t *testing.T) {
+	dir := t.TempDir()
+	w, err := warc.Create(warc.Options{Name: filepath.Join(dir, "h"), TempDir: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	long := bytes.Repeat([]byte("0123456789abcdef"), 4096) // 64 KiB
+	capture(t, w, warc.Capture{URI: "ftp://h/long", SizeHint: 10}, long)
+	capture(t, w, warc.Capture{URI: "ftp://h/short", SizeHint: 5000}, []byte("short"))
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	recs := warctest.Read(t, filepath.Join(dir, "h.warc.gz"))
+	got := map[string][]byte{}
+	for _, r := range recs {
+		if r.Get("WARC-Type") == "resource" {
+			got[r.Get("WARC-Target-URI")] = r.Block
+		}
+	}
+	if !bytes.Equal(got["ftp://h/long"], long) || string(got["ftp://h/short"]) != "short" {
+		t.Errorf("payloads: long %d bytes, short %q", len(got["ftp://h/long"]), got["ftp://h/short"])
+	}
+}
