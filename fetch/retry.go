@@ -1,6 +1,6 @@
 package fetch
 
-import "github.com/rfc1738/fetch/internal/retry"
+import "github.com/rfc1738/fetch/retry"
 
 // Retry is the retry policy of "fetch get" and of the mirror
 // (MirrorOptions.Retry): how many more attempts, for how long, and the

@@ -8,8 +8,8 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/rfc1738/fetch/internal/retry"
 	"github.com/rfc1738/fetch/proto"
+	"github.com/rfc1738/fetch/retry"
 )
 
 // speedBody cuts a body whose bytes arrive slower than limit bytes a

@@ -6,8 +6,8 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/rfc1738/fetch/internal/retry"
 	"github.com/rfc1738/fetch/proto"
+	"github.com/rfc1738/fetch/retry"
 )
 
 // again decides whether the failed transfer of rf is tried again, and if

@@ -12,8 +12,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/rfc1738/fetch/internal/retry"
 	"github.com/rfc1738/fetch/proto"
+	"github.com/rfc1738/fetch/retry"
 	"github.com/rfc1738/fetch/uri"
 )
 

@@ -26,8 +26,8 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/rfc1738/fetch/internal/retry"
 	"github.com/rfc1738/fetch/proto"
+	"github.com/rfc1738/fetch/retry"
 	"github.com/rfc1738/fetch/safety"
 	"github.com/rfc1738/fetch/uri"
 )

@@ -8,8 +8,8 @@ import (
 	"time"
 
 	"github.com/rfc1738/fetch/fetch"
-	"github.com/rfc1738/fetch/internal/retry"
 	"github.com/rfc1738/fetch/proto"
+	"github.com/rfc1738/fetch/retry"
 	"github.com/rfc1738/fetch/uri"
 )
 
