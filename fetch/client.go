@@ -24,7 +24,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"maps"
 	"sync"
 	"time"
 
@@ -78,10 +77,11 @@ type Client struct {
 	// Nil means there is nobody to ask.
 	Prompt proto.Prompter
 
-	// Options are scheme-specific settings given to every driver (see the
-	// keys in package proto's Request documentation); a request's own
-	// Options override them. Nil means none.
-	Options map[string]string
+	// Options are scheme-specific settings given to every driver (see
+	// proto.Options); the fields a request's own Options set override
+	// them (proto.Options.Merge). The zero value is every driver's
+	// default.
+	Options proto.Options
 
 	// Resolver looks up host names. Nil means net.DefaultResolver. Tests
 	// set it to count look-ups or to map made-up names.
@@ -358,11 +358,7 @@ func (c *Client) request(req *proto.Request) *proto.Request {
 	if r.Prompt == nil {
 		r.Prompt = c.Prompt
 	}
-	if len(c.Options) > 0 {
-		opts := maps.Clone(c.Options)
-		maps.Copy(opts, r.Options)
-		r.Options = opts
-	}
+	r.Options = c.Options.Merge(r.Options)
 	return &r
 }
 

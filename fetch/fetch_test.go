@@ -342,9 +342,9 @@ func TestRequestSettings(t *testing.T) {
 	reg := NewRegistry()
 	reg.Register("gopher", rec)
 	c := &Client{Registry: reg, ConnectTimeout: time.Second, IdleTimeout: 2 * time.Second,
-		Options: map[string]string{"email": "a@b", "ftp-method": "nocwd"}}
+		Options: proto.Options{Email: "a@b", FTP: proto.FTPOptions{Method: proto.MethodNoCWD}}}
 	resp, err := c.Fetch(t.Context(), "gopher://127.0.0.1/7s", &proto.Request{Offset: 5, Search: "q",
-		Options: map[string]string{"ftp-method": "multicwd"}})
+		Options: proto.Options{FTP: proto.FTPOptions{Method: proto.MethodMultiCWD}}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -357,11 +357,11 @@ func TestRequestSettings(t *testing.T) {
 	if r.Offset != 5 || r.Search != "q" || r.ConnectTimeout != time.Second || r.IdleTimeout != 2*time.Second || r.Dial == nil {
 		t.Errorf("request = %+v", r)
 	}
-	if r.Options["email"] != "a@b" || r.Options["ftp-method"] != "multicwd" {
-		t.Errorf("options = %v, want client's merged under the request's", r.Options)
+	if r.Options.Email != "a@b" || r.Options.FTP.Method != proto.MethodMultiCWD {
+		t.Errorf("options = %+v, want client's merged under the request's", r.Options)
 	}
-	if c.Options["ftp-method"] != "nocwd" {
-		t.Errorf("client options changed: %v", c.Options)
+	if c.Options.FTP.Method != proto.MethodNoCWD {
+		t.Errorf("client options changed: %+v", c.Options)
 	}
 }
 
@@ -372,7 +372,7 @@ func TestFileViaFTP(t *testing.T) {
 	d, _ := reg.Lookup("file")
 	reg2.Register("file", d)
 	reg2.Register("ftp", rec)
-	c := &Client{Registry: reg2, Options: map[string]string{"file-via-ftp": "1"}}
+	c := &Client{Registry: reg2, Options: proto.Options{File: proto.FileOptions{ViaFTP: true}}}
 	resp, err := c.Get(t.Context(), "file://ftp.example.org/pub/x")
 	if err != nil {
 		t.Fatal(err)
@@ -381,7 +381,7 @@ func TestFileViaFTP(t *testing.T) {
 	if resp.URL.String() != "ftp://ftp.example.org/pub/x" || rec.req == nil {
 		t.Errorf("file-via-ftp fetched %s", resp.URL)
 	}
-	c.Options = nil
+	c.Options = proto.Options{}
 	if _, err := c.Get(t.Context(), "file://ftp.example.org/pub/x"); ExitCode(err) != ExitNoAccess {
 		t.Errorf("file://otherhost without file-via-ftp = %v, want exit 7", err)
 	}

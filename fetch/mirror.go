@@ -192,7 +192,7 @@ func sameServer(a, b *uri.URL) bool {
 
 // OpenNews opens a news session for a mirror of u (nntp or news), after
 // the same policy check a fetch of u gets, with the client's dialer,
-// timeouts, trace and options (nntp-server, netrc).
+// timeouts, trace and options (NNTP.Server, Netrc).
 func (f *mirrorFetcher) OpenNews(ctx context.Context, u *uri.URL, req *proto.Request) (mirror.NewsSession, error) {
 	preq, _, err := f.c.Prepare(u, req)
 	if err != nil {

@@ -14,7 +14,6 @@ import (
 	"time"
 
 	"github.com/rfc1738/fetch/proto"
-	"github.com/rfc1738/fetch/proto/http"
 	"github.com/rfc1738/fetch/uri"
 	"github.com/rfc1738/fetch/warc"
 )
@@ -47,12 +46,7 @@ func (c *Client) warcRequest(u *uri.URL, req *proto.Request) (*proto.Request, *c
 	var tb *capBuf
 	switch u.Scheme {
 	case "http", "https":
-		opts := make(map[string]string, len(r.Options)+1)
-		for k, v := range r.Options {
-			opts[k] = v
-		}
-		opts[http.OptionExchange] = "1"
-		r.Options = opts
+		r.Options.HTTP.Exchange = true
 	case "ftp":
 		tb = &capBuf{max: maxTranscript}
 		if r.Trace == nil && c.Trace != nil {
@@ -76,7 +70,11 @@ func (c *Client) warcBody(resp *Response, req *proto.Request, tb *capBuf, start 
 	// Part of a resource: an article's head or body alone is not the
 	// article; an HTTP HEAD is a response without payload (its "body"
 	// is the header, already in the record).
-	partial := c.option(req, "headers-only") || c.option(req, "body-only")
+	opts := c.Options
+	if req != nil {
+		opts = opts.Merge(req.Options)
+	}
+	partial := opts.HeadersOnly || opts.BodyOnly
 	isHTTP := resp.URL.Scheme == "http" || resp.URL.Scheme == "https"
 	if partial && !isHTTP {
 		return
@@ -263,14 +261,3 @@ func (c *Client) warcManifest(dir string) {
 
 // maxManifest bounds the manifest read for warcManifest.
 const maxManifest = 1 << 30
-
-// option reports whether the boolean option key is set for a fetch: in
-// req's Options, else in the client's.
-func (c *Client) option(req *proto.Request, key string) bool {
-	if req != nil {
-		if v, ok := req.Options[key]; ok {
-			return v == "1"
-		}
-	}
-	return c.Options[key] == "1"
-}

@@ -13,6 +13,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/rfc1738/fetch/internal/testrig/nntptest"
 	"github.com/rfc1738/fetch/internal/testrig/warctest"
@@ -120,7 +121,7 @@ func TestWARCHTTP(t *testing.T) {
 	reg.Register("http", &fhttp.Driver{})
 	c := &Client{Registry: reg, WARC: w}
 	c.Policy.AllowPorts = []int{portOf(t, srv.URL)}
-	for _, req := range []*proto.Request{nil, {Options: map[string]string{proto.OptionIfModifiedSince: "2020-01-01T00:00:00Z"}}} {
+	for _, req := range []*proto.Request{nil, {Options: proto.Options{IfModifiedSince: time.Date(2020, 1, 1, 0, 0, 0, 0, time.UTC)}}} {
 		resp, err := c.Fetch(t.Context(), srv.URL+"/x.txt?q=1", req)
 		if err != nil {
 			t.Fatal(err)
@@ -168,7 +169,7 @@ func TestWARCPartial(t *testing.T) {
 	reg := NewRegistry()
 	reg.Register("http", &fhttp.Driver{})
 	reg.Register("nntp", scripted{})
-	c := &Client{Registry: reg, WARC: w, Options: map[string]string{"headers-only": "1"}}
+	c := &Client{Registry: reg, WARC: w, Options: proto.Options{HeadersOnly: true}}
 	c.Policy.AllowPorts = []int{portOf(t, srv.URL)}
 	for _, raw := range []string{srv.URL + "/h", "nntp://127.0.0.1/g/1"} {
 		resp, err := c.Fetch(t.Context(), raw, nil)

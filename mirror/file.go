@@ -207,7 +207,7 @@ func (r *run) download(ctx context.Context, worker int, rf remoteFile, loc local
 		loc.size == rec.Size && !rec.ModTime.IsZero() && rec.Link == "" {
 		// The listing gave nothing to compare (an HTTP index page): ask
 		// for the file only if it changed since the recorded time.
-		req.Options[proto.OptionIfModifiedSince] = rec.ModTime.Format(time.RFC3339Nano)
+		req.Options.IfModifiedSince = rec.ModTime
 	}
 	resp, err := r.f.Fetch(ctx, rf.url, req)
 	if err == nil && resp.NotModified {

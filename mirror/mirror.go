@@ -68,7 +68,8 @@ type Options struct {
 	// DryRun reports what would be done and writes nothing.
 	DryRun bool
 	// Request is the template for every request: timeouts, dialer, trace.
-	// Offset, Raw and Options are set by the mirror per request.
+	// Offset and Raw are set by the mirror per request, and Options
+	// completed (proto.FTPOptions.Stat, proto.Options.IfModifiedSince).
 	Request proto.Request
 	// Progress, when non-nil, is called from the workers as transfers start,
 	// advance and end. It must be safe for concurrent use.
@@ -475,7 +476,7 @@ func (r *run) run(ctx context.Context) error {
 			n := 0
 			for ; n < r.jobs-1 && r.acquire(ctx) == nil; n++ {
 			}
-			w.Warm(ctx, r.w.startURL(), r.request(nil), n)
+			w.Warm(ctx, r.w.startURL(), r.request(proto.Options{}), n)
 			for range n {
 				r.releaseSlot()
 			}
@@ -594,7 +595,7 @@ func (r *run) list(ctx context.Context, d dirJob) (*listing, error) {
 		return nil, err
 	}
 	defer r.releaseSlot()
-	l, err := r.w.list(ctx, r.f, r.request(nil), d)
+	l, err := r.w.list(ctx, r.f, r.request(proto.Options{}), d)
 	return l, r.shrink(err)
 }
 
@@ -656,16 +657,11 @@ func (r *run) excluded(rel string, isDir bool) bool {
 	return !match(r.opts.Include)
 }
 
-// request returns a copy of the template request with per-call options.
-func (r *run) request(opts map[string]string) *proto.Request {
+// request returns a copy of the template request with the per-call
+// options over its own (proto.Options.Merge).
+func (r *run) request(opts proto.Options) *proto.Request {
 	req := r.opts.Request
-	req.Options = map[string]string{}
-	for k, v := range r.opts.Request.Options {
-		req.Options[k] = v
-	}
-	for k, v := range opts {
-		req.Options[k] = v
-	}
+	req.Options = req.Options.Merge(opts)
 	return &req
 }
 

@@ -187,7 +187,7 @@ func runNews(ctx context.Context, r *run, d NewsDialer, start *uri.URL) error {
 		return err
 	}
 	nr := &newsRun{run: r, d: d, start: start, inFlight: map[string]bool{}}
-	s, err := d.OpenNews(ctx, start, r.request(nil))
+	s, err := d.OpenNews(ctx, start, r.request(proto.Options{}))
 	if err != nil {
 		return err // it names the URL
 	}
@@ -267,7 +267,7 @@ func (nr *newsRun) worker(ctx context.Context, worker int, tasks *queue[newsTask
 			s, nr.spare = nr.spare, nil
 			nr.idMu.Unlock()
 			if s == nil {
-				s, err = nr.d.OpenNews(ctx, nr.start, nr.request(nil))
+				s, err = nr.d.OpenNews(ctx, nr.start, nr.request(proto.Options{}))
 			}
 		}
 		if err == nil && current != task.g.name {
@@ -678,7 +678,7 @@ func (nr *newsRun) linkLater(ctx context.Context) {
 		nr.sum.add(EntryReport{Path: p.rel, URL: p.url, Status: StatusFailed, Reason: err.Error()})
 		nr.lowerMark(p.group, p.n-1)
 	}
-	s, err := nr.d.OpenNews(ctx, nr.start, nr.request(nil))
+	s, err := nr.d.OpenNews(ctx, nr.start, nr.request(proto.Options{}))
 	if err != nil {
 		for _, p := range again {
 			fail(p, err)

@@ -204,7 +204,7 @@ func TestNewsMirrorDeleteAndMax(t *testing.T) {
 	dir := t.TempDir()
 	raw := "news:g"
 	opts := newsRunOpts(1)
-	opts.Request.Options = map[string]string{"nntp-server": srv.Addr}
+	opts.Request.Options = proto.Options{NNTP: proto.NNTPOptions{Server: srv.Addr}}
 	opts.MaxArticles = 4
 	sum := mirrorNews(t, raw, dir, opts)
 	if sum.New != 4 {

@@ -40,7 +40,7 @@ type walker interface {
 	startURL() *uri.URL
 	list(ctx context.Context, f Fetcher, req *proto.Request, d dirJob) (*listing, error)
 	// fileOptions returns per-request options for a file transfer.
-	fileOptions(rf remoteFile) map[string]string
+	fileOptions(rf remoteFile) proto.Options
 }
 
 func newWalker(start *uri.URL, opts Options) (walker, error) {

@@ -43,9 +43,9 @@ func newFTPWalker(u *uri.URL) (*ftpWalker, error) {
 
 func (w *ftpWalker) startURL() *uri.URL { return w.start }
 
-func (w *ftpWalker) fileOptions(remoteFile) map[string]string {
+func (w *ftpWalker) fileOptions(remoteFile) proto.Options {
 	// Sizes and times come from the listing; the driver need not ask again.
-	return map[string]string{"ftp-stat": "0"}
+	return proto.Options{FTP: proto.FTPOptions{Stat: proto.StatNone}}
 }
 
 func (w *ftpWalker) list(ctx context.Context, f Fetcher, req *proto.Request, d dirJob) (*listing, error) {

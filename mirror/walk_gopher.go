@@ -35,7 +35,7 @@ func newGopherWalker(u *uri.URL) (*gopherWalker, error) {
 
 func (w *gopherWalker) startURL() *uri.URL { return w.start }
 
-func (w *gopherWalker) fileOptions(remoteFile) map[string]string { return nil }
+func (w *gopherWalker) fileOptions(remoteFile) proto.Options { return proto.Options{} }
 
 // relOf maps a selector below the starting selector to a relative path.
 func (w *gopherWalker) relOf(sel string) (string, error) {

@@ -39,7 +39,7 @@ func newHTTPWalker(u *uri.URL) (*httpWalker, error) {
 
 func (w *httpWalker) startURL() *uri.URL { return w.start }
 
-func (w *httpWalker) fileOptions(remoteFile) map[string]string { return nil }
+func (w *httpWalker) fileOptions(remoteFile) proto.Options { return proto.Options{} }
 
 func (w *httpWalker) list(ctx context.Context, f Fetcher, req *proto.Request, d dirJob) (*listing, error) {
 	_, body, err := fetchListing(ctx, f, req, d.url)

@@ -94,17 +94,10 @@ type Request struct {
 	// parsed, text not unstuffed). False means the driver's usual decoding.
 	Raw bool
 
-	// Options holds scheme-specific settings by name (for example
-	// "ftp-method" or "nntp-server"); nil means none.
-	Options map[string]string
+	// Options holds the scheme-specific settings (see Options). The zero
+	// value is every driver's default.
+	Options Options
 }
-
-// OptionIfModifiedSince, in Request.Options, asks for the resource only if
-// it changed after the given time (RFC 3339). A driver that can ask the
-// server so (HTTP: If-Modified-Since, RFC 9110 section 13.1.3) returns a
-// Response with NotModified set and an empty Body when it did not; the
-// others ignore the option and send the resource.
-const OptionIfModifiedSince = "if-modified-since"
 
 // Kind says what a Response holds.
 type Kind int
@@ -156,7 +149,7 @@ type Response struct {
 	Info map[string]any
 
 	// NotModified reports that the server said the resource did not
-	// change since Request.Options[OptionIfModifiedSince] (HTTP 304).
+	// change since Request.Options.IfModifiedSince (HTTP 304).
 	// Body is then empty and Size -1.
 	NotModified bool
 }

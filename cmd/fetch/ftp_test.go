@@ -98,8 +98,8 @@ func startFTP(t *testing.T, files map[string][]byte, mtime time.Time) string {
 }
 
 // Without -R nothing keeps the modification time, so "fetch get" asks the
-// driver for SIZE alone (Options["ftp-stat"] = "size"): one MDTM fewer per
-// file. With -R the driver sends MDTM too and the file gets the time.
+// driver for SIZE alone (Options.FTP.Stat = proto.StatSize): one MDTM fewer
+// per file. With -R the driver sends MDTM too and the file gets the time.
 func TestGetFTPStat(t *testing.T) {
 	mt := time.Date(2003, 4, 5, 6, 7, 8, 0, time.UTC)
 	addr := startFTP(t, map[string][]byte{"/pub/a.bin": []byte("12345")}, mt)

@@ -6,6 +6,7 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/rfc1738/fetch/proto"
 	"github.com/rfc1738/fetch/proto/ftp"
 )
 
@@ -35,18 +36,16 @@ func (o *getOptions) validateFTP() error {
 }
 
 // setFTPOptions puts the FTP flags into the request options.
-func (o *getOptions) setFTPOptions(set func(k, v string)) {
-	set(ftp.OptionPort, o.ftpPort)
+func (o *getOptions) setFTPOptions(f *proto.FTPOptions) {
+	f.Port = o.ftpPort
 	switch {
 	case o.sslReqd:
-		set(ftp.OptionTLS, ftp.TLSRequire)
+		f.TLS = proto.TLSRequire
 	case o.ssl:
-		set(ftp.OptionTLS, ftp.TLSTry)
+		f.TLS = proto.TLSTry
 	}
-	set(ftp.OptionCACert, o.cacert)
-	if o.insecure {
-		set(ftp.OptionInsecure, "1")
-	}
+	f.CACert = o.cacert
+	f.Insecure = o.insecure
 }
 
 // warnFTP says that -k turns certificate verification off: a protection

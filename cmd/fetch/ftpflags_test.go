@@ -4,7 +4,7 @@ import (
 	"testing"
 
 	"github.com/rfc1738/fetch/fetch"
-	"github.com/rfc1738/fetch/proto/ftp"
+	"github.com/rfc1738/fetch/proto"
 )
 
 // The FTP flags are checked before anything is sent, and become the
@@ -23,26 +23,17 @@ func TestFTPFlags(t *testing.T) {
 	}
 	tests := []struct {
 		o    getOptions
-		want map[string]string
+		want proto.FTPOptions
 	}{
-		{getOptions{ftpPort: "-", ssl: true}, map[string]string{ftp.OptionPort: "-", ftp.OptionTLS: ftp.TLSTry}},
-		{getOptions{ssl: true, sslReqd: true, insecure: true}, map[string]string{ftp.OptionTLS: ftp.TLSRequire, ftp.OptionInsecure: "1"}},
-		{getOptions{cacert: "ca.pem"}, map[string]string{ftp.OptionCACert: "ca.pem"}},
+		{getOptions{ftpPort: "-", ssl: true}, proto.FTPOptions{Port: "-", TLS: proto.TLSTry}},
+		{getOptions{ssl: true, sslReqd: true, insecure: true}, proto.FTPOptions{TLS: proto.TLSRequire, Insecure: true}},
+		{getOptions{cacert: "ca.pem"}, proto.FTPOptions{CACert: "ca.pem"}},
 	}
 	for _, tt := range tests {
-		got := map[string]string{}
-		tt.o.setFTPOptions(func(k, v string) {
-			if v != "" {
-				got[k] = v
-			}
-		})
-		if len(got) != len(tt.want) {
-			t.Errorf("%+v: options %v, want %v", tt.o, got, tt.want)
-		}
-		for k, v := range tt.want {
-			if got[k] != v {
-				t.Errorf("%+v: options %v, want %v", tt.o, got, tt.want)
-			}
+		var got proto.FTPOptions
+		tt.o.setFTPOptions(&got)
+		if got != tt.want {
+			t.Errorf("%+v: options %+v, want %+v", tt.o, got, tt.want)
 		}
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -17,6 +18,7 @@ import (
 	"time"
 
 	"github.com/rfc1738/fetch/fetch"
+	"github.com/rfc1738/fetch/proto"
 )
 
 // countingListener counts accepted connections.
@@ -433,14 +435,17 @@ func TestGetOptions(t *testing.T) {
 		return map[string]string{"FETCH_EMAIL": "me@example.org", "NNTPSERVER": "news.invalid:1119", "HOME": "/home/u"}[k]
 	}}
 	got := o.requestOptions(e)
-	want := map[string]string{"email": "me@example.org", "nntp-server": "news.invalid:1119", "netrc": "/home/u/.netrc",
-		"ftp-method": "nocwd", "body-only": "1", "gateway.wais": "http://gw/?%s", "file-via-ftp": "1"}
-	if fmt.Sprint(got) != fmt.Sprint(want) {
-		t.Errorf("requestOptions = %v, want %v", got, want)
+	want := proto.Options{Email: "me@example.org", Netrc: "/home/u/.netrc", BodyOnly: true,
+		Gateways: map[string]string{"wais": "http://gw/?%s"},
+		FTP:      proto.FTPOptions{Method: proto.MethodNoCWD},
+		NNTP:     proto.NNTPOptions{Server: "news.invalid:1119"},
+		File:     proto.FileOptions{ViaFTP: true}}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("requestOptions = %+v, want %+v", got, want)
 	}
 	o = &getOptions{email: "x@y", nntpServer: "n:1", netrcFile: "/etc/netrc"}
-	if got := o.requestOptions(e); got["email"] != "x@y" || got["nntp-server"] != "n:1" || got["netrc"] != "/etc/netrc" {
-		t.Errorf("flags do not override the environment: %v", got)
+	if got := o.requestOptions(e); got.Email != "x@y" || got.NNTP.Server != "n:1" || got.Netrc != "/etc/netrc" {
+		t.Errorf("flags do not override the environment: %+v", got)
 	}
 	for _, args := range [][]string{
 		{"get", "-o", "a", "-O", "http://h/"},

@@ -140,31 +140,27 @@ func (o *getOptions) client(e *env, red *redactor) *fetch.Client {
 
 // requestOptions are the proto.Request options of o, with the
 // environment's defaults (FETCH_EMAIL, NNTPSERVER, HOME).
-func (o *getOptions) requestOptions(e *env) map[string]string {
-	opts := map[string]string{}
-	set := func(k, v string) {
-		if v != "" {
-			opts[k] = v
-		}
+func (o *getOptions) requestOptions(e *env) proto.Options {
+	opts := proto.Options{
+		Email:       cmpOr(o.email, e.getenv("FETCH_EMAIL")),
+		HeadersOnly: o.headersOnly,
+		BodyOnly:    o.bodyOnly,
+		FTP:         proto.FTPOptions{Method: proto.FTPMethod(o.ftpMethod)},
+		NNTP:        proto.NNTPOptions{Server: cmpOr(o.nntpServer, e.getenv("NNTPSERVER"))},
+		File:        proto.FileOptions{ViaFTP: o.fileViaFTP},
 	}
-	set("email", cmpOr(o.email, e.getenv("FETCH_EMAIL")))
-	set("nntp-server", cmpOr(o.nntpServer, e.getenv("NNTPSERVER")))
-	set("ftp-method", o.ftpMethod)
-	o.setFTPOptions(set)
+	o.setFTPOptions(&opts.FTP)
 	if o.netrcFile != "" {
-		set("netrc", o.netrcFile)
+		opts.Netrc = o.netrcFile
 	} else if o.netrc && e.getenv("HOME") != "" {
-		set("netrc", filepath.Join(e.getenv("HOME"), ".netrc"))
-	}
-	flags := map[string]bool{"headers-only": o.headersOnly, "body-only": o.bodyOnly, "file-via-ftp": o.fileViaFTP}
-	for k, on := range flags {
-		if on {
-			opts[k] = "1"
-		}
+		opts.Netrc = filepath.Join(e.getenv("HOME"), ".netrc")
 	}
 	gw, _ := pairs("--gateway", o.gateways)
 	for scheme, tmpl := range gw {
-		opts["gateway."+strings.ToLower(scheme)] = tmpl
+		if opts.Gateways == nil {
+			opts.Gateways = map[string]string{}
+		}
+		opts.Gateways[strings.ToLower(scheme)] = tmpl
 	}
 	return opts
 }
@@ -207,7 +203,7 @@ func getOne(ctx context.Context, c *fetch.Client, raw string, o *getOptions, e *
 	if !o.remoteTime {
 		// Nothing keeps the modification time: FTP asks SIZE (for the
 		// progress bar and the length check) but not MDTM.
-		req.Options = map[string]string{"ftp-stat": "size"}
+		req.Options.FTP.Stat = proto.StatSize
 	}
 	if o.retry > 0 {
 		return getRetry(ctx, c, u, req, d, o, e, red)

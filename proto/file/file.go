@@ -4,9 +4,9 @@
 //
 // Only this machine is served: an empty host and "localhost" name it, as the
 // RFC says. Any other host is reported as proto.ErrNoAccessMethod, because
-// the RFC defines no protocol for reaching it; when Request.Options holds
-// "file-via-ftp" = "1" the driver instead returns a *proto.Redirect to the
-// same path over ftp, as early browsers did.
+// the RFC defines no protocol for reaching it; with
+// Request.Options.File.ViaFTP the driver instead returns a *proto.Redirect
+// to the same path over ftp, as early browsers did.
 //
 // Deviation: a decoded path holding CR, LF or NUL is refused with
 // proto.ErrUnsafeArgument, like every other driver's arguments, although a
@@ -37,10 +37,6 @@ var (
 	_ proto.Driver = (*Driver)(nil)
 	_ proto.Lister = (*Driver)(nil)
 )
-
-// OptionViaFTP is the Request.Options key that turns a file URL naming
-// another host into a redirect to ftp ("1" enables it).
-const OptionViaFTP = "file-via-ftp"
 
 // Fetch opens the file or directory u names. A regular file streams from
 // req.Offset (Response.Offset says where Body starts); a directory is
@@ -90,7 +86,7 @@ func localPath(u *uri.URL, req *proto.Request) (string, error) {
 		return "", err
 	}
 	if !v.IsLocal() {
-		if req != nil && req.Options[OptionViaFTP] == "1" {
+		if req != nil && req.Options.File.ViaFTP {
 			return "", viaFTP(u)
 		}
 		return "", fmt.Errorf("file: host %q is not this machine (try --file-via-ftp): %w", v.Host, proto.ErrNoAccessMethod)

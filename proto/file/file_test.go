@@ -171,7 +171,7 @@ func TestOtherHost(t *testing.T) {
 	if errors.As(err, &r) {
 		t.Errorf("Fetch without file-via-ftp redirected to %s", r.URL)
 	}
-	req := &proto.Request{Options: map[string]string{OptionViaFTP: "1"}}
+	req := &proto.Request{Options: proto.Options{File: proto.FileOptions{ViaFTP: true}}}
 	_, err = fetch(t, "file://ftp.example.org:2121/pub/a%20b.txt", req)
 	if !errors.As(err, &r) || r.URL != "ftp://ftp.example.org:2121/pub/a%20b.txt" {
 		t.Errorf("Fetch with file-via-ftp = %v, want redirect to ftp://ftp.example.org:2121/pub/a%%20b.txt", err)

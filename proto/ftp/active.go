@@ -16,7 +16,7 @@ import (
 // Active mode (RFC 959 PORT, RFC 2428 EPRT), for servers whose passive
 // mode is broken.
 //
-// With Request.Options[OptionPort] set, every transfer (RETR, LIST, MLSD,
+// With Request.Options.FTP.Port set, every transfer (RETR, LIST, MLSD,
 // NLST) goes through the driver's own path, never the library's (which
 // has no active mode): the client listens, sends EPRT (PORT when the
 // server refuses EPRT, remembered for the connection), REST when
@@ -28,13 +28,6 @@ import (
 // transfer fails with a *DataPeerError (RFC 2577 section 3: a third party
 // could otherwise race the server to the port). There is no prefetch in
 // active mode: the next transfer's EPRT is sent when that transfer starts.
-
-// OptionPort is the Request.Options key for active mode (curl's
-// --ftp-port). Its value is "-" (listen on the control connection's local
-// address), or an IP address, optionally with a port or a port range:
-// "192.0.2.7", "192.0.2.7:40000", "192.0.2.7:40000-40009", "[2001:db8::7]:40000".
-// Host and interface names are not accepted. Empty means passive mode.
-const OptionPort = "ftp-port"
 
 // maxPortTries bounds the ports of a range tried for one listener.
 const maxPortTries = 100
@@ -51,14 +44,18 @@ func (e *DataPeerError) Error() string {
 	return fmt.Sprintf("ftp: active mode: refused a data connection from %s: only the server %s may connect (RFC 2577 section 3)", e.From, e.Want)
 }
 
-// activeSpec is a parsed OptionPort.
+// activeSpec is a parsed Options.FTP.Port.
 type activeSpec struct {
 	ip        netip.Addr // invalid: the control connection's local address
 	low, high int        // the port range; 0, 0 means any port
 }
 
-// ParseActivePort checks a value of OptionPort and returns an error that
-// names what is wrong.
+// ParseActivePort checks a value of proto.FTPOptions.Port (curl's
+// --ftp-port): "-" (listen on the control connection's local address), or
+// an IP address, optionally with a port or a port range: "192.0.2.7",
+// "192.0.2.7:40000", "192.0.2.7:40000-40009", "[2001:db8::7]:40000". Host
+// and interface names are not accepted. It returns an error that names
+// what is wrong.
 func ParseActivePort(s string) error {
 	_, err := parseActive(s)
 	return err
@@ -118,10 +115,10 @@ func parseActive(s string) (activeSpec, error) {
 	return sp, nil
 }
 
-// activePort returns the request's parsed OptionPort, or nil in passive
-// mode (the value was checked when the connection was opened).
+// activePort returns the request's parsed Options.FTP.Port, or nil in
+// passive mode (the value was checked when the connection was opened).
 func (c *conn) activePort() *activeSpec {
-	s := c.req.Options[OptionPort]
+	s := c.req.Options.FTP.Port
 	if s == "" {
 		return nil
 	}

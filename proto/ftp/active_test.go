@@ -13,7 +13,7 @@ import (
 	"github.com/rfc1738/fetch/uri"
 )
 
-// parseActiveTests: the values of OptionPort. curl's --ftp-port takes an
+// parseActiveTests: the values of Options.FTP.Port. curl's --ftp-port takes an
 // address, an interface or a host name, with ":PORT" or ":LOW-HIGH"
 // (curl(1), --ftp-port); this driver takes "-" and IP literals only.
 var parseActiveTests = []struct {
@@ -91,12 +91,9 @@ func FuzzParseActivePort(f *testing.F) {
 
 // activeReq is a request in active mode on the control connection's own
 // address.
-func activeReq(opts ...string) *proto.Request {
+func activeReq() *proto.Request {
 	req := quickReq()
-	req.Options = map[string]string{OptionPort: "-", "ftp-stat": "0", "ftp-binary": "1"}
-	for i := 0; i+1 < len(opts); i += 2 {
-		req.Options[opts[i]] = opts[i+1]
-	}
+	req.Options.FTP = proto.FTPOptions{Port: "-", Stat: proto.StatNone, Binary: true}
 	return req
 }
 

@@ -89,9 +89,9 @@ type limits struct {
 	maxListing int64
 	reuse      bool
 
-	// TLS for this dial (tls.go): the mode ("" for none) and the
-	// connection's own configuration.
-	tlsMode string
+	// TLS for this dial (tls.go): the mode (proto.TLSOff for none) and
+	// the connection's own configuration.
+	tlsMode proto.FTPTLS
 	tlsCfg  *tls.Config
 }
 
@@ -133,7 +133,7 @@ func dialConn(ctx context.Context, req *proto.Request, key poolKey, cr creds, li
 		c.local = la.AddrPort().Addr().Unmap()
 	}
 	ctrl := net.Conn(c.w)
-	if lim.tlsMode != "" {
+	if lim.tlsMode != proto.TLSOff {
 		if ctrl, err = c.startTLS(ctx, lim.tlsMode, lim.tlsCfg); err != nil {
 			c.close()
 			return nil, err

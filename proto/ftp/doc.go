@@ -33,8 +33,9 @@
 // Info["ftp_nlst_fallback"] is then true.
 //
 // MDTM is sent only when FEAT lists it; SIZE and MDTM are left out when
-// Options["ftp-stat"] is "0" (a mirror that knows both from the listing),
-// and MDTM alone when it is "size" (a caller that keeps no times).
+// Options.FTP.Stat is proto.StatNone (a mirror that knows both from the
+// listing), and MDTM alone when it is proto.StatSize (a caller that keeps
+// no times).
 // A data connection is opened with EPSV, and with PASV when the server
 // refuses EPSV; REST n comes between EPSV and RETR when Request.Offset is
 // n > 0.
@@ -51,24 +52,24 @@
 // its connections in the directory it was given, with their first EPSV
 // sent.
 //
-// Options["ftp-method"] chooses curl's alternatives: "multicwd" (the
-// default, as above), "singlecwd" (one CWD with the segments joined by
-// "/"; leading empty segments make it absolute) and "nocwd" (no CWD; RETR,
-// NLST or LIST get the whole path).
+// Options.FTP.Method chooses curl's alternatives: proto.MethodMultiCWD
+// (the default, as above), proto.MethodSingleCWD (one CWD with the
+// segments joined by "/"; leading empty segments make it absolute) and
+// proto.MethodNoCWD (no CWD; RETR, NLST or LIST get the whole path).
 //
 // Without a typecode the transfer type is guessed from the name, and is
 // binary when unsure: only names that are text by long convention (README,
 // INDEX, ls-lR, *.txt, ...; the table is in guess.go) are fetched as TYPE A.
-// Options["ftp-binary"] = "1" turns the guess off, and a resumed transfer
+// Options.FTP.Binary turns the guess off, and a resumed transfer
 // is always binary. TYPE A data is converted to local line ends (CRLF to
 // LF; nothing on Windows) and its Size is -1, since SIZE counts stored
 // bytes.
 //
 // # Login
 //
-// No user in the URL: "anonymous" with Options["email"] (default
+// No user in the URL: "anonymous" with Options.Email (default
 // "anonymous@") as the password. A user without a password: the .netrc
-// file named by Options["netrc"], else a password typed earlier for the
+// file named by Options.Netrc, else a password typed earlier for the
 // same server and user on this Driver, else Request.Prompt (no echo),
 // else an error wrapping proto.ErrLogin. The password is found before
 // connecting, not when the server asks for it, so that one prompt serves
@@ -124,7 +125,7 @@
 //
 // # Active mode and TLS
 //
-// Request.Options[OptionPort] (curl's --ftp-port) turns every transfer of
+// Request.Options.FTP.Port (curl's --ftp-port) turns every transfer of
 // the request into active mode: EPRT (RFC 2428), or PORT when the server
 // refuses EPRT, and a data connection accepted only from the control
 // connection's peer (RFC 2577 section 3); see active.go. The library has
@@ -134,12 +135,12 @@
 // check is what binds the data connection to the control connection's
 // (allowed) server.
 //
-// Request.Options[OptionTLS] asks for FTP over explicit TLS (RFC 4217):
-// TLSTry (curl's --ssl) or TLSRequire (--ssl-reqd, which sends nothing
-// after a refused AUTH TLS and returns a *TLSRefusedError). The driver
-// negotiates TLS below the library, so the transcript stays in clear;
-// PBSZ 0 and PROT P follow the login, data connections are TLS and resume
-// the control connection's session. Options[OptionCACert] and
-// [OptionInsecure] (curl's --cacert and -k) and Driver.TLSClientConfig
+// Request.Options.FTP.TLS asks for FTP over explicit TLS (RFC 4217):
+// proto.TLSTry (curl's --ssl) or proto.TLSRequire (--ssl-reqd, which
+// sends nothing after a refused AUTH TLS and returns a *TLSRefusedError).
+// The driver negotiates TLS below the library, so the transcript stays in
+// clear; PBSZ 0 and PROT P follow the login, data connections are TLS and
+// resume the control connection's session. Options.FTP.CACert and
+// Options.FTP.Insecure (curl's --cacert and -k) and Driver.TLSClientConfig
 // set the verification; see tls.go.
 package ftp

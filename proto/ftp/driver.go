@@ -81,11 +81,11 @@ type Driver struct {
 	// that has both. NLST (;type=d) is not affected.
 	DisableMLSD bool
 	// TLSClientConfig is the base of the TLS configuration of FTPS
-	// connections (Request.Options[OptionTLS]); each control connection
+	// connections (Request.Options.FTP.TLS); each control connection
 	// uses a copy with the server name set and a session cache of its
 	// own, which its data connections resume. Nil means the defaults
-	// (the system's roots). Request.Options[OptionCACert] and
-	// [OptionInsecure] override its roots and verification.
+	// (the system's roots). Request.Options.FTP.CACert and
+	// Request.Options.FTP.Insecure override its roots and verification.
 	TLSClientConfig *tls.Config
 
 	once sync.Once
@@ -177,9 +177,8 @@ func (d *Driver) Warm(ctx context.Context, u *uri.URL, req *proto.Request, n int
 // its end or closed. A directory (a path ending in "/", or ;type=d) is
 // read whole: Entries holds it parsed and Body the listing's bytes.
 //
-// Request.Options used: "email", "netrc", "ftp-method", "ftp-binary"
-// ("1": no type guess), "ftp-stat" ("0": neither SIZE nor MDTM; "size":
-// SIZE but no MDTM, for callers that do not keep modification times).
+// Request.Options used: Email, Netrc, and FTP (Method, Stat, Binary,
+// Port, TLS, CACert, Insecure); see proto.FTPOptions.
 func (d *Driver) Fetch(ctx context.Context, u *uri.URL, req *proto.Request) (*proto.Response, error) {
 	if req == nil {
 		req = &proto.Request{}
@@ -290,8 +289,10 @@ func (d *Driver) open(ctx context.Context, u *uri.URL, req *proto.Request, fresh
 	if err != nil {
 		return nil, err
 	}
-	if err := ParseActivePort(req.Options[OptionPort]); req.Options[OptionPort] != "" && err != nil {
-		return nil, err
+	if port := req.Options.FTP.Port; port != "" {
+		if err := ParseActivePort(port); err != nil {
+			return nil, err
+		}
 	}
 	key := poolKey{addr: addr, user: cr.user, pass: cr.pass, tls: mode}
 	p := d.pool()
@@ -488,8 +489,8 @@ func (d *Driver) retrieve(c *conn, pl plan) (*proto.Response, error) {
 		return nil, err
 	}
 	size, mtime := int64(-1), time.Time{}
-	if stat := c.req.Options["ftp-stat"]; stat != "0" {
-		if size, mtime, err = c.stat(pl, stat != "size"); err != nil {
+	if stat := c.req.Options.FTP.Stat; stat != proto.StatNone {
+		if size, mtime, err = c.stat(pl, stat != proto.StatSize); err != nil {
 			d.release(c)
 			return nil, err
 		}

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"io"
+	"net"
 	"net/textproto"
 	"strings"
 	"testing"
@@ -54,46 +55,72 @@ const anonLogin = "USER anonymous|PASS anonymous@|FEAT|TYPE I|PWD|"
 var transcriptTests = []struct {
 	name string
 	path string
-	opts map[string]string
+	opts proto.Options
 	mlst bool
 	want string
 }{
 	// 3.2.2: "%2F" decodes to "/" inside its segment: one CWD /etc.
-	{"encoded slash", "/%2Fetc/motd", nil, false, "CWD /etc|TYPE I|SIZE motd|MDTM motd|EPSV|RETR motd"},
+	{"encoded slash", "/%2Fetc/motd", proto.Options{}, false, "CWD /etc|TYPE I|SIZE motd|MDTM motd|EPSV|RETR motd"},
 	// 3.2.2: each segment one CWD, relative to the login directory.
-	{"relative", "/etc/motd", nil, false, "CWD etc|TYPE I|SIZE motd|MDTM motd|EPSV|RETR motd"},
+	{"relative", "/etc/motd", proto.Options{}, false, "CWD etc|TYPE I|SIZE motd|MDTM motd|EPSV|RETR motd"},
 	// 3.2.2: an empty segment is a CWD with a null argument.
-	{"null cwd", "//etc/motd", nil, false, "CWD |CWD etc|TYPE I|SIZE motd|MDTM motd|EPSV|RETR motd"},
+	{"null cwd", "//etc/motd", proto.Options{}, false, "CWD |CWD etc|TYPE I|SIZE motd|MDTM motd|EPSV|RETR motd"},
 	// 3.2.2: several segments, several CWDs, in order.
-	{"deep", "/a/b/c/f.bin", nil, false, "CWD a|CWD b|CWD c|TYPE I|SIZE f.bin|MDTM f.bin|EPSV|RETR f.bin"},
+	{"deep", "/a/b/c/f.bin", proto.Options{}, false, "CWD a|CWD b|CWD c|TYPE I|SIZE f.bin|MDTM f.bin|EPSV|RETR f.bin"},
 	// 3.2.2: no cwd segments, no CWD.
-	{"root file", "/f.bin", nil, false, "TYPE I|SIZE f.bin|MDTM f.bin|EPSV|RETR f.bin"},
+	{"root file", "/f.bin", proto.Options{}, false, "TYPE I|SIZE f.bin|MDTM f.bin|EPSV|RETR f.bin"},
 	// 3.2.4: ;type=a is TYPE A; SIZE is not asked (it counts stored bytes).
-	{"type a", "/pub/notes;type=a", nil, false, "CWD pub|TYPE A|MDTM notes|EPSV|RETR notes"},
+	{"type a", "/pub/notes;type=a", proto.Options{}, false, "CWD pub|TYPE A|MDTM notes|EPSV|RETR notes"},
 	// 3.2.4: ;type=i is TYPE I, even for a name the guess would call text.
-	{"type i", "/pub/README;type=i", nil, false, "CWD pub|TYPE I|SIZE README|MDTM README|EPSV|RETR README"},
+	{"type i", "/pub/README;type=i", proto.Options{}, false, "CWD pub|TYPE I|SIZE README|MDTM README|EPSV|RETR README"},
 	// 3.2.4: no typecode, a name in the text table: TYPE A (guess.go).
-	{"guess text", "/pub/README", nil, false, "CWD pub|TYPE A|MDTM README|EPSV|RETR README"},
-	// Options "ftp-binary": no guess.
-	{"no guess", "/pub/README", map[string]string{"ftp-binary": "1"}, false, "CWD pub|TYPE I|SIZE README|MDTM README|EPSV|RETR README"},
+	{"guess text", "/pub/README", proto.Options{}, false, "CWD pub|TYPE A|MDTM README|EPSV|RETR README"},
+	// Options.FTP.Binary: no guess.
+	{"no guess", "/pub/README", proto.Options{FTP: proto.FTPOptions{Binary: true}}, false, "CWD pub|TYPE I|SIZE README|MDTM README|EPSV|RETR README"},
 	// 3.2.4: ;type=d is NLST of the name.
-	{"type d", "/pub/sub;type=d", nil, false, "CWD pub|EPSV|NLST sub"},
+	{"type d", "/pub/sub;type=d", proto.Options{}, false, "CWD pub|EPSV|NLST sub"},
 	// 3.2.4: ;type=d with an empty name is NLST without an argument.
-	{"type d dir", "/pub/;type=d", nil, false, "CWD pub|EPSV|NLST"},
+	{"type d dir", "/pub/;type=d", proto.Options{}, false, "CWD pub|EPSV|NLST"},
 	// 3.2.2: a path ending in "/" lists the directory: LIST without MLST.
-	{"list", "/pub/", nil, false, "CWD pub|SYST|EPSV|LIST"},
+	{"list", "/pub/", proto.Options{}, false, "CWD pub|SYST|EPSV|LIST"},
 	// RFC 3659 section 7: MLSD when FEAT offers MLST.
-	{"mlsd", "/pub/", nil, true, "CWD pub|EPSV|MLSD"},
+	{"mlsd", "/pub/", proto.Options{}, true, "CWD pub|EPSV|MLSD"},
 	// curl's singlecwd: one CWD with the joined directory.
-	{"singlecwd", "/a/b/c/f.bin", map[string]string{"ftp-method": "singlecwd"}, false, "CWD a/b/c|TYPE I|SIZE f.bin|MDTM f.bin|EPSV|RETR f.bin"},
+	{"singlecwd", "/a/b/c/f.bin", proto.Options{FTP: proto.FTPOptions{Method: proto.MethodSingleCWD}}, false, "CWD a/b/c|TYPE I|SIZE f.bin|MDTM f.bin|EPSV|RETR f.bin"},
 	// singlecwd: leading empty segments keep the path absolute.
-	{"singlecwd abs", "//etc/motd", map[string]string{"ftp-method": "singlecwd"}, false, "CWD /etc|TYPE I|SIZE motd|MDTM motd|EPSV|RETR motd"},
+	{"singlecwd abs", "//etc/motd", proto.Options{FTP: proto.FTPOptions{Method: proto.MethodSingleCWD}}, false, "CWD /etc|TYPE I|SIZE motd|MDTM motd|EPSV|RETR motd"},
 	// curl's nocwd: the whole path as the argument.
-	{"nocwd", "/a/b/c/f.bin", map[string]string{"ftp-method": "nocwd"}, false, "TYPE I|SIZE a/b/c/f.bin|MDTM a/b/c/f.bin|EPSV|RETR a/b/c/f.bin"},
-	{"nocwd list", "/a/b/", map[string]string{"ftp-method": "nocwd"}, false, "SYST|EPSV|LIST a/b"},
-	// Options "ftp-stat" = "0" (the mirror knows sizes from the listing).
-	{"no stat", "/f.bin", map[string]string{"ftp-stat": "0"}, false, "TYPE I|EPSV|RETR f.bin"},
-	{"size only", "/f.bin", map[string]string{"ftp-stat": "size"}, false, "TYPE I|SIZE f.bin|EPSV|RETR f.bin"},
+	{"nocwd", "/a/b/c/f.bin", proto.Options{FTP: proto.FTPOptions{Method: proto.MethodNoCWD}}, false, "TYPE I|SIZE a/b/c/f.bin|MDTM a/b/c/f.bin|EPSV|RETR a/b/c/f.bin"},
+	{"nocwd list", "/a/b/", proto.Options{FTP: proto.FTPOptions{Method: proto.MethodNoCWD}}, false, "SYST|EPSV|LIST a/b"},
+	// Options.FTP.Stat: StatNone (the mirror knows sizes from the listing).
+	{"no stat", "/f.bin", proto.Options{FTP: proto.FTPOptions{Stat: proto.StatNone}}, false, "TYPE I|EPSV|RETR f.bin"},
+	{"size only", "/f.bin", proto.Options{FTP: proto.FTPOptions{Stat: proto.StatSize}}, false, "TYPE I|SIZE f.bin|EPSV|RETR f.bin"},
+}
+
+// A value of proto.FTPOptions that no constant or flag gives (a library
+// caller's mistake) is an error before anything is dialled, for Fetch and
+// List alike.
+func TestBadOptions(t *testing.T) {
+	for _, o := range []proto.FTPOptions{
+		{Method: "cwd"},
+		{Stat: "0"},
+		{TLS: "yes"},
+		{Port: "eth0"},
+	} {
+		req := quickReq()
+		req.Options.FTP = o
+		req.Dial = func(ctx context.Context, network, addr string) (net.Conn, error) {
+			t.Errorf("%+v: dialled %s", o, addr)
+			return nil, errors.New("no dial in this test")
+		}
+		d := &Driver{}
+		if _, _, err := get(t, d, "ftp://127.0.0.1/a", req); err == nil {
+			t.Errorf("Fetch with %+v = nil error", o)
+		}
+		if _, err := d.List(t.Context(), uri.MustParse("ftp://127.0.0.1/"), req); err == nil {
+			t.Errorf("List with %+v = nil error", o)
+		}
+	}
 }
 
 func TestTranscript(t *testing.T) {

@@ -18,10 +18,10 @@ import (
 //	             ChangeLog, COPYING, LICENSE, NEWS, INSTALL, MANIFEST,
 //	             AUTHORS, THANKS, TODO, FAQ
 //
-// Names are compared without regard to case. Request.Options["ftp-binary"]
-// = "1" turns the guess off (always TYPE I without a typecode), and a
-// resumed transfer (Request.Offset > 0) is always binary, because a REST
-// offset counts the bytes of the stored file.
+// Names are compared without regard to case. Request.Options.FTP.Binary
+// turns the guess off (always TYPE I without a typecode), and a resumed
+// transfer (Request.Offset > 0) is always binary, because a REST offset
+// counts the bytes of the stored file.
 var textExtensions = map[string]bool{
 	".txt":  true, // plain text
 	".text": true,

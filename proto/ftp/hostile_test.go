@@ -527,7 +527,7 @@ func TestUnsafeArguments(t *testing.T) {
 		t.Errorf("sent %q, want nothing", s)
 	}
 	req := quickReq()
-	req.Options = map[string]string{"email": "me@\r\nDELE x"}
+	req.Options = proto.Options{Email: "me@\r\nDELE x"}
 	if _, err := d.Fetch(t.Context(), uri.MustParse(f.url("/f")), req); !errors.Is(err, proto.ErrUnsafeArgument) {
 		t.Errorf("Fetch with a CRLF e-mail = %v, want ErrUnsafeArgument", err)
 	}

@@ -11,8 +11,8 @@ import (
 	"github.com/rfc1738/fetch/uri"
 )
 
-// DefaultEmail is the anonymous password used when Request.Options has no
-// "email" (RFC 1738 section 3.2.1: "the user name 'anonymous' is supplied,
+// DefaultEmail is the anonymous password used when Request.Options.Email
+// is empty (RFC 1738 section 3.2.1: "the user name 'anonymous' is supplied,
 // and the password is supplied as the Internet e-mail address of the end
 // user accessing the resource").
 const DefaultEmail = "anonymous@"
@@ -29,7 +29,7 @@ type creds struct {
 //   - a user and a password (even an empty one): those;
 //   - the user "anonymous" or "ftp" without a password: the e-mail address;
 //   - another user without a password: the .netrc file named by
-//     Options["netrc"] (see lookupNetrc; a missing, unreadable or
+//     Options.Netrc (see lookupNetrc; a missing, unreadable or
 //     malformed file, or one over 1 MiB, is an error), else a password
 //     given earlier for the same server and user on this Driver, else a
 //     prompt on the terminal (no echo), else an error wrapping
@@ -37,8 +37,8 @@ type creds struct {
 //     that one answer serves every URL of that server and user.
 func (d *Driver) credentials(ctx context.Context, u *uri.URL, req *proto.Request, addr string) (creds, error) {
 	email := DefaultEmail
-	if req.Options != nil && req.Options["email"] != "" {
-		email = req.Options["email"]
+	if req.Options.Email != "" {
+		email = req.Options.Email
 	}
 	if u.User == nil || u.User.Username() == "" {
 		return creds{user: "anonymous", pass: email}, nil
@@ -53,7 +53,7 @@ func (d *Driver) credentials(ctx context.Context, u *uri.URL, req *proto.Request
 	if lu := strings.ToLower(user); lu == "anonymous" || lu == "ftp" {
 		return creds{user: user, pass: email}, nil
 	}
-	if path := req.Options["netrc"]; path != "" {
+	if path := req.Options.Netrc; path != "" {
 		entries, err := readNetrc(path)
 		if err != nil {
 			return creds{}, err

@@ -107,7 +107,7 @@ func TestMLSDNotFoundIsNotRefusal(t *testing.T) {
 	d := &Driver{}
 	defer d.CloseIdleConnections()
 	req := quickReq()
-	req.Options = map[string]string{"ftp-method": "nocwd"} // no CWD: MLSD gets the path
+	req.Options = proto.Options{FTP: proto.FTPOptions{Method: proto.MethodNoCWD}} // no CWD: MLSD gets the path
 	for range 2 {
 		_, err := d.List(t.Context(), uri.MustParse(s.url("/missing/")), req)
 		if !errors.Is(err, proto.ErrNotFound) {

@@ -69,7 +69,7 @@ func TestLoginSources(t *testing.T) {
 
 	t.Run("netrc", func(t *testing.T) {
 		req := quickReq()
-		req.Options = map[string]string{"netrc": netrcPath}
+		req.Options = proto.Options{Netrc: netrcPath}
 		d := &Driver{}
 		defer d.CloseIdleConnections()
 		if _, _, err := get(t, d, url("bob"), req); err != nil {
@@ -85,7 +85,7 @@ func TestLoginSources(t *testing.T) {
 		for range 2 {
 			req := quickReq()
 			req.Prompt = p
-			req.Options = map[string]string{"netrc": netrcPath} // no entry for carol
+			req.Options = proto.Options{Netrc: netrcPath} // no entry for carol
 			if _, _, err := get(t, d, url("carol"), req); err != nil {
 				t.Fatal(err)
 			}
@@ -114,7 +114,7 @@ func TestLoginSources(t *testing.T) {
 	})
 	t.Run("anonymous", func(t *testing.T) {
 		req := quickReq()
-		req.Options = map[string]string{"email": "me@example.org"}
+		req.Options = proto.Options{Email: "me@example.org"}
 		d := &Driver{}
 		defer d.CloseIdleConnections()
 		if _, _, err := get(t, d, "ftp://"+host+":"+port+"/f", req); err != nil {
@@ -130,7 +130,7 @@ func TestLoginSources(t *testing.T) {
 	})
 	t.Run("missing netrc", func(t *testing.T) {
 		req := quickReq()
-		req.Options = map[string]string{"netrc": filepath.Join(dir, "absent")}
+		req.Options = proto.Options{Netrc: filepath.Join(dir, "absent")}
 		_, _, err := get(t, &Driver{}, url("bob"), req)
 		if !errors.Is(err, os.ErrNotExist) {
 			t.Errorf("Fetch = %v, want os.ErrNotExist", err)
@@ -146,7 +146,7 @@ func TestLoginSources(t *testing.T) {
 		}
 		before := f.connCount()
 		req := quickReq()
-		req.Options = map[string]string{"netrc": bad}
+		req.Options = proto.Options{Netrc: bad}
 		_, _, err := get(t, &Driver{}, url("bob"), req)
 		var ne *NetrcError
 		if !errors.As(err, &ne) || ne.Line != 2 {

@@ -9,19 +9,6 @@ import (
 	"github.com/rfc1738/fetch/uri"
 )
 
-// Methods of turning the url-path into commands (Request.Options
-// "ftp-method"; the names are curl's).
-const (
-	// MethodMultiCWD sends one CWD per directory segment, as RFC 1738
-	// section 3.2.2 says. The default.
-	MethodMultiCWD = "multicwd"
-	// MethodSingleCWD sends one CWD with the directory segments joined by
-	// "/" (for servers that accept paths but are slow with many CWDs).
-	MethodSingleCWD = "singlecwd"
-	// MethodNoCWD sends no CWD: RETR, NLST or LIST get the whole path.
-	MethodNoCWD = "nocwd"
-)
-
 // action is what a URL asks the server for.
 type action int
 
@@ -44,11 +31,17 @@ type plan struct {
 // makePlan turns the decoded url-path into commands (RFC 1738 section
 // 3.2.2): each cwd segment one CWD (method multicwd), then the name with
 // RETR, or NLST for ;type=d; an empty name with no ;type=d lists the
-// directory. Every argument is checked with proto.CheckArg.
+// directory. Every argument is checked with proto.CheckArg. An unknown
+// Options.FTP.Method or Options.FTP.Stat is an error.
 func makePlan(p *uri.FTPPath, req *proto.Request) (plan, error) {
-	method := MethodMultiCWD
-	if m := req.Options["ftp-method"]; m != "" {
-		method = m
+	method := req.Options.FTP.Method
+	if method == proto.MethodDefault {
+		method = proto.MethodMultiCWD
+	}
+	switch s := req.Options.FTP.Stat; s {
+	case proto.StatAll, proto.StatSize, proto.StatNone:
+	default:
+		return plan{}, fmt.Errorf("ftp: unknown Options.FTP.Stat %q (want %q, %q or %q)", s, proto.StatAll, proto.StatSize, proto.StatNone)
 	}
 	var pl plan
 	pl.name = p.Name
@@ -66,21 +59,21 @@ func makePlan(p *uri.FTPPath, req *proto.Request) (plan, error) {
 			pl.typ = "I"
 		default:
 			pl.typ = "I"
-			if req.Options["ftp-binary"] != "1" && req.Offset == 0 {
+			if !req.Options.FTP.Binary && req.Offset == 0 {
 				pl.typ, pl.guessed = guessType(p.Name), true
 			}
 		}
 	}
 	switch method {
-	case MethodMultiCWD:
+	case proto.MethodMultiCWD:
 		pl.cwd = append([]string(nil), p.CWD...)
 		pl.arg = p.Name
-	case MethodSingleCWD:
+	case proto.MethodSingleCWD:
 		if len(p.CWD) > 0 {
 			pl.cwd = []string{joinDir(p.CWD)}
 		}
 		pl.arg = p.Name
-	case MethodNoCWD:
+	case proto.MethodNoCWD:
 		switch {
 		case pl.act == actList:
 			pl.arg = joinDir(p.CWD)
@@ -90,7 +83,7 @@ func makePlan(p *uri.FTPPath, req *proto.Request) (plan, error) {
 			pl.arg = p.Name
 		}
 	default:
-		return plan{}, fmt.Errorf("ftp: unknown ftp-method %q (want multicwd, singlecwd or nocwd)", method)
+		return plan{}, fmt.Errorf("ftp: unknown Options.FTP.Method %q (want multicwd, singlecwd or nocwd)", method)
 	}
 	for _, a := range append(pl.cwd, pl.arg) {
 		if err := proto.CheckArg(a); err != nil {

@@ -84,7 +84,7 @@ func startPiped(t *testing.T, f *fakeFTP) (*Driver, *proto.Request) {
 	d := &Driver{PipelinePassive: true, MaxConnsPerHost: 1, MaxIdleConnsPerHost: 1}
 	t.Cleanup(d.CloseIdleConnections)
 	req := quickReq()
-	req.Options = map[string]string{"ftp-stat": "0", "ftp-binary": "1"}
+	req.Options = proto.Options{FTP: proto.FTPOptions{Stat: proto.StatNone, Binary: true}}
 	return d, req
 }
 
@@ -138,7 +138,7 @@ func TestUnpipelinedWaitsForCompletion(t *testing.T) {
 	d := &Driver{MaxIdleConnsPerHost: 1}
 	defer d.CloseIdleConnections()
 	req := &proto.Request{ConnectTimeout: time.Second, IdleTimeout: 300 * time.Millisecond}
-	req.Options = map[string]string{"ftp-stat": "0", "ftp-binary": "1"}
+	req.Options = proto.Options{FTP: proto.FTPOptions{Stat: proto.StatNone, Binary: true}}
 	if _, _, err := get(t, d, f.url("/a"), req); err == nil || !isTimeout(err) {
 		t.Fatalf("got %v, want a timeout waiting for the 226", err)
 	}

@@ -4,6 +4,8 @@ import (
 	"context"
 	"sync"
 	"time"
+
+	"github.com/rfc1738/fetch/proto"
 )
 
 // poolKey names the connections that may serve a URL: same server, same
@@ -14,7 +16,7 @@ type poolKey struct {
 	addr string // host:port as dialled
 	user string
 	pass string
-	tls  string // the TLS mode asked for ("", TLSTry, TLSRequire)
+	tls  proto.FTPTLS // the TLS mode asked for
 }
 
 // connPool keeps logged-in control connections between Fetch calls. It is

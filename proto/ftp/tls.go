@@ -33,32 +33,10 @@ import (
 // connections share, so that a data connection can only resume the session
 // of the control connection it belongs to.
 
-// Values of Request.Options[OptionTLS].
-const (
-	// TLSTry uses TLS when the server accepts AUTH TLS and goes on in
-	// clear (with a warning) when it refuses (curl's --ssl).
-	TLSTry = "try"
-	// TLSRequire fails before USER when the server refuses AUTH TLS:
-	// neither the user name nor the password is ever sent in clear
-	// (curl's --ssl-reqd).
-	TLSRequire = "require"
-)
+// The request's settings are Options.FTP.TLS (proto.TLSTry or
+// proto.TLSRequire), Options.FTP.CACert and Options.FTP.Insecure.
 
-// Request.Options keys read by the Driver for TLS.
-const (
-	// OptionTLS asks for FTPS: TLSTry or TLSRequire; empty means plain
-	// FTP.
-	OptionTLS = "ftp-ssl"
-	// OptionCACert names a PEM file of certificates that replaces the
-	// system's roots for verifying the server (curl's --cacert).
-	OptionCACert = "tls-cacert"
-	// OptionInsecure "1" skips the verification of the server's
-	// certificate (curl's -k): the connection is encrypted but the server
-	// is not authenticated.
-	OptionInsecure = "tls-insecure"
-)
-
-// TLSRefusedError is returned when the request requires TLS (TLSRequire)
+// TLSRefusedError is returned when the request requires TLS (proto.TLSRequire)
 // and the server refused AUTH TLS: nothing else was sent on that
 // connection (no USER, no PASS). It wraps proto.ErrLogin (the login could
 // not be made as asked) and the server's reply, a *textproto.Error.
@@ -74,13 +52,13 @@ func (e *TLSRefusedError) Error() string {
 // Unwrap returns proto.ErrLogin and the reply.
 func (e *TLSRefusedError) Unwrap() []error { return []error{proto.ErrLogin, e.Reply} }
 
-// tlsMode returns the request's TLS mode ("", TLSTry or TLSRequire).
-func tlsMode(req *proto.Request) (string, error) {
-	switch m := req.Options[OptionTLS]; m {
-	case "", TLSTry, TLSRequire:
+// tlsMode returns the request's TLS mode, or an error for an unknown one.
+func tlsMode(req *proto.Request) (proto.FTPTLS, error) {
+	switch m := req.Options.FTP.TLS; m {
+	case proto.TLSOff, proto.TLSTry, proto.TLSRequire:
 		return m, nil
 	default:
-		return "", fmt.Errorf("ftp: option %s=%q: want %q or %q", OptionTLS, m, TLSTry, TLSRequire)
+		return proto.TLSOff, fmt.Errorf("ftp: unknown Options.FTP.TLS %q (want %q, %q or %q)", m, proto.TLSOff, proto.TLSTry, proto.TLSRequire)
 	}
 }
 
@@ -98,7 +76,7 @@ func (d *Driver) tlsConfig(req *proto.Request, host string) (*tls.Config, error)
 	if cfg.ServerName == "" {
 		cfg.ServerName = host
 	}
-	if path := req.Options[OptionCACert]; path != "" {
+	if path := req.Options.FTP.CACert; path != "" {
 		pem, err := os.ReadFile(path)
 		if err != nil {
 			return nil, fmt.Errorf("ftp: CA certificates: %w", err)
@@ -109,7 +87,7 @@ func (d *Driver) tlsConfig(req *proto.Request, host string) (*tls.Config, error)
 		}
 		cfg.RootCAs = pool
 	}
-	if req.Options[OptionInsecure] == "1" {
+	if req.Options.FTP.Insecure {
 		cfg.InsecureSkipVerify = true
 	}
 	cfg.ClientSessionCache = tls.NewLRUClientSessionCache(4)
@@ -133,13 +111,14 @@ func (r *replayConn) Read(p []byte) (int, error) {
 	return r.Conn.Read(p)
 }
 
-// startTLS reads the greeting and negotiates TLS (mode TLSTry or
-// TLSRequire) on the fresh control connection c; cfg is the connection's
-// TLS configuration. It returns the connection to give the library: the
-// wire with the greeting replayed. When the server refuses AUTH TLS, mode
-// TLSTry goes on in clear (c.tlsWarning says so) and TLSRequire returns a
+// startTLS reads the greeting and negotiates TLS (mode proto.TLSTry or
+// proto.TLSRequire) on the fresh control connection c; cfg is the
+// connection's TLS configuration. It returns the connection to give the
+// library: the wire with the greeting replayed. When the server refuses
+// AUTH TLS, mode TLSTry goes on in clear (c.tlsWarning says so) and
+// TLSRequire returns a
 // *TLSRefusedError, having sent nothing but AUTH TLS.
-func (c *conn) startTLS(ctx context.Context, mode string, cfg *tls.Config) (net.Conn, error) {
+func (c *conn) startTLS(ctx context.Context, mode proto.FTPTLS, cfg *tls.Config) (net.Conn, error) {
 	code, msg, err := c.reply(StatusReady)
 	if err != nil {
 		return nil, c.fail("greeting", err)
@@ -158,7 +137,7 @@ func (c *conn) startTLS(ctx context.Context, mode string, cfg *tls.Config) (net.
 		if herr := c.handBack(); herr != nil {
 			return nil, c.fail("AUTH TLS", herr)
 		}
-		if mode == TLSRequire {
+		if mode == proto.TLSRequire {
 			c.dead = true
 			return nil, &TLSRefusedError{Addr: c.addr, Reply: te}
 		}

@@ -17,9 +17,9 @@ func sentLines(f *fakeFTP) []string {
 }
 
 // tlsReq is a request for FTPS in mode, trusting the CA file ca.
-func tlsReq(mode, ca string) *proto.Request {
+func tlsReq(mode proto.FTPTLS, ca string) *proto.Request {
 	req := quickReq()
-	req.Options = map[string]string{OptionTLS: mode, OptionCACert: ca, "ftp-stat": "0", "ftp-binary": "1"}
+	req.Options.FTP = proto.FTPOptions{TLS: mode, CACert: ca, Stat: proto.StatNone, Binary: true}
 	return req
 }
 
@@ -35,7 +35,7 @@ func TestTLSRetrievalAndListing(t *testing.T) {
 	f.lists = map[string][]byte{"LIST": []byte("-rw-r--r-- 1 u g 45000 Jan 1 2020 a\r\n")}
 	f.start()
 	d := &Driver{}
-	req := tlsReq(TLSRequire, ca)
+	req := tlsReq(proto.TLSRequire, ca)
 	var trace bytes.Buffer
 	req.Trace = &trace
 	_, body, err := get(t, d, "ftp://joe:s3cret-pw@"+f.addr()+"/a", req)
@@ -70,14 +70,14 @@ func TestTLSRetrievalAndListing(t *testing.T) {
 	}
 }
 
-// With TLSRequire, a server that refuses AUTH TLS gets nothing more: no
+// With proto.TLSRequire, a server that refuses AUTH TLS gets nothing more: no
 // USER, no PASS (curl's --ssl-reqd). The error is a *TLSRefusedError
 // wrapping proto.ErrLogin and the reply.
 func TestTLSRequiredRefused(t *testing.T) {
 	f := newFake(t).start() // no tlsCfg: AUTH answers 502
 	d := &Driver{}
 	t.Cleanup(d.CloseIdleConnections)
-	_, _, err := get(t, d, "ftp://joe:s3cret-pw@"+f.addr()+"/a", tlsReq(TLSRequire, ""))
+	_, _, err := get(t, d, "ftp://joe:s3cret-pw@"+f.addr()+"/a", tlsReq(proto.TLSRequire, ""))
 	var re *TLSRefusedError
 	if !errors.As(err, &re) || !errors.Is(err, proto.ErrLogin) || replyCode(err) != StatusNotImplemented {
 		t.Fatalf("err = %v, want a *TLSRefusedError wrapping proto.ErrLogin and the 502", err)
@@ -88,7 +88,7 @@ func TestTLSRequiredRefused(t *testing.T) {
 	waitSent(t, f, "AUTH TLS\r\n")
 }
 
-// With TLSTry, a refusal of AUTH TLS means going on in clear, with a
+// With proto.TLSTry, a refusal of AUTH TLS means going on in clear, with a
 // warning in the response (curl's --ssl).
 func TestTLSTryFallsBack(t *testing.T) {
 	f := newFake(t)
@@ -96,7 +96,7 @@ func TestTLSTryFallsBack(t *testing.T) {
 	f.start()
 	d := &Driver{}
 	t.Cleanup(d.CloseIdleConnections)
-	resp, body, err := get(t, d, f.url("/a"), tlsReq(TLSTry, ""))
+	resp, body, err := get(t, d, f.url("/a"), tlsReq(proto.TLSTry, ""))
 	if err != nil || string(body) != "clear" {
 		t.Fatalf("%q, %v", body, err)
 	}
@@ -111,7 +111,7 @@ func TestTLSTryFallsBack(t *testing.T) {
 }
 
 // A certificate the client does not trust ends the connection after
-// AUTH TLS: the login is never sent. -k (OptionInsecure) accepts it.
+// AUTH TLS: the login is never sent. -k (Options.FTP.Insecure) accepts it.
 func TestTLSUntrusted(t *testing.T) {
 	cfg, _ := testCert(t)
 	_, otherCA := testCert(t)
@@ -121,15 +121,15 @@ func TestTLSUntrusted(t *testing.T) {
 	f.start()
 	d := &Driver{}
 	t.Cleanup(d.CloseIdleConnections)
-	_, _, err := get(t, d, f.url("/a"), tlsReq(TLSTry, otherCA))
+	_, _, err := get(t, d, f.url("/a"), tlsReq(proto.TLSTry, otherCA))
 	var ve *tls.CertificateVerificationError
 	if !errors.As(err, &ve) {
 		t.Fatalf("err = %v, want a *tls.CertificateVerificationError", err)
 	}
 	waitSent(t, f, "AUTH TLS\r\n")
 
-	req := tlsReq(TLSRequire, "")
-	req.Options[OptionInsecure] = "1"
+	req := tlsReq(proto.TLSRequire, "")
+	req.Options.FTP.Insecure = true
 	if _, body, err := get(t, d, f.url("/a"), req); err != nil || string(body) != "x" {
 		t.Fatalf("insecure: %q, %v", body, err)
 	}
@@ -146,14 +146,14 @@ func TestTLSPipelinedAndActive(t *testing.T) {
 	f.greeting = "220 (vsFTPd 3.0.3)"
 	f.files = map[string][]byte{"a": []byte("1"), "b": bytes.Repeat([]byte("2"), 70000), "c": {}}
 	d, _ := startPiped(t, f)
-	req := tlsReq(TLSRequire, ca)
+	req := tlsReq(proto.TLSRequire, ca)
 	for _, name := range []string{"a", "b", "c"} {
 		_, body, err := get(t, d, f.url("/"+name), req)
 		if err != nil || !bytes.Equal(body, f.files[name]) {
 			t.Fatalf("%s: %d bytes, %v", name, len(body), err)
 		}
 	}
-	req.Options[OptionPort] = "-"
+	req.Options.FTP.Port = "-"
 	if _, body, err := get(t, d, f.url("/b"), req); err != nil || !bytes.Equal(body, f.files["b"]) {
 		t.Fatalf("active: %d bytes, %v", len(body), err)
 	}
@@ -177,7 +177,7 @@ func TestTLSPoolKey(t *testing.T) {
 	f.start()
 	d := &Driver{}
 	t.Cleanup(d.CloseIdleConnections)
-	for _, req := range []*proto.Request{quickReq(), tlsReq(TLSRequire, ca), tlsReq(TLSRequire, ca)} {
+	for _, req := range []*proto.Request{quickReq(), tlsReq(proto.TLSRequire, ca), tlsReq(proto.TLSRequire, ca)} {
 		if _, _, err := get(t, d, f.url("/a"), req); err != nil {
 			t.Fatal(err)
 		}

@@ -67,7 +67,7 @@ func TestRetrieveToFile(t *testing.T) {
 		f.start()
 		d := &Driver{PipelinePassive: piped, MaxIdleConnsPerHost: 1}
 		req := quickReq()
-		req.Options = map[string]string{"ftp-stat": "0", "ftp-binary": "1"}
+		req.Options = proto.Options{FTP: proto.FTPOptions{Stat: proto.StatNone, Binary: true}}
 		dst := newFileDest(t)
 		n, err := retrieveTo(t.Context(), t, d, f.url("/big"), req, dst)
 		d.CloseIdleConnections()
@@ -92,7 +92,7 @@ func TestRetrieveToFileASCII(t *testing.T) {
 	d := &Driver{}
 	defer d.CloseIdleConnections()
 	req := quickReq()
-	req.Options = map[string]string{"ftp-stat": "0"}
+	req.Options = proto.Options{FTP: proto.FTPOptions{Stat: proto.StatNone}}
 	dst := newFileDest(t)
 	if _, err := retrieveTo(t.Context(), t, d, f.url("/t.txt;type=a"), req, dst); err != nil {
 		t.Fatal(err)
@@ -115,7 +115,7 @@ func TestRetrieveToFileStall(t *testing.T) {
 		d := &Driver{PipelinePassive: true}
 		defer d.CloseIdleConnections()
 		req := &proto.Request{ConnectTimeout: 2 * time.Second, IdleTimeout: 300 * time.Millisecond}
-		req.Options = map[string]string{"ftp-stat": "0", "ftp-binary": "1"}
+		req.Options = proto.Options{FTP: proto.FTPOptions{Stat: proto.StatNone, Binary: true}}
 		dst := newFileDest(t)
 		start := time.Now()
 		n, err := retrieveTo(t.Context(), t, d, f.url("/big"), req, dst)
@@ -137,7 +137,7 @@ func TestRetrieveToFileStall(t *testing.T) {
 		d := &Driver{PipelinePassive: true}
 		defer d.CloseIdleConnections()
 		req := &proto.Request{ConnectTimeout: 2 * time.Second, IdleTimeout: time.Minute}
-		req.Options = map[string]string{"ftp-stat": "0", "ftp-binary": "1"}
+		req.Options = proto.Options{FTP: proto.FTPOptions{Stat: proto.StatNone, Binary: true}}
 		ctx, cancel := context.WithCancel(t.Context())
 		time.AfterFunc(300*time.Millisecond, cancel)
 		start := time.Now()

@@ -45,7 +45,6 @@ func FuzzExpand(f *testing.F) {
 		}
 		s := &gateway.Scheme{
 			Name:         "test",
-			Option:       option,
 			Placeholders: []string{"database", "search", "wtype", "wpath", "hsoname", "field:"},
 			View: func(*uri.URL) ([]gateway.Part, gateway.Values, error) {
 				return nil, func(name, _ string) string {

@@ -6,8 +6,8 @@
 // *proto.Redirect, which the client checks with package safety and fetches.
 // Package gateway is not a driver: it makes no connection.
 //
-// A driver describes its scheme in a [Scheme] (its name, its option key,
-// its placeholders and a View that decodes its URLs) and delegates to it:
+// A driver describes its scheme in a [Scheme] (its name, its placeholders
+// and a View that decodes its URLs) and delegates to it:
 // [Scheme.Fetch] is the whole of the driver's Fetch, [Scheme.Expand] and
 // [Scheme.CheckTemplate] back the driver package's Expand and
 // CheckTemplate. Package gatewaytest holds the checks every such driver
@@ -53,11 +53,11 @@ import (
 // in a package variable and calls its methods from its own Fetch, Expand
 // and CheckTemplate; it is safe for concurrent use.
 type Scheme struct {
-	// Name is the URL scheme ("wais"). It prefixes error messages.
+	// Name is the URL scheme in lower case ("wais"). It prefixes error
+	// messages, and is the key of the gateway URL template in
+	// proto.Options.Gateways; an empty or absent template means no
+	// gateway.
 	Name string
-	// Option is the proto.Request.Options key holding the gateway URL
-	// template ("gateway.wais"); an empty or absent value means no gateway.
-	Option string
 	// Protocol names the access method that is not built in, for the error
 	// returned without a gateway: "the WAIS protocol (Z39.50, port 210)".
 	Protocol string
@@ -85,11 +85,11 @@ type Part struct {
 }
 
 // Fetch is a gateway driver's Fetch. It returns, for u, a *proto.Redirect
-// (Reason "gateway") to the gateway URL that req.Options[s.Option] expands
-// to, and never a response. It checks ctx; then decodes u with s.View and
-// refuses a decoded part, user name or password that holds CR, LF or NUL
-// with an error wrapping proto.ErrUnsafeArgument (naming the part, not
-// repeating it), whether or not a gateway is configured. Without a
+// (Reason "gateway") to the gateway URL that req.Options.Gateways[s.Name]
+// expands to, and never a response. It checks ctx; then decodes u with
+// s.View and refuses a decoded part, user name or password that holds CR,
+// LF or NUL with an error wrapping proto.ErrUnsafeArgument (naming the
+// part, not repeating it), whether or not a gateway is configured. Without a
 // template (req may be nil) it returns an error wrapping
 // proto.ErrNoAccessMethod that names the missing method; with a template
 // that cannot be used, a *TemplateError.
@@ -103,7 +103,7 @@ func (s *Scheme) Fetch(ctx context.Context, u *uri.URL, req *proto.Request) (*pr
 	}
 	var tmpl string
 	if req != nil {
-		tmpl = req.Options[s.Option]
+		tmpl = req.Options.Gateways[s.Name]
 	}
 	if tmpl == "" {
 		return nil, fmt.Errorf("%s: %w: %s is not built in; configure --gateway %s=TEMPLATE", s.Name, proto.ErrNoAccessMethod, s.Protocol, s.Name)

@@ -23,7 +23,6 @@ import (
 func newScheme(t *testing.T, m map[string]string) *gateway.Scheme {
 	return &gateway.Scheme{
 		Name:         "test",
-		Option:       option,
 		Protocol:     "the test protocol",
 		Placeholders: []string{"database", "search", "wtype", "wpath", "hsoname", "field:"},
 		View: func(*uri.URL) ([]gateway.Part, gateway.Values, error) {
@@ -45,10 +44,8 @@ func newScheme(t *testing.T, m map[string]string) *gateway.Scheme {
 	}
 }
 
-const option = "gateway.test"
-
 func request(tmpl string) *proto.Request {
-	return &proto.Request{Options: map[string]string{option: tmpl}}
+	return &proto.Request{Options: proto.Options{Gateways: map[string]string{"test": tmpl}}}
 }
 
 // TestExpand: each value is escaped for its place (RFC 1738 section 2.2;
@@ -208,10 +205,10 @@ func TestTemplateErrorMessage(t *testing.T) {
 }
 
 // TestNoGateway: without a template there is no access method (exit 7);
-// the template is looked up under the scheme's own option only.
+// the template is looked up under the scheme's own name only.
 func TestNoGateway(t *testing.T) {
 	s, u := newScheme(t, nil), uri.MustParse("wais://host/db?query")
-	for _, req := range []*proto.Request{nil, {}, request(""), {Options: map[string]string{"gateway.other": "http://gw.example/"}}} {
+	for _, req := range []*proto.Request{nil, {}, request(""), {Options: proto.Options{Gateways: map[string]string{"other": "http://gw.example/"}}}} {
 		if resp, err := s.Fetch(t.Context(), u, req); resp != nil || !errors.Is(err, proto.ErrNoAccessMethod) {
 			t.Errorf("Fetch without a gateway = %v, %v, want proto.ErrNoAccessMethod", resp, err)
 		}

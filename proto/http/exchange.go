@@ -8,8 +8,8 @@ import (
 	"github.com/rfc1738/fetch/proto"
 )
 
-// OptionExchange ("1"), in Request.Options, asks for the bytes of the
-// exchange, for an archive record (package warc): Response.Info gets
+// recordExchange fills resp.Info with the exchange's bytes, for
+// Request.Options.HTTP.Exchange (an archive record, package warc):
 // "http_request" (the request as written: request line and header),
 // "http_response" (the status line and header, through the blank line)
 // and "http_status" (int).
@@ -17,9 +17,6 @@ import (
 // The header is the one net/http parsed: field names in canonical case
 // and sorted, and Transfer-Encoding left out, because the body that
 // follows is the decoded one (no chunk framing).
-const OptionExchange = "exchange"
-
-// recordExchange fills resp.Info with the exchange's bytes.
 func recordExchange(resp *proto.Response, hreq *http.Request, hresp *http.Response) {
 	var rq bytes.Buffer
 	// Request.Write writes what the transport sends: request line, Host,

@@ -32,7 +32,6 @@ import (
 	"path"
 	"strings"
 	"sync"
-	"time"
 
 	"github.com/rfc1738/fetch/proto"
 	"github.com/rfc1738/fetch/uri"
@@ -96,7 +95,7 @@ func (d *Driver) transportFor(req *proto.Request) (tr *http.Transport, shared bo
 	defer d.mu.Unlock()
 	if d.shared == nil {
 		base := *req
-		base.Trace, base.Options = nil, nil
+		base.Trace, base.Options = nil, proto.Options{}
 		tr := d.transport(&base)
 		tr.DialContext = base.DialKept
 		tr.MaxIdleConnsPerHost = keptPerHost
@@ -106,18 +105,16 @@ func (d *Driver) transportFor(req *proto.Request) (tr *http.Transport, shared bo
 	return d.shared, true
 }
 
-// Request.Options keys the driver reads.
-const (
-	// OptionHeadersOnly ("1") sends HEAD and returns the status line and
-	// headers as the body.
-	OptionHeadersOnly = "headers-only"
-)
-
-// Fetch sends a GET (HEAD with the headers-only option) for u. On success
+// Fetch sends a GET for u. On success
 // the returned body must be closed. A status other than 2xx is an error: a
 // *StatusError that wraps proto.ErrNotFound (404, 410), proto.ErrLogin (401,
 // 407) or proto.ErrPermission (403); a 3xx with Location is a
 // *proto.Redirect.
+//
+// Request.Options fields read: HeadersOnly (HEAD; the status line and
+// header are the body), IfModifiedSince (a conditional GET; a 304 is a
+// Response with NotModified set) and HTTP.Exchange (the exchange's bytes
+// in Response.Info, for package warc).
 func (d *Driver) Fetch(ctx context.Context, u *uri.URL, req *proto.Request) (*proto.Response, error) {
 	if req == nil {
 		req = &proto.Request{}
@@ -158,7 +155,7 @@ func (d *Driver) Fetch(ctx context.Context, u *uri.URL, req *proto.Request) (*pr
 		return nil, err
 	}
 	resp.Name = remoteName(u)
-	if req.Options[OptionExchange] == "1" {
+	if req.Options.HTTP.Exchange {
 		recordExchange(resp, hreq, hresp)
 	}
 	resp.Body = &body{rc: resp.Body, tr: tr, keep: shared}
@@ -167,7 +164,7 @@ func (d *Driver) Fetch(ctx context.Context, u *uri.URL, req *proto.Request) (*pr
 
 func (d *Driver) newRequest(ctx context.Context, target *url.URL, req *proto.Request) (*http.Request, error) {
 	method := http.MethodGet
-	if req.Options[OptionHeadersOnly] == "1" {
+	if req.Options.HeadersOnly {
 		method = http.MethodHead
 	}
 	hreq, err := http.NewRequestWithContext(ctx, method, "", nil)
@@ -184,11 +181,7 @@ func (d *Driver) newRequest(ctx context.Context, target *url.URL, req *proto.Req
 	if req.Offset > 0 && method == http.MethodGet {
 		hreq.Header.Set("Range", fmt.Sprintf("bytes=%d-", req.Offset))
 	}
-	if v := req.Options[proto.OptionIfModifiedSince]; v != "" && method == http.MethodGet && req.Offset == 0 {
-		t, err := time.Parse(time.RFC3339Nano, v)
-		if err != nil {
-			return nil, fmt.Errorf("http: option %s=%q: not an RFC 3339 time", proto.OptionIfModifiedSince, v)
-		}
+	if t := req.Options.IfModifiedSince; !t.IsZero() && method == http.MethodGet && req.Offset == 0 {
 		hreq.Header.Set("If-Modified-Since", t.UTC().Format(http.TimeFormat))
 	}
 	return hreq, nil

@@ -22,7 +22,7 @@ func BenchmarkArticle(b *testing.B) {
 		conn := &fakeConn{r: strings.NewReader(art)}
 		req := &proto.Request{
 			Dial:    func(context.Context, string, string) (net.Conn, error) { return conn, nil },
-			Options: map[string]string{"nntp-server": "127.0.0.1"},
+			Options: withServer("127.0.0.1"),
 		}
 		resp, err := (&Driver{}).Fetch(context.Background(), u, req)
 		if err != nil {

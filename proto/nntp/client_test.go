@@ -317,7 +317,7 @@ func TestEndlessArticleStreams(t *testing.T) {
 		expect(r, "BODY <a@x>")
 		endless(c, "222 0 <a@x>\r\n", "y")
 	})
-	resp, err := fetchURL(t, &Driver{}, context.Background(), "news://"+addr+"/a@x", &proto.Request{Options: map[string]string{"body-only": "1"}})
+	resp, err := fetchURL(t, &Driver{}, context.Background(), "news://"+addr+"/a@x", &proto.Request{Options: proto.Options{BodyOnly: true}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -21,7 +21,7 @@
 //     read, is over 1 MiB or is malformed is an error, for a malformed
 //     file "nntp: netrc PATH: line N: ..." (it names no password).
 //   - news: URLs name no server. The server is the caller's setting
-//     (Request.Options["nntp-server"]), or the host of the
+//     (Request.Options.NNTP.Server), or the host of the
 //     news://server/... form of RFC 5538.
 //   - Articles come with LF line ends (textproto's DotReader turns the
 //     wire's CR LF into LF), dot-unstuffed.

@@ -33,9 +33,9 @@ const (
 // connection between calls (each Fetch dials, and QUITs when done) and is
 // safe for concurrent use; its fields must not change while it is in use.
 //
-// Request.Options keys read: "nntp-server" (host[:port] for news: URLs),
-// "netrc" (path of a .netrc file; a missing file gives no credentials, a
-// malformed one an error), "headers-only" and "body-only" ("1").
+// Request.Options fields read: NNTP.Server (host[:port] for news: URLs),
+// Netrc (path of a .netrc file; a missing file gives no credentials, a
+// malformed one an error), HeadersOnly and BodyOnly.
 // Request.Raw and Request.Offset are not supported: articles always come
 // dot-unstuffed from their first byte (Response.Offset is 0).
 type Driver struct {
@@ -111,10 +111,10 @@ type target struct {
 //	news:group                GROUP group, OVER (a summary)
 //	news:*                    LIST ACTIVE, LIST NEWSGROUPS
 //
-// The server of a news: URL is Options["nntp-server"], or the server of
+// The server of a news: URL is Options.NNTP.Server, or the server of
 // the news://server/ form (RFC 5538); neither is an error wrapping
 // proto.ErrNeedInput. An article is a KindData response streaming the
-// article (Options "headers-only": HEAD, "body-only": BODY); the caller
+// article (Options.HeadersOnly: HEAD, Options.BodyOnly: BODY); the caller
 // must close its Body. Summaries and group lists are KindDirectory
 // responses with Entries, read whole (within the Driver's limits) before
 // Fetch returns.
@@ -199,7 +199,7 @@ func (d *Driver) connect(ctx context.Context, t *target, req *proto.Request) (*c
 // resolve reads the URL and the request's options into a target, and
 // checks every argument that will be written to the wire.
 func (d *Driver) resolve(u *uri.URL, req *proto.Request) (*target, error) {
-	var opts map[string]string
+	var opts proto.Options
 	if req != nil {
 		opts = req.Options
 	}
@@ -227,7 +227,7 @@ func (d *Driver) resolve(u *uri.URL, req *proto.Request) (*target, error) {
 		server := v.Server
 		t.serverInURL = server != ""
 		if server == "" {
-			server = opts["nntp-server"]
+			server = opts.NNTP.Server
 		}
 		if server == "" {
 			return nil, fmt.Errorf("nntp: a news: URL names no server: use --nntp-server host[:port] or set NNTPSERVER: %w", proto.ErrNeedInput)
@@ -256,14 +256,14 @@ func (d *Driver) resolve(u *uri.URL, req *proto.Request) (*target, error) {
 		}
 	}
 	switch {
-	case opts["headers-only"] == "1" && opts["body-only"] == "1":
+	case opts.HeadersOnly && opts.BodyOnly:
 		return nil, errors.New("nntp: headers-only and body-only exclude each other")
-	case opts["headers-only"] == "1":
+	case opts.HeadersOnly:
 		t.verb = "HEAD"
-	case opts["body-only"] == "1":
+	case opts.BodyOnly:
 		t.verb = "BODY"
 	}
-	creds, err := credentialsFor(u, t.host, opts["netrc"])
+	creds, err := credentialsFor(u, t.host, opts.Netrc)
 	if err != nil {
 		return nil, err
 	}
@@ -296,7 +296,7 @@ func (t *target) groupURL(group string) string {
 	return "news:" + uri.Escape(group, "")
 }
 
-// splitServer reads an "nntp-server" setting: host, host:port, [v6]:port,
+// splitServer reads an Options.NNTP.Server setting: host, host:port, [v6]:port,
 // [v6] or a bare IPv6 address; the port defaults to 119.
 func splitServer(s string) (string, int, error) {
 	bad := func(why string) error {

@@ -46,7 +46,12 @@ type scripted struct {
 	trace bytes.Buffer
 }
 
-func (s *scripted) request(opts map[string]string) *proto.Request {
+// withServer is the Options of a news: URL served by addr.
+func withServer(addr string) proto.Options {
+	return proto.Options{NNTP: proto.NNTPOptions{Server: addr}}
+}
+
+func (s *scripted) request(opts proto.Options) *proto.Request {
 	return &proto.Request{
 		Dial: func(ctx context.Context, network, addr string) (net.Conn, error) {
 			s.dials = append(s.dials, addr)
@@ -62,7 +67,7 @@ func newScripted(server string) *scripted {
 }
 
 // run fetches rawURL, reads the body to its end and closes it.
-func (s *scripted) run(t *testing.T, rawURL string, opts map[string]string) (*proto.Response, string, error) {
+func (s *scripted) run(t *testing.T, rawURL string, opts proto.Options) (*proto.Response, string, error) {
 	t.Helper()
 	u, err := uri.Parse(rawURL)
 	if err != nil {
@@ -87,7 +92,7 @@ const sampleArticle = "Subject: Second\r\nFrom: b@example.org\r\nMessage-ID: <b@
 var transcriptTests = []struct {
 	name   string
 	url    string
-	opts   map[string]string
+	opts   proto.Options
 	server string
 	sent   string // exact bytes the client wrote
 	dial   string
@@ -120,7 +125,7 @@ var transcriptTests = []struct {
 		// RFC 3977 section 6.2.2: HEAD for --headers-only.
 		name:   "headers-only",
 		url:    "nntp://127.0.0.1/local.test/2",
-		opts:   map[string]string{"headers-only": "1"},
+		opts:   proto.Options{HeadersOnly: true},
 		server: script("201 hi", "201 ok", "211 3 1 3 local.test", "221 2 <b@x>", "Subject: s", "From: f", "."),
 		sent:   "MODE READER\r\nGROUP local.test\r\nHEAD 2\r\nQUIT\r\n",
 		dial:   "127.0.0.1:119",
@@ -131,7 +136,7 @@ var transcriptTests = []struct {
 		// RFC 3977 section 6.2.3: BODY for --body-only.
 		name:   "body-only",
 		url:    "news:b@example.org",
-		opts:   map[string]string{"body-only": "1", "nntp-server": "127.0.0.1:1190"},
+		opts:   proto.Options{BodyOnly: true, NNTP: proto.NNTPOptions{Server: "127.0.0.1:1190"}},
 		server: script("201 hi", "201 ok", "222 0 <b@example.org>", "..dot", "text", "."),
 		sent:   "MODE READER\r\nBODY <b@example.org>\r\nQUIT\r\n",
 		dial:   "127.0.0.1:1190",
@@ -142,7 +147,7 @@ var transcriptTests = []struct {
 		// RFC 1738 section 3.6: news:<message-id>, sent with "<" and ">".
 		name:   "news message-id",
 		url:    "news:b@example.org",
-		opts:   map[string]string{"nntp-server": "127.0.0.1"},
+		opts:   withServer("127.0.0.1"),
 		server: script("201 hi", "201 ok", "220 0 <b@example.org>") + sampleArticle,
 		sent:   "MODE READER\r\nARTICLE <b@example.org>\r\nQUIT\r\n",
 		dial:   "127.0.0.1:119",
@@ -219,7 +224,7 @@ var transcriptTests = []struct {
 		// RFC 3977 section 6.1.1: an empty group (count 0) sends no OVER.
 		name:   "empty group",
 		url:    "news:local.empty",
-		opts:   map[string]string{"nntp-server": "127.0.0.1"},
+		opts:   withServer("127.0.0.1"),
 		server: script("201 hi", "201 ok", "211 0 1 0 local.empty"),
 		sent:   "MODE READER\r\nGROUP local.empty\r\nQUIT\r\n",
 		dial:   "127.0.0.1:119",
@@ -230,7 +235,7 @@ var transcriptTests = []struct {
 		// RFC 1738 section 3.6: news:<newsgroup-name> is the group.
 		name: "news group summary",
 		url:  "news:local.test",
-		opts: map[string]string{"nntp-server": "127.0.0.1"},
+		opts: withServer("127.0.0.1"),
 		server: script("201 hi", "201 ok", "211 1 1 1 local.test",
 			"101 caps", "OVER", ".",
 			"224 overview", "1\tHello\ta@x\t\t<a@x>\t\t1\t1", "."),
@@ -245,7 +250,7 @@ var transcriptTests = []struct {
 		// 7.6.3 and 7.6.6.
 		name: "news:* with descriptions",
 		url:  "news:*",
-		opts: map[string]string{"nntp-server": "127.0.0.1"},
+		opts: withServer("127.0.0.1"),
 		server: script("201 hi", "201 ok",
 			"215 active", "local.test 3 1 y", "local.empty 0 1 n", "..odd 1 1 y", ".",
 			"215 descriptions", "local.test\tTests.", "other.group Not listed.", "."),
@@ -262,7 +267,7 @@ var transcriptTests = []struct {
 		// NEWSGROUPS.
 		name: "news:* on an old server",
 		url:  "news:*",
-		opts: map[string]string{"nntp-server": "127.0.0.1"},
+		opts: withServer("127.0.0.1"),
 		server: script("200 hi", "500 unknown",
 			"501 syntax", "215 list", "alt.old 5 1 y", ".", "500 unknown"),
 		sent:  "MODE READER\r\nLIST ACTIVE\r\nLIST\r\nLIST NEWSGROUPS\r\nQUIT\r\n",
@@ -334,7 +339,7 @@ func TestTranscripts(t *testing.T) {
 
 func TestTraceRedactsPassword(t *testing.T) {
 	s := newScripted(script("201 hi", "201 ok", "381 more", "281 ok", "211 1 1 1 g", "220 1 <a@x>", "x", "."))
-	if _, _, err := s.run(t, "nntp://u:hunter2@127.0.0.1/g/1", nil); err != nil {
+	if _, _, err := s.run(t, "nntp://u:hunter2@127.0.0.1/g/1", proto.Options{}); err != nil {
 		t.Fatal(err)
 	}
 	want := "< 201 hi\n> MODE READER\n< 201 ok\n> AUTHINFO USER u\n< 381 more\n> AUTHINFO PASS ****\n< 281 ok\n> GROUP g\n< 211 1 1 1 g\n> ARTICLE 1\n< 220 1 <a@x>\n> QUIT\n"
@@ -361,7 +366,7 @@ func TestNetrcCredentials(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			s := newScripted(script("201 hi", "201 ok", "381 more", "281 ok", "211 1 1 1 g", "220 1 <a@x>", "x", "."))
-			if _, _, err := s.run(t, tt.url, map[string]string{"netrc": path}); err != nil {
+			if _, _, err := s.run(t, tt.url, proto.Options{Netrc: path}); err != nil {
 				t.Fatal(err)
 			}
 			if got := s.conn.sent.String(); got != tt.sent {
@@ -372,7 +377,7 @@ func TestNetrcCredentials(t *testing.T) {
 	// A host without an entry gets no AUTHINFO: the default entry is not
 	// used for news servers.
 	s := newScripted(script("201 hi", "201 ok", "220 0 <a@b>", "x", "."))
-	if _, _, err := s.run(t, "news:a@b", map[string]string{"netrc": path, "nntp-server": "localhost"}); err != nil {
+	if _, _, err := s.run(t, "news:a@b", proto.Options{Netrc: path, NNTP: proto.NNTPOptions{Server: "localhost"}}); err != nil {
 		t.Fatal(err)
 	}
 	if strings.Contains(s.conn.sent.String(), "AUTHINFO") {
@@ -380,7 +385,7 @@ func TestNetrcCredentials(t *testing.T) {
 	}
 	// A missing netrc file is no credentials, not an error.
 	s = newScripted(script("201 hi", "201 ok", "211 1 1 1 g", "220 1 <a@x>", "x", "."))
-	if _, _, err := s.run(t, "nntp://127.0.0.1/g/1", map[string]string{"netrc": filepath.Join(dir, "absent")}); err != nil {
+	if _, _, err := s.run(t, "nntp://127.0.0.1/g/1", proto.Options{Netrc: filepath.Join(dir, "absent")}); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -390,26 +395,26 @@ func TestNetrcCredentials(t *testing.T) {
 func TestRefusedBeforeConnecting(t *testing.T) {
 	tests := []struct {
 		url  string
-		opts map[string]string
+		opts proto.Options
 		want error
 	}{
-		{"nntp://127.0.0.1/local%0D%0AQUIT/1", nil, proto.ErrUnsafeArgument},
-		{"nntp://127.0.0.1/local%0Atest", nil, proto.ErrUnsafeArgument},
-		{"nntp://127.0.0.1/local%00test/2", nil, proto.ErrUnsafeArgument},
-		{"nntp://127.0.0.1/local%20test/2", nil, proto.ErrUnsafeArgument},
-		{"nntp://127.0.0.1/local%09test", nil, proto.ErrUnsafeArgument},
-		{"news:a%0D%0AQUIT@b", map[string]string{"nntp-server": "127.0.0.1"}, proto.ErrUnsafeArgument},
-		{"news:a%20b@c", map[string]string{"nntp-server": "127.0.0.1"}, proto.ErrUnsafeArgument},
-		{"news:a%09b@c", map[string]string{"nntp-server": "127.0.0.1"}, proto.ErrUnsafeArgument},
-		{"news:alt%00group", map[string]string{"nntp-server": "127.0.0.1"}, proto.ErrUnsafeArgument},
-		{"news:alt%20group", map[string]string{"nntp-server": "127.0.0.1"}, proto.ErrUnsafeArgument},
-		{"nntp://us%0Der:pw@127.0.0.1/g/1", nil, proto.ErrUnsafeArgument},
-		{"nntp://user:p%0Aw@127.0.0.1/g/1", nil, proto.ErrUnsafeArgument},
-		{"nntp://us%20er:pw@127.0.0.1/g/1", nil, proto.ErrUnsafeArgument},
+		{"nntp://127.0.0.1/local%0D%0AQUIT/1", proto.Options{}, proto.ErrUnsafeArgument},
+		{"nntp://127.0.0.1/local%0Atest", proto.Options{}, proto.ErrUnsafeArgument},
+		{"nntp://127.0.0.1/local%00test/2", proto.Options{}, proto.ErrUnsafeArgument},
+		{"nntp://127.0.0.1/local%20test/2", proto.Options{}, proto.ErrUnsafeArgument},
+		{"nntp://127.0.0.1/local%09test", proto.Options{}, proto.ErrUnsafeArgument},
+		{"news:a%0D%0AQUIT@b", withServer("127.0.0.1"), proto.ErrUnsafeArgument},
+		{"news:a%20b@c", withServer("127.0.0.1"), proto.ErrUnsafeArgument},
+		{"news:a%09b@c", withServer("127.0.0.1"), proto.ErrUnsafeArgument},
+		{"news:alt%00group", withServer("127.0.0.1"), proto.ErrUnsafeArgument},
+		{"news:alt%20group", withServer("127.0.0.1"), proto.ErrUnsafeArgument},
+		{"nntp://us%0Der:pw@127.0.0.1/g/1", proto.Options{}, proto.ErrUnsafeArgument},
+		{"nntp://user:p%0Aw@127.0.0.1/g/1", proto.Options{}, proto.ErrUnsafeArgument},
+		{"nntp://us%20er:pw@127.0.0.1/g/1", proto.Options{}, proto.ErrUnsafeArgument},
 		// RFC 1738 section 3.6: a news: URL names no server.
-		{"news:local.test", nil, proto.ErrNeedInput},
-		{"news:*", map[string]string{"nntp-server": "127.0.0.1:notaport"}, proto.ErrNeedInput},
-		{"news:*", map[string]string{"nntp-server": "a b"}, proto.ErrNeedInput},
+		{"news:local.test", proto.Options{}, proto.ErrNeedInput},
+		{"news:*", withServer("127.0.0.1:notaport"), proto.ErrNeedInput},
+		{"news:*", withServer("a b"), proto.ErrNeedInput},
 	}
 	for _, tt := range tests {
 		t.Run(tt.url, func(t *testing.T) {
@@ -479,7 +484,7 @@ func TestRefusals(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			s := newScripted(tt.server)
-			_, _, err := s.run(t, tt.url, nil)
+			_, _, err := s.run(t, tt.url, proto.Options{})
 			if !errors.Is(err, tt.want) {
 				t.Fatalf("Fetch(%q) = %v, want %v", tt.url, err, tt.want)
 			}
@@ -508,7 +513,7 @@ func TestServiceUnavailableIsNoRefusalClass(t *testing.T) {
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			s := newScripted(tt.server)
-			_, _, err := s.run(t, tt.url, nil)
+			_, _, err := s.run(t, tt.url, proto.Options{})
 			var te *textproto.Error
 			if !errors.As(err, &te) || te.Code != 400 {
 				t.Fatalf("err = %v, want a 400 *textproto.Error", err)
@@ -530,7 +535,7 @@ func TestServiceUnavailableIsNoRefusalClass(t *testing.T) {
 
 func TestPasswordNeededWithoutPrompt(t *testing.T) {
 	s := newScripted(script("201 hi", "201 ok", "381 password"))
-	_, _, err := s.run(t, "nntp://reader@127.0.0.1/g/1", nil)
+	_, _, err := s.run(t, "nntp://reader@127.0.0.1/g/1", proto.Options{})
 	if !errors.Is(err, proto.ErrLogin) {
 		t.Fatalf("err = %v, want ErrLogin", err)
 	}
@@ -550,7 +555,7 @@ func (p fixedPrompt) Ask(ctx context.Context, prompt string, echo bool) (string,
 
 func TestPasswordPrompt(t *testing.T) {
 	s := newScripted(script("201 hi", "201 ok", "381 password", "281 ok", "211 1 1 1 g", "220 1 <a@x>", "x", "."))
-	req := s.request(nil)
+	req := s.request(proto.Options{})
 	req.Prompt = fixedPrompt("typed")
 	resp, err := (&Driver{}).Fetch(context.Background(), uri.MustParse("nntp://reader@127.0.0.1/g/1"), req)
 	if err != nil {
@@ -568,7 +573,7 @@ func TestPasswordPrompt(t *testing.T) {
 
 func TestHeadersAndBodyOnlyExclusive(t *testing.T) {
 	s := newScripted("")
-	_, _, err := s.run(t, "nntp://127.0.0.1/g/1", map[string]string{"headers-only": "1", "body-only": "1"})
+	_, _, err := s.run(t, "nntp://127.0.0.1/g/1", proto.Options{HeadersOnly: true, BodyOnly: true})
 	if err == nil || len(s.dials) != 0 {
 		t.Fatalf("err = %v, dials = %v; want an error before dialling", err, s.dials)
 	}
@@ -576,7 +581,7 @@ func TestHeadersAndBodyOnlyExclusive(t *testing.T) {
 
 func TestArticleInfo(t *testing.T) {
 	s := newScripted(script("201 hi", "201 ok", "211 3 1 3 local.test", "220 2 <b@example.org>") + sampleArticle)
-	resp, _, err := s.run(t, "nntp://127.0.0.1/local.test/2", nil)
+	resp, _, err := s.run(t, "nntp://127.0.0.1/local.test/2", proto.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -601,7 +606,7 @@ func TestSummaryEntries(t *testing.T) {
 		"1\t=?UTF-8?Q?caf=C3=A9?=\ta@x\tMon, 01 Jan 2024 10:00:00 +0000\t<a@x>\t\t120\t3\tXref: h local.test:1",
 		"not a number\tbad",
 		"2\tSecond\tb@x\tgarbage date\t<b@x>\t<a@x>\t\t", "."))
-	resp, _, err := s.run(t, "nntp://127.0.0.1:1119/local.test", nil)
+	resp, _, err := s.run(t, "nntp://127.0.0.1:1119/local.test", proto.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -634,7 +639,7 @@ func TestSummaryKeepsMostRecent(t *testing.T) {
 		"101 caps", "OVER", ".",
 		"224 overview", "999\ta\tb\t\t<x@y>\t\t\t", "1000\ta\tb\t\t<z@y>\t\t\t", "."))
 	d := &Driver{MaxArticles: 2}
-	resp, err := d.Fetch(context.Background(), uri.MustParse("nntp://127.0.0.1/big"), s.request(nil))
+	resp, err := d.Fetch(context.Background(), uri.MustParse("nntp://127.0.0.1/big"), s.request(proto.Options{}))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -651,7 +656,7 @@ func TestGroupEntries(t *testing.T) {
 	s := newScripted(script("201 hi", "201 ok",
 		"215 active", "local.test 0000000003 0000000001 y", ".",
 		"215 descriptions", "local.test\tLocal tests.", "."))
-	resp, _, err := s.run(t, "news://127.0.0.1:1119/*", nil)
+	resp, _, err := s.run(t, "news://127.0.0.1:1119/*", proto.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -672,12 +677,12 @@ func TestGroupEntries(t *testing.T) {
 
 func TestListRefusesArticles(t *testing.T) {
 	s := newScripted("")
-	_, err := (&Driver{}).List(context.Background(), uri.MustParse("nntp://127.0.0.1/g/1"), s.request(nil))
+	_, err := (&Driver{}).List(context.Background(), uri.MustParse("nntp://127.0.0.1/g/1"), s.request(proto.Options{}))
 	if err == nil || len(s.dials) != 0 {
 		t.Fatalf("List = %v, dials %v; want an error before dialling", err, s.dials)
 	}
 	s = newScripted(script("201 hi", "201 ok", "215 active", "a.b 1 1 y", ".", "503 no"))
-	entries, err := (&Driver{}).List(context.Background(), uri.MustParse("news:*"), s.request(map[string]string{"nntp-server": "127.0.0.1"}))
+	entries, err := (&Driver{}).List(context.Background(), uri.MustParse("news:*"), s.request(withServer("127.0.0.1")))
 	if err != nil || len(entries) != 1 || entries[0].Name != "a.b" {
 		t.Fatalf("List = %v, %v", entries, err)
 	}
@@ -688,7 +693,7 @@ func TestListRefusesArticles(t *testing.T) {
 func TestHeadFallbackAtMaxNumber(t *testing.T) {
 	s := newScripted(script("201 hi", "201 ok", "211 2 9223372036854775806 9223372036854775807 g",
 		"500 x", "500 x", "500 x", "423 no", "423 no") + strings.Repeat("423 no\r\n", 10))
-	resp, _, err := s.run(t, "nntp://127.0.0.1/g", nil)
+	resp, _, err := s.run(t, "nntp://127.0.0.1/g", proto.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -710,7 +715,7 @@ func TestLineLimit(t *testing.T) {
 	}{{4096, true}, {5007, true}, {5008, false}, {6000, false}} {
 		s := newScripted(script("201 hi", "201 ok", "215 list", "a.b 1 1 "+long, ".", "503 no"))
 		d := &Driver{MaxLineLength: tt.max}
-		resp, err := d.Fetch(context.Background(), uri.MustParse("news:*"), s.request(map[string]string{"nntp-server": "127.0.0.1"}))
+		resp, err := d.Fetch(context.Background(), uri.MustParse("news:*"), s.request(withServer("127.0.0.1")))
 		var pe *proto.ProtocolError
 		if tt.fail != errors.As(err, &pe) {
 			t.Errorf("MaxLineLength %d: Fetch = %v", tt.max, err)

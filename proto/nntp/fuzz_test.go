@@ -131,7 +131,7 @@ func FuzzSession(f *testing.F) {
 		conn := &fakeConn{r: srv}
 		req := &proto.Request{
 			Dial:    func(context.Context, string, string) (net.Conn, error) { return conn, nil },
-			Options: map[string]string{"nntp-server": "127.0.0.1"},
+			Options: withServer("127.0.0.1"),
 		}
 		u := uri.MustParse(sessionURLs[int(form)%len(sessionURLs)])
 		resp, err := d.Fetch(context.Background(), u, req)

@@ -21,11 +21,11 @@ import (
 // news fixture). They skip locally when the server is not running and fail
 // under CI=true.
 
-func innRequest(opts map[string]string, trace io.Writer) *proto.Request {
+func innRequest(opts proto.Options, trace io.Writer) *proto.Request {
 	return &proto.Request{ConnectTimeout: 5 * time.Second, IdleTimeout: 10 * time.Second, Options: opts, Trace: trace}
 }
 
-func innFetch(t *testing.T, raw string, opts map[string]string) (*proto.Response, []byte, error) {
+func innFetch(t *testing.T, raw string, opts proto.Options) (*proto.Response, []byte, error) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
@@ -44,7 +44,7 @@ var dotLines = []string{"\n.hidden line\n", "\n..two dots\n", "\n.\n"}
 
 func TestINNArticleByNumber(t *testing.T) {
 	s := servertest.Get(t, servertest.NNTP)
-	resp, body, err := innFetch(t, "nntp://"+s.Addr+"/local.test/2", nil)
+	resp, body, err := innFetch(t, "nntp://"+s.Addr+"/local.test/2", proto.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -66,12 +66,12 @@ func TestINNArticleByNumber(t *testing.T) {
 
 func TestINNArticleByMessageID(t *testing.T) {
 	s := servertest.Get(t, servertest.NNTP)
-	opts := map[string]string{"nntp-server": s.Addr}
+	opts := withServer(s.Addr)
 	_, byID, err := innFetch(t, "news:test-2@fetch.invalid", opts)
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, byNumber, err := innFetch(t, "nntp://"+s.Addr+"/local.test/2", nil)
+	_, byNumber, err := innFetch(t, "nntp://"+s.Addr+"/local.test/2", proto.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -96,14 +96,14 @@ func TestINNArticleByMessageID(t *testing.T) {
 
 func TestINNHeadAndBody(t *testing.T) {
 	s := servertest.Get(t, servertest.NNTP)
-	_, head, err := innFetch(t, "nntp://"+s.Addr+"/local.test/4", map[string]string{"headers-only": "1"})
+	_, head, err := innFetch(t, "nntp://"+s.Addr+"/local.test/4", proto.Options{HeadersOnly: true})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if !bytes.Contains(head, []byte("Message-ID: <test-4@fetch.invalid>")) || bytes.Contains(head, []byte("\n\n")) {
 		t.Errorf("HEAD 4 =\n%s", head)
 	}
-	_, body, err := innFetch(t, "nntp://"+s.Addr+"/local.test/2", map[string]string{"body-only": "1"})
+	_, body, err := innFetch(t, "nntp://"+s.Addr+"/local.test/2", proto.Options{BodyOnly: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -116,7 +116,7 @@ func TestINNSummary(t *testing.T) {
 	s := servertest.Get(t, servertest.NNTP)
 	for _, raw := range []string{"nntp://" + s.Addr + "/local.test", "news:local.test"} {
 		t.Run(raw, func(t *testing.T) {
-			resp, _, err := innFetch(t, raw, map[string]string{"nntp-server": s.Addr})
+			resp, _, err := innFetch(t, raw, withServer(s.Addr))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -146,7 +146,7 @@ func TestINNSummary(t *testing.T) {
 			}
 		})
 	}
-	resp, _, err := innFetch(t, "nntp://"+s.Addr+"/local.empty", nil)
+	resp, _, err := innFetch(t, "nntp://"+s.Addr+"/local.empty", proto.Options{})
 	if err != nil || len(resp.Entries) != 0 {
 		t.Errorf("local.empty: %v, %v", resp, err)
 	}
@@ -160,7 +160,7 @@ func TestINNHeadFallback(t *testing.T) {
 	s := servertest.Get(t, servertest.NNTP)
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	req := innRequest(nil, nil)
+	req := innRequest(proto.Options{}, nil)
 	c, err := (&Driver{}).connect(ctx, &target{addr: s.Addr}, req)
 	if err != nil {
 		t.Fatal(err)
@@ -181,7 +181,7 @@ func TestINNHeadFallback(t *testing.T) {
 
 func TestINNGroups(t *testing.T) {
 	s := servertest.Get(t, servertest.NNTP)
-	resp, _, err := innFetch(t, "news:*", map[string]string{"nntp-server": s.Addr})
+	resp, _, err := innFetch(t, "news:*", withServer(s.Addr))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -206,7 +206,7 @@ func TestINNGroups(t *testing.T) {
 
 func TestINNRefusals(t *testing.T) {
 	s := servertest.Get(t, servertest.NNTP)
-	opts := map[string]string{"nntp-server": s.Addr}
+	opts := withServer(s.Addr)
 	tests := []struct {
 		url  string
 		code int
@@ -251,7 +251,7 @@ func TestINNWire(t *testing.T) {
 	var trace bytes.Buffer
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	resp, err := (&Driver{}).Fetch(ctx, uri.MustParse("nntp://"+s.Relay+"/local.other/2"), innRequest(nil, &trace))
+	resp, err := (&Driver{}).Fetch(ctx, uri.MustParse("nntp://"+s.Relay+"/local.other/2"), innRequest(proto.Options{}, &trace))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -57,8 +57,8 @@ type ActiveGroup struct {
 }
 
 // Open connects to the server of u (nntp://host:port/..., or a news: URL
-// with Options["nntp-server"]), with the credentials of the URL or the
-// .netrc file named by Options["netrc"]. The group or article u names is
+// with Options.NNTP.Server), with the credentials of the URL or the
+// .netrc file named by Options.Netrc. The group or article u names is
 // not selected.
 func (d *Driver) Open(ctx context.Context, u *uri.URL, req *proto.Request) (*Session, error) {
 	t, err := d.resolve(u, req)

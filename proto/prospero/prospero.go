@@ -46,10 +46,6 @@ import (
 	"github.com/rfc1738/fetch/uri"
 )
 
-// OptionGateway is the proto.Request.Options key holding the gateway URL
-// template; empty or absent means no gateway.
-const OptionGateway = "gateway.prospero"
-
 // TemplateError is a gateway template that cannot be used (see
 // [gateway.TemplateError]).
 type TemplateError = gateway.TemplateError
@@ -61,8 +57,8 @@ type Driver struct{}
 var _ proto.Driver = (*Driver)(nil)
 
 // Fetch returns, for a prospero URL u, a *proto.Redirect (Reason
-// "gateway") to the gateway URL that req.Options[OptionGateway] expands to.
-// It never returns a response. Without a gateway it returns an error
+// "gateway") to the gateway URL that req.Options.Gateways["prospero"]
+// expands to. It never returns a response. Without a gateway it returns an error
 // wrapping proto.ErrNoAccessMethod that names the missing method; with a
 // template that cannot be used, a *TemplateError; for a malformed prospero
 // URL, a *uri.Error; for a part that decodes to CR, LF or NUL, an error
@@ -87,7 +83,6 @@ func Expand(tmpl string, u *uri.URL) (string, error) {
 
 var scheme = &gateway.Scheme{
 	Name:         "prospero",
-	Option:       OptionGateway,
 	Protocol:     "the Prospero directory protocol (port 1525)",
 	Placeholders: []string{"hsoname", "field:"},
 	View:         view,

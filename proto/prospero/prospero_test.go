@@ -41,7 +41,7 @@ func TestView(t *testing.T) {
 // package gateway.
 func TestDriver(t *testing.T) {
 	gatewaytest.Run(t, &Driver{}, gatewaytest.Fixture{
-		Option:        OptionGateway,
+		Scheme:        "prospero",
 		Expand:        Expand,
 		CheckTemplate: CheckTemplate,
 		URL:           "prospero://host//pros/name;OBJECT-VERSION=3",

@@ -45,10 +45,6 @@ import (
 	"github.com/rfc1738/fetch/uri"
 )
 
-// OptionGateway is the proto.Request.Options key holding the gateway URL
-// template; empty or absent means no gateway.
-const OptionGateway = "gateway.wais"
-
 // TemplateError is a gateway template that cannot be used (see
 // [gateway.TemplateError]).
 type TemplateError = gateway.TemplateError
@@ -60,7 +56,7 @@ type Driver struct{}
 var _ proto.Driver = (*Driver)(nil)
 
 // Fetch returns, for a wais URL u, a *proto.Redirect (Reason "gateway") to
-// the gateway URL that req.Options[OptionGateway] expands to. It never
+// the gateway URL that req.Options.Gateways["wais"] expands to. It never
 // returns a response. Without a gateway it returns an error wrapping
 // proto.ErrNoAccessMethod that names the missing method; with a template
 // that cannot be used, a *TemplateError; for a malformed wais URL, a
@@ -85,7 +81,6 @@ func Expand(tmpl string, u *uri.URL) (string, error) {
 
 var scheme = &gateway.Scheme{
 	Name:         "wais",
-	Option:       OptionGateway,
 	Protocol:     "the WAIS protocol (Z39.50, port 210)",
 	Placeholders: []string{"database", "search", "wtype", "wpath"},
 	View:         view,

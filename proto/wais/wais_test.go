@@ -12,7 +12,7 @@ import (
 // tested in package gateway.
 func TestDriver(t *testing.T) {
 	gatewaytest.Run(t, &Driver{}, gatewaytest.Fixture{
-		Option:        OptionGateway,
+		Scheme:        "wais",
 		Expand:        Expand,
 		CheckTemplate: CheckTemplate,
 		URL:           "wais://host/db?query",

@@ -4,7 +4,7 @@
 //
 //	func TestDriver(t *testing.T) {
 //		gatewaytest.Run(t, &wais.Driver{}, gatewaytest.Fixture{
-//			Option: wais.OptionGateway,
+//			Scheme: "wais",
 //			Expand: wais.Expand,
 //			...
 //		})
@@ -19,7 +19,7 @@
 //   - "TemplateErrors": each bad template is a *gateway.TemplateError at
 //     its offset, from CheckTemplate and from Fetch; the empty template is
 //     refused by CheckTemplate; each good template is accepted.
-//   - "NoGateway": without a template (nil Request, no Options, "") Fetch
+//   - "NoGateway": without a template (nil Request, no Gateways, "") Fetch
 //     fails with proto.ErrNoAccessMethod (exit 7).
 //   - "Malformed": each malformed URL is a *uri.Error, with or without a
 //     gateway.
@@ -58,8 +58,9 @@ type BadTemplate struct {
 
 // Fixture describes a gateway driver's scheme. Every field is required.
 type Fixture struct {
-	// Option is the proto.Request.Options key of the gateway template.
-	Option string
+	// Scheme is the scheme name, the key of the gateway template in
+	// proto.Options.Gateways.
+	Scheme string
 	// Expand and CheckTemplate are the driver package's functions.
 	Expand        func(tmpl string, u *uri.URL) (string, error)
 	CheckTemplate func(tmpl string) error
@@ -84,17 +85,18 @@ type Fixture struct {
 	Gateways []string
 }
 
-// Request returns a Request whose Options hold tmpl under option.
-func Request(option, tmpl string) *proto.Request {
-	return &proto.Request{Options: map[string]string{option: tmpl}}
+// Request returns a Request whose Options hold tmpl as the gateway of
+// scheme.
+func Request(scheme, tmpl string) *proto.Request {
+	return &proto.Request{Options: proto.Options{Gateways: map[string]string{scheme: tmpl}}}
 }
 
-// Redirect runs d.Fetch for raw with tmpl under option and returns the
-// gateway URL it redirects to, or its error. It reports a response and a
-// redirect whose Reason is not "gateway".
-func Redirect(t testing.TB, d proto.Driver, option, raw, tmpl string) (string, error) {
+// Redirect runs d.Fetch for raw with tmpl as the gateway of scheme and
+// returns the gateway URL it redirects to, or its error. It reports a
+// response and a redirect whose Reason is not "gateway".
+func Redirect(t testing.TB, d proto.Driver, scheme, raw, tmpl string) (string, error) {
 	t.Helper()
-	resp, err := d.Fetch(t.Context(), uri.MustParse(raw), Request(option, tmpl))
+	resp, err := d.Fetch(t.Context(), uri.MustParse(raw), Request(scheme, tmpl))
 	if resp != nil {
 		t.Errorf("Fetch(%q) returned a response; a gateway gives a redirect", raw)
 	}
@@ -137,7 +139,7 @@ func Run(t *testing.T, d proto.Driver, f Fixture) {
 	t.Run("Cases", func(t *testing.T) { cases(t, d, f) })
 	t.Run("TemplateErrors", func(t *testing.T) { templateErrors(t, d, f) })
 	t.Run("NoGateway", func(t *testing.T) {
-		for _, req := range []*proto.Request{nil, {}, Request(f.Option, "")} {
+		for _, req := range []*proto.Request{nil, {}, Request(f.Scheme, "")} {
 			_, err := d.Fetch(t.Context(), uri.MustParse(f.URL), req)
 			if !errors.Is(err, proto.ErrNoAccessMethod) {
 				t.Errorf("Fetch(%q) without a gateway = %v, want proto.ErrNoAccessMethod", f.URL, err)
@@ -159,7 +161,7 @@ func Run(t *testing.T, d proto.Driver, f Fixture) {
 	t.Run("Cancelled", func(t *testing.T) {
 		ctx, cancel := context.WithCancel(t.Context())
 		cancel()
-		if _, err := d.Fetch(ctx, uri.MustParse(f.URL), Request(f.Option, "http://gw.example/")); !errors.Is(err, context.Canceled) {
+		if _, err := d.Fetch(ctx, uri.MustParse(f.URL), Request(f.Scheme, "http://gw.example/")); !errors.Is(err, context.Canceled) {
 			t.Errorf("Fetch with a cancelled context = %v, want context.Canceled", err)
 		}
 	})
@@ -169,7 +171,7 @@ func Run(t *testing.T, d proto.Driver, f Fixture) {
 func requests(f Fixture) []*proto.Request {
 	reqs := []*proto.Request{nil}
 	for _, g := range f.Gateways {
-		reqs = append(reqs, Request(f.Option, g))
+		reqs = append(reqs, Request(f.Scheme, g))
 	}
 	return reqs
 }
@@ -177,7 +179,7 @@ func requests(f Fixture) []*proto.Request {
 func cases(t *testing.T, d proto.Driver, f Fixture) {
 	for _, tt := range f.Cases {
 		t.Run(tt.URL+" "+tt.Template, func(t *testing.T) {
-			got, err := Redirect(t, d, f.Option, tt.URL, tt.Template)
+			got, err := Redirect(t, d, f.Scheme, tt.URL, tt.Template)
 			if err != nil {
 				t.Fatalf("Fetch(%q) with gateway %q = %v", tt.URL, tt.Template, err)
 			}
@@ -204,7 +206,7 @@ func templateErrors(t *testing.T, d proto.Driver, f Fixture) {
 	}
 	for _, tt := range f.BadTemplates {
 		errs := map[string]error{
-			"Fetch": func() error { _, err := Redirect(t, d, f.Option, f.URL, tt.Template); return err }(),
+			"Fetch": func() error { _, err := Redirect(t, d, f.Scheme, f.URL, tt.Template); return err }(),
 		}
 		if err := f.CheckTemplate(tt.Template); tt.Offset >= 0 {
 			errs["CheckTemplate"] = err

@@ -18,7 +18,6 @@ import (
 // empty name is malformed.
 var toy = &gateway.Scheme{
 	Name:         "toy",
-	Option:       "gateway.toy",
 	Protocol:     "the toy protocol",
 	Placeholders: []string{"name"},
 	View: func(u *uri.URL) ([]gateway.Part, gateway.Values, error) {
@@ -42,7 +41,7 @@ func (toyDriver) Fetch(ctx context.Context, u *uri.URL, req *proto.Request) (*pr
 // TestRun: a well-behaved gateway driver passes.
 func TestRun(t *testing.T) {
 	gatewaytest.Run(t, toyDriver{}, gatewaytest.Fixture{
-		Option:        toy.Option,
+		Scheme:        toy.Name,
 		Expand:        toy.Expand,
 		CheckTemplate: toy.CheckTemplate,
 		URL:           "toy://h/n",

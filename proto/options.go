@@ -1,0 +1,241 @@
+package proto
+
+import (
+	"maps"
+	"time"
+)
+
+// Options are the scheme-specific settings of a Request. The zero value
+// asks every driver for its default behaviour, and a driver ignores the
+// fields of other schemes. Options are plain values: copy them freely
+// (Gateways is shared by copies; Merge makes a new map).
+//
+// Each field says which drivers read it and which flag of the fetch
+// command sets it.
+type Options struct {
+	// Email is the password of an anonymous FTP login, the user's e-mail
+	// address (RFC 1738 section 3.2.1). Read by ftp. Empty means
+	// ftp.DefaultEmail. Flag: --email (else $FETCH_EMAIL).
+	Email string
+
+	// Netrc is the path of a .netrc file to look up passwords in. Read by
+	// ftp and nntp. Empty means none is read. Flags: --netrc (~/.netrc),
+	// --netrc-file.
+	Netrc string
+
+	// IfModifiedSince asks for the resource only if it changed after this
+	// time. A driver that can ask the server so (http: If-Modified-Since,
+	// RFC 9110 section 13.1.3) returns a Response with NotModified set and
+	// an empty Body when it did not; the others send the resource. Read by
+	// http. The zero time means no condition. No flag: the mirror sets it.
+	IfModifiedSince time.Time
+
+	// HeadersOnly asks for the header alone: http sends HEAD and returns
+	// the status line and header as the body; nntp sends HEAD for an
+	// article. False means the whole resource. Flag: --headers-only.
+	HeadersOnly bool
+
+	// BodyOnly asks nntp for an article's body alone (BODY). With
+	// HeadersOnly it is an error. False means the whole article. Flag:
+	// --body-only.
+	BodyOnly bool
+
+	// Gateways maps a scheme name in lower case ("wais", "prospero") to the
+	// gateway URL template that its URLs are fetched through (package
+	// proto/gateway). Read by wais and prospero. Nil, or no entry for the
+	// scheme, means no gateway. Flag: --gateway SCHEME=TEMPLATE.
+	Gateways map[string]string
+
+	// FTP holds the settings of the ftp driver.
+	FTP FTPOptions
+
+	// HTTP holds the settings of the http driver.
+	HTTP HTTPOptions
+
+	// NNTP holds the settings of the nntp driver.
+	NNTP NNTPOptions
+
+	// File holds the settings of the file driver.
+	File FileOptions
+}
+
+// FTPOptions are the settings read by the ftp driver only. The zero value
+// is the driver's default behaviour.
+type FTPOptions struct {
+	// Method is how a url-path becomes commands. MethodDefault is
+	// MethodMultiCWD. Flag: --ftp-method.
+	Method FTPMethod
+
+	// Stat says which of SIZE and MDTM are sent before a retrieval. StatAll
+	// (the zero value) sends both. No flag: "fetch get" without
+	// --remote-time sets StatSize, and the mirror StatNone.
+	Stat FTPStat
+
+	// Binary turns off the transfer type guessed from the file name: a URL
+	// without ;type= is always fetched as TYPE I. False means the guess.
+	// No flag.
+	Binary bool
+
+	// Port asks for active mode (curl's --ftp-port): "-" listens on the
+	// control connection's local address; an IP address, optionally with a
+	// port or a port range ("192.0.2.7", "192.0.2.7:40000",
+	// "192.0.2.7:40000-40009", "[2001:db8::7]:40000"), listens there. Host
+	// and interface names are not accepted (ftp.ParseActivePort checks a
+	// value). Empty means passive mode. Flag: --ftp-port, -P.
+	Port string
+
+	// TLS asks for FTP over explicit TLS (RFC 4217). TLSOff (the zero
+	// value) means plain FTP. Flags: --ssl (TLSTry), --ssl-reqd
+	// (TLSRequire).
+	TLS FTPTLS
+
+	// CACert names a PEM file of certificates that replaces the system's
+	// roots for verifying the server. Empty means the system's roots.
+	// Flag: --cacert.
+	CACert string
+
+	// Insecure skips the verification of the server's certificate: the
+	// connection is encrypted but the server is not authenticated. False
+	// means the certificate is verified. Flag: --insecure, -k.
+	Insecure bool
+}
+
+// FTPMethod is how the ftp driver turns a url-path into commands (the
+// names are curl's --ftp-method values).
+type FTPMethod string
+
+const (
+	// MethodDefault is the zero value: MethodMultiCWD.
+	MethodDefault FTPMethod = ""
+	// MethodMultiCWD sends one CWD per directory segment, as RFC 1738
+	// section 3.2.2 says.
+	MethodMultiCWD FTPMethod = "multicwd"
+	// MethodSingleCWD sends one CWD with the directory segments joined by
+	// "/" (for servers that accept paths but are slow with many CWDs).
+	MethodSingleCWD FTPMethod = "singlecwd"
+	// MethodNoCWD sends no CWD: RETR, NLST or LIST get the whole path.
+	MethodNoCWD FTPMethod = "nocwd"
+)
+
+// FTPStat says which of SIZE and MDTM the ftp driver sends before a
+// retrieval.
+type FTPStat string
+
+const (
+	// StatAll, the zero value, sends SIZE, and MDTM when the server lists
+	// it in FEAT.
+	StatAll FTPStat = ""
+	// StatSize sends SIZE but not MDTM, for a caller that keeps no
+	// modification times.
+	StatSize FTPStat = "size"
+	// StatNone sends neither, for a caller that knows both (a mirror, from
+	// the listing).
+	StatNone FTPStat = "none"
+)
+
+// FTPTLS says whether the ftp driver uses TLS (RFC 4217).
+type FTPTLS string
+
+const (
+	// TLSOff, the zero value, is plain FTP.
+	TLSOff FTPTLS = ""
+	// TLSTry uses TLS when the server accepts AUTH TLS and goes on in
+	// clear (with a warning) when it refuses (curl's --ssl).
+	TLSTry FTPTLS = "try"
+	// TLSRequire fails before USER when the server refuses AUTH TLS:
+	// neither the user name nor the password is ever sent in clear
+	// (curl's --ssl-reqd).
+	TLSRequire FTPTLS = "require"
+)
+
+// HTTPOptions are the settings read by the http driver only.
+type HTTPOptions struct {
+	// Exchange asks for the bytes of the exchange, for an archive record
+	// (package warc): Response.Info gets "http_request", "http_response"
+	// and "http_status". False means none. No flag: package fetch sets it
+	// when it writes a WARC file (--warc-file).
+	Exchange bool
+}
+
+// NNTPOptions are the settings read by the nntp driver only.
+type NNTPOptions struct {
+	// Server is the news server of news: URLs, which name none:
+	// host, host:port, [v6]:port, [v6] or a bare IPv6 address (the port
+	// defaults to 119). Empty means none; a news://server/ URL names its
+	// own. Flag: --nntp-server (else $NNTPSERVER).
+	Server string
+}
+
+// FileOptions are the settings read by the file driver only.
+type FileOptions struct {
+	// ViaFTP turns a file URL naming another host into a *Redirect to the
+	// same path over ftp, as early browsers did. False means such a URL is
+	// an error wrapping ErrNoAccessMethod. Flag: --file-via-ftp.
+	ViaFTP bool
+}
+
+// Merge returns o with every field that over sets (a non-zero value)
+// replaced by over's. Gateways are merged scheme by scheme into a new map,
+// over's template winning; neither o nor over is changed. A field cannot
+// be set back to its zero value this way.
+func (o Options) Merge(over Options) Options {
+	r := o
+	if over.Email != "" {
+		r.Email = over.Email
+	}
+	if over.Netrc != "" {
+		r.Netrc = over.Netrc
+	}
+	if !over.IfModifiedSince.IsZero() {
+		r.IfModifiedSince = over.IfModifiedSince
+	}
+	if over.HeadersOnly {
+		r.HeadersOnly = true
+	}
+	if over.BodyOnly {
+		r.BodyOnly = true
+	}
+	if len(over.Gateways) > 0 {
+		r.Gateways = maps.Clone(o.Gateways)
+		if r.Gateways == nil {
+			r.Gateways = make(map[string]string, len(over.Gateways))
+		}
+		maps.Copy(r.Gateways, over.Gateways)
+	}
+	r.FTP = o.FTP.merge(over.FTP)
+	if over.HTTP.Exchange {
+		r.HTTP.Exchange = true
+	}
+	if over.NNTP.Server != "" {
+		r.NNTP.Server = over.NNTP.Server
+	}
+	if over.File.ViaFTP {
+		r.File.ViaFTP = true
+	}
+	return r
+}
+
+func (o FTPOptions) merge(over FTPOptions) FTPOptions {
+	if over.Method != MethodDefault {
+		o.Method = over.Method
+	}
+	if over.Stat != StatAll {
+		o.Stat = over.Stat
+	}
+	if over.Binary {
+		o.Binary = true
+	}
+	if over.Port != "" {
+		o.Port = over.Port
+	}
+	if over.TLS != TLSOff {
+		o.TLS = over.TLS
+	}
+	if over.CACert != "" {
+		o.CACert = over.CACert
+	}
+	if over.Insecure {
+		o.Insecure = true
+	}
+	return o
+}
