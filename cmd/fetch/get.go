@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -11,6 +12,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/rfc1738/fetch/fetch"
+	"github.com/rfc1738/fetch/proto"
 	"github.com/rfc1738/fetch/proto/prospero"
 	"github.com/rfc1738/fetch/proto/wais"
 )
@@ -189,7 +191,7 @@ func (o *getOptions) validate() error {
 		return flagErrorf("-C - needs an output file (-o or -O)")
 	case o.headersOnly && o.bodyOnly:
 		return flagErrorf("--headers-only and --body-only exclude each other")
-	case o.ftpMethod != "" && o.ftpMethod != "multicwd" && o.ftpMethod != "singlecwd" && o.ftpMethod != "nocwd":
+	case !slices.Contains([]proto.FTPMethod{proto.MethodDefault, proto.MethodMultiCWD, proto.MethodSingleCWD, proto.MethodNoCWD}, proto.FTPMethod(o.ftpMethod)):
 		return flagErrorf("--ftp-method %q: want multicwd, singlecwd or nocwd", o.ftpMethod)
 	}
 	if err := o.validateFTP(); err != nil {

@@ -146,3 +146,18 @@ func parsePWD(msg string) (string, bool) {
 	}
 	return "", false // no closing quote
 }
+
+// The names the methods and TLS modes had here when Request.Options was a
+// map of strings; they are proto's now, typed.
+const (
+	// Deprecated: Use [proto.MethodMultiCWD] in Options.FTP.Method.
+	MethodMultiCWD = proto.MethodMultiCWD
+	// Deprecated: Use [proto.MethodSingleCWD] in Options.FTP.Method.
+	MethodSingleCWD = proto.MethodSingleCWD
+	// Deprecated: Use [proto.MethodNoCWD] in Options.FTP.Method.
+	MethodNoCWD = proto.MethodNoCWD
+	// Deprecated: Use [proto.TLSTry] in Options.FTP.TLS.
+	TLSTry = proto.TLSTry
+	// Deprecated: Use [proto.TLSRequire] in Options.FTP.TLS.
+	TLSRequire = proto.TLSRequire
+)
