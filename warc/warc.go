@@ -544,21 +544,52 @@ type job struct {
 	dup    bool
 }
 
-// run writes the jobs in order until the channel is closed.
+// run writes the jobs in order until the channel is closed. It wakes for
+// the first job of a batch and then lets the batch gather for batchWait
+// before it writes the rest: a mirror of small files commits a capture
+// every few hundred microseconds, and waking this goroutine (and a
+// thread) for each one cost more CPU than writing the records. The
+// buffered records go to the file at most flushEvery apart, and when the
+// writer is closed.
 func (w *Writer) run() {
 	defer close(w.done)
+	flushed := time.Now()
 	for j := range w.jobs {
-		err := w.write(j)
-		if err == nil && len(w.jobs) == 0 {
-			// Nothing more to write for now: the records go to the
-			// file (one write call for all those gathered).
-			err = w.fw.flush()
+		w.keep(w.write(j))
+		time.Sleep(batchWait)
+	drain:
+		for {
+			select {
+			case j, ok := <-w.jobs:
+				if !ok {
+					return
+				}
+				w.keep(w.write(j))
+			default:
+				break drain
+			}
 		}
-		if err != nil {
-			w.mu.Lock()
-			w.errs = append(w.errs, err)
-			w.mu.Unlock()
+		if time.Since(flushed) >= flushEvery {
+			w.keep(w.fw.flush())
+			flushed = time.Now()
 		}
+	}
+}
+
+// batchWait is how long the writer's goroutine lets captures gather once
+// one has woken it; maxPending of them fit meanwhile.
+const batchWait = time.Millisecond
+
+// flushEvery bounds how long written records stay in the file writer's
+// buffer (64 KiB; a full buffer is written out at once).
+const flushEvery = 200 * time.Millisecond
+
+// keep records an error of the writer's goroutine.
+func (w *Writer) keep(err error) {
+	if err != nil {
+		w.mu.Lock()
+		w.errs = append(w.errs, err)
+		w.mu.Unlock()
 	}
 }
 
