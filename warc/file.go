@@ -6,23 +6,19 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 
 	"github.com/klauspost/compress/gzip"
-	gowarc "github.com/nlnwa/gowarc/v2"
 )
 
-// fileWriter writes records (serialised by marshal) to the
-// current WARC file, each as a gzip member of its own (what WARC readers
-// and the CDXJ offsets need). It stands in for gowarc's WarcFileWriter,
-// which builds each member on an unbuffered file (several write calls a
-// record), allocates a copy buffer for each record's block and cannot say
-// how long a record's member is. Only the writer's goroutine uses it.
+// fileWriter writes records (serialised by marshal) to the current WARC
+// file, each as a gzip member of its own (what WARC readers and the CDXJ
+// offsets need), through one buffer, and counts the offset and length of
+// each member. Only the writer's goroutine uses it.
 //
 // A file is written as NAME.warc.gz.open (created with O_EXCL, so an
 // existing file is never overwritten) and renamed to NAME.warc.gz, the
-// directory synced, when it is closed: as gowarc does.
+// directory synced, when it is closed.
 type fileWriter struct {
 	names *names
 	head  []byte // the header of the record being written, reused
@@ -111,10 +107,10 @@ func (fw *fileWriter) open() error {
 
 // write writes rec as one gzip member and returns where it starts in the
 // file and its length (compressed).
-func (fw *fileWriter) write(rec gowarc.WarcRecord) (offset, length int64, err error) {
+func (fw *fileWriter) write(rec *record) (offset, length int64, err error) {
 	offset = fw.size
 	gz := fw.gz
-	if n, err := strconv.ParseInt(rec.WarcHeader().Get(gowarc.ContentLength), 10, 64); err == nil && n < storeMax {
+	if rec.size() < storeMax {
 		gz = fw.store
 	}
 	gz.Reset(counter{fw})
@@ -130,35 +126,25 @@ func (fw *fileWriter) write(rec gowarc.WarcRecord) (offset, length int64, err er
 
 // marshal writes rec to the current member as WARC 1.1 section 4 lays a
 // record out: the version line, the header fields, a blank line, the
-// block and two CRLFs. gowarc's Marshaler writes the same bytes, one
-// fmt.Fprintf for each field (a third of the time of a small record); a
-// field value holding a line break, which would end the header early, is
-// refused here as gowarc's builder is not asked to check (see Create).
-func (fw *fileWriter) marshal(rec gowarc.WarcRecord) error {
+// block and two CRLFs.
+func (fw *fileWriter) marshal(rec *record) error {
 	w := &fw.out
-	b := fw.head[:0]
-	b = append(b, rec.Version().String()...)
-	b = append(b, "\r\n"...)
-	for _, f := range *rec.WarcHeader() {
-		if strings.ContainsAny(f.Value, "\r\n") || strings.ContainsAny(f.Name, "\r\n:") {
-			return fmt.Errorf("warc: header field %q holds a line break", f.Name)
-		}
-		b = append(b, f.Name...)
-		b = append(b, ": "...)
-		b = append(b, f.Value...)
-		b = append(b, "\r\n"...)
-	}
-	b = append(b, "\r\n"...)
+	b, err := rec.appendHeader(fw.head[:0])
 	fw.head = b
-	if _, err := w.Write(b); err != nil {
-		return err
-	}
-	r, err := rec.Block().RawBytes()
 	if err != nil {
 		return err
 	}
-	if _, err := w.ReadFrom(r); err != nil {
+	if _, err := w.Write(b); err != nil {
 		return err
+	}
+	if rec.block != nil {
+		r, err := rec.block.reader()
+		if err != nil {
+			return err
+		}
+		if _, err := w.ReadFrom(r); err != nil {
+			return err
+		}
 	}
 	_, err = w.Write([]byte("\r\n\r\n"))
 	return err

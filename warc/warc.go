@@ -2,11 +2,12 @@
 // (ISO 28500:2017), gzip-compressed record by record, with an optional
 // CDXJ index beside each file, in the line format pywb reads.
 //
-// The records are built and serialised by github.com/nlnwa/gowarc/v2, which
-// spools a record's block to a temporary file once it passes 1 MiB, so
-// memory stays bounded whatever the size of a capture; the writer computes
-// every digest (sha1, base32, as web archives expect) as the bytes pass, and
-// writes the files itself (see fileWriter).
+// The writer builds and serialises the records itself (record.go; see the
+// README for why not with gowarc, which the tests use to read every record
+// back and check it): a record's block is spooled to a temporary file once
+// it passes 1 MiB, so memory stays bounded whatever the size of a capture;
+// every digest (sha1, base32, as web archives expect) is computed as the
+// bytes pass; each record is a gzip member of its own (see fileWriter).
 //
 // A Writer is made once per run (Create) and shared by every fetch of the
 // run; it is safe for concurrent use. Each capture is one Recorder
@@ -38,8 +39,6 @@ import (
 	"strings"
 	"sync"
 	"time"
-
-	gowarc "github.com/nlnwa/gowarc/v2"
 )
 
 // Options configures a Writer. Only Name is required.
@@ -98,7 +97,6 @@ type Writer struct {
 	opts  Options
 	names *names
 	fw    *fileWriter // only the writer's goroutine uses it, then Close
-	ropts []gowarc.WarcRecordOption
 
 	mu      sync.Mutex
 	seen    map[string]origin   // payload digest -> first capture
@@ -147,23 +145,6 @@ func Create(opts Options) (*Writer, error) {
 		hosts:   map[string]string{},
 		written: map[string]bool{},
 	}
-	// The writer computes every digest as the bytes pass (the block and
-	// payload digests of each record are set in its header), and its
-	// header fields are its own, in the forms WARC 1.1 defines; the
-	// tests check both with warcio and a reader of their own. gowarc's
-	// check of each field (a URL parse of every URI) and its second
-	// reading of each block for the digests would cost more than the
-	// rest of a small record, so they are off (ErrIgnore). With them off,
-	// gowarc 2.2.4 would write the digest of an empty block for a digest
-	// it had to compute itself: none is left to it.
-	w.ropts = []gowarc.WarcRecordOption{
-		gowarc.WithVersion(gowarc.V1_1),
-		gowarc.WithRecordIdFunc(newRecordID),
-		gowarc.WithSpecViolationPolicy(gowarc.ErrIgnore),
-	}
-	if opts.TempDir != "" {
-		w.ropts = append(w.ropts, gowarc.WithBufferTmpDir(opts.TempDir))
-	}
 	// The indexes of this name's earlier files, then the ones given.
 	dedup := append(earlierIndexes(opts.Name), opts.Dedup...)
 	for _, f := range dedup {
@@ -171,42 +152,13 @@ func Create(opts Options) (*Writer, error) {
 			return nil, err
 		}
 	}
-	// The writer's goroutine writes the files itself (see fileWriter),
-	// the warcinfo record of each and the rotation included: gowarc's
-	// own warcinfo and rotation would build records inside Write, and
-	// gowarc's record options set a global of github.com/google/uuid each
-	// time they are made (EnableRandPool), which is a data race with a
-	// Begin in another goroutine. Records get their IDs from newRecordID,
-	// and every NewRecordBuilder call is made under builderMu.
+	// The writer's goroutine writes the records and the files (see
+	// fileWriter), the warcinfo record of each and the rotation included.
 	w.fw = newFileWriter(w.names)
 	w.jobs = make(chan job, maxPending)
 	w.done = make(chan struct{})
 	go w.run()
 	return w, nil
-}
-
-// builderMu serialises gowarc.NewRecordBuilder (see Create).
-var builderMu sync.Mutex
-
-func (w *Writer) newBuilder(t gowarc.RecordType) gowarc.WarcRecordBuilder {
-	builderMu.Lock()
-	defer builderMu.Unlock()
-	return gowarc.NewRecordBuilder(t, w.ropts...)
-}
-
-// defaultBuffer is the size of the memory buffer gowarc gives a record's
-// block (a longer block goes to a temporary file).
-const defaultBuffer = 16 << 10
-
-// newSmallBuilder is newBuilder for a record whose block is n bytes, known
-// before it is built (a metadata, request, revisit or warcinfo record):
-// its buffer is made to fit, where gowarc would allocate (and clear)
-// 16 KiB for each record's block.
-func (w *Writer) newSmallBuilder(t gowarc.RecordType, n int) gowarc.WarcRecordBuilder {
-	opts := append(w.ropts[:len(w.ropts):len(w.ropts)], gowarc.WithBufferMaxMemBytes(int64(n)+1))
-	builderMu.Lock()
-	defer builderMu.Unlock()
-	return gowarc.NewRecordBuilder(t, opts...)
 }
 
 // newRecordID returns a WARC-Record-ID: a random (version 4) UUID as a URN
@@ -231,7 +183,7 @@ type placed struct {
 // emit writes records to the current file, after a warcinfo record when
 // the file is new, and closes the file once it reaches Options.MaxSize.
 // Only the writer's goroutine calls it.
-func (w *Writer) emit(records ...gowarc.WarcRecord) ([]placed, error) {
+func (w *Writer) emit(records ...*record) ([]placed, error) {
 	fw := w.fw
 	if fw.f == nil {
 		if err := fw.open(); err != nil {
@@ -244,16 +196,14 @@ func (w *Writer) emit(records ...gowarc.WarcRecord) ([]placed, error) {
 		if err != nil {
 			return nil, err
 		}
-		_, _, err = fw.write(info)
-		info.Close()
-		if err != nil {
+		if _, _, err = fw.write(info); err != nil {
 			return nil, fmt.Errorf("warc: warcinfo: %w", err)
 		}
-		w.infoID = info.WarcHeader().GetId(gowarc.WarcRecordID)
+		w.infoID = info.id
 	}
 	res := make([]placed, 0, len(records))
 	for _, r := range records {
-		r.WarcHeader().SetId(gowarc.WarcWarcinfoID, w.infoID)
+		r.add("WARC-Warcinfo-ID", w.infoID)
 		off, n, err := fw.write(r)
 		if err != nil {
 			return nil, err
@@ -270,7 +220,7 @@ func (w *Writer) emit(records ...gowarc.WarcRecord) ([]placed, error) {
 }
 
 // warcinfo builds the first record of the file named file.
-func (w *Writer) warcinfo(file string) (gowarc.WarcRecord, error) {
+func (w *Writer) warcinfo(file string) (*record, error) {
 	var b bytes.Buffer
 	fmt.Fprintf(&b, "software: %s\r\n", w.opts.Software)
 	fmt.Fprintf(&b, "format: WARC File Format 1.1\r\n")
@@ -278,17 +228,13 @@ func (w *Writer) warcinfo(file string) (gowarc.WarcRecord, error) {
 	if w.opts.CommandLine != "" {
 		fmt.Fprintf(&b, "description: %s\r\n", oneLine(w.opts.CommandLine))
 	}
-	rb := w.newSmallBuilder(gowarc.Warcinfo, b.Len())
-	rb.AddWarcHeaderTime(gowarc.WarcDate, time.Now())
-	rb.AddWarcHeader(gowarc.WarcFilename, file)
-	rb.AddWarcHeader(gowarc.ContentType, gowarc.ApplicationWarcFields)
-	rb.Write(b.Bytes())
-	rb.AddWarcHeader(gowarc.WarcBlockDigest, digestOf(b.Bytes()))
-	rec, _, err := rb.Build()
+	rec, err := newRecord("warcinfo", time.Now(), spoolOf(b.Bytes()))
 	if err != nil {
-		rb.Close()
 		return nil, fmt.Errorf("warc: warcinfo: %w", err)
 	}
+	rec.add("WARC-Filename", file)
+	rec.add("Content-Type", "application/warc-fields")
+	rec.add("WARC-Block-Digest", digestOf(b.Bytes()))
 	return rec, nil
 }
 
@@ -361,9 +307,8 @@ type Capture struct {
 	AsMetadata bool
 	// SizeHint, when above zero, is the payload's length as announced
 	// before it arrives (an FTP listing's size, a Content-Length). The
-	// record's memory buffer is made to fit instead of 16 KiB; a payload
-	// that turns out much longer is recorded all the same, through a
-	// temporary file.
+	// record's first buffer is made to fit; a payload that turns out
+	// longer is recorded all the same.
 	SizeHint int64
 }
 
@@ -385,21 +330,20 @@ func (w *Writer) Begin(c Capture) (*Recorder, error) {
 		c.Date = time.Now()
 	}
 	c.Date = c.Date.UTC()
-	typ := gowarc.Resource
+	typ := TypeResource
 	if c.HTTPRequest != nil {
-		typ = gowarc.Response
+		typ = TypeResponse
 	}
 	if c.AsMetadata {
-		typ = gowarc.Metadata
+		typ = TypeMetadata
 	}
-	var rb gowarc.WarcRecordBuilder
 	// Room for a payload a little longer than announced (a file that
-	// grew since it was listed); a longer one goes to a temporary file.
-	if n := c.SizeHint + c.SizeHint/4 + 512 + int64(len(c.HTTPResponse)); c.SizeHint > 0 && n < defaultBuffer {
-		rb = w.newSmallBuilder(typ, int(n))
-	} else {
-		rb = w.newBuilder(typ)
+	// grew since it was listed); the spool grows past it if need be.
+	hint := 0
+	if c.SizeHint > 0 && c.SizeHint < spoolMem {
+		hint = int(c.SizeHint+c.SizeHint/4) + 512 + len(c.HTTPResponse)
 	}
+	sp := newSpool(w.opts.TempDir, hint)
 	w.mu.Lock()
 	var sum256 hash.Hash
 	if len(w.known) > 0 {
@@ -410,14 +354,11 @@ func (w *Writer) Begin(c Capture) (*Recorder, error) {
 	// digest: computed once.
 	var block hash.Hash
 	if c.HTTPRequest != nil {
-		if _, err := rb.Write(c.HTTPResponse); err != nil {
-			rb.Close()
-			return nil, fmt.Errorf("warc: %w", err)
-		}
+		sp.Write(c.HTTPResponse) // in memory: it cannot fail
 		block = sha1.New()
 		block.Write(c.HTTPResponse)
 	}
-	return &Recorder{w: w, c: c, rb: rb, typ: typ, sum: sha1.New(), block: block, sum256: sum256}, nil
+	return &Recorder{w: w, c: c, sp: sp, typ: typ, sum: sha1.New(), block: block, sum256: sum256}, nil
 }
 
 // isControl reports whether r may not stand in a WARC header field value
@@ -429,8 +370,8 @@ func isControl(r rune) bool { return r < 0x20 && r != '\t' || r == 0x7f }
 type Recorder struct {
 	w   *Writer
 	c   Capture
-	rb  gowarc.WarcRecordBuilder
-	typ gowarc.RecordType
+	sp  *spool // the record's block: the HTTP header, if any, and the payload
+	typ string
 	sum hash.Hash // of the payload
 	// block is the digest of the record's block: the HTTP header and
 	// the payload; nil when there is no HTTP header (the block is the
@@ -456,7 +397,7 @@ func (r *Recorder) Write(p []byte) (int, error) {
 	if r.sum256 != nil {
 		r.sum256.Write(p)
 	}
-	n, err := r.rb.Write(p)
+	n, err := r.sp.Write(p)
 	r.n += int64(n)
 	if err != nil {
 		r.err = fmt.Errorf("warc: spool: %w", err)
@@ -472,7 +413,7 @@ func (r *Recorder) SetMetadata(b []byte) { r.c.Metadata = b }
 func (r *Recorder) Abort() {
 	if !r.done {
 		r.done = true
-		r.rb.Close()
+		r.sp.Close()
 	}
 }
 
@@ -493,7 +434,7 @@ func (r *Recorder) Commit() error {
 	}
 	r.done = true
 	if r.err != nil {
-		r.rb.Close()
+		r.sp.Close()
 		return r.err
 	}
 	w, c := r.w, r.c
@@ -503,7 +444,7 @@ func (r *Recorder) Commit() error {
 	w.mu.Lock()
 	if w.closed {
 		w.mu.Unlock()
-		r.rb.Close()
+		r.sp.Close()
 		return errors.New("warc: writer closed")
 	}
 	orig, dup := w.seen[digest]
@@ -526,11 +467,10 @@ func (r *Recorder) Commit() error {
 	if same && !c.AsMetadata {
 		// The same payload at the same address: unchanged, and
 		// already archived. Nothing is written.
-		r.rb.Close()
+		r.sp.Close()
 		return nil
 	}
-	// The records are built (their digests checked by gowarc) and
-	// written by the writer's goroutine, in the order of the commits,
+	// The records are built and written by the writer's goroutine, in the order of the commits,
 	// while the caller goes on with its next transfer.
 	w.jobs <- job{r: r, digest: digest, orig: orig, dup: dup}
 	return w.failed()
@@ -556,7 +496,10 @@ func (w *Writer) run() {
 	flushed := time.Now()
 	for j := range w.jobs {
 		w.keep(w.write(j))
-		time.Sleep(batchWait)
+		if len(w.jobs) < maxPending/2 {
+			// A trickle: let it gather (a full queue does not wait).
+			time.Sleep(batchWait)
+		}
 	drain:
 		for {
 			select {
@@ -606,61 +549,61 @@ func (w *Writer) failed() error {
 // write builds and writes the records of j.
 func (w *Writer) write(j job) error {
 	r, c, digest, orig, dup := j.r, j.r.c, j.digest, j.orig, j.dup
-	main := r.rb
-	if dup && !c.AsMetadata && r.n > 0 {
+	revisit := dup && !c.AsMetadata && r.n > 0
+	typ, block := r.typ, r.sp
+	if revisit {
 		// The payload is kept elsewhere: a revisit record, whose block
 		// is the HTTP header alone (none for other schemes).
-		r.rb.Close()
-		main = w.newSmallBuilder(gowarc.Revisit, len(c.HTTPResponse))
-		main.AddWarcHeader(gowarc.WarcProfile, ProfileIdenticalPayload)
-		main.AddWarcHeader(gowarc.WarcRefersToTargetURI, orig.URI)
+		r.sp.Close()
+		typ, block = TypeRevisit, spoolOf(c.HTTPResponse)
+	}
+	main, err := newRecord(typ, c.Date, block)
+	if err != nil {
+		block.Close()
+		return fmt.Errorf("warc: %s: %w", c.URI, err)
+	}
+	main.add("WARC-Target-URI", c.URI)
+	if c.IP != "" {
+		main.add("WARC-IP-Address", c.IP)
+	}
+	ct := c.ContentType
+	switch {
+	case c.HTTPRequest != nil:
+		ct = "application/http;msgtype=response"
+	case revisit:
+		ct = ""
+	case ct == "":
+		ct = "application/octet-stream"
+	}
+	if revisit {
+		main.add("WARC-Profile", ProfileIdenticalPayload)
+		main.add("WARC-Refers-To-Target-URI", orig.URI)
 		if !orig.Date.IsZero() {
-			main.AddWarcHeaderTime(gowarc.WarcRefersToDate, orig.Date)
+			main.add("WARC-Refers-To-Date", formatDate(orig.Date))
 		}
-		if c.HTTPRequest != nil {
-			main.Write(c.HTTPResponse)
-			main.AddWarcHeader(gowarc.ContentType, "application/http;msgtype=response")
-		}
-		main.AddWarcHeader(gowarc.WarcBlockDigest, digestOf(c.HTTPResponse))
+		main.add("WARC-Block-Digest", digestOf(c.HTTPResponse))
 	} else {
-		ct := c.ContentType
-		switch {
-		case c.HTTPRequest != nil:
-			ct = "application/http;msgtype=response"
-		case ct == "":
-			ct = "application/octet-stream"
-		}
-		main.AddWarcHeader(gowarc.ContentType, ct)
 		blockDigest := digest
 		if r.block != nil {
 			blockDigest = "sha1:" + base32.StdEncoding.EncodeToString(r.block.Sum(nil))
 		}
-		main.AddWarcHeader(gowarc.WarcBlockDigest, blockDigest)
+		main.add("WARC-Block-Digest", blockDigest)
 	}
-	main.AddWarcHeader(gowarc.WarcTargetURI, c.URI)
-	main.AddWarcHeaderTime(gowarc.WarcDate, c.Date)
-	if c.IP != "" {
-		main.AddWarcHeader(gowarc.WarcIPAddress, c.IP)
+	main.add("WARC-Payload-Digest", digest)
+	if ct != "" {
+		main.add("Content-Type", ct)
 	}
-	main.AddWarcHeader(gowarc.WarcPayloadDigest, digest)
-	rec, _, err := main.Build()
-	if err != nil {
-		main.Close()
-		return fmt.Errorf("warc: %s: %w", c.URI, err)
-	}
-	records := []gowarc.WarcRecord{rec}
+	records := []*record{main}
 	mainIdx := 0
-	id := rec.WarcHeader().GetId(gowarc.WarcRecordID)
 	if c.HTTPRequest != nil {
-		rq := w.simple(gowarc.Request, c, "application/http;msgtype=request", c.HTTPRequest, id)
-		req, _, err := rq.Build()
+		req, err := w.simple("request", c, "application/http;msgtype=request", c.HTTPRequest, main.id)
 		if err != nil {
 			closeAll(records)
 			return fmt.Errorf("warc: %s: request: %w", c.URI, err)
 		}
-		rec.WarcHeader().AddId(gowarc.WarcConcurrentTo, req.WarcHeader().GetId(gowarc.WarcRecordID))
+		main.add("WARC-Concurrent-To", req.id)
 		// The request first, as it was sent first.
-		records = []gowarc.WarcRecord{req, rec}
+		records = []*record{req, main}
 		mainIdx = 1
 	}
 	if len(c.Metadata) > 0 {
@@ -668,8 +611,7 @@ func (w *Writer) write(j job) error {
 		if mt == "" {
 			mt = "text/plain"
 		}
-		mb := w.simple(gowarc.Metadata, c, mt, c.Metadata, id)
-		meta, _, err := mb.Build()
+		meta, err := w.simple(TypeMetadata, c, mt, c.Metadata, main.id)
 		if err != nil {
 			closeAll(records)
 			return fmt.Errorf("warc: %s: metadata: %w", c.URI, err)
@@ -681,57 +623,48 @@ func (w *Writer) write(j job) error {
 	if err != nil {
 		return fmt.Errorf("warc: %s: %w", c.URI, err)
 	}
-	for i, wr := range res {
-		if i != mainIdx {
-			continue
-		}
-		e := cdxEntry{URI: c.URI, Date: c.Date, Digest: digest, File: wr.File, Offset: wr.Offset, Length: wr.Length, Status: c.HTTPStatus}
-		switch {
-		case dup && !c.AsMetadata && r.n > 0:
-			e.Mime, e.Type = "warc/revisit", TypeRevisit
-		case c.AsMetadata:
-			e.Mime, e.Type = rec.WarcHeader().Get(gowarc.ContentType), TypeMetadata
-		default:
-			e.Mime, e.Type = rec.WarcHeader().Get(gowarc.ContentType), rec.Type().String()
-			if c.HTTPRequest != nil {
-				e.Mime = mimeOnly(c.ContentType)
-			}
-		}
-		w.mu.Lock()
-		w.index = append(w.index, e)
-		w.mu.Unlock()
+	wr := res[mainIdx]
+	e := cdxEntry{URI: c.URI, Date: c.Date, Digest: digest, File: wr.File, Offset: wr.Offset, Length: wr.Length, Status: c.HTTPStatus, Mime: ct, Type: typ}
+	switch {
+	case revisit:
+		e.Mime = "warc/revisit"
+	case c.HTTPRequest != nil:
+		e.Mime = mimeOnly(c.ContentType)
 	}
+	w.mu.Lock()
+	w.index = append(w.index, e)
+	w.mu.Unlock()
 	return nil
 }
 
 // simple builds a record of type t holding block, concurrent to id.
-func (w *Writer) simple(t gowarc.RecordType, c Capture, ct string, block []byte, id string) gowarc.WarcRecordBuilder {
-	rb := w.newSmallBuilder(t, len(block))
-	rb.Write(block)
-	rb.AddWarcHeader(gowarc.WarcBlockDigest, digestOf(block))
-	if t == gowarc.Request {
-		_, body, _ := bytes.Cut(block, []byte("\r\n\r\n"))
-		rb.AddWarcHeader(gowarc.WarcPayloadDigest, digestOf(body))
+func (w *Writer) simple(t string, c Capture, ct string, block []byte, id string) (*record, error) {
+	r, err := newRecord(t, c.Date, spoolOf(block))
+	if err != nil {
+		return nil, err
 	}
-	rb.AddWarcHeader(gowarc.WarcTargetURI, c.URI)
-	rb.AddWarcHeaderTime(gowarc.WarcDate, c.Date)
+	r.add("WARC-Target-URI", c.URI)
 	if c.IP != "" {
-		rb.AddWarcHeader(gowarc.WarcIPAddress, c.IP)
+		r.add("WARC-IP-Address", c.IP)
 	}
-	rb.AddWarcHeader(gowarc.ContentType, ct)
-	rb.AddWarcHeader(gowarc.WarcConcurrentTo, "<"+id+">")
-	return rb
+	r.add("WARC-Concurrent-To", id)
+	r.add("Content-Type", ct)
+	r.add("WARC-Block-Digest", digestOf(block))
+	if t == "request" {
+		_, body, _ := bytes.Cut(block, []byte("\r\n\r\n"))
+		r.add("WARC-Payload-Digest", digestOf(body))
+	}
+	return r, nil
 }
 
-// digestOf is the WARC form of the SHA-1 of b.
 func digestOf(b []byte) string {
 	s := sha1.Sum(b)
 	return "sha1:" + base32.StdEncoding.EncodeToString(s[:])
 }
 
-func closeAll(rs []gowarc.WarcRecord) {
+func closeAll(rs []*record) {
 	for _, r := range rs {
-		r.Close()
+		r.close()
 	}
 }
 
@@ -743,7 +676,7 @@ func mimeOnly(ct string) string {
 }
 
 // maxPending bounds the captures committed but not yet written. Each
-// holds at most 1 MiB in memory (gowarc spools the rest of a block to a
+// holds at most 1 MiB in memory (the rest of a block is spooled to a
 // temporary file).
 const maxPending = 16
 

@@ -1,0 +1,156 @@
+package warc
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// record is one WARC record ready to be written (WARC 1.1 section 4): its
+// type, header fields in order, and block. Content-Length is added when it
+// is written, from the block's size.
+type record struct {
+	typ    string
+	id     string // WARC-Record-ID, with its angle brackets
+	fields []field
+	block  *spool
+}
+
+type field struct{ name, value string }
+
+// newRecord starts a record of type typ with a new WARC-Record-ID and the
+// WARC-Date date, holding block (nil for an empty block).
+func newRecord(typ string, date time.Time, block *spool) (*record, error) {
+	id, err := newRecordID()
+	if err != nil {
+		return nil, err
+	}
+	r := &record{typ: typ, id: "<" + id + ">", block: block}
+	r.fields = make([]field, 0, 12)
+	r.add("WARC-Type", typ)
+	r.add("WARC-Record-ID", r.id)
+	r.add("WARC-Date", formatDate(date))
+	return r, nil
+}
+
+func (r *record) add(name, value string) { r.fields = append(r.fields, field{name, value}) }
+
+// size is the length of the record's block.
+func (r *record) size() int64 {
+	if r.block == nil {
+		return 0
+	}
+	return r.block.size
+}
+
+// close releases the block's temporary file, if any.
+func (r *record) close() {
+	if r.block != nil {
+		r.block.Close()
+	}
+}
+
+// formatDate is a WARC-Date: UTC, to the nanosecond when the time has
+// one (WARC 1.1 section 5.4 allows a fraction of a second).
+func formatDate(t time.Time) string { return t.UTC().Format(time.RFC3339Nano) }
+
+// spoolMem is how much of a block is kept in memory; the rest goes to a
+// temporary file, so that memory stays bounded whatever the size of a
+// capture.
+const spoolMem = 1 << 20
+
+// spool holds a record's block as it is written: the first spoolMem bytes
+// in memory, the rest in a temporary file in dir (removed by Close).
+type spool struct {
+	mem  []byte
+	file *os.File
+	dir  string
+	size int64
+	err  error
+}
+
+// newSpool returns a spool whose memory starts at hint bytes (a few KiB
+// when hint is 0 or more than that).
+func newSpool(dir string, hint int) *spool {
+	if hint <= 0 || hint > 16<<10 {
+		hint = 4 << 10
+	}
+	return &spool{mem: make([]byte, 0, hint), dir: dir}
+}
+
+// spoolOf returns a spool holding b (not copied).
+func spoolOf(b []byte) *spool { return &spool{mem: b, size: int64(len(b))} }
+
+func (s *spool) Write(p []byte) (int, error) {
+	if s.err != nil {
+		return 0, s.err
+	}
+	n := len(p)
+	if room := spoolMem - len(s.mem); room > 0 {
+		k := min(room, len(p))
+		s.mem = append(s.mem, p[:k]...)
+		p = p[k:]
+	}
+	if len(p) > 0 {
+		if s.file == nil {
+			s.file, s.err = os.CreateTemp(s.dir, "fetch-warc-*")
+			if s.err != nil {
+				return 0, s.err
+			}
+		}
+		if _, s.err = s.file.Write(p); s.err != nil {
+			return 0, s.err
+		}
+	}
+	s.size += int64(n)
+	return n, nil
+}
+
+// reader returns the block from its start.
+func (s *spool) reader() (io.Reader, error) {
+	if s.err != nil {
+		return nil, s.err
+	}
+	if s.file == nil {
+		return bytes.NewReader(s.mem), nil
+	}
+	if _, err := s.file.Seek(0, io.SeekStart); err != nil {
+		return nil, err
+	}
+	return io.MultiReader(bytes.NewReader(s.mem), s.file), nil
+}
+
+// Close removes the temporary file, if any.
+func (s *spool) Close() error {
+	if s.file == nil {
+		return nil
+	}
+	f := s.file
+	s.file = nil
+	return errors.Join(f.Close(), os.Remove(f.Name()))
+}
+
+// appendHeader appends r's version line and header to b, through the
+// blank line that ends it, and returns it. A field value holding a line
+// break (which would end the header early) is refused.
+func (r *record) appendHeader(b []byte) ([]byte, error) {
+	b = append(b, "WARC/1.1\r\n"...)
+	for _, f := range r.fields {
+		if strings.ContainsAny(f.value, "\r\n") {
+			return b, fmt.Errorf("warc: header field %s holds a line break", f.name)
+		}
+		b = append(b, f.name...)
+		b = append(b, ": "...)
+		b = append(b, f.value...)
+		b = append(b, "\r\n"...)
+	}
+	b = append(b, "Content-Length: "...)
+	b = strconv.AppendInt(b, r.size(), 10)
+	b = append(b, "\r\n\r\n"...)
+	return b, nil
+}
