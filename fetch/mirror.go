@@ -101,10 +101,12 @@ func (c *Client) Mirror(ctx context.Context, rawURL, dir string, opts MirrorOpti
 			}
 		}
 	}
+	var mf mirror.Fetcher = f
 	if c.WARC != nil {
 		c.warcManifest(dir)
+		mf = archivingFetcher{f}
 	}
-	sum, err := mirror.Run(ctx, f, u, dir, opts)
+	sum, err := mirror.Run(ctx, mf, u, dir, opts)
 	if errors.Is(err, mirror.ErrUnsupported) {
 		err = fmt.Errorf("%w: %w", ErrUnsupportedScheme, err)
 	}
@@ -209,6 +211,13 @@ func (f *mirrorFetcher) OpenNews(ctx context.Context, u *uri.URL, req *proto.Req
 	}
 	return newsSession{s}, nil
 }
+
+// archivingFetcher is the mirror's Fetcher when the client writes WARC: a
+// mirror.Syncer, whose Sync puts the records written so far on stable
+// storage before the mirror saves its manifest.
+type archivingFetcher struct{ *mirrorFetcher }
+
+func (f archivingFetcher) Sync() error { return f.c.WARC.Sync() }
 
 // NewsWARC gives the news mirror the client's WARC writer (nil for none):
 // it records each article it stores (mirror.NewsArchiver).

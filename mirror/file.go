@@ -63,7 +63,8 @@ func (r *run) file(ctx context.Context, worker int, rf remoteFile) EntryReport {
 		return rep
 	}
 	rec, known := r.m.get(rf.rel)
-	if r.unchanged(rf, loc, rec, known) {
+	// An archiving run counts on the manifest alone (see Syncer).
+	if (known || !r.archiving) && r.unchanged(rf, loc, rec, known) {
 		if !known && !r.opts.DryRun {
 			r.recordExisting(rf, loc)
 		}

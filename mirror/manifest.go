@@ -106,7 +106,9 @@ func (m *manifest) setSource(src string) {
 // file in the same directory, synced, then renamed over the old one, so
 // that a reader (or the next run after a crash) sees the old or the new
 // manifest, never half of one. A run that changed nothing writes nothing.
-func (m *manifest) save(root *os.Root) error {
+// before, when not nil, is called between taking the manifest's state and
+// writing it (see Syncer); when it fails nothing is written.
+func (m *manifest) save(root *os.Root, before func() error) error {
 	m.mu.Lock()
 	if !m.dirty {
 		m.mu.Unlock()
@@ -117,6 +119,12 @@ func (m *manifest) save(root *os.Root) error {
 	m.mu.Unlock()
 	if err != nil {
 		return fmt.Errorf("mirror: encode manifest: %w", err)
+	}
+	if before != nil {
+		if err := before(); err != nil {
+			m.markDirty()
+			return fmt.Errorf("mirror: manifest not saved: %w", err)
+		}
 	}
 	if err := writeAtomic(root, manifestName, append(b, '\n')); err != nil {
 		m.markDirty()

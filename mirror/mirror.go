@@ -38,6 +38,22 @@ type Fetcher interface {
 	Fetch(ctx context.Context, u *uri.URL, req *proto.Request) (*proto.Response, error)
 }
 
+// A Syncer is a Fetcher that keeps records of what it fetched beside the
+// mirror's files (fetch.Client's WARC writer). The mirror calls Sync each
+// time it saves its manifest, after it took the manifest's state and before
+// it writes it, so that the manifest never lists a file whose records
+// could still be lost with the process: a later run would find the file
+// unchanged and record nothing for it. When Sync fails the manifest is not
+// saved; at the end of the run that fails the run.
+//
+// A run with a Syncer also fetches again a file it finds on disk with the
+// listed size and time but not in its manifest (a run killed before it
+// saved it), where a run without one counts it unchanged: that file's
+// records may have been lost with the process.
+type Syncer interface {
+	Sync() error
+}
+
 // A Warmer is a Fetcher that can open n connections to u's server ahead
 // of use (ftp.Driver.Warm). A run with more than one job calls it while it
 // lists the starting directory, so that its workers find their
@@ -309,6 +325,7 @@ func Run(ctx context.Context, f Fetcher, start *uri.URL, dir string, opts Option
 		f: f, w: w, root: root, m: m, opts: opts, sum: sum, jobs: jobs, dirs: newDirs(root),
 		slots: make(chan struct{}, jobs), seen: map[string]bool{}, reported: map[string]bool{},
 	}
+	_, r.archiving = f.(Syncer)
 	var walkErr error
 	if news != nil {
 		walkErr = runNews(ctx, r, news, start)
@@ -320,7 +337,7 @@ func Run(ctx context.Context, f Fetcher, start *uri.URL, dir string, opts Option
 	slices.SortStableFunc(sum.Warnings, func(a, b Warning) int { return strings.Compare(a.Path, b.Path) })
 	r.noteBusy()
 	if !opts.DryRun {
-		if err := m.save(root); err != nil && walkErr == nil {
+		if err := m.save(root, r.syncer()); err != nil && walkErr == nil {
 			walkErr = err
 		}
 	}
@@ -357,13 +374,15 @@ func openRoot(dir string, dry bool) (*os.Root, error) {
 
 // run holds the state of one mirror run.
 type run struct {
-	f    Fetcher
-	w    walker
-	root *os.Root
-	m    *manifest
-	opts Options
-	sum  *Summary
-	jobs int
+	f Fetcher
+	// archiving: f is a Syncer (see there).
+	archiving bool
+	w         walker
+	root      *os.Root
+	m         *manifest
+	opts      Options
+	sum       *Summary
+	jobs      int
 
 	// slots holds one token per connection in use: listings and transfers
 	// share Jobs of them.
@@ -503,6 +522,14 @@ func (r *run) run(ctx context.Context) error {
 	return walkErr
 }
 
+// syncer returns the Fetcher's Sync, or nil when it has none.
+func (r *run) syncer() func() error {
+	if s, ok := r.f.(Syncer); ok {
+		return s.Sync
+	}
+	return nil
+}
+
 // startSaver saves the manifest periodically so that a run killed without
 // warning loses little; it returns a function that stops it.
 func (r *run) startSaver() func() {
@@ -525,7 +552,7 @@ func (r *run) startSaver() func() {
 			case <-done:
 				return
 			case <-t.C:
-				r.m.save(r.root)
+				r.m.save(r.root, r.syncer())
 			}
 		}
 	}()

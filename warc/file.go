@@ -168,6 +168,9 @@ func (fw *fileWriter) close() error {
 	fw.f, fw.name, fw.path = nil, "", ""
 	ferr := fw.bw.Flush()
 	fw.bw.Reset(nil)
+	if ferr == nil {
+		ferr = f.Sync() // before the rename: the final name never holds less
+	}
 	if err := f.Close(); ferr == nil {
 		ferr = err
 	}

@@ -109,6 +109,8 @@ type Writer struct {
 	errs    []error // of the writer's goroutine
 	infoID  string  // of the current file's warcinfo record; "" when no file is open
 
+	unfinished []string // open files of earlier runs, found by Create
+
 	sendMu sync.RWMutex  // held to send on jobs (read) and to close it
 	jobs   chan job      // committed captures, in order
 	done   chan struct{} // closed when run has written every job
@@ -145,6 +147,7 @@ func Create(opts Options) (*Writer, error) {
 		hosts:   map[string]string{},
 		written: map[string]bool{},
 	}
+	w.unfinished = unfinishedFiles(opts.Name)
 	// The indexes of this name's earlier files, then the ones given.
 	dedup := append(earlierIndexes(opts.Name), opts.Dedup...)
 	for _, f := range dedup {
@@ -482,6 +485,9 @@ type job struct {
 	digest string
 	orig   origin
 	dup    bool
+	// synced, when not nil, makes the job a Sync: the records before it
+	// are written and synced, and the result sent on synced.
+	synced chan error
 }
 
 // run writes the jobs in order until the channel is closed. It wakes for
@@ -495,7 +501,7 @@ func (w *Writer) run() {
 	defer close(w.done)
 	flushed := time.Now()
 	for j := range w.jobs {
-		w.keep(w.write(j))
+		w.do(j)
 		if len(w.jobs) < maxPending/2 {
 			// A trickle: let it gather (a full queue does not wait).
 			time.Sleep(batchWait)
@@ -507,7 +513,7 @@ func (w *Writer) run() {
 				if !ok {
 					return
 				}
-				w.keep(w.write(j))
+				w.do(j)
 			default:
 				break drain
 			}
@@ -517,6 +523,43 @@ func (w *Writer) run() {
 			flushed = time.Now()
 		}
 	}
+}
+
+// do carries out one job of the writer's goroutine.
+func (w *Writer) do(j job) {
+	if j.synced == nil {
+		w.keep(w.write(j))
+		return
+	}
+	err := w.fw.flush()
+	if err == nil && w.fw.f != nil {
+		err = w.fw.f.Sync()
+	}
+	if err == nil {
+		err = w.failed()
+	}
+	j.synced <- err
+}
+
+// Sync returns once every capture committed before it is written to the
+// WARC file and the file is synced to stable storage, with the first
+// error met in writing so far. A mirror calls it before it saves its
+// manifest, so that a run killed without warning never has a manifest
+// that lists a file whose records were still in memory (the next run
+// would find the file unchanged and archive nothing for it).
+func (w *Writer) Sync() error {
+	ch := make(chan error, 1)
+	w.sendMu.RLock()
+	w.mu.Lock()
+	closed := w.closed
+	w.mu.Unlock()
+	if closed {
+		w.sendMu.RUnlock()
+		return errors.New("warc: writer closed")
+	}
+	w.jobs <- job{synced: ch}
+	w.sendMu.RUnlock()
+	return <-ch
 }
 
 // batchWait is how long the writer's goroutine lets captures gather once
@@ -786,6 +829,25 @@ func exists(p string) bool {
 }
 
 // earlierIndexes returns the CDXJ indexes of name's earlier WARC files.
+// Unfinished returns the WARC files of this name that an earlier run left
+// open (NAME.warc.gz.open, NAME-NNNNN.warc.gz.open), found by Create: that
+// run stopped without closing them, so they have no index and their last
+// record may be cut. They hold the records it wrote (every one its
+// mirror's manifest lists, see Sync); the writer leaves them alone and
+// writes under other names. A program should say so: they belong with the
+// archive.
+func (w *Writer) Unfinished() []string { return slices.Clone(w.unfinished) }
+
+// unfinishedFiles lists the open WARC files of name (see Unfinished).
+func unfinishedFiles(name string) []string {
+	var out []string
+	if exists(name + ".warc.gz.open") {
+		out = append(out, name+".warc.gz.open")
+	}
+	more, _ := filepath.Glob(globEscape(name) + "-[0-9][0-9][0-9][0-9][0-9].warc.gz.open")
+	return append(out, more...)
+}
+
 func earlierIndexes(name string) []string {
 	var out []string
 	if exists(name + ".cdxj") {

@@ -403,3 +403,30 @@ func TestSizeHintWrong(t *testing.T) {
 		t.Errorf("payloads: long %d bytes, short %q", len(got["ftp://h/long"]), got["ftp://h/short"])
 	}
 }
+
+// Sync puts every committed capture in the file (still NAME.warc.gz.open)
+// before it returns: what a mirror's manifest lists is there even if the
+// process is killed before Close.
+func TestSync(t *testing.T) {
+	dir := t.TempDir()
+	w, err := warc.Create(warc.Options{Name: filepath.Join(dir, "s")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range 5 {
+		capture(t, w, warc.Capture{URI: fmt.Sprintf("ftp://h/f%d", i), Metadata: []byte("> RETR\n")}, []byte(fmt.Sprint("payload ", i)))
+	}
+	if err := w.Sync(); err != nil {
+		t.Fatal(err)
+	}
+	recs := warctest.Read(t, filepath.Join(dir, "s.warc.gz.open"))
+	if got := types(recs); len(got) != 11 {
+		t.Errorf("after Sync the open file holds %q, want warcinfo and 5 resource and metadata pairs", got)
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Sync(); err == nil {
+		t.Error("Sync after Close succeeded")
+	}
+}

@@ -55,6 +55,11 @@ func (o *warcOptions) open(e *env, red *redactor) (*warc.Writer, error) {
 	if err != nil {
 		return nil, err
 	}
+	// Not silent, even with -s: those files hold records that no index
+	// lists, and a mirror's manifest may count on them.
+	for _, f := range w.Unfinished() {
+		fmt.Fprintf(e.err, "fetch: warning: %s was left open by a run that did not finish: it holds that run's records (the last one may be cut) and has no index; keep it with the archive (new records go to another file)\n", f)
+	}
 	return w, nil
 }
 

@@ -1,6 +1,8 @@
 package main
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -56,5 +58,28 @@ func TestCommandLineRedacted(t *testing.T) {
 	got := commandLine([]string{"get", "ftp://u:hunter22@h/", "--netrc-file=hunter22"}, red)
 	if strings.Contains(got, "hunter22") || !strings.Contains(got, "ftp://u:xxxxx@h/") {
 		t.Errorf("commandLine = %q", got)
+	}
+}
+
+// A WARC file left open by a run that did not finish is named in a
+// warning, even with -s, and left alone: new records go to another file.
+func TestWARCUnfinishedWarned(t *testing.T) {
+	dir := t.TempDir()
+	src := filepath.Join(dir, "src.txt")
+	os.WriteFile(src, []byte("hello\n"), 0o644)
+	left := filepath.Join(dir, "w.warc.gz.open")
+	os.WriteFile(left, []byte("records of a killed run"), 0o644)
+	r := runArgs(t, nil, "", "get", "-s", "--warc-file", filepath.Join(dir, "w"), "-o", filepath.Join(dir, "out"), "file://"+src)
+	if r.code != 0 {
+		t.Fatalf("exit %d: %s", r.code, r.err)
+	}
+	if !strings.Contains(r.err, left+" was left open by a run that did not finish") {
+		t.Errorf("no warning naming %s: %q", left, r.err)
+	}
+	if b, _ := os.ReadFile(left); string(b) != "records of a killed run" {
+		t.Errorf("the unfinished file was changed: %q", b)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "w-00001.warc.gz")); err != nil {
+		t.Errorf("new records not in w-00001.warc.gz: %v", err)
 	}
 }

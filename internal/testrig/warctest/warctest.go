@@ -55,9 +55,20 @@ func (c *countingReader) ReadByte() (byte, error) {
 // malformed record.
 func Read(t testing.TB, name string) []Record {
 	t.Helper()
-	f, err := os.Open(name)
+	recs, err := ReadPrefix(name)
 	if err != nil {
 		t.Fatal(err)
+	}
+	return recs
+}
+
+// ReadPrefix reads the records of a .warc.gz file up to the first one that
+// is malformed or cut (a file a killed writer left open), and returns them
+// with the error that stopped it (nil at the end of a whole file).
+func ReadPrefix(name string) ([]Record, error) {
+	f, err := os.Open(name)
+	if err != nil {
+		return nil, err
 	}
 	defer f.Close()
 	cr := &countingReader{r: bufio.NewReader(f)}
@@ -66,25 +77,24 @@ func Read(t testing.TB, name string) []Record {
 	for i := 0; i < 1_000_000; i++ {
 		off := cr.n
 		if _, err := cr.r.Peek(1); err == io.EOF {
-			return out
+			return out, nil
 		}
 		if err := z.Reset(cr); err != nil {
-			t.Fatalf("%s: gzip member at %d: %v", name, off, err)
+			return out, fmt.Errorf("%s: gzip member at %d: %v", name, off, err)
 		}
 		z.Multistream(false)
 		data, err := io.ReadAll(&z)
 		if err != nil {
-			t.Fatalf("%s: gzip member at %d: %v", name, off, err)
+			return out, fmt.Errorf("%s: gzip member at %d: %v", name, off, err)
 		}
 		rec, err := parseRecord(data)
 		if err != nil {
-			t.Fatalf("%s: record at %d: %v", name, off, err)
+			return out, fmt.Errorf("%s: record at %d: %v", name, off, err)
 		}
 		rec.Offset, rec.Length = off, cr.n-off
 		out = append(out, rec)
 	}
-	t.Fatalf("%s: too many records", name)
-	return nil
+	return out, fmt.Errorf("%s: too many records", name)
 }
 
 // parseRecord parses one uncompressed record: version line, header fields,
