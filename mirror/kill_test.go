@@ -36,6 +36,21 @@ func buildCLI(t *testing.T) string {
 	return bin
 }
 
+// startCLI starts the built command with args; its output goes to out,
+// and its Wait's error to exited.
+func startCLI(t *testing.T, bin string, args ...string) (cmd *exec.Cmd, out *strings.Builder, exited <-chan error) {
+	t.Helper()
+	cmd = exec.Command(bin, args...)
+	out = &strings.Builder{}
+	cmd.Stdout, cmd.Stderr = out, out
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	ch := make(chan error, 1)
+	go func() { ch <- cmd.Wait() }()
+	return cmd, out, ch
+}
+
 // watcher polls a mirror's target while it runs and checks every file
 // that stands under its final name (anything outside .fetch) against the
 // source: full size and the same SHA-256, never partial content.
@@ -141,14 +156,7 @@ func TestMirrorSurvivesSIGKILL(t *testing.T) {
 		<-done
 	}()
 
-	first := exec.Command(bin, "mirror", "-s", "-j", "4", url, dir)
-	var out strings.Builder
-	first.Stdout, first.Stderr = &out, &out
-	if err := first.Start(); err != nil {
-		t.Fatal(err)
-	}
-	exited := make(chan error, 1)
-	go func() { exited <- first.Wait() }()
+	first, out, exited := startCLI(t, bin, "mirror", "-s", "-j", "4", url, dir)
 	part := filepath.Join(dir, partialDir, "bin5m.bin")
 	deadline := time.After(2 * time.Minute)
 wait:

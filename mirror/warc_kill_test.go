@@ -31,14 +31,7 @@ func TestWARCMirrorSurvivesSIGKILL(t *testing.T) {
 	url := "ftp://" + s.Addr + "/pub/" + name + "/"
 	// --wait spreads the 2,000 files over about 4 s, past the first save
 	// of the manifest (2 s).
-	first := exec.Command(bin, "mirror", "-s", "-j", "4", "--wait", "0.002", "--warc-file", arc, url, dir)
-	var out strings.Builder
-	first.Stdout, first.Stderr = &out, &out
-	if err := first.Start(); err != nil {
-		t.Fatal(err)
-	}
-	exited := make(chan error, 1)
-	go func() { exited <- first.Wait() }()
+	first, out, exited := startCLI(t, bin, "mirror", "-s", "-j", "4", "--wait", "0.002", "--warc-file", arc, url, dir)
 	deadline := time.After(time.Minute)
 	for listed := 0; listed < 100; {
 		select {

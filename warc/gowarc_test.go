@@ -5,6 +5,7 @@ import (
 	"errors"
 	"io"
 	"path/filepath"
+	"slices"
 	"testing"
 
 	gowarc "github.com/nlnwa/gowarc/v2"
@@ -93,19 +94,7 @@ func TestGowarcReadsEveryRecord(t *testing.T) {
 		rec.Close()
 	}
 	want := []string{"warcinfo", "resource", "metadata", "revisit", "resource", "resource", "request", "response", "request", "revisit", "metadata"}
-	if !slicesEqual(got, want) {
+	if !slices.Equal(got, want) {
 		t.Errorf("record types\n got %q\nwant %q", got, want)
 	}
-}
-
-func slicesEqual(a, b []string) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }

@@ -828,7 +828,6 @@ func exists(p string) bool {
 	return err == nil
 }
 
-// earlierIndexes returns the CDXJ indexes of name's earlier WARC files.
 // Unfinished returns the WARC files of this name that an earlier run left
 // open (NAME.warc.gz.open, NAME-NNNNN.warc.gz.open), found by Create: that
 // run stopped without closing them, so they have no index and their last
@@ -839,21 +838,18 @@ func exists(p string) bool {
 func (w *Writer) Unfinished() []string { return slices.Clone(w.unfinished) }
 
 // unfinishedFiles lists the open WARC files of name (see Unfinished).
-func unfinishedFiles(name string) []string {
-	var out []string
-	if exists(name + ".warc.gz.open") {
-		out = append(out, name+".warc.gz.open")
-	}
-	more, _ := filepath.Glob(globEscape(name) + "-[0-9][0-9][0-9][0-9][0-9].warc.gz.open")
-	return append(out, more...)
-}
+func unfinishedFiles(name string) []string { return filesOf(name, ".warc.gz.open") }
 
-func earlierIndexes(name string) []string {
+// earlierIndexes lists the CDXJ indexes of name's earlier WARC files.
+func earlierIndexes(name string) []string { return filesOf(name, ".cdxj") }
+
+// filesOf lists the files name+suffix and name-NNNNN+suffix that exist.
+func filesOf(name, suffix string) []string {
 	var out []string
-	if exists(name + ".cdxj") {
-		out = append(out, name+".cdxj")
+	if exists(name + suffix) {
+		out = append(out, name+suffix)
 	}
-	more, _ := filepath.Glob(globEscape(name) + "-[0-9][0-9][0-9][0-9][0-9].cdxj")
+	more, _ := filepath.Glob(globEscape(name) + "-[0-9][0-9][0-9][0-9][0-9]" + globEscape(suffix))
 	return append(out, more...)
 }
 
