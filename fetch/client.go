@@ -209,7 +209,10 @@ func (c *Client) fetchURL(ctx context.Context, u *uri.URL, req *proto.Request, l
 	}
 	resp.Body = &cancelBody{rc: resp.Body, cancel: cancel}
 	if c.WARC != nil {
-		c.warcBody(resp, req, tb, start)
+		if err := c.warcBody(resp, req, tb, start); err != nil {
+			resp.Body.Close()
+			return nil, err
+		}
 	}
 	return resp, nil
 }

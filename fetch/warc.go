@@ -62,10 +62,12 @@ func (c *Client) warcRequest(u *uri.URL, req *proto.Request) (*proto.Request, *c
 }
 
 // warcBody wraps resp's body so that what the caller reads is recorded.
-// It returns resp unchanged when there is nothing to record.
-func (c *Client) warcBody(resp *Response, req *proto.Request, tb *capBuf, start time.Time) {
+// It leaves resp unchanged when there is nothing to record. It fails when
+// the writer refuses the capture: a body the archive would silently lack
+// is not handed out.
+func (c *Client) warcBody(resp *Response, req *proto.Request, tb *capBuf, start time.Time) error {
 	if resp.NotModified || (req != nil && req.Offset > 0) || resp.Offset > 0 || resp.Kind == proto.KindAdvisory {
-		return
+		return nil
 	}
 	// Part of a resource: an article's head or body alone is not the
 	// article; an HTTP HEAD is a response without payload (its "body"
@@ -77,7 +79,7 @@ func (c *Client) warcBody(resp *Response, req *proto.Request, tb *capBuf, start 
 	partial := opts.HeadersOnly || opts.BodyOnly
 	isHTTP := resp.URL.Scheme == "http" || resp.URL.Scheme == "https"
 	if partial && !isHTTP {
-		return
+		return nil
 	}
 	u := *resp.URL
 	u.User = nil
@@ -98,10 +100,10 @@ func (c *Client) warcBody(resp *Response, req *proto.Request, tb *capBuf, start 
 	}
 	rec, err := c.WARC.Begin(cp)
 	if err != nil {
-		c.tracef("* warc: %v", err)
-		return
+		return &Error{Op: "warc", URL: resp.URL.Redacted(), Err: err}
 	}
 	resp.Body = &warcBodyRC{rc: resp.Body, rec: rec, tb: tb, url: resp.URL.Redacted(), dir: resp.Kind == proto.KindDirectory, noPayload: partial}
+	return nil
 }
 
 // warcType is the Content-Type of a capture: the driver's media type, the

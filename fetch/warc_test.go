@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"compress/gzip"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	nethttp "net/http"
@@ -284,5 +285,20 @@ func TestWARCNewsMirror(t *testing.T) {
 	w.Close()
 	if g := warctest.Check(t, name+".warc.gz"); len(g) != 2 || g[1].Get("WARC-Target-URI") != base+"n.b/2" || string(g[1].Block) != two {
 		t.Errorf("get records %d: %v", len(g), g)
+	}
+}
+
+// A capture the writer refuses fails the fetch (Op "warc"): a body the
+// archive would lack is not handed out as if all were well.
+func TestWARCRefusedFailsFetch(t *testing.T) {
+	w, _ := newWARC(t)
+	reg := NewRegistry()
+	reg.Register("ftp", scripted{})
+	c := &Client{Registry: reg, WARC: w}
+	w.Close() // every capture is refused from now on
+	resp, err := c.Fetch(t.Context(), "ftp://127.0.0.1/x", nil)
+	var fe *Error
+	if err == nil || !errors.As(err, &fe) || fe.Op != "warc" {
+		t.Fatalf("Fetch = %v, %v; want a warc error", resp, err)
 	}
 }

@@ -88,6 +88,9 @@ const (
 // payload is identical to the one it refers to (WARC 1.1 section 6.7.2).
 const ProfileIdenticalPayload = "http://netpreserve.org/warc/1.1/revisit/identical-payload-digest"
 
+// errWriterClosed: a capture or Sync after Close.
+var errWriterClosed = errors.New("warc: writer closed")
+
 // ErrPassword: a URL or command line given to the writer still holds a
 // password.
 var ErrPassword = errors.New("warc: refusing to record a password")
@@ -348,11 +351,15 @@ func (w *Writer) Begin(c Capture) (*Recorder, error) {
 	}
 	sp := newSpool(w.opts.TempDir, hint)
 	w.mu.Lock()
+	closed := w.closed
 	var sum256 hash.Hash
 	if len(w.known) > 0 {
 		sum256 = sha256.New()
 	}
 	w.mu.Unlock()
+	if closed {
+		return nil, errWriterClosed
+	}
 	// Without an HTTP header the block is the payload, and so is its
 	// digest: computed once.
 	var block hash.Hash
@@ -448,7 +455,7 @@ func (r *Recorder) Commit() error {
 	if w.closed {
 		w.mu.Unlock()
 		r.sp.Close()
-		return errors.New("warc: writer closed")
+		return errWriterClosed
 	}
 	orig, dup := w.seen[digest]
 	same := w.at[digest+"\x00"+c.URI]
@@ -555,7 +562,7 @@ func (w *Writer) Sync() error {
 	w.mu.Unlock()
 	if closed {
 		w.sendMu.RUnlock()
-		return errors.New("warc: writer closed")
+		return errWriterClosed
 	}
 	w.jobs <- job{synced: ch}
 	w.sendMu.RUnlock()
