@@ -19,7 +19,6 @@ import (
 // written last against what was fetched before that Sync.
 type syncFTP struct {
 	*fakeFTP
-	dir   string
 	mu    sync.Mutex
 	calls int
 	err   error
