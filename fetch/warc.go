@@ -82,8 +82,7 @@ func (c *Client) warcBody(resp *Response, req *proto.Request, tb *capBuf, start 
 		return nil
 	}
 	u := *resp.URL
-	u.User = nil
-	target := u.String()
+	target := warcTarget(u, resp)
 	hostport := strings.ToLower(u.Host) + ":" + strconv.Itoa(u.PortNumber())
 	ip := c.WARC.Address(hostport)
 	cp := warc.Capture{URI: target, Date: start, IP: ip, ContentType: warcType(resp), SizeHint: resp.Size}
@@ -104,6 +103,33 @@ func (c *Client) warcBody(resp *Response, req *proto.Request, tb *capBuf, start 
 	}
 	resp.Body = &warcBodyRC{rc: resp.Body, rec: rec, tb: tb, url: resp.URL.Redacted(), dir: resp.Kind == proto.KindDirectory, noPayload: partial}
 	return nil
+}
+
+// warcTarget is the WARC-Target-URI of a response from u: u without user
+// or password; for an FTP file, named by the transfer that was made
+// (RFC 1738 section 3.2.2): without a typecode when it was binary, the
+// file's own bytes, under the URL web archives and wget give it (the
+// mirror asks for every file with ";type=i"); with ";type=a" when it was
+// text with its line ends converted (a typecode in the URL, or fetch's
+// guess from the name), since those are other bytes.
+func warcTarget(u uri.URL, resp *Response) string {
+	u.User = nil
+	if t, ok := resp.Info["ftp_type"].(string); ok && u.Scheme == "ftp" && resp.Kind == proto.KindData {
+		u.Path = withoutTypecode(u.Path)
+		if t == "A" {
+			u.Path += ";type=a"
+		}
+	}
+	return u.String()
+}
+
+// withoutTypecode removes an FTP url-path's ";type=X" (RFC 1738 section
+// 3.2.2), if any.
+func withoutTypecode(p string) string {
+	if i := strings.LastIndex(p, ";"); i >= 0 && len(p)-i == len(";type=X") && strings.EqualFold(p[i:i+6], ";type=") {
+		return p[:i]
+	}
+	return p
 }
 
 // warcType is the Content-Type of a capture: the driver's media type, the
@@ -257,7 +283,13 @@ func (c *Client) warcManifest(dir string) {
 		return
 	}
 	for _, r := range m.Files {
-		c.WARC.Known(r.URL, r.SHA256)
+		// Named as warcTarget names the capture: a mirror fetches
+		// every FTP file with ";type=i".
+		u := r.URL
+		if strings.HasPrefix(u, "ftp:") && strings.HasSuffix(strings.ToLower(u), ";type=i") {
+			u = withoutTypecode(u)
+		}
+		c.WARC.Known(u, r.SHA256)
 	}
 }
 

@@ -240,8 +240,11 @@ func TestWARCGetEveryScheme(t *testing.T) {
 		}
 		return strings.Join(k, ", ")
 	}
+	// lines.txt is text by its name: fetched as TYPE A, its line ends
+	// converted, and recorded under the URL that says so.
+	textURI := urls[0] + ";type=a"
 	for _, tc := range []struct{ uri, want string }{
-		{urls[0], "resource text/plain, metadata text/plain"},
+		{textURI, "resource text/plain, metadata text/plain"},
 		{urls[1], "request application/http, response application/http"},
 		{urls[2], "resource text/plain"},
 		{urls[3], "resource message/news"},
@@ -259,7 +262,7 @@ func TestWARCGetEveryScheme(t *testing.T) {
 		}
 	}
 	// The bytes archived are the bytes written.
-	for _, f := range []struct{ uri, file string }{{urls[0], "lines.txt"}, {urls[1], "bin5m.bin"}, {urls[2], "about.txt"}} {
+	for _, f := range []struct{ uri, file string }{{textURI, "lines.txt"}, {urls[1], "bin5m.bin"}, {urls[2], "about.txt"}} {
 		want, _ := os.ReadFile(filepath.Join(out, f.file))
 		for _, rec := range byURI[f.uri] {
 			if ty := rec.Get("WARC-Type"); (ty == "resource" || ty == "response") && !bytes.Equal(warctest.Payload(rec), want) {
@@ -270,7 +273,7 @@ func TestWARCGetEveryScheme(t *testing.T) {
 	if rs := byURI[urls[1]]; len(rs) == 2 && !strings.HasPrefix(string(rs[0].Block), "GET /bin5m.bin HTTP/1.1\r\n") {
 		t.Errorf("request record %q", rs[0].Block)
 	}
-	if rs := byURI[urls[0]]; len(rs) == 2 && !strings.Contains(string(rs[1].Block), "> RETR lines.txt") {
+	if rs := byURI[textURI]; len(rs) == 2 && !strings.Contains(string(rs[1].Block), "> RETR lines.txt") {
 		t.Errorf("FTP conversation %q", rs[1].Block)
 	}
 }
