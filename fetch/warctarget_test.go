@@ -1,6 +1,7 @@
 package fetch
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/rfc1738/fetch/proto"
@@ -35,4 +36,45 @@ func TestWARCTarget(t *testing.T) {
 			t.Errorf("warcTarget(%s, %s) = %q, want %q", tc.url, tc.typ, got, tc.want)
 		}
 	}
+}
+
+// FuzzWARCTarget: whatever the URL, the target URI parses again, holds no
+// password, and an FTP file's (a URL with a server and a file name: the
+// driver retrieves no other) has the path of the URL without its typecode, and ";type=a" after
+// it for a text transfer.
+func FuzzWARCTarget(f *testing.F) {
+	for _, s := range []string{"ftp://u:pw@h/pub/f;type=i", "ftp://h/a;type=a", "ftp://h/;type=d", "ftp://h/x;TYPE=I;type=i", "gopher://h/0/x;type=i"} {
+		f.Add(s, true)
+	}
+	f.Fuzz(func(t *testing.T, raw string, ascii bool) {
+		u, err := uri.Parse(raw)
+		if err != nil {
+			return
+		}
+		typ := "I"
+		if ascii {
+			typ = "A"
+		}
+		resp := &Response{Response: proto.Response{Kind: proto.KindData, Info: map[string]any{"ftp_type": typ}}}
+		got := warcTarget(*u, resp)
+		v, err := uri.Parse(got)
+		if err != nil {
+			t.Fatalf("warcTarget(%q) = %q, which does not parse: %v", raw, got, err)
+		}
+		if v.User != nil {
+			t.Fatalf("warcTarget(%q) = %q keeps the user", raw, got)
+		}
+		if named := strings.HasPrefix(u.Path, "/") && !strings.HasSuffix(withoutTypecode(u.Path), "/"); u.Scheme == "ftp" && u.HasAuthority && named {
+			want := u.Path
+			if n := len(want); n >= 7 && strings.EqualFold(want[n-7:n-1], ";type=") {
+				want = want[:len(want)-7]
+			}
+			if ascii {
+				want += ";type=a"
+			}
+			if v.Path != want {
+				t.Fatalf("warcTarget(%q, %s) = %q: path %q, want %q", raw, typ, got, v.Path, want)
+			}
+		}
+	})
 }
