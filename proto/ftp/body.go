@@ -188,6 +188,14 @@ func (b *body) finish() error {
 	b.done = true
 	var err error
 	if cerr := b.r.Close(); cerr != nil {
+		if code := replyCode(cerr); code >= 500 && b.want >= 0 && b.raw.n < b.want {
+			// The server said 150 and sent part of the file, then a
+			// permanent failure (ftpserverlib answers 550 when the
+			// data connection broke under it): the file is there,
+			// the transfer was cut. Not "not found": another attempt
+			// may get it all.
+			cerr = fmt.Errorf("transfer ended after %d of %d bytes, then %d %s: %w", b.raw.n, b.want, code, sanitize(replyMsg(cerr), traceMax), io.ErrUnexpectedEOF)
+		}
 		err = c.fail(b.cmd, cerr)
 	} else if b.want >= 0 && b.raw.n < b.want {
 		err = &CommandError{Cmd: b.cmd, Err: fmt.Errorf("transfer ended after %d of %d bytes: %w", b.raw.n, b.want, io.ErrUnexpectedEOF)}

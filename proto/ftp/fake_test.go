@@ -35,6 +35,7 @@ type fakeFTP struct {
 	silentAt string            // after this verb, read on and never answer
 	stallAt  int               // RETR data: stop sending (connection open) after this many bytes; 0 means never
 	cutAt    int               // RETR data: close the data connection after this many bytes, then reply 426; 0 means never
+	cutReply string            // the reply after a cut instead of 426
 	holdDone bool              // RETR: send 226 only once the client has sent its next command (a pipelining client)
 	epsvJunk string            // sent after every 229 reply, as if the server answered twice
 	holdData time.Duration     // RETR: after the 150, wait this long for a command before sending the data
@@ -384,6 +385,10 @@ func (s *fakeSession) send(verb string, b []byte) {
 	if verb == "RETR" && f.cutAt > 0 && len(b) > f.cutAt {
 		dc.Write(b[:f.cutAt])
 		dc.Close()
+		if f.cutReply != "" {
+			s.reply(f.cutReply)
+			return
+		}
 		s.reply("426 connection closed; transfer aborted")
 		return
 	}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"net"
 	"runtime"
@@ -13,6 +14,7 @@ import (
 	"time"
 
 	"github.com/rfc1738/fetch/proto"
+	"github.com/rfc1738/fetch/retry"
 	"github.com/rfc1738/fetch/uri"
 )
 
@@ -434,6 +436,32 @@ func TestCutTransfer(t *testing.T) {
 	var ce *CommandError
 	if !errors.As(err, &ce) || replyCode(err) != 426 {
 		t.Errorf("read error = %v, want the 426 reply", err)
+	}
+}
+
+// A transfer cut short that the server answers with a permanent-looking
+// 550 (ftpserverlib's "Issue during transfer" when the data connection
+// broke under it) is a cut transfer, worth another attempt: not "not
+// found", since the server said 150 and sent part of the file.
+func TestCutTransfer550(t *testing.T) {
+	f := newFake(t)
+	f.files["f.bin"] = bytes.Repeat([]byte("z"), 5000)
+	f.cutAt = 1234
+	f.cutReply = "550 Issue during transfer: network error: broken pipe"
+	f.start()
+	d := &Driver{}
+	defer d.CloseIdleConnections()
+	resp, err := d.Fetch(t.Context(), uri.MustParse(f.url("/f.bin")), quickReq())
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if errors.Is(err, proto.ErrNotFound) || !errors.Is(err, io.ErrUnexpectedEOF) || !retry.Transient(err) {
+		t.Errorf("read error = %v, want a cut transfer (io.ErrUnexpectedEOF, transient), not ErrNotFound", err)
+	}
+	if !strings.Contains(fmt.Sprint(err), "after 1234 of 5000 bytes, then 550 Issue during transfer") {
+		t.Errorf("read error = %v, want the bytes and the server's reply named", err)
 	}
 }
 

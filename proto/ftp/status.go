@@ -218,3 +218,12 @@ func displayCmd(verb, arg string) string {
 	}
 	return verb + " " + arg
 }
+
+// replyMsg returns the text of a reply error, or the error's text.
+func replyMsg(err error) string {
+	var te *textproto.Error
+	if errors.As(err, &te) {
+		return te.Msg
+	}
+	return err.Error()
+}
