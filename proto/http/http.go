@@ -127,6 +127,11 @@ func (d *Driver) Fetch(ctx context.Context, u *uri.URL, req *proto.Request) (*pr
 	if err != nil {
 		return nil, err
 	}
+	var x *exchange
+	if req.Options.HTTP.Exchange {
+		x = &exchange{}
+		hreq = hreq.WithContext(x.trace(hreq.Context(), hreq))
+	}
 	tr, shared := d.transportFor(req)
 	t := tracer{w: req.Trace}
 	if u.User != nil {
@@ -155,8 +160,8 @@ func (d *Driver) Fetch(ctx context.Context, u *uri.URL, req *proto.Request) (*pr
 		return nil, err
 	}
 	resp.Name = remoteName(u)
-	if req.Options.HTTP.Exchange {
-		recordExchange(resp, hreq, hresp)
+	if x != nil {
+		recordExchange(ctx, x, resp, hresp)
 	}
 	resp.Body = &body{rc: resp.Body, tr: tr, keep: shared}
 	return resp, nil
