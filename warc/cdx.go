@@ -116,19 +116,12 @@ var defaultPort = map[string]string{"http": "80", "https": "443"}
 // writeIndexes writes one sorted CDXJ file beside each WARC file.
 func (w *Writer) writeIndexes() error {
 	w.mu.Lock()
-	entries := append([]cdxEntry(nil), w.index...)
+	index := w.index
+	w.index = map[string][]string{}
 	w.mu.Unlock()
 	dir := filepath.Dir(w.opts.Name)
-	byFile := map[string][]cdxEntry{}
-	for _, e := range entries {
-		byFile[e.File] = append(byFile[e.File], e)
-	}
 	var errs []error
-	for file, es := range byFile {
-		lines := make([]string, len(es))
-		for i, e := range es {
-			lines[i] = e.line()
-		}
+	for file, lines := range index {
 		sort.Strings(lines)
 		name := filepath.Join(dir, strings.TrimSuffix(file, ".warc.gz")+".cdxj")
 		errs = append(errs, writeFileAtomic(name, strings.Join(lines, "\n")+"\n"))

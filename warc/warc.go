@@ -105,9 +105,9 @@ type Writer struct {
 	seen    map[string]origin   // payload digest -> first capture
 	known   map[string][]string // SHA-256 (hex) -> URIs of a mirror's manifest
 	at      map[string]bool     // payload digest + "\x00" + URI, captured
-	index   []cdxEntry
-	hosts   map[string]string // "host:port" -> IP address last dialled
-	written map[string]bool   // file names written to
+	index   map[string][]string // WARC file name -> its CDXJ lines, unsorted (Options.CDX)
+	hosts   map[string]string   // "host:port" -> IP address last dialled
+	written map[string]bool     // file names written to
 	closed  bool
 	errs    []error // of the writer's goroutine
 	infoID  string  // of the current file's warcinfo record; "" when no file is open
@@ -149,6 +149,7 @@ func Create(opts Options) (*Writer, error) {
 		at:      map[string]bool{},
 		hosts:   map[string]string{},
 		written: map[string]bool{},
+		index:   map[string][]string{},
 	}
 	w.unfinished = unfinishedFiles(opts.Name)
 	// The indexes of this name's earlier files, then the ones given.
@@ -681,9 +682,14 @@ func (w *Writer) write(j job) error {
 	case c.HTTPRequest != nil:
 		e.Mime = mimeOnly(c.ContentType)
 	}
-	w.mu.Lock()
-	w.index = append(w.index, e)
-	w.mu.Unlock()
+	if w.opts.CDX {
+		// The line is made here, while the transfers go on, not all
+		// at once when the writer is closed.
+		line := e.line()
+		w.mu.Lock()
+		w.index[e.File] = append(w.index[e.File], line)
+		w.mu.Unlock()
+	}
 	return nil
 }
 
