@@ -185,6 +185,12 @@ func TestWARCMirrorServers(t *testing.T) {
 				}
 			}
 
+			firstListing := map[string][]byte{}
+			for _, rec := range mine {
+				if u := rec.Get("WARC-Target-URI"); strings.HasSuffix(u, "/") && rec.Get("WARC-Type") == "resource" {
+					firstListing[u] = rec.Block
+				}
+			}
 			// A second run finds every file unchanged: nothing new.
 			r = runLong(t, "mirror", "-s", "--exclude", "big", "--exclude", "scratch-*", "--warc-file", name, "--warc-cdx", tc.url, dir)
 			if r.code != 0 && r.code != 8 {
@@ -193,6 +199,12 @@ func TestWARCMirrorServers(t *testing.T) {
 			again := warcFiles(t, name)
 			for _, f := range again[len(files):] {
 				for _, rec := range warctest.Read(t, f) {
+					if u := rec.Get("WARC-Target-URI"); strings.HasSuffix(u, "/") && withoutScratch(rec.Block) == withoutScratch(firstListing[u]) {
+						// A listing that changed only in scratch-*: the
+						// tests of mirror make and remove those in the
+						// FTP tree meanwhile.
+						continue
+					}
 					if ty := rec.Get("WARC-Type"); ty == "resource" || ty == "response" || ty == "revisit" {
 						t.Errorf("second run: %s record of %s", ty, rec.Get("WARC-Target-URI"))
 					}
@@ -407,4 +419,16 @@ func TestWARCMaxSize(t *testing.T) {
 			t.Errorf("%q: no resource record", paths)
 		}
 	}
+}
+
+// withoutScratch is a listing without its lines that name scratch-*
+// directories (see TestWARCMirrorServers).
+func withoutScratch(listing []byte) string {
+	var keep []string
+	for _, l := range strings.Split(string(listing), "\n") {
+		if !strings.Contains(l, "scratch-") {
+			keep = append(keep, l)
+		}
+	}
+	return strings.Join(keep, "\n")
 }
