@@ -494,8 +494,15 @@ type job struct {
 	orig   origin
 	dup    bool
 	// synced, when not nil, makes the job a Sync: the records before it
-	// are written and synced, and the result sent on synced.
-	synced chan error
+	// are written to the file, and the file (nil when none is open) and
+	// the first error so far sent on synced.
+	synced chan synced
+}
+
+// synced is the answer to a Sync job.
+type synced struct {
+	f   *os.File
+	err error
 }
 
 // run writes the jobs in order until the channel is closed. It wakes for
@@ -540,13 +547,10 @@ func (w *Writer) do(j job) {
 		return
 	}
 	err := w.fw.flush()
-	if err == nil && w.fw.f != nil {
-		err = w.fw.f.Sync()
-	}
 	if err == nil {
 		err = w.failed()
 	}
-	j.synced <- err
+	j.synced <- synced{f: w.fw.f, err: err}
 }
 
 // Sync returns once every capture committed before it is written to the
@@ -556,7 +560,7 @@ func (w *Writer) do(j job) {
 // that lists a file whose records were still in memory (the next run
 // would find the file unchanged and archive nothing for it).
 func (w *Writer) Sync() error {
-	ch := make(chan error, 1)
+	ch := make(chan synced, 1)
 	w.sendMu.RLock()
 	w.mu.Lock()
 	closed := w.closed
@@ -567,7 +571,17 @@ func (w *Writer) Sync() error {
 	}
 	w.jobs <- job{synced: ch}
 	w.sendMu.RUnlock()
-	return <-ch
+	r := <-ch
+	if r.err != nil || r.f == nil {
+		return r.err
+	}
+	// The fsync runs here, not in the writer's goroutine, which goes on
+	// writing meanwhile: on a slow disk it can take a while. A file closed
+	// meanwhile (rotation) was synced before it was closed.
+	if err := r.f.Sync(); err != nil && !errors.Is(err, os.ErrClosed) {
+		return fmt.Errorf("warc: sync: %w", err)
+	}
+	return nil
 }
 
 // batchWait is how long the writer's goroutine lets captures gather once

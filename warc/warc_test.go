@@ -430,3 +430,50 @@ func TestSync(t *testing.T) {
 		t.Error("Sync after Close succeeded")
 	}
 }
+
+// Sync while captures are written and the files rotate: no error, no
+// race (go test -race), and every capture in the files.
+func TestSyncDuringRotation(t *testing.T) {
+	dir := t.TempDir()
+	w, err := warc.Create(warc.Options{Name: filepath.Join(dir, "r"), MaxSize: 2000})
+	if err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan struct{})
+	errs := make(chan error, 1)
+	go func() {
+		defer close(errs)
+		for {
+			select {
+			case <-done:
+				return
+			default:
+			}
+			if err := w.Sync(); err != nil {
+				errs <- err
+				return
+			}
+		}
+	}()
+	for i := range 200 {
+		capture(t, w, warc.Capture{URI: fmt.Sprintf("ftp://h/f%d", i)}, []byte(fmt.Sprintf("payload %d %s", i, strings.Repeat("x", 300))))
+	}
+	close(done)
+	if err := <-errs; err != nil {
+		t.Errorf("Sync: %v", err)
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, f := range w.Files() {
+		for _, r := range warctest.Read(t, f) {
+			if r.Get("WARC-Type") == "resource" {
+				n++
+			}
+		}
+	}
+	if n != 200 || len(w.Files()) < 10 {
+		t.Errorf("%d resource records in %d files, want 200 in many", n, len(w.Files()))
+	}
+}
