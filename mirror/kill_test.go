@@ -51,6 +51,32 @@ func startCLI(t *testing.T, bin string, args ...string) (cmd *exec.Cmd, out *str
 	return cmd, out, ch
 }
 
+// killWhen polls ready every half millisecond and kills cmd with SIGKILL
+// once it reports true. The test fails if cmd ends first, if ready is not
+// true within limit (what says what it waited for), or if cmd does not end
+// killed.
+func killWhen(t *testing.T, cmd *exec.Cmd, out *strings.Builder, exited <-chan error, limit time.Duration, what string, ready func() bool) {
+	t.Helper()
+	deadline := time.After(limit)
+	for !ready() {
+		select {
+		case err := <-exited:
+			t.Fatalf("the run ended (%v) before it could be killed:\n%s", err, out.String())
+		case <-deadline:
+			cmd.Process.Kill()
+			<-exited
+			t.Fatalf("not %s within %v:\n%s", what, limit, out.String())
+		case <-time.After(500 * time.Microsecond):
+		}
+	}
+	if err := cmd.Process.Signal(os.Kill); err != nil {
+		t.Fatal(err)
+	}
+	if err := <-exited; err == nil || !strings.Contains(err.Error(), "killed") {
+		t.Fatalf("the run ended with %v, want killed by SIGKILL", err)
+	}
+}
+
 // watcher polls a mirror's target while it runs and checks every file
 // that stands under its final name (anything outside .fetch) against the
 // source: full size and the same SHA-256, never partial content.
@@ -158,32 +184,10 @@ func TestMirrorSurvivesSIGKILL(t *testing.T) {
 
 	first, out, exited := startCLI(t, bin, "mirror", "-s", "-j", "4", url, dir)
 	part := filepath.Join(dir, partialDir, "bin5m.bin")
-	deadline := time.After(2 * time.Minute)
-wait:
-	for {
-		select {
-		case err := <-exited:
-			t.Fatalf("the first run ended (%v) before it could be killed:\n%s", err, out.String())
-		case <-deadline:
-			first.Process.Kill()
-			<-exited
-			t.Fatal("the first run never got going")
-		default:
-		}
-		if st, err := os.Stat(part); err == nil && st.Size() > 0 && st.Size() < servertest.Bin5MSize {
-			break wait
-		}
-		if w.placed() >= 100 {
-			break wait
-		}
-		time.Sleep(500 * time.Microsecond)
-	}
-	if err := first.Process.Signal(os.Kill); err != nil {
-		t.Fatal(err)
-	}
-	if err := <-exited; err == nil || !strings.Contains(err.Error(), "killed") {
-		t.Fatalf("first run ended with %v, want killed by SIGKILL", err)
-	}
+	killWhen(t, first, out, exited, 2*time.Minute, "the 5 MiB file partly down or 100 files in place", func() bool {
+		st, err := os.Stat(part)
+		return err == nil && st.Size() > 0 && st.Size() < servertest.Bin5MSize || w.placed() >= 100
+	})
 	resumeAt := int64(0)
 	if st, err := os.Stat(part); err == nil && st.Size() < servertest.Bin5MSize {
 		resumeAt = st.Size()
