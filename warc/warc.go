@@ -506,8 +506,8 @@ type synced struct {
 }
 
 // run writes the jobs in order until the channel is closed. It wakes for
-// the first job of a batch and then lets the batch gather for batchWait
-// before it writes the rest: a mirror of small files commits a capture
+// the first job of a batch and, when the jobs come less than batchWait
+// apart, lets the batch gather for batchWait before it writes the rest: a mirror of small files commits a capture
 // every few hundred microseconds, and waking this goroutine (and a
 // thread) for each one cost more CPU than writing the records. The
 // buffered records go to the file at most flushEvery apart, and when the
@@ -515,10 +515,15 @@ type synced struct {
 func (w *Writer) run() {
 	defer close(w.done)
 	flushed := time.Now()
+	var woke time.Time
 	for j := range w.jobs {
+		now := time.Now()
+		dense := now.Sub(woke) < batchWait // captures come faster than batchWait apart
+		woke = now
 		w.do(j)
-		if len(w.jobs) < maxPending/2 {
-			// A trickle: let it gather (a full queue does not wait).
+		if dense && len(w.jobs) < maxPending/2 {
+			// Let the next ones gather (a queue half full does not
+			// wait; captures further apart are written as they come).
 			time.Sleep(batchWait)
 		}
 	drain:
