@@ -69,16 +69,20 @@ rm -rf "$copy"
 cp -r "$root/ftp/pub/many" "$copy"
 chmod -R a+rX "$copy"
 
-# proxy MODE TARGET: a faultproxy delaying every byte 5 ms each way; prints its address.
+# proxy MODE TARGET: starts a faultproxy delaying every byte 5 ms each way (in this
+# shell, so that cleanup stops it) and sets proxy_addr to its address.
 proxy() {
 	local f=$work/proxy.$1
 	"$work/faultproxy" -target "$2" -mode "$1" -delay 5ms -for 2h >"$f" 2>&1 &
 	proxypids+=($!)
 	for _ in $(seq 50); do [ -s "$f" ] && break; sleep 0.1; done
-	case $(head -n 1 "$f") in 127.0.0.1:*) head -n 1 "$f" ;; *) die "faultproxy did not start: $(cat "$f")" ;; esac
+	proxy_addr=$(head -n 1 "$f")
+	case $proxy_addr in 127.0.0.1:*) ;; *) die "faultproxy did not start: $(cat "$f")" ;; esac
 }
-ftpfar=$(proxy ftp "$ftp")
-httpfar=$(proxy http "$nginx")
+proxy ftp "$ftp"
+ftpfar=$proxy_addr
+proxy http "$nginx"
+httpfar=$proxy_addr
 
 # row NAME ROUNDS URL: one ab.sh series; appends a table row to $work/rows.
 row() {
