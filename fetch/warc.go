@@ -88,16 +88,25 @@ func (c *Client) warcBody(resp *Response, req *proto.Request, tb *capBuf, start 
 	cp := warc.Capture{URI: target, Date: start, IP: ip, ContentType: warcType(resp), SizeHint: resp.Size}
 	rq, ok1 := resp.Info["http_request"].(string)
 	rs, ok2 := resp.Info["http_response"].(string)
+	framed, _ := resp.Info["http_body_framed"].(func(io.Writer) error)
 	if ok1 && ok2 {
 		cp.HTTPRequest, cp.HTTPResponse = []byte(rq), []byte(rs)
 		cp.HTTPStatus, _ = resp.Info["http_status"].(int)
 		cp.ContentType = resp.MediaType
+		cp.HTTPFramed = framed != nil
 	}
 	if _, ok := resp.Info["attributes"]; ok && resp.URL.Scheme == "gopher" {
 		cp.AsMetadata = true
 		cp.ContentType = "text/x-gopher-plus-attributes"
 	}
 	rec, err := c.WARC.Begin(cp)
+	if err == nil && cp.HTTPFramed {
+		// The body as received (chunked) goes to the record's block
+		// from the connection; what the caller reads is the payload.
+		if err = framed(blockWriter{rec}); err != nil {
+			rec.Abort()
+		}
+	}
 	if err != nil {
 		return &Error{Op: "warc", URL: resp.URL.Redacted(), Err: err}
 	}
@@ -226,6 +235,11 @@ func (b *warcBodyRC) Close() error {
 	})
 	return b.err
 }
+
+// blockWriter writes to a capture's block (warc.Recorder.WriteBlock).
+type blockWriter struct{ rec *warc.Recorder }
+
+func (b blockWriter) Write(p []byte) (int, error) { return b.rec.WriteBlock(p) }
 
 type teeWriter struct {
 	w   io.Writer

@@ -1,12 +1,14 @@
 package fetch
 
 import (
+	"bufio"
 	"bytes"
 	"compress/gzip"
 	"context"
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	nethttp "net/http"
 	"net/http/httptest"
 	"os"
@@ -101,49 +103,117 @@ func TestWARCBodies(t *testing.T) {
 	}
 }
 
-// TestWARCHTTP: the request and response as exchanged with an in-process
-// server, the chunked body archived decoded, without Transfer-Encoding; a
-// 304 archives nothing.
-func TestWARCHTTP(t *testing.T) {
-	srv := httptest.NewServer(nethttp.HandlerFunc(func(rw nethttp.ResponseWriter, r *nethttp.Request) {
-		if r.Header.Get("If-Modified-Since") != "" {
-			rw.WriteHeader(nethttp.StatusNotModified)
-			return
+// wireServer answers each request on a connection (kept open) with the
+// next of answers, byte for byte, and sends the requests it received on
+// got. It talks only on 127.0.0.1.
+func wireServer(t *testing.T, answers ...string) (addr string, got <-chan string) {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ln.Close() })
+	ch := make(chan string, len(answers))
+	go func() {
+		next := 0
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			go func() {
+				defer c.Close()
+				c.SetDeadline(time.Now().Add(10 * time.Second))
+				br := bufio.NewReader(c)
+				for {
+					var req strings.Builder
+					for {
+						line, err := br.ReadString('\n')
+						req.WriteString(line)
+						if err != nil {
+							return
+						}
+						if line == "\r\n" {
+							break
+						}
+					}
+					ch <- req.String()
+					if next >= len(answers) {
+						return
+					}
+					io.WriteString(c, answers[next])
+					next++
+				}
+			}()
 		}
-		rw.Header().Set("Content-Type", "text/plain")
-		rw.Header().Set("X-Test", "1")
-		io.WriteString(rw, "first part, ")
-		rw.(nethttp.Flusher).Flush() // chunked from here
-		io.WriteString(rw, "second part")
-	}))
-	defer srv.Close()
-	w, name := newWARC(t)
+	}()
+	return ln.Addr().String(), ch
+}
+
+// TestWARCHTTP: the request and the response records hold the bytes as
+// they passed on the connection (WARC 1.1 sections 6.3 and 6.4), over one
+// kept connection: the header as the server wrote it (case, order), a
+// chunked body with its framing, extensions and trailer, an interim 103
+// left out; the payload digest is over the body decoded (section 5.9), so
+// that the same file sent chunked and not has one digest (the second is a
+// revisit); a 304 archives nothing.
+func TestWARCHTTP(t *testing.T) {
+	const (
+		early   = "HTTP/1.1 103 Early Hints\r\nLink: </s.css>; rel=preload\r\n\r\n"
+		chunked = "HTTP/1.1 200 OK\r\ncontent-type: text/plain\r\nX-Test: 1\r\nTransfer-Encoding: chunked\r\nDate: Mon, 01 Jan 2001 00:00:00 GMT\r\n\r\n" +
+			"c;name=value\r\nfirst part, \r\nB\r\nsecond part\r\n0\r\nX-Trailer: t\r\n\r\n"
+		plain = "HTTP/1.1 200 OK\nContent-Length: 23\nContent-Type: text/plain\n\nfirst part, second part"
+		not   = "HTTP/1.1 304 Not Modified\r\nDate: Mon, 01 Jan 2001 00:00:00 GMT\r\n\r\n"
+	)
+	addr, got := wireServer(t, early+chunked, plain, not)
+	name := filepath.Join(t.TempDir(), "w")
+	w, err := warc.Create(warc.Options{Name: name, CDX: true})
+	if err != nil {
+		t.Fatal(err)
+	}
 	reg := NewRegistry()
-	reg.Register("http", &fhttp.Driver{})
+	reg.Register("http", &fhttp.Driver{KeepAlive: true})
 	c := &Client{Registry: reg, WARC: w}
-	c.Policy.AllowPorts = []int{portOf(t, srv.URL)}
-	for _, req := range []*proto.Request{nil, {Options: proto.Options{IfModifiedSince: time.Date(2020, 1, 1, 0, 0, 0, 0, time.UTC)}}} {
-		resp, err := c.Fetch(t.Context(), srv.URL+"/x.txt?q=1", req)
+	c.Policy.AllowPorts = []int{portOf(t, "http://"+addr)}
+	var sent []string
+	for _, tc := range []struct {
+		path string
+		req  *proto.Request
+	}{
+		{"/x.txt?q=1", nil},
+		{"/y.txt", nil},
+		{"/z.txt", &proto.Request{Options: proto.Options{IfModifiedSince: time.Date(2020, 1, 1, 0, 0, 0, 0, time.UTC)}}},
+	} {
+		resp, err := c.Fetch(t.Context(), "http://"+addr+tc.path, tc.req)
 		if err != nil {
 			t.Fatal(err)
 		}
-		io.ReadAll(resp.Body)
+		b, _ := io.ReadAll(resp.Body)
 		resp.Body.Close()
+		if !resp.NotModified && string(b) != "first part, second part" {
+			t.Errorf("%s: body %q", tc.path, b)
+		}
+		sent = append(sent, <-got)
 	}
 	w.Close()
 	recs := warctest.Check(t, name+".warc.gz")
-	if len(recs) != 3 || recs[1].Get("WARC-Type") != "request" || recs[2].Get("WARC-Type") != "response" {
-		t.Fatalf("%d records", len(recs))
+	var types []string
+	for _, r := range recs[1:] {
+		types = append(types, r.Get("WARC-Type"))
 	}
-	rq, rs := string(recs[1].Block), string(recs[2].Block)
-	if !strings.HasPrefix(rq, "GET /x.txt?q=1 HTTP/1.1\r\nHost: 127.0.0.1:") || !strings.Contains(rq, "User-Agent: fetch\r\n") {
-		t.Errorf("request %q", rq)
+	if want := []string{"request", "response", "request", "revisit"}; !slices.Equal(types, want) {
+		t.Fatalf("records %q, want %q", types, want)
 	}
-	if !strings.HasPrefix(rs, "HTTP/1.1 200 OK\r\n") || !strings.Contains(rs, "X-Test: 1\r\n") || strings.Contains(rs, "Transfer-Encoding") {
-		t.Errorf("response %q", rs)
+	for i, want := range []string{sent[0], chunked, sent[1], "HTTP/1.1 200 OK\nContent-Length: 23\nContent-Type: text/plain\n\n"} {
+		if got := string(recs[1+i].Block); got != want {
+			t.Errorf("%s record of %s:\n%q\nwant (as on the wire)\n%q", types[i], recs[1+i].Get("WARC-Target-URI"), got, want)
+		}
 	}
 	if string(warctest.Payload(recs[2])) != "first part, second part" {
 		t.Errorf("payload %q", warctest.Payload(recs[2]))
+	}
+	if !strings.HasPrefix(sent[0], "GET /x.txt?q=1 HTTP/1.1\r\nHost: "+addr+"\r\n") || !strings.Contains(sent[0], "User-Agent: fetch\r\n") {
+		t.Errorf("request %q", sent[0])
 	}
 	if recs[2].Get("WARC-IP-Address") != "127.0.0.1" {
 		t.Errorf("address %q", recs[2].Get("WARC-IP-Address"))

@@ -302,6 +302,12 @@ type Capture struct {
 	HTTPResponse []byte
 	// HTTPStatus is the response's status code, for the index.
 	HTTPStatus int
+	// HTTPFramed says that the response body came transfer-coded
+	// (chunked): the body as received, its framing included, goes to the
+	// block through Recorder.WriteBlock, and Write gets the payload (the
+	// body decoded), for the payload digest only (WARC 1.1 section 5.9:
+	// the payload of an HTTP response is its entity-body).
+	HTTPFramed bool
 	// Metadata, when not empty, is written as a metadata record
 	// concurrent to the capture (an FTP control conversation). It must
 	// hold no password.
@@ -369,7 +375,7 @@ func (w *Writer) Begin(c Capture) (*Recorder, error) {
 		block = sha1.New()
 		block.Write(c.HTTPResponse)
 	}
-	return &Recorder{w: w, c: c, sp: sp, typ: typ, sum: sha1.New(), block: block, sum256: sum256}, nil
+	return &Recorder{w: w, c: c, sp: sp, typ: typ, sum: sha1.New(), block: block, sum256: sum256, framed: c.HTTPFramed && c.HTTPRequest != nil}, nil
 }
 
 // isControl reports whether r may not stand in a WARC header field value
@@ -392,8 +398,12 @@ type Recorder struct {
 	// sum256 is the SHA-256 of the payload, when the writer knows a
 	// manifest's; nil otherwise.
 	sum256 hash.Hash
-	done   bool
-	err    error
+	// framed: the block's body comes through WriteBlock, not Write
+	// (Capture.HTTPFramed).
+	framed   bool
+	blockErr error // of WriteBlock
+	done     bool
+	err      error
 }
 
 // Write adds p to the payload. It fails only when the spool fails.
@@ -402,11 +412,15 @@ func (r *Recorder) Write(p []byte) (int, error) {
 		return 0, r.err
 	}
 	r.sum.Write(p)
-	if r.block != nil {
-		r.block.Write(p)
-	}
 	if r.sum256 != nil {
 		r.sum256.Write(p)
+	}
+	if r.framed {
+		r.n += int64(len(p))
+		return len(p), nil
+	}
+	if r.block != nil {
+		r.block.Write(p)
 	}
 	n, err := r.sp.Write(p)
 	r.n += int64(n)
@@ -414,6 +428,25 @@ func (r *Recorder) Write(p []byte) (int, error) {
 		r.err = fmt.Errorf("warc: spool: %w", err)
 	}
 	return n, r.err
+}
+
+// WriteBlock adds p to the block of a capture whose body came
+// transfer-coded (Capture.HTTPFramed): the body as received. It may be
+// called from another goroutine than Write, but not at the same time as
+// another WriteBlock, and not after Commit or Abort.
+func (r *Recorder) WriteBlock(p []byte) (int, error) {
+	if !r.framed {
+		return 0, errors.New("warc: WriteBlock on a capture not HTTPFramed")
+	}
+	if r.blockErr != nil {
+		return 0, r.blockErr
+	}
+	r.block.Write(p)
+	n, err := r.sp.Write(p)
+	if err != nil {
+		r.blockErr = fmt.Errorf("warc: spool: %w", err)
+	}
+	return n, r.blockErr
 }
 
 // SetMetadata sets the capture's Metadata (see Capture) before Commit: an
@@ -444,6 +477,9 @@ func (r *Recorder) Commit() error {
 		return errors.New("warc: capture already committed or aborted")
 	}
 	r.done = true
+	if r.err == nil {
+		r.err = r.blockErr
+	}
 	if r.err != nil {
 		r.sp.Close()
 		return r.err

@@ -3,90 +3,273 @@ package http
 import (
 	"bytes"
 	"context"
+	"errors"
+	"io"
+	"net"
 	"net/http"
 	"net/http/httptrace"
-	"strconv"
 	"sync"
 
 	"github.com/rfc1738/fetch/proto"
 )
 
-// exchange records the request as the transport writes it, for
-// Request.Options.HTTP.Exchange (an archive record, package warc): the
-// request line, then each header field in the order and form the
-// transport wrote it (httptrace reports every field: Host, User-Agent,
-// the rest). The transport writes from a goroutine of its own, hence the
-// lock; wrote is closed once the whole request is written.
-type exchange struct {
-	mu    sync.Mutex
-	req   []byte
-	wrote chan struct{}
-	once  sync.Once
+// With Request.Options.HTTP.Exchange the driver records the exchange as it
+// passed on the connection, for an archive record (package warc; WARC 1.1
+// section 6.3 and 6.4: a request record holds the request as sent, a
+// response record the response as received). Every connection of the
+// driver's transports is a recConn, under TLS where there is one, so that
+// it sees the plaintext; a Fetch attaches its exchange to the connection
+// the transport picks for it (httptrace's GotConn, which comes before the
+// request is written). The connection then copies to the exchange what it
+// writes (the request) and what it reads (the response), until the body
+// has been read, closed, or, when it is not transfer-coded, reached: from
+// there on the body the caller reads is the body received.
+//
+// Interim responses (1xx other than 101, which the transport reads past)
+// are left out: the record holds the final response, from its status line.
+
+// recConn is a connection of the driver's transports; see above.
+type recConn struct {
+	net.Conn
+	mu sync.Mutex
+	x  *exchange // nil: nothing recorded
 }
 
-// trace returns ctx with a client trace that records hreq's header into
-// x as it is written.
-func (x *exchange) trace(ctx context.Context, hreq *http.Request) context.Context {
-	x.wrote = make(chan struct{})
+// attach makes c copy its traffic to x (nil: to nothing).
+func (c *recConn) attach(x *exchange) {
+	c.mu.Lock()
+	c.x = x
+	c.mu.Unlock()
+}
+
+func (c *recConn) Read(p []byte) (int, error) {
+	n, err := c.Conn.Read(p)
+	if n > 0 {
+		c.mu.Lock()
+		if c.x != nil {
+			c.x.read(p[:n])
+		}
+		c.mu.Unlock()
+	}
+	return n, err
+}
+
+// Write records p before it is written: the response that p brings about
+// may be read (and the request looked up) before Write returns.
+func (c *recConn) Write(p []byte) (int, error) {
+	c.mu.Lock()
+	x := c.x
+	var mark int
+	if x != nil {
+		mark = x.wrote(p)
+	}
+	c.mu.Unlock()
+	n, err := c.Conn.Write(p)
+	if n < len(p) && x != nil {
+		x.unwrite(mark, len(p)-n)
+	}
+	return n, err
+}
+
+// exchange states.
+const (
+	recHead = iota // recording the request and the response's head
+	recBody        // recording a transfer-coded body's bytes as received
+	recOff         // done
+)
+
+// maxUnattached bounds what an exchange keeps of a transfer-coded body
+// while no one takes it (see attachBody): the caller attaches a writer
+// before it reads the body, so at most one buffer of the transport
+// (4 KiB) waits; more means nobody will, and recording stops.
+const maxUnattached = 1 << 20
+
+// maxHead bounds the response head recorded (interim responses included):
+// twice the transport's MaxResponseHeaderBytes.
+const maxHead = 2 << 20
+
+// errNotRecorded: the exchange could not be recorded as it passed.
+var errNotRecorded = errors.New("http: the exchange's bytes were not recorded")
+
+// exchange is the recording of one request and its response.
+type exchange struct {
+	mu       sync.Mutex
+	attached bool   // to a connection (GotConn)
+	state    int    // recHead, recBody, recOff
+	req      []byte // what was written
+	resp     []byte // what was read, while there is no sink
+	sink     io.Writer
+	lost     bool // bytes were dropped (a bound was reached)
+}
+
+// trace returns ctx with a client trace that attaches x to the connection
+// the request is sent on.
+func (x *exchange) trace(ctx context.Context) context.Context {
 	x.req = make([]byte, 0, 256)
-	x.req = append(x.req, hreq.Method...)
-	x.req = append(x.req, ' ')
-	x.req = append(x.req, hreq.URL.RequestURI()...)
-	x.req = append(x.req, " HTTP/1.1\r\n"...)
+	x.resp = make([]byte, 0, 1024)
 	return httptrace.WithClientTrace(ctx, &httptrace.ClientTrace{
-		WroteHeaderField: func(key string, values []string) {
-			x.mu.Lock()
-			for _, v := range values {
-				x.req = append(x.req, key...)
-				x.req = append(x.req, ": "...)
-				x.req = append(x.req, v...)
-				x.req = append(x.req, "\r\n"...)
+		GotConn: func(info httptrace.GotConnInfo) {
+			if c, ok := info.Conn.(*recConn); ok {
+				x.mu.Lock()
+				x.attached = true
+				x.mu.Unlock()
+				c.attach(x)
 			}
-			x.mu.Unlock()
-		},
-		WroteRequest: func(httptrace.WroteRequestInfo) {
-			x.once.Do(func() { close(x.wrote) })
 		},
 	})
 }
 
-// request returns the request's bytes through the blank line that ends
-// its header. It waits for the transport to have written it all, which
-// it has when a response came back; ctx bounds the wait all the same.
-func (x *exchange) request(ctx context.Context) []byte {
-	select {
-	case <-x.wrote:
-	case <-ctx.Done():
-	}
+// wrote records p, written to the connection, and returns where it starts.
+func (x *exchange) wrote(p []byte) int {
 	x.mu.Lock()
 	defer x.mu.Unlock()
-	return append(x.req[:len(x.req):len(x.req)], "\r\n"...)
+	mark := len(x.req)
+	if x.state == recHead {
+		x.req = append(x.req, p...)
+	}
+	return mark
 }
 
-// recordExchange fills resp.Info with the exchange's bytes: "http_request"
-// (the request as the transport wrote it, see exchange), "http_response"
-// (the status line and header, through the blank line) and "http_status"
-// (int).
-//
-// The response header is the one net/http parsed: field names in
-// canonical case and sorted, and Transfer-Encoding left out, because the
-// body that follows is the decoded one (no chunk framing).
-func recordExchange(ctx context.Context, x *exchange, resp *proto.Response, hresp *http.Response) {
-	var rs bytes.Buffer
-	rs.Grow(512)
-	rs.WriteString("HTTP/")
-	rs.WriteString(strconv.Itoa(hresp.ProtoMajor))
-	rs.WriteByte('.')
-	rs.WriteString(strconv.Itoa(hresp.ProtoMinor))
-	rs.WriteByte(' ')
-	rs.WriteString(hresp.Status)
-	rs.WriteString("\r\n")
-	hresp.Header.Write(&rs)
-	rs.WriteString("\r\n")
+// unwrite removes the last n bytes of a write recorded at mark, which did
+// not go out.
+func (x *exchange) unwrite(mark, n int) {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	if x.state == recHead && len(x.req) >= mark+n {
+		x.req = x.req[:len(x.req)-n]
+	}
+}
+
+// read records p, read from the connection.
+func (x *exchange) read(p []byte) {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	switch {
+	case x.state == recOff:
+	case x.sink != nil:
+		x.sink.Write(p)
+	case x.state == recHead && len(x.resp)+len(p) > maxHead,
+		x.state == recBody && len(x.resp)+len(p) > maxUnattached:
+		x.lost = true
+		x.state, x.resp = recOff, nil
+	default:
+		x.resp = append(x.resp, p...)
+	}
+}
+
+// headDone is called once the transport has parsed the response's head:
+// it fills resp.Info with the exchange (see proto.HTTPOptions.Exchange) and, for a
+// transfer-coded body, goes on recording it.
+func (x *exchange) headDone(resp *proto.Response, hreq *http.Request, hresp *http.Response) error {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	if !x.attached || x.lost {
+		x.state = recOff
+		return errNotRecorded
+	}
+	start, end, ok := finalHead(x.resp)
+	if !ok {
+		x.state = recOff
+		return errNotRecorded
+	}
 	if resp.Info == nil {
 		resp.Info = map[string]any{}
 	}
-	resp.Info["http_request"] = string(x.request(ctx))
-	resp.Info["http_response"] = rs.String()
+	resp.Info["http_request"] = string(x.req)
+	resp.Info["http_response"] = string(x.resp[start:end])
 	resp.Info["http_status"] = hresp.StatusCode
+	x.req = nil
+	if hreq.Method != http.MethodHead && len(hresp.TransferEncoding) > 0 {
+		// The body as received is not the payload: its framing
+		// (chunk sizes, extensions, trailer) is recorded apart.
+		x.state = recBody
+		x.resp = x.resp[end:]
+		resp.Info["http_body_framed"] = x.attachBody
+		return nil
+	}
+	x.state, x.resp = recOff, nil
+	return nil
+}
+
+// attachBody writes the transfer-coded body's bytes received so far to w,
+// and the rest to w as they arrive, until the body is read or closed. It
+// fails when some were dropped already.
+func (x *exchange) attachBody(w io.Writer) error {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	if x.lost || x.state != recBody {
+		return errNotRecorded
+	}
+	if len(x.resp) > 0 {
+		w.Write(x.resp)
+	}
+	x.resp = nil
+	x.sink = w
+	return nil
+}
+
+// stop ends the recording: the body was read or closed.
+func (x *exchange) stop() {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	x.state, x.sink, x.resp, x.req = recOff, nil, nil, nil
+}
+
+// finalHead returns where the head of the final response in b starts and
+// ends (through the empty line): the interim responses (1xx but 101) the
+// transport reads past are skipped. A line ends with LF, a CR before it
+// optional, as the transport reads it (RFC 9112 section 2.2).
+func finalHead(b []byte) (start, end int, ok bool) {
+	for start < len(b) {
+		end, ok = headEnd(b[start:])
+		if !ok {
+			return 0, 0, false
+		}
+		end += start
+		code, ok := statusCode(b[start:end])
+		if !ok {
+			return 0, 0, false
+		}
+		if code < 100 || code > 199 || code == 101 {
+			return start, end, true
+		}
+		start = end
+	}
+	return 0, 0, false
+}
+
+// headEnd returns the length of the head at the start of b, through the
+// empty line that ends it.
+func headEnd(b []byte) (int, bool) {
+	nl := bytes.IndexByte(b, '\n') // the status line's
+	if nl < 0 {
+		return 0, false
+	}
+	for i := nl + 1; ; {
+		nl = bytes.IndexByte(b[i:], '\n')
+		if nl < 0 {
+			return 0, false
+		}
+		empty := nl == 0 || nl == 1 && b[i] == '\r'
+		i += nl + 1
+		if empty {
+			return i, true
+		}
+	}
+}
+
+// statusCode reads the code of a status line ("HTTP/1.1 200 OK").
+func statusCode(head []byte) (int, bool) {
+	sp := bytes.IndexByte(head, ' ')
+	if sp < 0 || len(head) < sp+4 || !bytes.HasPrefix(head, []byte("HTTP/")) {
+		return 0, false
+	}
+	code := 0
+	for _, c := range head[sp+1 : sp+4] {
+		if c < '0' || c > '9' {
+			return 0, false
+		}
+		code = code*10 + int(c-'0')
+	}
+	return code, true
 }

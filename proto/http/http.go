@@ -27,11 +27,13 @@ import (
 	"fmt"
 	"io"
 	"mime"
+	"net"
 	"net/http"
 	"net/url"
 	"path"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/rfc1738/fetch/proto"
 	"github.com/rfc1738/fetch/uri"
@@ -97,7 +99,7 @@ func (d *Driver) transportFor(req *proto.Request) (tr *http.Transport, shared bo
 		base := *req
 		base.Trace, base.Options = nil, proto.Options{}
 		tr := d.transport(&base)
-		tr.DialContext = base.DialKept
+		d.setDial(tr, base.DialKept, base.ConnectTimeout)
 		tr.MaxIdleConnsPerHost = keptPerHost
 		tr.IdleConnTimeout = base.Idle()
 		d.shared = tr
@@ -130,7 +132,7 @@ func (d *Driver) Fetch(ctx context.Context, u *uri.URL, req *proto.Request) (*pr
 	var x *exchange
 	if req.Options.HTTP.Exchange {
 		x = &exchange{}
-		hreq = hreq.WithContext(x.trace(hreq.Context(), hreq))
+		hreq = hreq.WithContext(x.trace(hreq.Context()))
 	}
 	tr, shared := d.transportFor(req)
 	t := tracer{w: req.Trace}
@@ -140,6 +142,9 @@ func (d *Driver) Fetch(ctx context.Context, u *uri.URL, req *proto.Request) (*pr
 	t.request(hreq)
 	hresp, err := tr.RoundTrip(hreq)
 	if err != nil {
+		if x != nil {
+			x.stop()
+		}
 		if !shared {
 			tr.CloseIdleConnections()
 		}
@@ -147,7 +152,13 @@ func (d *Driver) Fetch(ctx context.Context, u *uri.URL, req *proto.Request) (*pr
 	}
 	t.response(hresp)
 	resp, err := response(target, hreq, hresp, req.Offset)
+	if err == nil && x != nil {
+		err = x.headDone(resp, hreq, hresp)
+	}
 	if err != nil {
+		if x != nil {
+			x.stop()
+		}
 		if shared {
 			// A redirect's or an error's body, read to its end (up to
 			// drainMax), leaves the connection fit for the next request.
@@ -160,10 +171,7 @@ func (d *Driver) Fetch(ctx context.Context, u *uri.URL, req *proto.Request) (*pr
 		return nil, err
 	}
 	resp.Name = remoteName(u)
-	if x != nil {
-		recordExchange(ctx, x, resp, hresp)
-	}
-	resp.Body = &body{rc: resp.Body, tr: tr, keep: shared}
+	resp.Body = &body{rc: resp.Body, tr: tr, keep: shared, x: x}
 	return resp, nil
 }
 
@@ -195,21 +203,57 @@ func (d *Driver) newRequest(ctx context.Context, target *url.URL, req *proto.Req
 // transport builds the per-call transport: the request's dialer and
 // timeouts, no proxy, no compression.
 func (d *Driver) transport(req *proto.Request) *http.Transport {
-	ct := req.ConnectTimeout
-	if ct <= 0 {
-		ct = proto.DefaultConnectTimeout
-	}
 	tr := &http.Transport{
-		DialContext:            req.DialContext,
-		TLSHandshakeTimeout:    ct,
 		ResponseHeaderTimeout:  req.Idle(),
 		DisableCompression:     true,
 		MaxResponseHeaderBytes: 1 << 20,
 	}
-	if d.TLSClientConfig != nil {
-		tr.TLSClientConfig = d.TLSClientConfig.Clone()
-	}
+	d.setDial(tr, req.DialContext, req.ConnectTimeout)
 	return tr
+}
+
+// setDial makes tr dial with dial, every connection a recConn (see
+// exchange.go): for https, the TLS handshake is made here, within the
+// connect timeout ct, so that the recConn is above TLS. Only HTTP/1.1 is
+// spoken, as before (the transport offers HTTP/2 only with its own TLS).
+func (d *Driver) setDial(tr *http.Transport, dial func(ctx context.Context, network, addr string) (net.Conn, error), ct time.Duration) {
+	if ct <= 0 {
+		ct = proto.DefaultConnectTimeout
+	}
+	tr.DialContext = func(ctx context.Context, network, addr string) (net.Conn, error) {
+		c, err := dial(ctx, network, addr)
+		if err != nil {
+			return nil, err
+		}
+		return &recConn{Conn: c}, nil
+	}
+	tr.DialTLSContext = func(ctx context.Context, network, addr string) (net.Conn, error) {
+		c, err := dial(ctx, network, addr)
+		if err != nil {
+			return nil, err
+		}
+		var cfg *tls.Config
+		if d.TLSClientConfig != nil {
+			cfg = d.TLSClientConfig.Clone()
+		} else {
+			cfg = &tls.Config{}
+		}
+		if cfg.ServerName == "" {
+			host, _, err := net.SplitHostPort(addr)
+			if err != nil {
+				host = addr
+			}
+			cfg.ServerName = host
+		}
+		tc := tls.Client(c, cfg)
+		hctx, cancel := context.WithTimeout(ctx, ct)
+		defer cancel()
+		if err := tc.HandshakeContext(hctx); err != nil {
+			c.Close()
+			return nil, err
+		}
+		return &recConn{Conn: tc}, nil
+	}
 }
 
 // requestURL turns u into the net/url form sent on the wire, refusing raw
@@ -294,15 +338,25 @@ type body struct {
 	rc   io.ReadCloser
 	tr   *http.Transport
 	keep bool
+	x    *exchange // nil when not recorded
 	once sync.Once
 	err  error
 }
 
-func (b *body) Read(p []byte) (int, error) { return b.rc.Read(p) }
+func (b *body) Read(p []byte) (int, error) {
+	n, err := b.rc.Read(p)
+	if err != nil && b.x != nil {
+		b.x.stop()
+	}
+	return n, err
+}
 
 func (b *body) Close() error {
 	b.once.Do(func() {
 		b.err = b.rc.Close()
+		if b.x != nil {
+			b.x.stop()
+		}
 		if !b.keep {
 			b.tr.CloseIdleConnections()
 		}

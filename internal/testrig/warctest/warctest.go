@@ -13,6 +13,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net/http"
 	"os"
 	"strconv"
 	"strings"
@@ -131,16 +132,33 @@ func sha1b32(b []byte) string {
 	return "sha1:" + base32.StdEncoding.EncodeToString(s[:])
 }
 
-// Payload is the payload of a record: the block after the HTTP header for
-// application/http, the block otherwise (WARC 1.1 section 5.9).
+// Payload is the payload of a record: the block after the HTTP head for
+// application/http, decoded when it came chunked (WARC 1.1 section 5.9:
+// the payload is the entity-body, RFC 9112 section 7.1); the block
+// otherwise. It is nil when the block cannot be read so.
 func Payload(r Record) []byte {
-	if strings.HasPrefix(r.Get("Content-Type"), "application/http") {
+	if !strings.HasPrefix(r.Get("Content-Type"), "application/http") {
+		return r.Block
+	}
+	br := bufio.NewReader(bytes.NewReader(r.Block))
+	resp, err := http.ReadResponse(br, nil)
+	if err != nil {
+		// A request, or a revisit's head alone.
 		if _, body, ok := bytes.Cut(r.Block, []byte("\r\n\r\n")); ok {
 			return body
 		}
 		return nil
 	}
-	return r.Block
+	if len(resp.TransferEncoding) == 0 {
+		// The rest of the block, whatever the Content-Length says.
+		rest, _ := io.ReadAll(br)
+		return rest
+	}
+	body, err := io.ReadAll(resp.Body)
+	if err != nil {
+		return nil
+	}
+	return body
 }
 
 // CheckDigests recomputes the block digest of every record and the payload
