@@ -33,3 +33,32 @@ func BenchmarkSmallCaptures(b *testing.B) {
 		b.Fatal(err)
 	}
 }
+
+// BenchmarkSmallHTTPCaptures: the cost of archiving one small HTTP
+// response (a request and a response record, with the CDXJ line), as in a
+// mirror of many small files from a web server.
+func BenchmarkSmallHTTPCaptures(b *testing.B) {
+	w, err := warc.Create(warc.Options{Name: filepath.Join(b.TempDir(), "b"), CDX: true})
+	if err != nil {
+		b.Fatal(err)
+	}
+	req := []byte("GET /pub/many/f0001.txt HTTP/1.1\r\nHost: 127.0.0.1:8080\r\nUser-Agent: fetch\r\n\r\n")
+	resp := []byte("HTTP/1.1 200 OK\r\nServer: nginx\r\nDate: Wed, 25 Nov 2026 06:00:00 GMT\r\nContent-Type: text/plain\r\nContent-Length: 700\r\nLast-Modified: Wed, 25 Nov 2026 05:00:00 GMT\r\nConnection: keep-alive\r\nETag: \"abc-2bc\"\r\nAccept-Ranges: bytes\r\n\r\n")
+	payload := make([]byte, 700)
+	b.ReportAllocs()
+	for i := 0; b.Loop(); i++ {
+		copy(payload, strconv.Itoa(i))
+		r, err := w.Begin(warc.Capture{URI: "http://127.0.0.1:8080/pub/many/f" + strconv.Itoa(i), IP: "127.0.0.1", ContentType: "text/plain",
+			HTTPRequest: req, HTTPResponse: resp, HTTPStatus: 200, SizeHint: int64(len(payload))})
+		if err != nil {
+			b.Fatal(err)
+		}
+		r.Write(payload)
+		if err := r.Commit(); err != nil {
+			b.Fatal(err)
+		}
+	}
+	if err := w.Close(); err != nil {
+		b.Fatal(err)
+	}
+}

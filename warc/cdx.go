@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 )
 
 // The CDXJ index, in the line format pywb reads
@@ -52,22 +53,94 @@ type cdxJSON struct {
 const cdxTimeFormat = "20060102150405"
 
 func (e cdxEntry) line() string {
-	j := cdxJSON{
-		URL:      e.URI,
-		Mime:     e.Mime,
-		Digest:   strings.TrimPrefix(e.Digest, "sha1:"),
-		Length:   strconv.FormatInt(e.Length, 10),
-		Offset:   strconv.FormatInt(e.Offset, 10),
-		Filename: e.File,
+	b := make([]byte, 0, 2*len(e.URI)+len(e.Mime)+len(e.File)+160)
+	b = appendSURT(b, e.URI)
+	b = append(b, ' ')
+	b = e.Date.UTC().AppendFormat(b, cdxTimeFormat)
+	b = append(b, ` {"url":`...)
+	b = appendJSONString(b, e.URI)
+	if e.Mime != "" {
+		b = append(b, `,"mime":`...)
+		b = appendJSONString(b, e.Mime)
 	}
 	if e.Status != 0 {
-		j.Status = strconv.Itoa(e.Status)
+		b = append(b, `,"status":"`...)
+		b = strconv.AppendInt(b, int64(e.Status), 10)
+		b = append(b, '"')
 	}
-	var b strings.Builder
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false) // "&" as is, as pywb writes it
-	enc.Encode(j)
-	return SURT(e.URI) + " " + e.Date.UTC().Format(cdxTimeFormat) + " " + strings.TrimSuffix(b.String(), "\n")
+	if d := strings.TrimPrefix(e.Digest, "sha1:"); d != "" {
+		b = append(b, `,"digest":`...)
+		b = appendJSONString(b, d)
+	}
+	b = append(b, `,"length":"`...)
+	b = strconv.AppendInt(b, e.Length, 10)
+	b = append(b, `","offset":"`...)
+	b = strconv.AppendInt(b, e.Offset, 10)
+	b = append(b, '"')
+	if e.File != "" {
+		b = append(b, `,"filename":`...)
+		b = appendJSONString(b, e.File)
+	}
+	b = append(b, '}')
+	return string(b)
+}
+
+// appendJSONString appends s as a JSON string, escaped as encoding/json
+// escapes it without its HTML escaping (pywb's and warcio's lines keep
+// "&", "<" and ">" as they are): quote, backslash and control characters
+// escaped, bytes that are not UTF-8 as U+FFFD, U+2028 and U+2029 escaped
+// (RFC 8259 section 7; the line is read back by ParseIndexLine).
+func appendJSONString(b []byte, s string) []byte {
+	const hex = "0123456789abcdef"
+	b = append(b, '"')
+	start := 0
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c < utf8.RuneSelf {
+			if c >= 0x20 && c != '"' && c != '\\' {
+				i++
+				continue
+			}
+			b = append(b, s[start:i]...)
+			switch c {
+			case '"', '\\':
+				b = append(b, '\\', c)
+			case '\b':
+				b = append(b, '\\', 'b')
+			case '\f':
+				b = append(b, '\\', 'f')
+			case '\n':
+				b = append(b, '\\', 'n')
+			case '\r':
+				b = append(b, '\\', 'r')
+			case '\t':
+				b = append(b, '\\', 't')
+			default:
+				b = append(b, '\\', 'u', '0', '0', hex[c>>4], hex[c&0xf])
+			}
+			i++
+			start = i
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if r == utf8.RuneError && size == 1 {
+			b = append(b, s[start:i]...)
+			b = append(b, `\ufffd`...)
+			i += size
+			start = i
+			continue
+		}
+		if r == '\u2028' || r == '\u2029' {
+			b = append(b, s[start:i]...)
+			b = append(b, '\\', 'u', '2', '0', '2', hex[r&0xf])
+			i += size
+			start = i
+			continue
+		}
+		i += size
+	}
+	b = append(b, s[start:]...)
+	return append(b, '"')
 }
 
 // SURT returns the sort key of a URL as pywb and warcio write it: for
@@ -76,39 +149,114 @@ func (e cdxEntry) line() string {
 // and the query's arguments sorted, all in lower case
 // ("http://www.Example.com:8080/A?b=1&a=2" gives "com,example:8080)/a?a=2&b=1");
 // for any other scheme (ftp, gopher, news), the URL itself.
-func SURT(raw string) string {
-	lower := strings.ToLower(raw)
-	if !strings.HasPrefix(lower, "http:") && !strings.HasPrefix(lower, "https:") {
-		return raw
+func SURT(raw string) string { return string(appendSURT(nil, raw)) }
+
+// appendSURT appends the SURT of raw to b. A plain URL (host, port, path
+// and query of the characters a URL keeps as they are) is keyed here;
+// any other through net/url (surtParsed), whose escaping decides the path
+// of such a URL.
+func appendSURT(b []byte, raw string) []byte {
+	lower := raw
+	for i := 0; i < len(raw); i++ {
+		if c := raw[i]; 'A' <= c && c <= 'Z' || c >= utf8.RuneSelf {
+			lower = strings.ToLower(raw)
+			break
+		}
 	}
+	var scheme, rest string
+	switch {
+	case strings.HasPrefix(lower, "http://"):
+		scheme, rest = "http", lower[len("http://"):]
+	case strings.HasPrefix(lower, "https://"):
+		scheme, rest = "https", lower[len("https://"):]
+	case strings.HasPrefix(lower, "http:") || strings.HasPrefix(lower, "https:"):
+		return append(b, surtParsed(raw, lower)...)
+	default:
+		return append(b, raw...)
+	}
+	end := strings.IndexAny(rest, "/?")
+	if end < 0 {
+		end = len(rest)
+	}
+	hostport, pathq := rest[:end], rest[end:]
+	host, port := hostport, ""
+	if i := strings.IndexByte(hostport, ':'); i >= 0 {
+		host, port = hostport[:i], hostport[i+1:]
+	}
+	if host == "" || !plain(host, hostChars) || !plain(port, digits) || !plain(pathq, pathChars) {
+		return append(b, surtParsed(raw, lower)...)
+	}
+	p, q, hasQ := strings.Cut(pathq, "?")
+	if hasQ && q == "" || strings.HasPrefix(p, "//") {
+		return append(b, surtParsed(raw, lower)...)
+	}
+	return appendKey(b, scheme, host, port, p, q)
+}
+
+// appendKey appends the SURT of a URL from its parts: the lowered host,
+// port, escaped path and raw query.
+func appendKey(b []byte, scheme, host, port, p, q string) []byte {
+	if i := strings.IndexByte(host, '.'); i >= 3 && strings.HasPrefix(host, "www") && strings.Trim(host[3:i], "0123456789") == "" {
+		host = host[i+1:]
+	}
+	for end := len(host); ; {
+		i := strings.LastIndexByte(host[:end], '.')
+		b = append(b, host[i+1:end]...)
+		if i < 0 {
+			break
+		}
+		b = append(b, ',')
+		end = i
+	}
+	if port != "" && port != defaultPort[scheme] {
+		b = append(b, ':')
+		b = append(b, port...)
+	}
+	b = append(b, ')')
+	if p == "" {
+		p = "/"
+	}
+	b = append(b, p...)
+	if q != "" {
+		args := strings.Split(q, "&")
+		sort.Strings(args)
+		b = append(b, '?')
+		for i, a := range args {
+			if i > 0 {
+				b = append(b, '&')
+			}
+			b = append(b, a...)
+		}
+	}
+	return b
+}
+
+// surtParsed is the SURT of raw (lower is raw in lower case) through
+// net/url.
+func surtParsed(raw, lower string) string {
 	u, err := url.Parse(lower)
 	if err != nil || u.Host == "" {
 		return raw
 	}
-	host := u.Hostname()
-	if i := strings.IndexByte(host, '.'); i >= 3 && strings.HasPrefix(host, "www") && strings.Trim(host[3:i], "0123456789") == "" {
-		host = host[i+1:]
+	return string(appendKey(nil, u.Scheme, u.Hostname(), u.Port(), u.EscapedPath(), u.RawQuery))
+}
+
+// Character classes of the plain URLs appendSURT keys by itself: a host
+// name, a port, and a path and query that net/url keeps as written.
+const (
+	digits    = "0123456789"
+	hostChars = "abcdefghijklmnopqrstuvwxyz0123456789.-"
+	pathChars = "abcdefghijklmnopqrstuvwxyz0123456789-._~!$&'()*+,;=:@/?"
+)
+
+// plain reports whether every byte of s is in set.
+func plain(s, set string) bool {
+	for i := 0; i < len(s); i++ {
+		if strings.IndexByte(set, s[i]) < 0 {
+			return false
+		}
 	}
-	labels := strings.Split(host, ".")
-	for i, j := 0, len(labels)-1; i < j; i, j = i+1, j-1 {
-		labels[i], labels[j] = labels[j], labels[i]
-	}
-	key := strings.Join(labels, ",")
-	if p := u.Port(); p != "" && p != defaultPort[u.Scheme] {
-		key += ":" + p
-	}
-	key += ")"
-	if p := u.EscapedPath(); p != "" {
-		key += p
-	} else {
-		key += "/"
-	}
-	if u.RawQuery != "" {
-		args := strings.Split(u.RawQuery, "&")
-		sort.Strings(args)
-		key += "?" + strings.Join(args, "&")
-	}
-	return key
+	return true
 }
 
 var defaultPort = map[string]string{"http": "80", "https": "443"}
@@ -185,7 +333,7 @@ func (w *Writer) loadIndex(name string) error {
 		if _, dup := w.seen[e.Digest]; !dup {
 			w.seen[e.Digest] = origin{URI: e.URL, Date: e.Date}
 		}
-		w.at[e.Digest+"\x00"+e.URL] = true
+		w.at[capturedAt{e.Digest, e.URL}] = true
 	}
 	if err := sc.Err(); err != nil {
 		return &IndexError{File: name, Msg: err.Error()}

@@ -2,7 +2,9 @@ package warc
 
 import (
 	"bufio"
+	"encoding/binary"
 	"fmt"
+	"hash/crc32"
 	"io"
 	"os"
 	"path/filepath"
@@ -28,10 +30,10 @@ type fileWriter struct {
 	path string // its full path while open (with ".open")
 	size int64  // bytes written to it (through bw)
 
-	bw    *bufio.Writer
-	gz    *gzip.Writer // level 1, for records of storeMax bytes or more
-	store *gzip.Writer // level 0 (stored blocks), for smaller records
-	out   member       // what Marshal writes to: gz or store, with a reused copy buffer
+	bw  *bufio.Writer
+	gz  *gzip.Writer // level 1, for records of storeMax bytes or more
+	out member       // what marshal writes to: gz, with a reused copy buffer
+	raw []byte       // a small record, serialised, reused (see writeStored)
 }
 
 // storeMax is the size of content (the Content-Length of the record's
@@ -86,7 +88,6 @@ func newFileWriter(n *names) *fileWriter {
 	// Level 1 (gzip.BestSpeed): much of an archive of legacy files is
 	// compressed already (.Z, .gz, .zip).
 	fw.gz, _ = gzip.NewWriterLevel(nil, gzip.BestSpeed)
-	fw.store, _ = gzip.NewWriterLevel(nil, gzip.NoCompression)
 	fw.out = member{gz: fw.gz, buf: make([]byte, 32<<10)}
 	return fw
 }
@@ -109,10 +110,11 @@ func (fw *fileWriter) open() error {
 // file and its length (compressed).
 func (fw *fileWriter) write(rec *record) (offset, length int64, err error) {
 	offset = fw.size
-	gz := fw.gz
-	if rec.size() < storeMax {
-		gz = fw.store
+	if rec.size() < storeMax && rec.block.file == nil {
+		err := fw.writeStored(rec)
+		return offset, fw.size - offset, err
 	}
+	gz := fw.gz
 	gz.Reset(counter{fw})
 	fw.out.gz = gz
 	if err := fw.marshal(rec); err != nil {
@@ -122,6 +124,49 @@ func (fw *fileWriter) write(rec *record) (offset, length int64, err error) {
 		return offset, fw.size - offset, err
 	}
 	return offset, fw.size - offset, nil
+}
+
+// writeStored writes rec, whose block is in memory, as a gzip member of
+// stored (uncompressed) blocks.
+func (fw *fileWriter) writeStored(rec *record) error {
+	b, err := rec.appendHeader(fw.raw[:0])
+	if err != nil {
+		return err
+	}
+	if rec.block != nil {
+		b = append(b, rec.block.mem...)
+	}
+	b = append(b, "\r\n\r\n"...)
+	fw.raw = b
+	fw.head = appendStoredMember(fw.head[:0], b)
+	_, err = counter{fw}.Write(fw.head)
+	return err
+}
+
+// appendStoredMember appends to dst a gzip member (RFC 1952 section 2.3)
+// holding data in stored deflate blocks (RFC 1951 section 3.2.4): no
+// compression, so no Huffman tables to build for a record of a few
+// hundred bytes.
+func appendStoredMember(dst, data []byte) []byte {
+	// ID1, ID2, CM (deflate), FLG, MTIME (none), XFL, OS (unknown).
+	dst = append(dst, 0x1f, 0x8b, 8, 0, 0, 0, 0, 0, 0, 255)
+	crc := crc32.ChecksumIEEE(data)
+	size := uint32(len(data))
+	for {
+		n := min(len(data), 0xffff)
+		final := byte(0)
+		if n == len(data) {
+			final = 1 // BFINAL; BTYPE 00, stored
+		}
+		dst = append(dst, final, byte(n), byte(n>>8), ^byte(n), ^byte(n>>8))
+		dst = append(dst, data[:n]...)
+		data = data[n:]
+		if final == 1 {
+			break
+		}
+	}
+	dst = binary.LittleEndian.AppendUint32(dst, crc)
+	return binary.LittleEndian.AppendUint32(dst, size)
 }
 
 // marshal writes rec to the current member as WARC 1.1 section 4 lays a

@@ -18,23 +18,24 @@ type record struct {
 	typ    string
 	id     string // WARC-Record-ID, with its angle brackets
 	fields []field
+	room   [12]field // fields' first array: a record has at most 12
 	block  *spool
 }
 
 type field struct{ name, value string }
 
 // newRecord starts a record of type typ with a new WARC-Record-ID and the
-// WARC-Date date, holding block (nil for an empty block).
-func newRecord(typ string, date time.Time, block *spool) (*record, error) {
+// WARC-Date date (formatDate), holding block (nil for an empty block).
+func newRecord(typ string, date string, block *spool) (*record, error) {
 	id, err := newRecordID()
 	if err != nil {
 		return nil, err
 	}
-	r := &record{typ: typ, id: "<" + id + ">", block: block}
-	r.fields = make([]field, 0, 12)
+	r := &record{typ: typ, id: id, block: block}
+	r.fields = r.room[:0]
 	r.add("WARC-Type", typ)
 	r.add("WARC-Record-ID", r.id)
-	r.add("WARC-Date", formatDate(date))
+	r.add("WARC-Date", date)
 	return r, nil
 }
 
@@ -141,7 +142,7 @@ func (s *spool) Close() error {
 func (r *record) appendHeader(b []byte) ([]byte, error) {
 	b = append(b, "WARC/1.1\r\n"...)
 	for _, f := range r.fields {
-		if strings.ContainsAny(f.value, "\r\n") {
+		if strings.IndexByte(f.value, '\r') >= 0 || strings.IndexByte(f.value, '\n') >= 0 {
 			return b, fmt.Errorf("warc: header field %s holds a line break", f.name)
 		}
 		b = append(b, f.name...)

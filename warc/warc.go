@@ -39,6 +39,7 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unicode"
 )
 
 // Options configures a Writer. Only Name is required.
@@ -104,7 +105,7 @@ type Writer struct {
 	mu      sync.Mutex
 	seen    map[string]origin   // payload digest -> first capture
 	known   map[string][]string // SHA-256 (hex) -> URIs of a mirror's manifest
-	at      map[string]bool     // payload digest + "\x00" + URI, captured
+	at      map[capturedAt]bool // captured already
 	index   map[string][]string // WARC file name -> its CDXJ lines, unsorted (Options.CDX)
 	hosts   map[string]string   // "host:port" -> IP address last dialled
 	written map[string]bool     // file names written to
@@ -118,6 +119,9 @@ type Writer struct {
 	jobs   chan job      // committed captures, in order
 	done   chan struct{} // closed when run has written every job
 }
+
+// capturedAt is a payload (its digest) captured at a URI.
+type capturedAt struct{ digest, uri string }
 
 // origin is where a payload was first captured.
 type origin struct {
@@ -146,7 +150,7 @@ func Create(opts Options) (*Writer, error) {
 		names:   &names{base: opts.Name, numbered: opts.MaxSize > 0},
 		seen:    map[string]origin{},
 		known:   map[string][]string{},
-		at:      map[string]bool{},
+		at:      map[capturedAt]bool{},
 		hosts:   map[string]string{},
 		written: map[string]bool{},
 		index:   map[string][]string{},
@@ -168,17 +172,52 @@ func Create(opts Options) (*Writer, error) {
 	return w, nil
 }
 
-// newRecordID returns a WARC-Record-ID: a random (version 4) UUID as a URN
-// (RFC 9562 section 5.4, RFC 4122 section 3).
+// newRecordID returns a WARC-Record-ID, with its angle brackets: a random
+// (version 4) UUID as a URN (RFC 9562 section 5.4, RFC 4122 section 3).
+// The random bytes are read from crypto/rand a batch at a time.
 func newRecordID() (string, error) {
 	var b [16]byte
-	if _, err := rand.Read(b[:]); err != nil {
+	if err := ids.read(b[:]); err != nil {
 		return "", err
 	}
 	b[6] = b[6]&0x0f | 0x40
 	b[8] = b[8]&0x3f | 0x80
-	h := hex.EncodeToString(b[:])
-	return "urn:uuid:" + h[:8] + "-" + h[8:12] + "-" + h[12:16] + "-" + h[16:20] + "-" + h[20:], nil
+	const hexd = "0123456789abcdef"
+	out := make([]byte, 0, len("<urn:uuid:>")+36)
+	out = append(out, "<urn:uuid:"...)
+	for i, c := range b {
+		if i == 4 || i == 6 || i == 8 || i == 10 {
+			out = append(out, '-')
+		}
+		out = append(out, hexd[c>>4], hexd[c&0xf])
+	}
+	return string(append(out, '>')), nil
+}
+
+// ids is the batch of random bytes newRecordID takes from.
+var ids randBatch
+
+// randBatch hands out bytes of crypto/rand, read 4 KiB at a time.
+type randBatch struct {
+	mu   sync.Mutex
+	buf  [4096]byte
+	next int // into buf; len(buf) when used up
+}
+
+func (r *randBatch) read(p []byte) error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.next == 0 || r.next+len(p) > len(r.buf) {
+		if _, err := rand.Read(r.buf[:]); err != nil {
+			return err
+		}
+		r.next = 0
+	}
+	r.next += copy(p, r.buf[r.next:])
+	if r.next == len(r.buf) {
+		r.next = 0
+	}
+	return nil
 }
 
 // placed is where a record was written.
@@ -235,7 +274,7 @@ func (w *Writer) warcinfo(file string) (*record, error) {
 	if w.opts.CommandLine != "" {
 		fmt.Fprintf(&b, "description: %s\r\n", oneLine(w.opts.CommandLine))
 	}
-	rec, err := newRecord("warcinfo", time.Now(), spoolOf(b.Bytes()))
+	rec, err := newRecord("warcinfo", formatDate(time.Now()), spoolOf(b.Bytes()))
 	if err != nil {
 		return nil, fmt.Errorf("warc: warcinfo: %w", err)
 	}
@@ -463,8 +502,20 @@ func (r *Recorder) Abort() {
 
 // Digest is the payload digest of what was written so far ("sha1:" and
 // base32).
-func (r *Recorder) Digest() string {
-	return "sha1:" + base32.StdEncoding.EncodeToString(r.sum.Sum(nil))
+func (r *Recorder) Digest() string { return sha1String(r.sum) }
+
+// sha1String is the digest of h (a sha1) as WARC writes it: "sha1:" and
+// base32.
+func sha1String(h hash.Hash) string {
+	var sum [sha1.Size]byte
+	return formatSHA1(h.Sum(sum[:0]))
+}
+
+func formatSHA1(sum []byte) string {
+	var b [len("sha1:") + 32]byte
+	copy(b[:], "sha1:")
+	base32.StdEncoding.Encode(b[len("sha1:"):], sum)
+	return string(b[:])
 }
 
 // Commit writes the capture's records: a resource (or request and
@@ -495,7 +546,7 @@ func (r *Recorder) Commit() error {
 		return errWriterClosed
 	}
 	orig, dup := w.seen[digest]
-	same := w.at[digest+"\x00"+c.URI]
+	same := w.at[capturedAt{digest, c.URI}]
 	if r.sum256 != nil {
 		if uris := w.known[hex.EncodeToString(r.sum256.Sum(nil))]; len(uris) > 0 {
 			same = same || slices.Contains(uris, c.URI)
@@ -508,7 +559,7 @@ func (r *Recorder) Commit() error {
 		if !dup {
 			w.seen[digest] = origin{URI: c.URI, Date: c.Date}
 		}
-		w.at[digest+"\x00"+c.URI] = true
+		w.at[capturedAt{digest, c.URI}] = true
 	}
 	w.mu.Unlock()
 	if same && !c.AsMetadata {
@@ -663,7 +714,8 @@ func (w *Writer) write(j job) error {
 		r.sp.Close()
 		typ, block = TypeRevisit, spoolOf(c.HTTPResponse)
 	}
-	main, err := newRecord(typ, c.Date, block)
+	date := formatDate(c.Date)
+	main, err := newRecord(typ, date, block)
 	if err != nil {
 		block.Close()
 		return fmt.Errorf("warc: %s: %w", c.URI, err)
@@ -691,7 +743,7 @@ func (w *Writer) write(j job) error {
 	} else {
 		blockDigest := digest
 		if r.block != nil {
-			blockDigest = "sha1:" + base32.StdEncoding.EncodeToString(r.block.Sum(nil))
+			blockDigest = sha1String(r.block)
 		}
 		main.add("WARC-Block-Digest", blockDigest)
 	}
@@ -702,7 +754,7 @@ func (w *Writer) write(j job) error {
 	records := []*record{main}
 	mainIdx := 0
 	if c.HTTPRequest != nil {
-		req, err := w.simple("request", c, "application/http;msgtype=request", c.HTTPRequest, main.id)
+		req, err := w.simple("request", c, date, "application/http;msgtype=request", c.HTTPRequest, main.id)
 		if err != nil {
 			closeAll(records)
 			return fmt.Errorf("warc: %s: request: %w", c.URI, err)
@@ -717,7 +769,7 @@ func (w *Writer) write(j job) error {
 		if mt == "" {
 			mt = "text/plain"
 		}
-		meta, err := w.simple(TypeMetadata, c, mt, c.Metadata, main.id)
+		meta, err := w.simple(TypeMetadata, c, date, mt, c.Metadata, main.id)
 		if err != nil {
 			closeAll(records)
 			return fmt.Errorf("warc: %s: metadata: %w", c.URI, err)
@@ -749,8 +801,8 @@ func (w *Writer) write(j job) error {
 }
 
 // simple builds a record of type t holding block, concurrent to id.
-func (w *Writer) simple(t string, c Capture, ct string, block []byte, id string) (*record, error) {
-	r, err := newRecord(t, c.Date, spoolOf(block))
+func (w *Writer) simple(t string, c Capture, date, ct string, block []byte, id string) (*record, error) {
+	r, err := newRecord(t, date, spoolOf(block))
 	if err != nil {
 		return nil, err
 	}
@@ -762,15 +814,21 @@ func (w *Writer) simple(t string, c Capture, ct string, block []byte, id string)
 	r.add("Content-Type", ct)
 	r.add("WARC-Block-Digest", digestOf(block))
 	if t == "request" {
-		_, body, _ := bytes.Cut(block, []byte("\r\n\r\n"))
-		r.add("WARC-Payload-Digest", digestOf(body))
+		d := emptyDigest // a GET's
+		if _, body, _ := bytes.Cut(block, []byte("\r\n\r\n")); len(body) > 0 {
+			d = digestOf(body)
+		}
+		r.add("WARC-Payload-Digest", d)
 	}
 	return r, nil
 }
 
+// emptyDigest is the digest of no bytes.
+var emptyDigest = digestOf(nil)
+
 func digestOf(b []byte) string {
 	s := sha1.Sum(b)
-	return "sha1:" + base32.StdEncoding.EncodeToString(s[:])
+	return formatSHA1(s[:])
 }
 
 func closeAll(rs []*record) {
@@ -831,12 +889,16 @@ func (w *Writer) Close() error {
 // hasPassword reports whether s holds a URL with a password
 // ("scheme://user:pass@") other than a redacted one ("xxxxx", "****").
 func hasPassword(s string) bool {
-	for _, f := range strings.Fields(s) {
-		i := strings.Index(f, "://")
+	for {
+		i := strings.Index(s, "://")
 		if i < 0 {
-			continue
+			return false
 		}
-		rest := f[i+3:]
+		rest := s[i+3:]
+		s = rest
+		if end := strings.IndexFunc(rest, unicode.IsSpace); end >= 0 {
+			rest = rest[:end]
+		}
 		if end := strings.IndexAny(rest, "/?#"); end >= 0 {
 			rest = rest[:end]
 		}
@@ -849,7 +911,6 @@ func hasPassword(s string) bool {
 			return true
 		}
 	}
-	return false
 }
 
 // names generates the file names: Name.warc (unless numbered), then
