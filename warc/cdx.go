@@ -52,8 +52,10 @@ type cdxJSON struct {
 // CDXTimeFormat is the layout of a CDXJ timestamp.
 const cdxTimeFormat = "20060102150405"
 
-func (e cdxEntry) line() string {
-	b := make([]byte, 0, 2*len(e.URI)+len(e.Mime)+len(e.File)+160)
+func (e cdxEntry) line() string { return string(e.appendLine(nil)) }
+
+// appendLine appends e's line to b.
+func (e cdxEntry) appendLine(b []byte) []byte {
 	b = appendSURT(b, e.URI)
 	b = append(b, ' ')
 	b = e.Date.UTC().AppendFormat(b, cdxTimeFormat)
@@ -81,8 +83,7 @@ func (e cdxEntry) line() string {
 		b = append(b, `,"filename":`...)
 		b = appendJSONString(b, e.File)
 	}
-	b = append(b, '}')
-	return string(b)
+	return append(b, '}')
 }
 
 // appendJSONString appends s as a JSON string, escaped as encoding/json

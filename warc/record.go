@@ -8,6 +8,7 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -31,7 +32,8 @@ func newRecord(typ string, date string, block *spool) (*record, error) {
 	if err != nil {
 		return nil, err
 	}
-	r := &record{typ: typ, id: id, block: block}
+	r := records.Get().(*record)
+	r.typ, r.id, r.block = typ, id, block
 	r.fields = r.room[:0]
 	r.add("WARC-Type", typ)
 	r.add("WARC-Record-ID", r.id)
@@ -49,12 +51,19 @@ func (r *record) size() int64 {
 	return r.block.size
 }
 
-// close releases the block's temporary file, if any.
+// close releases the block (its temporary file, if any) and the record,
+// which is not used after it.
 func (r *record) close() {
 	if r.block != nil {
 		r.block.Close()
 	}
+	*r = record{}
+	records.Put(r)
 }
+
+// records holds the records written, for the next ones: two or three are
+// made for every capture.
+var records = sync.Pool{New: func() any { return new(record) }}
 
 // formatDate is a WARC-Date: UTC, to the nanosecond when the time has
 // one (WARC 1.1 section 5.4 allows a fraction of a second).
@@ -68,21 +77,41 @@ const spoolMem = 1 << 20
 // spool holds a record's block as it is written: the first spoolMem bytes
 // in memory, the rest in a temporary file in dir (removed by Close).
 type spool struct {
-	mem  []byte
-	file *os.File
-	dir  string
-	size int64
-	err  error
+	mem    []byte
+	file   *os.File
+	dir    string
+	size   int64
+	err    error
+	pooled bool // mem goes back to spoolBufs on Close
 }
 
 // newSpool returns a spool whose memory starts at hint bytes (a few KiB
-// when hint is 0 or more than that).
+// when hint is 0 or more than that): a buffer of spoolBufs when it fits.
 func newSpool(dir string, hint int) *spool {
 	if hint <= 0 || hint > 16<<10 {
 		hint = 4 << 10
 	}
+	if hint <= pooledSpool {
+		return &spool{mem: (*spoolBufs.Get().(*[]byte))[:0], dir: dir, pooled: true}
+	}
 	return &spool{mem: make([]byte, 0, hint), dir: dir}
 }
+
+// spoolBufs holds the memory of closed spools, for the next ones: a
+// mirror of small files would otherwise take fresh memory for every
+// capture, and the first touch of fresh memory is what costs (the
+// command's collector lets the heap grow by 64 MB, see gctune).
+var spoolBufs = sync.Pool{New: func() any {
+	b := make([]byte, 0, pooledSpool)
+	return &b
+}}
+
+// pooledSpool is the size of spoolBufs' buffers; a spool that grew past
+// maxPooledSpool is not kept.
+const (
+	pooledSpool    = 4 << 10
+	maxPooledSpool = 64 << 10
+)
 
 // spoolOf returns a spool holding b (not copied).
 func spoolOf(b []byte) *spool { return &spool{mem: b, size: int64(len(b))} }
@@ -126,8 +155,14 @@ func (s *spool) reader() (io.Reader, error) {
 	return io.MultiReader(bytes.NewReader(s.mem), s.file), nil
 }
 
-// Close removes the temporary file, if any.
+// Close removes the temporary file, if any, and gives up the memory: the
+// spool is not read after it.
 func (s *spool) Close() error {
+	if s.pooled && cap(s.mem) <= maxPooledSpool {
+		b := s.mem[:0]
+		spoolBufs.Put(&b)
+	}
+	s.pooled, s.mem = false, nil
 	if s.file == nil {
 		return nil
 	}

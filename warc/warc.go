@@ -114,6 +114,7 @@ type Writer struct {
 	infoID  string  // of the current file's warcinfo record; "" when no file is open
 
 	unfinished []string // open files of earlier runs, found by Create
+	line       []byte   // a CDXJ line being made; only the writer's goroutine uses it
 
 	sendMu sync.RWMutex  // held to send on jobs (read) and to close it
 	jobs   chan job      // committed captures, in order
@@ -792,7 +793,8 @@ func (w *Writer) write(j job) error {
 	if w.opts.CDX {
 		// The line is made here, while the transfers go on, not all
 		// at once when the writer is closed.
-		line := e.line()
+		w.line = e.appendLine(w.line[:0])
+		line := string(w.line)
 		w.mu.Lock()
 		w.index[e.File] = append(w.index[e.File], line)
 		w.mu.Unlock()

@@ -100,13 +100,23 @@ type exchange struct {
 	resp     []byte // what was read, while there is no sink
 	sink     io.Writer
 	lost     bool // bytes were dropped (a bound was reached)
+	// buf holds the memory of req and resp, from exchangeBufs, given
+	// back by stop.
+	buf *[2][]byte
 }
+
+// exchangeBufs holds the buffers of finished exchanges, for the next
+// ones: a mirror of small files would take fresh memory for each.
+var exchangeBufs = sync.Pool{New: func() any { return &[2][]byte{make([]byte, 0, 512), make([]byte, 0, 2048)} }}
+
+// maxPooledBuf: a buffer that grew past it is not kept.
+const maxPooledBuf = 64 << 10
 
 // trace returns ctx with a client trace that attaches x to the connection
 // the request is sent on.
 func (x *exchange) trace(ctx context.Context) context.Context {
-	x.req = make([]byte, 0, 256)
-	x.resp = make([]byte, 0, 1024)
+	x.buf = exchangeBufs.Get().(*[2][]byte)
+	x.req, x.resp = x.buf[0][:0], x.buf[1][:0]
 	return httptrace.WithClientTrace(ctx, &httptrace.ClientTrace{
 		GotConn: func(info httptrace.GotConnInfo) {
 			if c, ok := info.Conn.(*recConn); ok {
@@ -151,7 +161,8 @@ func (x *exchange) read(p []byte) {
 	case x.state == recHead && len(x.resp)+len(p) > maxHead,
 		x.state == recBody && len(x.resp)+len(p) > maxUnattached:
 		x.lost = true
-		x.state, x.resp = recOff, nil
+		x.state = recOff
+		x.release()
 	default:
 		x.resp = append(x.resp, p...)
 	}
@@ -178,16 +189,16 @@ func (x *exchange) headDone(resp *proto.Response, hreq *http.Request, hresp *htt
 	resp.Info["http_request"] = string(x.req)
 	resp.Info["http_response"] = string(x.resp[start:end])
 	resp.Info["http_status"] = hresp.StatusCode
-	x.req = nil
 	if hreq.Method != http.MethodHead && len(hresp.TransferEncoding) > 0 {
 		// The body as received is not the payload: its framing
 		// (chunk sizes, extensions, trailer) is recorded apart.
 		x.state = recBody
-		x.resp = x.resp[end:]
+		x.resp = append(x.resp[:0], x.resp[end:]...)
 		resp.Info["http_body_framed"] = x.attachBody
 		return nil
 	}
-	x.state, x.resp = recOff, nil
+	x.state = recOff
+	x.release()
 	return nil
 }
 
@@ -203,16 +214,27 @@ func (x *exchange) attachBody(w io.Writer) error {
 	if len(x.resp) > 0 {
 		w.Write(x.resp)
 	}
-	x.resp = nil
+	x.resp = x.resp[:0]
 	x.sink = w
 	return nil
 }
 
-// stop ends the recording: the body was read or closed.
+// stop ends the recording: the body was read or closed. It may be
+// called more than once.
 func (x *exchange) stop() {
 	x.mu.Lock()
 	defer x.mu.Unlock()
-	x.state, x.sink, x.resp, x.req = recOff, nil, nil, nil
+	x.release()
+	x.state, x.sink = recOff, nil
+}
+
+// release gives the buffers back (resp.Info holds copies).
+func (x *exchange) release() {
+	if x.buf != nil && cap(x.req) <= maxPooledBuf && cap(x.resp) <= maxPooledBuf {
+		x.buf[0], x.buf[1] = x.req[:0], x.resp[:0]
+		exchangeBufs.Put(x.buf)
+	}
+	x.buf, x.req, x.resp = nil, nil, nil
 }
 
 // finalHead returns where the head of the final response in b starts and

@@ -125,14 +125,18 @@ func (d *Driver) Fetch(ctx context.Context, u *uri.URL, req *proto.Request) (*pr
 	if err != nil {
 		return nil, err
 	}
-	hreq, err := d.newRequest(ctx, target, req)
-	if err != nil {
-		return nil, err
-	}
 	var x *exchange
+	rctx := ctx
 	if req.Options.HTTP.Exchange {
 		x = &exchange{}
-		hreq = hreq.WithContext(x.trace(hreq.Context()))
+		rctx = x.trace(ctx)
+	}
+	hreq, err := d.newRequest(rctx, target, req)
+	if err != nil {
+		if x != nil {
+			x.stop()
+		}
+		return nil, err
 	}
 	tr, shared := d.transportFor(req)
 	t := tracer{w: req.Trace}
