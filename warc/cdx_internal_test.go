@@ -179,3 +179,33 @@ func TestStoredMember(t *testing.T) {
 		t.Fatalf("the members in a row: %d bytes, %v", len(got), err)
 	}
 }
+
+// The memory budget of the captures waiting to be written: one capture
+// goes through whatever its size; past maxPendingMem, the next waits
+// until the writer has written enough.
+func TestBudget(t *testing.T) {
+	var b budget
+	b.acquire(maxPendingMem * 2) // alone: let through
+	got := make(chan struct{})
+	go func() {
+		b.acquire(1)
+		close(got)
+	}()
+	select {
+	case <-got:
+		t.Fatal("acquired past the budget")
+	case <-time.After(50 * time.Millisecond):
+	}
+	if !b.tight() {
+		t.Error("a full budget is not tight")
+	}
+	b.release(maxPendingMem * 2)
+	select {
+	case <-got:
+	case <-time.After(5 * time.Second):
+		t.Fatal("still waiting after the release")
+	}
+	if b.tight() {
+		t.Error("1 byte taken, and tight")
+	}
+}
