@@ -86,14 +86,11 @@ func (c *Client) warcBody(resp *Response, req *proto.Request, tb *capBuf, start 
 	hostport := strings.ToLower(u.Host) + ":" + strconv.Itoa(u.PortNumber())
 	ip := c.WARC.Address(hostport)
 	cp := warc.Capture{URI: target, Date: start, IP: ip, ContentType: warcType(resp), SizeHint: resp.Size}
-	rq, ok1 := resp.Info["http_request"].(string)
-	rs, ok2 := resp.Info["http_response"].(string)
-	framed, _ := resp.Info["http_body_framed"].(func(io.Writer) error)
-	if ok1 && ok2 {
-		cp.HTTPRequest, cp.HTTPResponse = []byte(rq), []byte(rs)
-		cp.HTTPStatus, _ = resp.Info["http_status"].(int)
+	x := resp.Exchange
+	if x != nil {
+		cp.HTTPRequest, cp.HTTPResponse, cp.HTTPStatus = x.Request, x.Response, x.Status
 		cp.ContentType = resp.MediaType
-		cp.HTTPFramed = framed != nil
+		cp.HTTPFramed = x.Framed != nil
 	}
 	if _, ok := resp.Info["attributes"]; ok && resp.URL.Scheme == "gopher" {
 		cp.AsMetadata = true
@@ -103,7 +100,7 @@ func (c *Client) warcBody(resp *Response, req *proto.Request, tb *capBuf, start 
 	if err == nil && cp.HTTPFramed {
 		// The body as received (chunked) goes to the record's block
 		// from the connection; what the caller reads is the payload.
-		if err = framed(blockWriter{rec}); err != nil {
+		if err = x.Framed(blockWriter{rec}); err != nil {
 			rec.Abort()
 		}
 	}

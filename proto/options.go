@@ -151,14 +151,9 @@ const (
 // HTTPOptions are the settings read by the http driver only.
 type HTTPOptions struct {
 	// Exchange asks for the bytes of the exchange as they passed on the
-	// connection, for an archive record (package warc): Response.Info
-	// gets "http_request" (the request), "http_response" (the final
-	// response's status line and header, through the empty line) and
-	// "http_status" (int); for a transfer-coded (chunked) body also
-	// "http_body_framed", a func(io.Writer) error that sends the body as
-	// received, framing included, to the writer, to be called before the
-	// body is read. False means none. No flag: package fetch sets it
-	// when it writes a WARC file (--warc-file).
+	// connection, in Response.Exchange, for an archive record (package
+	// warc). False means none. No flag: package fetch sets it when it
+	// writes a WARC file (--warc-file).
 	Exchange bool
 }
 

@@ -148,10 +148,34 @@ type Response struct {
 	// metadata (Gopher+ attributes, article headers) for --json output.
 	Info map[string]any
 
+	// Exchange holds the bytes of an HTTP exchange as they passed on the
+	// connection, when Request.Options.HTTP.Exchange asked for them (an
+	// archive record, package warc); nil otherwise.
+	Exchange *Exchange
+
 	// NotModified reports that the server said the resource did not
 	// change since Request.Options.IfModifiedSince (HTTP 304).
 	// Body is then empty and Size -1.
 	NotModified bool
+}
+
+// Exchange is an HTTP exchange as it passed on the connection (see
+// Response.Exchange).
+type Exchange struct {
+	// Request is the request as written.
+	Request []byte
+	// Response is the final response's status line and header, through
+	// the empty line that ends it, as received (interim 1xx responses
+	// left out).
+	Response []byte
+	// Status is the final response's status code.
+	Status int
+	// Framed, when not nil, says that the body came transfer-coded
+	// (chunked): the body the caller reads is decoded, and Framed sends
+	// the body as received, its framing included, to w: what arrived so
+	// far at once, the rest as it is read. It must be called before the
+	// body is read; it fails when part of the body was not kept.
+	Framed func(w io.Writer) error
 }
 
 // EntryType classifies a directory entry.

@@ -288,6 +288,23 @@ func TestWARCGetEveryScheme(t *testing.T) {
 	if rs := byURI[textURI]; len(rs) == 2 && !strings.Contains(string(rs[1].Block), "> RETR lines.txt") {
 		t.Errorf("FTP conversation %q", rs[1].Block)
 	}
+
+	// With --json, an HTTP file is written out and archived as without:
+	// the exchange's bytes kept for the archive once made an "info"
+	// document of it instead, and nothing was archived.
+	jname := filepath.Join(work, "j")
+	hello := "http://" + httpS.Addr + "/hello.txt"
+	r = runArgs(t, nil, "", "get", "-s", "--json", "--warc-file", jname, hello)
+	if r.code != 0 || r.out != "Hello, world!\n" {
+		t.Fatalf("get --json %s = %d, out %q:\n%s", hello, r.code, r.out, r.err)
+	}
+	var types []string
+	for _, rec := range warctest.Check(t, warcFiles(t, jname)...) {
+		types = append(types, rec.Get("WARC-Type"))
+	}
+	if strings.Join(types, " ") != "warcinfo request response" {
+		t.Errorf("get --json: records %q", types)
+	}
 }
 
 // TestWARCNoPassword: a login with a password, by get and by mirror (an

@@ -169,8 +169,8 @@ func (x *exchange) read(p []byte) {
 }
 
 // headDone is called once the transport has parsed the response's head:
-// it fills resp.Info with the exchange (see proto.HTTPOptions.Exchange) and, for a
-// transfer-coded body, goes on recording it.
+// it sets resp.Exchange and, for a transfer-coded body, goes on recording
+// it.
 func (x *exchange) headDone(resp *proto.Response, hreq *http.Request, hresp *http.Response) error {
 	x.mu.Lock()
 	defer x.mu.Unlock()
@@ -183,18 +183,16 @@ func (x *exchange) headDone(resp *proto.Response, hreq *http.Request, hresp *htt
 		x.state = recOff
 		return errNotRecorded
 	}
-	if resp.Info == nil {
-		resp.Info = map[string]any{}
-	}
-	resp.Info["http_request"] = string(x.req)
-	resp.Info["http_response"] = string(x.resp[start:end])
-	resp.Info["http_status"] = hresp.StatusCode
+	// One copy of both, out of the buffers that go back to the pool.
+	b := make([]byte, 0, len(x.req)+end-start)
+	b = append(append(b, x.req...), x.resp[start:end]...)
+	resp.Exchange = &proto.Exchange{Request: b[:len(x.req):len(x.req)], Response: b[len(x.req):], Status: hresp.StatusCode}
 	if hreq.Method != http.MethodHead && len(hresp.TransferEncoding) > 0 {
 		// The body as received is not the payload: its framing
 		// (chunk sizes, extensions, trailer) is recorded apart.
 		x.state = recBody
 		x.resp = append(x.resp[:0], x.resp[end:]...)
-		resp.Info["http_body_framed"] = x.attachBody
+		resp.Exchange.Framed = x.attachBody
 		return nil
 	}
 	x.state = recOff

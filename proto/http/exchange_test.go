@@ -67,10 +67,13 @@ func TestExchangeRequestAsSent(t *testing.T) {
 		io.ReadAll(resp.Body)
 		resp.Body.Close()
 		sent := <-got
-		if rec, _ := resp.Info["http_request"].(string); rec != string(sent) {
+		if resp.Exchange == nil {
+			t.Fatalf("%s: no exchange recorded", tc.name)
+		}
+		if rec := string(resp.Exchange.Request); rec != string(sent) {
 			t.Errorf("%s: recorded\n%q\nthe server received\n%q", tc.name, rec, sent)
 		}
-		if rs, _ := resp.Info["http_response"].(string); rs != "HTTP/1.1 200 OK\r\nContent-Length: 2\r\nContent-Type: text/plain\r\n\r\n" {
+		if rs := string(resp.Exchange.Response); rs != "HTTP/1.1 200 OK\r\nContent-Length: 2\r\nContent-Type: text/plain\r\n\r\n" || resp.Exchange.Status != 200 {
 			t.Errorf("%s: response header %q", tc.name, rs)
 		}
 	}
@@ -158,15 +161,17 @@ func TestExchangeTLSKept(t *testing.T) {
 		if got := readBody(t, resp); got != "hello, http\n" {
 			t.Errorf("body %q", got)
 		}
-		rq, _ := resp.Info["http_request"].(string)
-		rs, _ := resp.Info["http_response"].(string)
+		if resp.Exchange == nil {
+			t.Fatalf("%s: no exchange recorded", p)
+		}
+		rq, rs := string(resp.Exchange.Request), string(resp.Exchange.Response)
 		if !strings.HasPrefix(rq, "GET "+p+" HTTP/1.1\r\nHost: ") || !strings.HasSuffix(rq, "\r\n\r\n") || strings.Count(rq, "GET ") != 1 {
 			t.Errorf("%s: request %q", p, rq)
 		}
 		if !strings.HasPrefix(rs, "HTTP/1.1 200 OK\r\n") || !strings.HasSuffix(rs, "\r\n\r\n") || strings.Contains(rs, "hello") {
 			t.Errorf("%s: response head %q", p, rs)
 		}
-		if _, framed := resp.Info["http_body_framed"]; framed {
+		if resp.Exchange.Framed != nil {
 			t.Errorf("%s: a body with Content-Length taken as framed", p)
 		}
 	}
@@ -190,8 +195,7 @@ func TestExchangeFramedUntaken(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	attach, ok := resp.Info["http_body_framed"].(func(io.Writer) error)
-	if !ok {
+	if resp.Exchange == nil || resp.Exchange.Framed == nil {
 		t.Fatal("a chunked body is not offered as framed")
 	}
 	n, err := io.Copy(io.Discard, resp.Body)
@@ -199,7 +203,7 @@ func TestExchangeFramedUntaken(t *testing.T) {
 	if err != nil || n != int64(3*maxUnattached/len(chunk)*len(chunk)) {
 		t.Fatalf("read %d bytes, %v", n, err)
 	}
-	if err := attach(io.Discard); err == nil {
+	if err := resp.Exchange.Framed(io.Discard); err == nil {
 		t.Error("attached after the body was read, with no error")
 	}
 }
@@ -219,9 +223,8 @@ func TestExchangeFramedTaken(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	attach, _ := resp.Info["http_body_framed"].(func(io.Writer) error)
 	var raw bytes.Buffer
-	if attach == nil || attach(&raw) != nil {
+	if resp.Exchange == nil || resp.Exchange.Framed == nil || resp.Exchange.Framed(&raw) != nil {
 		t.Fatal("no framed body to attach to")
 	}
 	if got := readBody(t, resp); got != "abcdefgh" {
