@@ -209,3 +209,19 @@ func TestBudget(t *testing.T) {
 		t.Error("1 byte taken, and tight")
 	}
 }
+
+// formatDate writes a WARC-Date (WARC 1.1 section 5.4, W3C-DTF) as
+// time.RFC3339Nano does, in UTC, for any time.
+func FuzzFormatDate(f *testing.F) {
+	f.Add(int64(0), int64(0))
+	f.Add(int64(1764050400), int64(123456789))
+	f.Add(int64(1764050400), int64(120000000))
+	f.Add(int64(-62135596801), int64(1))
+	f.Add(int64(253402300800), int64(999999999))
+	f.Fuzz(func(t *testing.T, sec, nsec int64) {
+		tm := time.Unix(sec, nsec%1e9)
+		if got, want := formatDate(tm), tm.UTC().Format(time.RFC3339Nano); got != want {
+			t.Errorf("formatDate(%v) = %q, want %q", tm, got, want)
+		}
+	})
+}

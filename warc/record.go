@@ -67,7 +67,45 @@ var records = sync.Pool{New: func() any { return new(record) }}
 
 // formatDate is a WARC-Date: UTC, to the nanosecond when the time has
 // one (WARC 1.1 section 5.4 allows a fraction of a second).
-func formatDate(t time.Time) string { return t.UTC().Format(time.RFC3339Nano) }
+func formatDate(t time.Time) string {
+	t = t.UTC()
+	y := t.Year()
+	if y < 0 || y > 9999 {
+		return t.Format(time.RFC3339Nano)
+	}
+	// time.RFC3339Nano by hand: Format parses its layout each time.
+	mo, d := t.Month(), t.Day()
+	h, mi, sec := t.Clock()
+	var b [len("2006-01-02T15:04:05.999999999Z")]byte
+	put := func(i, v, n int) {
+		for k := i + n - 1; k >= i; k-- {
+			b[k] = byte('0' + v%10)
+			v /= 10
+		}
+	}
+	put(0, y, 4)
+	b[4] = '-'
+	put(5, int(mo), 2)
+	b[7] = '-'
+	put(8, d, 2)
+	b[10] = 'T'
+	put(11, h, 2)
+	b[13] = ':'
+	put(14, mi, 2)
+	b[16] = ':'
+	put(17, sec, 2)
+	n := 19
+	if ns := t.Nanosecond(); ns != 0 {
+		b[19] = '.'
+		put(20, ns, 9)
+		n = 29
+		for b[n-1] == '0' {
+			n--
+		}
+	}
+	b[n] = 'Z'
+	return string(b[:n+1])
+}
 
 // spoolMem is how much of a block is kept in memory; the rest goes to a
 // temporary file, so that memory stays bounded whatever the size of a

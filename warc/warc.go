@@ -943,6 +943,9 @@ func (w *Writer) Close() error {
 // hasPassword reports whether s holds a URL with a password
 // ("scheme://user:pass@") other than a redacted one ("xxxxx", "****").
 func hasPassword(s string) bool {
+	if strings.IndexByte(s, '@') < 0 {
+		return false // no user information anywhere
+	}
 	for {
 		i := strings.Index(s, "://")
 		if i < 0 {
