@@ -191,10 +191,11 @@ func (c *Client) fetchURL(ctx context.Context, u *uri.URL, req *proto.Request, l
 	}
 	var tb *capBuf
 	start := time.Now()
+	req = c.request(req)
 	if c.WARC != nil {
-		req, tb = c.warcRequest(u, req)
+		tb = c.warcRequest(u, req)
 	}
-	resp, err := c.follow(ctx, u, c.request(req), lookup)
+	resp, err := c.follow(ctx, u, req, lookup)
 	if err != nil {
 		cancel()
 		return nil, err

@@ -32,16 +32,13 @@ const maxTranscript = 64 << 10
 // unread, to record it.
 const maxListing = 64 << 20
 
-// warcRequest prepares req for a capture: the HTTP driver is asked for
+// warcRequest prepares r, the request of a fetch (made by Client.request:
+// a copy the client owns), for a capture: the HTTP driver is asked for
 // the exchange's bytes, and an FTP request's transcript is kept for the
 // metadata record. It returns the transcript buffer (nil when none).
-func (c *Client) warcRequest(u *uri.URL, req *proto.Request) (*proto.Request, *capBuf) {
-	r := proto.Request{}
-	if req != nil {
-		r = *req
-	}
+func (c *Client) warcRequest(u *uri.URL, r *proto.Request) *capBuf {
 	if r.Offset > 0 {
-		return req, nil
+		return nil
 	}
 	var tb *capBuf
 	switch u.Scheme {
@@ -49,16 +46,13 @@ func (c *Client) warcRequest(u *uri.URL, req *proto.Request) (*proto.Request, *c
 		r.Options.HTTP.Exchange = true
 	case "ftp":
 		tb = &capBuf{max: maxTranscript}
-		if r.Trace == nil && c.Trace != nil {
-			r.Trace = &lockedWriter{mu: &c.traceMu, w: c.Trace}
-		}
 		if r.Trace != nil {
 			r.Trace = io.MultiWriter(r.Trace, tb)
 		} else {
 			r.Trace = tb
 		}
 	}
-	return &r, tb
+	return tb
 }
 
 // warcBody wraps resp's body so that what the caller reads is recorded.

@@ -58,7 +58,7 @@ func (e cdxEntry) line() string { return string(e.appendLine(nil)) }
 func (e cdxEntry) appendLine(b []byte) []byte {
 	b = appendSURT(b, e.URI)
 	b = append(b, ' ')
-	b = e.Date.UTC().AppendFormat(b, cdxTimeFormat)
+	b = appendTimestamp(b, e.Date)
 	b = append(b, ` {"url":`...)
 	b = appendJSONString(b, e.URI)
 	if e.Mime != "" {
@@ -184,7 +184,7 @@ func appendSURT(b []byte, raw string) []byte {
 	if i := strings.IndexByte(hostport, ':'); i >= 0 {
 		host, port = hostport[:i], hostport[i+1:]
 	}
-	if host == "" || !plain(host, hostChars) || !plain(port, digits) || !plain(pathq, pathChars) {
+	if host == "" || !plain(host, hostSet) || !plain(port, digitSet) || !plain(pathq, pathSet) {
 		return append(b, surtParsed(raw, lower)...)
 	}
 	p, q, hasQ := strings.Cut(pathq, "?")
@@ -251,13 +251,44 @@ const (
 )
 
 // plain reports whether every byte of s is in set.
-func plain(s, set string) bool {
+func plain(s string, set *[256]bool) bool {
 	for i := 0; i < len(s); i++ {
-		if strings.IndexByte(set, s[i]) < 0 {
+		if !set[s[i]] {
 			return false
 		}
 	}
 	return true
+}
+
+// byteSet is the table of the bytes of s.
+func byteSet(s string) *[256]bool {
+	var t [256]bool
+	for i := 0; i < len(s); i++ {
+		t[s[i]] = true
+	}
+	return &t
+}
+
+var digitSet, hostSet, pathSet = byteSet(digits), byteSet(hostChars), byteSet(pathChars)
+
+// appendTimestamp appends t as a CDXJ timestamp (cdxTimeFormat, UTC).
+func appendTimestamp(b []byte, t time.Time) []byte {
+	t = t.UTC()
+	y := t.Year()
+	if y < 0 || y > 9999 {
+		return t.AppendFormat(b, cdxTimeFormat)
+	}
+	h, mi, sec := t.Clock()
+	for _, f := range [...]struct{ v, n int }{{y, 4}, {int(t.Month()), 2}, {t.Day(), 2}, {h, 2}, {mi, 2}, {sec, 2}} {
+		for k := f.n - 1; k >= 0; k-- {
+			d := f.v
+			for range k {
+				d /= 10
+			}
+			b = append(b, byte('0'+d%10))
+		}
+	}
+	return b
 }
 
 var defaultPort = map[string]string{"http": "80", "https": "443"}

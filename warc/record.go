@@ -7,7 +7,6 @@ import (
 	"io"
 	"os"
 	"strconv"
-	"strings"
 	"sync"
 	"time"
 )
@@ -215,7 +214,7 @@ func (s *spool) Close() error {
 func (r *record) appendHeader(b []byte) ([]byte, error) {
 	b = append(b, "WARC/1.1\r\n"...)
 	for _, f := range r.fields {
-		if strings.IndexByte(f.value, '\r') >= 0 || strings.IndexByte(f.value, '\n') >= 0 {
+		if hasLineBreak(f.value) {
 			return b, fmt.Errorf("warc: header field %s holds a line break", f.name)
 		}
 		b = append(b, f.name...)
@@ -227,4 +226,15 @@ func (r *record) appendHeader(b []byte) ([]byte, error) {
 	b = strconv.AppendInt(b, r.size(), 10)
 	b = append(b, "\r\n\r\n"...)
 	return b, nil
+}
+
+// hasLineBreak reports whether v holds a CR or LF (a header field value is
+// short: one pass over it beats two searches).
+func hasLineBreak(v string) bool {
+	for i := 0; i < len(v); i++ {
+		if c := v[i]; c == '\r' || c == '\n' {
+			return true
+		}
+	}
+	return false
 }
