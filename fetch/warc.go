@@ -68,7 +68,7 @@ func (c *Client) warcBody(resp *Response, req *proto.Request, tb *capBuf, start 
 	// is the header, already in the record).
 	opts := c.Options
 	if req != nil {
-		opts = opts.Merge(req.Options)
+		opts = req.Options // the client's merged already (Client.request)
 	}
 	partial := opts.HeadersOnly || opts.BodyOnly
 	isHTTP := resp.URL.Scheme == "http" || resp.URL.Scheme == "https"
@@ -101,7 +101,7 @@ func (c *Client) warcBody(resp *Response, req *proto.Request, tb *capBuf, start 
 	if err != nil {
 		return &Error{Op: "warc", URL: resp.URL.Redacted(), Err: err}
 	}
-	resp.Body = &warcBodyRC{rc: resp.Body, rec: rec, tb: tb, url: resp.URL.Redacted(), dir: resp.Kind == proto.KindDirectory, noPayload: partial}
+	resp.Body = &warcBodyRC{rc: resp.Body, rec: rec, tb: tb, url: resp.URL, dir: resp.Kind == proto.KindDirectory, noPayload: partial}
 	return nil
 }
 
@@ -159,7 +159,7 @@ type warcBodyRC struct {
 	rc  io.ReadCloser
 	rec *warc.Recorder
 	tb  *capBuf
-	url string // redacted, for an error
+	url *uri.URL // for an error
 	eof bool
 	dir bool // a listing or menu: recorded even when not read
 	// noPayload: the bytes read are not the payload (an HTTP HEAD's
@@ -221,7 +221,7 @@ func (b *warcBodyRC) Close() error {
 			b.rec.SetMetadata(b.tb.Bytes())
 		}
 		if err := b.rec.Commit(); err != nil {
-			b.err = &Error{Op: "warc", URL: b.url, Err: err}
+			b.err = &Error{Op: "warc", URL: b.url.Redacted(), Err: err}
 		}
 	})
 	return b.err
