@@ -11,7 +11,11 @@
 # and the machine's busy CPU time over the run (user + nice + system + irq + softirq
 # in /proc/stat, so that the servers' work counts too), and the ratios B/A. The
 # commands are run with `bash -c`; FETCH_TEST_FTP and the other lines of ENVFILE are
-# in their environment. Only 127.0.0.1 is contacted (by the commands you give).
+# in their environment. PREP, when set, is a command run (with `bash -c`, not timed)
+# before each of them, for the cleaning the state needs besides TARGET (the WARC
+# files of the last run): in the timed command, its process and its work would be
+# counted to that command alone. Only 127.0.0.1 is contacted (by the commands you
+# give).
 set -euo pipefail
 
 die() { printf 'bench/ab: %s\n' "$*" >&2; exit 1; }
@@ -39,6 +43,7 @@ busy() { awk '/^cpu /{print $2 + $3 + $4 + $7 + $8}' /proc/stat; }
 tick=$(getconf CLK_TCK)
 one() { # one COMMAND OUTFILE: append "wall_ms cpu_ms busy_ms"
 	rm -rf "$TARGET"
+	[ -n "${PREP:-}" ] && { bash -c "$PREP" || die "PREP failed: $PREP"; }
 	[ -n "$filter" ] && { ss -K -Htn state time-wait "$filter" >/dev/null 2>&1 || true; }
 	sync
 	sleep 0.3

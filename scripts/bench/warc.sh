@@ -88,9 +88,11 @@ httpfar=$proxy_addr
 row() {
 	local name=$1 n=$2 url=$3 res
 	say "$name: $n rounds"
-	res=$(TARGET=/dev/shm/fetch-ab-warc bash "$top/scripts/bench/ab.sh" "$envfile" "$n" \
+	# The WARC files of the last round are removed before each command
+	# (PREP, not timed), so that B's time is not charged with removing them.
+	res=$(TARGET=/dev/shm/fetch-ab-warc PREP='rm -f /dev/shm/fetch-ab-warc.*' bash "$top/scripts/bench/ab.sh" "$envfile" "$n" \
 		"$work/fetch mirror -s -j 8 $url \$TARGET" \
-		"rm -f /dev/shm/fetch-ab-warc.*; $work/fetch mirror -s -j 8 --warc-file /dev/shm/fetch-ab-warc --warc-cdx $url \$TARGET")
+		"$work/fetch mirror -s -j 8 --warc-file /dev/shm/fetch-ab-warc --warc-cdx $url \$TARGET")
 	printf '%s\n' "$res" >&2
 	printf '%s\n' "$res" | awk -v name="$name" '
 		/^  wall/ { wa = $3; wb = $5; wr = $7 }
@@ -110,7 +112,8 @@ load1=$(cut -d' ' -f1-3 /proc/loadavg)
 	echo "Written by \`scripts/bench/warc.sh\`; do not edit by hand. Each series is"
 	echo "\`scripts/bench/ab.sh\`: A is \`fetch mirror -s -j 8 URL DIR\`, B the same with"
 	echo "\`--warc-file --warc-cdx\`, rounds interleaved, medians; the target and the WARC"
-	echo "files on tmpfs. The machine is shared and noisy: compare within one run only."
+	echo "files on tmpfs, the last round's WARC files removed before each command, untimed"
+	echo "(ab.sh PREP). The machine is shared and noisy: compare within one run only."
 	echo
 	echo "- command: \`$invocation\`"
 	echo "- date: $(date -u '+%Y-%m-%d %H:%M') UTC, commit $(git -C "$top" rev-parse --short HEAD)"
