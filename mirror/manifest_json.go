@@ -5,7 +5,8 @@ import (
 	"slices"
 	"strconv"
 	"time"
-	"unicode/utf8"
+
+	"github.com/rfc1738/fetch/internal/jsonstr"
 )
 
 // The manifest is written by hand rather than with json.MarshalIndent:
@@ -27,7 +28,7 @@ func (m *manifest) encode() ([]byte, error) {
 	b = append(b, "{\n  \"version\": "...)
 	b = strconv.AppendInt(b, int64(m.Version), 10)
 	b = append(b, ",\n  \"source\": "...)
-	b = appendJSONString(b, m.Source)
+	b = jsonstr.Append(b, m.Source, true)
 	b = append(b, ",\n  \"files\": {"...)
 	for i, name := range names {
 		r := m.Files[name]
@@ -35,7 +36,7 @@ func (m *manifest) encode() ([]byte, error) {
 			b = append(b, ',')
 		}
 		b = append(b, "\n    "...)
-		b = appendJSONString(b, name)
+		b = jsonstr.Append(b, name, true)
 		b = append(b, ": {\n      \"size\": "...)
 		b = strconv.AppendInt(b, r.Size, 10)
 		if !r.ModTime.IsZero() {
@@ -49,12 +50,12 @@ func (m *manifest) encode() ([]byte, error) {
 			b = append(b, '"')
 		}
 		b = append(b, ",\n      \"sha256\": "...)
-		b = appendJSONString(b, r.SHA256)
+		b = jsonstr.Append(b, r.SHA256, true)
 		b = append(b, ",\n      \"url\": "...)
-		b = appendJSONString(b, r.URL)
+		b = jsonstr.Append(b, r.URL, true)
 		if r.Link != "" {
 			b = append(b, ",\n      \"link\": "...)
-			b = appendJSONString(b, r.Link)
+			b = jsonstr.Append(b, r.Link, true)
 		}
 		b = append(b, "\n    }"...)
 	}
@@ -70,7 +71,7 @@ func (m *manifest) encode() ([]byte, error) {
 				b = append(b, ',')
 			}
 			b = append(b, "\n    "...)
-			b = appendJSONString(b, name)
+			b = jsonstr.Append(b, name, true)
 			b = append(b, ": {\n      \"high\": "...)
 			b = strconv.AppendInt(b, g.High, 10)
 			b = append(b, ",\n      \"low\": "...)
@@ -86,9 +87,9 @@ func (m *manifest) encode() ([]byte, error) {
 				b = append(b, ',')
 			}
 			b = append(b, "\n    "...)
-			b = appendJSONString(b, id)
+			b = jsonstr.Append(b, id, true)
 			b = append(b, ": "...)
-			b = appendJSONString(b, m.MessageIDs[id])
+			b = jsonstr.Append(b, m.MessageIDs[id], true)
 		}
 		b = append(b, "\n  }"...)
 	}
@@ -103,62 +104,4 @@ func sortedKeys[V any](m map[string]V) []string {
 	}
 	slices.Sort(keys)
 	return keys
-}
-
-// appendJSONString appends s as a JSON string the way encoding/json
-// writes it by default: '"', '\\' and control characters escaped (\n, \r,
-// \t, \b and \f by name, the others as \u00XX), '<', '>' and '&' as \u003c, \u003e
-// and \u0026, U+2028 and U+2029 as \u2028 and \u2029, and each byte that
-// is not valid UTF-8 as \ufffd.
-func appendJSONString(b []byte, s string) []byte {
-	const hex = "0123456789abcdef"
-	b = append(b, '"')
-	start := 0
-	for i := 0; i < len(s); {
-		c := s[i]
-		if c < utf8.RuneSelf {
-			if c >= 0x20 && c != '"' && c != '\\' && c != '<' && c != '>' && c != '&' {
-				i++
-				continue
-			}
-			b = append(b, s[start:i]...)
-			switch c {
-			case '"', '\\':
-				b = append(b, '\\', c)
-			case '\n':
-				b = append(b, '\\', 'n')
-			case '\r':
-				b = append(b, '\\', 'r')
-			case '\t':
-				b = append(b, '\\', 't')
-			case '\b':
-				b = append(b, '\\', 'b')
-			case '\f':
-				b = append(b, '\\', 'f')
-			default:
-				b = append(b, '\\', 'u', '0', '0', hex[c>>4], hex[c&0xf])
-			}
-			i++
-			start = i
-			continue
-		}
-		r, size := utf8.DecodeRuneInString(s[i:])
-		if r == utf8.RuneError && size == 1 {
-			b = append(b, s[start:i]...)
-			b = append(b, `\ufffd`...)
-			i += size
-			start = i
-			continue
-		}
-		if r == '\u2028' || r == '\u2029' {
-			b = append(b, s[start:i]...)
-			b = append(b, '\\', 'u', '2', '0', '2', hex[r&0xf])
-			i += size
-			start = i
-			continue
-		}
-		i += size
-	}
-	b = append(b, s[start:]...)
-	return append(b, '"')
 }

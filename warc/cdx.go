@@ -13,6 +13,8 @@ import (
 	"strings"
 	"time"
 	"unicode/utf8"
+
+	"github.com/rfc1738/fetch/internal/jsonstr"
 )
 
 // The CDXJ index, in the line format pywb reads
@@ -60,10 +62,10 @@ func (e cdxEntry) appendLine(b []byte) []byte {
 	b = append(b, ' ')
 	b = appendTimestamp(b, e.Date)
 	b = append(b, ` {"url":`...)
-	b = appendJSONString(b, e.URI)
+	b = jsonstr.Append(b, e.URI, false)
 	if e.Mime != "" {
 		b = append(b, `,"mime":`...)
-		b = appendJSONString(b, e.Mime)
+		b = jsonstr.Append(b, e.Mime, false)
 	}
 	if e.Status != 0 {
 		b = append(b, `,"status":"`...)
@@ -72,7 +74,7 @@ func (e cdxEntry) appendLine(b []byte) []byte {
 	}
 	if d := strings.TrimPrefix(e.Digest, "sha1:"); d != "" {
 		b = append(b, `,"digest":`...)
-		b = appendJSONString(b, d)
+		b = jsonstr.Append(b, d, false)
 	}
 	b = append(b, `,"length":"`...)
 	b = strconv.AppendInt(b, e.Length, 10)
@@ -81,67 +83,9 @@ func (e cdxEntry) appendLine(b []byte) []byte {
 	b = append(b, '"')
 	if e.File != "" {
 		b = append(b, `,"filename":`...)
-		b = appendJSONString(b, e.File)
+		b = jsonstr.Append(b, e.File, false)
 	}
 	return append(b, '}')
-}
-
-// appendJSONString appends s as a JSON string, escaped as encoding/json
-// escapes it without its HTML escaping (pywb's and warcio's lines keep
-// "&", "<" and ">" as they are): quote, backslash and control characters
-// escaped, bytes that are not UTF-8 as U+FFFD, U+2028 and U+2029 escaped
-// (RFC 8259 section 7; the line is read back by ParseIndexLine).
-func appendJSONString(b []byte, s string) []byte {
-	const hex = "0123456789abcdef"
-	b = append(b, '"')
-	start := 0
-	for i := 0; i < len(s); {
-		c := s[i]
-		if c < utf8.RuneSelf {
-			if c >= 0x20 && c != '"' && c != '\\' {
-				i++
-				continue
-			}
-			b = append(b, s[start:i]...)
-			switch c {
-			case '"', '\\':
-				b = append(b, '\\', c)
-			case '\b':
-				b = append(b, '\\', 'b')
-			case '\f':
-				b = append(b, '\\', 'f')
-			case '\n':
-				b = append(b, '\\', 'n')
-			case '\r':
-				b = append(b, '\\', 'r')
-			case '\t':
-				b = append(b, '\\', 't')
-			default:
-				b = append(b, '\\', 'u', '0', '0', hex[c>>4], hex[c&0xf])
-			}
-			i++
-			start = i
-			continue
-		}
-		r, size := utf8.DecodeRuneInString(s[i:])
-		if r == utf8.RuneError && size == 1 {
-			b = append(b, s[start:i]...)
-			b = append(b, `\ufffd`...)
-			i += size
-			start = i
-			continue
-		}
-		if r == '\u2028' || r == '\u2029' {
-			b = append(b, s[start:i]...)
-			b = append(b, '\\', 'u', '2', '0', '2', hex[r&0xf])
-			i += size
-			start = i
-			continue
-		}
-		i += size
-	}
-	b = append(b, s[start:]...)
-	return append(b, '"')
 }
 
 // SURT returns the sort key of a URL as pywb and warcio write it: for

@@ -67,15 +67,7 @@ func tlsMode(req *proto.Request) (proto.FTPTLS, error) {
 // CA file and verification switch, the server name set (it is also the
 // key of the session cache), and a session cache of its own.
 func (d *Driver) tlsConfig(req *proto.Request, host string) (*tls.Config, error) {
-	var cfg *tls.Config
-	if d.TLSClientConfig != nil {
-		cfg = d.TLSClientConfig.Clone()
-	} else {
-		cfg = &tls.Config{}
-	}
-	if cfg.ServerName == "" {
-		cfg.ServerName = host
-	}
+	cfg := proto.TLSClient(d.TLSClientConfig, host)
 	if path := req.Options.FTP.CACert; path != "" {
 		pem, err := os.ReadFile(path)
 		if err != nil {

@@ -182,19 +182,12 @@ func TestExchangeTLSKept(t *testing.T) {
 // of it stays bounded, and a late taker is told it lost the start.
 func TestExchangeFramedUntaken(t *testing.T) {
 	chunk := strings.Repeat("x", 32<<10)
-	srv := httptest.NewServer(http.HandlerFunc(func(rw http.ResponseWriter, r *http.Request) {
+	resp := fetchRecorded(t, func(rw http.ResponseWriter, r *http.Request) {
 		for range 3 * maxUnattached / len(chunk) {
 			io.WriteString(rw, chunk)
 			rw.(http.Flusher).Flush()
 		}
-	}))
-	defer srv.Close()
-	req := testRequest()
-	req.Options.HTTP.Exchange = true
-	resp, err := (&Driver{}).Fetch(t.Context(), uri.MustParse(srv.URL+"/"), req)
-	if err != nil {
-		t.Fatal(err)
-	}
+	})
 	if resp.Exchange == nil || resp.Exchange.Framed == nil {
 		t.Fatal("a chunked body is not offered as framed")
 	}
@@ -211,18 +204,11 @@ func TestExchangeFramedUntaken(t *testing.T) {
 // The framing of a chunked body goes to the writer attached, whole, with
 // what arrived before the attachment.
 func TestExchangeFramedTaken(t *testing.T) {
-	srv := httptest.NewServer(http.HandlerFunc(func(rw http.ResponseWriter, r *http.Request) {
+	resp := fetchRecorded(t, func(rw http.ResponseWriter, r *http.Request) {
 		io.WriteString(rw, "abc")
 		rw.(http.Flusher).Flush()
 		io.WriteString(rw, "defgh")
-	}))
-	defer srv.Close()
-	req := testRequest()
-	req.Options.HTTP.Exchange = true
-	resp, err := (&Driver{}).Fetch(t.Context(), uri.MustParse(srv.URL+"/"), req)
-	if err != nil {
-		t.Fatal(err)
-	}
+	})
 	var raw bytes.Buffer
 	if resp.Exchange == nil || resp.Exchange.Framed == nil || resp.Exchange.Framed(&raw) != nil {
 		t.Fatal("no framed body to attach to")
@@ -233,4 +219,19 @@ func TestExchangeFramedTaken(t *testing.T) {
 	if raw.String() != "3\r\nabc\r\n5\r\ndefgh\r\n0\r\n\r\n" {
 		t.Errorf("body as received %q", raw.String())
 	}
+}
+
+// fetchRecorded fetches "/" from an in-process server answering with h,
+// the exchange recorded.
+func fetchRecorded(t *testing.T, h http.HandlerFunc) *proto.Response {
+	t.Helper()
+	srv := httptest.NewServer(h)
+	t.Cleanup(srv.Close)
+	req := testRequest()
+	req.Options.HTTP.Exchange = true
+	resp, err := (&Driver{}).Fetch(t.Context(), uri.MustParse(srv.URL+"/"), req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return resp
 }

@@ -236,20 +236,11 @@ func (d *Driver) setDial(tr *http.Transport, dial func(ctx context.Context, netw
 		if err != nil {
 			return nil, err
 		}
-		var cfg *tls.Config
-		if d.TLSClientConfig != nil {
-			cfg = d.TLSClientConfig.Clone()
-		} else {
-			cfg = &tls.Config{}
+		host, _, err := net.SplitHostPort(addr)
+		if err != nil {
+			host = addr
 		}
-		if cfg.ServerName == "" {
-			host, _, err := net.SplitHostPort(addr)
-			if err != nil {
-				host = addr
-			}
-			cfg.ServerName = host
-		}
-		tc := tls.Client(c, cfg)
+		tc := tls.Client(c, proto.TLSClient(d.TLSClientConfig, host))
 		hctx, cancel := context.WithTimeout(ctx, ct)
 		defer cancel()
 		if err := tc.HandshakeContext(hctx); err != nil {
