@@ -436,7 +436,7 @@ func FuzzGroupDir(f *testing.F) {
 	})
 }
 
-// One large group is fetched on all -j connections, in chunks, each
+// One large group is fetched on several of the -j connections, in chunks, each
 // connection selecting the group; the high water mark is the group's.
 func TestNewsMirrorOneGroupManyConnections(t *testing.T) {
 	srv := &nntptest.Server{Over: "OVER"}
@@ -449,11 +449,17 @@ func TestNewsMirrorOneGroupManyConnections(t *testing.T) {
 	if sum.New != 200 || srv.Count("ARTICLE ") != 200 {
 		t.Fatalf("new %d, %d ARTICLE", sum.New, srv.Count("ARTICLE "))
 	}
-	if n := srv.Count("MODE READER"); n != 4 {
-		t.Errorf("%d connections for -j 4 and 200 articles, want 4", n)
+	// Four chunks of 50 for four workers; how many connections take them
+	// depends on the scheduler (a worker done with its chunk takes the
+	// next one queued before an idle worker wakes, as it did in a CI run
+	// on a busy machine): more than one, at most four, and each selects
+	// the group once.
+	conns := srv.Count("MODE READER")
+	if conns < 2 || conns > 4 {
+		t.Errorf("%d connections for -j 4 and 200 articles, want 2 to 4", conns)
 	}
-	if n := srv.Count("GROUP big"); n != 4 {
-		t.Errorf("GROUP sent %d times, want once per connection", n)
+	if n := srv.Count("GROUP big"); n != conns {
+		t.Errorf("GROUP sent %d times on %d connections, want once per connection", n, conns)
 	}
 	if m := readManifest(t, dir); m.Groups["big"].High != 200 {
 		t.Errorf("high water mark %+v", m.Groups)
