@@ -372,7 +372,18 @@ func write(ctx context.Context, w io.Writer, resp *fetch.Response, o *getOptions
 	case resp.Kind == proto.KindAdvisory:
 		return renderAdvisory(w, resp, o.json)
 	case o.json && len(resp.Info) > 0:
-		return writeJSON(w, document{URL: resp.URL.Redacted(), Kind: "data", Info: resp.Info})
+		if err := writeJSON(w, document{URL: resp.URL.Redacted(), Kind: "data", Info: resp.Info}); err != nil {
+			return err
+		}
+		if o.warc.file != "" {
+			// The document replaces the body on output, but the
+			// archive asked for holds the resource: it is recorded
+			// once read to its end (a body closed early is not).
+			if _, err := io.Copy(io.Discard, resp.Body); err != nil {
+				return fmt.Errorf("reading %s for the WARC file: %w", resp.URL.Redacted(), err)
+			}
+		}
+		return nil
 	}
 	return copyBody(ctx, w, resp, o, e)
 }

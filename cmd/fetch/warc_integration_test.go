@@ -10,6 +10,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
@@ -304,6 +305,21 @@ func TestWARCGetEveryScheme(t *testing.T) {
 	}
 	if strings.Join(types, " ") != "warcinfo request response" {
 		t.Errorf("get --json: records %q", types)
+	}
+	// An FTP file with --json prints its metadata document (the transfer
+	// type) instead of the body; the archive asked for holds the file all
+	// the same (it was dropped, the body closed unread).
+	fname := filepath.Join(work, "f")
+	r = runArgs(t, nil, "", "get", "-s", "--json", "--warc-file", fname, urls[0])
+	if r.code != 0 || !strings.Contains(r.out, `"ftp_type"`) {
+		t.Fatalf("get --json %s = %d, out %q:\n%s", urls[0], r.code, r.out, r.err)
+	}
+	types = nil
+	for _, rec := range warctest.Check(t, warcFiles(t, fname)...) {
+		types = append(types, rec.Get("WARC-Type")+" "+rec.Get("WARC-Target-URI"))
+	}
+	if want := []string{"warcinfo ", "resource " + textURI, "metadata " + textURI}; !slices.Equal(types, want) {
+		t.Errorf("get --json of an FTP file: records %q, want %q", types, want)
 	}
 }
 
