@@ -114,6 +114,10 @@ type Writer struct {
 	infoID  string  // of the current file's warcinfo record; "" when no file is open
 
 	unfinished []string // open files of earlier runs, found by Create
+	// dropped counts the captures aborted; droppedURIs holds the first
+	// maxDropped of their URIs.
+	dropped     int
+	droppedURIs []string
 	line       []byte   // a CDXJ line being made; only the writer's goroutine uses it
 
 	pend   budget        // memory of the jobs not yet written
@@ -494,12 +498,32 @@ func (r *Recorder) WriteBlock(p []byte) (int, error) {
 // FTP control conversation known only once the transfer ended.
 func (r *Recorder) SetMetadata(b []byte) { r.c.Metadata = b }
 
-// Abort drops the capture. It may be called after Commit, to no effect.
+// Abort drops the capture; Dropped reports it. It may be called after
+// Commit, to no effect.
 func (r *Recorder) Abort() {
 	if !r.done {
 		r.done = true
 		r.sp.Close()
+		r.w.mu.Lock()
+		r.w.dropped++
+		if len(r.w.droppedURIs) < maxDropped {
+			r.w.droppedURIs = append(r.w.droppedURIs, r.c.URI)
+		}
+		r.w.mu.Unlock()
 	}
+}
+
+// maxDropped bounds the URIs Dropped keeps.
+const maxDropped = 20
+
+// Dropped returns how many captures were begun and dropped (Abort: the
+// body was not read to its end, or failed) and the target URIs of the
+// first of them. A program should say so: the archive lacks what those
+// transfers began to retrieve.
+func (w *Writer) Dropped() (n int, uris []string) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.dropped, slices.Clone(w.droppedURIs)
 }
 
 // Digest is the payload digest of what was written so far ("sha1:" and

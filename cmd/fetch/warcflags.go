@@ -88,6 +88,19 @@ func closeWARC(c *fetch.Client, e *env, err *error) {
 			*err = &exitError{code: fetch.ExitError}
 		}
 	}
+	if n, uris := c.WARC.Dropped(); n > 0 {
+		// Transfers the archive lacks: each failed (and was reported)
+		// or was closed before its end. Said even with -s, and the run
+		// is partial.
+		more := ""
+		if n > len(uris) {
+			more = fmt.Sprintf(" and %d more", n-len(uris))
+		}
+		fmt.Fprintf(e.err, "fetch: warning: %d transfer(s) not archived in the WARC file, not read to their end: %s%s\n", n, strings.Join(uris, ", "), more)
+		if *err == nil {
+			*err = &exitError{code: fetch.ExitPartial}
+		}
+	}
 }
 
 // parseSize reads a byte count with an optional K, M or G suffix (powers
