@@ -118,7 +118,7 @@ type Writer struct {
 	// maxDropped of their URIs.
 	dropped     int
 	droppedURIs []string
-	line       []byte   // a CDXJ line being made; only the writer's goroutine uses it
+	line        []byte // a CDXJ line being made; only the writer's goroutine uses it
 
 	pend   budget        // memory of the jobs not yet written
 	sendMu sync.RWMutex  // held to send on jobs (read) and to close it
