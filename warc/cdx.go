@@ -224,13 +224,7 @@ func appendTimestamp(b []byte, t time.Time) []byte {
 	}
 	h, mi, sec := t.Clock()
 	for _, f := range [...]struct{ v, n int }{{y, 4}, {int(t.Month()), 2}, {t.Day(), 2}, {h, 2}, {mi, 2}, {sec, 2}} {
-		for k := f.n - 1; k >= 0; k-- {
-			d := f.v
-			for range k {
-				d /= 10
-			}
-			b = append(b, byte('0'+d%10))
-		}
+		b = appendDigits(b, f.v, f.n)
 	}
 	return b
 }

@@ -73,37 +73,32 @@ func formatDate(t time.Time) string {
 		return t.Format(time.RFC3339Nano)
 	}
 	// time.RFC3339Nano by hand: Format parses its layout each time.
-	mo, d := t.Month(), t.Day()
 	h, mi, sec := t.Clock()
-	var b [len("2006-01-02T15:04:05.999999999Z")]byte
-	put := func(i, v, n int) {
-		for k := i + n - 1; k >= i; k-- {
-			b[k] = byte('0' + v%10)
-			v /= 10
-		}
-	}
-	put(0, y, 4)
-	b[4] = '-'
-	put(5, int(mo), 2)
-	b[7] = '-'
-	put(8, d, 2)
-	b[10] = 'T'
-	put(11, h, 2)
-	b[13] = ':'
-	put(14, mi, 2)
-	b[16] = ':'
-	put(17, sec, 2)
-	n := 19
+	b := make([]byte, 0, len("2006-01-02T15:04:05.999999999Z"))
+	b = append(appendDigits(b, y, 4), '-')
+	b = append(appendDigits(b, int(t.Month()), 2), '-')
+	b = append(appendDigits(b, t.Day(), 2), 'T')
+	b = append(appendDigits(b, h, 2), ':')
+	b = append(appendDigits(b, mi, 2), ':')
+	b = appendDigits(b, sec, 2)
 	if ns := t.Nanosecond(); ns != 0 {
-		b[19] = '.'
-		put(20, ns, 9)
-		n = 29
-		for b[n-1] == '0' {
-			n--
+		b = appendDigits(append(b, '.'), ns, 9)
+		for b[len(b)-1] == '0' {
+			b = b[:len(b)-1]
 		}
 	}
-	b[n] = 'Z'
-	return string(b[:n+1])
+	return string(append(b, 'Z'))
+}
+
+// appendDigits appends v (0 <= v < 10^n) as n decimal digits, with
+// leading zeros.
+func appendDigits(b []byte, v, n int) []byte {
+	b = append(b, make([]byte, n)...)
+	for i := len(b) - 1; i >= len(b)-n; i-- {
+		b[i] = byte('0' + v%10)
+		v /= 10
+	}
+	return b
 }
 
 // spoolMem is how much of a block is kept in memory; the rest goes to a

@@ -66,7 +66,7 @@ func (c *recConn) Write(p []byte) (int, error) {
 	c.mu.Unlock()
 	n, err := c.Conn.Write(p)
 	if n < len(p) && x != nil {
-		x.unwrite(mark, len(p)-n)
+		x.unwrite(mark + n)
 	}
 	return n, err
 }
@@ -140,13 +140,13 @@ func (x *exchange) wrote(p []byte) int {
 	return mark
 }
 
-// unwrite removes the last n bytes of a write recorded at mark, which did
-// not go out.
-func (x *exchange) unwrite(mark, n int) {
+// unwrite cuts the request recorded at end: the bytes after it, recorded
+// by wrote, did not go out.
+func (x *exchange) unwrite(end int) {
 	x.mu.Lock()
 	defer x.mu.Unlock()
-	if x.state == recHead && len(x.req) >= mark+n {
-		x.req = x.req[:len(x.req)-n]
+	if x.state == recHead && end < len(x.req) {
+		x.req = x.req[:end]
 	}
 }
 
