@@ -14,7 +14,9 @@ import (
 )
 
 // fakeHTTP answers like the http driver from a kept connection to nginx:
-// a 10-byte file, and the exchange's bytes when asked for them.
+// a 10-byte file whose bytes differ from one path to the next (as in a
+// mirror: every capture is new, none a revisit), and the exchange's bytes
+// when asked for them.
 type fakeHTTP struct{}
 
 const (
@@ -23,7 +25,8 @@ const (
 )
 
 func (fakeHTTP) Fetch(ctx context.Context, u *uri.URL, req *proto.Request) (*proto.Response, error) {
-	resp := &proto.Response{Kind: proto.KindData, Body: io.NopCloser(strings.NewReader("0123456789")), Size: 10, MediaType: "text/plain"}
+	body := u.Path[len(u.Path)-min(10, len(u.Path)):]
+	resp := &proto.Response{Kind: proto.KindData, Body: io.NopCloser(strings.NewReader(body)), Size: int64(len(body)), MediaType: "text/plain"}
 	if req.Options.HTTP.Exchange {
 		resp.Exchange = &proto.Exchange{Request: []byte(fakeRequest), Response: []byte(fakeResponse), Status: 200}
 	}
@@ -55,7 +58,7 @@ func BenchmarkCapture(b *testing.B) {
 			}
 			b.ReportAllocs()
 			for i := 0; b.Loop(); i++ {
-				resp, err := c.Fetch(b.Context(), "http://127.0.0.1:8080/many/f"+strconv.Itoa(i)+".txt", nil)
+				resp, err := c.Fetch(b.Context(), "http://127.0.0.1:8080/many/f"+strconv.Itoa(10000000+i)+".txt", nil)
 				if err != nil {
 					b.Fatal(err)
 				}
