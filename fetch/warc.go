@@ -8,7 +8,6 @@ import (
 	"os"
 	"path"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -77,8 +76,7 @@ func (c *Client) warcBody(resp *Response, req *proto.Request, tb *capBuf, start 
 	}
 	u := *resp.URL
 	target := warcTarget(u, resp)
-	hostport := strings.ToLower(u.Host) + ":" + strconv.Itoa(u.PortNumber())
-	ip := c.WARC.Address(hostport)
+	ip := c.WARC.AddressOf(u.Host, u.PortNumber())
 	cp := warc.Capture{URI: target, Date: start, IP: ip, ContentType: warcType(resp), SizeHint: resp.Size}
 	x := resp.Exchange
 	if x != nil {
@@ -168,6 +166,7 @@ type warcBodyRC struct {
 	read      bool // some of the body was read
 	once      sync.Once
 	err       error
+	tee       teeWriter // for WriteTo
 }
 
 func (b *warcBodyRC) Read(p []byte) (int, error) {
@@ -185,7 +184,8 @@ func (b *warcBodyRC) Read(p []byte) (int, error) {
 // WriteTo keeps the driver's own copy loop (see cancelBody.WriteTo).
 func (b *warcBodyRC) WriteTo(w io.Writer) (int64, error) {
 	b.read = true
-	var tw io.Writer = &teeWriter{w: w, rec: b.rec}
+	b.tee = teeWriter{w: w, rec: b.rec}
+	var tw io.Writer = &b.tee
 	if b.noPayload {
 		tw = w
 	}

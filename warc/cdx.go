@@ -2,12 +2,14 @@ package warc
 
 import (
 	"bufio"
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"net/url"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -231,31 +233,70 @@ func appendTimestamp(b []byte, t time.Time) []byte {
 
 var defaultPort = map[string]string{"http": "80", "https": "443"}
 
+// cdxLines are the CDXJ lines of one WARC file, unsorted, in chunks of
+// memory shared by many (a string each would be an allocation per
+// capture, and one growing buffer would copy itself as it grows).
+type cdxLines struct {
+	chunks [][]byte
+	lines  [][]byte // into chunks
+}
+
+// cdxChunk is the size of a chunk of cdxLines (a longer line has one of
+// its own).
+const cdxChunk = 64 << 10
+
+// add appends line, a CDXJ line without its line end.
+func (l *cdxLines) add(line []byte) {
+	n := len(l.chunks)
+	if n == 0 || len(l.chunks[n-1])+len(line) > cap(l.chunks[n-1]) {
+		l.chunks = append(l.chunks, make([]byte, 0, max(cdxChunk, len(line))))
+		n++
+	}
+	c := l.chunks[n-1]
+	start := len(c)
+	c = append(c, line...)
+	l.chunks[n-1] = c
+	l.lines = append(l.lines, c[start:len(c):len(c)])
+}
+
+// sorted returns the lines sorted, each ended by a newline.
+func (l *cdxLines) sorted() []byte {
+	slices.SortFunc(l.lines, bytes.Compare)
+	size := 0
+	for _, line := range l.lines {
+		size += len(line) + 1
+	}
+	out := make([]byte, 0, size)
+	for _, line := range l.lines {
+		out = append(append(out, line...), '\n')
+	}
+	return out
+}
+
 // writeIndexes writes one sorted CDXJ file beside each WARC file.
 func (w *Writer) writeIndexes() error {
 	w.mu.Lock()
 	index := w.index
-	w.index = map[string][]string{}
+	w.index = map[string]*cdxLines{}
 	w.mu.Unlock()
 	dir := filepath.Dir(w.opts.Name)
 	var errs []error
 	for file, lines := range index {
-		sort.Strings(lines)
 		name := filepath.Join(dir, strings.TrimSuffix(file, ".warc.gz")+".cdxj")
-		errs = append(errs, writeFileAtomic(name, strings.Join(lines, "\n")+"\n"))
+		errs = append(errs, writeFileAtomic(name, lines.sorted()))
 	}
 	return errors.Join(errs...)
 }
 
 // writeFileAtomic writes data to name through a temporary file, so that no
 // partial index stands under its final name.
-func writeFileAtomic(name, data string) error {
+func writeFileAtomic(name string, data []byte) error {
 	f, err := os.CreateTemp(filepath.Dir(name), ".cdxj-*")
 	if err != nil {
 		return fmt.Errorf("warc: index: %w", err)
 	}
 	f.Chmod(0o644)
-	_, err = f.WriteString(data)
+	_, err = f.Write(data)
 	if cerr := f.Close(); err == nil {
 		err = cerr
 	}
@@ -300,10 +341,12 @@ func (w *Writer) loadIndex(name string) error {
 		if !ok || e.Digest == "" || e.Mime == "warc/revisit" {
 			continue
 		}
-		if _, dup := w.seen[e.Digest]; !dup {
-			w.seen[e.Digest] = origin{URI: e.URL, Date: e.Date}
+		sum, ok := parseSHA1(e.Digest)
+		if !ok {
+			continue // not a digest of this package's: no capture has it
 		}
-		w.at[capturedAt{e.Digest, e.URL}] = true
+		orig, dup := w.seen[sum]
+		w.noteCaptured(sum, e.URL, e.Date, orig, dup)
 	}
 	if err := sc.Err(); err != nil {
 		return &IndexError{File: name, Msg: err.Error()}

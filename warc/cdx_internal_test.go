@@ -3,9 +3,11 @@ package warc
 import (
 	"bytes"
 	"compress/gzip"
+	"crypto/sha1"
 	"encoding/json"
 	"io"
 	"net/url"
+	"os"
 	"sort"
 	"strconv"
 	"strings"
@@ -222,6 +224,167 @@ func FuzzFormatDate(f *testing.F) {
 		tm := time.Unix(sec, nsec%1e9)
 		if got, want := formatDate(tm), tm.UTC().Format(time.RFC3339Nano); got != want {
 			t.Errorf("formatDate(%v) = %q, want %q", tm, got, want)
+		}
+	})
+}
+
+// Records written as stored gzip members (fileWriter.writeStored) read
+// back, member by member at the offsets and lengths write reports, as
+// the record serialised (WARC 1.1 section 4, annex D): a small one, one
+// whose buffer must be written out first, and one longer than a stored
+// block (a URI of 70,000 bytes) that takes several.
+func TestWriteStored(t *testing.T) {
+	fw := newFileWriter(&names{base: t.TempDir() + "/s"})
+	if err := fw.open(); err != nil {
+		t.Fatal(err)
+	}
+	path := fw.path
+	var want [][]byte
+	var places [][2]int64
+	uris := []string{"http://127.0.0.1/a", strings.Repeat("x", 70000)}
+	for i := range 120 { // 120 records of about 700 bytes: more than the 64 KiB buffer
+		uri := uris[0]
+		if i == 60 {
+			uri = uris[1]
+		}
+		rec := newRecord(TypeResource, "<urn:uuid:x>", "2026-11-25T00:00:00Z", nil)
+		rec.add("WARC-Target-URI", uri)
+		block := bytes.Repeat([]byte{byte('a' + i%26)}, 500+i)
+		rec.setBlock(block)
+		b, err := rec.appendHeader(nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want = append(want, append(append(b, block...), "\r\n\r\n"...))
+		off, n, err := fw.write(rec)
+		if err != nil {
+			t.Fatalf("record %d: %v", i, err)
+		}
+		places = append(places, [2]int64{off, n})
+	}
+	if err := fw.close(); err != nil {
+		t.Fatal(err)
+	}
+	file, err := os.ReadFile(strings.TrimSuffix(path, ".open"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	next := int64(0)
+	for i, p := range places {
+		if p[0] != next {
+			t.Fatalf("record %d at %d, want %d", i, p[0], next)
+		}
+		next = p[0] + p[1]
+		r, err := gzip.NewReader(bytes.NewReader(file[p[0]:next]))
+		if err != nil {
+			t.Fatalf("record %d: %v", i, err)
+		}
+		r.Multistream(false)
+		got, err := io.ReadAll(r)
+		if err != nil || !bytes.Equal(got, want[i]) {
+			t.Fatalf("record %d: %d bytes back (want %d), %v", i, len(got), len(want[i]), err)
+		}
+	}
+	if next != int64(len(file)) {
+		t.Errorf("%d bytes after the last record", int64(len(file))-next)
+	}
+}
+
+// appendHeader refuses a field value with a CR or LF in it (WARC 1.1
+// section 4: it would end the header early), whichever field holds it,
+// and names the field; it counts the line ends of the whole header
+// instead of looking at each value, so this holds it to that look.
+func TestAppendHeaderLineBreak(t *testing.T) {
+	for _, bad := range []string{"a\nb", "a\rb", "a\r\nb", "\n", "\r", "ab\r\n"} {
+		for _, at := range []int{0, 1, 2} {
+			rec := newRecord(TypeResource, "<urn:uuid:x>", "2026-11-25T00:00:00Z", nil)
+			vals := []string{"http://h/a", "127.0.0.1", "text/plain"}
+			vals[at] = bad
+			rec.add("WARC-Target-URI", vals[0])
+			rec.add("WARC-IP-Address", vals[1])
+			rec.add("Content-Type", vals[2])
+			b, err := rec.appendHeader([]byte("kept"))
+			if err == nil || !strings.Contains(err.Error(), rec.fields[3+at].name) {
+				t.Errorf("value %q in field %d: %v, want an error naming %s", bad, at, err, rec.fields[3+at].name)
+			}
+			if string(b) != "kept" {
+				t.Errorf("value %q in field %d: %q appended", bad, at, b)
+			}
+		}
+	}
+	rec := newRecord(TypeResource, "<urn:uuid:x>", "2026-11-25T00:00:00Z", nil)
+	rec.add("WARC-Target-URI", "http://h/a\tb")
+	rec.setBlock([]byte("x\r\ny\n"))
+	b, err := rec.appendHeader(nil)
+	want := "WARC/1.1\r\nWARC-Type: resource\r\nWARC-Record-ID: <urn:uuid:x>\r\nWARC-Date: 2026-11-25T00:00:00Z\r\nWARC-Target-URI: http://h/a\tb\r\nContent-Length: 5\r\n\r\n"
+	if err != nil || string(b) != want {
+		t.Errorf("appendHeader = %q, %v; want %q", b, err, want)
+	}
+}
+
+// Digests are written "sha1:" and base32 (as web archives expect) and
+// read back from CDXJ lines, with or without the prefix pywb leaves out.
+func TestParseSHA1(t *testing.T) {
+	sum := sha1Sum(sha1.Sum([]byte("abc")))
+	s := string(appendSHA1(nil, sum))
+	if s != "sha1:VGMT4NSHA2AWVOR6EVYXQUGCNSONBWE5" {
+		t.Fatalf("appendSHA1 = %q", s)
+	}
+	for _, tc := range []struct {
+		in string
+		ok bool
+	}{
+		{s, true},
+		{"VGMT4NSHA2AWVOR6EVYXQUGCNSONBWE5", true},
+		{"SHA1:VGMT4NSHA2AWVOR6EVYXQUGCNSONBWE5", true},
+		{"sha1:vgmt4nsha2awvor6evyxqugcnsonbwe5", false}, // base32 is upper case
+		{"sha1:VGMT4NSHA2AWVOR6EVYXQUGCNSONBWE", false},
+		{"sha1:VGMT4NSHA2AWVOR6EVYXQUGCNSONBWE55", false},
+		{"sha1:VGMT4NSHA2AWVOR6EVYXQUGCNSONBWE1", false}, // 1 is not base32
+		{"sha256:VGMT4NSHA2AWVOR6EVYXQUGCNSONBWE5", false},
+		{"", false},
+	} {
+		got, ok := parseSHA1(tc.in)
+		if ok != tc.ok || ok && got != sum {
+			t.Errorf("parseSHA1(%q) = %x, %v; want ok %v", tc.in, got, ok, tc.ok)
+		}
+	}
+}
+
+// AddressOf finds what NoteAddress noted for host:port, whatever the case
+// of the host's letters.
+func TestAddressOf(t *testing.T) {
+	w := &Writer{hosts: map[string]string{}}
+	w.NoteAddress("Example.COM:8080", "192.0.2.1")
+	w.NoteAddress("ÉTÉ.example:80", "192.0.2.2")
+	for _, tc := range []struct {
+		host string
+		port int
+		want string
+	}{
+		{"example.com", 8080, "192.0.2.1"},
+		{"EXAMPLE.com", 8080, "192.0.2.1"},
+		{"example.com", 80, ""},
+		{"été.example", 80, "192.0.2.2"},
+		{"ÉTÉ.EXAMPLE", 80, "192.0.2.2"},
+		{strings.Repeat("a", 300), 80, ""},
+	} {
+		if got := w.AddressOf(tc.host, tc.port); got != tc.want {
+			t.Errorf("AddressOf(%q, %d) = %q, want %q", tc.host, tc.port, got, tc.want)
+		}
+	}
+}
+
+// indexControl finds what strings.IndexFunc finds with the rune test it
+// replaces (a control character other than HT, or DEL), on any bytes.
+func FuzzIndexControl(f *testing.F) {
+	for _, s := range []string{"", "http://h/a", "a\tb", "a\x00", "\x7f", "é\x85", "\xff\xfe\n", "ok\r\n"} {
+		f.Add(s)
+	}
+	isControl := func(r rune) bool { return r < 0x20 && r != '\t' || r == 0x7f }
+	f.Fuzz(func(t *testing.T, s string) {
+		if got, want := indexControl(s), strings.IndexFunc(s, isControl); got != want {
+			t.Errorf("indexControl(%q) = %d, want %d", s, got, want)
 		}
 	})
 }

@@ -127,9 +127,26 @@ func (fw *fileWriter) write(rec *record) (offset, length int64, err error) {
 }
 
 // writeStored writes rec, whose block is in memory, as a gzip member of
-// stored (uncompressed) blocks.
+// stored (uncompressed) blocks. The member is made in the free space of
+// the file's buffer (AvailableBuffer), so that it is copied once, not
+// three times; a record longer than one stored block (a long URI) is
+// made apart.
 func (fw *fileWriter) writeStored(rec *record) error {
-	b, err := rec.appendHeader(fw.raw[:0])
+	need := 128 + int(rec.size())
+	for _, f := range rec.fields {
+		need += len(f.name) + len(f.value) + 4
+	}
+	if fw.bw.Available() < need {
+		if err := fw.bw.Flush(); err != nil {
+			return err
+		}
+	}
+	b := fw.bw.AvailableBuffer()
+	// ID1, ID2, CM (deflate), FLG, MTIME (none), XFL, OS (unknown); then
+	// the header of one final stored block, its length filled in below.
+	b = append(b, 0x1f, 0x8b, 8, 0, 0, 0, 0, 0, 0, 255, 1, 0, 0, 0, 0)
+	data := len(b)
+	b, err := rec.appendHeader(b)
 	if err != nil {
 		return err
 	}
@@ -137,9 +154,24 @@ func (fw *fileWriter) writeStored(rec *record) error {
 		b = append(b, rec.block.mem...)
 	}
 	b = append(b, "\r\n\r\n"...)
-	fw.raw = b
-	fw.head = appendStoredMember(fw.head[:0], b)
-	_, err = counter{fw}.Write(fw.head)
+	n := len(b) - data
+	if n > 0xffff {
+		return fw.writeStoredLong(b[data:])
+	}
+	binary.LittleEndian.PutUint16(b[data-4:], uint16(n))
+	binary.LittleEndian.PutUint16(b[data-2:], ^uint16(n))
+	b = binary.LittleEndian.AppendUint32(b, crc32.ChecksumIEEE(b[data:]))
+	b = binary.LittleEndian.AppendUint32(b, uint32(n))
+	_, err = counter{fw}.Write(b)
+	return err
+}
+
+// writeStoredLong writes data, a serialised record, as a gzip member of
+// as many stored blocks as it takes.
+func (fw *fileWriter) writeStoredLong(data []byte) error {
+	fw.raw = append(fw.raw[:0], data...) // data is in the buffer's free space
+	fw.head = appendStoredMember(fw.head[:0], fw.raw)
+	_, err := counter{fw}.Write(fw.head)
 	return err
 }
 

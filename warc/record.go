@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 )
@@ -20,24 +21,28 @@ type record struct {
 	fields []field
 	room   [12]field // fields' first array: a record has at most 12
 	block  *spool
+	own    spool // the block, when the record holds bytes it does not own (setBlock)
 }
 
 type field struct{ name, value string }
 
-// newRecord starts a record of type typ with a new WARC-Record-ID and the
-// WARC-Date date (formatDate), holding block (nil for an empty block).
-func newRecord(typ string, date string, block *spool) (*record, error) {
-	id, err := newRecordID()
-	if err != nil {
-		return nil, err
-	}
+// newRecord starts a record of type typ with the WARC-Record-ID id
+// (appendRecordID) and the WARC-Date date (appendDate), holding block (nil
+// for an empty block; see also setBlock).
+func newRecord(typ, id, date string, block *spool) *record {
 	r := records.Get().(*record)
 	r.typ, r.id, r.block = typ, id, block
 	r.fields = r.room[:0]
 	r.add("WARC-Type", typ)
 	r.add("WARC-Record-ID", r.id)
 	r.add("WARC-Date", date)
-	return r, nil
+	return r
+}
+
+// setBlock makes b (not copied) the record's block.
+func (r *record) setBlock(b []byte) {
+	r.own = spool{mem: b, size: int64(len(b))}
+	r.block = &r.own
 }
 
 func (r *record) add(name, value string) { r.fields = append(r.fields, field{name, value}) }
@@ -66,15 +71,17 @@ var records = sync.Pool{New: func() any { return new(record) }}
 
 // formatDate is a WARC-Date: UTC, to the nanosecond when the time has
 // one (WARC 1.1 section 5.4 allows a fraction of a second).
-func formatDate(t time.Time) string {
+func formatDate(t time.Time) string { return string(appendDate(nil, t)) }
+
+// appendDate appends t as formatDate writes it to b.
+func appendDate(b []byte, t time.Time) []byte {
 	t = t.UTC()
 	y := t.Year()
 	if y < 0 || y > 9999 {
-		return t.Format(time.RFC3339Nano)
+		return t.AppendFormat(b, time.RFC3339Nano)
 	}
 	// time.RFC3339Nano by hand: Format parses its layout each time.
 	h, mi, sec := t.Clock()
-	b := make([]byte, 0, len("2006-01-02T15:04:05.999999999Z"))
 	b = append(appendDigits(b, y, 4), '-')
 	b = append(appendDigits(b, int(t.Month()), 2), '-')
 	b = append(appendDigits(b, t.Day(), 2), 'T')
@@ -87,7 +94,7 @@ func formatDate(t time.Time) string {
 			b = b[:len(b)-1]
 		}
 	}
-	return string(append(b, 'Z'))
+	return append(b, 'Z')
 }
 
 // appendDigits appends v (0 <= v < 10^n) as n decimal digits, with
@@ -114,7 +121,7 @@ type spool struct {
 	dir    string
 	size   int64
 	err    error
-	pooled bool // mem goes back to spoolBufs on Close
+	pooled *[]byte // mem's buffer, from spoolBufs, which it goes back to on Close
 }
 
 // newSpool returns a spool whose memory starts at hint bytes (a few KiB
@@ -124,7 +131,8 @@ func newSpool(dir string, hint int) *spool {
 		hint = 4 << 10
 	}
 	if hint <= pooledSpool {
-		return &spool{mem: (*spoolBufs.Get().(*[]byte))[:0], dir: dir, pooled: true}
+		p := spoolBufs.Get().(*[]byte)
+		return &spool{mem: (*p)[:0], dir: dir, pooled: p}
 	}
 	return &spool{mem: make([]byte, 0, hint), dir: dir}
 }
@@ -144,9 +152,6 @@ const (
 	pooledSpool    = 4 << 10
 	maxPooledSpool = 64 << 10
 )
-
-// spoolOf returns a spool holding b (not copied).
-func spoolOf(b []byte) *spool { return &spool{mem: b, size: int64(len(b))} }
 
 func (s *spool) Write(p []byte) (int, error) {
 	if s.err != nil {
@@ -190,11 +195,11 @@ func (s *spool) reader() (io.Reader, error) {
 // Close removes the temporary file, if any, and gives up the memory: the
 // spool is not read after it.
 func (s *spool) Close() error {
-	if s.pooled && cap(s.mem) <= maxPooledSpool {
-		b := s.mem[:0]
-		spoolBufs.Put(&b)
+	if s.pooled != nil && cap(s.mem) <= maxPooledSpool {
+		*s.pooled = s.mem[:0]
+		spoolBufs.Put(s.pooled)
 	}
-	s.pooled, s.mem = false, nil
+	s.pooled, s.mem = nil, nil
 	if s.file == nil {
 		return nil
 	}
@@ -207,11 +212,9 @@ func (s *spool) Close() error {
 // blank line that ends it, and returns it. A field value holding a line
 // break (which would end the header early) is refused.
 func (r *record) appendHeader(b []byte) ([]byte, error) {
+	start := len(b)
 	b = append(b, "WARC/1.1\r\n"...)
 	for _, f := range r.fields {
-		if hasLineBreak(f.value) {
-			return b, fmt.Errorf("warc: header field %s holds a line break", f.name)
-		}
 		b = append(b, f.name...)
 		b = append(b, ": "...)
 		b = append(b, f.value...)
@@ -220,16 +223,19 @@ func (r *record) appendHeader(b []byte) ([]byte, error) {
 	b = append(b, "Content-Length: "...)
 	b = strconv.AppendInt(b, r.size(), 10)
 	b = append(b, "\r\n\r\n"...)
+	// A line break in a value shows as one CR or LF more than the lines
+	// written: counted over the whole header at once, which is cheaper
+	// than a look at every value.
+	h := b[start:]
+	if n := len(r.fields) + 3; bytes.Count(h, lf) != n || bytes.Count(h, cr) != n {
+		for _, f := range r.fields {
+			if strings.ContainsAny(f.value, "\r\n") {
+				return b[:start], fmt.Errorf("warc: header field %s holds a line break", f.name)
+			}
+		}
+		return b[:start], errors.New("warc: header holds a line break")
+	}
 	return b, nil
 }
 
-// hasLineBreak reports whether v holds a CR or LF (a header field value is
-// short: one pass over it beats two searches).
-func hasLineBreak(v string) bool {
-	for i := 0; i < len(v); i++ {
-		if c := v[i]; c == '\r' || c == '\n' {
-			return true
-		}
-	}
-	return false
-}
+var cr, lf = []byte{'\r'}, []byte{'\n'}

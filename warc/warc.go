@@ -36,10 +36,12 @@ import (
 	"path/filepath"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
 	"unicode"
+	"unicode/utf8"
 )
 
 // Options configures a Writer. Only Name is required.
@@ -102,13 +104,15 @@ type Writer struct {
 	names *names
 	fw    *fileWriter // only the writer's goroutine uses it, then Close
 
-	mu      sync.Mutex
-	seen    map[string]origin   // payload digest -> first capture
-	known   map[string][]string // SHA-256 (hex) -> URIs of a mirror's manifest
-	at      map[capturedAt]bool // captured already
-	index   map[string][]string // WARC file name -> its CDXJ lines, unsorted (Options.CDX)
-	hosts   map[string]string   // "host:port" -> IP address last dialled
-	written map[string]bool     // file names written to
+	mu    sync.Mutex
+	seen  map[sha1Sum]origin  // payload digest -> first capture
+	known map[string][]string // SHA-256 (hex) -> URIs of a mirror's manifest
+	// at holds the other URIs a payload was captured at, besides its
+	// first (seen): most payloads have one, and cost one map entry.
+	at      map[capturedAt]bool
+	index   map[string]*cdxLines // WARC file name -> its CDXJ lines, unsorted (Options.CDX)
+	hosts   map[string]string    // "host:port" -> IP address last dialled
+	written map[string]bool      // file names written to
 	closed  bool
 	errs    []error // of the writer's goroutine
 	infoID  string  // of the current file's warcinfo record; "" when no file is open
@@ -118,7 +122,10 @@ type Writer struct {
 	// maxDropped of their URIs.
 	dropped     int
 	droppedURIs []string
-	line        []byte // a CDXJ line being made; only the writer's goroutine uses it
+	// vals holds the header values the writer's goroutine makes for a
+	// capture (date, record IDs, digests) while it makes them, and line
+	// a CDXJ line; only the writer's goroutine uses them.
+	vals, line []byte
 
 	pend   budget        // memory of the jobs not yet written
 	sendMu sync.RWMutex  // held to send on jobs (read) and to close it
@@ -126,8 +133,32 @@ type Writer struct {
 	done   chan struct{} // closed when run has written every job
 }
 
+// sha1Sum is a SHA-1 digest.
+type sha1Sum [sha1.Size]byte
+
 // capturedAt is a payload (its digest) captured at a URI.
-type capturedAt struct{ digest, uri string }
+type capturedAt struct {
+	sum sha1Sum
+	uri string
+}
+
+// capturedBefore reports whether the payload sum was captured at uri
+// before, given its first capture orig (dup: there is one). The caller
+// holds w.mu.
+func (w *Writer) capturedBefore(sum sha1Sum, uri string, orig origin, dup bool) bool {
+	return dup && orig.URI == uri || w.at[capturedAt{sum, uri}]
+}
+
+// noteCaptured records that the payload sum was captured at uri; dup says
+// whether it was captured before (at orig). The caller holds w.mu.
+func (w *Writer) noteCaptured(sum sha1Sum, uri string, date time.Time, orig origin, dup bool) {
+	switch {
+	case !dup:
+		w.seen[sum] = origin{URI: uri, Date: date}
+	case orig.URI != uri:
+		w.at[capturedAt{sum, uri}] = true
+	}
+}
 
 // origin is where a payload was first captured.
 type origin struct {
@@ -154,12 +185,12 @@ func Create(opts Options) (*Writer, error) {
 	w := &Writer{
 		opts:    opts,
 		names:   &names{base: opts.Name, numbered: opts.MaxSize > 0},
-		seen:    map[string]origin{},
+		seen:    map[sha1Sum]origin{},
 		known:   map[string][]string{},
 		at:      map[capturedAt]bool{},
 		hosts:   map[string]string{},
 		written: map[string]bool{},
-		index:   map[string][]string{},
+		index:   map[string]*cdxLines{},
 	}
 	w.unfinished = unfinishedFiles(opts.Name)
 	// The indexes of this name's earlier files, then the ones given.
@@ -182,14 +213,19 @@ func Create(opts Options) (*Writer, error) {
 // (version 4) UUID as a URN (RFC 9562 section 5.4, RFC 4122 section 3).
 // The random bytes are read from crypto/rand a batch at a time.
 func newRecordID() (string, error) {
+	b, err := appendRecordID(nil)
+	return string(b), err
+}
+
+// appendRecordID appends a new WARC-Record-ID (see newRecordID) to out.
+func appendRecordID(out []byte) ([]byte, error) {
 	var b [16]byte
 	if err := ids.read(b[:]); err != nil {
-		return "", err
+		return out, err
 	}
 	b[6] = b[6]&0x0f | 0x40
 	b[8] = b[8]&0x3f | 0x80
 	const hexd = "0123456789abcdef"
-	out := make([]byte, 0, len("<urn:uuid:>")+36)
 	out = append(out, "<urn:uuid:"...)
 	for i, c := range b {
 		if i == 4 || i == 6 || i == 8 || i == 10 {
@@ -197,7 +233,7 @@ func newRecordID() (string, error) {
 		}
 		out = append(out, hexd[c>>4], hexd[c&0xf])
 	}
-	return string(append(out, '>')), nil
+	return append(out, '>'), nil
 }
 
 // ids is the batch of random bytes newRecordID takes from.
@@ -235,7 +271,7 @@ type placed struct {
 // emit writes records to the current file, after a warcinfo record when
 // the file is new, and closes the file once it reaches Options.MaxSize.
 // Only the writer's goroutine calls it.
-func (w *Writer) emit(records ...*record) ([]placed, error) {
+func (w *Writer) emit(records []*record, res []placed) ([]placed, error) {
 	fw := w.fw
 	if fw.f == nil {
 		if err := fw.open(); err != nil {
@@ -253,7 +289,6 @@ func (w *Writer) emit(records ...*record) ([]placed, error) {
 		}
 		w.infoID = info.id
 	}
-	res := make([]placed, 0, len(records))
 	for _, r := range records {
 		r.add("WARC-Warcinfo-ID", w.infoID)
 		off, n, err := fw.write(r)
@@ -280,10 +315,12 @@ func (w *Writer) warcinfo(file string) (*record, error) {
 	if w.opts.CommandLine != "" {
 		fmt.Fprintf(&b, "description: %s\r\n", oneLine(w.opts.CommandLine))
 	}
-	rec, err := newRecord("warcinfo", formatDate(time.Now()), spoolOf(b.Bytes()))
+	id, err := newRecordID()
 	if err != nil {
 		return nil, fmt.Errorf("warc: warcinfo: %w", err)
 	}
+	rec := newRecord("warcinfo", id, formatDate(time.Now()), nil)
+	rec.setBlock(b.Bytes())
 	rec.add("WARC-Filename", file)
 	rec.add("Content-Type", "application/warc-fields")
 	rec.add("WARC-Block-Digest", digestOf(b.Bytes()))
@@ -313,6 +350,25 @@ func (w *Writer) Address(hostport string) string {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	return w.hosts[strings.ToLower(hostport)]
+}
+
+// AddressOf is Address of host and port joined, without making the
+// string (it is looked up for every capture).
+func (w *Writer) AddressOf(host string, port int) string {
+	var buf [128]byte
+	b := append(buf[:0], host...)
+	for i, c := range b {
+		switch {
+		case c >= utf8.RuneSelf:
+			return w.Address(host + ":" + strconv.Itoa(port)) // Unicode case
+		case 'A' <= c && c <= 'Z':
+			b[i] = c + 'a' - 'A'
+		}
+	}
+	b = strconv.AppendInt(append(b, ':'), int64(port), 10)
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.hosts[string(b)]
 }
 
 // Known records that uri was captured before with a payload whose SHA-256
@@ -380,7 +436,7 @@ func (w *Writer) Begin(c Capture) (*Recorder, error) {
 	for _, f := range [...]struct{ name, value string }{
 		{"URI", c.URI}, {"IP", c.IP}, {"ContentType", c.ContentType}, {"MetadataType", c.MetadataType},
 	} {
-		if i := strings.IndexFunc(f.value, isControl); i >= 0 {
+		if i := indexControl(f.value); i >= 0 {
 			return nil, fmt.Errorf("warc: capture %s %q: control character at byte %d", f.name, f.value, i)
 		}
 	}
@@ -417,16 +473,35 @@ func (w *Writer) Begin(c Capture) (*Recorder, error) {
 	var block hash.Hash
 	if c.HTTPRequest != nil {
 		sp.Write(c.HTTPResponse) // in memory: it cannot fail
-		block = sha1.New()
+		block = newSHA1()
 		block.Write(c.HTTPResponse)
 	}
-	return &Recorder{w: w, c: c, sp: sp, typ: typ, sum: sha1.New(), block: block, sum256: sum256, framed: c.HTTPFramed && c.HTTPRequest != nil}, nil
+	return &Recorder{w: w, c: c, sp: sp, typ: typ, sum: newSHA1(), block: block, sum256: sum256, framed: c.HTTPFramed && c.HTTPRequest != nil}, nil
 }
 
-// isControl reports whether r may not stand in a WARC header field value
-// (WARC 1.1 section 4: a field value is TEXT, without control characters;
-// a CR or LF would end the header early).
-func isControl(r rune) bool { return r < 0x20 && r != '\t' || r == 0x7f }
+// indexControl returns the index of the first byte of s that may not
+// stand in a WARC header field value, or -1 (WARC 1.1 section 4: a field
+// value is TEXT, without control characters; a CR or LF would end the
+// header early). A byte of a multi-byte UTF-8 sequence is never one of
+// them.
+func indexControl(s string) int {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < 0x20 && c != '\t' || c == 0x7f {
+			return i
+		}
+	}
+	return -1
+}
+
+// sha1s holds the SHA-1 states of committed captures, for the next ones
+// (a capture takes one or two).
+var sha1s = sync.Pool{New: func() any { return sha1.New() }}
+
+func newSHA1() hash.Hash {
+	h := sha1s.Get().(hash.Hash)
+	h.Reset()
+	return h
+}
 
 // Recorder receives the payload of one capture.
 type Recorder struct {
@@ -434,12 +509,15 @@ type Recorder struct {
 	c   Capture
 	sp  *spool // the record's block: the HTTP header, if any, and the payload
 	typ string
-	sum hash.Hash // of the payload
+	sum hash.Hash // of the payload; nil once committed or aborted
 	// block is the digest of the record's block: the HTTP header and
 	// the payload; nil when there is no HTTP header (the block is the
 	// payload, its digest sum).
 	block hash.Hash
-	n     int64
+	// payload and blockSum are sum's and block's, kept by Commit and
+	// Abort when they give the states back.
+	payload, blockSum sha1Sum
+	n                 int64
 	// sum256 is the SHA-256 of the payload, when the writer knows a
 	// manifest's; nil otherwise.
 	sum256 hash.Hash
@@ -455,6 +533,9 @@ type Recorder struct {
 func (r *Recorder) Write(p []byte) (int, error) {
 	if r.err != nil {
 		return 0, r.err
+	}
+	if r.done {
+		return 0, errors.New("warc: Write after Commit or Abort")
 	}
 	r.sum.Write(p)
 	if r.sum256 != nil {
@@ -486,6 +567,9 @@ func (r *Recorder) WriteBlock(p []byte) (int, error) {
 	if r.blockErr != nil {
 		return 0, r.blockErr
 	}
+	if r.block == nil {
+		return 0, errors.New("warc: WriteBlock after Commit or Abort")
+	}
 	r.block.Write(p)
 	n, err := r.sp.Write(p)
 	if err != nil {
@@ -504,6 +588,7 @@ func (r *Recorder) Abort() {
 	if !r.done {
 		r.done = true
 		r.sp.Close()
+		r.release()
 		r.w.mu.Lock()
 		r.w.dropped++
 		if len(r.w.droppedURIs) < maxDropped {
@@ -527,21 +612,52 @@ func (w *Writer) Dropped() (n int, uris []string) {
 }
 
 // Digest is the payload digest of what was written so far ("sha1:" and
-// base32).
-func (r *Recorder) Digest() string { return sha1String(r.sum) }
-
-// sha1String is the digest of h (a sha1) as WARC writes it: "sha1:" and
-// base32.
-func sha1String(h hash.Hash) string {
-	var sum [sha1.Size]byte
-	return formatSHA1(h.Sum(sum[:0]))
+// base32); after Commit or Abort, of the whole payload.
+func (r *Recorder) Digest() string {
+	if r.sum == nil {
+		return string(appendSHA1(nil, r.payload))
+	}
+	var sum sha1Sum
+	r.sum.Sum(sum[:0])
+	return string(appendSHA1(nil, sum))
 }
 
-func formatSHA1(sum []byte) string {
-	var b [len("sha1:") + 32]byte
-	copy(b[:], "sha1:")
-	base32.StdEncoding.Encode(b[len("sha1:"):], sum)
-	return string(b[:])
+// release keeps the digests of sum and block and gives their states back.
+func (r *Recorder) release() {
+	if r.sum == nil {
+		return
+	}
+	// Summed into r's arrays: a local one would escape to the heap.
+	r.sum.Sum(r.payload[:0])
+	sha1s.Put(r.sum)
+	r.sum = nil
+	if r.block != nil {
+		r.block.Sum(r.blockSum[:0])
+		sha1s.Put(r.block)
+		r.block = nil
+	}
+}
+
+// appendSHA1 appends sum as WARC writes a digest: "sha1:" and base32.
+func appendSHA1(b []byte, sum sha1Sum) []byte {
+	b = append(b, "sha1:"...)
+	n := len(b)
+	b = append(b, make([]byte, base32.StdEncoding.EncodedLen(sha1.Size))...)
+	base32.StdEncoding.Encode(b[n:], sum[:])
+	return b
+}
+
+// parseSHA1 reads a digest as appendSHA1 writes it, with or without its
+// "sha1:" prefix.
+func parseSHA1(s string) (sum sha1Sum, ok bool) {
+	if len(s) > 5 && strings.EqualFold(s[:5], "sha1:") {
+		s = s[5:]
+	}
+	if base32.StdEncoding.EncodedLen(sha1.Size) != len(s) {
+		return sum, false
+	}
+	n, err := base32.StdEncoding.Decode(sum[:], []byte(s))
+	return sum, err == nil && n == sha1.Size
 }
 
 // Commit writes the capture's records: a resource (or request and
@@ -562,7 +678,8 @@ func (r *Recorder) Commit() error {
 		return r.err
 	}
 	w, c := r.w, r.c
-	digest := r.Digest()
+	r.release()
+	sum := r.payload
 	w.sendMu.RLock()
 	defer w.sendMu.RUnlock()
 	w.mu.Lock()
@@ -571,8 +688,8 @@ func (r *Recorder) Commit() error {
 		r.sp.Close()
 		return errWriterClosed
 	}
-	orig, dup := w.seen[digest]
-	same := w.at[capturedAt{digest, c.URI}]
+	orig, dup := w.seen[sum]
+	same := w.capturedBefore(sum, c.URI, orig, dup)
 	if r.sum256 != nil {
 		if uris := w.known[hex.EncodeToString(r.sum256.Sum(nil))]; len(uris) > 0 {
 			same = same || slices.Contains(uris, c.URI)
@@ -582,10 +699,7 @@ func (r *Recorder) Commit() error {
 		}
 	}
 	if !c.AsMetadata {
-		if !dup {
-			w.seen[digest] = origin{URI: c.URI, Date: c.Date}
-		}
-		w.at[capturedAt{digest, c.URI}] = true
+		w.noteCaptured(sum, c.URI, c.Date, orig, dup)
 	}
 	w.mu.Unlock()
 	if same && !c.AsMetadata {
@@ -598,7 +712,7 @@ func (r *Recorder) Commit() error {
 	// while the caller goes on with its next transfer.
 	mem := int64(cap(r.sp.mem))
 	w.pend.acquire(mem)
-	w.jobs <- job{r: r, digest: digest, orig: orig, dup: dup, mem: mem}
+	w.jobs <- job{r: r, orig: orig, dup: dup, mem: mem}
 	return w.failed()
 }
 
@@ -643,11 +757,10 @@ func (b *budget) tight() bool {
 
 // job is a committed capture waiting to be written.
 type job struct {
-	r      *Recorder
-	digest string
-	orig   origin
-	dup    bool
-	mem    int64 // taken from Writer.pend, given back once written
+	r    *Recorder
+	orig origin
+	dup  bool
+	mem  int64 // taken from Writer.pend, given back once written
 	// synced, when not nil, makes the job a Sync: the records before it
 	// are written to the file, and the file (nil when none is open) and
 	// the first error so far sent on synced.
@@ -660,43 +773,58 @@ type synced struct {
 	err error
 }
 
-// run writes the jobs in order until the channel is closed. It wakes for
-// the first job of a batch and, when the jobs come less than batchWait
-// apart, lets the batch gather for batchWait before it writes the rest: a mirror of small files commits a capture
-// every few hundred microseconds, and waking this goroutine (and a
-// thread) for each one cost more CPU than writing the records. The
-// buffered records go to the file at most flushEvery apart, and when the
-// writer is closed.
+// run writes the jobs in order until the channel is closed. A mirror of
+// small files commits a capture every few tens of microseconds, and waking
+// this goroutine (and a thread) for each one cost more CPU than writing
+// the records. So while the captures come less than batchWait apart, it
+// polls: it sleeps batchWait, writes what gathered meanwhile, and sleeps
+// again, and no commit has to wake it. It waits on the queue again once a
+// sleep gathered nothing; captures further apart are written as they come.
+// The buffered records go to the file at most flushEvery apart, and when
+// the writer is closed.
 func (w *Writer) run() {
 	defer close(w.done)
 	flushed := time.Now()
 	var woke time.Time
 	for j := range w.jobs {
-		now := time.Now()
-		dense := now.Sub(woke) < batchWait // captures come faster than batchWait apart
-		woke = now
+		dense := time.Since(woke) < batchWait // captures come faster than batchWait apart
 		w.do(j)
-		if dense && len(w.jobs) < maxPending/2 && !w.pend.tight() {
-			// Let the next ones gather (a queue half full, in count
-			// or memory, does not wait; captures further apart are
-			// written as they come).
-			time.Sleep(batchWait)
-		}
-	drain:
 		for {
-			select {
-			case j, ok := <-w.jobs:
-				if !ok {
-					return
-				}
-				w.do(j)
-			default:
-				break drain
+			if dense && len(w.jobs) < maxPending/2 && !w.pend.tight() {
+				// Let the next ones gather (a queue half full, in
+				// count or memory, does not wait).
+				time.Sleep(batchWait)
 			}
+			n, open := w.drain()
+			if !open {
+				return
+			}
+			if time.Since(flushed) >= flushEvery {
+				w.keep(w.fw.flush())
+				flushed = time.Now()
+			}
+			if n == 0 {
+				break
+			}
+			dense = true
 		}
-		if time.Since(flushed) >= flushEvery {
-			w.keep(w.fw.flush())
-			flushed = time.Now()
+		woke = time.Now()
+	}
+}
+
+// drain carries out the jobs waiting in the queue, and returns how many
+// it did and whether the queue is still open.
+func (w *Writer) drain() (n int, open bool) {
+	for {
+		select {
+		case j, ok := <-w.jobs:
+			if !ok {
+				return n, false
+			}
+			w.do(j)
+			n++
+		default:
+			return n, true
 		}
 	}
 }
@@ -775,20 +903,23 @@ func (w *Writer) failed() error {
 
 // write builds and writes the records of j.
 func (w *Writer) write(j job) error {
-	r, c, digest, orig, dup := j.r, j.r.c, j.digest, j.orig, j.dup
+	r, c, orig, dup := j.r, j.r.c, j.orig, j.dup
 	revisit := dup && !c.AsMetadata && r.n > 0
 	typ, block := r.typ, r.sp
 	if revisit {
 		// The payload is kept elsewhere: a revisit record, whose block
 		// is the HTTP header alone (none for other schemes).
 		r.sp.Close()
-		typ, block = TypeRevisit, spoolOf(c.HTTPResponse)
+		typ, block = TypeRevisit, nil
 	}
-	date := formatDate(c.Date)
-	main, err := newRecord(typ, date, block)
+	v, err := w.values(j, revisit)
 	if err != nil {
 		block.Close()
 		return fmt.Errorf("warc: %s: %w", c.URI, err)
+	}
+	main := newRecord(typ, v.mainID, v.date, block)
+	if revisit {
+		main.setBlock(c.HTTPResponse)
 	}
 	main.add("WARC-Target-URI", c.URI)
 	if c.IP != "" {
@@ -806,32 +937,26 @@ func (w *Writer) write(j job) error {
 	if revisit {
 		main.add("WARC-Profile", ProfileIdenticalPayload)
 		main.add("WARC-Refers-To-Target-URI", orig.URI)
-		if !orig.Date.IsZero() {
-			main.add("WARC-Refers-To-Date", formatDate(orig.Date))
+		if v.refersDate != "" {
+			main.add("WARC-Refers-To-Date", v.refersDate)
 		}
-		main.add("WARC-Block-Digest", digestOf(c.HTTPResponse))
-	} else {
-		blockDigest := digest
-		if r.block != nil {
-			blockDigest = sha1String(r.block)
-		}
-		main.add("WARC-Block-Digest", blockDigest)
 	}
-	main.add("WARC-Payload-Digest", digest)
+	main.add("WARC-Block-Digest", v.blockDigest)
+	main.add("WARC-Payload-Digest", v.digest)
 	if ct != "" {
 		main.add("Content-Type", ct)
 	}
-	records := []*record{main}
+	var all [3]*record
+	records := append(all[:0], main)
 	mainIdx := 0
 	if c.HTTPRequest != nil {
-		req, err := w.simple("request", c, date, "application/http;msgtype=request", c.HTTPRequest, main.id)
-		if err != nil {
-			closeAll(records)
-			return fmt.Errorf("warc: %s: request: %w", c.URI, err)
-		}
+		req := newRecord("request", v.reqID, v.date, nil)
+		req.setBlock(c.HTTPRequest)
+		w.concurrent(req, c, main.id, "application/http;msgtype=request", v.reqDigest)
+		req.add("WARC-Payload-Digest", v.reqPayload)
 		main.add("WARC-Concurrent-To", req.id)
 		// The request first, as it was sent first.
-		records = []*record{req, main}
+		records = append(all[:0], req, main)
 		mainIdx = 1
 	}
 	if len(c.Metadata) > 0 {
@@ -839,20 +964,19 @@ func (w *Writer) write(j job) error {
 		if mt == "" {
 			mt = "text/plain"
 		}
-		meta, err := w.simple(TypeMetadata, c, date, mt, c.Metadata, main.id)
-		if err != nil {
-			closeAll(records)
-			return fmt.Errorf("warc: %s: metadata: %w", c.URI, err)
-		}
+		meta := newRecord(TypeMetadata, v.metaID, v.date, nil)
+		meta.setBlock(c.Metadata)
+		w.concurrent(meta, c, main.id, mt, v.metaDigest)
 		records = append(records, meta)
 	}
-	res, err := w.emit(records...)
+	var places [3]placed
+	res, err := w.emit(records, places[:0])
 	closeAll(records)
 	if err != nil {
 		return fmt.Errorf("warc: %s: %w", c.URI, err)
 	}
 	wr := res[mainIdx]
-	e := cdxEntry{URI: c.URI, Date: c.Date, Digest: digest, File: wr.File, Offset: wr.Offset, Length: wr.Length, Status: c.HTTPStatus, Mime: ct, Type: typ}
+	e := cdxEntry{URI: c.URI, Date: c.Date, Digest: v.digest, File: wr.File, Offset: wr.Offset, Length: wr.Length, Status: c.HTTPStatus, Mime: ct, Type: typ}
 	switch {
 	case revisit:
 		e.Mime = "warc/revisit"
@@ -863,44 +987,115 @@ func (w *Writer) write(j job) error {
 		// The line is made here, while the transfers go on, not all
 		// at once when the writer is closed.
 		w.line = e.appendLine(w.line[:0])
-		line := string(w.line)
 		w.mu.Lock()
-		w.index[e.File] = append(w.index[e.File], line)
+		lines := w.index[e.File]
+		if lines == nil {
+			lines = &cdxLines{}
+			w.index[e.File] = lines
+		}
+		lines.add(w.line)
 		w.mu.Unlock()
 	}
 	return nil
 }
 
-// simple builds a record of type t holding block, concurrent to id.
-func (w *Writer) simple(t string, c Capture, date, ct string, block []byte, id string) (*record, error) {
-	r, err := newRecord(t, date, spoolOf(block))
-	if err != nil {
-		return nil, err
+// recordValues are the header values the writer makes for the records of
+// a capture.
+type recordValues struct {
+	date, refersDate      string
+	mainID, reqID, metaID string
+	digest, blockDigest   string // of the main record
+	reqDigest, reqPayload string // of the request record
+	metaDigest            string // of the metadata record
+}
+
+// values makes the header values of j's records, all in one string:
+// a capture's records need up to ten, which would otherwise each take an
+// allocation of their own.
+func (w *Writer) values(j job, revisit bool) (v recordValues, err error) {
+	r, c := j.r, j.r.c
+	b := w.vals[:0]
+	var ends [10]int
+	n := 0
+	mark := func() { ends[n] = len(b); n++ }
+	b = appendDate(b, c.Date)
+	mark() // 0: date
+	if revisit && !j.orig.Date.IsZero() {
+		b = appendDate(b, j.orig.Date)
 	}
+	mark() // 1: refers date
+	if b, err = appendRecordID(b); err != nil {
+		return v, err
+	}
+	mark() // 2: main record's ID
+	if c.HTTPRequest != nil {
+		if b, err = appendRecordID(b); err != nil {
+			return v, err
+		}
+	}
+	mark() // 3: request's ID
+	if len(c.Metadata) > 0 {
+		if b, err = appendRecordID(b); err != nil {
+			return v, err
+		}
+	}
+	mark() // 4: metadata record's ID
+	b = appendSHA1(b, r.payload)
+	mark() // 5: payload digest
+	switch {
+	case revisit:
+		b = appendSHA1(b, sha1.Sum(c.HTTPResponse))
+	case c.HTTPRequest != nil:
+		b = appendSHA1(b, r.blockSum)
+	}
+	mark() // 6: main block digest, when not the payload's
+	if c.HTTPRequest != nil {
+		b = appendSHA1(b, sha1.Sum(c.HTTPRequest))
+		mark()          // 7: request's block digest
+		sum := emptySum // a GET's
+		if _, body, _ := bytes.Cut(c.HTTPRequest, []byte("\r\n\r\n")); len(body) > 0 {
+			sum = sha1.Sum(body)
+		}
+		b = appendSHA1(b, sum)
+	} else {
+		mark()
+	}
+	mark() // 8: request's payload digest
+	if len(c.Metadata) > 0 {
+		b = appendSHA1(b, sha1.Sum(c.Metadata))
+	}
+	mark() // 9: metadata block digest
+	w.vals = b
+	s := string(b)
+	var vs [10]string
+	for i, start := 0, 0; i < n; i++ {
+		vs[i], start = s[start:ends[i]], ends[i]
+	}
+	v = recordValues{date: vs[0], refersDate: vs[1], mainID: vs[2], reqID: vs[3], metaID: vs[4],
+		digest: vs[5], blockDigest: vs[6], reqDigest: vs[7], reqPayload: vs[8], metaDigest: vs[9]}
+	if v.blockDigest == "" {
+		v.blockDigest = v.digest // the block is the payload
+	}
+	return v, nil
+}
+
+// concurrent adds to r, a record about c beside the one of ID id, its
+// fields: target, address, Content-Type ct and block digest.
+func (w *Writer) concurrent(r *record, c Capture, id, ct, blockDigest string) {
 	r.add("WARC-Target-URI", c.URI)
 	if c.IP != "" {
 		r.add("WARC-IP-Address", c.IP)
 	}
 	r.add("WARC-Concurrent-To", id)
 	r.add("Content-Type", ct)
-	r.add("WARC-Block-Digest", digestOf(block))
-	if t == "request" {
-		d := emptyDigest // a GET's
-		if _, body, _ := bytes.Cut(block, []byte("\r\n\r\n")); len(body) > 0 {
-			d = digestOf(body)
-		}
-		r.add("WARC-Payload-Digest", d)
-	}
-	return r, nil
+	r.add("WARC-Block-Digest", blockDigest)
 }
 
-// emptyDigest is the digest of no bytes.
-var emptyDigest = digestOf(nil)
+// emptySum is the digest of no bytes.
+var emptySum = sha1Sum(sha1.Sum(nil))
 
-func digestOf(b []byte) string {
-	s := sha1.Sum(b)
-	return formatSHA1(s[:])
-}
+// digestOf is the digest of b as WARC writes it.
+func digestOf(b []byte) string { return string(appendSHA1(nil, sha1.Sum(b))) }
 
 func closeAll(rs []*record) {
 	for _, r := range rs {

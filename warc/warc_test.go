@@ -477,3 +477,73 @@ func TestSyncDuringRotation(t *testing.T) {
 		t.Errorf("%d resource records in %d files, want 200 in many", n, len(w.Files()))
 	}
 }
+
+// Deduplication keeps one record of a payload per URI: a payload met again
+// at the URI of its first capture, or at a URI where it was revisited, adds
+// nothing; at a new URI it is a revisit; another payload at a URI is a
+// record of its own.
+func TestDedupRepeats(t *testing.T) {
+	name := filepath.Join(t.TempDir(), "d")
+	w, err := warc.Create(warc.Options{Name: name, CDX: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, q := []byte("payload p\n"), []byte("payload q\n")
+	for _, c := range []struct {
+		uri     string
+		payload []byte
+	}{
+		{"ftp://h/u1", p}, // resource
+		{"ftp://h/u2", p}, // revisit
+		{"ftp://h/u2", p}, // nothing
+		{"ftp://h/u1", p}, // nothing
+		{"ftp://h/u3", p}, // revisit
+		{"ftp://h/u1", q}, // resource
+		{"ftp://h/u1", p}, // nothing
+		{"ftp://h/u3", p}, // nothing
+	} {
+		capture(t, w, warc.Capture{URI: c.uri}, c.payload)
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	recs := warctest.Read(t, name+".warc.gz")
+	var got []string
+	for _, r := range recs[1:] {
+		got = append(got, r.Get("WARC-Type")+" "+r.Get("WARC-Target-URI"))
+	}
+	want := []string{"resource ftp://h/u1", "revisit ftp://h/u2", "revisit ftp://h/u3", "resource ftp://h/u1"}
+	if !slices.Equal(got, want) {
+		t.Fatalf("records %q, want %q", got, want)
+	}
+	for _, r := range recs[2:4] {
+		if r.Get("WARC-Refers-To-Target-URI") != "ftp://h/u1" {
+			t.Errorf("%s refers to %q", r.Get("WARC-Target-URI"), r.Get("WARC-Refers-To-Target-URI"))
+		}
+	}
+	warctest.CheckDigests(t, recs)
+}
+
+// Write after Commit is refused: the capture belongs to the writer then.
+func TestWriteAfterCommit(t *testing.T) {
+	w, err := warc.Create(warc.Options{Name: filepath.Join(t.TempDir(), "c")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Close()
+	r, err := w.Begin(warc.Capture{URI: "ftp://h/x"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.Write([]byte("abc"))
+	want := r.Digest()
+	if err := r.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := r.Write([]byte("more")); err == nil {
+		t.Error("Write after Commit: no error")
+	}
+	if got := r.Digest(); got != want || got != "sha1:VGMT4NSHA2AWVOR6EVYXQUGCNSONBWE5" {
+		t.Errorf("Digest after Commit %q, before %q", got, want)
+	}
+}
