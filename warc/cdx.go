@@ -275,10 +275,8 @@ func (l *cdxLines) sorted() []byte {
 
 // writeIndexes writes one sorted CDXJ file beside each WARC file.
 func (w *Writer) writeIndexes() error {
-	w.mu.Lock()
-	index := w.index
+	index := w.index // the writer's goroutine has ended
 	w.index = map[string]*cdxLines{}
-	w.mu.Unlock()
 	dir := filepath.Dir(w.opts.Name)
 	var errs []error
 	for file, lines := range index {

@@ -354,7 +354,8 @@ func TestParseSHA1(t *testing.T) {
 // AddressOf finds what NoteAddress noted for host:port, whatever the case
 // of the host's letters.
 func TestAddressOf(t *testing.T) {
-	w := &Writer{hosts: map[string]string{}}
+	w := &Writer{}
+	w.hosts.Store(&map[string]string{})
 	w.NoteAddress("Example.COM:8080", "192.0.2.1")
 	w.NoteAddress("ÉTÉ.example:80", "192.0.2.2")
 	for _, tc := range []struct {

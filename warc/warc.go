@@ -39,6 +39,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 	"unicode"
 	"unicode/utf8"
@@ -104,18 +105,30 @@ type Writer struct {
 	names *names
 	fw    *fileWriter // only the writer's goroutine uses it, then Close
 
-	mu    sync.Mutex
-	seen  map[sha1Sum]origin  // payload digest -> first capture
-	known map[string][]string // SHA-256 (hex) -> URIs of a mirror's manifest
+	// What the captures share is read without a lock where it can be
+	// (closed, hasKnown, hosts, hasErr): the goroutines that commit run
+	// on every processor, and a lock taken by each of them, and by the
+	// writer's goroutine, moved its memory between the processors for
+	// every capture.
+	closed   atomic.Bool
+	hasKnown atomic.Bool                       // known holds some
+	hosts    atomic.Pointer[map[string]string] // "host:port" -> IP address last dialled; replaced, not changed
+	hasErr   atomic.Bool                       // errs holds some
+
+	mu      sync.Mutex
+	known   map[string][]string // SHA-256 (hex) -> URIs of a mirror's manifest
+	written map[string]bool     // file names written to
+	errs    []error             // of the writer's goroutine
+	hostsMu sync.Mutex          // held to replace hosts
+
+	// Only the writer's goroutine uses these (and Create and Close,
+	// before it starts and after it ends).
+	seen map[sha1Sum]origin // payload digest -> first capture
 	// at holds the other URIs a payload was captured at, besides its
 	// first (seen): most payloads have one, and cost one map entry.
-	at      map[capturedAt]bool
-	index   map[string]*cdxLines // WARC file name -> its CDXJ lines, unsorted (Options.CDX)
-	hosts   map[string]string    // "host:port" -> IP address last dialled
-	written map[string]bool      // file names written to
-	closed  bool
-	errs    []error // of the writer's goroutine
-	infoID  string  // of the current file's warcinfo record; "" when no file is open
+	at     map[capturedAt]bool
+	index  map[string]*cdxLines // WARC file name -> its CDXJ lines, unsorted (Options.CDX)
+	infoID string               // of the current file's warcinfo record; "" when no file is open
 
 	unfinished []string // open files of earlier runs, found by Create
 	// dropped counts the captures aborted; droppedURIs holds the first
@@ -143,14 +156,13 @@ type capturedAt struct {
 }
 
 // capturedBefore reports whether the payload sum was captured at uri
-// before, given its first capture orig (dup: there is one). The caller
-// holds w.mu.
+// before, given its first capture orig (dup: there is one).
 func (w *Writer) capturedBefore(sum sha1Sum, uri string, orig origin, dup bool) bool {
 	return dup && orig.URI == uri || w.at[capturedAt{sum, uri}]
 }
 
 // noteCaptured records that the payload sum was captured at uri; dup says
-// whether it was captured before (at orig). The caller holds w.mu.
+// whether it was captured before (at orig).
 func (w *Writer) noteCaptured(sum sha1Sum, uri string, date time.Time, orig origin, dup bool) {
 	switch {
 	case !dup:
@@ -188,10 +200,10 @@ func Create(opts Options) (*Writer, error) {
 		seen:    map[sha1Sum]origin{},
 		known:   map[string][]string{},
 		at:      map[capturedAt]bool{},
-		hosts:   map[string]string{},
 		written: map[string]bool{},
 		index:   map[string]*cdxLines{},
 	}
+	w.hosts.Store(&map[string]string{})
 	w.unfinished = unfinishedFiles(opts.Name)
 	// The indexes of this name's earlier files, then the ones given.
 	dedup := append(earlierIndexes(opts.Name), opts.Dedup...)
@@ -340,16 +352,26 @@ func oneLine(s string) string {
 // for the WARC-IP-Address of the captures from it that did not dial a
 // connection of their own (a kept connection).
 func (w *Writer) NoteAddress(hostport, ip string) {
-	w.mu.Lock()
-	w.hosts[strings.ToLower(hostport)] = ip
-	w.mu.Unlock()
+	key := strings.ToLower(hostport)
+	w.hostsMu.Lock()
+	defer w.hostsMu.Unlock()
+	old := *w.hosts.Load()
+	if old[key] == ip {
+		return
+	}
+	// A new map, so that lookups need no lock: a connection is dialled
+	// far less often than a capture looks an address up.
+	m := make(map[string]string, len(old)+1)
+	for k, v := range old {
+		m[k] = v
+	}
+	m[key] = ip
+	w.hosts.Store(&m)
 }
 
 // Address returns the IP address last noted for hostport, or "".
 func (w *Writer) Address(hostport string) string {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	return w.hosts[strings.ToLower(hostport)]
+	return (*w.hosts.Load())[strings.ToLower(hostport)]
 }
 
 // AddressOf is Address of host and port joined, without making the
@@ -366,9 +388,7 @@ func (w *Writer) AddressOf(host string, port int) string {
 		}
 	}
 	b = strconv.AppendInt(append(b, ':'), int64(port), 10)
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	return w.hosts[string(b)]
+	return (*w.hosts.Load())[string(b)]
 }
 
 // Known records that uri was captured before with a payload whose SHA-256
@@ -381,6 +401,7 @@ func (w *Writer) Known(uri, sha256hex string) {
 	}
 	w.mu.Lock()
 	w.known[sha256hex] = append(w.known[sha256hex], uri)
+	w.hasKnown.Store(true)
 	w.mu.Unlock()
 }
 
@@ -457,17 +478,14 @@ func (w *Writer) Begin(c Capture) (*Recorder, error) {
 	if c.SizeHint > 0 && c.SizeHint < spoolMem {
 		hint = int(c.SizeHint+c.SizeHint/4) + 512 + len(c.HTTPResponse)
 	}
-	sp := newSpool(w.opts.TempDir, hint)
-	w.mu.Lock()
-	closed := w.closed
-	var sum256 hash.Hash
-	if len(w.known) > 0 {
-		sum256 = sha256.New()
-	}
-	w.mu.Unlock()
-	if closed {
+	if w.closed.Load() {
 		return nil, errWriterClosed
 	}
+	var sum256 hash.Hash
+	if w.hasKnown.Load() {
+		sum256 = sha256.New()
+	}
+	sp := newSpool(w.opts.TempDir, hint)
 	// Without an HTTP header the block is the payload, and so is its
 	// digest: computed once.
 	var block hash.Hash
@@ -677,90 +695,75 @@ func (r *Recorder) Commit() error {
 		r.sp.Close()
 		return r.err
 	}
-	w, c := r.w, r.c
+	w := r.w
 	r.release()
-	sum := r.payload
 	w.sendMu.RLock()
 	defer w.sendMu.RUnlock()
-	w.mu.Lock()
-	if w.closed {
-		w.mu.Unlock()
+	if w.closed.Load() {
 		r.sp.Close()
 		return errWriterClosed
 	}
-	orig, dup := w.seen[sum]
-	same := w.capturedBefore(sum, c.URI, orig, dup)
-	if r.sum256 != nil {
-		if uris := w.known[hex.EncodeToString(r.sum256.Sum(nil))]; len(uris) > 0 {
-			same = same || slices.Contains(uris, c.URI)
-			if !dup {
-				orig, dup = origin{URI: uris[0]}, true
-			}
-		}
-	}
-	if !c.AsMetadata {
-		w.noteCaptured(sum, c.URI, c.Date, orig, dup)
-	}
-	w.mu.Unlock()
-	if same && !c.AsMetadata {
-		// The same payload at the same address: unchanged, and
-		// already archived. Nothing is written.
-		r.sp.Close()
-		return nil
-	}
-	// The records are built and written by the writer's goroutine, in the order of the commits,
-	// while the caller goes on with its next transfer.
+	// Whether the payload was archived already, and the records, are
+	// for the writer's goroutine to find and write, in the order of the
+	// commits, while the caller goes on with its next transfer.
 	mem := int64(cap(r.sp.mem))
 	w.pend.acquire(mem)
-	w.jobs <- job{r: r, orig: orig, dup: dup, mem: mem}
+	w.jobs <- job{r: r, mem: mem}
 	return w.failed()
 }
 
 // budget bounds the memory held by the captures committed but not yet
 // written.
 type budget struct {
-	mu   sync.Mutex
-	cond sync.Cond
-	used int64
+	used    atomic.Int64
+	waiting atomic.Int32 // acquires waiting on cond
+	mu      sync.Mutex
+	cond    sync.Cond
 }
 
-// acquire waits until n more bytes fit in maxPendingMem (one capture is
-// let through whatever its size, when none is pending) and takes them.
+// fits reports whether n more bytes fit when used are taken (one capture
+// is let through whatever its size, when none is pending).
+func fits(used, n int64) bool { return used == 0 || used+n <= maxPendingMem }
+
+// acquire waits until n more bytes fit in maxPendingMem and takes them.
 func (b *budget) acquire(n int64) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	if b.cond.L == nil {
-		b.cond.L = &b.mu
+	for {
+		if u := b.used.Load(); fits(u, n) {
+			if b.used.CompareAndSwap(u, u+n) {
+				return
+			}
+			continue
+		}
+		b.mu.Lock()
+		if b.cond.L == nil {
+			b.cond.L = &b.mu
+		}
+		b.waiting.Add(1)
+		for !fits(b.used.Load(), n) {
+			b.cond.Wait()
+		}
+		b.waiting.Add(-1)
+		b.mu.Unlock()
 	}
-	for b.used > 0 && b.used+n > maxPendingMem {
-		b.cond.Wait()
-	}
-	b.used += n
 }
 
 // release gives back n bytes taken by acquire.
 func (b *budget) release(n int64) {
-	b.mu.Lock()
-	b.used -= n
-	if b.cond.L != nil {
+	b.used.Add(-n)
+	if b.waiting.Load() > 0 {
+		b.mu.Lock()
 		b.cond.Broadcast()
+		b.mu.Unlock()
 	}
-	b.mu.Unlock()
 }
 
 // tight reports whether more than half of maxPendingMem is taken.
-func (b *budget) tight() bool {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.used > maxPendingMem/2
-}
+func (b *budget) tight() bool { return b.used.Load() > maxPendingMem/2 }
 
 // job is a committed capture waiting to be written.
 type job struct {
-	r    *Recorder
-	orig origin
-	dup  bool
-	mem  int64 // taken from Writer.pend, given back once written
+	r   *Recorder
+	mem int64 // taken from Writer.pend, given back once written
 	// synced, when not nil, makes the job a Sync: the records before it
 	// are written to the file, and the file (nil when none is open) and
 	// the first error so far sent on synced.
@@ -852,10 +855,7 @@ func (w *Writer) do(j job) {
 func (w *Writer) Sync() error {
 	ch := make(chan synced, 1)
 	w.sendMu.RLock()
-	w.mu.Lock()
-	closed := w.closed
-	w.mu.Unlock()
-	if closed {
+	if w.closed.Load() {
 		w.sendMu.RUnlock()
 		return errWriterClosed
 	}
@@ -887,12 +887,16 @@ func (w *Writer) keep(err error) {
 	if err != nil {
 		w.mu.Lock()
 		w.errs = append(w.errs, err)
+		w.hasErr.Store(true)
 		w.mu.Unlock()
 	}
 }
 
 // failed returns the first write error so far, or nil.
 func (w *Writer) failed() error {
+	if !w.hasErr.Load() {
+		return nil
+	}
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	if len(w.errs) > 0 {
@@ -903,7 +907,30 @@ func (w *Writer) failed() error {
 
 // write builds and writes the records of j.
 func (w *Writer) write(j job) error {
-	r, c, orig, dup := j.r, j.r.c, j.orig, j.dup
+	r := j.r
+	c := &r.c
+	orig, dup := w.seen[r.payload]
+	same := w.capturedBefore(r.payload, c.URI, orig, dup)
+	if r.sum256 != nil {
+		w.mu.Lock()
+		uris := w.known[hex.EncodeToString(r.sum256.Sum(nil))]
+		w.mu.Unlock()
+		if len(uris) > 0 {
+			same = same || slices.Contains(uris, c.URI)
+			if !dup {
+				orig, dup = origin{URI: uris[0]}, true
+			}
+		}
+	}
+	if !c.AsMetadata {
+		w.noteCaptured(r.payload, c.URI, c.Date, orig, dup)
+		if same {
+			// The same payload at the same address: unchanged, and
+			// already archived. Nothing is written.
+			r.sp.Close()
+			return nil
+		}
+	}
 	revisit := dup && !c.AsMetadata && r.n > 0
 	typ, block := r.typ, r.sp
 	if revisit {
@@ -912,7 +939,7 @@ func (w *Writer) write(j job) error {
 		r.sp.Close()
 		typ, block = TypeRevisit, nil
 	}
-	v, err := w.values(j, revisit)
+	v, err := w.values(r, orig, revisit)
 	if err != nil {
 		block.Close()
 		return fmt.Errorf("warc: %s: %w", c.URI, err)
@@ -987,14 +1014,12 @@ func (w *Writer) write(j job) error {
 		// The line is made here, while the transfers go on, not all
 		// at once when the writer is closed.
 		w.line = e.appendLine(w.line[:0])
-		w.mu.Lock()
 		lines := w.index[e.File]
 		if lines == nil {
 			lines = &cdxLines{}
 			w.index[e.File] = lines
 		}
 		lines.add(w.line)
-		w.mu.Unlock()
 	}
 	return nil
 }
@@ -1012,16 +1037,16 @@ type recordValues struct {
 // values makes the header values of j's records, all in one string:
 // a capture's records need up to ten, which would otherwise each take an
 // allocation of their own.
-func (w *Writer) values(j job, revisit bool) (v recordValues, err error) {
-	r, c := j.r, j.r.c
+func (w *Writer) values(r *Recorder, orig origin, revisit bool) (v recordValues, err error) {
+	c := &r.c
 	b := w.vals[:0]
 	var ends [10]int
 	n := 0
 	mark := func() { ends[n] = len(b); n++ }
 	b = appendDate(b, c.Date)
 	mark() // 0: date
-	if revisit && !j.orig.Date.IsZero() {
-		b = appendDate(b, j.orig.Date)
+	if revisit && !orig.Date.IsZero() {
+		b = appendDate(b, orig.Date)
 	}
 	mark() // 1: refers date
 	if b, err = appendRecordID(b); err != nil {
@@ -1081,7 +1106,7 @@ func (w *Writer) values(j job, revisit bool) (v recordValues, err error) {
 
 // concurrent adds to r, a record about c beside the one of ID id, its
 // fields: target, address, Content-Type ct and block digest.
-func (w *Writer) concurrent(r *record, c Capture, id, ct, blockDigest string) {
+func (w *Writer) concurrent(r *record, c *Capture, id, ct, blockDigest string) {
 	r.add("WARC-Target-URI", c.URI)
 	if c.IP != "" {
 		r.add("WARC-IP-Address", c.IP)
@@ -1140,18 +1165,17 @@ func (w *Writer) Files() []string {
 // more than once.
 func (w *Writer) Close() error {
 	w.sendMu.Lock()
-	w.mu.Lock()
-	if w.closed {
-		w.mu.Unlock()
+	if w.closed.Load() {
 		w.sendMu.Unlock()
 		return nil
 	}
-	w.closed = true
-	w.mu.Unlock()
+	w.closed.Store(true)
 	close(w.jobs)
 	w.sendMu.Unlock()
 	<-w.done
+	w.mu.Lock()
 	errs := append([]error(nil), w.errs...)
+	w.mu.Unlock()
 	errs = append(errs, w.fw.close())
 	if w.opts.CDX {
 		errs = append(errs, w.writeIndexes())
