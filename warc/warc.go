@@ -140,10 +140,14 @@ type Writer struct {
 	// a CDXJ line; only the writer's goroutine uses them.
 	vals, line []byte
 
-	pend   budget        // memory of the jobs not yet written
-	sendMu sync.RWMutex  // held to send on jobs (read) and to close it
-	jobs   chan job      // committed captures, in order
-	done   chan struct{} // closed when run has written every job
+	pend   budget       // memory of the jobs not yet written
+	sendMu sync.RWMutex // held to send on jobs (read) and to close it
+	jobs   chan job     // committed captures, in order
+	// wake ends the writer's goroutine's sleep (see run) for a Sync or
+	// a Close, which wait for it; timer times the sleep.
+	wake  chan struct{}
+	timer *time.Timer
+	done  chan struct{} // closed when run has written every job
 }
 
 // sha1Sum is a SHA-1 digest.
@@ -216,6 +220,9 @@ func Create(opts Options) (*Writer, error) {
 	// fileWriter), the warcinfo record of each and the rotation included.
 	w.fw = newFileWriter(w.names)
 	w.jobs = make(chan job, maxPending)
+	w.wake = make(chan struct{}, 1)
+	w.timer = time.NewTimer(time.Hour)
+	w.timer.Stop()
 	w.done = make(chan struct{})
 	go w.run()
 	return w, nil
@@ -776,27 +783,30 @@ type synced struct {
 	err error
 }
 
-// run writes the jobs in order until the channel is closed. A mirror of
-// small files commits a capture every few tens of microseconds, and waking
-// this goroutine (and a thread) for each one cost more CPU than writing
-// the records. So while the captures come less than batchWait apart, it
-// polls: it sleeps batchWait, writes what gathered meanwhile, and sleeps
-// again, and no commit has to wake it. It waits on the queue again once a
-// sleep gathered nothing; captures further apart are written as they come.
+// run writes the jobs in order until the channel is closed. Waking this
+// goroutine (and a thread) for every capture cost more CPU than writing
+// its records: a mirror of small files commits one every few tens of
+// microseconds on loopback, and at a distance, where the process is
+// mostly idle, each wake-up costs more. So once a capture has woken it,
+// it writes it, then sleeps, writes what gathered meanwhile, and sleeps
+// again, until a sleep gathers nothing; then it waits on the queue. It
+// sleeps sparseWait while the captures come fewer than denseRate a
+// millisecond (a few wake-ups for many captures at a distance), else
+// denseWait (a batch small enough to stay in the processor's cache). A
+// queue half full, in count or in memory, is written without a sleep.
 // The buffered records go to the file at most flushEvery apart, and when
 // the writer is closed.
 func (w *Writer) run() {
 	defer close(w.done)
 	flushed := time.Now()
-	var woke time.Time
 	for j := range w.jobs {
-		dense := time.Since(woke) < batchWait // captures come faster than batchWait apart
 		w.do(j)
+		wait := sparseWait
 		for {
-			if dense && len(w.jobs) < maxPending/2 && !w.pend.tight() {
-				// Let the next ones gather (a queue half full, in
-				// count or memory, does not wait).
-				time.Sleep(batchWait)
+			slept := time.Duration(0)
+			if len(w.jobs) < maxPending/2 && !w.pend.tight() {
+				w.sleep(wait)
+				slept = wait
 			}
 			n, open := w.drain()
 			if !open {
@@ -809,9 +819,29 @@ func (w *Writer) run() {
 			if n == 0 {
 				break
 			}
-			dense = true
+			wait = sparseWait
+			if n >= denseRate*int(slept/time.Millisecond) {
+				wait = denseWait
+			}
 		}
-		woke = time.Now()
+	}
+}
+
+// sleep waits d, or less when woken (wakeUp).
+func (w *Writer) sleep(d time.Duration) {
+	w.timer.Reset(d)
+	select {
+	case <-w.timer.C:
+	case <-w.wake:
+		w.timer.Stop()
+	}
+}
+
+// wakeUp ends the writer's goroutine's sleep, if it sleeps.
+func (w *Writer) wakeUp() {
+	select {
+	case w.wake <- struct{}{}:
+	default:
 	}
 }
 
@@ -861,6 +891,7 @@ func (w *Writer) Sync() error {
 	}
 	w.jobs <- job{synced: ch}
 	w.sendMu.RUnlock()
+	w.wakeUp()
 	r := <-ch
 	if r.err != nil || r.f == nil {
 		return r.err
@@ -874,9 +905,13 @@ func (w *Writer) Sync() error {
 	return nil
 }
 
-// batchWait is how long the writer's goroutine lets captures gather once
-// one has woken it; maxPending of them fit meanwhile.
-const batchWait = time.Millisecond
+// How long the writer's goroutine lets captures gather (see run):
+// maxPending of them fit meanwhile.
+const (
+	sparseWait = 5 * time.Millisecond
+	denseWait  = time.Millisecond
+	denseRate  = 5 // captures a millisecond
+)
 
 // flushEvery bounds how long written records stay in the file writer's
 // buffer (64 KiB; a full buffer is written out at once).
@@ -1171,6 +1206,7 @@ func (w *Writer) Close() error {
 	}
 	w.closed.Store(true)
 	close(w.jobs)
+	w.wakeUp()
 	w.sendMu.Unlock()
 	<-w.done
 	w.mu.Lock()
