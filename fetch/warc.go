@@ -76,7 +76,7 @@ func (c *Client) warcBody(resp *Response, req *proto.Request, tb *capBuf, start 
 	}
 	u := *resp.URL
 	target := warcTarget(u, resp)
-	ip := c.WARC.AddressOf(u.Host, u.PortNumber())
+	ip := c.WARC.AddressOf(u.Host)
 	cp := warc.Capture{URI: target, Date: start, IP: ip, ContentType: warcType(resp), SizeHint: resp.Size}
 	x := resp.Exchange
 	if x != nil {

@@ -351,27 +351,41 @@ func TestParseSHA1(t *testing.T) {
 	}
 }
 
-// AddressOf finds what NoteAddress noted for host:port, whatever the case
-// of the host's letters.
+// AddressOf and Address find what NoteAddress noted for a host, whatever
+// the case of its letters and the port (an FTP mirror dials a data
+// connection to a new port for each file: one entry for the host).
 func TestAddressOf(t *testing.T) {
 	w := &Writer{}
 	w.hosts.Store(&map[string]string{})
 	w.NoteAddress("Example.COM:8080", "192.0.2.1")
 	w.NoteAddress("ÉTÉ.example:80", "192.0.2.2")
+	w.NoteAddress("[::1]:8080", "::1")
+	for port := range 100 {
+		w.NoteAddress("127.0.0.1:"+strconv.Itoa(20000+port), "127.0.0.1")
+	}
+	if n := len(*w.hosts.Load()); n != 4 {
+		t.Errorf("%d hosts kept, want 4", n)
+	}
 	for _, tc := range []struct {
 		host string
-		port int
 		want string
 	}{
-		{"example.com", 8080, "192.0.2.1"},
-		{"EXAMPLE.com", 8080, "192.0.2.1"},
-		{"example.com", 80, ""},
-		{"été.example", 80, "192.0.2.2"},
-		{"ÉTÉ.EXAMPLE", 80, "192.0.2.2"},
-		{strings.Repeat("a", 300), 80, ""},
+		{"example.com", "192.0.2.1"},
+		{"EXAMPLE.com", "192.0.2.1"},
+		{"example.org", ""},
+		{"été.example", "192.0.2.2"},
+		{"ÉTÉ.EXAMPLE", "192.0.2.2"},
+		{"[::1]", "::1"},
+		{"127.0.0.1", "127.0.0.1"},
+		{strings.Repeat("a", 300), ""},
 	} {
-		if got := w.AddressOf(tc.host, tc.port); got != tc.want {
-			t.Errorf("AddressOf(%q, %d) = %q, want %q", tc.host, tc.port, got, tc.want)
+		if got := w.AddressOf(tc.host); got != tc.want {
+			t.Errorf("AddressOf(%q) = %q, want %q", tc.host, got, tc.want)
+		}
+	}
+	for _, hp := range []string{"EXAMPLE.COM:21", "example.com", "[::1]:80"} {
+		if w.Address(hp) == "" {
+			t.Errorf("Address(%q): none", hp)
 		}
 	}
 }

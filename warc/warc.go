@@ -32,11 +32,11 @@ import (
 	"fmt"
 	"hash"
 	"io"
+	"net"
 	"os"
 	"path/filepath"
 	"slices"
 	"sort"
-	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -112,7 +112,7 @@ type Writer struct {
 	// every capture.
 	closed   atomic.Bool
 	hasKnown atomic.Bool                       // known holds some
-	hosts    atomic.Pointer[map[string]string] // "host:port" -> IP address last dialled; replaced, not changed
+	hosts    atomic.Pointer[map[string]string] // host -> IP address last dialled; replaced, not changed
 	hasErr   atomic.Bool                       // errs holds some
 
 	mu      sync.Mutex
@@ -357,17 +357,20 @@ func oneLine(s string) string {
 
 // NoteAddress records that host (host:port, as in a URL) was reached at ip,
 // for the WARC-IP-Address of the captures from it that did not dial a
-// connection of their own (a kept connection).
+// connection of their own (a kept connection). The address is kept for
+// the host, whatever the port: the port does not change what a name
+// resolves to, and an FTP mirror dials a data connection to a new port
+// for every file.
 func (w *Writer) NoteAddress(hostport, ip string) {
-	key := strings.ToLower(hostport)
+	key := hostKey(hostport)
 	w.hostsMu.Lock()
 	defer w.hostsMu.Unlock()
 	old := *w.hosts.Load()
-	if old[key] == ip {
+	if v, ok := old[key]; ok && v == ip {
 		return
 	}
-	// A new map, so that lookups need no lock: a connection is dialled
-	// far less often than a capture looks an address up.
+	// A new map, so that lookups need no lock: a host changes its
+	// address far less often than a capture looks one up.
 	m := make(map[string]string, len(old)+1)
 	for k, v := range old {
 		m[k] = v
@@ -376,26 +379,42 @@ func (w *Writer) NoteAddress(hostport, ip string) {
 	w.hosts.Store(&m)
 }
 
-// Address returns the IP address last noted for hostport, or "".
+// Address returns the IP address last noted for the host of hostport, or
+// "".
 func (w *Writer) Address(hostport string) string {
-	return (*w.hosts.Load())[strings.ToLower(hostport)]
+	return (*w.hosts.Load())[hostKey(hostport)]
 }
 
-// AddressOf is Address of host and port joined, without making the
-// string (it is looked up for every capture).
-func (w *Writer) AddressOf(host string, port int) string {
+// AddressOf returns the IP address last noted for host (as in a URL,
+// without the port: see NoteAddress), or "". It makes no string: it is
+// looked up for every capture.
+func (w *Writer) AddressOf(host string) string {
+	if len(host) > 1 && host[0] == '[' && host[len(host)-1] == ']' {
+		host = host[1 : len(host)-1] // IPv6
+	}
 	var buf [128]byte
 	b := append(buf[:0], host...)
 	for i, c := range b {
 		switch {
 		case c >= utf8.RuneSelf:
-			return w.Address(host + ":" + strconv.Itoa(port)) // Unicode case
+			return w.Address(host) // Unicode case
 		case 'A' <= c && c <= 'Z':
 			b[i] = c + 'a' - 'A'
 		}
 	}
-	b = strconv.AppendInt(append(b, ':'), int64(port), 10)
 	return (*w.hosts.Load())[string(b)]
+}
+
+// hostKey is the key of hostport (or a host alone) in Writer.hosts: the
+// host, in lower case, without brackets.
+func hostKey(hostport string) string {
+	host := hostport
+	if h, _, err := net.SplitHostPort(hostport); err == nil {
+		host = h
+	} else if len(host) > 1 && host[0] == '[' && host[len(host)-1] == ']' {
+		host = host[1 : len(host)-1]
+	}
+	return strings.ToLower(host)
 }
 
 // Known records that uri was captured before with a payload whose SHA-256
