@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -259,18 +260,15 @@ func (l *cdxLines) add(line []byte) {
 	l.lines = append(l.lines, c[start:len(c):len(c)])
 }
 
-// sorted returns the lines sorted, each ended by a newline.
-func (l *cdxLines) sorted() []byte {
+// writeSorted writes the lines sorted to w, each ended by a newline.
+func (l *cdxLines) writeSorted(w io.Writer) error {
 	slices.SortFunc(l.lines, bytes.Compare)
-	size := 0
+	bw := bufio.NewWriterSize(w, 64<<10)
 	for _, line := range l.lines {
-		size += len(line) + 1
+		bw.Write(line)
+		bw.WriteByte('\n')
 	}
-	out := make([]byte, 0, size)
-	for _, line := range l.lines {
-		out = append(append(out, line...), '\n')
-	}
-	return out
+	return bw.Flush()
 }
 
 // writeIndexes writes one sorted CDXJ file beside each WARC file.
@@ -281,20 +279,20 @@ func (w *Writer) writeIndexes() error {
 	var errs []error
 	for file, lines := range index {
 		name := filepath.Join(dir, strings.TrimSuffix(file, ".warc.gz")+".cdxj")
-		errs = append(errs, writeFileAtomic(name, lines.sorted()))
+		errs = append(errs, writeFileAtomic(name, lines.writeSorted))
 	}
 	return errors.Join(errs...)
 }
 
-// writeFileAtomic writes data to name through a temporary file, so that no
-// partial index stands under its final name.
-func writeFileAtomic(name string, data []byte) error {
+// writeFileAtomic writes name with write through a temporary file, so that
+// no partial index stands under its final name.
+func writeFileAtomic(name string, write func(io.Writer) error) error {
 	f, err := os.CreateTemp(filepath.Dir(name), ".cdxj-*")
 	if err != nil {
 		return fmt.Errorf("warc: index: %w", err)
 	}
 	f.Chmod(0o644)
-	_, err = f.Write(data)
+	err = write(f)
 	if cerr := f.Close(); err == nil {
 		err = cerr
 	}

@@ -31,7 +31,7 @@ type fileWriter struct {
 	size int64  // bytes written to it (through bw)
 
 	bw  *bufio.Writer
-	gz  *gzip.Writer // level 1, for records of storeMax bytes or more
+	gz  *gzip.Writer // level 1, for records of storeMax bytes or more; nil until one comes
 	out member       // what marshal writes to: gz, with a reused copy buffer
 	raw []byte       // a small record, serialised, reused (see writeStored)
 }
@@ -84,12 +84,7 @@ func (c counter) Write(p []byte) (int, error) {
 }
 
 func newFileWriter(n *names) *fileWriter {
-	fw := &fileWriter{names: n, bw: bufio.NewWriterSize(nil, 64<<10)}
-	// Level 1 (gzip.BestSpeed): much of an archive of legacy files is
-	// compressed already (.Z, .gz, .zip).
-	fw.gz, _ = gzip.NewWriterLevel(nil, gzip.BestSpeed)
-	fw.out = member{gz: fw.gz, buf: make([]byte, 32<<10)}
-	return fw
+	return &fileWriter{names: n, bw: bufio.NewWriterSize(nil, 64<<10)}
 }
 
 // open creates the next file; its name is then fw.name.
@@ -113,6 +108,14 @@ func (fw *fileWriter) write(rec *record) (offset, length int64, err error) {
 	if rec.size() < storeMax && rec.block.file == nil {
 		err := fw.writeStored(rec)
 		return offset, fw.size - offset, err
+	}
+	if fw.gz == nil {
+		// Made for the first record that needs it (its tables take
+		// most of a megabyte), in the writer's goroutine. Level 1
+		// (gzip.BestSpeed): much of an archive of legacy files is
+		// compressed already (.Z, .gz, .zip).
+		fw.gz, _ = gzip.NewWriterLevel(nil, gzip.BestSpeed)
+		fw.out = member{gz: fw.gz, buf: make([]byte, 32<<10)}
 	}
 	gz := fw.gz
 	gz.Reset(counter{fw})
