@@ -124,17 +124,19 @@ type spool struct {
 	pooled *[]byte // mem's buffer, from spoolBufs, which it goes back to on Close
 }
 
-// newSpool returns a spool whose memory starts at hint bytes (a few KiB
+// init makes s an empty spool whose memory starts at hint bytes (a few KiB
 // when hint is 0 or more than that): a buffer of spoolBufs when it fits.
-func newSpool(dir string, hint int) *spool {
+func (s *spool) init(dir string, hint int) {
 	if hint <= 0 || hint > 16<<10 {
 		hint = 4 << 10
 	}
+	*s = spool{dir: dir}
 	if hint <= pooledSpool {
-		p := spoolBufs.Get().(*[]byte)
-		return &spool{mem: (*p)[:0], dir: dir, pooled: p}
+		s.pooled = spoolBufs.Get().(*[]byte)
+		s.mem = (*s.pooled)[:0]
+		return
 	}
-	return &spool{mem: make([]byte, 0, hint), dir: dir}
+	s.mem = make([]byte, 0, hint)
 }
 
 // spoolBufs holds the memory of closed spools, for the next ones: a

@@ -511,16 +511,17 @@ func (w *Writer) Begin(c Capture) (*Recorder, error) {
 	if w.hasKnown.Load() {
 		sum256 = sha256.New()
 	}
-	sp := newSpool(w.opts.TempDir, hint)
+	r := &Recorder{w: w, c: c, typ: typ, sum: newSHA1(), sum256: sum256, framed: c.HTTPFramed && c.HTTPRequest != nil}
+	r.sp = &r.spool
+	r.spool.init(w.opts.TempDir, hint)
 	// Without an HTTP header the block is the payload, and so is its
 	// digest: computed once.
-	var block hash.Hash
 	if c.HTTPRequest != nil {
-		sp.Write(c.HTTPResponse) // in memory: it cannot fail
-		block = newSHA1()
-		block.Write(c.HTTPResponse)
+		r.sp.Write(c.HTTPResponse) // in memory: it cannot fail
+		r.block = newSHA1()
+		r.block.Write(c.HTTPResponse)
 	}
-	return &Recorder{w: w, c: c, sp: sp, typ: typ, sum: newSHA1(), block: block, sum256: sum256, framed: c.HTTPFramed && c.HTTPRequest != nil}, nil
+	return r, nil
 }
 
 // indexControl returns the index of the first byte of s that may not
@@ -549,11 +550,14 @@ func newSHA1() hash.Hash {
 
 // Recorder receives the payload of one capture.
 type Recorder struct {
-	w   *Writer
-	c   Capture
-	sp  *spool // the record's block: the HTTP header, if any, and the payload
-	typ string
-	sum hash.Hash // of the payload; nil once committed or aborted
+	w  *Writer
+	c  Capture
+	sp *spool // the record's block: the HTTP header, if any, and the payload
+	// spool is sp's memory, allocated with the Recorder. The writer's
+	// goroutine may replace sp (a revisit's block).
+	spool spool
+	typ   string
+	sum   hash.Hash // of the payload; nil once committed or aborted
 	// block is the digest of the record's block: the HTTP header and
 	// the payload; nil when there is no HTTP header (the block is the
 	// payload, its digest sum).

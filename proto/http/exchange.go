@@ -103,6 +103,7 @@ type exchange struct {
 	// buf holds the memory of req and resp, from exchangeBufs, given
 	// back by stop.
 	buf *[2][]byte
+	ct  httptrace.ClientTrace // see trace
 }
 
 // exchangeBufs holds the buffers of finished exchanges, for the next
@@ -117,16 +118,18 @@ const maxPooledBuf = 64 << 10
 func (x *exchange) trace(ctx context.Context) context.Context {
 	x.buf = exchangeBufs.Get().(*[2][]byte)
 	x.req, x.resp = x.buf[0][:0], x.buf[1][:0]
-	return httptrace.WithClientTrace(ctx, &httptrace.ClientTrace{
-		GotConn: func(info httptrace.GotConnInfo) {
-			if c, ok := info.Conn.(*recConn); ok {
-				x.mu.Lock()
-				x.attached = true
-				x.mu.Unlock()
-				c.attach(x)
-			}
-		},
-	})
+	x.ct.GotConn = x.gotConn // the trace is part of x: one allocation fewer
+	return httptrace.WithClientTrace(ctx, &x.ct)
+}
+
+// gotConn attaches x to the connection its request is sent on.
+func (x *exchange) gotConn(info httptrace.GotConnInfo) {
+	if c, ok := info.Conn.(*recConn); ok {
+		x.mu.Lock()
+		x.attached = true
+		x.mu.Unlock()
+		c.attach(x)
+	}
 }
 
 // wrote records p, written to the connection, and returns where it starts.
