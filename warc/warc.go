@@ -737,6 +737,11 @@ func (r *Recorder) Commit() error {
 	// for the writer's goroutine to find and write, in the order of the
 	// commits, while the caller goes on with its next transfer.
 	mem := int64(cap(r.sp.mem))
+	if w.pend.tight() || len(w.jobs) >= maxPending/2 {
+		// The writer's goroutine may be asleep (see run): a queue
+		// that fills would wait for it.
+		w.wakeUp()
+	}
 	w.pend.acquire(mem)
 	w.jobs <- job{r: r, mem: mem}
 	return w.failed()
@@ -816,7 +821,8 @@ type synced struct {
 // sleeps sparseWait while the captures come fewer than denseRate a
 // millisecond (a few wake-ups for many captures at a distance), else
 // denseWait (a batch small enough to stay in the processor's cache). A
-// queue half full, in count or in memory, is written without a sleep.
+// queue half full, in count or in memory, is written without a sleep, and
+// a commit that finds it so ends the sleep.
 // The buffered records go to the file at most flushEvery apart, and when
 // the writer is closed.
 func (w *Writer) run() {
@@ -931,7 +937,7 @@ func (w *Writer) Sync() error {
 // How long the writer's goroutine lets captures gather (see run):
 // maxPending of them fit meanwhile.
 const (
-	sparseWait = 5 * time.Millisecond
+	sparseWait = 25 * time.Millisecond
 	denseWait  = time.Millisecond
 	denseRate  = 5 // captures a millisecond
 )
