@@ -121,22 +121,27 @@ type spool struct {
 	dir    string
 	size   int64
 	err    error
-	pooled *[]byte // mem's buffer, from spoolBufs, which it goes back to on Close
+	pooled *[]byte // mem's buffer, from spoolBufs or smallSpoolBufs, which it goes back to on Close
 }
 
 // init makes s an empty spool whose memory starts at hint bytes (a few KiB
-// when hint is 0 or more than that): a buffer of spoolBufs when it fits.
+// when hint is 0 or more than that): a buffer of smallSpoolBufs or
+// spoolBufs when it fits.
 func (s *spool) init(dir string, hint int) {
 	if hint <= 0 || hint > 16<<10 {
 		hint = 4 << 10
 	}
 	*s = spool{dir: dir}
-	if hint <= pooledSpool {
+	switch {
+	case hint <= smallSpool:
+		s.pooled = smallSpoolBufs.Get().(*[]byte)
+	case hint <= pooledSpool:
 		s.pooled = spoolBufs.Get().(*[]byte)
-		s.mem = (*s.pooled)[:0]
+	default:
+		s.mem = make([]byte, 0, hint)
 		return
 	}
-	s.mem = make([]byte, 0, hint)
+	s.mem = (*s.pooled)[:0]
 }
 
 // spoolBufs holds the memory of closed spools, for the next ones: a
@@ -148,9 +153,19 @@ var spoolBufs = sync.Pool{New: func() any {
 	return &b
 }}
 
-// pooledSpool is the size of spoolBufs' buffers; a spool that grew past
-// maxPooledSpool is not kept.
+// smallSpoolBufs holds smaller buffers, for the captures of small files
+// (an HTTP header and a few bytes): a mirror may hold hundreds of them
+// while the writer's goroutine lets a batch gather.
+var smallSpoolBufs = sync.Pool{New: func() any {
+	b := make([]byte, 0, smallSpool)
+	return &b
+}}
+
+// pooledSpool and smallSpool are the sizes of spoolBufs' and
+// smallSpoolBufs' buffers; a spool that grew past maxPooledSpool is not
+// kept.
 const (
+	smallSpool     = 1 << 10
 	pooledSpool    = 4 << 10
 	maxPooledSpool = 64 << 10
 )
@@ -197,9 +212,14 @@ func (s *spool) reader() (io.Reader, error) {
 // Close removes the temporary file, if any, and gives up the memory: the
 // spool is not read after it.
 func (s *spool) Close() error {
-	if s.pooled != nil && cap(s.mem) <= maxPooledSpool {
+	if s.pooled != nil {
 		*s.pooled = s.mem[:0]
-		spoolBufs.Put(s.pooled)
+		switch c := cap(s.mem); {
+		case c < pooledSpool:
+			smallSpoolBufs.Put(s.pooled)
+		case c <= maxPooledSpool:
+			spoolBufs.Put(s.pooled)
+		}
 	}
 	s.pooled, s.mem = nil, nil
 	if s.file == nil {
