@@ -546,4 +546,18 @@ func TestWriteAfterCommit(t *testing.T) {
 	if got := r.Digest(); got != want || got != "sha1:VGMT4NSHA2AWVOR6EVYXQUGCNSONBWE5" {
 		t.Errorf("Digest after Commit %q, before %q", got, want)
 	}
+	// The block of a chunked HTTP body, likewise.
+	f, err := w.Begin(warc.Capture{URI: "http://h/x", HTTPRequest: []byte("GET /x HTTP/1.1\r\n\r\n"),
+		HTTPResponse: []byte("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n"), HTTPFramed: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.WriteBlock([]byte("3\r\nabc\r\n0\r\n\r\n"))
+	f.Write([]byte("abc"))
+	if err := f.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.WriteBlock([]byte("more")); err == nil {
+		t.Error("WriteBlock after Commit: no error")
+	}
 }
