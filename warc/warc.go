@@ -1098,74 +1098,102 @@ type recordValues struct {
 	metaDigest            string // of the metadata record
 }
 
-// values makes the header values of j's records, all in one string:
-// a capture's records need up to ten, which would otherwise each take an
+// The values of recordValues, in the order values makes them.
+const (
+	vDate = iota
+	vRefersDate
+	vMainID
+	vReqID
+	vMetaID
+	vDigest
+	vBlockDigest
+	vReqDigest
+	vReqPayload
+	vMetaDigest
+	nValues
+)
+
+// valueBuf holds values appended one after the other to b; ends[k] is
+// where value k ends (it starts where value k-1 ends).
+type valueBuf struct {
+	b    []byte
+	ends [nValues]int
+}
+
+// end ends value k with what was appended since value k-1 ended (nothing
+// for a value the capture does not need).
+func (v *valueBuf) end(k int) { v.ends[k] = len(v.b) }
+
+// values makes the header values of r's records, all in one string: a
+// capture's records need up to ten, which would otherwise each take an
 // allocation of their own.
-func (w *Writer) values(r *Recorder, orig origin, revisit bool) (v recordValues, err error) {
+func (w *Writer) values(r *Recorder, orig origin, revisit bool) (recordValues, error) {
 	c := &r.c
-	b := w.vals[:0]
-	var ends [10]int
-	n := 0
-	mark := func() { ends[n] = len(b); n++ }
-	b = appendDate(b, c.Date)
-	mark() // 0: date
+	v := valueBuf{b: w.vals[:0]}
+	var err error
+	v.b = appendDate(v.b, c.Date)
+	v.end(vDate)
 	if revisit && !orig.Date.IsZero() {
-		b = appendDate(b, orig.Date)
+		v.b = appendDate(v.b, orig.Date)
 	}
-	mark() // 1: refers date
-	if b, err = appendRecordID(b); err != nil {
-		return v, err
+	v.end(vRefersDate)
+	// A record ID for the main record, the request (HTTP) and the
+	// metadata record (FTP's control conversation).
+	if v.b, err = appendRecordID(v.b); err != nil {
+		return recordValues{}, err
 	}
-	mark() // 2: main record's ID
+	v.end(vMainID)
 	if c.HTTPRequest != nil {
-		if b, err = appendRecordID(b); err != nil {
-			return v, err
+		if v.b, err = appendRecordID(v.b); err != nil {
+			return recordValues{}, err
 		}
 	}
-	mark() // 3: request's ID
+	v.end(vReqID)
 	if len(c.Metadata) > 0 {
-		if b, err = appendRecordID(b); err != nil {
-			return v, err
+		if v.b, err = appendRecordID(v.b); err != nil {
+			return recordValues{}, err
 		}
 	}
-	mark() // 4: metadata record's ID
-	b = appendSHA1(b, r.payload)
-	mark() // 5: payload digest
+	v.end(vMetaID)
+	v.b = appendSHA1(v.b, r.payload)
+	v.end(vDigest)
 	switch {
 	case revisit:
-		b = appendSHA1(b, sha1.Sum(c.HTTPResponse))
+		v.b = appendSHA1(v.b, sha1.Sum(c.HTTPResponse))
 	case c.HTTPRequest != nil:
-		b = appendSHA1(b, r.blockSum)
+		v.b = appendSHA1(v.b, r.blockSum)
 	}
-	mark() // 6: main block digest, when not the payload's
+	v.end(vBlockDigest) // empty when the block is the payload
 	if c.HTTPRequest != nil {
-		b = appendSHA1(b, sha1.Sum(c.HTTPRequest))
-		mark()          // 7: request's block digest
+		v.b = appendSHA1(v.b, sha1.Sum(c.HTTPRequest))
+	}
+	v.end(vReqDigest)
+	if c.HTTPRequest != nil {
 		sum := emptySum // a GET's
 		if _, body, _ := bytes.Cut(c.HTTPRequest, []byte("\r\n\r\n")); len(body) > 0 {
 			sum = sha1.Sum(body)
 		}
-		b = appendSHA1(b, sum)
-	} else {
-		mark()
+		v.b = appendSHA1(v.b, sum)
 	}
-	mark() // 8: request's payload digest
+	v.end(vReqPayload)
 	if len(c.Metadata) > 0 {
-		b = appendSHA1(b, sha1.Sum(c.Metadata))
+		v.b = appendSHA1(v.b, sha1.Sum(c.Metadata))
 	}
-	mark() // 9: metadata block digest
-	w.vals = b
-	s := string(b)
-	var vs [10]string
-	for i, start := 0, 0; i < n; i++ {
-		vs[i], start = s[start:ends[i]], ends[i]
+	v.end(vMetaDigest)
+	w.vals = v.b
+	s := string(v.b)
+	var vs [nValues]string
+	for k, start := 0, 0; k < nValues; k++ {
+		vs[k], start = s[start:v.ends[k]], v.ends[k]
 	}
-	v = recordValues{date: vs[0], refersDate: vs[1], mainID: vs[2], reqID: vs[3], metaID: vs[4],
-		digest: vs[5], blockDigest: vs[6], reqDigest: vs[7], reqPayload: vs[8], metaDigest: vs[9]}
-	if v.blockDigest == "" {
-		v.blockDigest = v.digest // the block is the payload
+	rv := recordValues{date: vs[vDate], refersDate: vs[vRefersDate],
+		mainID: vs[vMainID], reqID: vs[vReqID], metaID: vs[vMetaID],
+		digest: vs[vDigest], blockDigest: vs[vBlockDigest],
+		reqDigest: vs[vReqDigest], reqPayload: vs[vReqPayload], metaDigest: vs[vMetaDigest]}
+	if rv.blockDigest == "" {
+		rv.blockDigest = rv.digest // the block is the payload
 	}
-	return v, nil
+	return rv, nil
 }
 
 // concurrent adds to r, a record about c beside the one of ID id, its
