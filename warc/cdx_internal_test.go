@@ -5,7 +5,9 @@ import (
 	"compress/gzip"
 	"crypto/sha1"
 	"encoding/json"
+	"fmt"
 	"io"
+	"math/rand/v2"
 	"net/url"
 	"os"
 	"sort"
@@ -402,4 +404,42 @@ func FuzzIndexControl(f *testing.F) {
 			t.Errorf("indexControl(%q) = %d, want %d", s, got, want)
 		}
 	})
+}
+
+// incompressible tells compressed or random bytes (stored, not
+// compressed: level 1 would spend most of the record's cost on them) from
+// text and machine code (compressed).
+func TestIncompressible(t *testing.T) {
+	random := make([]byte, 64<<10)
+	rand.NewChaCha8([32]byte{1}).Read(random)
+	var gz bytes.Buffer
+	zw := gzip.NewWriter(&gz)
+	words := strings.Fields("anonymous ftp archive of rfc files readme index gopher menu news article url scheme host port path")
+	r := rand.New(rand.NewPCG(1, 2))
+	for range 20000 { // text deflate shrinks to some 30 KB
+		fmt.Fprintf(zw, "%s %d ", words[r.IntN(len(words))], r.IntN(100000))
+	}
+	zw.Close()
+	code := make([]byte, 8<<10) // zeros, with a few opcodes
+	for i := 0; i < len(code); i += 7 {
+		code[i] = byte(0x48 + i%5)
+	}
+	head := []byte("HTTP/1.1 200 OK\r\nContent-Type: application/octet-stream\r\n\r\n")
+	for _, tc := range []struct {
+		name string
+		b    []byte
+		want bool
+	}{
+		{"random", random, true},
+		{"random after an HTTP header", append(append([]byte{}, head...), random[:8<<10]...), true},
+		{"gzip", gz.Bytes(), true},
+		{"text", bytes.Repeat([]byte("RFC 1738 Uniform Resource Locators, section 3.2.\n"), 200), false},
+		{"machine code", code, false},
+		{"random, short", random[:900], false},
+		{"empty", nil, false},
+	} {
+		if got := incompressible(tc.b); got != tc.want {
+			t.Errorf("%s (%d bytes): incompressible = %v, want %v", tc.name, len(tc.b), got, tc.want)
+		}
+	}
 }

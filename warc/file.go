@@ -30,10 +30,11 @@ type fileWriter struct {
 	path string // its full path while open (with ".open")
 	size int64  // bytes written to it (through bw)
 
-	bw  *bufio.Writer
-	gz  *gzip.Writer // level 1, for records of storeMax bytes or more; nil until one comes
-	out member       // what marshal writes to: gz, with a reused copy buffer
-	raw []byte       // a small record, serialised, reused (see writeStored)
+	bw    *bufio.Writer
+	gz    *gzip.Writer // level 1, for records of storeMax bytes or more; nil until one comes
+	plain *gzip.Writer // no compression, for those whose block looks incompressible; nil until one comes
+	out   member       // what marshal writes to: gz, with a reused copy buffer
+	raw   []byte       // a small record, serialised, reused (see writeStored)
 }
 
 // storeMax is the size of content (the Content-Length of the record's
@@ -109,15 +110,26 @@ func (fw *fileWriter) write(rec *record) (offset, length int64, err error) {
 		err := fw.writeStored(rec)
 		return offset, fw.size - offset, err
 	}
-	if fw.gz == nil {
-		// Made for the first record that needs it (its tables take
-		// most of a megabyte), in the writer's goroutine. Level 1
-		// (gzip.BestSpeed): much of an archive of legacy files is
-		// compressed already (.Z, .gz, .zip).
-		fw.gz, _ = gzip.NewWriterLevel(nil, gzip.BestSpeed)
-		fw.out = member{gz: fw.gz, buf: make([]byte, 32<<10)}
+	if fw.out.buf == nil {
+		fw.out.buf = make([]byte, 32<<10)
 	}
-	gz := fw.gz
+	// The writers are made for the first record that needs them (level
+	// 1's tables take most of a megabyte), in the writer's goroutine.
+	// Level 1 (gzip.BestSpeed) for most; none for a block that looks
+	// incompressible (a .gz, .zip or JPEG file): compressing it would
+	// spend most of what archiving it costs, for nothing.
+	var gz *gzip.Writer
+	if incompressible(rec.block.mem) {
+		if fw.plain == nil {
+			fw.plain, _ = gzip.NewWriterLevel(nil, gzip.NoCompression)
+		}
+		gz = fw.plain
+	} else {
+		if fw.gz == nil {
+			fw.gz, _ = gzip.NewWriterLevel(nil, gzip.BestSpeed)
+		}
+		gz = fw.gz
+	}
 	gz.Reset(counter{fw})
 	fw.out.gz = gz
 	if err := fw.marshal(rec); err != nil {
@@ -127,6 +139,34 @@ func (fw *fileWriter) write(rec *record) (offset, length int64, err error) {
 		return offset, fw.size - offset, err
 	}
 	return offset, fw.size - offset, nil
+}
+
+// incompressible reports whether b, the start of a block in memory, looks
+// incompressible: in its last 4 KiB (past an HTTP header), nearly every
+// byte value occurs, none more than four times as often as in random
+// bytes. Compressed and encrypted data, and most images and archives, are
+// so; text is not (a few dozen byte values), nor is machine code (zeros
+// and a few opcodes dominate).
+func incompressible(b []byte) bool {
+	const sample = 4 << 10
+	if len(b) > sample {
+		b = b[len(b)-sample:]
+	}
+	if len(b) < 1<<10 {
+		return false
+	}
+	var count [256]int
+	for _, c := range b {
+		count[c]++
+	}
+	distinct, most := 0, 0
+	for _, n := range count {
+		if n > 0 {
+			distinct++
+		}
+		most = max(most, n)
+	}
+	return distinct >= 240 && most <= 4*len(b)/256
 }
 
 // writeStored writes rec, whose block is in memory, as a gzip member of

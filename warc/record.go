@@ -121,54 +121,46 @@ type spool struct {
 	dir    string
 	size   int64
 	err    error
-	pooled *[]byte // mem's buffer, from spoolBufs or smallSpoolBufs, which it goes back to on Close
+	pooled *[]byte // mem's buffer, from spoolPools, which it goes back to on Close
 }
 
-// init makes s an empty spool whose memory starts at hint bytes (a few KiB
-// when hint is 0 or more than that): a buffer of smallSpoolBufs or
-// spoolBufs when it fits.
+// init makes s an empty spool whose memory holds hint bytes (a few KiB
+// when hint is 0: the size is not known), at most spoolMem: a buffer of
+// the smallest of spoolPools that fits.
 func (s *spool) init(dir string, hint int) {
-	if hint <= 0 || hint > 16<<10 {
+	if hint <= 0 {
 		hint = 4 << 10
 	}
 	*s = spool{dir: dir}
-	switch {
-	case hint <= smallSpool:
-		s.pooled = smallSpoolBufs.Get().(*[]byte)
-	case hint <= pooledSpool:
-		s.pooled = spoolBufs.Get().(*[]byte)
-	default:
-		s.mem = make([]byte, 0, hint)
-		return
+	for i, size := range spoolSizes {
+		if hint <= size {
+			s.pooled = spoolPools[i].Get().(*[]byte)
+			s.mem = (*s.pooled)[:0]
+			return
+		}
 	}
-	s.mem = (*s.pooled)[:0]
+	s.mem = make([]byte, 0, spoolMem)
 }
 
-// spoolBufs holds the memory of closed spools, for the next ones: a
-// mirror of small files would otherwise take fresh memory for every
-// capture, and the first touch of fresh memory is what costs (the
-// command's collector lets the heap grow by 64 MB, see gctune).
-var spoolBufs = sync.Pool{New: func() any {
-	b := make([]byte, 0, pooledSpool)
-	return &b
-}}
+// spoolSizes are the sizes of the buffers of spoolPools, which hold the
+// memory of closed spools for the next ones: a mirror would otherwise take
+// fresh memory for every capture (and double a buffer until it fits a
+// large one), and the first touch of fresh memory is what costs (the
+// command's collector lets the heap grow by 64 MB, see gctune). A mirror
+// of small files holds hundreds of small ones while a batch gathers; the
+// writer's budget bounds the memory of those waiting (maxPendingMem).
+var spoolSizes = [...]int{1 << 10, 4 << 10, 64 << 10, spoolMem}
 
-// smallSpoolBufs holds smaller buffers, for the captures of small files
-// (an HTTP header and a few bytes): a mirror may hold hundreds of them
-// while the writer's goroutine lets a batch gather.
-var smallSpoolBufs = sync.Pool{New: func() any {
-	b := make([]byte, 0, smallSpool)
-	return &b
-}}
+var spoolPools [len(spoolSizes)]sync.Pool
 
-// pooledSpool and smallSpool are the sizes of spoolBufs' and
-// smallSpoolBufs' buffers; a spool that grew past maxPooledSpool is not
-// kept.
-const (
-	smallSpool     = 1 << 10
-	pooledSpool    = 4 << 10
-	maxPooledSpool = 64 << 10
-)
+func init() {
+	for i, size := range spoolSizes {
+		spoolPools[i].New = func() any {
+			b := make([]byte, 0, size)
+			return &b
+		}
+	}
+}
 
 func (s *spool) Write(p []byte) (int, error) {
 	if s.err != nil {
@@ -213,12 +205,14 @@ func (s *spool) reader() (io.Reader, error) {
 // spool is not read after it.
 func (s *spool) Close() error {
 	if s.pooled != nil {
+		// To the pool of the largest size the buffer (which may have
+		// grown) holds.
 		*s.pooled = s.mem[:0]
-		switch c := cap(s.mem); {
-		case c < pooledSpool:
-			smallSpoolBufs.Put(s.pooled)
-		case c <= maxPooledSpool:
-			spoolBufs.Put(s.pooled)
+		for i := len(spoolSizes) - 1; i >= 0; i-- {
+			if cap(s.mem) >= spoolSizes[i] {
+				spoolPools[i].Put(s.pooled)
+				break
+			}
 		}
 	}
 	s.pooled, s.mem = nil, nil

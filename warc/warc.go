@@ -501,8 +501,8 @@ func (w *Writer) Begin(c Capture) (*Recorder, error) {
 	// Room for a payload a little longer than announced (a file that
 	// grew since it was listed); the spool grows past it if need be.
 	hint := 0
-	if c.SizeHint > 0 && c.SizeHint < spoolMem {
-		hint = int(c.SizeHint+c.SizeHint/4) + 512 + len(c.HTTPResponse)
+	if c.SizeHint > 0 {
+		hint = int(min(c.SizeHint+c.SizeHint/4+512+int64(len(c.HTTPResponse)), spoolMem))
 	}
 	if w.closed.Load() {
 		return nil, errWriterClosed

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"slices"
@@ -559,5 +560,53 @@ func TestWriteAfterCommit(t *testing.T) {
 	}
 	if _, err := f.WriteBlock([]byte("more")); err == nil {
 		t.Error("WriteBlock after Commit: no error")
+	}
+}
+
+// A block that looks incompressible (random bytes, 200 KiB: past the
+// first MiB's spool too, with a 1.2 MiB one) is written as stored deflate
+// blocks and reads back whole, its digests recomputed, beside a
+// compressible one.
+func TestIncompressibleRecords(t *testing.T) {
+	name := filepath.Join(t.TempDir(), "i")
+	w, err := warc.Create(warc.Options{Name: name, CDX: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	random := make([]byte, 1200<<10)
+	rand.NewChaCha8([32]byte{9}).Read(random)
+	text := bytes.Repeat([]byte("gopher menu line\tselector\thost\t70\r\n"), 6000)
+	payloads := [][]byte{random[:200<<10], text, random}
+	for i, p := range payloads {
+		capture(t, w, warc.Capture{URI: fmt.Sprintf("http://h/%d", i),
+			HTTPRequest:  []byte(fmt.Sprintf("GET /%d HTTP/1.1\r\nHost: h\r\n\r\n", i)),
+			HTTPResponse: []byte("HTTP/1.1 200 OK\r\nContent-Type: application/octet-stream\r\n\r\n"),
+			HTTPStatus:   200, SizeHint: int64(len(p))}, p)
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	recs := warctest.Read(t, name+".warc.gz")
+	warctest.CheckDigests(t, recs)
+	var got [][]byte
+	for _, r := range recs {
+		if r.Get("WARC-Type") == "response" {
+			got = append(got, warctest.Payload(r))
+		}
+	}
+	if len(got) != len(payloads) {
+		t.Fatalf("%d responses, want %d", len(got), len(payloads))
+	}
+	for i := range payloads {
+		if !bytes.Equal(got[i], payloads[i]) {
+			t.Errorf("payload %d: %d bytes back, want %d", i, len(got[i]), len(payloads[i]))
+		}
+	}
+	st, err := os.Stat(name + ".warc.gz")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if max := int64(len(random) + 200<<10 + len(text)/4); st.Size() > max {
+		t.Errorf("file of %d bytes: the text was not compressed (at most %d)", st.Size(), max)
 	}
 }
