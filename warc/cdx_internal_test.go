@@ -443,3 +443,45 @@ func TestIncompressible(t *testing.T) {
 		}
 	}
 }
+
+// A spool keeps in memory a payload of the size announced, with its HTTP
+// header, when that fits spoolMem: a file of 1 MiB exactly, the most
+// common size of a large test file, needs no temporary file for the
+// header's last bytes. Past spoolMem the rest goes to a temporary file,
+// and the block reads back whole.
+func TestSpoolSizes(t *testing.T) {
+	header := bytes.Repeat([]byte("h"), 300)
+	for _, payload := range []int{0, 10, 700, 4 << 10, 10 << 10, 64 << 10, 1 << 20, spoolMem, spoolMem + 1, 3 << 20} {
+		var s spool
+		s.init(t.TempDir(), int(min(int64(payload+len(header)), spoolMem)))
+		if payload+len(header) <= spoolMem && cap(s.mem) < payload+len(header) {
+			t.Errorf("payload %d: buffer of %d bytes, want room for %d", payload, cap(s.mem), payload+len(header))
+		}
+		want := append(bytes.Clone(header), bytes.Repeat([]byte{'p'}, payload)...)
+		s.Write(header)
+		for p := want[len(header):]; len(p) > 0; {
+			n := min(len(p), 32<<10)
+			if _, err := s.Write(p[:n]); err != nil {
+				t.Fatal(err)
+			}
+			p = p[n:]
+		}
+		if payload == 1<<20 && s.file != nil {
+			t.Errorf("payload of 1 MiB: part of it in a temporary file")
+		}
+		if inFile := s.file != nil; inFile != (len(want) > spoolMem) {
+			t.Errorf("payload %d: temporary file %v, want %v", payload, inFile, len(want) > spoolMem)
+		}
+		r, err := s.reader()
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := io.ReadAll(r)
+		if err != nil || !bytes.Equal(got, want) {
+			t.Errorf("payload %d: read back %d bytes (%v), want %d", payload, len(got), err, len(want))
+		}
+		if err := s.Close(); err != nil {
+			t.Error(err)
+		}
+	}
+}

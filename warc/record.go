@@ -110,8 +110,15 @@ func appendDigits(b []byte, v, n int) []byte {
 
 // spoolMem is how much of a block is kept in memory; the rest goes to a
 // temporary file, so that memory stays bounded whatever the size of a
-// capture.
-const spoolMem = 1 << 20
+// capture. A payload of 1 MiB and its HTTP header fit (spoolRoom).
+const spoolMem = 1<<20 + spoolRoom
+
+// spoolRoom is what the buffers of spoolPools hold besides a power of two,
+// for an HTTP header: a block is a header and a payload whose size is
+// often a power of two, and a buffer of that size exactly would take the
+// next one up (or, for 1 MiB, a temporary file for the header's few
+// hundred bytes).
+const spoolRoom = 4 << 10
 
 // spool holds a record's block as it is written: the first spoolMem bytes
 // in memory, the rest in a temporary file in dir (removed by Close).
@@ -149,7 +156,7 @@ func (s *spool) init(dir string, hint int) {
 // command's collector lets the heap grow by 64 MB, see gctune). A mirror
 // of small files holds hundreds of small ones while a batch gathers; the
 // writer's budget bounds the memory of those waiting (maxPendingMem).
-var spoolSizes = [...]int{1 << 10, 4 << 10, 64 << 10, spoolMem}
+var spoolSizes = [...]int{1 << 10, 4<<10 + spoolRoom, 16<<10 + spoolRoom, 64<<10 + spoolRoom, 256<<10 + spoolRoom, spoolMem}
 
 var spoolPools [len(spoolSizes)]sync.Pool
 

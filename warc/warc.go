@@ -498,11 +498,12 @@ func (w *Writer) Begin(c Capture) (*Recorder, error) {
 	if c.AsMetadata {
 		typ = TypeMetadata
 	}
-	// Room for a payload a little longer than announced (a file that
-	// grew since it was listed); the spool grows past it if need be.
+	// The payload as announced and the HTTP header; a payload longer
+	// than announced (a file that grew since it was listed) grows the
+	// spool.
 	hint := 0
 	if c.SizeHint > 0 {
-		hint = int(min(c.SizeHint+c.SizeHint/4+512+int64(len(c.HTTPResponse)), spoolMem))
+		hint = int(min(c.SizeHint+int64(len(c.HTTPResponse)), spoolMem))
 	}
 	if w.closed.Load() {
 		return nil, errWriterClosed
