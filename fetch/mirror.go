@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"mime"
 
 	"github.com/rfc1738/fetch/mirror"
 	"github.com/rfc1738/fetch/proto"
@@ -103,6 +104,9 @@ func (c *Client) Mirror(ctx context.Context, rawURL, dir string, opts MirrorOpti
 	}
 	var mf mirror.Fetcher = f
 	if c.WARC != nil {
+		// Loaded meanwhile, not by the first captures, which would
+		// all wait for it (warcType).
+		go mime.TypeByExtension(".txt")
 		c.warcManifest(dir)
 		mf = archivingFetcher{f}
 	}

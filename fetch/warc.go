@@ -145,8 +145,12 @@ func warcType(resp *Response) string {
 		return resp.MediaType
 	}
 	p, _, _ := strings.Cut(resp.URL.Path, ";") // ";type=i"
-	if t := mime.TypeByExtension(path.Ext(p)); t != "" {
-		return t
+	// Without an extension there is nothing to look up (and the
+	// system's table, read the first time, about 2 ms, is not read).
+	if ext := path.Ext(p); ext != "" {
+		if t := mime.TypeByExtension(ext); t != "" {
+			return t
+		}
 	}
 	return "application/octet-stream"
 }
