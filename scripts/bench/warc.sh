@@ -1,26 +1,32 @@
 #!/usr/bin/env bash
 # warc.sh: what --warc-file costs a fresh mirror: `fetch mirror` without and with
 # `--warc-file --warc-cdx`, side by side (scripts/bench/ab.sh: rounds interleaved,
-# medians), of 2,000 small files from vsftpd and from nginx, on loopback and through
-# scripts/bench/faultproxy at a 10 ms round trip; writes the medians, ratios and
-# floors to bench/warc.md.
+# medians), on loopback and through scripts/bench/faultproxy at a 10 ms and a 50 ms
+# round trip, for four trees: 2,000 files of 10 bytes (from vsftpd and from nginx),
+# then, from nginx, 1,000 random files of 10 KiB, 1,000 files of 10 KiB of text (Go
+# source, which level-1 deflate takes to about a third) and 20 random files of 1 MiB.
+# Then wget beside it: wget -r without and with its own --warc-file, and wget's WARC
+# mirror against fetch's. Writes the medians, ratios and floors to bench/warc.md.
 #
 #   bash scripts/bench/warc.sh [--rounds N] [--far-rounds N] [--out FILE]
 #
-#   --rounds N      rounds on loopback (default 30)
-#   --far-rounds N  rounds at 10 ms (default 6; a round there takes about 7 s)
+#   --rounds N      rounds on loopback (default 30; 10 for wget)
+#   --far-rounds N  rounds at a distance (default 6; a round of the 2,000 files at
+#                   10 ms takes about 7 s)
 #   --out FILE      the report (default bench/warc.md in the repository)
 #
 # Target (issue 16): WARC costs at most 10 % of a fresh mirror's time. The mirror
 # targets and WARC files go to /dev/shm (tmpfs): the disk is not what is measured.
-# The HTTP case mirrors a copy of the FTP tree's pub/many made under the server's
-# www/ for the run (www/warc-bench-many) and removed at the end. Floors at 10 ms:
-# one round trip a file over 8 connections (the mirror pipelines each next
-# request), 2,000 x 10 ms / 8 = 2.5 s.
+# The HTTP trees are made under the server's www/ for the run (warc-bench-*: a copy
+# of the FTP tree's pub/many, and the generated ones, the same bytes every run) and
+# removed at the end. Floors at a distance: one round trip a file over 8
+# connections (the mirror pipelines each next request): 2,000 x 10 ms / 8 = 2.5 s,
+# 1,000 x 10 ms / 8 = 1.25 s; the 1 MiB files take a few round trips each to open
+# the TCP window.
 #
 # The servers: those named by FETCH_TEST_ENV when set, else scripts/servers.sh is
-# started in a temporary directory (root needed) and stopped at the end. Talks only
-# to 127.0.0.1.
+# started in a temporary directory (root needed) and stopped at the end. Needs
+# python3 (to make the trees) and wget. Talks only to 127.0.0.1.
 set -euo pipefail
 
 prog=bench/warc
@@ -46,10 +52,10 @@ out=${out:-$top/bench/warc.md}
 [ -d /dev/shm ] || die "no /dev/shm"
 
 work=$(mktemp -d "${TMPDIR:-/tmp}/fetch-warc-bench.XXXXXX")
-srvdir="" copy="" proxypids=()
+srvdir="" copies=() proxypids=()
 cleanup() {
 	for p in "${proxypids[@]}"; do kill "$p" 2>/dev/null || true; done
-	[ -n "$copy" ] && rm -rf "$copy"
+	for c in "${copies[@]}"; do rm -rf "$c"; done
 	[ -n "$srvdir" ] && bash "$top/scripts/servers.sh" stop "$srvdir" >&2 || true
 	rm -rf "$work" /dev/shm/fetch-ab-warc /dev/shm/fetch-ab-warc.* 2>/dev/null || true
 }
@@ -61,59 +67,110 @@ bench_servers
 ftp=$(getenv FETCH_TEST_FTP) nginx=$(getenv FETCH_TEST_NGINX) root=$(getenv FETCH_TEST_ROOT)
 [ -n "$ftp" ] && [ -n "$nginx" ] && [ -n "$root" ] || die "$envfile names no FTP server, nginx or root"
 [ -d "$root/ftp/pub/many" ] || die "no $root/ftp/pub/many"
+for tool in python3 wget go; do
+	command -v "$tool" >/dev/null || die "$tool not found"
+done
 
 say "building fetch and faultproxy"
 (cd "$top" && go build -o "$work/fetch" ./cmd/fetch && go build -o "$work/faultproxy" ./scripts/bench/faultproxy)
-copy=$root/www/warc-bench-many
-rm -rf "$copy"
-cp -r "$root/ftp/pub/many" "$copy"
-chmod -R a+rX "$copy"
+www=$root/www
+copies=("$www/warc-bench-many" "$www/warc-bench-r10k" "$www/warc-bench-t10k" "$www/warc-bench-r1m")
+for c in "${copies[@]}"; do rm -rf "$c"; done
+cp -r "$root/ftp/pub/many" "$www/warc-bench-many"
+say "making the trees of larger files"
+# Random bytes from a seeded generator, and text cut from the Go sources of
+# net/http: the same trees every run.
+python3 - "$www" "$(go env GOROOT)/src/net/http" <<'PY'
+import os, random, sys
+www, src = sys.argv[1], sys.argv[2]
+rnd = random.Random(16)
+text = b"".join(open(os.path.join(src, f), "rb").read() for f in sorted(os.listdir(src)) if f.endswith(".go"))
+for name, n, size in (("r10k", 1000, 10240), ("t10k", 1000, 10240), ("r1m", 20, 1 << 20)):
+    d = os.path.join(www, "warc-bench-" + name)
+    os.mkdir(d)
+    for i in range(n):
+        if name[0] == "t":
+            at = (i * 7919 * size) % (len(text) - size)
+            b = text[at:at + size]
+        else:
+            b = rnd.randbytes(size)
+        with open(os.path.join(d, "f%04d" % i), "wb") as f:
+            f.write(b)
+PY
+chmod -R a+rX "${copies[@]}"
 
-# proxy MODE TARGET: starts a faultproxy delaying every byte 5 ms each way (in this
-# shell, so that cleanup stops it) and sets proxy_addr to its address.
 proxy() {
-	local f=$work/proxy.$1
-	"$work/faultproxy" -target "$2" -mode "$1" -delay 5ms -for 2h >"$f" 2>&1 &
+	local f=$work/proxy.$1.$3
+	"$work/faultproxy" -target "$2" -mode "$1" -delay "$3" -for 2h >"$f" 2>&1 &
 	proxypids+=($!)
 	for _ in $(seq 50); do [ -s "$f" ] && break; sleep 0.1; done
 	proxy_addr=$(head -n 1 "$f")
 	case $proxy_addr in 127.0.0.1:*) ;; *) die "faultproxy did not start: $(cat "$f")" ;; esac
 }
-proxy ftp "$ftp"
+proxy ftp "$ftp" 5ms
 ftpfar=$proxy_addr
-proxy http "$nginx"
+proxy http "$nginx" 5ms
 httpfar=$proxy_addr
+proxy http "$nginx" 25ms
+httpfar50=$proxy_addr
 
-# row NAME ROUNDS URL: one ab.sh series; appends a table row to $work/rows.
-row() {
-	local name=$1 n=$2 url=$3 res
+# series NAME ROUNDS 'COMMAND A' 'COMMAND B': one ab.sh series; appends a table row
+# to $work/rows.
+series() {
+	local name=$1 n=$2 res
 	say "$name: $n rounds"
 	# The WARC files of the last round are removed before each command
 	# (PREP, not timed), so that B's time is not charged with removing them.
-	res=$(TARGET=/dev/shm/fetch-ab-warc PREP='rm -f /dev/shm/fetch-ab-warc.*' bash "$top/scripts/bench/ab.sh" "$envfile" "$n" \
-		"$work/fetch mirror -s -j 8 $url \$TARGET" \
-		"$work/fetch mirror -s -j 8 --warc-file /dev/shm/fetch-ab-warc --warc-cdx $url \$TARGET")
+	res=$(TARGET=/dev/shm/fetch-ab-warc PREP='rm -f /dev/shm/fetch-ab-warc.* /dev/shm/fetch-ab-warc-*' bash "$top/scripts/bench/ab.sh" "$envfile" "$n" "$3" "$4")
 	printf '%s\n' "$res" >&2
 	printf '%s\n' "$res" | awk -v name="$name" '
 		/^  wall/ { wa = $3; wb = $5; wr = $7 }
 		/^  command CPU/ { ca = $4; cb = $6; cr = $8 }
 		END { printf "| %s | %d ms | %d ms | **%s** | %d ms | %d ms | %s |\n", name, wa, wb, wr, ca, cb, cr }' >>"$work/rows"
 }
+
+# row NAME ROUNDS URL: fetch mirror without and with WARC.
+row() {
+	series "$1" "$2" "$work/fetch mirror -s -j 8 $3 \$TARGET" \
+		"$work/fetch mirror -s -j 8 --warc-file /dev/shm/fetch-ab-warc --warc-cdx $3 \$TARGET"
+}
+
+# wget's recursive retrieval of an index page, into $TARGET.
+wgetr() { echo "wget -q -r -np -nH -l inf -P \$TARGET $*"; }
 load0=$(cut -d' ' -f1-3 /proc/loadavg)
-row "FTP, loopback" "$rounds" "ftp://$ftp/pub/many/"
-row "HTTP, loopback" "$rounds" "http://$nginx/warc-bench-many/"
-row "FTP, 10 ms round trip (floor 2.5 s)" "$far" "ftp://$ftpfar/pub/many/"
-row "HTTP, 10 ms round trip (floor 2.5 s)" "$far" "http://$httpfar/warc-bench-many/"
+h=http://$nginx
+row "FTP, 2,000 x 10 B, loopback" "$rounds" "ftp://$ftp/pub/many/"
+row "HTTP, 2,000 x 10 B, loopback" "$rounds" "$h/warc-bench-many/"
+row "HTTP, 1,000 x 10 KiB random, loopback" "$rounds" "$h/warc-bench-r10k/"
+row "HTTP, 1,000 x 10 KiB text, loopback" "$rounds" "$h/warc-bench-t10k/"
+row "HTTP, 20 x 1 MiB random, loopback" "$rounds" "$h/warc-bench-r1m/"
+row "FTP, 2,000 x 10 B, 10 ms (floor 2.5 s)" "$far" "ftp://$ftpfar/pub/many/"
+row "HTTP, 2,000 x 10 B, 10 ms (floor 2.5 s)" "$far" "http://$httpfar/warc-bench-many/"
+row "HTTP, 1,000 x 10 KiB random, 10 ms (floor 1.25 s)" "$far" "http://$httpfar/warc-bench-r10k/"
+row "HTTP, 1,000 x 10 KiB text, 10 ms (floor 1.25 s)" "$far" "http://$httpfar/warc-bench-t10k/"
+row "HTTP, 20 x 1 MiB random, 10 ms" "$far" "http://$httpfar/warc-bench-r1m/"
+row "HTTP, 20 x 1 MiB random, 50 ms" "$far" "http://$httpfar50/warc-bench-r1m/"
+wr=$(((rounds + 2) / 3))
+for t in many:"2,000 x 10 B" t10k:"1,000 x 10 KiB text" r1m:"20 x 1 MiB random"; do
+	series "wget, its WARC against none: HTTP, ${t#*:}, loopback" "$wr" "$(wgetr "$h/warc-bench-${t%%:*}/")" \
+		"$(wgetr --warc-file=/dev/shm/fetch-ab-warc --warc-cdx "$h/warc-bench-${t%%:*}/")"
+	series "fetch's WARC mirror (B) against wget's (A): HTTP, ${t#*:}, loopback" "$wr" \
+		"$(wgetr --warc-file=/dev/shm/fetch-ab-warc --warc-cdx "$h/warc-bench-${t%%:*}/")" \
+		"$work/fetch mirror -s -j 8 --warc-file /dev/shm/fetch-ab-warc --warc-cdx $h/warc-bench-${t%%:*}/ \$TARGET"
+done
 load1=$(cut -d' ' -f1-3 /proc/loadavg)
 
 {
-	echo "# What --warc-file costs a fresh mirror of 2,000 small files"
+	echo "# What --warc-file costs a fresh mirror"
 	echo
 	echo "Written by \`scripts/bench/warc.sh\`; do not edit by hand. Each series is"
 	echo "\`scripts/bench/ab.sh\`: A is \`fetch mirror -s -j 8 URL DIR\`, B the same with"
-	echo "\`--warc-file --warc-cdx\`, rounds interleaved, medians; the target and the WARC"
-	echo "files on tmpfs, the last round's WARC files removed before each command, untimed"
-	echo "(ab.sh PREP). The machine is shared and noisy: compare within one run only."
+	echo "\`--warc-file --warc-cdx\` (the wget rows say what A and B are there: wget is"
+	echo "\`wget -q -r -np -nH -l inf\`, one connection, with \`--warc-file --warc-cdx\` for"
+	echo "its WARC), rounds interleaved, medians; the target and the WARC files on tmpfs,"
+	echo "the last round's WARC files removed before each command, untimed (ab.sh PREP)."
+	echo "CPU is the command's own (user + system). The machine is shared and noisy:"
+	echo "compare within one run only."
 	echo
 	echo "- command: \`$invocation\`"
 	echo "- date: $(date -u '+%Y-%m-%d %H:%M') UTC, commit $(git -C "$top" rev-parse --short HEAD)"
@@ -121,7 +178,7 @@ load1=$(cut -d' ' -f1-3 /proc/loadavg)
 	echo "- load average before / after: $load0 / $load1"
 	echo "- servers: $server_from"
 	echo
-	echo "| case | wall A (no WARC) | wall B (WARC) | B/A wall | CPU A | CPU B | B/A CPU |"
+	echo "| case | wall A | wall B | B/A wall | CPU A | CPU B | B/A CPU |"
 	echo "| --- | ---: | ---: | ---: | ---: | ---: | ---: |"
 	cat "$work/rows"
 	echo
