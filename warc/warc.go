@@ -508,21 +508,51 @@ func (w *Writer) Begin(c Capture) (*Recorder, error) {
 	if w.closed.Load() {
 		return nil, errWriterClosed
 	}
-	var sum256 hash.Hash
-	if w.hasKnown.Load() {
-		sum256 = sha256.New()
-	}
-	r := &Recorder{w: w, c: c, typ: typ, sum: newSHA1(), sum256: sum256, framed: c.HTTPFramed && c.HTTPRequest != nil}
+	r := &Recorder{w: w, c: c, typ: typ, framed: c.HTTPFramed && c.HTTPRequest != nil, want256: w.hasKnown.Load()}
 	r.sp = &r.spool
 	r.spool.init(w.opts.TempDir, hint)
-	// Without an HTTP header the block is the payload, and so is its
-	// digest: computed once.
 	if c.HTTPRequest != nil {
 		r.sp.Write(c.HTTPResponse) // in memory: it cannot fail
-		r.block = newSHA1()
-		r.block.Write(c.HTTPResponse)
+		r.head = len(c.HTTPResponse)
+	}
+	if r.framed {
+		r.startSums()
+	} else {
+		r.lazy = true
 	}
 	return r, nil
+}
+
+// startSums starts the digests of a capture summed as its bytes pass, with
+// what the spool's memory holds so far: the HTTP header, and the payload
+// of a lazy capture that outgrows the memory.
+func (r *Recorder) startSums() {
+	mem := r.sp.mem
+	r.sum = newSHA1()
+	r.sum.Write(mem[r.head:])
+	if r.want256 {
+		r.sum256 = sha256.New()
+		r.sum256.Write(mem[r.head:])
+	}
+	// Without an HTTP header the block is the payload, and so is its
+	// digest: computed once.
+	if r.c.HTTPRequest != nil {
+		r.block = newSHA1()
+		r.block.Write(mem)
+	}
+}
+
+// digestSpool computes the digests of a lazy capture from the spool's
+// memory, which holds the whole block.
+func (r *Recorder) digestSpool() {
+	mem := r.sp.mem
+	r.payload = sha1.Sum(mem[r.head:])
+	if r.c.HTTPRequest != nil {
+		r.blockSum = sha1.Sum(mem)
+	}
+	if r.want256 {
+		r.sum256Sum, r.has256 = sha256.Sum256(mem[r.head:]), true
+	}
 }
 
 // indexControl returns the index of the first byte of s that may not
@@ -558,18 +588,37 @@ type Recorder struct {
 	// goroutine may replace sp (a revisit's block).
 	spool spool
 	typ   string
-	sum   hash.Hash // of the payload; nil once committed or aborted
+	head  int // length of the HTTP header at the start of the block
+	// lazy: the digests are not summed as the bytes pass but computed,
+	// once committed, from the spool's memory (digestSpool), off the
+	// path of the transfer, which then only copies the bytes: by the
+	// writer's goroutine, or, for a block of asyncDigest bytes or more,
+	// by a goroutine of their own (async). A capture whose payload
+	// outgrows the memory is summed as it passes from then on
+	// (startSums). One whose body came transfer-coded is never lazy: its
+	// payload is not in the spool.
+	lazy bool
+	// digested is done once the digests of a lazy capture committed
+	// are computed (Digest, and the writer's goroutine, wait for it).
+	digested sync.WaitGroup
+	queued   bool      // committed to the writer's goroutine
+	async    bool      // its digests computed by a goroutine of their own (asyncDigest)
+	sum      hash.Hash // of the payload; nil when lazy, committed or aborted
 	// block is the digest of the record's block: the HTTP header and
 	// the payload; nil when there is no HTTP header (the block is the
 	// payload, its digest sum).
 	block hash.Hash
 	// payload and blockSum are sum's and block's, kept by Commit and
-	// Abort when they give the states back.
+	// Abort when they give the states back (or by digestSpool).
 	payload, blockSum sha1Sum
 	n                 int64
 	// sum256 is the SHA-256 of the payload, when the writer knows a
-	// manifest's; nil otherwise.
-	sum256 hash.Hash
+	// manifest's (want256); nil otherwise. sum256Sum is its sum, kept
+	// as payload is (has256).
+	sum256    hash.Hash
+	want256   bool
+	has256    bool
+	sum256Sum [sha256.Size]byte
 	// framed: the block's body comes through WriteBlock, not Write
 	// (Capture.HTTPFramed).
 	framed   bool
@@ -586,9 +635,16 @@ func (r *Recorder) Write(p []byte) (int, error) {
 	if r.done {
 		return 0, errors.New("warc: Write after Commit or Abort")
 	}
-	r.sum.Write(p)
-	if r.sum256 != nil {
-		r.sum256.Write(p)
+	if r.lazy && len(r.sp.mem)+len(p) > spoolMem {
+		// Past the memory: the digests could not be computed from it.
+		r.lazy = false
+		r.startSums()
+	}
+	if !r.lazy {
+		r.sum.Write(p)
+		if r.sum256 != nil {
+			r.sum256.Write(p)
+		}
 	}
 	if r.framed {
 		r.n += int64(len(p))
@@ -636,8 +692,8 @@ func (r *Recorder) SetMetadata(b []byte) { r.c.Metadata = b }
 func (r *Recorder) Abort() {
 	if !r.done {
 		r.done = true
-		r.sp.Close()
 		r.release()
+		r.sp.Close()
 		r.w.mu.Lock()
 		r.w.dropped++
 		if len(r.w.droppedURIs) < maxDropped {
@@ -663,7 +719,13 @@ func (w *Writer) Dropped() (n int, uris []string) {
 // Digest is the payload digest of what was written so far ("sha1:" and
 // base32); after Commit or Abort, of the whole payload.
 func (r *Recorder) Digest() string {
-	if r.sum == nil {
+	switch {
+	case r.queued:
+		r.digested.Wait()
+		return string(appendSHA1(nil, r.payload))
+	case r.lazy && !r.done:
+		return string(appendSHA1(nil, sha1.Sum(r.sp.mem[r.head:])))
+	case r.sum == nil:
 		return string(appendSHA1(nil, r.payload))
 	}
 	var sum sha1Sum
@@ -671,8 +733,13 @@ func (r *Recorder) Digest() string {
 	return string(appendSHA1(nil, sum))
 }
 
-// release keeps the digests of sum and block and gives their states back.
+// release keeps the digests of sum and block and gives their states back;
+// those of a lazy capture, it computes.
 func (r *Recorder) release() {
+	if r.lazy {
+		r.digestSpool()
+		return
+	}
 	if r.sum == nil {
 		return
 	}
@@ -684,6 +751,10 @@ func (r *Recorder) release() {
 		r.block.Sum(r.blockSum[:0])
 		sha1s.Put(r.block)
 		r.block = nil
+	}
+	if r.sum256 != nil {
+		r.sum256.Sum(r.sum256Sum[:0])
+		r.has256 = true
 	}
 }
 
@@ -723,16 +794,33 @@ func (r *Recorder) Commit() error {
 		r.err = r.blockErr
 	}
 	if r.err != nil {
+		r.release()
 		r.sp.Close()
 		return r.err
 	}
 	w := r.w
-	r.release()
 	w.sendMu.RLock()
 	defer w.sendMu.RUnlock()
 	if w.closed.Load() {
+		r.release()
 		r.sp.Close()
 		return errWriterClosed
+	}
+	if r.lazy {
+		r.queued = true
+		r.digested.Add(1)
+		if len(r.sp.mem) >= asyncDigest {
+			// Computed meanwhile, on another processor, while the
+			// caller goes on with its next transfer; the writer's
+			// goroutine waits for them.
+			r.async = true
+			go func() {
+				r.digestSpool()
+				r.digested.Done()
+			}()
+		}
+	} else {
+		r.release()
 	}
 	// Whether the payload was archived already, and the records, are
 	// for the writer's goroutine to find and write, in the order of the
@@ -747,6 +835,11 @@ func (r *Recorder) Commit() error {
 	w.jobs <- job{r: r, mem: mem}
 	return w.failed()
 }
+
+// asyncDigest is the size of a block from which the digests of a lazy
+// capture are computed by a goroutine of their own, not by the writer's,
+// which would compute them one capture after the other.
+const asyncDigest = 64 << 10
 
 // budget bounds the memory held by the captures committed but not yet
 // written.
@@ -974,11 +1067,18 @@ func (w *Writer) failed() error {
 func (w *Writer) write(j job) error {
 	r := j.r
 	c := &r.c
+	switch {
+	case r.async:
+		r.digested.Wait()
+	case r.lazy:
+		r.digestSpool()
+		r.digested.Done()
+	}
 	orig, dup := w.seen[r.payload]
 	same := w.capturedBefore(r.payload, c.URI, orig, dup)
-	if r.sum256 != nil {
+	if r.has256 {
 		w.mu.Lock()
-		uris := w.known[hex.EncodeToString(r.sum256.Sum(nil))]
+		uris := w.known[hex.EncodeToString(r.sum256Sum[:])]
 		w.mu.Unlock()
 		if len(uris) > 0 {
 			same = same || slices.Contains(uris, c.URI)

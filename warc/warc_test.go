@@ -2,6 +2,9 @@ package warc_test
 
 import (
 	"bytes"
+	"crypto/sha1"
+	"crypto/sha256"
+	"encoding/base32"
 	"errors"
 	"fmt"
 	"math/rand/v2"
@@ -608,5 +611,103 @@ func TestIncompressibleRecords(t *testing.T) {
 	}
 	if max := int64(len(random) + 200<<10 + len(text)/4); st.Size() > max {
 		t.Errorf("file of %d bytes: the text was not compressed (at most %d)", st.Size(), max)
+	}
+}
+
+// The digests of a capture are computed by the writer's goroutine from the
+// spool's memory, or, for a payload that outgrows it (1 MiB and 4 KiB with
+// the HTTP header), summed as the bytes pass from the moment it does: each
+// way, every digest is that of the bytes written, whatever the pieces they
+// came in, for a resource and for an HTTP response; Digest gives the
+// payload's before and after Commit; and the SHA-256 of a manifest's file
+// (Known) still finds its copy under another name.
+func TestLazyDigests(t *testing.T) {
+	random := make([]byte, 3<<20+4096)
+	rand.NewChaCha8([32]byte{4}).Read(random)
+	name := filepath.Join(t.TempDir(), "l")
+	w, err := warc.Create(warc.Options{Name: name})
+	if err != nil {
+		t.Fatal(err)
+	}
+	header := []byte("HTTP/1.1 200 OK\r\nContent-Type: application/octet-stream\r\n\r\n")
+	// What a spool holds in memory (spoolMem): the block (the HTTP
+	// header, then the payload) of that length, and one byte more.
+	const mem = 1<<20 + 4<<10
+	sizes := []int{0, 1, 1 << 20, mem - len(header), mem - len(header) + 1, mem, mem + 1, 3 << 20}
+	want := map[string]string{}
+	n := 0
+	for _, size := range sizes {
+		for _, http := range []bool{false, true} {
+			for _, piece := range []int{4093, 64 << 10} {
+				n++
+				// From a place of its own: no payload is another's.
+				payload := random[n : n+size]
+				uri := fmt.Sprintf("ftp://h/%d-%d-%d", size, piece, n)
+				c := warc.Capture{URI: uri, SizeHint: int64(len(payload))}
+				if http {
+					uri = strings.Replace(uri, "ftp:", "http:", 1)
+					c = warc.Capture{URI: uri, HTTPRequest: []byte("GET / HTTP/1.1\r\n\r\n"), HTTPResponse: header, HTTPStatus: 200, SizeHint: c.SizeHint}
+				}
+				r, err := w.Begin(c)
+				if err != nil {
+					t.Fatal(err)
+				}
+				for p := payload; len(p) > 0; {
+					k := min(len(p), piece)
+					if _, err := r.Write(p[:k]); err != nil {
+						t.Fatal(err)
+					}
+					p = p[k:]
+				}
+				sum := sha1.Sum(payload)
+				want[uri] = "sha1:" + base32.StdEncoding.EncodeToString(sum[:])
+				if got := r.Digest(); got != want[uri] {
+					t.Errorf("%s: Digest before Commit %s, want %s", uri, got, want[uri])
+				}
+				if err := r.Commit(); err != nil {
+					t.Fatal(err)
+				}
+				if got := r.Digest(); got != want[uri] {
+					t.Errorf("%s: Digest after Commit %s, want %s", uri, got, want[uri])
+				}
+			}
+		}
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	recs := warctest.Read(t, name+".warc.gz")
+	warctest.CheckDigests(t, recs)
+	found := 0
+	for _, r := range recs {
+		if d, ok := want[r.Get("WARC-Target-URI")]; ok && r.Get("WARC-Type") != "request" {
+			found++
+			if r.Get("WARC-Payload-Digest") != d {
+				t.Errorf("%s: payload digest %s, want %s", r.Get("WARC-Target-URI"), r.Get("WARC-Payload-Digest"), d)
+			}
+		}
+	}
+	if found != n {
+		t.Errorf("%d records of captures, want %d", found, n)
+	}
+
+	// A file the manifest lists (by SHA-256), captured under another
+	// name: a revisit, whether its digests were computed from memory or
+	// as the bytes passed.
+	for _, size := range []int{100, 2 << 20} {
+		dir := t.TempDir()
+		w, err := warc.Create(warc.Options{Name: filepath.Join(dir, "k")})
+		if err != nil {
+			t.Fatal(err)
+		}
+		w.Known("ftp://h/old", fmt.Sprintf("%x", sha256.Sum256(random[:size])))
+		capture(t, w, warc.Capture{URI: "ftp://h/new", SizeHint: int64(size)}, random[:size])
+		if err := w.Close(); err != nil {
+			t.Fatal(err)
+		}
+		recs := warctest.Read(t, filepath.Join(dir, "k.warc.gz"))
+		if got := types(recs); !slices.Equal(got, []string{"warcinfo", "revisit"}) {
+			t.Errorf("size %d: records %v, want a revisit", size, got)
+		}
 	}
 }
