@@ -8,7 +8,10 @@
 // delivered Delay after the proxy read it, in order, while later chunks
 // are already being read, so throughput is that of the loopback and only
 // the latency grows (as tc netem's delay would, which is not available
-// where the tests run).
+// where the tests run). Rate, when set, adds a link of that many bytes a
+// second from the server to the client, which every connection of the
+// proxy shares: a chunk is delivered once the link has carried the chunks
+// before it and itself.
 //
 // In FTP mode the proxy reads the server's replies line by line and
 // rewrites the passive replies (227 for PASV, RFC 959 section 4.1.2; 229
@@ -102,6 +105,10 @@ type Config struct {
 	// that would make more than MaxConns of them open at once. Zero means
 	// no limit.
 	MaxConns int
+	// Rate is the capacity, in bytes a second, of the link from the
+	// server to the client that every connection shares (data
+	// connections included). Zero means no limit: the loopback's.
+	Rate int64
 }
 
 // Stats counts what the proxy did.
@@ -130,6 +137,9 @@ type Proxy struct {
 	lns   map[net.Listener]bool // data listeners not yet used
 	hits  map[*Fault]int        // connections each fault hit
 	once  sync.Once
+	// linkFree is when the link of Config.Rate has carried every chunk
+	// given to it so far.
+	linkFree time.Time
 }
 
 // ErrNotLoopback is returned by Start for a target that is not a loopback
@@ -502,6 +512,11 @@ func (pr *pair) write(dst net.Conn, ch <-chan chunk, f *Fault, down bool) bool {
 			b, hit = b[:f.After-sent], true
 			f = nil
 		}
+		if len(b) > 0 && down && pr.p.cfg.Rate > 0 {
+			if wait := time.Until(pr.p.carry(len(b))); wait > 0 && !pr.wait(wait) {
+				return false
+			}
+		}
 		if len(b) > 0 {
 			n, err := dst.Write(b)
 			sent += int64(n)
@@ -526,6 +541,18 @@ func (pr *pair) write(dst net.Conn, ch <-chan chunk, f *Fault, down bool) bool {
 		}
 	}
 	return false
+}
+
+// carry puts n bytes on the link of Config.Rate, after those given to it
+// before, and returns when they have crossed it.
+func (p *Proxy) carry(n int) time.Time {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if now := time.Now(); p.linkFree.Before(now) {
+		p.linkFree = now
+	}
+	p.linkFree = p.linkFree.Add(time.Duration(int64(n) * int64(time.Second) / p.cfg.Rate))
+	return p.linkFree
 }
 
 // wait sleeps d unless the pair or the proxy is closed first.

@@ -154,6 +154,39 @@ func TestDelayDoesNotThrottle(t *testing.T) {
 	}
 }
 
+// Rate: the link from the server is shared. Two connections that each
+// receive 256 KiB through a link of 4 MB/s take at least 131 ms together
+// (512 KiB / 4 MB/s), and the bytes arrive whole.
+func TestRate(t *testing.T) {
+	want := pattern(256 << 10)
+	p := start(t, Config{Target: serve(t, func(c net.Conn) { c.Write(want) }), Rate: 4e6})
+	t0 := time.Now()
+	errs := make(chan error, 2)
+	for range 2 {
+		go func() {
+			c, err := net.Dial("tcp", p.Addr())
+			if err != nil {
+				errs <- err
+				return
+			}
+			defer c.Close()
+			got, err := io.ReadAll(c)
+			if err == nil && !bytes.Equal(got, want) {
+				err = fmt.Errorf("got %d bytes, not the %d sent", len(got), len(want))
+			}
+			errs <- err
+		}()
+	}
+	for range 2 {
+		if err := <-errs; err != nil {
+			t.Fatal(err)
+		}
+	}
+	if el, min := time.Since(t0), time.Duration(2*len(want))*time.Second/4e6; el < min || el > 10*time.Second {
+		t.Errorf("512 KiB at 4 MB/s took %v, want at least %v", el, min)
+	}
+}
+
 func TestCut(t *testing.T) {
 	data := pattern(200 << 10)
 	p := start(t, Config{Target: serve(t, func(c net.Conn) { c.Write(data) }),
