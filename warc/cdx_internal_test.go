@@ -244,7 +244,12 @@ func TestWriteStored(t *testing.T) {
 	var want [][]byte
 	var places [][2]int64
 	uris := []string{"http://127.0.0.1/a", strings.Repeat("x", 70000)}
-	for i := range 120 { // 120 records of about 700 bytes: more than the 64 KiB buffer
+	// Random blocks look incompressible: written as stored deflate
+	// blocks, several for the larger ones.
+	random := make([]byte, 1<<20)
+	rand.NewChaCha8([32]byte{7}).Read(random)
+	sizes := []int{1<<10 + 1, 65535, 65536, 2*65535 - 300, 200 << 10, 1 << 20}
+	for i := range 120 + len(sizes) { // 120 records of about 700 bytes: more than the 64 KiB buffer
 		uri := uris[0]
 		if i == 60 {
 			uri = uris[1]
@@ -252,6 +257,9 @@ func TestWriteStored(t *testing.T) {
 		rec := newRecord(TypeResource, "<urn:uuid:x>", "2026-11-25T00:00:00Z", nil)
 		rec.add("WARC-Target-URI", uri)
 		block := bytes.Repeat([]byte{byte('a' + i%26)}, 500+i)
+		if i >= 120 {
+			block = random[:sizes[i-120]]
+		}
 		rec.setBlock(block)
 		b, err := rec.appendHeader(nil)
 		if err != nil {
