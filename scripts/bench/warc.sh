@@ -2,7 +2,8 @@
 # warc.sh: what --warc-file costs a fresh mirror: `fetch mirror` without and with
 # `--warc-file --warc-cdx`, side by side (scripts/bench/ab.sh: rounds interleaved,
 # medians), on loopback and through scripts/bench/faultproxy at a 10 ms and a 50 ms
-# round trip, for four trees: 2,000 files of 10 bytes (from vsftpd and from nginx),
+# round trip (the proxy's link as fast as the loopback), and at 10 ms through a link
+# of 1 Gbit/s (faultproxy -rate 125M, shared by the connections), for four trees: 2,000 files of 10 bytes (from vsftpd and from nginx),
 # then, from nginx, 1,000 random files of 10 KiB, 1,000 files of 10 KiB of text (Go
 # source, which level-1 deflate takes to about a third) and 20 random files of 1 MiB.
 # Then wget beside it: wget -r without and with its own --warc-file, and wget's WARC
@@ -22,7 +23,7 @@
 # removed at the end. Floors at a distance: one round trip a file over 8
 # connections (the mirror pipelines each next request): 2,000 x 10 ms / 8 = 2.5 s,
 # 1,000 x 10 ms / 8 = 1.25 s; the 1 MiB files take a few round trips each to open
-# the TCP window.
+# the TCP window; through 1 Gbit/s, 20 MiB take 0.17 s.
 #
 # The servers: those named by FETCH_TEST_ENV when set, else scripts/servers.sh is
 # started in a temporary directory (root needed) and stopped at the end. Needs
@@ -100,8 +101,8 @@ PY
 chmod -R a+rX "${copies[@]}"
 
 proxy() {
-	local f=$work/proxy.$1.$3
-	"$work/faultproxy" -target "$2" -mode "$1" -delay "$3" -for 2h >"$f" 2>&1 &
+	local f=$work/proxy.$1.$3.${4:-}
+	"$work/faultproxy" -target "$2" -mode "$1" -delay "$3" ${4:+-rate "$4"} -for 2h >"$f" 2>&1 &
 	proxypids+=($!)
 	for _ in $(seq 50); do [ -s "$f" ] && break; sleep 0.1; done
 	proxy_addr=$(head -n 1 "$f")
@@ -113,6 +114,8 @@ proxy http "$nginx" 5ms
 httpfar=$proxy_addr
 proxy http "$nginx" 25ms
 httpfar50=$proxy_addr
+proxy http "$nginx" 5ms 125M
+httpgig=$proxy_addr
 
 # series NAME ROUNDS 'COMMAND A' 'COMMAND B': one ab.sh series; appends a table row
 # to $work/rows.
@@ -150,6 +153,8 @@ row "HTTP, 1,000 x 10 KiB random, 10 ms (floor 1.25 s)" "$far" "http://$httpfar/
 row "HTTP, 1,000 x 10 KiB text, 10 ms (floor 1.25 s)" "$far" "http://$httpfar/warc-bench-t10k/"
 row "HTTP, 20 x 1 MiB random, 10 ms" "$far" "http://$httpfar/warc-bench-r1m/"
 row "HTTP, 20 x 1 MiB random, 50 ms" "$far" "http://$httpfar50/warc-bench-r1m/"
+row "HTTP, 20 x 1 MiB random, 10 ms, 1 Gbit/s (floor 0.17 s)" "$far" "http://$httpgig/warc-bench-r1m/"
+row "HTTP, 1,000 x 10 KiB text, 10 ms, 1 Gbit/s (floor 1.25 s)" "$far" "http://$httpgig/warc-bench-t10k/"
 wr=$(((rounds + 2) / 3))
 for t in many:"2,000 x 10 B" t10k:"1,000 x 10 KiB text" r1m:"20 x 1 MiB random"; do
 	series "wget, its WARC against none: HTTP, ${t#*:}, loopback" "$wr" "$(wgetr "$h/warc-bench-${t%%:*}/")" \
