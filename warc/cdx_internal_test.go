@@ -493,3 +493,73 @@ func TestSpoolSizes(t *testing.T) {
 		}
 	}
 }
+
+// A block compressed apart (deflateBlock, in the capture's goroutine) is
+// written in a gzip member whose start, the record's header, is stored
+// blocks (writeDeflated): the member reads back whole, CRC and length
+// checked, after records written the other ways and before more, also
+// with a header longer than a stored block.
+func TestWriteDeflated(t *testing.T) {
+	fw := newFileWriter(&names{base: t.TempDir() + "/d"})
+	if err := fw.open(); err != nil {
+		t.Fatal(err)
+	}
+	path := fw.path
+	text := bytes.Repeat([]byte("gopher menu line\tselector\thost\t70\r\n"), 3000)
+	random := make([]byte, 64<<10)
+	rand.NewChaCha8([32]byte{3}).Read(random)
+	var want [][]byte
+	var places [][2]int64
+	for i, tc := range []struct {
+		uri   string
+		block []byte
+	}{
+		{"http://h/a", text},
+		{"http://h/small", []byte("small")},
+		{"http://h/" + strings.Repeat("x", 70000), text[:20000]},
+		{"http://h/random", random},
+		{"http://h/b", text[:asyncMin]},
+	} {
+		rec := newRecord(TypeResource, "<urn:uuid:x>", "2026-11-25T00:00:00Z", nil)
+		rec.add("WARC-Target-URI", tc.uri)
+		rec.setBlock(tc.block)
+		deflated := deflateBlock(tc.block)
+		if incompressible(tc.block) != (deflated == nil) {
+			t.Fatalf("record %d: deflated %v, block incompressible %v", i, deflated != nil, incompressible(tc.block))
+		}
+		if deflated != nil {
+			rec.deflated = *deflated
+		}
+		h, err := rec.appendHeader(nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want = append(want, append(append(h, tc.block...), "\r\n\r\n"...))
+		off, n, err := fw.write(rec)
+		if err != nil {
+			t.Fatalf("record %d: %v", i, err)
+		}
+		if deflated != nil && n > int64(len(h)+len(tc.block)/3+64) {
+			t.Errorf("record %d: %d bytes for a header of %d and a block of %d of text", i, n, len(h), len(tc.block))
+		}
+		places = append(places, [2]int64{off, n})
+	}
+	if err := fw.close(); err != nil {
+		t.Fatal(err)
+	}
+	file, err := os.ReadFile(strings.TrimSuffix(path, ".open"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, p := range places {
+		r, err := gzip.NewReader(bytes.NewReader(file[p[0] : p[0]+p[1]]))
+		if err != nil {
+			t.Fatalf("record %d: %v", i, err)
+		}
+		r.Multistream(false)
+		got, err := io.ReadAll(r)
+		if err != nil || !bytes.Equal(got, want[i]) {
+			t.Fatalf("record %d: %d bytes back (want %d), %v", i, len(got), len(want[i]), err)
+		}
+	}
+}

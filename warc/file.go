@@ -9,7 +9,9 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 
+	"github.com/klauspost/compress/flate"
 	"github.com/klauspost/compress/gzip"
 )
 
@@ -106,6 +108,10 @@ func (fw *fileWriter) open() error {
 // file and its length (compressed).
 func (fw *fileWriter) write(rec *record) (offset, length int64, err error) {
 	offset = fw.size
+	if rec.deflated != nil {
+		err := fw.writeDeflated(rec)
+		return offset, fw.size - offset, err
+	}
 	if rec.size() < storeMax && rec.block.file == nil {
 		err := fw.writeStored(rec)
 		return offset, fw.size - offset, err
@@ -215,6 +221,92 @@ func (fw *fileWriter) writeStoredLong(data []byte) error {
 	fw.raw = append(fw.raw[:0], data...) // data is in the buffer's free space
 	fw.head = appendStoredMember(fw.head[:0], fw.raw)
 	_, err := counter{fw}.Write(fw.head)
+	return err
+}
+
+// deflaters holds level-1 deflate writers for deflateBlock (one takes
+// most of a megabyte of tables).
+var deflaters = sync.Pool{New: func() any {
+	fw, _ := flate.NewWriter(nil, flate.BestSpeed)
+	return fw
+}}
+
+// deflatedBufs holds the buffers deflateBlock fills.
+var deflatedBufs = sync.Pool{New: func() any { return new([]byte) }}
+
+// byteSink appends what is written to it to a slice.
+type byteSink struct{ b *[]byte }
+
+func (s byteSink) Write(p []byte) (int, error) {
+	*s.b = append(*s.b, p...)
+	return len(p), nil
+}
+
+// deflateBlock compresses block and the two CRLFs that end a record into
+// deflate blocks at level 1, the last of them final: the rest of a gzip
+// member whose start, the record's header in stored blocks, the writer's
+// goroutine writes once it knows the header (writeDeflated). It returns
+// nil for a block that looks incompressible, which is stored.
+func deflateBlock(block []byte) *[]byte {
+	if incompressible(block) {
+		return nil
+	}
+	out := deflatedBufs.Get().(*[]byte)
+	*out = (*out)[:0]
+	zw := deflaters.Get().(*flate.Writer)
+	zw.Reset(byteSink{out})
+	zw.Write(block) // to memory: it cannot fail
+	zw.Write(crlf2)
+	zw.Close()
+	deflaters.Put(zw)
+	return out
+}
+
+// putDeflated gives a buffer of deflateBlock back; a large one is left
+// to the collector.
+func putDeflated(b *[]byte) {
+	if b != nil && cap(*b) <= 2<<20 {
+		deflatedBufs.Put(b)
+	}
+}
+
+var crlf2 = []byte("\r\n\r\n")
+
+// writeDeflated writes rec, whose block is compressed already (deflated),
+// as a gzip member: its header, then the header of the record in stored
+// deflate blocks (not final; one ends on a byte, where the compressed
+// block begins), the compressed block, and the CRC of it all, computed
+// here over the block in memory.
+func (fw *fileWriter) writeDeflated(rec *record) error {
+	head, err := rec.appendHeader(fw.head[:0])
+	fw.head = head
+	if err != nil {
+		return err
+	}
+	// ID1, ID2, CM (deflate), FLG, MTIME (none), XFL, OS (unknown).
+	b := append(fw.raw[:0], 0x1f, 0x8b, 8, 0, 0, 0, 0, 0, 0, 255)
+	for h := head; len(h) > 0; {
+		n := min(len(h), 0xffff)
+		b = append(b, 0, byte(n), byte(n>>8), ^byte(n), ^byte(n>>8)) // BFINAL 0, BTYPE 00 (stored)
+		b = append(b, h[:n]...)
+		h = h[n:]
+	}
+	fw.raw = b
+	out := counter{fw}
+	if _, err := out.Write(b); err != nil {
+		return err
+	}
+	if _, err := out.Write(rec.deflated); err != nil {
+		return err
+	}
+	crc := crc32.ChecksumIEEE(head)
+	crc = crc32.Update(crc, crc32.IEEETable, rec.block.mem)
+	crc = crc32.Update(crc, crc32.IEEETable, crlf2)
+	size := uint32(len(head) + len(rec.block.mem) + len(crlf2))
+	var t [8]byte
+	binary.LittleEndian.PutUint32(t[:], crc)
+	binary.LittleEndian.PutUint32(t[4:], size)
+	_, err = out.Write(t[:])
 	return err
 }
 

@@ -22,6 +22,10 @@ type record struct {
 	room   [12]field // fields' first array: a record has at most 12
 	block  *spool
 	own    spool // the block, when the record holds bytes it does not own (setBlock)
+	// deflated, when not nil, is the block and the two CRLFs that end
+	// the record, compressed already (deflateBlock): the file writer
+	// writes the header around it (writeDeflated).
+	deflated []byte
 }
 
 type field struct{ name, value string }

@@ -592,7 +592,7 @@ type Recorder struct {
 	// lazy: the digests are not summed as the bytes pass but computed,
 	// once committed, from the spool's memory (digestSpool), off the
 	// path of the transfer, which then only copies the bytes: by the
-	// writer's goroutine, or, for a block of asyncDigest bytes or more,
+	// writer's goroutine, or, for a block of asyncMin bytes or more,
 	// by a goroutine of their own (async). A capture whose payload
 	// outgrows the memory is summed as it passes from then on
 	// (startSums). One whose body came transfer-coded is never lazy: its
@@ -601,8 +601,12 @@ type Recorder struct {
 	// digested is done once the digests of a lazy capture committed
 	// are computed (Digest, and the writer's goroutine, wait for it).
 	digested sync.WaitGroup
-	queued   bool      // committed to the writer's goroutine
-	async    bool      // its digests computed by a goroutine of their own (asyncDigest)
+	queued   bool // committed to the writer's goroutine
+	async    bool // its digests computed by a goroutine of their own (asyncMin)
+	// deflated is the block and the two CRLFs that end the record, in
+	// deflate blocks, the last one final (deflateBlock); nil when the
+	// writer's goroutine is to compress it, or store it.
+	deflated *[]byte
 	sum      hash.Hash // of the payload; nil when lazy, committed or aborted
 	// block is the digest of the record's block: the HTTP header and
 	// the payload; nil when there is no HTTP header (the block is the
@@ -806,40 +810,50 @@ func (r *Recorder) Commit() error {
 		r.sp.Close()
 		return errWriterClosed
 	}
-	if r.lazy {
-		r.queued = true
-		r.digested.Add(1)
-		if len(r.sp.mem) >= asyncDigest {
-			// Computed meanwhile, on another processor, while the
-			// caller goes on with its next transfer; the writer's
-			// goroutine waits for them.
-			r.async = true
-			go func() {
-				r.digestSpool()
-				r.digested.Done()
-			}()
-		}
-	} else {
-		r.release()
-	}
 	// Whether the payload was archived already, and the records, are
 	// for the writer's goroutine to find and write, in the order of the
 	// commits, while the caller goes on with its next transfer.
 	mem := int64(cap(r.sp.mem))
+	async := r.lazy && len(r.sp.mem) >= asyncMin
+	if async {
+		mem *= 2 // and the block compressed
+	}
 	if w.pend.tight() || len(w.jobs) >= maxPending/2 {
 		// The writer's goroutine may be asleep (see run): a queue
 		// that fills would wait for it.
 		w.wakeUp()
 	}
 	w.pend.acquire(mem)
+	switch {
+	case async:
+		// The digests are computed meanwhile, on another processor,
+		// and the block compressed (deflateBlock), while the caller
+		// goes on with its next transfer; the writer's goroutine
+		// waits for them.
+		r.queued, r.async = true, true
+		r.digested.Add(1)
+		go func() {
+			r.digestSpool()
+			r.deflated = deflateBlock(r.sp.mem)
+			r.digested.Done()
+		}()
+	case r.lazy:
+		// The writer's goroutine computes them.
+		r.queued = true
+		r.digested.Add(1)
+	default:
+		r.release()
+	}
 	w.jobs <- job{r: r, mem: mem}
 	return w.failed()
 }
 
-// asyncDigest is the size of a block from which the digests of a lazy
-// capture are computed by a goroutine of their own, not by the writer's,
-// which would compute them one capture after the other.
-const asyncDigest = 64 << 10
+// asyncMin is the size of a block from which the digests of a lazy
+// capture are computed, and its block compressed, by a goroutine of their
+// own, not by the writer's, which would do it one capture after the other
+// (on one processor: deflate at level 1 makes about 130 MB/s of text in a
+// busy process, what a link of 1 Gbit/s brings).
+const asyncMin = 8 << 10
 
 // budget bounds the memory held by the captures committed but not yet
 // written.
@@ -1093,11 +1107,15 @@ func (w *Writer) write(j job) error {
 			// The same payload at the same address: unchanged, and
 			// already archived. Nothing is written.
 			r.sp.Close()
+			putDeflated(r.deflated)
 			return nil
 		}
 	}
 	revisit := dup && !c.AsMetadata && r.n > 0
 	typ, block := r.typ, r.sp
+	deflated := r.deflated
+	r.deflated = nil
+	defer putDeflated(deflated)
 	if revisit {
 		// The payload is kept elsewhere: a revisit record, whose block
 		// is the HTTP header alone (none for other schemes).
@@ -1112,6 +1130,8 @@ func (w *Writer) write(j job) error {
 	main := newRecord(typ, v.mainID, v.date, block)
 	if revisit {
 		main.setBlock(c.HTTPResponse)
+	} else if deflated != nil {
+		main.deflated = *deflated
 	}
 	main.add("WARC-Target-URI", c.URI)
 	if c.IP != "" {
