@@ -494,11 +494,13 @@ func TestSpoolSizes(t *testing.T) {
 	}
 }
 
-// A block compressed apart (deflateBlock, in the capture's goroutine) is
-// written in a gzip member whose start, the record's header, is stored
-// blocks (writeDeflated): the member reads back whole, CRC and length
-// checked, after records written the other ways and before more, also
-// with a header longer than a stored block.
+// A block compressed apart (compressChunk, in pieces that end on a byte,
+// by the capture's goroutines) is written in a gzip member whose start,
+// the record's header, is stored blocks (writeDeflated): the member reads
+// back whole, CRC and length checked, after records written the other
+// ways and before more, also with a header longer than a stored block,
+// pieces stored and compressed in one block, and pieces that end where
+// the block does.
 func TestWriteDeflated(t *testing.T) {
 	fw := newFileWriter(&names{base: t.TempDir() + "/d"})
 	if err := fw.open(); err != nil {
@@ -510,6 +512,8 @@ func TestWriteDeflated(t *testing.T) {
 	rand.NewChaCha8([32]byte{3}).Read(random)
 	var want [][]byte
 	var places [][2]int64
+	mixed := append(append(bytes.Clone(text[:40000]), random...), text[:30000]...)
+	const piece = 32 << 10
 	for i, tc := range []struct {
 		uri   string
 		block []byte
@@ -519,17 +523,22 @@ func TestWriteDeflated(t *testing.T) {
 		{"http://h/" + strings.Repeat("x", 70000), text[:20000]},
 		{"http://h/random", random},
 		{"http://h/b", text[:asyncMin]},
+		{"http://h/mixed", mixed},
+		{"http://h/pieces", text[:2*piece]},
+		{"http://h/empty", nil},
 	} {
 		rec := newRecord(TypeResource, "<urn:uuid:x>", "2026-11-25T00:00:00Z", nil)
 		rec.add("WARC-Target-URI", tc.uri)
 		rec.setBlock(tc.block)
-		deflated := deflateBlock(tc.block)
-		if incompressible(tc.block) != (deflated == nil) {
-			t.Fatalf("record %d: deflated %v, block incompressible %v", i, deflated != nil, incompressible(tc.block))
+		// In pieces, as a capture compresses its block (zChunk), of
+		// text and of random bytes.
+		rest := tc.block
+		for len(rest) > piece {
+			rec.deflated = append(rec.deflated, compressChunk(rest[:piece], nil, false))
+			rest = rest[piece:]
 		}
-		if deflated != nil {
-			rec.deflated = *deflated
-		}
+		rec.deflated = append(rec.deflated, compressChunk(rest, crlf2, true))
+		deflated := !incompressible(tc.block) && tc.uri != "http://h/mixed"
 		h, err := rec.appendHeader(nil)
 		if err != nil {
 			t.Fatal(err)
@@ -539,7 +548,7 @@ func TestWriteDeflated(t *testing.T) {
 		if err != nil {
 			t.Fatalf("record %d: %v", i, err)
 		}
-		if deflated != nil && n > int64(len(h)+len(tc.block)/3+64) {
+		if deflated && n > int64(len(h)+len(tc.block)/3+64) {
 			t.Errorf("record %d: %d bytes for a header of %d and a block of %d of text", i, n, len(h), len(tc.block))
 		}
 		places = append(places, [2]int64{off, n})

@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 
@@ -224,14 +225,14 @@ func (fw *fileWriter) writeStoredLong(data []byte) error {
 	return err
 }
 
-// deflaters holds level-1 deflate writers for deflateBlock (one takes
+// deflaters holds level-1 deflate writers for compressChunk (one takes
 // most of a megabyte of tables).
 var deflaters = sync.Pool{New: func() any {
 	fw, _ := flate.NewWriter(nil, flate.BestSpeed)
 	return fw
 }}
 
-// deflatedBufs holds the buffers deflateBlock fills.
+// deflatedBufs holds the buffers compressChunk fills.
 var deflatedBufs = sync.Pool{New: func() any { return new([]byte) }}
 
 // byteSink appends what is written to it to a slice.
@@ -242,31 +243,87 @@ func (s byteSink) Write(p []byte) (int, error) {
 	return len(p), nil
 }
 
-// deflateBlock compresses block and the two CRLFs that end a record into
-// deflate blocks at level 1, the last of them final: the rest of a gzip
-// member whose start, the record's header in stored blocks, the writer's
-// goroutine writes once it knows the header (writeDeflated). It returns
-// nil for a block that looks incompressible, which is stored.
-func deflateBlock(block []byte) *[]byte {
-	if incompressible(block) {
-		return nil
-	}
-	out := deflatedBufs.Get().(*[]byte)
-	*out = (*out)[:0]
-	zw := deflaters.Get().(*flate.Writer)
-	zw.Reset(byteSink{out})
-	zw.Write(block) // to memory: it cannot fail
-	zw.Write(crlf2)
-	zw.Close()
-	deflaters.Put(zw)
-	return out
+// piece is a part of a block made ready to be written (compressChunk):
+// deflate blocks compressed already (z), or bytes to be written as they
+// are in stored blocks (plain), the last of them final when final says so.
+// Either way it ends on a byte, where the next piece begins.
+type piece struct {
+	z     *[]byte
+	plain [2][]byte
+	final bool
 }
 
-// putDeflated gives a buffer of deflateBlock back; a large one is left
-// to the collector.
-func putDeflated(b *[]byte) {
-	if b != nil && cap(*b) <= 2<<20 {
-		deflatedBufs.Put(b)
+// compressChunk makes data and then tail a piece of a block: compressed at
+// level 1, or, when data looks incompressible, stored; its last block is
+// final when final says so, else a compressed piece ends with a sync
+// flush. Such pieces, in order, are the rest of a gzip member whose start,
+// the record's header in stored blocks, the writer's goroutine writes once
+// it knows the header (writeDeflated).
+func compressChunk(data, tail []byte, final bool) piece {
+	if incompressible(data) {
+		return piece{plain: [2][]byte{data, tail}, final: final}
+	}
+	out := deflatedBufs.Get().(*[]byte)
+	*out = slices.Grow((*out)[:0], len(data)/2+len(tail)+64)
+	zw := deflaters.Get().(*flate.Writer)
+	zw.Reset(byteSink{out})
+	// To memory: the writes cannot fail.
+	zw.Write(data)
+	if final {
+		zw.Write(tail)
+		zw.Close()
+	} else {
+		zw.Flush()
+	}
+	deflaters.Put(zw)
+	return piece{z: out, final: final}
+}
+
+// storedBlocks writes parts to w as stored deflate blocks (RFC 1951
+// section 3.2.4), the last one final when final says so (an empty one if
+// there is nothing to store). Each begins on a byte, and so does what
+// follows it.
+func storedBlocks(w io.Writer, final bool, parts ...[]byte) error {
+	size := 0
+	for _, p := range parts {
+		size += len(p)
+	}
+	i := 0
+	var h [5]byte
+	for first := true; first || size > 0; first = false {
+		n := min(size, 0xffff)
+		size -= n
+		bfinal := byte(0)
+		if size == 0 && final {
+			bfinal = 1
+		}
+		if n == 0 && bfinal == 0 {
+			break
+		}
+		if _, err := w.Write(append(h[:0], bfinal, byte(n), byte(n>>8), ^byte(n), ^byte(n>>8))); err != nil {
+			return err
+		}
+		for n > 0 {
+			for len(parts[i]) == 0 {
+				i++
+			}
+			k := min(n, len(parts[i]))
+			if _, err := w.Write(parts[i][:k]); err != nil {
+				return err
+			}
+			parts[i], n = parts[i][k:], n-k
+		}
+	}
+	return nil
+}
+
+// putPieces gives the buffers of pieces back; a large one is left to the
+// collector.
+func putPieces(ps ...piece) {
+	for _, p := range ps {
+		if p.z != nil && cap(*p.z) <= 2<<20 {
+			deflatedBufs.Put(p.z)
+		}
 	}
 }
 
@@ -284,20 +341,23 @@ func (fw *fileWriter) writeDeflated(rec *record) error {
 		return err
 	}
 	// ID1, ID2, CM (deflate), FLG, MTIME (none), XFL, OS (unknown).
-	b := append(fw.raw[:0], 0x1f, 0x8b, 8, 0, 0, 0, 0, 0, 0, 255)
-	for h := head; len(h) > 0; {
-		n := min(len(h), 0xffff)
-		b = append(b, 0, byte(n), byte(n>>8), ^byte(n), ^byte(n>>8)) // BFINAL 0, BTYPE 00 (stored)
-		b = append(b, h[:n]...)
-		h = h[n:]
-	}
-	fw.raw = b
 	out := counter{fw}
-	if _, err := out.Write(b); err != nil {
+	if _, err := out.Write([]byte{0x1f, 0x8b, 8, 0, 0, 0, 0, 0, 0, 255}); err != nil {
 		return err
 	}
-	if _, err := out.Write(rec.deflated); err != nil {
+	if err := storedBlocks(out, false, head); err != nil {
 		return err
+	}
+	for _, p := range rec.deflated {
+		var err error
+		if p.z != nil {
+			_, err = out.Write(*p.z)
+		} else {
+			err = storedBlocks(out, p.final, p.plain[:]...)
+		}
+		if err != nil {
+			return err
+		}
 	}
 	crc := crc32.ChecksumIEEE(head)
 	crc = crc32.Update(crc, crc32.IEEETable, rec.block.mem)

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"io"
+	"math/rand/v2"
 	"path/filepath"
 	"slices"
 	"testing"
@@ -33,8 +34,14 @@ func TestGowarcReadsEveryRecord(t *testing.T) {
 	big := bytes.Repeat([]byte("0123456789"), 250_000)                                      // 2.5 MB: spooled
 	capture(t, w, warc.Capture{URI: "ftp://h/big"}, big)
 	capture(t, w, warc.Capture{URI: "ftp://h/empty"}, nil)
-	// 100 KB in memory: compressed apart from its header (deflateBlock).
+	// 100 KB in memory: compressed apart from its header (compressChunk);
+	// 700 KB of text and random bytes, compressed in pieces as they come,
+	// some stored.
 	capture(t, w, warc.Capture{URI: "ftp://h/text", SizeHint: 100_000}, bytes.Repeat([]byte("9876543210"), 10_000))
+	random := make([]byte, 300_000)
+	rand.NewChaCha8([32]byte{5}).Read(random)
+	mixed := slices.Concat(bytes.Repeat([]byte("gopher\r\n"), 30_000), random, bytes.Repeat([]byte("9876543210"), 15_000))
+	capture(t, w, warc.Capture{URI: "ftp://h/mixed", SizeHint: int64(len(mixed))}, mixed)
 	capture(t, w, warc.Capture{
 		URI:          "http://h/page",
 		IP:           "127.0.0.1",
@@ -95,7 +102,7 @@ func TestGowarcReadsEveryRecord(t *testing.T) {
 		got = append(got, rec.Type().String())
 		rec.Close()
 	}
-	want := []string{"warcinfo", "resource", "metadata", "revisit", "resource", "resource", "resource", "request", "response", "request", "revisit", "metadata"}
+	want := []string{"warcinfo", "resource", "metadata", "revisit", "resource", "resource", "resource", "resource", "request", "response", "request", "revisit", "metadata"}
 	if !slices.Equal(got, want) {
 		t.Errorf("record types\n got %q\nwant %q", got, want)
 	}

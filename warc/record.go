@@ -23,9 +23,10 @@ type record struct {
 	block  *spool
 	own    spool // the block, when the record holds bytes it does not own (setBlock)
 	// deflated, when not nil, is the block and the two CRLFs that end
-	// the record, compressed already (deflateBlock): the file writer
-	// writes the header around it (writeDeflated).
-	deflated []byte
+	// the record, compressed already, in pieces (compressChunk): the file
+	// writer writes the header before them (writeDeflated).
+	deflated []piece
+	dspace   [9]piece // deflated's first array: a block of spoolMem takes 9 pieces
 }
 
 type field struct{ name, value string }

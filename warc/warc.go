@@ -603,10 +603,16 @@ type Recorder struct {
 	digested sync.WaitGroup
 	queued   bool // committed to the writer's goroutine
 	async    bool // its digests computed by a goroutine of their own (asyncMin)
-	// deflated is the block and the two CRLFs that end the record, in
-	// deflate blocks, the last one final (deflateBlock); nil when the
-	// writer's goroutine is to compress it, or store it.
-	deflated *[]byte
+	// zchunks are the first zdone bytes of the block, compressed in
+	// pieces of zChunk as they arrived, each by a goroutine of its own
+	// (zwg), while the transfer goes on; the rest is compressed once the
+	// capture is committed, and deflated holds them all then, in order
+	// (see compressChunk); nil when the writer's goroutine is to
+	// compress the block, or store it.
+	zchunks  []*zchunk
+	zdone    int
+	zwg      sync.WaitGroup
+	deflated []piece
 	sum      hash.Hash // of the payload; nil when lazy, committed or aborted
 	// block is the digest of the record's block: the HTTP header and
 	// the payload; nil when there is no HTTP header (the block is the
@@ -640,9 +646,11 @@ func (r *Recorder) Write(p []byte) (int, error) {
 		return 0, errors.New("warc: Write after Commit or Abort")
 	}
 	if r.lazy && len(r.sp.mem)+len(p) > spoolMem {
-		// Past the memory: the digests could not be computed from it.
+		// Past the memory: the digests could not be computed from it,
+		// nor the block compressed.
 		r.lazy = false
 		r.startSums()
+		r.dropChunks()
 	}
 	if !r.lazy {
 		r.sum.Write(p)
@@ -662,7 +670,56 @@ func (r *Recorder) Write(p []byte) (int, error) {
 	if err != nil {
 		r.err = fmt.Errorf("warc: spool: %w", err)
 	}
+	for r.lazy && len(r.sp.mem)-r.zdone >= zChunk {
+		r.startChunk()
+	}
 	return n, r.err
+}
+
+// zChunk is the size of the pieces of a block compressed as they arrive.
+// Each is compressed apart (its deflate blocks refer to none before it),
+// which costs little: the window is 32 KiB.
+const zChunk = 128 << 10
+
+// zchunk is a piece of a block, made ready by a goroutine of its own.
+type zchunk struct{ p piece }
+
+// startChunk compresses the next zChunk bytes of the block, in a
+// goroutine of their own.
+func (r *Recorder) startChunk() {
+	c := &zchunk{}
+	r.zchunks = append(r.zchunks, c)
+	// The spool's memory may move if it grows, but these bytes are
+	// kept, and never changed.
+	data := r.sp.mem[r.zdone : r.zdone+zChunk]
+	r.zdone += zChunk
+	r.zwg.Add(1)
+	go func() {
+		defer r.zwg.Done()
+		c.p = compressChunk(data, nil, false)
+	}()
+}
+
+// dropChunks waits for the pieces being compressed and gives them up.
+func (r *Recorder) dropChunks() {
+	r.zwg.Wait()
+	for _, c := range r.zchunks {
+		putPieces(c.p)
+	}
+	r.zchunks, r.zdone = nil, 0
+}
+
+// deflateRest compresses what the pieces left of the block, with the two
+// CRLFs that end the record, and puts every piece in deflated.
+func (r *Recorder) deflateRest() {
+	last := compressChunk(r.sp.mem[r.zdone:], crlf2, true)
+	r.zwg.Wait()
+	r.deflated = make([]piece, 0, len(r.zchunks)+1)
+	for _, c := range r.zchunks {
+		r.deflated = append(r.deflated, c.p)
+	}
+	r.deflated = append(r.deflated, last)
+	r.zchunks = nil
 }
 
 // WriteBlock adds p to the block of a capture whose body came
@@ -697,6 +754,7 @@ func (r *Recorder) Abort() {
 	if !r.done {
 		r.done = true
 		r.release()
+		r.dropChunks()
 		r.sp.Close()
 		r.w.mu.Lock()
 		r.w.dropped++
@@ -799,6 +857,7 @@ func (r *Recorder) Commit() error {
 	}
 	if r.err != nil {
 		r.release()
+		r.dropChunks()
 		r.sp.Close()
 		return r.err
 	}
@@ -807,6 +866,7 @@ func (r *Recorder) Commit() error {
 	defer w.sendMu.RUnlock()
 	if w.closed.Load() {
 		r.release()
+		r.dropChunks()
 		r.sp.Close()
 		return errWriterClosed
 	}
@@ -834,7 +894,7 @@ func (r *Recorder) Commit() error {
 		r.digested.Add(1)
 		go func() {
 			r.digestSpool()
-			r.deflated = deflateBlock(r.sp.mem)
+			r.deflateRest()
 			r.digested.Done()
 		}()
 	case r.lazy:
@@ -1107,7 +1167,7 @@ func (w *Writer) write(j job) error {
 			// The same payload at the same address: unchanged, and
 			// already archived. Nothing is written.
 			r.sp.Close()
-			putDeflated(r.deflated)
+			putPieces(r.deflated...)
 			return nil
 		}
 	}
@@ -1115,7 +1175,7 @@ func (w *Writer) write(j job) error {
 	typ, block := r.typ, r.sp
 	deflated := r.deflated
 	r.deflated = nil
-	defer putDeflated(deflated)
+	defer putPieces(deflated...)
 	if revisit {
 		// The payload is kept elsewhere: a revisit record, whose block
 		// is the HTTP header alone (none for other schemes).
@@ -1131,7 +1191,7 @@ func (w *Writer) write(j job) error {
 	if revisit {
 		main.setBlock(c.HTTPResponse)
 	} else if deflated != nil {
-		main.deflated = *deflated
+		main.deflated = append(main.dspace[:0], deflated...)
 	}
 	main.add("WARC-Target-URI", c.URI)
 	if c.IP != "" {
