@@ -887,7 +887,7 @@ func (r *Recorder) Commit() error {
 	switch {
 	case async:
 		// The digests are computed meanwhile, on another processor,
-		// and the block compressed (deflateBlock), while the caller
+		// and the block compressed (compressChunk), while the caller
 		// goes on with its next transfer; the writer's goroutine
 		// waits for them.
 		r.queued, r.async = true, true
