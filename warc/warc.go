@@ -546,6 +546,23 @@ func (r *Recorder) startSums() {
 // memory, which holds the whole block.
 func (r *Recorder) digestSpool() {
 	mem := r.sp.mem
+	if n := len(r.zchunks); n > 0 {
+		// The pieces are summed already, in order (startChunk).
+		<-r.zchunks[n-1].hashed
+		r.sumPiece(mem[r.zdone:], r.zdone)
+		r.psum.Sum(r.payload[:0])
+		sha1s.Put(r.psum)
+		if r.bsum != nil {
+			r.bsum.Sum(r.blockSum[:0])
+			sha1s.Put(r.bsum)
+		}
+		if r.p256 != nil {
+			r.p256.Sum(r.sum256Sum[:0])
+			r.has256 = true
+		}
+		r.psum, r.bsum, r.p256 = nil, nil, nil
+		return
+	}
 	r.payload = sha1.Sum(mem[r.head:])
 	if r.c.HTTPRequest != nil {
 		r.blockSum = sha1.Sum(mem)
@@ -613,7 +630,12 @@ type Recorder struct {
 	zdone    int
 	zwg      sync.WaitGroup
 	deflated []piece
-	sum      hash.Hash // of the payload; nil when lazy, committed or aborted
+	// psum, bsum and p256 are the digests of the payload, of the block
+	// (nil without an HTTP header) and the payload's SHA-256 (nil unless
+	// want256), summed piece by piece by the goroutines of zchunks, in
+	// order; nil without pieces.
+	psum, bsum, p256 hash.Hash
+	sum              hash.Hash // of the payload; nil when lazy, committed or aborted
 	// block is the digest of the record's block: the HTTP header and
 	// the payload; nil when there is no HTTP header (the block is the
 	// payload, its digest sum).
@@ -649,8 +671,8 @@ func (r *Recorder) Write(p []byte) (int, error) {
 		// Past the memory: the digests could not be computed from it,
 		// nor the block compressed.
 		r.lazy = false
-		r.startSums()
 		r.dropChunks()
+		r.startSums()
 	}
 	if !r.lazy {
 		r.sum.Write(p)
@@ -681,32 +703,80 @@ func (r *Recorder) Write(p []byte) (int, error) {
 // which costs little: the window is 32 KiB.
 const zChunk = 128 << 10
 
-// zchunk is a piece of a block, made ready by a goroutine of its own.
-type zchunk struct{ p piece }
+// zchunk is a piece of a block, made ready by a goroutine of its own, which
+// then adds it to the capture's digests once the piece before it is in
+// them (hashed is closed then).
+type zchunk struct {
+	p      piece
+	hashed chan struct{}
+}
 
-// startChunk compresses the next zChunk bytes of the block, in a
-// goroutine of their own.
+// startChunk compresses the next zChunk bytes of the block, and adds them
+// to the digests, in a goroutine of their own: the digests of a large
+// block are done but for its last piece when the transfer ends.
 func (r *Recorder) startChunk() {
-	c := &zchunk{}
+	var prev chan struct{}
+	if n := len(r.zchunks); n > 0 {
+		prev = r.zchunks[n-1].hashed
+	} else {
+		r.psum = newSHA1()
+		if r.c.HTTPRequest != nil {
+			r.bsum = newSHA1()
+		}
+		if r.want256 {
+			r.p256 = sha256.New()
+		}
+	}
+	c := &zchunk{hashed: make(chan struct{})}
 	r.zchunks = append(r.zchunks, c)
 	// The spool's memory may move if it grows, but these bytes are
 	// kept, and never changed.
-	data := r.sp.mem[r.zdone : r.zdone+zChunk]
+	start := r.zdone
+	data := r.sp.mem[start : start+zChunk]
 	r.zdone += zChunk
 	r.zwg.Add(1)
 	go func() {
 		defer r.zwg.Done()
 		c.p = compressChunk(data, nil, false)
+		if prev != nil {
+			<-prev
+		}
+		r.sumPiece(data, start)
+		close(c.hashed)
 	}()
 }
 
-// dropChunks waits for the pieces being compressed and gives them up.
+// sumPiece adds data, the bytes of the block from start, to the digests
+// summed piece by piece: the block's all of them, the payload's those past
+// the HTTP header.
+func (r *Recorder) sumPiece(data []byte, start int) {
+	if r.bsum != nil {
+		r.bsum.Write(data)
+	}
+	if skip := r.head - start; skip > 0 {
+		data = data[min(skip, len(data)):]
+	}
+	r.psum.Write(data)
+	if r.p256 != nil {
+		r.p256.Write(data)
+	}
+}
+
+// dropChunks waits for the pieces being made ready and gives them up, and
+// the digests summed from them.
 func (r *Recorder) dropChunks() {
 	r.zwg.Wait()
 	for _, c := range r.zchunks {
 		putPieces(c.p)
 	}
 	r.zchunks, r.zdone = nil, 0
+	if r.psum != nil {
+		sha1s.Put(r.psum)
+	}
+	if r.bsum != nil {
+		sha1s.Put(r.bsum)
+	}
+	r.psum, r.bsum, r.p256 = nil, nil, nil
 }
 
 // deflateRest compresses what the pieces left of the block, with the two
