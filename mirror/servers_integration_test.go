@@ -138,7 +138,14 @@ func TestOtherFTPMirror(t *testing.T) {
 				// As fetch.Client.Mirror sets it up.
 				drv := &ftp.Driver{MaxIdleConnsPerHost: 8, PipelinePassive: true, DisableMLSD: list == "LIST"}
 				defer drv.CloseIdleConnections()
-				opts := Options{Jobs: 8, Request: fromIP(ip), Exclude: []string{"scratch-*"}}
+				// Retried as the command retries (--retry 3): under the
+				// load of the whole suite, Pure-FTPd now and then finds
+				// no passive port it can bind ("425 Unable to identify
+				// the local data socket: Address already in use") twice
+				// in a row, which the one immediate retry of a nil Retry
+				// does not outlast. A permanent failure is not retried.
+				opts := Options{Jobs: 8, Request: fromIP(ip), Exclude: []string{"scratch-*"},
+					Retry: quick(3)}
 				start := uri.MustParse("ftp://" + s.Addr + "/pub/")
 				dir := t.TempDir()
 				ignore := func(rel string, d fs.DirEntry) bool {
