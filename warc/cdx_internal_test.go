@@ -540,12 +540,7 @@ func TestWriteDeflated(t *testing.T) {
 		rec.setBlock(tc.block)
 		// In pieces, as a capture compresses its block (zChunk), of
 		// text and of random bytes.
-		rest := tc.block
-		for len(rest) > piece {
-			rec.deflated = append(rec.deflated, compressChunk(rest[:piece], nil, false))
-			rest = rest[piece:]
-		}
-		rec.deflated = append(rec.deflated, compressChunk(rest, crlf2, true))
+		rec.deflated = inPieces(tc.block, piece)
 		deflated := !incompressible(tc.block) && tc.uri != "http://h/mixed"
 		h, err := rec.appendHeader(nil)
 		if err != nil {
@@ -583,13 +578,7 @@ func FuzzWriteDeflated(f *testing.F) {
 		rec.add("WARC-Target-URI", "http://h/z")
 		rec.setBlock(block)
 		// At most 64 pieces, of the size given.
-		n := max(int(cut), len(block)/64+1)
-		rest := block
-		for len(rest) > n {
-			rec.deflated = append(rec.deflated, compressChunk(rest[:n], nil, false))
-			rest = rest[n:]
-		}
-		rec.deflated = append(rec.deflated, compressChunk(rest, crlf2, true))
+		rec.deflated = inPieces(block, max(int(cut), len(block)/64+1))
 		h, err := rec.appendHeader(nil)
 		if err != nil {
 			t.Fatal(err)
@@ -614,4 +603,15 @@ func FuzzWriteDeflated(f *testing.F) {
 			t.Fatalf("%d bytes back (want %d), %v", len(got), len(want), err)
 		}
 	})
+}
+
+// inPieces makes block, and the two CRLFs that end a record, ready to be
+// written in pieces of n bytes, as a capture does (compressChunk).
+func inPieces(block []byte, n int) []piece {
+	var ps []piece
+	for len(block) > n {
+		ps = append(ps, compressChunk(block[:n], nil, false))
+		block = block[n:]
+	}
+	return append(ps, compressChunk(block, crlf2, true))
 }

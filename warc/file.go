@@ -192,9 +192,9 @@ func (fw *fileWriter) writeStored(rec *record) error {
 		}
 	}
 	b := fw.bw.AvailableBuffer()
-	// ID1, ID2, CM (deflate), FLG, MTIME (none), XFL, OS (unknown); then
-	// the header of one final stored block, its length filled in below.
-	b = append(b, 0x1f, 0x8b, 8, 0, 0, 0, 0, 0, 0, 255, 1, 0, 0, 0, 0)
+	// The header of one final stored block follows the member's, its
+	// length filled in below.
+	b = append(append(b, gzipHeader...), 1, 0, 0, 0, 0)
 	data := len(b)
 	b, err := rec.appendHeader(b)
 	if err != nil {
@@ -340,9 +340,8 @@ func (fw *fileWriter) writeDeflated(rec *record) error {
 	if err != nil {
 		return err
 	}
-	// ID1, ID2, CM (deflate), FLG, MTIME (none), XFL, OS (unknown).
 	out := counter{fw}
-	if _, err := out.Write([]byte{0x1f, 0x8b, 8, 0, 0, 0, 0, 0, 0, 255}); err != nil {
+	if _, err := out.Write(gzipHeader); err != nil {
 		return err
 	}
 	if err := storedBlocks(out, false, head); err != nil {
@@ -375,26 +374,15 @@ func (fw *fileWriter) writeDeflated(rec *record) error {
 // compression, so no Huffman tables to build for a record of a few
 // hundred bytes.
 func appendStoredMember(dst, data []byte) []byte {
-	// ID1, ID2, CM (deflate), FLG, MTIME (none), XFL, OS (unknown).
-	dst = append(dst, 0x1f, 0x8b, 8, 0, 0, 0, 0, 0, 0, 255)
-	crc := crc32.ChecksumIEEE(data)
-	size := uint32(len(data))
-	for {
-		n := min(len(data), 0xffff)
-		final := byte(0)
-		if n == len(data) {
-			final = 1 // BFINAL; BTYPE 00, stored
-		}
-		dst = append(dst, final, byte(n), byte(n>>8), ^byte(n), ^byte(n>>8))
-		dst = append(dst, data[:n]...)
-		data = data[n:]
-		if final == 1 {
-			break
-		}
-	}
-	dst = binary.LittleEndian.AppendUint32(dst, crc)
-	return binary.LittleEndian.AppendUint32(dst, size)
+	dst = append(dst, gzipHeader...)
+	storedBlocks(byteSink{&dst}, true, data) // to memory: it cannot fail
+	dst = binary.LittleEndian.AppendUint32(dst, crc32.ChecksumIEEE(data))
+	return binary.LittleEndian.AppendUint32(dst, uint32(len(data)))
 }
+
+// gzipHeader starts every gzip member the writer makes (RFC 1952 section
+// 2.3): ID1, ID2, CM (deflate), FLG, MTIME (none), XFL, OS (unknown).
+var gzipHeader = []byte{0x1f, 0x8b, 8, 0, 0, 0, 0, 0, 0, 255}
 
 // marshal writes rec to the current member as WARC 1.1 section 4 lays a
 // record out: the version line, the header fields, a blank line, the

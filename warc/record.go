@@ -26,7 +26,6 @@ type record struct {
 	// the record, compressed already, in pieces (compressChunk): the file
 	// writer writes the header before them (writeDeflated).
 	deflated []piece
-	dspace   [9]piece // deflated's first array: a block of spoolMem takes 9 pieces
 }
 
 type field struct{ name, value string }

@@ -527,18 +527,21 @@ func (w *Writer) Begin(c Capture) (*Recorder, error) {
 // what the spool's memory holds so far: the HTTP header, and the payload
 // of a lazy capture that outgrows the memory.
 func (r *Recorder) startSums() {
-	mem := r.sp.mem
+	r.newSums()
+	r.sumPiece(r.sp.mem, 0)
+}
+
+// newSums takes the states of the digests summed piece by piece: the
+// payload's, the block's (none without an HTTP header: the block is the
+// payload, its digest computed once) and, when wanted, the payload's
+// SHA-256.
+func (r *Recorder) newSums() {
 	r.sum = newSHA1()
-	r.sum.Write(mem[r.head:])
-	if r.want256 {
-		r.sum256 = sha256.New()
-		r.sum256.Write(mem[r.head:])
-	}
-	// Without an HTTP header the block is the payload, and so is its
-	// digest: computed once.
 	if r.c.HTTPRequest != nil {
 		r.block = newSHA1()
-		r.block.Write(mem)
+	}
+	if r.want256 {
+		r.sum256 = sha256.New()
 	}
 }
 
@@ -550,17 +553,7 @@ func (r *Recorder) digestSpool() {
 		// The pieces are summed already, in order (startChunk).
 		<-r.zchunks[n-1].hashed
 		r.sumPiece(mem[r.zdone:], r.zdone)
-		r.psum.Sum(r.payload[:0])
-		sha1s.Put(r.psum)
-		if r.bsum != nil {
-			r.bsum.Sum(r.blockSum[:0])
-			sha1s.Put(r.bsum)
-		}
-		if r.p256 != nil {
-			r.p256.Sum(r.sum256Sum[:0])
-			r.has256 = true
-		}
-		r.psum, r.bsum, r.p256 = nil, nil, nil
+		r.finishSums()
 		return
 	}
 	r.payload = sha1.Sum(mem[r.head:])
@@ -630,12 +623,11 @@ type Recorder struct {
 	zdone    int
 	zwg      sync.WaitGroup
 	deflated []piece
-	// psum, bsum and p256 are the digests of the payload, of the block
-	// (nil without an HTTP header) and the payload's SHA-256 (nil unless
-	// want256), summed piece by piece by the goroutines of zchunks, in
-	// order; nil without pieces.
-	psum, bsum, p256 hash.Hash
-	sum              hash.Hash // of the payload; nil when lazy, committed or aborted
+	// sum is the digest of the payload summed piece by piece: as the
+	// bytes pass, or, for a lazy capture, by the goroutines of zchunks in
+	// order; nil for a lazy capture without pieces, and once committed or
+	// aborted.
+	sum hash.Hash
 	// block is the digest of the record's block: the HTTP header and
 	// the payload; nil when there is no HTTP header (the block is the
 	// payload, its digest sum).
@@ -674,18 +666,18 @@ func (r *Recorder) Write(p []byte) (int, error) {
 		r.dropChunks()
 		r.startSums()
 	}
-	if !r.lazy {
+	if r.framed {
+		// The payload, for its digests; the block comes through
+		// WriteBlock.
 		r.sum.Write(p)
 		if r.sum256 != nil {
 			r.sum256.Write(p)
 		}
-	}
-	if r.framed {
 		r.n += int64(len(p))
 		return len(p), nil
 	}
-	if r.block != nil {
-		r.block.Write(p)
+	if !r.lazy {
+		r.sumPiece(p, r.head) // payload bytes, past the header
 	}
 	n, err := r.sp.Write(p)
 	r.n += int64(n)
@@ -719,13 +711,7 @@ func (r *Recorder) startChunk() {
 	if n := len(r.zchunks); n > 0 {
 		prev = r.zchunks[n-1].hashed
 	} else {
-		r.psum = newSHA1()
-		if r.c.HTTPRequest != nil {
-			r.bsum = newSHA1()
-		}
-		if r.want256 {
-			r.p256 = sha256.New()
-		}
+		r.newSums()
 	}
 	c := &zchunk{hashed: make(chan struct{})}
 	r.zchunks = append(r.zchunks, c)
@@ -750,15 +736,15 @@ func (r *Recorder) startChunk() {
 // summed piece by piece: the block's all of them, the payload's those past
 // the HTTP header.
 func (r *Recorder) sumPiece(data []byte, start int) {
-	if r.bsum != nil {
-		r.bsum.Write(data)
+	if r.block != nil {
+		r.block.Write(data)
 	}
 	if skip := r.head - start; skip > 0 {
 		data = data[min(skip, len(data)):]
 	}
-	r.psum.Write(data)
-	if r.p256 != nil {
-		r.p256.Write(data)
+	r.sum.Write(data)
+	if r.sum256 != nil {
+		r.sum256.Write(data)
 	}
 }
 
@@ -770,13 +756,13 @@ func (r *Recorder) dropChunks() {
 		putPieces(c.p)
 	}
 	r.zchunks, r.zdone = nil, 0
-	if r.psum != nil {
-		sha1s.Put(r.psum)
+	if r.sum != nil {
+		sha1s.Put(r.sum)
 	}
-	if r.bsum != nil {
-		sha1s.Put(r.bsum)
+	if r.block != nil {
+		sha1s.Put(r.block)
 	}
-	r.psum, r.bsum, r.p256 = nil, nil, nil
+	r.sum, r.block, r.sum256 = nil, nil, nil
 }
 
 // deflateRest compresses what the pieces left of the block, with the two
@@ -872,6 +858,12 @@ func (r *Recorder) release() {
 		r.digestSpool()
 		return
 	}
+	r.finishSums()
+}
+
+// finishSums keeps the digests summed piece by piece and gives their
+// states back, if there are any.
+func (r *Recorder) finishSums() {
 	if r.sum == nil {
 		return
 	}
@@ -887,6 +879,7 @@ func (r *Recorder) release() {
 	if r.sum256 != nil {
 		r.sum256.Sum(r.sum256Sum[:0])
 		r.has256 = true
+		r.sum256 = nil
 	}
 }
 
@@ -1261,7 +1254,7 @@ func (w *Writer) write(j job) error {
 	if revisit {
 		main.setBlock(c.HTTPResponse)
 	} else if deflated != nil {
-		main.deflated = append(main.dspace[:0], deflated...)
+		main.deflated = deflated
 	}
 	main.add("WARC-Target-URI", c.URI)
 	if c.IP != "" {
