@@ -43,9 +43,12 @@ func newFTPWalker(u *uri.URL) (*ftpWalker, error) {
 
 func (w *ftpWalker) startURL() *uri.URL { return w.start }
 
-func (w *ftpWalker) fileOptions(remoteFile) proto.Options {
-	// Sizes and times come from the listing; the driver need not ask again.
-	return proto.Options{FTP: proto.FTPOptions{Stat: proto.StatNone}}
+func (w *ftpWalker) fileOptions(rf remoteFile) proto.Options {
+	// Sizes and times come from the listing; the driver need not ask
+	// again, but checks that the transfer brings the listed size, so
+	// that a data connection cut short is an error where the bytes are
+	// read (and so never recorded as the file in a WARC file).
+	return proto.Options{FTP: proto.FTPOptions{Stat: proto.StatNone, Size: max(rf.size, 0)}}
 }
 
 func (w *ftpWalker) list(ctx context.Context, f Fetcher, req *proto.Request, d dirJob) (*listing, error) {

@@ -71,6 +71,14 @@ type FTPOptions struct {
 	// --remote-time sets StatSize, and the mirror StatNone.
 	Stat FTPStat
 
+	// Size is the file's length in bytes as the caller knows it from a
+	// listing, for a retrieval with StatNone: in TYPE I the data
+	// connection must then bring exactly that many bytes (from the
+	// offset), as after SIZE, or the body's Read fails with
+	// io.ErrUnexpectedEOF; a transfer cut short never looks complete.
+	// Zero or less means unknown. No flag: the mirror sets it.
+	Size int64
+
 	// Binary turns off the transfer type guessed from the file name: a URL
 	// without ;type= is always fetched as TYPE I. False means the guess.
 	// No flag.
@@ -221,6 +229,9 @@ func (o FTPOptions) merge(over FTPOptions) FTPOptions {
 	}
 	if over.Stat != StatAll {
 		o.Stat = over.Stat
+	}
+	if over.Size > 0 {
+		o.Size = over.Size
 	}
 	if over.Binary {
 		o.Binary = true

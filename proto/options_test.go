@@ -28,6 +28,12 @@ func fill(t *testing.T, v reflect.Value, path, tag string) {
 		}
 	case v.Kind() == reflect.String:
 		v.SetString(tag + path)
+	case v.Kind() == reflect.Int64:
+		n := int64(1 + len(path))
+		if tag == "over" {
+			n += 1000
+		}
+		v.SetInt(n)
 	case v.Kind() == reflect.Bool:
 		// Booleans cannot differ from one non-zero fill to the other.
 		v.SetBool(true)

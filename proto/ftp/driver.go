@@ -494,6 +494,8 @@ func (d *Driver) retrieve(c *conn, pl plan) (*proto.Response, error) {
 			d.release(c)
 			return nil, err
 		}
+	} else if n := c.req.Options.FTP.Size; n > 0 && pl.typ == "I" {
+		size = n // the caller's listing said it
 	}
 	offset := c.req.Offset
 	switch {

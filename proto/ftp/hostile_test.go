@@ -480,6 +480,42 @@ func TestShortTransferDetected(t *testing.T) {
 	}
 }
 
+// With StatNone, the size the caller knows from a listing
+// (FTPOptions.Size) is checked as SIZE's would be, without asking: a data
+// connection that brings fewer bytes, with a 226, is io.ErrUnexpectedEOF
+// (a mirror must not take, nor archive, part of a file as the file). In
+// TYPE A the bytes on the wire are not the stored bytes, so it is not
+// checked there.
+func TestListedSizeChecked(t *testing.T) {
+	f := newFake(t)
+	f.files["f.bin"] = []byte("0123456789")
+	f.files["f.txt"] = []byte("0123456789")
+	f.start()
+	d := &Driver{}
+	defer d.CloseIdleConnections()
+	listed := func(n int64) *proto.Request {
+		r := quickReq()
+		r.Options.FTP = proto.FTPOptions{Stat: proto.StatNone, Size: n}
+		return r
+	}
+	if _, _, err := get(t, d, f.url("/f.bin"), listed(20)); !errors.Is(err, io.ErrUnexpectedEOF) || !strings.Contains(fmt.Sprint(err), "after 10 of 20 bytes") {
+		t.Errorf("listed 20, got 10: %v, want io.ErrUnexpectedEOF naming both", err)
+	}
+	resp, b, err := get(t, d, f.url("/f.bin"), listed(10))
+	if err != nil || string(b) != "0123456789" || resp.Size != 10 {
+		t.Errorf("listed 10: %q, %v", b, err)
+	}
+	if _, b, err := get(t, d, f.url("/f.txt;type=a"), listed(20)); err != nil || string(b) != "0123456789" {
+		t.Errorf("TYPE A, listed 20: %q, %v", b, err)
+	}
+	f.mu.Lock()
+	wire := f.wire.String()
+	f.mu.Unlock()
+	if strings.Contains(wire, "SIZE") {
+		t.Errorf("SIZE sent with StatNone:\n%s", wire)
+	}
+}
+
 // Closing a body early does not hang and does not leak the connection's
 // token: the next Fetch works.
 func TestEarlyClose(t *testing.T) {
