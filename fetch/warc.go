@@ -99,7 +99,11 @@ func (c *Client) warcBody(resp *Response, req *proto.Request, tb *capBuf, start 
 	if err != nil {
 		return &Error{Op: "warc", URL: resp.URL.Redacted(), Err: err}
 	}
-	resp.Body = &warcBodyRC{rc: resp.Body, rec: rec, tb: tb, url: resp.URL, dir: resp.Kind == proto.KindDirectory, noPayload: partial}
+	want := int64(-1)
+	if resp.Size >= 0 && !partial {
+		want = resp.Size
+	}
+	resp.Body = &warcBodyRC{rc: resp.Body, rec: rec, tb: tb, url: resp.URL, dir: resp.Kind == proto.KindDirectory, noPayload: partial, want: want}
 	return nil
 }
 
@@ -168,14 +172,20 @@ type warcBodyRC struct {
 	// header as text); the record gets none.
 	noPayload bool
 	read      bool // some of the body was read
-	once      sync.Once
-	err       error
-	tee       teeWriter // for WriteTo
+	// want is the length the driver announced (Response.Size), -1 when
+	// unknown; n counts the bytes that passed. A body that ends short
+	// of want is not recorded, even when its driver saw no error: the
+	// archive never holds part of a file as the file.
+	want, n int64
+	once    sync.Once
+	err     error
+	tee     teeWriter // for WriteTo
 }
 
 func (b *warcBodyRC) Read(p []byte) (int, error) {
 	n, err := b.rc.Read(p)
 	b.read = true
+	b.n += int64(n)
 	if n > 0 && !b.noPayload {
 		b.rec.Write(p[:n])
 	}
@@ -202,6 +212,7 @@ func (b *warcBodyRC) WriteTo(w io.Writer) (int64, error) {
 		n, err = io.CopyBuffer(tw, struct{ io.Reader }{b.rc}, *bp)
 		copyBuffers.Put(bp)
 	}
+	b.n += n
 	if err == nil {
 		b.eof = true
 	}
@@ -213,11 +224,12 @@ func (b *warcBodyRC) Close() error {
 		if b.dir && !b.read && !b.noPayload {
 			// A listing shown from its parsed entries: its bytes,
 			// already read by the driver, are recorded all the same.
-			_, err := io.Copy(b.rec, io.LimitReader(b.rc, maxListing))
+			n, err := io.Copy(b.rec, io.LimitReader(b.rc, maxListing))
+			b.n += n
 			b.eof = err == nil
 		}
 		b.err = b.rc.Close()
-		if !b.eof || b.err != nil {
+		if !b.eof || b.err != nil || b.n < b.want {
 			b.rec.Abort()
 			return
 		}

@@ -36,7 +36,11 @@ func (s scripted) Fetch(ctx context.Context, u *uri.URL, req *proto.Request) (*p
 		fmt.Fprintf(req.Trace, "> USER anonymous\n> PASS ****\n> RETR %s\n", u.Path)
 	}
 	body := "body of " + u.Path
-	return &proto.Response{Kind: s.kind, Body: io.NopCloser(strings.NewReader(body)), Size: int64(len(body))}, nil
+	size := int64(len(body))
+	if u.Path == "/short" {
+		size += 10 // a driver that announced more than came, and saw no error
+	}
+	return &proto.Response{Kind: s.kind, Body: io.NopCloser(strings.NewReader(body)), Size: size}, nil
 }
 
 func newWARC(t *testing.T) (*warc.Writer, string) {
@@ -50,8 +54,8 @@ func newWARC(t *testing.T) (*warc.Writer, string) {
 }
 
 // TestWARCBodies: a body read to its end is archived (by Read and by
-// WriteTo); one closed early, a resumed one, and a 304 are not; a listing
-// closed unread is.
+// WriteTo); one closed early, one that ended short of the size its driver
+// announced, a resumed one, and a 304 are not; a listing closed unread is.
 func TestWARCBodies(t *testing.T) {
 	w, name := newWARC(t)
 	reg := NewRegistry()
@@ -74,6 +78,8 @@ func TestWARCBodies(t *testing.T) {
 	get("ftp://127.0.0.1/read", nil, all)
 	get("ftp://127.0.0.1/writeto", nil, copyTo)
 	get("ftp://127.0.0.1/early", nil, func(r io.Reader) { r.Read(make([]byte, 2)) })
+	get("ftp://127.0.0.1/short", nil, all)
+	get("ftp://127.0.0.1/short", nil, copyTo)
 	get("ftp://127.0.0.1/resumed", &proto.Request{Offset: 3}, all)
 	get("gopher://127.0.0.1/1/menu", nil, func(io.Reader) {})
 	get("ftp://user:secret@127.0.0.1/login", nil, all)
@@ -100,6 +106,9 @@ func TestWARCBodies(t *testing.T) {
 	}
 	if recs[5].Get("Content-Type") != "text/x-gopher-menu" {
 		t.Errorf("menu Content-Type %q", recs[5].Get("Content-Type"))
+	}
+	if n, uris := w.Dropped(); n != 2 || !slices.Equal(uris, []string{"ftp://127.0.0.1/early", "ftp://127.0.0.1/short"}) {
+		t.Errorf("dropped %d: %q", n, uris)
 	}
 }
 

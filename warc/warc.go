@@ -32,6 +32,7 @@ import (
 	"fmt"
 	"hash"
 	"io"
+	"maps"
 	"net"
 	"os"
 	"path/filepath"
@@ -131,10 +132,12 @@ type Writer struct {
 	infoID string               // of the current file's warcinfo record; "" when no file is open
 
 	unfinished []string // open files of earlier runs, found by Create
-	// dropped counts the captures aborted; droppedURIs holds the first
-	// maxDropped of their URIs.
-	dropped     int
-	droppedURIs []string
+	// dropped holds the target URI of each capture aborted and not
+	// followed by a committed capture of the same URI (a transfer tried
+	// again that came whole); dropping is set at the first abort, so
+	// that a commit looks at dropped only once there is one.
+	dropped  map[string]bool
+	dropping atomic.Bool
 	// vals holds the header values the writer's goroutine makes for a
 	// capture (date, record IDs, digests) while it makes them, and line
 	// a CDXJ line; only the writer's goroutine uses them.
@@ -813,25 +816,29 @@ func (r *Recorder) Abort() {
 		r.dropChunks()
 		r.sp.Close()
 		r.w.mu.Lock()
-		r.w.dropped++
-		if len(r.w.droppedURIs) < maxDropped {
-			r.w.droppedURIs = append(r.w.droppedURIs, r.c.URI)
+		if r.w.dropped == nil {
+			r.w.dropped = map[string]bool{}
 		}
+		r.w.dropped[r.c.URI] = true
+		r.w.dropping.Store(true)
 		r.w.mu.Unlock()
 	}
 }
 
-// maxDropped bounds the URIs Dropped keeps.
+// maxDropped bounds the URIs Dropped returns.
 const maxDropped = 20
 
-// Dropped returns how many captures were begun and dropped (Abort: the
-// body was not read to its end, or failed) and the target URIs of the
-// first of them. A program should say so: the archive lacks what those
+// Dropped returns how many target URIs had a capture begun and dropped
+// (Abort: the body was not read to its end, or failed) with no capture of
+// the same URI committed after it, and the first of those URIs in sorted
+// order (at most 20): a transfer tried again that came whole is archived
+// and not counted; the last attempt at a URI decides. A program should say so: the archive lacks what those
 // transfers began to retrieve.
 func (w *Writer) Dropped() (n int, uris []string) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	return w.dropped, slices.Clone(w.droppedURIs)
+	uris = slices.Sorted(maps.Keys(w.dropped))
+	return len(uris), uris[:min(len(uris), maxDropped)]
 }
 
 // Digest is the payload digest of what was written so far ("sha1:" and
@@ -932,6 +939,11 @@ func (r *Recorder) Commit() error {
 		r.dropChunks()
 		r.sp.Close()
 		return errWriterClosed
+	}
+	if w.dropping.Load() {
+		w.mu.Lock()
+		delete(w.dropped, r.c.URI) // an earlier attempt's, now archived
+		w.mu.Unlock()
 	}
 	// Whether the payload was archived already, and the records, are
 	// for the writer's goroutine to find and write, in the order of the

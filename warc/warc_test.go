@@ -331,6 +331,52 @@ func TestAbort(t *testing.T) {
 	}
 }
 
+// TestDropped: Dropped counts the URIs whose last capture was aborted (a
+// transfer tried again that came whole is archived), each once, and names
+// them in order, at most 20.
+func TestDropped(t *testing.T) {
+	w, err := warc.Create(warc.Options{Name: filepath.Join(t.TempDir(), "x")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Close()
+	capture := func(uri string, commit bool) {
+		t.Helper()
+		r, err := w.Begin(warc.Capture{URI: uri})
+		if err != nil {
+			t.Fatal(err)
+		}
+		r.Write([]byte("bytes of " + uri))
+		if !commit {
+			r.Abort()
+		} else if err := r.Commit(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if n, uris := w.Dropped(); n != 0 || len(uris) != 0 {
+		t.Errorf("before any capture: %d, %q", n, uris)
+	}
+	capture("ftp://h/b", false)
+	capture("ftp://h/a", false)
+	capture("ftp://h/b", false) // tried again, cut again
+	capture("ftp://h/c", true)
+	if n, uris := w.Dropped(); n != 2 || !slices.Equal(uris, []string{"ftp://h/a", "ftp://h/b"}) {
+		t.Errorf("two URIs dropped: %d, %q", n, uris)
+	}
+	capture("ftp://h/b", true) // and the third attempt came whole
+	if n, uris := w.Dropped(); n != 1 || !slices.Equal(uris, []string{"ftp://h/a"}) {
+		t.Errorf("b archived at last: %d, %q", n, uris)
+	}
+	capture("ftp://h/b", false) // the last attempt decides
+	for i := range 30 {
+		capture(fmt.Sprintf("ftp://h/many/%02d", i), false)
+	}
+	n, uris := w.Dropped()
+	if n != 32 || len(uris) != 20 || uris[0] != "ftp://h/a" || uris[1] != "ftp://h/b" || uris[19] != "ftp://h/many/17" {
+		t.Errorf("32 dropped: %d, %q", n, uris)
+	}
+}
+
 func TestCreateErrors(t *testing.T) {
 	dir := t.TempDir()
 	bad := filepath.Join(dir, "bad.cdxj")
