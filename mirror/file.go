@@ -175,8 +175,8 @@ func (r *run) partial(rf remoteFile) (int64, partialInfo, bool) {
 // guess: the response's size and time must still match what the partial
 // file was recorded with, which check reports.
 func (r *run) resumeOffset(rf remoteFile) (offset int64, check *partialInfo) {
-	if rf.size >= 0 && rf.size < resumeMin {
-		return 0, nil
+	if r.archiving || rf.size >= 0 && rf.size < resumeMin {
+		return 0, nil // an archive records whole transfers (see Syncer)
 	}
 	n, pi, ok := r.partial(rf)
 	switch {

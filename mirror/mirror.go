@@ -49,7 +49,10 @@ type Fetcher interface {
 // A run with a Syncer also fetches again a file it finds on disk with the
 // listed size and time but not in its manifest (a run killed before it
 // saved it), where a run without one counts it unchanged: that file's
-// records may have been lost with the process.
+// records may have been lost with the process. And it fetches every file
+// whole, from its first byte: a transfer resumed from a partial file (one
+// cut short in this run or a killed one) would be recorded as part of the
+// file, or not at all.
 type Syncer interface {
 	Sync() error
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"io/fs"
+	"net/url"
 	"os"
 	"path/filepath"
 	"slices"
@@ -13,6 +14,7 @@ import (
 	"github.com/rfc1738/fetch/fetch"
 	"github.com/rfc1738/fetch/internal/testrig/faultproxy"
 	"github.com/rfc1738/fetch/internal/testrig/servertest"
+	"github.com/rfc1738/fetch/internal/testrig/warctest"
 )
 
 // Issue 17: a mirror from the real servers (vsftpd, nginx) through each
@@ -150,5 +152,144 @@ func TestFaultsGetRetryVsftpd(t *testing.T) {
 	}
 	if st := p.Stats(); st.DataDown != servertest.Bin5MSize || st.Faults != 1 {
 		t.Errorf("proxy: %d data bytes, %d faults; want %d (each byte once), 1", st.DataDown, st.Faults, servertest.Bin5MSize)
+	}
+}
+
+// A WARC mirror through each fault (issue 16 with issue 17): the run ends
+// with exit 0 and an archive that holds every file whole. Before, a data
+// connection cut short (an FTP file the mirror knew the size of from its
+// listing, with no SIZE sent) was recorded as the file, part of it and
+// exit 0: a silent loss in the archive; and the retry resumed from the
+// partial file, which no record can hold, so that a cut HTTP or FTP file
+// was named "not archived" and the run exited 8.
+func TestFaultsMirrorWARC(t *testing.T) {
+	ftpS := servertest.Get(t, servertest.FTP)
+	nginx := servertest.Get(t, servertest.NGINX)
+	for _, srv := range []struct {
+		name string
+		cfg  faultproxy.Config
+		path string
+		tree string
+	}{
+		{"vsftpd", faultproxy.Config{Target: ftpS.Addr, Mode: faultproxy.FTP}, "/pub/", "ftp/pub"},
+		{"nginx", faultproxy.Config{Target: nginx.Addr, Mode: faultproxy.HTTP}, "/", "www"},
+	} {
+		for _, tc := range faultCases {
+			t.Run(srv.name+"/"+tc.name, func(t *testing.T) {
+				cfg, f := srv.cfg, tc.fault
+				f.Data = cfg.Mode == faultproxy.FTP && f.Kind != faultproxy.Refuse
+				cfg.Faults = []faultproxy.Fault{f}
+				p, err := faultproxy.Start(cfg)
+				if err != nil {
+					t.Fatal(err)
+				}
+				defer p.Close()
+				scheme := map[faultproxy.Mode]string{faultproxy.FTP: "ftp", faultproxy.HTTP: "http"}[cfg.Mode]
+				base := scheme + "://" + p.Addr() + srv.path
+				work := t.TempDir()
+				dir, name := filepath.Join(work, "m"), filepath.Join(work, "w")
+				args := append([]string{"mirror", "-s", "-j", "4", "--warc-file", name,
+					"--exclude", "many", "--exclude", "noaccess", "--exclude", "noread.txt", "--exclude", "scratch-*"}, tc.args...)
+				r := runArgs(t, nil, "", append(args, base, dir)...)
+				if r.code != fetch.ExitOK {
+					t.Fatalf("exit %d\n%s%s", r.code, r.out, r.err)
+				}
+				if st := p.Stats(); st.Faults != 1 {
+					t.Errorf("%d faults injected, want 1", st.Faults)
+				}
+				checkArchived(t, dir, base, warctest.Check(t, warcFiles(t, name)...))
+			})
+		}
+	}
+}
+
+// checkArchived checks that every file of the mirror in dir has a
+// resource, response or revisit record under base + its path with the
+// file's payload digest, and that no resource or response record of a
+// file holds other bytes than the file (part of it).
+func checkArchived(t *testing.T, dir, base string, recs []warctest.Record) {
+	t.Helper()
+	byPath := map[string][]warctest.Record{}
+	for _, rec := range recs {
+		switch rec.Get("WARC-Type") {
+		case "resource", "response", "revisit":
+			u := rec.Get("WARC-Target-URI")
+			if rel, ok := strings.CutPrefix(u, base); ok && rel != "" && !strings.HasSuffix(rel, "/") {
+				if dec, err := url.PathUnescape(rel); err == nil {
+					rel = dec
+				}
+				byPath[rel] = append(byPath[rel], rec)
+			}
+		}
+	}
+	n := 0
+	for digest, paths := range localFiles(t, dir) {
+		for _, p := range paths {
+			rel, _ := filepath.Rel(dir, p)
+			rel = filepath.ToSlash(rel)
+			found := false
+			for _, rec := range byPath[rel] {
+				d := rec.Get("WARC-Payload-Digest")
+				found = found || d == digest
+				if ty := rec.Get("WARC-Type"); ty != "revisit" && d != digest {
+					t.Errorf("%s: a %s record of %d bytes with digest %s, not the file's %s", rel, ty, len(rec.Block), d, digest)
+				}
+			}
+			if !found {
+				t.Errorf("%s: no record with its digest %s (%d records)", rel, digest, len(byPath[rel]))
+			}
+			n++
+		}
+	}
+	if n < 10 {
+		t.Errorf("checked %d files", n)
+	}
+}
+
+// fetch get --retry --warc-file through a cut: the retry asks for the
+// whole file again (a resumed transfer would not be archived) and the
+// output skips what it has; the archive holds the file whole, exit 0.
+func TestFaultsGetRetryWARC(t *testing.T) {
+	ftpS := servertest.Get(t, servertest.FTP)
+	nginx := servertest.Get(t, servertest.NGINX)
+	for _, srv := range []struct {
+		name, url string
+		cfg       faultproxy.Config
+	}{
+		{"vsftpd", "ftp://%s/pub/bin5m.bin", faultproxy.Config{Target: ftpS.Addr, Mode: faultproxy.FTP,
+			Faults: []faultproxy.Fault{{Kind: faultproxy.Cut, Data: true, Count: 1, After: 2345678}}}},
+		{"nginx", "http://%s/bin5m.bin", faultproxy.Config{Target: nginx.Addr, Mode: faultproxy.HTTP,
+			Faults: []faultproxy.Fault{{Kind: faultproxy.Cut, Count: 1, After: 2345678}}}},
+	} {
+		t.Run(srv.name, func(t *testing.T) {
+			p, err := faultproxy.Start(srv.cfg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer p.Close()
+			work := t.TempDir()
+			out, name := filepath.Join(work, "bin5m.bin"), filepath.Join(work, "w")
+			u := fmt.Sprintf(srv.url, p.Addr())
+			r := runArgs(t, nil, "", "get", "-s", "--retry", "3", "--warc-file", name, "-o", out, u)
+			if r.code != fetch.ExitOK {
+				t.Fatalf("exit %d\n%s", r.code, r.err)
+			}
+			if got := sha(t, out); got != servertest.Bin5MSHA256 {
+				t.Errorf("sha256 %s, want %s", got, servertest.Bin5MSHA256)
+			}
+			if st := p.Stats(); st.Faults != 1 {
+				t.Errorf("%d faults injected, want 1", st.Faults)
+			}
+			want := sha1File(t, out)
+			var got []string
+			for _, rec := range warctest.Check(t, warcFiles(t, name)...) {
+				if ty := rec.Get("WARC-Type"); ty == "resource" || ty == "response" {
+					got = append(got, rec.Get("WARC-Target-URI")+" "+rec.Get("WARC-Payload-Digest"))
+				}
+			}
+			if !slices.Equal(got, []string{u + " " + want}) {
+				t.Errorf("records %q, want one of %s with %s", got, u, want)
+			}
+		})
 	}
 }
