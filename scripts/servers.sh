@@ -667,13 +667,18 @@ server.groupname = "nogroup"
 server.pid-file = "$d/lighttpd.pid"
 server.errorlog = "$d/error.log"
 accesslog.filename = "$d/access.log"
-server.upload-dirs = ("$d")
+server.upload-dirs = ("$d/tmp")
 dir-listing.activate = "enable"
 include_shell "/usr/share/lighttpd/create-mime.conf.pl"
 EOF
-	# lighttpd opens its logs after it has become nobody.
+	# lighttpd opens its logs after it has become nobody, and as nobody
+	# spools to upload-dirs a response its client reads slower than it is
+	# made (a directory listing of thousands of names, on a busy machine):
+	# where it cannot, it answers 503.
 	touch "$d/error.log" "$d/access.log"
-	chown nobody:nogroup "$d/error.log" "$d/access.log"
+	mkdir -p "$d/tmp"
+	chown nobody:nogroup "$d/error.log" "$d/access.log" "$d/tmp"
+	chmod 700 "$d/tmp"
 	pid=$(launch lighttpd "$d/lighttpd.out" /usr/sbin/lighttpd -D -f "$d/lighttpd.conf")
 	[ -n "$pid" ] || return 1
 	if ready lighttpd "$pid" "$port" "$d/lighttpd.out" "$d/error.log"; then
