@@ -54,6 +54,22 @@ func (r *run) again(ctx context.Context, rf *remoteFile, err error, files *queue
 	return true
 }
 
+// waitAgain decides whether an operation of the run that failed with err
+// for the nth time (the first time at first) is tried again, and waits
+// the policy's backoff before it reports true; with no policy, once more,
+// at once, for a failure that is not a refusal.
+func (r *run) waitAgain(ctx context.Context, n int, first time.Time, err error) bool {
+	p := r.opts.Retry
+	if p == nil {
+		return n == 1 && retryable(ctx, err)
+	}
+	if ctx.Err() != nil || !retry.Transient(err) {
+		return false
+	}
+	d := p.Delay(n, err)
+	return p.Allow(n, first, d) && retry.Wait(ctx, d) == nil
+}
+
 // listAgain lists d, trying again as the policy says (or once, with no
 // policy) when the listing fails.
 func (r *run) listAgain(ctx context.Context, d dirJob) (*listing, error) {

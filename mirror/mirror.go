@@ -106,8 +106,10 @@ type Options struct {
 	// Retry is how a failed transfer or listing is tried again: only a
 	// transient failure (retry.Transient), after the policy's backoff
 	// (the entry goes back to the queue meanwhile; a transfer resumes from
-	// its partial file). Nil means one more attempt, at once, for any
-	// failure that is not a refusal.
+	// its partial file). A news mirror tries again, on a new connection,
+	// the listing of the groups, a group's overview, or a chunk of its
+	// articles from the first one not stored. Nil means one more attempt,
+	// at once, for any failure that is not a refusal.
 	Retry *retry.Policy
 	// Shard and Shards split a mirror across Shards processes: the run
 	// walks the whole tree but transfers only the files whose ShardOf is

@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/rfc1738/fetch/proto"
+	"github.com/rfc1738/fetch/retry"
 	"github.com/rfc1738/fetch/uri"
 	"github.com/rfc1738/fetch/warc"
 )
@@ -154,9 +155,19 @@ type pendingLink struct {
 
 // newsTask is one unit of a worker's work: list a group (GROUP, OVER) and
 // decide what to fetch, or fetch one chunk of a listed group's articles.
+// A task that failed on a connection lost or timed out goes back to the
+// queue (again), a chunk with the articles it had not stored.
 type newsTask struct {
 	g     *groupRun
 	chunk []int64 // nil: list the group
+	// failedAt is the lowest number of the chunk whose article failed
+	// in an earlier attempt (see groupRun), or 0.
+	failedAt int64
+	// With Options.Retry: the attempts that failed and when the first
+	// did; without, whether this is the one more attempt.
+	tries   int
+	failed  time.Time
+	retried bool
 }
 
 // groupRun is the state of one group during the run. Its chunks may be
@@ -187,22 +198,28 @@ func runNews(ctx context.Context, r *run, d NewsDialer, start *uri.URL) error {
 		return err
 	}
 	nr := &newsRun{run: r, d: d, start: start, inFlight: map[string]bool{}}
-	s, err := d.OpenNews(ctx, start, r.request(proto.Options{}))
+	var s NewsSession
+	groups := []string{t.group}
+	first := time.Now()
+	for n := 1; ; n++ {
+		s, err = d.OpenNews(ctx, start, r.request(proto.Options{}))
+		if err == nil && t.wildmat {
+			if groups, err = s.ListActive(ctx, t.group); err != nil {
+				s.Close()
+				err = fmt.Errorf("mirror: list groups %s: %w", t.group, err)
+			}
+		}
+		if err == nil || !r.waitAgain(ctx, n, first, err) {
+			break
+		}
+	}
 	if err != nil {
 		return err // it names the URL
 	}
+	slices.Sort(groups)
 	nr.server = s.Server()
 	if a, ok := d.(NewsArchiver); ok {
 		nr.warc = a.NewsWARC()
-	}
-	groups := []string{t.group}
-	if t.wildmat {
-		groups, err = s.ListActive(ctx, t.group)
-		if err != nil {
-			s.Close()
-			return fmt.Errorf("mirror: list groups %s: %w", t.group, err)
-		}
-		slices.Sort(groups)
 	}
 	stopSaver := r.startSaver()
 	defer stopSaver()
@@ -281,26 +298,89 @@ func (nr *newsRun) worker(ctx context.Context, worker int, tasks *queue[newsTask
 				current = task.g.name
 			}
 		}
-		if err == nil {
-			if task.chunk == nil {
-				err = nr.listGroup(ctx, worker, s, task.g, tasks, open)
-			} else {
-				err = nr.fetchChunk(ctx, worker, s, task.g, task.chunk)
+		if err == nil && task.chunk == nil {
+			var first []int64
+			if first, err = nr.listGroup(ctx, worker, s, task.g, tasks, open); err == nil && first != nil {
+				// The group's first chunk, on this connection.
+				task = newsTask{g: task.g, chunk: first}
+			}
+		}
+		var lost *EntryReport // an article whose read failed, not reported yet
+		if err == nil && task.chunk != nil {
+			var rest []int64
+			rest, task.failedAt, lost, err = nr.fetchChunk(ctx, worker, s, task.g, task.chunk, task.failedAt)
+			task.chunk = rest
+			if err != nil && len(rest) == 0 {
+				// Every article was stored; the connection failed after.
+				task.g.chunkDone(task.failedAt)
+				nr.groupDone(task.g)
+				s.Close()
+				s, current, err = nil, "", nil
 			}
 		}
 		if err != nil && ctx.Err() == nil {
-			nr.groupFailed(task.g.name, err)
-			if task.chunk != nil {
-				task.g.chunkDone(task.chunk[0])
-				nr.groupDone(task.g)
-			}
 			if s != nil {
 				s.Close()
 			}
 			s, current = nil, "" // a new connection for the next task
+			if !nr.again(ctx, task, err, tasks, open) {
+				if lost != nil {
+					nr.sum.add(*lost)
+				}
+				nr.groupFailed(task.g.name, err)
+				if task.chunk != nil {
+					failedAt := task.chunk[0]
+					if task.failedAt > 0 {
+						failedAt = min(failedAt, task.failedAt)
+					}
+					task.g.chunkDone(failedAt)
+					nr.groupDone(task.g)
+				}
+			}
 		}
 		open.Done()
 	}
+}
+
+// again puts a failed task back on the queue, to be done on a new
+// connection, when its failure is worth another attempt, as run.again
+// decides for a file: after the policy's backoff for a transient failure
+// (the task waits outside the queue, and the workers go on with others),
+// or once more, at once, with no policy. It reports false when the
+// failure is final.
+func (nr *newsRun) again(ctx context.Context, task newsTask, err error, tasks *queue[newsTask], open *sync.WaitGroup) bool {
+	if ctx.Err() != nil {
+		return false
+	}
+	var d time.Duration
+	if p := nr.opts.Retry; p == nil {
+		if task.retried || !retryable(ctx, err) {
+			return false
+		}
+		task.retried = true
+	} else {
+		if !retry.Transient(err) {
+			return false
+		}
+		if task.tries == 0 {
+			task.failed = time.Now()
+		}
+		task.tries++
+		d = p.Delay(task.tries, err)
+		if !p.Allow(task.tries, task.failed, d) {
+			return false
+		}
+	}
+	open.Add(1) // outstanding: the run waits for it
+	if d == 0 {
+		tasks.push(task)
+		return true
+	}
+	go func() {
+		retry.Wait(ctx, d)
+		tasks.push(task)
+	}()
+	return true
 }
 
 func (nr *newsRun) groupFailed(g string, err error) {
@@ -314,12 +394,14 @@ func (nr *newsRun) articleURL(group string, n int64) string {
 // listGroup decides what to fetch of the selected group g: the numbers
 // above its high water mark, up to MaxArticles of the newest, not stored
 // under another group already; with Delete it removes the local articles
-// the server no longer has. The articles to fetch are queued in chunks.
-func (nr *newsRun) listGroup(ctx context.Context, worker int, s NewsSession, g *groupRun, tasks *queue[newsTask], open *sync.WaitGroup) error {
+// the server no longer has. The articles to fetch are split in chunks: it
+// queues all but the first, which it returns, for the caller to fetch on
+// the connection that has the group selected (nil: nothing to fetch).
+func (nr *newsRun) listGroup(ctx context.Context, worker int, s NewsSession, g *groupRun, tasks *queue[newsTask], open *sync.WaitGroup) ([]int64, error) {
 	dir, err := groupDir(g.name)
 	if err != nil {
 		nr.skipped(EntryReport{Path: quoteName(g.name), Status: StatusSkipped, Reason: err.Error()})
-		return nil
+		return nil, nil
 	}
 	g.dir = dir
 	low, high := g.low, g.high
@@ -340,7 +422,7 @@ func (nr *newsRun) listGroup(ctx context.Context, worker int, s NewsSession, g *
 		var ok bool
 		arts, ok, err = s.Overview(ctx, askFrom, high)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		haveList = ok
 		if !ok {
@@ -349,7 +431,7 @@ func (nr *newsRun) listGroup(ctx context.Context, worker int, s NewsSession, g *
 			for n := askFrom; n <= high && n >= askFrom; n++ {
 				id, found, err := s.Stat(ctx, n)
 				if err != nil {
-					return err
+					return nil, err
 				}
 				if found {
 					arts = append(arts, NewsArticle{Number: n, MessageID: id})
@@ -386,14 +468,14 @@ func (nr *newsRun) listGroup(ctx context.Context, worker int, s NewsSession, g *
 		g.ids[a.Number] = a.MessageID
 	}
 	if nr.opts.DryRun {
-		return nil
+		return nil, nil
 	}
 	if len(nums) == 0 {
 		nr.groupDone(g)
-		return nil
+		return nil, nil
 	}
 	if _, err := nr.dirs.open(dir, true); err != nil {
-		return err
+		return nil, err
 	}
 	size := max(chunkMin, (len(nums)+nr.jobs-1)/nr.jobs)
 	var chunks [][]int64
@@ -405,45 +487,52 @@ func (nr *newsRun) listGroup(ctx context.Context, worker int, s NewsSession, g *
 	g.mu.Lock()
 	g.pending = len(chunks)
 	g.mu.Unlock()
-	// The first chunk on this connection, the group being selected; the
+	// The first chunk for this connection, the group being selected; the
 	// others for whichever connection is free.
 	for _, c := range chunks[1:] {
 		open.Add(1)
 		tasks.push(newsTask{g: g, chunk: c})
 	}
-	if err := nr.fetchChunk(ctx, worker, s, g, chunks[0]); err != nil {
-		g.chunkDone(chunks[0][0])
-		nr.groupDone(g)
-		return err
-	}
-	return nil
+	return chunks[0], nil
 }
 
-// fetchChunk fetches some articles of the selected group g, pipelined.
-func (nr *newsRun) fetchChunk(ctx context.Context, worker int, s NewsSession, g *groupRun, nums []int64) error {
-	var failedAt int64
-	err := s.Articles(ctx, nums, func(n int64, id string, body io.Reader) error {
+// fetchChunk fetches the articles nums of the selected group g,
+// pipelined; failedAt is the lowest number that failed in an earlier
+// attempt at the chunk, or 0. When the chunk is done it counts it
+// (chunkDone). When the conversation fails, it returns the numbers not
+// stored yet (the article being read among them), the lowest number that
+// failed, and the failure of the article being read, if any, which it
+// leaves to the caller to report: tried again, the article may come.
+func (nr *newsRun) fetchChunk(ctx context.Context, worker int, s NewsSession, g *groupRun, nums []int64, failedAt int64) (rest []int64, failed int64, lost *EntryReport, err error) {
+	done := 0 // articles handled
+	err = s.Articles(ctx, nums, func(n int64, id string, body io.Reader) error {
 		if body == nil {
 			nr.releaseID(g.ids[n])
+			done++
 			return nil // expired between the overview and now
 		}
 		if id == "" {
 			id = g.ids[n]
 		}
 		rep := nr.storeArticle(worker, g.dir+"/"+strconv.FormatInt(n, 10), nr.articleURL(g.name, n), id, body)
-		if rep.Status == StatusFailed && failedAt == 0 {
+		if rep.err != nil {
+			// A read error (the connection, or an article over
+			// maxArticle) leaves the conversation out of step.
+			lost = &rep
+			return rep.err
+		}
+		if rep.Status == StatusFailed && (failedAt == 0 || n < failedAt) {
 			failedAt = n
 		}
-		// A read error (the connection, or an article over maxArticle)
-		// leaves the conversation out of step.
-		return rep.err
+		done++
+		return nil
 	})
 	if err != nil {
-		return err // the caller marks the chunk failed
+		return nums[done:], failedAt, lost, err // the caller decides
 	}
 	g.chunkDone(failedAt)
 	nr.groupDone(g)
-	return nil
+	return nil, failedAt, nil, nil
 }
 
 // chunkDone counts one chunk of g as done; failedAt is the lowest number
@@ -501,7 +590,8 @@ func (nr *newsRun) releaseID(id string) {
 }
 
 // storeArticle reads one article and places it; the manifest records it
-// and indexes its Message-ID.
+// and indexes its Message-ID. A failure to read it (rep.err set) is
+// returned unreported.
 func (nr *newsRun) storeArticle(worker int, rel, url, id string, body io.Reader) EntryReport {
 	rep := EntryReport{Path: rel, URL: url}
 	rf := remoteFile{rel: rel, size: -1}
@@ -511,8 +601,8 @@ func (nr *newsRun) storeArticle(worker int, rel, url, id string, body io.Reader)
 		err = fmt.Errorf("article over %d bytes", maxArticle)
 	}
 	if err != nil {
+		// Not reported here: the caller may try it again (fetchChunk).
 		rep.Status, rep.Reason, rep.err = StatusFailed, err.Error(), err
-		nr.sum.add(rep)
 		if id != "" {
 			nr.releaseID(id)
 		}

@@ -293,3 +293,49 @@ func TestFaultsGetRetryWARC(t *testing.T) {
 		})
 	}
 }
+
+// A WARC news mirror from INN through a connection cut or reset, while it
+// reads an overview or articles: the failed work is tried again on a new
+// connection (the groups listed again, a chunk from its first article not
+// stored), and the run ends with exit 0, every article stored and
+// recorded once. Before, the group failed and the run exited 8.
+func TestFaultsNewsMirror(t *testing.T) {
+	s := servertest.Get(t, servertest.NNTP)
+	for _, kind := range []faultproxy.Kind{faultproxy.Cut, faultproxy.Reset} {
+		for _, after := range []int64{5000, 30000, 60000} {
+			name := map[faultproxy.Kind]string{faultproxy.Cut: "cut", faultproxy.Reset: "reset"}[kind]
+			t.Run(fmt.Sprintf("%s/%d", name, after), func(t *testing.T) {
+				p, err := faultproxy.Start(faultproxy.Config{Target: s.Addr,
+					Faults: []faultproxy.Fault{{Kind: kind, Count: 1, After: after}}})
+				if err != nil {
+					t.Fatal(err)
+				}
+				defer p.Close()
+				work := t.TempDir()
+				dir, name := filepath.Join(work, "m"), filepath.Join(work, "w")
+				r := runArgs(t, nil, "", "mirror", "-s", "--warc-file", name, "nntp://"+p.Addr()+"/archive.*", dir)
+				if r.code != fetch.ExitOK {
+					t.Fatalf("exit %d\n%s%s", r.code, r.out, r.err)
+				}
+				if st := p.Stats(); st.Faults != 1 {
+					t.Errorf("%d faults injected, want 1", st.Faults)
+				}
+				recorded := map[string]int{}
+				for _, rec := range warctest.Check(t, warcFiles(t, name)...) {
+					if rec.Get("WARC-Type") == "resource" {
+						recorded[rec.Get("WARC-Payload-Digest")]++
+					}
+				}
+				local := localFiles(t, dir)
+				for d, paths := range local {
+					if recorded[d] != 1 {
+						t.Errorf("%q: %d records", paths, recorded[d])
+					}
+				}
+				if len(local) < 500 || len(recorded) != len(local) {
+					t.Errorf("%d distinct articles stored, %d recorded", len(local), len(recorded))
+				}
+			})
+		}
+	}
+}
