@@ -339,3 +339,37 @@ func TestFaultsNewsMirror(t *testing.T) {
 		}
 	}
 }
+
+// A listing whose data connection is cut in the middle of a line, with
+// vsftpd's 226 all the same (it wrote the whole listing): the driver asks
+// for it again, and the mirror of many/ holds every file, exit 0. Before,
+// the cut line was reported as a line of no known layout (exit 8), or,
+// cut after "f0447.", taken for a file of that name, which failed.
+func TestFaultsListingCut(t *testing.T) {
+	s := servertest.Get(t, servertest.FTP)
+	for _, after := range []int64{30000, 30011} { // lines of 67 bytes
+		t.Run(fmt.Sprint(after), func(t *testing.T) {
+			p, err := faultproxy.Start(faultproxy.Config{Target: s.Addr, Mode: faultproxy.FTP,
+				Faults: []faultproxy.Fault{{Kind: faultproxy.Cut, Data: true, Conn: 1, After: after}}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer p.Close()
+			dir := filepath.Join(t.TempDir(), "m")
+			r := runArgs(t, nil, "", "mirror", "-s", "-j", "4", "ftp://"+p.Addr()+"/pub/many/", dir)
+			if r.code != fetch.ExitOK {
+				t.Fatalf("exit %d\n%s%s", r.code, r.out, r.err)
+			}
+			if st := p.Stats(); st.Faults != 1 {
+				t.Errorf("%d faults injected, want 1", st.Faults)
+			}
+			many := servertest.Fixture(t, "ftp/pub/many")
+			if n := sameFiles(t, many, dir, func(string) bool { return false }); n != 2000 {
+				t.Errorf("compared %d files, want 2000", n)
+			}
+			if extra, _ := os.ReadDir(dir); len(extra) != 2000+1 { // and .fetch
+				t.Errorf("%d entries in the mirror, want 2000 and .fetch", len(extra))
+			}
+		})
+	}
+}

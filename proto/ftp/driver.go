@@ -394,22 +394,43 @@ func (d *Driver) listing(c *conn, u *uri.URL, pl plan) (*proto.Response, error) 
 			return nil, err
 		}
 	}
-	c.cap = &capture{max: d.limits().maxListing}
-	err = errNoPipeline
-	if sp := c.activePort(); sp != nil {
-		err = c.activeList(sp, verb, pl.arg)
-	} else if d.PipelinePassive && !c.noPipeline {
-		err = c.pipelinedList(verb, pl.arg)
+	listOnce := func() ([]byte, error) {
+		c.cap = &capture{max: d.limits().maxListing}
+		err := errNoPipeline
+		if sp := c.activePort(); sp != nil {
+			err = c.activeList(sp, verb, pl.arg)
+		} else if d.PipelinePassive && !c.noPipeline {
+			err = c.pipelinedList(verb, pl.arg)
+		}
+		switch {
+		case !errors.Is(err, errNoPipeline):
+		case pl.act == actNLST:
+			_, err = c.sc.NameList(pl.arg)
+		default:
+			_, err = c.sc.List(pl.arg)
+		}
+		raw := c.cap.buf
+		c.cap = nil
+		return raw, err
 	}
-	switch {
-	case !errors.Is(err, errNoPipeline):
-	case pl.act == actNLST:
-		_, err = c.sc.NameList(pl.arg)
-	default:
-		_, err = c.sc.List(pl.arg)
+	raw, err := listOnce()
+	if err == nil && len(raw) > 0 && raw[len(raw)-1] != '\n' {
+		// The data ended in the middle of a line: a data connection cut
+		// on the way (the server, which wrote it all, still says 226),
+		// whose last line may even parse, as a shorter name; or a
+		// server that ends its last line with nothing. Asked again:
+		// the same bytes twice are the listing.
+		c.w.note("the %s data ended in the middle of a line (%d bytes): asking again", verb, len(raw))
+		again, aerr := listOnce()
+		switch {
+		case aerr != nil:
+			err = aerr
+		case bytes.Equal(again, raw) || len(again) > 0 && again[len(again)-1] == '\n':
+			raw = again
+		default:
+			err = &CommandError{Cmd: verb, Err: fmt.Errorf("listing cut short: its data ended in the middle of a line twice, after %d and %d bytes: %w", len(raw), len(again), io.ErrUnexpectedEOF)}
+		}
 	}
-	raw := c.cap.buf
-	c.cap = nil
 	if err != nil {
 		code := replyCode(err)
 		err = c.fail("", err)

@@ -22,25 +22,26 @@ type fakeFTP struct {
 	t  *testing.T
 	ln net.Listener
 
-	greeting string            // first reply; "" means none (a silent server)
-	feat     []string          // FEAT lines (without the leading space)
-	replies  map[string]string // exact command line -> reply (may hold CRLFs)
-	raw      map[string][]byte // exact command line ("" for the greeting) -> bytes sent as they are
-	files    map[string][]byte // RETR/SIZE argument -> content
-	lists    map[string][]byte // "LIST arg", "MLSD arg", "NLST arg" -> data
-	pwd      string            // PWD answer; "" means `"/"`
-	pwds     []string          // full replies to the first PWDs (all sessions), before pwd applies
-	noEPSV   bool              // refuse EPSV: the client falls back to PASV
-	pasvHost string            // address put in PASV replies; "" means 127.0.0.1
-	silentAt string            // after this verb, read on and never answer
-	stallAt  int               // RETR data: stop sending (connection open) after this many bytes; 0 means never
-	cutAt    int               // RETR data: close the data connection after this many bytes, then reply 426; 0 means never
-	cutReply string            // the reply after a cut instead of 426
-	holdDone bool              // RETR: send 226 only once the client has sent its next command (a pipelining client)
-	epsvJunk string            // sent after every 229 reply, as if the server answered twice
-	holdData time.Duration     // RETR: after the 150, wait this long for a command before sending the data
-	peekHalf bool              // before sending, record whether the client has half-closed the data connection (waits 300 ms when not)
-	oopsEPSV int               // the nth EPSV (counted over all sessions) gets vsftpd's "500 OOPS" and the session ends
+	greeting string              // first reply; "" means none (a silent server)
+	feat     []string            // FEAT lines (without the leading space)
+	replies  map[string]string   // exact command line -> reply (may hold CRLFs)
+	raw      map[string][]byte   // exact command line ("" for the greeting) -> bytes sent as they are
+	files    map[string][]byte   // RETR/SIZE argument -> content
+	lists    map[string][]byte   // "LIST arg", "MLSD arg", "NLST arg" -> data
+	listSeq  map[string][][]byte // as lists, one answer per request in turn (the last repeats); before lists
+	pwd      string              // PWD answer; "" means `"/"`
+	pwds     []string            // full replies to the first PWDs (all sessions), before pwd applies
+	noEPSV   bool                // refuse EPSV: the client falls back to PASV
+	pasvHost string              // address put in PASV replies; "" means 127.0.0.1
+	silentAt string              // after this verb, read on and never answer
+	stallAt  int                 // RETR data: stop sending (connection open) after this many bytes; 0 means never
+	cutAt    int                 // RETR data: close the data connection after this many bytes, then reply 426; 0 means never
+	cutReply string              // the reply after a cut instead of 426
+	holdDone bool                // RETR: send 226 only once the client has sent its next command (a pipelining client)
+	epsvJunk string              // sent after every 229 reply, as if the server answered twice
+	holdData time.Duration       // RETR: after the 150, wait this long for a command before sending the data
+	peekHalf bool                // before sending, record whether the client has half-closed the data connection (waits 300 ms when not)
+	oopsEPSV int                 // the nth EPSV (counted over all sessions) gets vsftpd's "500 OOPS" and the session ends
 
 	// Active mode and TLS (active_test.go, tls_test.go).
 	noEPRT     bool        // refuse EPRT with 500: the client falls back to PORT
@@ -285,7 +286,15 @@ func (s *fakeSession) handle(verb, arg string) bool {
 		if arg != "" {
 			key += " " + arg
 		}
+		f.mu.Lock()
 		b, ok := f.lists[key]
+		if seq := f.listSeq[key]; len(seq) > 0 {
+			b, ok = seq[0], true
+			if len(seq) > 1 {
+				f.listSeq[key] = seq[1:]
+			}
+		}
+		f.mu.Unlock()
 		if !ok {
 			s.closeData()
 			s.reply("550 no such directory")
