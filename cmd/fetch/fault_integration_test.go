@@ -373,3 +373,31 @@ func TestFaultsListingCut(t *testing.T) {
 		})
 	}
 }
+
+// A menu of pygopherd (which ends a menu by closing, without the "."
+// line) cut in the middle of a line: the driver asks for it again and
+// gets all 2,000 items, exit 0, plain and Gopher+ alike. Before, fetch
+// printed the 639 items before the cut and exited 0.
+func TestFaultsGopherMenuCut(t *testing.T) {
+	s := servertest.Get(t, servertest.Gopher)
+	for _, sel := range []string{"/1/big", "/1/big%09%09%2B"} {
+		t.Run(sel, func(t *testing.T) {
+			p, err := faultproxy.Start(faultproxy.Config{Target: s.Addr,
+				Faults: []faultproxy.Fault{{Kind: faultproxy.Cut, Count: 1, After: 30000}}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer p.Close()
+			r := runArgs(t, nil, "", "get", "-s", "gopher://"+p.Addr()+sel)
+			if r.code != fetch.ExitOK {
+				t.Fatalf("exit %d\n%s", r.code, r.err)
+			}
+			if n := strings.Count(r.out, "\n"); n != 2000 {
+				t.Errorf("%d menu lines, want 2000", n)
+			}
+			if st := p.Stats(); st.Faults != 1 || st.Conns != 2 {
+				t.Errorf("%d faults, %d connections; want 1, 2", st.Faults, st.Conns)
+			}
+		})
+	}
+}

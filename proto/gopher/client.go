@@ -27,6 +27,9 @@ type wireRequest struct {
 	Selector string
 	Search   *string
 	Plus     *string
+	// again marks the second asking of a menu whose data ended in the
+	// middle of a line (Driver.do); it is not sent.
+	again bool
 }
 
 // encode returns the bytes to send. Every field is checked first (the wire

@@ -250,6 +250,27 @@ func (d *Driver) do(ctx context.Context, t *target, req *proto.Request, w wireRe
 		return nil, err
 	}
 	resp, err := d.read(c, t, req, w, lim)
+	var cut *cutMenuError
+	if errors.As(err, &cut) && !w.again {
+		// A menu whose data ended in the middle of a line: the
+		// connection may have been cut on the way (a menu ends when the
+		// server closes, with or without its "." line), and its last
+		// line may even parse. Asked again: the same bytes twice are
+		// the menu, a second answer that ends with its line end
+		// replaces the first.
+		c.c.Close()
+		c.tracef("(the menu ended in the middle of a line after %d bytes: asking again)", len(cut.raw))
+		w.again = true
+		resp, err = d.do(ctx, t, req, w)
+		var cut2 *cutMenuError
+		switch {
+		case errors.As(err, &cut2) && bytes.Equal(cut2.raw, cut.raw):
+			return d.menuResponse(t, cut.resp, cut.raw, lim)
+		case errors.As(err, &cut2):
+			return nil, fmt.Errorf("gopher: menu cut short: its data ended in the middle of a line twice, after %d and %d bytes: %w", len(cut.raw), len(cut2.raw), io.ErrUnexpectedEOF)
+		}
+		return resp, err
+	}
 	if err != nil {
 		c.c.Close()
 		if errors.Is(err, errNotAttributes) && w.Plus != nil {
@@ -361,11 +382,35 @@ func (d *Driver) readMenu(c *conn, t *target, h Header, resp *proto.Response, re
 	if done {
 		return resp, nil
 	}
+	if len(raw) > 0 && raw[len(raw)-1] != '\n' {
+		return nil, &cutMenuError{resp: resp, raw: raw}
+	}
+	resp, err = d.menuResponse(t, resp, raw, lim)
+	if err == nil {
+		c.tracef("(menu: %d items, %d bytes)", len(resp.Entries), len(raw))
+	}
+	return resp, err
+}
+
+// cutMenuError is a menu whose data ended in the middle of a line, for
+// Driver.do to ask again: resp as read so far, raw the menu's bytes.
+type cutMenuError struct {
+	resp *proto.Response
+	raw  []byte
+}
+
+func (e *cutMenuError) Error() string {
+	return fmt.Sprintf("gopher: menu ended in the middle of a line after %d bytes", len(e.raw))
+}
+
+func (e *cutMenuError) Unwrap() error { return io.ErrUnexpectedEOF }
+
+// menuResponse parses the menu raw into resp's entries.
+func (d *Driver) menuResponse(t *target, resp *proto.Response, raw []byte, lim limits) (*proto.Response, error) {
 	items, err := parseMenu(raw, lim)
 	if err != nil {
 		return nil, err
 	}
-	c.tracef("(menu: %d items, %d bytes)", len(items), len(raw))
 	if err := allErrors(items); err != nil {
 		return nil, err
 	}

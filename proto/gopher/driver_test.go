@@ -8,6 +8,7 @@ import (
 	"net"
 	"reflect"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -84,6 +85,58 @@ func TestFetchMenu(t *testing.T) {
 			}
 			if resp.Entries[1].Extra["plus"] != "+" || resp.Entries[0].Type != proto.EntryInfo {
 				t.Errorf("entries = %+v", resp.Entries[:2])
+			}
+		})
+	}
+}
+
+// A menu whose data ends in the middle of a line is asked for again (a
+// connection cut on the way ends a menu as the server's close does, and
+// its last line may parse, as an item with a shorter selector): the same
+// bytes twice are the menu, a second answer that ends with its line end
+// replaces the first, two different cut answers are io.ErrUnexpectedEOF.
+// A menu that ends with its line end, or its "." line, is asked once.
+func TestFetchMenuCutMidLine(t *testing.T) {
+	const whole = "0a\t/a.txt\th\t70\r\n0b\t/b.txt\th\t70\r\n"
+	cut := whole[:len(whole)-10] // ends "0b\t/b.t": an item "/b.t" of this server
+	for _, tc := range []struct {
+		name    string
+		answers []string
+		want    string // selectors; "" for an error
+		asked   int
+	}{
+		{"whole", []string{whole}, "/a.txt /b.txt", 1},
+		{"with dot", []string{whole + ".\r\n"}, "/a.txt /b.txt", 1},
+		{"cut then whole", []string{cut, whole}, "/a.txt /b.txt", 2},
+		{"no final line end", []string{strings.TrimSuffix(whole, "\r\n")}, "/a.txt /b.txt", 2},
+		{"cut twice", []string{cut, whole[:len(whole)-5]}, "", 2},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var n atomic.Int32
+			srv := newFake(t, map[string]handler{
+				"/m": func(c net.Conn) {
+					i := min(int(n.Add(1)), len(tc.answers)) - 1
+					c.Write([]byte(tc.answers[i]))
+				},
+			})
+			resp, _, err := fetchURL(t, &Driver{}, srv, "gopher://SRV/1/m", nil)
+			switch {
+			case tc.want == "" && !errors.Is(err, io.ErrUnexpectedEOF):
+				t.Errorf("Fetch = %v, want io.ErrUnexpectedEOF", err)
+			case tc.want != "" && err != nil:
+				t.Errorf("Fetch = %v", err)
+			case tc.want != "":
+				var sels []string
+				for _, e := range resp.Entries {
+					v, _ := uri.MustParse(e.URL).Gopher()
+					sels = append(sels, v.Selector)
+				}
+				if got := strings.Join(sels, " "); got != tc.want {
+					t.Errorf("selectors %q, want %q", got, tc.want)
+				}
+			}
+			if got := int(n.Load()); got != tc.asked {
+				t.Errorf("asked %d times, want %d", got, tc.asked)
 			}
 		})
 	}
