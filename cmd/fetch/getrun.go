@@ -197,6 +197,15 @@ func getOne(ctx context.Context, c *fetch.Client, raw string, o *getOptions, e *
 	}
 	form, _ := pairs("--form", o.form)
 	req := &proto.Request{Offset: d.offset, Search: o.search, Raw: o.raw}
+	if c.WARC != nil && req.Offset > 0 {
+		// A resumed transfer could not be archived: the whole file is
+		// asked for, and the output skips (stdout) or writes again
+		// (FILE.part) the bytes it has.
+		if !o.silent {
+			fmt.Fprintf(e.err, "fetch: warning: %s: -C with --warc-file: fetching the whole file, so that the archive holds it\n", u.Redacted())
+		}
+		req.Offset = 0
+	}
 	if len(form) > 0 {
 		req.Form = form
 	}

@@ -19,13 +19,13 @@ import (
 // Range). A server that cannot resume sends from the start, and the bytes
 // the output already has are skipped: the result is byte-exact either
 // way. Listings and other rendered responses are retried only when
-// nothing was written yet. With --warc-file, a transfer that began at byte
-// 0 is asked for whole again, its first bytes skipped: a resumed transfer
-// would not be archived (fetch.Client records whole transfers only).
+// nothing was written yet. With --warc-file, a transfer is asked for whole
+// again, its first bytes skipped: a resumed transfer would not be archived
+// (fetch.Client records whole transfers only).
 func getRetry(ctx context.Context, c *fetch.Client, u *uri.URL, req *proto.Request, d *dest, o *getOptions, e *env, red *redactor) error {
 	pol := o.retryPolicy()
 	start := time.Now()
-	whole := c.WARC != nil && req.Offset == 0
+	whole := c.WARC != nil // getOne asked for byte 0 already
 	var (
 		s   sink
 		pos int64 // the byte of the resource the output holds up to

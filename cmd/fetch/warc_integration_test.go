@@ -465,3 +465,58 @@ func withoutScratch(listing []byte) string {
 	}
 	return strings.Join(keep, "\n")
 }
+
+// fetch get -C with --warc-file asks for the whole file, so that the
+// archive holds it (a resumed transfer could not be archived), and says
+// so: the output is the same as without (FILE.part written again; stdout
+// from the byte asked for). Before, the file was resumed and recorded
+// nowhere, with exit 0.
+func TestWARCContinue(t *testing.T) {
+	s := servertest.Get(t, servertest.NGINX)
+	want, err := os.ReadFile(filepath.Join(servertest.Fixture(t, "www"), "lines.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	u := "http://" + s.Addr + "/lines.txt"
+	whole := sha1.Sum(want)
+	digest := "sha1:" + base32.StdEncoding.EncodeToString(whole[:])
+	archived := func(t *testing.T, name string) {
+		t.Helper()
+		var got []string
+		for _, rec := range warctest.Check(t, warcFiles(t, name)...) {
+			if rec.Get("WARC-Type") == "response" {
+				got = append(got, rec.Get("WARC-Payload-Digest"))
+			}
+		}
+		if !slices.Equal(got, []string{digest}) {
+			t.Errorf("response records with payload digests %q, want one with %s", got, digest)
+		}
+	}
+	t.Run("file", func(t *testing.T) {
+		dir := t.TempDir()
+		out := filepath.Join(dir, "lines.txt")
+		os.WriteFile(out+".part", want[:1000], 0o644)
+		r := runArgs(t, nil, "", "get", "-C", "-", "--warc-file", filepath.Join(dir, "w"), "-o", out, u)
+		if r.code != 0 || !strings.Contains(r.err, "-C with --warc-file: fetching the whole file") {
+			t.Fatalf("exit %d\n%s", r.code, r.err)
+		}
+		if got, _ := os.ReadFile(out); !bytes.Equal(got, want) {
+			t.Errorf("output of %d bytes, want the %d of the file", len(got), len(want))
+		}
+		if _, err := os.Stat(out + ".part"); err == nil {
+			t.Error("the .part file is left")
+		}
+		archived(t, filepath.Join(dir, "w"))
+	})
+	t.Run("stdout", func(t *testing.T) {
+		dir := t.TempDir()
+		r := runArgs(t, nil, "", "get", "-s", "-C", "1000", "--warc-file", filepath.Join(dir, "w"), u)
+		if r.code != 0 || r.err != "" {
+			t.Fatalf("exit %d\n%s", r.code, r.err)
+		}
+		if r.out != string(want[1000:]) {
+			t.Errorf("stdout of %d bytes, want the %d from byte 1000", len(r.out), len(want)-1000)
+		}
+		archived(t, filepath.Join(dir, "w"))
+	})
+}
