@@ -162,17 +162,24 @@ func TestFaultsGetRetryVsftpd(t *testing.T) {
 // exit 0: a silent loss in the archive; and the retry resumed from the
 // partial file, which no record can hold, so that a cut HTTP or FTP file
 // was named "not archived" and the run exited 8.
+//
+// Also from ProFTPD (MLSD), Apache (a fancy index) and lighttpd.
 func TestFaultsMirrorWARC(t *testing.T) {
 	ftpS := servertest.Get(t, servertest.FTP)
 	nginx := servertest.Get(t, servertest.NGINX)
+	proftpd := servertest.Get(t, servertest.ProFTPD)
+	apache := servertest.Get(t, servertest.Apache)
+	lighttpd := servertest.Get(t, servertest.Lighttpd)
 	for _, srv := range []struct {
 		name string
 		cfg  faultproxy.Config
 		path string
-		tree string
 	}{
-		{"vsftpd", faultproxy.Config{Target: ftpS.Addr, Mode: faultproxy.FTP}, "/pub/", "ftp/pub"},
-		{"nginx", faultproxy.Config{Target: nginx.Addr, Mode: faultproxy.HTTP}, "/", "www"},
+		{"vsftpd", faultproxy.Config{Target: ftpS.Addr, Mode: faultproxy.FTP}, "/pub/"},
+		{"nginx", faultproxy.Config{Target: nginx.Addr, Mode: faultproxy.HTTP}, "/"},
+		{"proftpd", faultproxy.Config{Target: proftpd.Addr, Mode: faultproxy.FTP}, "/pub/"},
+		{"apache", faultproxy.Config{Target: apache.Addr, Mode: faultproxy.HTTP}, "/fancy/"},
+		{"lighttpd", faultproxy.Config{Target: lighttpd.Addr, Mode: faultproxy.HTTP}, "/"},
 	} {
 		for _, tc := range faultCases {
 			t.Run(srv.name+"/"+tc.name, func(t *testing.T) {
