@@ -56,6 +56,17 @@ func sameFiles(t *testing.T, src, dst string, skip func(rel string) bool) int {
 	return n
 }
 
+// startProxy starts a fault proxy, closed when the test ends.
+func startProxy(t *testing.T, cfg faultproxy.Config) *faultproxy.Proxy {
+	t.Helper()
+	p, err := faultproxy.Start(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { p.Close() })
+	return p
+}
+
 // faultCases are the faults of the proxy, each hitting one connection in
 // the middle of the 5 MiB file (or, for the refusal, a new connection).
 var faultCases = []struct {
@@ -79,11 +90,7 @@ func TestFaultsMirrorVsftpd(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			f := tc.fault
 			f.Data = f.Kind != faultproxy.Refuse
-			p, err := faultproxy.Start(faultproxy.Config{Target: s.Addr, Mode: faultproxy.FTP, Faults: []faultproxy.Fault{f}})
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer p.Close()
+			p := startProxy(t, faultproxy.Config{Target: s.Addr, Mode: faultproxy.FTP, Faults: []faultproxy.Fault{f}})
 			dir := filepath.Join(t.TempDir(), "m")
 			args := append([]string{"mirror", "-s", "-j", "4",
 				"--exclude", "many", "--exclude", "noaccess", "--exclude", "noread.txt", "--exclude", "scratch-*"}, tc.args...)
@@ -106,11 +113,7 @@ func TestFaultsMirrorNginx(t *testing.T) {
 	www := servertest.Fixture(t, "www")
 	for _, tc := range faultCases {
 		t.Run(tc.name, func(t *testing.T) {
-			p, err := faultproxy.Start(faultproxy.Config{Target: s.Addr, Mode: faultproxy.HTTP, Faults: []faultproxy.Fault{tc.fault}})
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer p.Close()
+			p := startProxy(t, faultproxy.Config{Target: s.Addr, Mode: faultproxy.HTTP, Faults: []faultproxy.Fault{tc.fault}})
 			dir := filepath.Join(t.TempDir(), "m")
 			args := append([]string{"mirror", "-s", "-j", "4"}, tc.args...)
 			r := runArgs(t, nil, "", append(args, "http://"+p.Addr()+"/", dir)...)
@@ -132,12 +135,8 @@ func TestFaultsMirrorNginx(t *testing.T) {
 func TestFaultsGetRetryVsftpd(t *testing.T) {
 	s := servertest.Get(t, servertest.FTP)
 	const cutAt = 2345678
-	p, err := faultproxy.Start(faultproxy.Config{Target: s.Addr, Mode: faultproxy.FTP,
+	p := startProxy(t, faultproxy.Config{Target: s.Addr, Mode: faultproxy.FTP,
 		Faults: []faultproxy.Fault{{Kind: faultproxy.Cut, Data: true, Count: 1, After: cutAt}}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer p.Close()
 	out := filepath.Join(t.TempDir(), "bin5m.bin")
 	since := servertest.FTPLogOffset(t)
 	r := runArgs(t, nil, "", "get", "-s", "--retry", "3", "-o", out, "ftp://"+p.Addr()+"/pub/bin5m.bin")
@@ -186,11 +185,7 @@ func TestFaultsMirrorWARC(t *testing.T) {
 				cfg, f := srv.cfg, tc.fault
 				f.Data = cfg.Mode == faultproxy.FTP && f.Kind != faultproxy.Refuse
 				cfg.Faults = []faultproxy.Fault{f}
-				p, err := faultproxy.Start(cfg)
-				if err != nil {
-					t.Fatal(err)
-				}
-				defer p.Close()
+				p := startProxy(t, cfg)
 				scheme := map[faultproxy.Mode]string{faultproxy.FTP: "ftp", faultproxy.HTTP: "http"}[cfg.Mode]
 				base := scheme + "://" + p.Addr() + srv.path
 				work := t.TempDir()
@@ -269,11 +264,7 @@ func TestFaultsGetRetryWARC(t *testing.T) {
 			Faults: []faultproxy.Fault{{Kind: faultproxy.Cut, Count: 1, After: 2345678}}}},
 	} {
 		t.Run(srv.name, func(t *testing.T) {
-			p, err := faultproxy.Start(srv.cfg)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer p.Close()
+			p := startProxy(t, srv.cfg)
 			work := t.TempDir()
 			out, name := filepath.Join(work, "bin5m.bin"), filepath.Join(work, "w")
 			u := fmt.Sprintf(srv.url, p.Addr())
@@ -312,12 +303,8 @@ func TestFaultsNewsMirror(t *testing.T) {
 		for _, after := range []int64{5000, 30000, 60000} {
 			name := map[faultproxy.Kind]string{faultproxy.Cut: "cut", faultproxy.Reset: "reset"}[kind]
 			t.Run(fmt.Sprintf("%s/%d", name, after), func(t *testing.T) {
-				p, err := faultproxy.Start(faultproxy.Config{Target: s.Addr,
+				p := startProxy(t, faultproxy.Config{Target: s.Addr,
 					Faults: []faultproxy.Fault{{Kind: kind, Count: 1, After: after}}})
-				if err != nil {
-					t.Fatal(err)
-				}
-				defer p.Close()
 				work := t.TempDir()
 				dir, name := filepath.Join(work, "m"), filepath.Join(work, "w")
 				r := runArgs(t, nil, "", "mirror", "-s", "--warc-file", name, "nntp://"+p.Addr()+"/archive.*", dir)
@@ -356,12 +343,8 @@ func TestFaultsListingCut(t *testing.T) {
 	s := servertest.Get(t, servertest.FTP)
 	for _, after := range []int64{30000, 30011} { // lines of 67 bytes
 		t.Run(fmt.Sprint(after), func(t *testing.T) {
-			p, err := faultproxy.Start(faultproxy.Config{Target: s.Addr, Mode: faultproxy.FTP,
+			p := startProxy(t, faultproxy.Config{Target: s.Addr, Mode: faultproxy.FTP,
 				Faults: []faultproxy.Fault{{Kind: faultproxy.Cut, Data: true, Conn: 1, After: after}}})
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer p.Close()
 			dir := filepath.Join(t.TempDir(), "m")
 			r := runArgs(t, nil, "", "mirror", "-s", "-j", "4", "ftp://"+p.Addr()+"/pub/many/", dir)
 			if r.code != fetch.ExitOK {
@@ -389,12 +372,8 @@ func TestFaultsGopherMenuCut(t *testing.T) {
 	s := servertest.Get(t, servertest.Gopher)
 	for _, sel := range []string{"/1/big", "/1/big%09%09%2B"} {
 		t.Run(sel, func(t *testing.T) {
-			p, err := faultproxy.Start(faultproxy.Config{Target: s.Addr,
+			p := startProxy(t, faultproxy.Config{Target: s.Addr,
 				Faults: []faultproxy.Fault{{Kind: faultproxy.Cut, Count: 1, After: 30000}}})
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer p.Close()
 			r := runArgs(t, nil, "", "get", "-s", "gopher://"+p.Addr()+sel)
 			if r.code != fetch.ExitOK {
 				t.Fatalf("exit %d\n%s", r.code, r.err)

@@ -45,12 +45,7 @@ func ftpBehind(t *testing.T, files map[string][]byte, cfg faultproxy.Config) *fa
 	}
 	t.Cleanup(func() { srv.Close() })
 	cfg.Target, cfg.Mode = srv.Addr(), faultproxy.FTP
-	p, err := faultproxy.Start(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { p.Close() })
-	return p
+	return startProxy(t, cfg)
 }
 
 // fetch get --retry: a data connection cut in the middle is taken up
