@@ -11,6 +11,7 @@ import (
 	"io/fs"
 	"os"
 	"path"
+	"strings"
 	"time"
 
 	"github.com/rfc1738/fetch/proto"
@@ -154,6 +155,12 @@ func hashInto(root *os.Root, rel string, limit int64, h hash.Hash) error {
 // partial returns the size of an earlier partial download of rf and the
 // remote size and time recorded with it, if there is one.
 func (r *run) partial(rf remoteFile) (int64, partialInfo, bool) {
+	r.resumableMu.Lock()
+	known := r.resumable[rf.rel]
+	r.resumableMu.Unlock()
+	if !known {
+		return 0, partialInfo{}, false
+	}
 	st, err := r.root.Lstat(partialDir + "/" + rf.rel)
 	if err != nil || !st.Mode().IsRegular() || st.Size() == 0 {
 		return 0, partialInfo{}, false
@@ -353,7 +360,29 @@ func (r *run) writeMeta(rf remoteFile) error {
 		return err
 	}
 	b, _ := json.Marshal(partialInfo{Size: rf.size, ModTime: rf.mtime, URL: rf.url.Redacted()})
-	return r.root.WriteFile(meta, b, 0o644)
+	if err := r.root.WriteFile(meta, b, 0o644); err != nil {
+		return err
+	}
+	r.resumableMu.Lock()
+	if r.resumable == nil {
+		r.resumable = map[string]bool{}
+	}
+	r.resumable[rf.rel] = true
+	r.resumableMu.Unlock()
+	return nil
+}
+
+// findResumable lists the relative paths that have a partial file's
+// record (partMeta), left by an earlier run.
+func (r *run) findResumable() map[string]bool {
+	found := map[string]bool{}
+	fs.WalkDir(r.root.FS(), partMeta, func(p string, d fs.DirEntry, err error) error {
+		if err == nil && d.Type().IsRegular() {
+			found[strings.TrimPrefix(p, partMeta+"/")] = true
+		}
+		return nil
+	})
+	return found
 }
 
 // place sets the remote time on the complete partial file (unless timed

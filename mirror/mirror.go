@@ -331,6 +331,9 @@ func Run(ctx context.Context, f Fetcher, start *uri.URL, dir string, opts Option
 		slots: make(chan struct{}, jobs), seen: map[string]bool{}, reported: map[string]bool{},
 	}
 	_, r.archiving = f.(Syncer)
+	if !r.archiving {
+		r.resumable = r.findResumable()
+	}
 	var walkErr error
 	if news != nil {
 		walkErr = runNews(ctx, r, news, start)
@@ -382,12 +385,18 @@ type run struct {
 	f Fetcher
 	// archiving: f is a Syncer (see there).
 	archiving bool
-	w         walker
-	root      *os.Root
-	m         *manifest
-	opts      Options
-	sum       *Summary
-	jobs      int
+	// resumable holds the relative paths that have a partial file's
+	// record (partMeta), found when the run starts and added as it
+	// writes them: a file without one has nothing to resume, and is not
+	// looked for on disk (most files of a fresh mirror).
+	resumable   map[string]bool
+	resumableMu sync.Mutex
+	w           walker
+	root        *os.Root
+	m           *manifest
+	opts        Options
+	sum         *Summary
+	jobs        int
 
 	// slots holds one token per connection in use: listings and transfers
 	// share Jobs of them.
