@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"io"
 	"io/fs"
@@ -14,6 +15,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/rfc1738/fetch/proto"
@@ -144,6 +146,7 @@ type newsRun struct {
 
 	idMu     sync.Mutex
 	spare    NewsSession     // the listing connection, until a worker takes it
+	live     atomic.Int32    // workers holding a connection
 	inFlight map[string]bool // Message-IDs being fetched in this run
 	later    []pendingLink   // crossposts whose first copy was in flight
 }
@@ -266,6 +269,7 @@ func (nr *newsRun) worker(ctx context.Context, worker int, tasks *queue[newsTask
 	defer func() {
 		if s != nil {
 			s.Close()
+			nr.live.Add(-1)
 		}
 	}()
 	for {
@@ -285,6 +289,17 @@ func (nr *newsRun) worker(ctx context.Context, worker int, tasks *queue[newsTask
 			nr.idMu.Unlock()
 			if s == nil {
 				s, err = nr.d.OpenNews(ctx, nr.start, nr.request(proto.Options{}))
+				if err != nil && nr.giveUpConnection(err) {
+					// The server allows fewer connections than Jobs,
+					// and others hold theirs: the task goes back to
+					// them, and this worker ends.
+					s = nil
+					tasks.push(task)
+					return
+				}
+			}
+			if s != nil {
+				nr.live.Add(1)
 			}
 		}
 		if err == nil && current != task.g.name {
@@ -315,12 +330,14 @@ func (nr *newsRun) worker(ctx context.Context, worker int, tasks *queue[newsTask
 				task.g.chunkDone(task.failedAt)
 				nr.groupDone(task.g)
 				s.Close()
+				nr.live.Add(-1)
 				s, current, err = nil, "", nil
 			}
 		}
 		if err != nil && ctx.Err() == nil {
 			if s != nil {
 				s.Close()
+				nr.live.Add(-1)
 			}
 			s, current = nil, "" // a new connection for the next task
 			if !nr.again(ctx, task, err, tasks, open) {
@@ -340,6 +357,25 @@ func (nr *newsRun) worker(ctx context.Context, worker int, tasks *queue[newsTask
 		}
 		open.Done()
 	}
+}
+
+// giveUpConnection reports whether a worker whose connection the server
+// refused with err gives up its place: when the server refused it for
+// their number (proto.ErrBusy) and other workers hold connections, which
+// go on with the queue. The run then says so (noteBusy), as a file
+// mirror does. The last worker never gives up: its task is tried again as
+// any other transient failure.
+func (nr *newsRun) giveUpConnection(err error) bool {
+	if !errors.Is(err, proto.ErrBusy) || nr.live.Load() == 0 {
+		return false
+	}
+	nr.mu.Lock()
+	defer nr.mu.Unlock()
+	if nr.jobs-nr.held <= 1 {
+		return false
+	}
+	nr.held++
+	return true
 }
 
 // again puts a failed task back on the queue, to be done on a new

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -115,4 +116,42 @@ func TestNewsMirrorRetriesGiveUp(t *testing.T) {
 		t.Errorf("next run: %+v", sum)
 	}
 	checkNews(t, dir)
+}
+
+// A news server that allows fewer connections than Jobs (a limit per
+// host, or a provider's per account) refuses the others with a "too many
+// connections" reply: those workers give their place up and the others
+// mirror everything, as the file mirror does, and the run says so. Before,
+// each refused worker failed its group after the retries, and the run was
+// partial.
+func TestNewsMirrorFewerConnections(t *testing.T) {
+	srv := &nntptest.Server{Over: "OVER"}
+	fillNews(srv)
+	srv.AddGroup("n.c")
+	srv.AddGroup("n.d")
+	srv.Start(t)
+	for _, tc := range []struct{ allowed, jobs int }{{2, 4}, {1, 3}} {
+		t.Run(fmt.Sprintf("%d of %d", tc.allowed, tc.jobs), func(t *testing.T) {
+			p, err := faultproxy.Start(faultproxy.Config{Target: srv.Addr, MaxConns: tc.allowed})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer p.Close()
+			opts := newsRunOpts(tc.jobs)
+			opts.Retry = quick(3)
+			dir := t.TempDir()
+			sum := mirrorNews(t, "nntp://"+p.Addr()+"/n.*", dir, opts)
+			if sum.New != 36 || sum.Failed != 0 {
+				t.Errorf("new %d, failed %d: %+v", sum.New, sum.Failed, sum.Entries)
+			}
+			checkNews(t, dir)
+			want := fmt.Sprintf("went on with %d of %d", tc.allowed, tc.jobs)
+			if len(sum.Notices) != 1 || !strings.Contains(sum.Notices[0], want) {
+				t.Errorf("notices %q, want one saying %q", sum.Notices, want)
+			}
+			if st := p.Stats(); st.Refused == 0 {
+				t.Error("no connection refused: the test tests nothing")
+			}
+		})
+	}
 }

@@ -387,3 +387,24 @@ func TestFaultsGopherMenuCut(t *testing.T) {
 		})
 	}
 }
+
+// A news mirror with -j 4 from INN behind a proxy that allows two
+// connections (a server's limit per host, a provider's per account): the
+// refused workers give their place up, the two others mirror every group,
+// exit 0, and the run says so. Before, each refused worker's group failed
+// after the retries, and the run exited 8.
+func TestFaultsNewsBusy(t *testing.T) {
+	s := servertest.Get(t, servertest.NNTP)
+	p := startProxy(t, faultproxy.Config{Target: s.Addr, MaxConns: 2})
+	dir := filepath.Join(t.TempDir(), "m")
+	r := runArgs(t, nil, "", "mirror", "-j", "4", "nntp://"+p.Addr()+"/archive.*", dir)
+	if r.code != fetch.ExitOK || !strings.Contains(r.err, "the mirror went on with 2 of 4") {
+		t.Fatalf("exit %d\n%s", r.code, r.err)
+	}
+	if st := p.Stats(); st.Refused == 0 {
+		t.Error("no connection refused: the test tests nothing")
+	}
+	if n := len(localFiles(t, dir)); n < 500 {
+		t.Errorf("%d distinct articles stored", n)
+	}
+}

@@ -114,7 +114,21 @@ func codeMatches(code, expect int) bool {
 }
 
 func refusal(shown string, code int, msg string) error {
-	return &ReplyError{Cmd: shown, Reply: &textproto.Error{Code: code, Msg: msg}, Kind: kindOf(code)}
+	kind := kindOf(code)
+	if (shown == "greeting" || strings.HasPrefix(shown, "AUTHINFO")) && code >= 400 && tooManyText(msg) {
+		// A connection refused for the number of connections (a
+		// server's limit per host, a provider's per account): the
+		// server is busy, not refusing this user for good.
+		kind = proto.ErrBusy
+	}
+	return &ReplyError{Cmd: shown, Reply: &textproto.Error{Code: code, Msg: msg}, Kind: kind}
+}
+
+// tooManyText reports whether a reply's text says the server has too many
+// connections.
+func tooManyText(msg string) bool {
+	m := strings.ToLower(msg)
+	return strings.Contains(m, "too many") || strings.Contains(m, "maximum number of") || strings.Contains(m, "connection limit")
 }
 
 // readReply reads one status line: three digits, then a space and text or

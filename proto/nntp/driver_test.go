@@ -480,6 +480,13 @@ func TestRefusals(t *testing.T) {
 		{"access denied greeting", "nntp://127.0.0.1/g/1", script("502 go away"), proto.ErrPermission, 502},
 		{"command unavailable", "news://127.0.0.1/*", script("201 hi", "201 ok", "502 not for you"), proto.ErrPermission, 502},
 		{"over refused", "nntp://127.0.0.1/g", script("201 hi", "201 ok", "211 1 1 1 g", "101 c", "OVER", ".", "502 no"), proto.ErrPermission, 502},
+		// A refusal for the number of connections, at the greeting (a
+		// server's limit per host) or at login (a provider's per
+		// account), is the server busy (proto.ErrBusy), worth another
+		// attempt later; not a refusal of this user.
+		{"too many at the greeting (400)", "nntp://127.0.0.1/g/1", script("400 too many connections from your host"), proto.ErrBusy, 400},
+		{"too many at the greeting (502)", "nntp://127.0.0.1/g/1", script("502 Too many connections"), proto.ErrBusy, 502},
+		{"too many at login", "nntp://u:p@127.0.0.1/g/1", script("201 hi", "201 ok", "381 pass", "481 Maximum number of connections reached"), proto.ErrBusy, 481},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
