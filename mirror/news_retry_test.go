@@ -145,9 +145,16 @@ func TestNewsMirrorFewerConnections(t *testing.T) {
 				t.Errorf("new %d, failed %d: %+v", sum.New, sum.Failed, sum.Entries)
 			}
 			checkNews(t, dir)
-			want := fmt.Sprintf("went on with %d of %d", tc.allowed, tc.jobs)
-			if len(sum.Notices) != 1 || !strings.Contains(sum.Notices[0], want) {
-				t.Errorf("notices %q, want one saying %q", sum.Notices, want)
+			// How many workers give their place up depends on how many
+			// asked for a connection while the others held theirs: at
+			// least one, and never the last.
+			var kept int
+			if len(sum.Notices) != 1 || !strings.Contains(sum.Notices[0], "the mirror went on with") {
+				t.Fatalf("notices %q, want one saying the mirror went on with fewer connections", sum.Notices)
+			}
+			fmt.Sscanf(sum.Notices[0][strings.Index(sum.Notices[0], "went on with"):], "went on with %d of", &kept)
+			if kept < tc.allowed || kept >= tc.jobs {
+				t.Errorf("notice %q: went on with %d, want %d to %d", sum.Notices[0], kept, tc.allowed, tc.jobs-1)
 			}
 			if st := p.Stats(); st.Refused == 0 {
 				t.Error("no connection refused: the test tests nothing")
