@@ -10,10 +10,59 @@ import (
 	"github.com/rfc1738/fetch/retry"
 )
 
+// attempt is the retry state of one piece of work (a file, a news task):
+// with Options.Retry, the attempts that failed and when the first did;
+// without, whether this is the one more attempt.
+type attempt struct {
+	tries   int
+	failed  time.Time
+	retried bool
+}
+
+// next decides whether work that failed with err is tried again, and
+// after how long, counting the failure in a: with the run's policy, a
+// transient failure after its backoff; with none, once more, at once, for
+// any failure that is not a refusal.
+func (r *run) next(ctx context.Context, a *attempt, err error) (time.Duration, bool) {
+	if ctx.Err() != nil {
+		return 0, false
+	}
+	p := r.opts.Retry
+	if p == nil {
+		if a.retried || !retryable(ctx, err) {
+			return 0, false
+		}
+		a.retried = true
+		return 0, true
+	}
+	if !retry.Transient(err) {
+		return 0, false
+	}
+	if a.tries == 0 {
+		a.failed = time.Now()
+	}
+	a.tries++
+	d := p.Delay(a.tries, err)
+	return d, p.Allow(a.tries, a.failed, d)
+}
+
+// pushAfter puts v on q after d (at once when d is 0): meanwhile it waits
+// outside the queue, so that the workers go on with the rest.
+func pushAfter[T any](ctx context.Context, q *queue[T], v T, d time.Duration) {
+	if d == 0 {
+		q.push(v)
+		return
+	}
+	go func() {
+		retry.Wait(ctx, d)
+		q.push(v)
+	}()
+}
+
 // again decides whether the failed transfer of rf is tried again, and if
 // so puts it back on the queue: at once after a connection refused for
 // their number that made the run give up a connection (see shrink), else
-// after the policy's backoff. It reports false when rf's failure is final.
+// as next says. It reports false when rf's failure is final.
 func (r *run) again(ctx context.Context, rf *remoteFile, err error, files *queue[remoteFile]) bool {
 	if ctx.Err() != nil {
 		return false
@@ -23,51 +72,20 @@ func (r *run) again(ctx context.Context, rf *remoteFile, err error, files *queue
 		files.push(*rf)
 		return true
 	}
-	p := r.opts.Retry
-	if p == nil {
-		if rf.retried || !retryable(ctx, err) {
-			return false
-		}
-		// Once more, at the end of the queue.
-		rf.retried = true
-		files.push(*rf)
-		return true
+	d, ok := r.next(ctx, &rf.attempt, err)
+	if ok {
+		// It stays outstanding, so the run waits for it.
+		pushAfter(ctx, files, *rf, d)
 	}
-	if !retry.Transient(err) {
-		return false
-	}
-	if rf.tries == 0 {
-		rf.failed = time.Now()
-	}
-	rf.tries++
-	d := p.Delay(rf.tries, err)
-	if !p.Allow(rf.tries, rf.failed, d) {
-		return false
-	}
-	// The entry waits outside the queue, so that the workers go on with
-	// others; it stays outstanding, so the run waits for it.
-	pending := *rf
-	go func() {
-		retry.Wait(ctx, d)
-		files.push(pending)
-	}()
-	return true
+	return ok
 }
 
 // waitAgain decides whether an operation of the run that failed with err
-// for the nth time (the first time at first) is tried again, and waits
-// the policy's backoff before it reports true; with no policy, once more,
-// at once, for a failure that is not a refusal.
-func (r *run) waitAgain(ctx context.Context, n int, first time.Time, err error) bool {
-	p := r.opts.Retry
-	if p == nil {
-		return n == 1 && retryable(ctx, err)
-	}
-	if ctx.Err() != nil || !retry.Transient(err) {
-		return false
-	}
-	d := p.Delay(n, err)
-	return p.Allow(n, first, d) && retry.Wait(ctx, d) == nil
+// is tried again (a counts its attempts), and waits as next says before
+// it reports true.
+func (r *run) waitAgain(ctx context.Context, a *attempt, err error) bool {
+	d, ok := r.next(ctx, a, err)
+	return ok && retry.Wait(ctx, d) == nil
 }
 
 // listAgain lists d, trying again as the policy says (or once, with no

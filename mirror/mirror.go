@@ -246,12 +246,7 @@ type remoteFile struct {
 	mtime   time.Time
 	link    string // symbolic link target; "" for files
 	raw     bool   // ask the driver for the bytes as sent
-	retried bool   // this is the second attempt
-
-	// With Options.Retry: the retries so far, and when the first attempt
-	// failed.
-	tries  int
-	failed time.Time
+	attempt        // its failures so far (again)
 }
 
 // retryable reports whether a failed transfer or listing is worth one more

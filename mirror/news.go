@@ -19,7 +19,6 @@ import (
 	"time"
 
 	"github.com/rfc1738/fetch/proto"
-	"github.com/rfc1738/fetch/retry"
 	"github.com/rfc1738/fetch/uri"
 	"github.com/rfc1738/fetch/warc"
 )
@@ -166,11 +165,7 @@ type newsTask struct {
 	// failedAt is the lowest number of the chunk whose article failed
 	// in an earlier attempt (see groupRun), or 0.
 	failedAt int64
-	// With Options.Retry: the attempts that failed and when the first
-	// did; without, whether this is the one more attempt.
-	tries   int
-	failed  time.Time
-	retried bool
+	attempt  // its failures so far (again)
 }
 
 // groupRun is the state of one group during the run. Its chunks may be
@@ -203,8 +198,8 @@ func runNews(ctx context.Context, r *run, d NewsDialer, start *uri.URL) error {
 	nr := &newsRun{run: r, d: d, start: start, inFlight: map[string]bool{}}
 	var s NewsSession
 	groups := []string{t.group}
-	first := time.Now()
-	for n := 1; ; n++ {
+	var a attempt
+	for {
 		s, err = d.OpenNews(ctx, start, r.request(proto.Options{}))
 		if err == nil && t.wildmat {
 			if groups, err = s.ListActive(ctx, t.group); err != nil {
@@ -212,7 +207,7 @@ func runNews(ctx context.Context, r *run, d NewsDialer, start *uri.URL) error {
 				err = fmt.Errorf("mirror: list groups %s: %w", t.group, err)
 			}
 		}
-		if err == nil || !r.waitAgain(ctx, n, first, err) {
+		if err == nil || !r.waitAgain(ctx, &a, err) {
 			break
 		}
 	}
@@ -379,44 +374,15 @@ func (nr *newsRun) giveUpConnection(err error) bool {
 }
 
 // again puts a failed task back on the queue, to be done on a new
-// connection, when its failure is worth another attempt, as run.again
-// decides for a file: after the policy's backoff for a transient failure
-// (the task waits outside the queue, and the workers go on with others),
-// or once more, at once, with no policy. It reports false when the
-// failure is final.
+// connection, when run.next says its failure is worth another attempt.
+// It reports false when the failure is final.
 func (nr *newsRun) again(ctx context.Context, task newsTask, err error, tasks *queue[newsTask], open *sync.WaitGroup) bool {
-	if ctx.Err() != nil {
-		return false
+	d, ok := nr.next(ctx, &task.attempt, err)
+	if ok {
+		open.Add(1) // outstanding: the run waits for it
+		pushAfter(ctx, tasks, task, d)
 	}
-	var d time.Duration
-	if p := nr.opts.Retry; p == nil {
-		if task.retried || !retryable(ctx, err) {
-			return false
-		}
-		task.retried = true
-	} else {
-		if !retry.Transient(err) {
-			return false
-		}
-		if task.tries == 0 {
-			task.failed = time.Now()
-		}
-		task.tries++
-		d = p.Delay(task.tries, err)
-		if !p.Allow(task.tries, task.failed, d) {
-			return false
-		}
-	}
-	open.Add(1) // outstanding: the run waits for it
-	if d == 0 {
-		tasks.push(task)
-		return true
-	}
-	go func() {
-		retry.Wait(ctx, d)
-		tasks.push(task)
-	}()
-	return true
+	return ok
 }
 
 func (nr *newsRun) groupFailed(g string, err error) {

@@ -832,8 +832,8 @@ const maxDropped = 20
 // (Abort: the body was not read to its end, or failed) with no capture of
 // the same URI committed after it, and the first of those URIs in sorted
 // order (at most 20): a transfer tried again that came whole is archived
-// and not counted; the last attempt at a URI decides. A program should say so: the archive lacks what those
-// transfers began to retrieve.
+// and not counted; the last attempt at a URI decides. A program should
+// say so: the archive lacks what those transfers began to retrieve.
 func (w *Writer) Dropped() (n int, uris []string) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
