@@ -647,6 +647,9 @@ func (r *run) take(d dirJob, l *listing, dirs *queue[dirJob], files *queue[remot
 	if len(l.unparsed) > 0 || l.fallback {
 		r.listingWarnings(d, l)
 	}
+	if l.dotNames != "" {
+		r.noteDotNames(l.dotNames)
+	}
 	for _, s := range l.skipped {
 		r.skipped(s)
 	}
@@ -742,6 +745,19 @@ func (r *run) listingWarnings(d dirJob, l *listing) {
 	r.mu.Lock()
 	r.unlistable = append(r.unlistable, d.rel)
 	r.mu.Unlock()
+}
+
+// noteDotNames adds the run's one notice that the server would not list
+// the names that begin with a dot (why, from the driver): the mirror has
+// every name the listings showed, but cannot tell whether the server
+// holds others.
+func (r *run) noteDotNames(why string) {
+	n := why + "; files and directories so named, if the server holds any, are not mirrored"
+	r.sum.mu.Lock()
+	defer r.sum.mu.Unlock()
+	if !slices.Contains(r.sum.Notices, n) {
+		r.sum.Notices = append(r.sum.Notices, n)
+	}
 }
 
 // QuoteLine quotes a listing line for a message, as strconv.Quote does

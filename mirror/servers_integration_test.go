@@ -149,11 +149,11 @@ func TestOtherFTPMirror(t *testing.T) {
 				start := uri.MustParse("ftp://" + s.Addr + "/pub/")
 				dir := t.TempDir()
 				ignore := func(rel string, d fs.DirEntry) bool {
-					// LIST hides dot files (welcome/.message); MLSD shows
-					// them. Scratch trees of other tests are not part of
-					// the fixture; the refused entries are checked below.
-					return (list == "LIST" && strings.HasPrefix(filepath.Base(rel), ".")) ||
-						strings.HasPrefix(rel, "scratch-") || rel == "noread.txt" || rel == "noaccess"
+					// Names that begin with a dot are mirrored, whether
+					// listed by MLSD or by LIST -a. Scratch trees of other
+					// tests are not part of the fixture; the refused
+					// entries are checked below.
+					return strings.HasPrefix(rel, "scratch-") || rel == "noread.txt" || rel == "noaccess"
 				}
 				if name == servertest.ProFTPD && list == "MLSD" {
 					// ProFTPD's MLSD gives no link target (type=OS.unix=symlink):

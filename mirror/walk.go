@@ -33,6 +33,9 @@ type listing struct {
 	// names came from the NLST fallback.
 	unparsed []string
 	fallback bool
+	// ftp: why names that begin with a dot may be missing from the
+	// listing (the server refused LIST -a), or "".
+	dotNames string
 }
 
 // walker knows how one scheme lays out a tree.

@@ -52,7 +52,12 @@ func (w *ftpWalker) fileOptions(rf remoteFile) proto.Options {
 }
 
 func (w *ftpWalker) list(ctx context.Context, f Fetcher, req *proto.Request, d dirJob) (*listing, error) {
-	resp, _, err := fetchListing(ctx, f, req, d.url)
+	// Every name, those that begin with a dot too (LIST -a where the
+	// server lists with LIST): a mirror that leaves out ".message" or a
+	// ".git" tree copies less than the server holds.
+	all := *req
+	all.Options.FTP.ListAll = true
+	resp, _, err := fetchListing(ctx, f, &all, d.url)
 	if err != nil {
 		return nil, err
 	}
@@ -62,6 +67,7 @@ func (w *ftpWalker) list(ctx context.Context, f Fetcher, req *proto.Request, d d
 	l := &listing{}
 	l.unparsed, _ = resp.Info["ftp_unparsed"].([]string)
 	l.fallback, _ = resp.Info["ftp_nlst_fallback"].(bool)
+	l.dotNames, _ = resp.Info["ftp_dot_names"].(string)
 	entries := resp.Entries
 	if !w.keepVersions {
 		entries = highestVersions(entries)

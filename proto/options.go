@@ -84,6 +84,14 @@ type FTPOptions struct {
 	// No flag.
 	Binary bool
 
+	// ListAll asks for every name of a directory, those that begin with
+	// a dot too. MLSD lists them anyway; a Unix server that lists with
+	// LIST (vsftpd) leaves them out unless asked with LIST -a, which the
+	// driver then sends, and takes back where the server refuses it
+	// (Response.Info["ftp_dot_names"] says so). False lists as ls does.
+	// No flag: the mirror sets it.
+	ListAll bool
+
 	// Port asks for active mode (curl's --ftp-port): "-" listens on the
 	// control connection's local address; an IP address, optionally with a
 	// port or a port range ("192.0.2.7", "192.0.2.7:40000",
@@ -235,6 +243,9 @@ func (o FTPOptions) merge(over FTPOptions) FTPOptions {
 	}
 	if over.Binary {
 		o.Binary = true
+	}
+	if over.ListAll {
+		o.ListAll = true
 	}
 	if over.Port != "" {
 		o.Port = over.Port

@@ -438,3 +438,41 @@ func TestGetOneGarbageLine(t *testing.T) {
 		t.Errorf("get -s = %d, stderr %q; want 8, no warning, the closing error", r.code, r.err)
 	}
 }
+
+// A Unix server that refuses LIST -a (501): each directory is listed again
+// with LIST and mirrored whole as listed, exit 0, and the run says once
+// that names which begin with a dot could not be asked for; later
+// listings send LIST alone.
+func TestMirrorDotNamesRefused(t *testing.T) {
+	srv := &localserver.RawFTP{
+		Listings: map[string]string{
+			"/":    "-rw-r--r-- 1 ftp ftp 5 Mar 12  2024 good.txt\r\ndrwxr-xr-x 2 ftp ftp 4096 Mar 12  2024 sub\r\n",
+			"/sub": "-rw-r--r-- 1 ftp ftp 6 Mar 12  2024 inner.txt\r\n",
+		},
+		Files:         map[string][]byte{"/good.txt": []byte("good\n"), "/sub/inner.txt": []byte("inner\n")},
+		RefuseOptions: true,
+	}
+	if err := localserver.StartRawFTP(srv); err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Close()
+	dir := t.TempDir()
+	code, out, stderr := mirrorCLI(t, "mirror", "ftp://"+srv.Addr()+"/", dir)
+	if code != fetch.ExitOK || !strings.Contains(out, "new 2, updated 0, unchanged 0, skipped 0, failed 0, deleted 0, unparsed 0;") {
+		t.Fatalf("mirror = %d, want 0\n%s%s", code, out, stderr)
+	}
+	const notice = "fetch: mirror: the server refused LIST -a: names that begin with a dot are not listed; files and directories so named, if the server holds any, are not mirrored\n"
+	if n := strings.Count(stderr, notice); n != 1 {
+		t.Errorf("stderr has the notice %d times, want once:\n%s", n, stderr)
+	}
+	sameTree(t, dir, map[string][]byte{"good.txt": []byte("good\n"), "sub/inner.txt": []byte("inner\n")}, []string{"sub"})
+	var lists []string
+	for _, c := range srv.Commands() {
+		if strings.HasPrefix(c, "LIST") {
+			lists = append(lists, c)
+		}
+	}
+	if got := strings.Join(lists, "|"); got != "LIST -a|LIST|LIST" {
+		t.Errorf("LIST commands %q, want LIST -a, then LIST for each directory", got)
+	}
+}

@@ -32,6 +32,12 @@
 // PWD answer, or CDUP without one) or SIZE and MDTM name (a file);
 // Info["ftp_nlst_fallback"] is then true.
 //
+// With Options.FTP.ListAll, a LIST to a server whose SYST names Unix is
+// "LIST -a", so that names which begin with a dot are listed too; a server
+// that refuses the option, or takes it for a name, is asked with LIST, and
+// Info["ftp_dot_names"] then says that such names may be missing
+// (listall.go).
+//
 // MDTM is sent only when FEAT lists it; SIZE and MDTM are left out when
 // Options.FTP.Stat is proto.StatNone (a mirror that knows both from the
 // listing), and MDTM alone when it is proto.StatSize (a caller that keeps

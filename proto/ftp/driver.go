@@ -394,41 +394,73 @@ func (d *Driver) listing(c *conn, u *uri.URL, pl plan) (*proto.Response, error) 
 			return nil, err
 		}
 	}
+	// Names that begin with a dot, when asked for (listall.go).
+	arg, listAll, dotNames := pl.arg, false, ""
+	if format == formatLIST && c.req.Options.FTP.ListAll && unixSystem(c.syst) {
+		if d.pool().listAllRefused(c.addr) {
+			dotNames = dotNamesUnlisted
+		} else {
+			arg, listAll = listAllArg(pl.arg), true
+		}
+	}
 	listOnce := func() ([]byte, error) {
 		c.cap = &capture{max: d.limits().maxListing}
 		err := errNoPipeline
 		if sp := c.activePort(); sp != nil {
-			err = c.activeList(sp, verb, pl.arg)
+			err = c.activeList(sp, verb, arg)
 		} else if d.PipelinePassive && !c.noPipeline {
-			err = c.pipelinedList(verb, pl.arg)
+			err = c.pipelinedList(verb, arg)
 		}
 		switch {
 		case !errors.Is(err, errNoPipeline):
 		case pl.act == actNLST:
-			_, err = c.sc.NameList(pl.arg)
+			_, err = c.sc.NameList(arg)
 		default:
-			_, err = c.sc.List(pl.arg)
+			_, err = c.sc.List(arg)
 		}
 		raw := c.cap.buf
 		c.cap = nil
 		return raw, err
 	}
-	raw, err := listOnce()
-	if err == nil && len(raw) > 0 && raw[len(raw)-1] != '\n' {
+	listWhole := func() ([]byte, error) {
+		raw, err := listOnce()
+		if err != nil || len(raw) == 0 || raw[len(raw)-1] == '\n' {
+			return raw, err
+		}
 		// The data ended in the middle of a line: a data connection cut
 		// on the way (the server, which wrote it all, still says 226),
 		// whose last line may even parse, as a shorter name; or a
 		// server that ends its last line with nothing. Asked again:
 		// the same bytes twice are the listing.
 		c.w.note("the %s data ended in the middle of a line (%d bytes): asking again", verb, len(raw))
-		again, aerr := listOnce()
+		again, err := listOnce()
 		switch {
-		case aerr != nil:
-			err = aerr
+		case err != nil:
+			return nil, err
 		case bytes.Equal(again, raw) || len(again) > 0 && again[len(again)-1] == '\n':
-			raw = again
-		default:
-			err = &CommandError{Cmd: verb, Err: fmt.Errorf("listing cut short: its data ended in the middle of a line twice, after %d and %d bytes: %w", len(raw), len(again), io.ErrUnexpectedEOF)}
+			return again, nil
+		}
+		return nil, &CommandError{Cmd: verb, Err: fmt.Errorf("listing cut short: its data ended in the middle of a line twice, after %d and %d bytes: %w", len(raw), len(again), io.ErrUnexpectedEOF)}
+	}
+	raw, err := listWhole()
+	var entries []proto.Entry
+	var unparsed []string
+	self := false
+	if err == nil {
+		entries, unparsed, self = parseListingSelf(raw, format, c.syst, time.Now())
+	}
+	if listAll {
+		if why := listAllMiss(err, len(entries), len(unparsed), self); why != "" {
+			c.w.note("%s: asking with LIST", why)
+			refused := err != nil
+			arg = pl.arg
+			if raw, err = listWhole(); err == nil {
+				entries, unparsed, _ = parseListingSelf(raw, format, c.syst, time.Now())
+				if refused || len(entries) > 0 || len(unparsed) > 0 {
+					d.pool().refuseListAll(c.addr)
+					dotNames = dotNamesUnlisted
+				}
+			}
 		}
 	}
 	if err != nil {
@@ -441,7 +473,6 @@ func (d *Driver) listing(c *conn, u *uri.URL, pl plan) (*proto.Response, error) 
 		}
 		return nil, err
 	}
-	entries, unparsed := parseListing(raw, format, c.syst, time.Now())
 	fallback := false
 	if format == formatLIST && len(entries) == 0 && len(unparsed) > 0 && pl.arg == "" {
 		// Not one line fits a known layout: the names, at least, can
@@ -482,6 +513,9 @@ func (d *Driver) listing(c *conn, u *uri.URL, pl plan) (*proto.Response, error) 
 		// Lines of the listing that fit no known layout: the caller must
 		// not take the entries for the whole directory.
 		resp.Info["ftp_unparsed"] = unparsed
+	}
+	if dotNames != "" {
+		resp.Info["ftp_dot_names"] = dotNames
 	}
 	if fallback {
 		// The entries are NLST's names, each one's type learnt by

@@ -50,13 +50,21 @@ func splitLines(raw []byte) []string {
 // Names are kept exactly as the server sent them: they may hold "/", "..",
 // CR or any other byte, and must be checked before use as local paths.
 func parseListing(raw []byte, format, syst string, now time.Time) (entries []proto.Entry, unparsed []string) {
+	entries, unparsed, _ = parseListingSelf(raw, format, syst, now)
+	return entries, unparsed
+}
+
+// parseListingSelf is parseListing that also reports whether the listing
+// had an entry "." or ".." (left out of entries): a LIST answer with one
+// shows that the server honoured LIST -a (listall.go).
+func parseListingSelf(raw []byte, format, syst string, now time.Time) (entries []proto.Entry, unparsed []string, self bool) {
 	lines := splitLines(raw)
 	entries = make([]proto.Entry, 0, len(lines))
 	if format == formatNLST {
 		for _, line := range lines {
 			entries = append(entries, proto.Entry{Name: line, Type: proto.EntryOther, Size: -1})
 		}
-		return entries, nil
+		return entries, nil, false
 	}
 	p := newLineParser(format, syst, now)
 	for i := 0; i < len(lines); i++ {
@@ -76,11 +84,13 @@ func parseListing(raw []byte, format, syst string, now time.Time) (entries []pro
 			unparsed = append(unparsed, line)
 			continue
 		}
-		if e.Name != "." && e.Name != ".." {
-			entries = append(entries, e)
+		if e.Name == "." || e.Name == ".." {
+			self = true
+			continue
 		}
+		entries = append(entries, e)
 	}
-	return entries, unparsed
+	return entries, unparsed, self
 }
 
 // isTotalLine reports whether line is the "total N" line that ls -l

@@ -28,13 +28,14 @@ type connPool struct {
 	maxIdle     int           // idle per key; <0 means none kept
 	idleTimeout time.Duration // idle connections older than this are closed
 
-	mu       sync.Mutex
-	idle     map[poolKey][]*conn
-	busy     map[poolKey]int
-	wake     map[poolKey][]chan struct{}
-	prompted map[[2]string]string // passwords typed at the terminal, by addr and user
-	noMLSD   map[string]bool      // servers (addr) that list MLST in FEAT but refuse MLSD
-	timer    *time.Timer
+	mu        sync.Mutex
+	idle      map[poolKey][]*conn
+	busy      map[poolKey]int
+	wake      map[poolKey][]chan struct{}
+	prompted  map[[2]string]string // passwords typed at the terminal, by addr and user
+	noMLSD    map[string]bool      // servers (addr) that list MLST in FEAT but refuse MLSD
+	noListAll map[string]bool      // servers (addr) that refuse LIST -a (listall.go)
+	timer     *time.Timer
 }
 
 func newPool(maxConns, maxIdle int, idleTimeout time.Duration) *connPool {
@@ -47,6 +48,7 @@ func newPool(maxConns, maxIdle int, idleTimeout time.Duration) *connPool {
 		wake:        map[poolKey][]chan struct{}{},
 		prompted:    map[[2]string]string{},
 		noMLSD:      map[string]bool{},
+		noListAll:   map[string]bool{},
 	}
 }
 

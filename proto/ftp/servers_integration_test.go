@@ -144,15 +144,18 @@ func TestOtherFTPRetrieve(t *testing.T) {
 }
 
 // Listings of pub/ with MLSD (the driver's choice: FEAT offers MLST) and
-// with LIST (Driver.DisableMLSD): every entry of the fixture directory is
-// there with its type and size, and nothing else.
+// with LIST (Driver.DisableMLSD), with and without ListAll: every entry of
+// the fixture directory is there with its type and size, and nothing
+// else; LIST without -a leaves out the names that begin with a dot (.hidden),
+// as ls does, and MLSD lists them all.
 func TestOtherFTPListings(t *testing.T) {
 	for _, name := range otherFTPServers {
 		for _, mode := range []struct {
 			disable bool
+			all     bool
 			format  string
 			verb    string
-		}{{false, formatMLSD, "MLSD"}, {true, formatLIST, "LIST"}} {
+		}{{false, true, formatMLSD, "MLSD"}, {true, true, formatLIST, "LIST -a"}, {true, false, formatLIST, "LIST"}} {
 			t.Run(name+"/"+mode.verb, func(t *testing.T) {
 				s, req, ip := otherFTPClient(t, name)
 				since := logSize(t, s)
@@ -160,6 +163,7 @@ func TestOtherFTPListings(t *testing.T) {
 				defer d.CloseIdleConnections()
 				var trace bytes.Buffer
 				req.Trace = &trace
+				req.Options.FTP.ListAll = mode.all
 				resp, _, err := get(t, d, "ftp://"+s.Addr+"/pub/", req)
 				if err != nil {
 					t.Fatalf("%v\n%s", err, trace.String())
@@ -173,7 +177,10 @@ func TestOtherFTPListings(t *testing.T) {
 				if !strings.Contains(trace.String(), "> "+mode.verb+"\n") {
 					t.Errorf("trace has no %s:\n%s", mode.verb, trace.String())
 				}
-				checkListing(t, filepath.Join(s.Root, "ftp", "pub"), resp.Entries, mode.format, name)
+				checkListing(t, filepath.Join(s.Root, "ftp", "pub"), resp.Entries, mode.format, name, mode.all)
+				if d, ok := resp.Info["ftp_dot_names"]; ok {
+					t.Errorf("ftp_dot_names = %q", d)
+				}
 				if name == servertest.ProFTPD {
 					if cmds := proftpdCommands(t, s, since, ip); !slices.Contains(cmds, mode.verb) {
 						t.Errorf("proftpd saw %q, want %s", cmds, mode.verb)
@@ -185,8 +192,9 @@ func TestOtherFTPListings(t *testing.T) {
 }
 
 // checkListing compares entries with the directory dir on disk. Scratch
-// directories that other tests make in pub/ are left out on both sides.
-func checkListing(t *testing.T, dir string, entries []proto.Entry, format, server string) {
+// directories that other tests make in pub/ are left out on both sides,
+// and so are the names that begin with a dot unless dots is set.
+func checkListing(t *testing.T, dir string, entries []proto.Entry, format, server string, dots bool) {
 	t.Helper()
 	des, err := os.ReadDir(dir)
 	if err != nil {
@@ -205,7 +213,7 @@ func checkListing(t *testing.T, dir string, entries []proto.Entry, format, serve
 	n := 0
 	for _, de := range des {
 		name := de.Name()
-		if strings.HasPrefix(name, "scratch-") {
+		if strings.HasPrefix(name, "scratch-") || !dots && strings.HasPrefix(name, ".") {
 			continue
 		}
 		n++

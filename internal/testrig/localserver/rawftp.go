@@ -46,6 +46,10 @@ type RawFTP struct {
 	// Paths, when set, reads and writes path arguments in another
 	// system's syntax (VMS: "DISK$USER:[ANONYMOUS.PUB]", "README.TXT;2").
 	Paths PathSyntax
+	// RefuseOptions answers a LIST or NLST whose argument begins with
+	// "-" ("LIST -a") with 501, as a server that knows no ls options
+	// does. False ignores the option.
+	RefuseOptions bool
 
 	ln    net.Listener
 	wg    sync.WaitGroup
@@ -288,6 +292,10 @@ func (ss *rawSession) command(verb, arg string) bool {
 		}
 		ss.reply("213 %s", t.UTC().Format("20060102150405"))
 	case "LIST", "NLST", "MLSD":
+		if s.RefuseOptions && strings.HasPrefix(arg, "-") {
+			ss.reply("501 %s: unknown option", arg)
+			return true
+		}
 		dir := ss.cwd
 		if arg != "" && !strings.HasPrefix(arg, "-") {
 			dir = ss.abs(arg)

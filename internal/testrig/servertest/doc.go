@@ -75,6 +75,7 @@
 //	  pub/odd/semi;colon.txt, percent%41.txt, question?mark.txt, hash#sign.txt, café.txt (UTF-8 name)
 //	  pub/welcome/.message       makes CWD welcome answer a multi-line 250- reply
 //	  pub/welcome/readme.txt
+//	  pub/.hidden/inside.txt     a directory that LIST shows only when asked with -a
 //	  pub/noread.txt             mode 0600: RETR gives 550
 //	  pub/noaccess/secret.txt    directory mode 0700: CWD gives 550
 //	  pub/link-to-hello.txt      symlink to hello.txt (LIST shows "-> hello.txt")

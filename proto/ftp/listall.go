@@ -1,0 +1,89 @@
+package ftp
+
+import (
+	"fmt"
+	"strings"
+)
+
+// Names that begin with a dot
+//
+// RFC 959 (section 4.1.3) gives LIST one argument, a pathname, and leaves
+// what the listing holds to the server. Unix servers list as "ls -l" does,
+// and leave out the names that begin with a dot (".message", ".htaccess",
+// a ".git" tree) unless the client asks with ls's own option, "LIST -a".
+// vsftpd does so; MLSD (RFC 3659 section 7) lists every name, and so do
+// ProFTPD and Pure-FTPd, which offer it.
+//
+// With Options.FTP.ListAll, a listing with LIST sends "LIST -a" (with the
+// path after it for MethodNoCWD) when SYST named a Unix system. A server
+// that does not know the option may take "-a" for a name, and refuse it
+// (550 "-a: No such file or directory") or list nothing with 226, so its
+// answer is judged:
+//
+//	"." or ".." among the entries   honoured: ls -a lists them; the answer is the listing
+//	a refusal (5xx)                 asked again with LIST
+//	no entry at all                 asked again with LIST: with entries, "-a" was
+//	                                taken for a name; empty, the directory is empty
+//	entries, neither "." nor ".."   the answer is the listing (the option ignored,
+//	                                or honoured without those two)
+//
+// A server found to refuse LIST -a, or to take "-a" for a name, is
+// recorded (connPool.refuseListAll): its later listings send LIST. Such a
+// listing may lack the names that begin with a dot, and
+// Response.Info["ftp_dot_names"] says so, for the caller to pass on.
+//
+// Systems other than Unix are not sent the option: VMS, OS/400 and
+// NetWare have no such convention, and a name "-a" means nothing there.
+
+// dotNamesUnlisted is Response.Info["ftp_dot_names"] for a listing with
+// LIST from a server that would not list the names that begin with a dot.
+const dotNamesUnlisted = "the server refused LIST -a: names that begin with a dot are not listed"
+
+// unixSystem reports whether syst, the text of the reply to SYST, names a
+// Unix system, or a server that lists as one ("UNIX Type: L8", "UNIX
+// emulated by FileZilla").
+func unixSystem(syst string) bool {
+	return strings.Contains(strings.ToUpper(syst), "UNIX")
+}
+
+// listAllArg is LIST's argument that asks for every name of the
+// directory, with path (MethodNoCWD) after the option.
+func listAllArg(path string) string {
+	if path == "" {
+		return "-a"
+	}
+	return "-a " + path
+}
+
+// listAllMiss says why an answer to LIST -a is not taken as the listing
+// (see the table above), or "" when it is. err is the command's error;
+// entries, unparsed and self describe a successful answer
+// (parseListingSelf).
+func listAllMiss(err error, entries, unparsed int, self bool) string {
+	switch {
+	case err != nil:
+		if code := replyCode(err); code >= 500 {
+			return fmt.Sprintf("the server refused LIST -a (%d)", code)
+		}
+		return ""
+	case self || entries > 0 || unparsed > 0:
+		return ""
+	default:
+		return "LIST -a gave no entry, not even \".\""
+	}
+}
+
+// listAllRefused reports whether the server at addr refused LIST -a, or
+// took "-a" for a name, earlier.
+func (p *connPool) listAllRefused(addr string) bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.noListAll[addr]
+}
+
+// refuseListAll records that the server at addr refuses LIST -a.
+func (p *connPool) refuseListAll(addr string) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.noListAll[addr] = true
+}
