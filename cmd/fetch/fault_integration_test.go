@@ -162,11 +162,13 @@ func TestFaultsGetRetryVsftpd(t *testing.T) {
 // partial file, which no record can hold, so that a cut HTTP or FTP file
 // was named "not archived" and the run exited 8.
 //
-// Also from ProFTPD (MLSD), Apache (a fancy index) and lighttpd.
+// Also from ProFTPD and Pure-FTPd (MLSD), Apache (a fancy index) and
+// lighttpd.
 func TestFaultsMirrorWARC(t *testing.T) {
 	ftpS := servertest.Get(t, servertest.FTP)
 	nginx := servertest.Get(t, servertest.NGINX)
 	proftpd := servertest.Get(t, servertest.ProFTPD)
+	pureftpd := servertest.Get(t, servertest.PureFTPD)
 	apache := servertest.Get(t, servertest.Apache)
 	lighttpd := servertest.Get(t, servertest.Lighttpd)
 	for _, srv := range []struct {
@@ -177,6 +179,9 @@ func TestFaultsMirrorWARC(t *testing.T) {
 		{"vsftpd", faultproxy.Config{Target: ftpS.Addr, Mode: faultproxy.FTP}, "/pub/"},
 		{"nginx", faultproxy.Config{Target: nginx.Addr, Mode: faultproxy.HTTP}, "/"},
 		{"proftpd", faultproxy.Config{Target: proftpd.Addr, Mode: faultproxy.FTP}, "/pub/"},
+		// Pure-FTPd answers a cut data connection with "150 ..." where
+		// 226 or 426 is due (TestCutTransferPreliminaryAgain).
+		{"pureftpd", faultproxy.Config{Target: pureftpd.Addr, Mode: faultproxy.FTP}, "/pub/"},
 		{"apache", faultproxy.Config{Target: apache.Addr, Mode: faultproxy.HTTP}, "/fancy/"},
 		{"lighttpd", faultproxy.Config{Target: lighttpd.Addr, Mode: faultproxy.HTTP}, "/"},
 	} {

@@ -188,13 +188,27 @@ func (b *body) finish() error {
 	b.done = true
 	var err error
 	if cerr := b.r.Close(); cerr != nil {
-		if code := replyCode(cerr); code >= 500 && b.want >= 0 && b.raw.n < b.want {
+		code := replyCode(cerr)
+		switch {
+		case code >= 500 && b.want >= 0 && b.raw.n < b.want:
 			// The server said 150 and sent part of the file, then a
 			// permanent failure (ftpserverlib answers 550 when the
 			// data connection broke under it): the file is there,
 			// the transfer was cut. Not "not found": another attempt
 			// may get it all.
 			cerr = fmt.Errorf("transfer ended after %d of %d bytes, then %d %s: %w", b.raw.n, b.want, code, sanitize(replyMsg(cerr), traceMax), io.ErrUnexpectedEOF)
+		case code > 0 && code < 200:
+			// A second preliminary reply where the completion reply
+			// was due (RFC 959 section 4.2: after 1yz comes 2yz, 4yz
+			// or 5yz). Pure-FTPd answers so when the data connection
+			// broke under it: "150 0.004 seconds (measured here)...",
+			// its transfer report under the code of the reply before.
+			// Nothing says the file came whole: cut, as above.
+			n := fmt.Sprintf("%d bytes", b.raw.n)
+			if b.want >= 0 {
+				n = fmt.Sprintf("%d of %d bytes", b.raw.n, b.want)
+			}
+			cerr = fmt.Errorf("transfer ended after %s, then %d %s where the completion reply was due: %w", n, code, sanitize(replyMsg(cerr), traceMax), io.ErrUnexpectedEOF)
 		}
 		err = c.fail(b.cmd, cerr)
 	} else if b.want >= 0 && b.raw.n < b.want {

@@ -465,6 +465,54 @@ func TestCutTransfer550(t *testing.T) {
 	}
 }
 
+// A transfer cut short that the server answers with a second preliminary
+// reply where the completion reply is due (RFC 959 section 4.2: after 1yz
+// comes 2yz, 4yz or 5yz): Pure-FTPd's "150 0.004 seconds (measured
+// here)..." when the data connection broke under it. A cut transfer, worth
+// another attempt, with or without pipelining, with the size known or
+// not; and the connection is still good for the next retrieval.
+func TestCutTransferPreliminaryAgain(t *testing.T) {
+	const stale = "150 0.004 seconds (measured here), 1075.17 Mbytes per second"
+	for _, tc := range []struct {
+		name string
+		pipe bool
+		stat proto.FTPStat
+		want string
+	}{
+		{"size known", false, proto.StatAll, "after 1234 of 5000 bytes, then " + stale + " where the completion reply was due"},
+		{"size known, pipelined", true, proto.StatAll, "after 1234 of 5000 bytes, then " + stale},
+		{"size unknown", false, proto.StatNone, "after 1234 bytes, then " + stale},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			f := newFake(t)
+			f.files["f.bin"] = bytes.Repeat([]byte("z"), 5000)
+			f.files["g.bin"] = []byte("whole")
+			f.cutAt = 1234
+			f.cutReply = stale
+			f.start()
+			d := &Driver{PipelinePassive: tc.pipe}
+			defer d.CloseIdleConnections()
+			req := quickReq()
+			req.Options.FTP.Stat = tc.stat
+			resp, err := d.Fetch(t.Context(), uri.MustParse(f.url("/f.bin")), req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			_, err = io.ReadAll(resp.Body)
+			resp.Body.Close()
+			if !errors.Is(err, io.ErrUnexpectedEOF) || !retry.Transient(err) {
+				t.Errorf("read error = %v, want a cut transfer (io.ErrUnexpectedEOF, transient)", err)
+			}
+			if !strings.Contains(fmt.Sprint(err), tc.want) {
+				t.Errorf("read error = %v, want it to say %q", err, tc.want)
+			}
+			if _, b, err := get(t, d, f.url("/g.bin"), req); err != nil || string(b) != "whole" {
+				t.Errorf("next retrieval = %q, %v", b, err)
+			}
+		})
+	}
+}
+
 // A server whose SIZE promised more than the data connection carried, but
 // which still says 226: the shortfall is io.ErrUnexpectedEOF.
 func TestShortTransferDetected(t *testing.T) {
