@@ -172,10 +172,15 @@ type Summary struct {
 	// NLSTFallback counts the FTP directories none of whose listing
 	// lines fit a known layout, listed instead with NLST and probed name
 	// by name. Any makes the run partial (ErrPartial).
-	NLSTFallback int           `json:"nlst_fallback"`
-	Warnings     []Warning     `json:"warnings,omitempty"`
-	Entries      []EntryReport `json:"entries"`
-	mu           sync.Mutex
+	NLSTFallback int `json:"nlst_fallback"`
+	// Truncated counts the FTP directories whose listing the server said
+	// it cut short at its limit ("226 Output truncated to 10000
+	// matches"): entries past the limit were not mirrored. Any makes the
+	// run partial (ErrPartial).
+	Truncated int           `json:"truncated"`
+	Warnings  []Warning     `json:"warnings,omitempty"`
+	Entries   []EntryReport `json:"entries"`
+	mu        sync.Mutex
 
 	// Notices are things about the whole run worth saying once, such as
 	// a server that allowed fewer connections than Jobs.
@@ -203,6 +208,8 @@ const (
 	// WarnNLSTFallback: no line of the listing fits a known layout; the
 	// names came from NLST.
 	WarnNLSTFallback WarningKind = "nlst_fallback"
+	// WarnTruncated: the server said it cut the listing short.
+	WarnTruncated WarningKind = "truncated"
 )
 
 // maxLineWarnings bounds the unparsed lines of one directory that are
@@ -348,9 +355,9 @@ func Run(ctx context.Context, f Fetcher, start *uri.URL, dir string, opts Option
 		return sum, walkErr
 	}
 	switch {
-	case sum.Unparsed > 0 || sum.NLSTFallback > 0:
-		return sum, fmt.Errorf("%w: %d failed, %d listing lines not understood, %d directories listed by NLST",
-			ErrPartial, sum.Failed, sum.Unparsed, sum.NLSTFallback)
+	case sum.Unparsed > 0 || sum.NLSTFallback > 0 || sum.Truncated > 0:
+		return sum, fmt.Errorf("%w: %d failed, %d listing lines not understood, %d directories listed by NLST, %d listings cut short by the server",
+			ErrPartial, sum.Failed, sum.Unparsed, sum.NLSTFallback, sum.Truncated)
 	case sum.Failed > 0:
 		return sum, fmt.Errorf("%w: %d failed", ErrPartial, sum.Failed)
 	}
@@ -644,7 +651,7 @@ func (r *run) take(d dirJob, l *listing, dirs *queue[dirJob], files *queue[remot
 	if l.menu != nil {
 		r.saveMenu(d.rel, l.menu)
 	}
-	if len(l.unparsed) > 0 || l.fallback {
+	if len(l.unparsed) > 0 || l.fallback || l.truncated != "" {
 		r.listingWarnings(d, l)
 	}
 	if l.dotNames != "" {
@@ -720,9 +727,9 @@ func (r *run) makeDir(rel string) {
 }
 
 // listingWarnings reports the lines of d's listing that fit no known
-// layout, and the NLST fallback. What the remote side holds in d is then
-// not known for sure: like a directory that could not be listed, nothing
-// below it is deleted.
+// layout, the NLST fallback, and a listing the server cut short. What the
+// remote side holds in d is then not known for sure: like a directory that
+// could not be listed, nothing below it is deleted.
 func (r *run) listingWarnings(d dirJob, l *listing) {
 	u := d.url.Redacted()
 	r.sum.mu.Lock()
@@ -740,6 +747,11 @@ func (r *run) listingWarnings(d dirJob, l *listing) {
 		r.sum.NLSTFallback++
 		r.sum.Warnings = append(r.sum.Warnings, Warning{Path: d.rel, URL: u, Kind: WarnNLSTFallback,
 			Message: "no listing line fits a known layout: names from NLST, each one's type from CWD, sizes and times from SIZE and MDTM"})
+	}
+	if l.truncated != "" {
+		r.sum.Truncated++
+		r.sum.Warnings = append(r.sum.Warnings, Warning{Path: d.rel, URL: u, Kind: WarnTruncated,
+			Message: "the server cut the listing short (" + QuoteLine(l.truncated) + "): entries past its limit are not mirrored"})
 	}
 	r.sum.mu.Unlock()
 	r.mu.Lock()

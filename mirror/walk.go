@@ -36,6 +36,9 @@ type listing struct {
 	// ftp: why names that begin with a dot may be missing from the
 	// listing (the server refused LIST -a), or "".
 	dotNames string
+	// ftp: the server's completion reply when it said it cut the
+	// listing short, or "".
+	truncated string
 }
 
 // walker knows how one scheme lays out a tree.

@@ -68,6 +68,7 @@ func (w *ftpWalker) list(ctx context.Context, f Fetcher, req *proto.Request, d d
 	l.unparsed, _ = resp.Info["ftp_unparsed"].([]string)
 	l.fallback, _ = resp.Info["ftp_nlst_fallback"].(bool)
 	l.dotNames, _ = resp.Info["ftp_dot_names"].(string)
+	l.truncated, _ = resp.Info["ftp_truncated"].(string)
 	entries := resp.Entries
 	if !w.keepVersions {
 		entries = highestVersions(entries)

@@ -230,28 +230,33 @@ func getOne(ctx context.Context, c *fetch.Client, raw string, o *getOptions, e *
 }
 
 // listingError reports a directory listing that was delivered but is not
-// known to be whole: some of its lines fit no known layout. It makes the
-// exit code ExitPartial.
+// known to be whole: some of its lines fit no known layout, or the server
+// said it cut the listing short. It makes the exit code ExitPartial.
 type listingError struct {
-	url      string // redacted
-	unparsed int
-	fallback bool
+	url       string // redacted
+	unparsed  int
+	fallback  bool
+	truncated string // the server's completion reply, when it cut the listing
 }
 
 func (e *listingError) Error() string {
-	msg := fmt.Sprintf("%s: %d listing lines fit no known layout: some entries may be missing", e.url, e.unparsed)
-	if e.fallback {
-		msg = fmt.Sprintf("%s: no line of the listing (%d) fits a known layout: the entries are NLST's names, probed with CWD, SIZE and MDTM", e.url, e.unparsed)
+	switch {
+	case e.truncated != "":
+		return fmt.Sprintf("%s: the server cut the listing short (%s): entries past its limit are missing", e.url, clean(e.truncated))
+	case e.fallback:
+		return fmt.Sprintf("%s: no line of the listing (%d) fits a known layout: the entries are NLST's names, probed with CWD, SIZE and MDTM", e.url, e.unparsed)
 	}
-	return msg
+	return fmt.Sprintf("%s: %d listing lines fit no known layout: some entries may be missing", e.url, e.unparsed)
 }
 
 // checkListing warns about each line of an FTP listing that fits no known
 // layout (unless -s), quoting it with its control characters escaped, and
-// returns a *listingError when there was any.
+// returns a *listingError when there was any, or when the server said it
+// cut the listing short (Info["ftp_truncated"]).
 func (o *getOptions) checkListing(e *env, red *redactor, resp *fetch.Response) error {
 	lines := unparsedLines(resp)
-	if resp.Kind != proto.KindDirectory || len(lines) == 0 {
+	truncated, _ := resp.Info["ftp_truncated"].(string)
+	if resp.Kind != proto.KindDirectory || len(lines) == 0 && truncated == "" {
 		return nil
 	}
 	u := resp.URL.Redacted()
@@ -261,7 +266,7 @@ func (o *getOptions) checkListing(e *env, red *redactor, resp *fetch.Response) e
 		}
 	}
 	fallback, _ := resp.Info["ftp_nlst_fallback"].(bool)
-	return &listingError{url: u, unparsed: len(lines), fallback: fallback}
+	return &listingError{url: u, unparsed: len(lines), fallback: fallback, truncated: truncated}
 }
 
 // warnResponse prints the driver's warnings about resp (Info["warnings"]:

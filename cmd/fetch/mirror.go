@@ -65,8 +65,10 @@ VMS, NetWare, OS/2, OS/400, MLSD) is never dropped silently: it is quoted in a
 warning on stderr that names the directory, counted as "unparsed" in the
 report, and the exit code is 8. When not one line of a directory's listing is
 understood, its names are taken from NLST and each one's type learnt with CWD,
-SIZE and MDTM: the files are mirrored, and the exit code is still 8. Nothing
-below such a directory is deleted by --delete.
+SIZE and MDTM: the files are mirrored, and the exit code is still 8. A server
+that says it cut a listing short at its limit ("226 Output truncated to 10000
+matches") is named in a warning too, with exit 8. Nothing below such a
+directory is deleted by --delete.
 
 A VMS server lists every version of a file (NAME.EXT;3, NAME.EXT;2): the
 highest is kept, as NAME.EXT; with --keep-versions every one is kept under its
@@ -190,6 +192,9 @@ func runMirror(ctx context.Context, o *mirrorOptions, e *env) (err error) {
 		if sum.Unparsed > 0 || sum.NLSTFallback > 0 {
 			fmt.Fprintf(e.err, "fetch: mirror: %d listing lines fit no known layout (%d directories listed by NLST instead): some entries may be missing\n",
 				sum.Unparsed, sum.NLSTFallback)
+		}
+		if sum.Truncated > 0 {
+			fmt.Fprintf(e.err, "fetch: mirror: the server cut %d listings short at its limit: entries past it are missing\n", sum.Truncated)
 		}
 		return &exitError{code: fetch.ExitPartial}
 	}

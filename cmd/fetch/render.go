@@ -25,8 +25,11 @@ type document struct {
 	Unparsed []string `json:"unparsed,omitzero"`
 	// NLSTFallback: not one line of the FTP listing fit a known layout;
 	// the entries are NLST's names, probed with CWD, SIZE and MDTM.
-	NLSTFallback bool           `json:"nlst_fallback,omitzero"`
-	Info         map[string]any `json:"info,omitempty"`
+	NLSTFallback bool `json:"nlst_fallback,omitzero"`
+	// Truncated: the FTP server's completion reply, when it said it cut
+	// the listing short ("226 Output truncated to 10000 matches").
+	Truncated string         `json:"truncated,omitzero"`
+	Info      map[string]any `json:"info,omitempty"`
 }
 
 func writeJSON(w io.Writer, v any) error {
@@ -54,6 +57,7 @@ func renderListing(w io.Writer, resp *fetch.Response, asJSON bool) error {
 				doc.Unparsed = []string{}
 			}
 			doc.NLSTFallback, _ = resp.Info["ftp_nlst_fallback"].(bool)
+			doc.Truncated, _ = resp.Info["ftp_truncated"].(string)
 		}
 		return writeJSON(w, doc)
 	}

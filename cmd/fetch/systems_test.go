@@ -86,10 +86,11 @@ type listedEntry struct {
 }
 
 type listingDoc struct {
-	URL      string        `json:"url"`
-	Entries  []listedEntry `json:"entries"`
-	Unparsed []string      `json:"unparsed"`
-	Fallback bool          `json:"nlst_fallback"`
+	URL       string        `json:"url"`
+	Entries   []listedEntry `json:"entries"`
+	Unparsed  []string      `json:"unparsed"`
+	Fallback  bool          `json:"nlst_fallback"`
+	Truncated string        `json:"truncated"`
 }
 
 // fetch --json ftp://HOST/ lists every entry of the top directory, and of
@@ -475,4 +476,61 @@ func TestMirrorDotNamesRefused(t *testing.T) {
 	if got := strings.Join(lists, "|"); got != "LIST -a|LIST|LIST" {
 		t.Errorf("LIST commands %q, want LIST -a, then LIST for each directory", got)
 	}
+}
+
+// A server that cuts a listing at its limit and says so in its 226
+// (Pure-FTPd: "226 Output truncated to N matches"): fetch get prints the
+// entries it had and exits 8 with the reply named (--json: "truncated");
+// fetch mirror copies what was listed, warns, exits 8, and --delete
+// removes nothing below that directory.
+func TestListingTruncatedCLI(t *testing.T) {
+	const done = "226-Options: -a -l \r\n226 Output truncated to 2 matches"
+	srv := &localserver.RawFTP{
+		Listings: map[string]string{
+			"/":    "drwxr-xr-x 2 ftp ftp 4096 Mar 12  2024 big\r\n",
+			"/big": "-rw-r--r-- 1 ftp ftp 2 Mar 12  2024 a.txt\r\n-rw-r--r-- 1 ftp ftp 2 Mar 12  2024 b.txt\r\n",
+		},
+		Files:    map[string][]byte{"/big/a.txt": []byte("a\n"), "/big/b.txt": []byte("b\n")},
+		ListDone: map[string]string{"/big": done},
+	}
+	if err := localserver.StartRawFTP(srv); err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Close()
+	u := "ftp://" + srv.Addr() + "/big/"
+	const why = "the server cut the listing short (226 Output truncated to 2 matches): entries past its limit are missing"
+	r := runArgs(t, nil, "", "get", u)
+	if r.code != fetch.ExitPartial || !strings.Contains(r.out, " a.txt\n") || !strings.Contains(r.out, " b.txt\n") || !strings.Contains(r.err, "fetch: "+u+": "+why) {
+		t.Fatalf("get %s = %d\n%s%s", u, r.code, r.out, r.err)
+	}
+	r = runArgs(t, nil, "", "get", "--json", u)
+	var doc listingDoc
+	if r.code != fetch.ExitPartial || json.Unmarshal([]byte(r.out), &doc) != nil {
+		t.Fatalf("get --json %s = %d\n%s%s", u, r.code, r.out, r.err)
+	}
+	if doc.Truncated != "226 Output truncated to 2 matches" || len(doc.Entries) != 2 {
+		t.Errorf("truncated %q, %d entries", doc.Truncated, len(doc.Entries))
+	}
+
+	dir := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(dir, "big"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	// A file of the directory past the server's limit, mirrored before.
+	if err := os.WriteFile(filepath.Join(dir, "big", "z.txt"), []byte("z\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, out, stderr := mirrorCLI(t, "mirror", "--delete", "ftp://"+srv.Addr()+"/", dir)
+	if code != fetch.ExitPartial || !strings.Contains(out, "new 2, updated 0, unchanged 0, skipped 0, failed 0, deleted 0,") {
+		t.Fatalf("mirror = %d, want 8\n%s%s", code, out, stderr)
+	}
+	for _, want := range []string{
+		"fetch: warning: " + u + `: the server cut the listing short ("226 Output truncated to 2 matches"): entries past its limit are not mirrored` + "\n",
+		"fetch: mirror: the server cut 1 listings short at its limit: entries past it are missing\n",
+	} {
+		if !strings.Contains(stderr, want) {
+			t.Errorf("stderr %q lacks %q", stderr, want)
+		}
+	}
+	sameTree(t, dir, map[string][]byte{"big/a.txt": []byte("a\n"), "big/b.txt": []byte("b\n"), "big/z.txt": []byte("z\n")}, []string{"big"})
 }

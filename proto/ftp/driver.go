@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"net/textproto"
 	"strconv"
 	"strings"
 	"sync"
@@ -403,6 +404,7 @@ func (d *Driver) listing(c *conn, u *uri.URL, pl plan) (*proto.Response, error) 
 			arg, listAll = listAllArg(pl.arg), true
 		}
 	}
+	var end *textproto.Error // the completion reply of the last listing command
 	listOnce := func() ([]byte, error) {
 		c.cap = &capture{max: d.limits().maxListing}
 		err := errNoPipeline
@@ -420,6 +422,7 @@ func (d *Driver) listing(c *conn, u *uri.URL, pl plan) (*proto.Response, error) 
 		}
 		raw := c.cap.buf
 		c.cap = nil
+		end = c.w.last
 		return raw, err
 	}
 	listWhole := func() ([]byte, error) {
@@ -516,6 +519,12 @@ func (d *Driver) listing(c *conn, u *uri.URL, pl plan) (*proto.Response, error) 
 	}
 	if dotNames != "" {
 		resp.Info["ftp_dot_names"] = dotNames
+	}
+	if format != formatNLST && !fallback && truncatedReply(end) {
+		// The server listed no more than its limit and said so in
+		// its completion reply (truncated.go).
+		resp.Info["ftp_truncated"] = sanitize(fmt.Sprintf("%d %s", end.Code, end.Msg), traceMax)
+		c.w.note("the server cut the listing short: %d %s", end.Code, end.Msg)
 	}
 	if fallback {
 		// The entries are NLST's names, each one's type learnt by

@@ -37,6 +37,7 @@ type fakeFTP struct {
 	stallAt  int                 // RETR data: stop sending (connection open) after this many bytes; 0 means never
 	cutAt    int                 // RETR data: close the data connection after this many bytes, then reply 426; 0 means never
 	cutReply string              // the reply after a cut instead of 426
+	listDone string              // the completion reply of listings (may hold CRLFs); "" means "226 transfer complete"
 	holdDone bool                // RETR: send 226 only once the client has sent its next command (a pipelining client)
 	epsvJunk string              // sent after every 229 reply, as if the server answered twice
 	holdData time.Duration       // RETR: after the 150, wait this long for a command before sending the data
@@ -411,6 +412,10 @@ func (s *fakeSession) send(verb string, b []byte) {
 			return
 		}
 		s.next = line
+	}
+	if verb != "RETR" && f.listDone != "" {
+		s.reply(f.listDone)
+		return
 	}
 	s.reply("226 transfer complete")
 }

@@ -50,6 +50,11 @@ type RawFTP struct {
 	// "-" ("LIST -a") with 501, as a server that knows no ls options
 	// does. False ignores the option.
 	RefuseOptions bool
+	// ListDone maps a directory to the completion reply of its listings
+	// (a multi-line reply as lines joined by "\r\n"), such as Pure-FTPd's
+	// "226 Output truncated to 10000 matches". A directory not in it gets
+	// "226 transfer complete".
+	ListDone map[string]string
 
 	ln    net.Listener
 	wg    sync.WaitGroup
@@ -314,7 +319,7 @@ func (ss *rawSession) command(verb, arg string) bool {
 			ss.reply("550 no such directory")
 			return true
 		}
-		ss.transfer([]byte(listing))
+		ss.transferDone([]byte(listing), s.ListDone[dir])
 	case "RETR":
 		b, ok := s.Files[ss.file(arg)]
 		off := ss.rest
@@ -334,7 +339,11 @@ func (ss *rawSession) command(verb, arg string) bool {
 }
 
 // transfer sends b on the passive data connection.
-func (ss *rawSession) transfer(b []byte) {
+func (ss *rawSession) transfer(b []byte) { ss.transferDone(b, "") }
+
+// transferDone is transfer with done, when not "", as the completion
+// reply.
+func (ss *rawSession) transferDone(b []byte, done string) {
 	if ss.pasv == nil {
 		ss.reply("425 use EPSV or PASV first")
 		return
@@ -356,5 +365,8 @@ func (ss *rawSession) transfer(b []byte) {
 		ss.reply("426 transfer aborted")
 		return
 	}
-	ss.reply("226 transfer complete")
+	if done == "" {
+		done = "226 transfer complete"
+	}
+	ss.reply("%s", done)
 }
