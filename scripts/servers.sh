@@ -575,11 +575,14 @@ start_pureftpd() {
 	mkdir -p "$d"
 	# -e anonymous only, -i no anonymous upload, -R no chmod, -H no DNS, -4 IPv4,
 	# -z dot files may be read (MLSD lists them; without -z RETR .message is
-	# "553 Prohibited file name"), -f none (no syslog), -O the transfer log.
+	# "553 Prohibited file name"), -f none (no syslog), -O the transfer log,
+	# -L 1500:8 lists at most 1,500 entries (Debian's default is 10,000), so
+	# that pub/many (2,000 files, "." and "..") is cut: "226 Output truncated
+	# to 1500 matches", which the ftp driver makes whole with LIST -r.
 	pid=$(launch pure-ftpd "$d/pure-ftpd.out" unshare --mount --propagation private -- \
 		bash -c 'mount --bind "$1" "$2" && shift 2 && exec "$@"' bind "$dir/ftp" "$home" \
 		"$pureftpd_bin" -S "127.0.0.1,$port" -p "$pasv:$((pasv + other_pasv_ports - 1))" \
-		-e -i -R -H -4 -z -f none -c 500 -C 500 -I 120 -g "$d/pure-ftpd.pid" -O "clf:$d/transfer.log")
+		-e -i -R -H -4 -z -f none -c 500 -C 500 -I 120 -L 1500:8 -g "$d/pure-ftpd.pid" -O "clf:$d/transfer.log")
 	[ -n "$pid" ] || return 1
 	if ready pure-ftpd "$pid" "$port" "$d/pure-ftpd.out"; then
 		envs[FETCH_TEST_PUREFTPD]=127.0.0.1:$port

@@ -476,6 +476,25 @@ func (d *Driver) listing(c *conn, u *uri.URL, pl plan) (*proto.Response, error) 
 		}
 		return nil, err
 	}
+	truncated := ""
+	if format != formatNLST && truncatedReply(end) {
+		// The server listed no more than its limit and said so in
+		// its completion reply; the other end of the listing may
+		// make it whole (truncated.go).
+		truncated = sanitize(fmt.Sprintf("%d %s", end.Code, end.Msg), traceMax)
+		c.w.note("the server cut the listing short: %s", truncated)
+		// The cut listing serves as the forward half when it came from
+		// LIST with the options the reverse one gets.
+		listed := format == formatLIST && (arg != pl.arg) == c.req.Options.FTP.ListAll
+		whole, ok, err := d.bothEnds(c, pl, raw, listed)
+		if err != nil {
+			return nil, c.fail("", err)
+		}
+		if ok {
+			raw, format, truncated = whole, formatLIST, ""
+			entries, unparsed, _ = parseListingSelf(raw, format, c.syst, time.Now())
+		}
+	}
 	fallback := false
 	if format == formatLIST && len(entries) == 0 && len(unparsed) > 0 && pl.arg == "" {
 		// Not one line fits a known layout: the names, at least, can
@@ -520,11 +539,8 @@ func (d *Driver) listing(c *conn, u *uri.URL, pl plan) (*proto.Response, error) 
 	if dotNames != "" {
 		resp.Info["ftp_dot_names"] = dotNames
 	}
-	if format != formatNLST && !fallback && truncatedReply(end) {
-		// The server listed no more than its limit and said so in
-		// its completion reply (truncated.go).
-		resp.Info["ftp_truncated"] = sanitize(fmt.Sprintf("%d %s", end.Code, end.Msg), traceMax)
-		c.w.note("the server cut the listing short: %d %s", end.Code, end.Msg)
+	if truncated != "" {
+		resp.Info["ftp_truncated"] = truncated
 	}
 	if fallback {
 		// The entries are NLST's names, each one's type learnt by

@@ -191,6 +191,55 @@ func TestOtherFTPListings(t *testing.T) {
 	}
 }
 
+// Pure-FTPd runs with -L 1500:8 (scripts/servers.sh): its listings of
+// pub/many (2,000 files and "." and "..") stop at 1,500 entries with "226
+// Output truncated to 1500 matches", for MLSD and LIST alike. The driver
+// asks for the other end (LIST -r, or -ar) and gives all 2,000 files,
+// not marked as cut.
+func TestPureFTPdCutListing(t *testing.T) {
+	for _, mode := range []struct {
+		name    string
+		disable bool
+		all     bool
+		rev     string
+	}{{"MLSD", false, true, "> LIST -ar\n"}, {"LIST -a", true, true, "> LIST -ar\n"}, {"LIST", true, false, "> LIST -r\n"}} {
+		t.Run(mode.name, func(t *testing.T) {
+			s, req, _ := otherFTPClient(t, servertest.PureFTPD)
+			d := &Driver{DisableMLSD: mode.disable, PipelinePassive: true}
+			defer d.CloseIdleConnections()
+			var trace bytes.Buffer
+			req.Trace = &trace
+			req.Options.FTP.ListAll = mode.all
+			resp, _, err := get(t, d, "ftp://"+s.Addr+"/pub/many/", req)
+			if err != nil {
+				t.Fatalf("%v\n%s", err, trace.String())
+			}
+			if c, ok := resp.Info["ftp_truncated"]; ok {
+				t.Errorf("ftp_truncated = %q", c)
+			}
+			tr := trace.String()
+			if !strings.Contains(tr, "Output truncated to 1500 matches") || !strings.Contains(tr, mode.rev) {
+				t.Errorf("trace lacks the cut or %q:\n%.3000s", mode.rev, tr)
+			}
+			seen := map[string]bool{}
+			for _, e := range resp.Entries {
+				if seen[e.Name] || e.Type != proto.EntryFile || e.Size != 10 {
+					t.Errorf("entry %+v: twice, or not a file of 10 bytes", e)
+				}
+				seen[e.Name] = true
+			}
+			for i := range servertest.ManyFiles {
+				if n := fmt.Sprintf("f%04d.txt", i); !seen[n] {
+					t.Errorf("%s not listed", n)
+				}
+			}
+			if len(seen) != servertest.ManyFiles {
+				t.Errorf("%d entries, want %d", len(seen), servertest.ManyFiles)
+			}
+		})
+	}
+}
+
 // checkListing compares entries with the directory dir on disk. Scratch
 // directories that other tests make in pub/ are left out on both sides,
 // and so are the names that begin with a dot unless dots is set.

@@ -1,8 +1,11 @@
 package ftp
 
 import (
+	"bytes"
 	"net/textproto"
+	"slices"
 	"strings"
+	"time"
 )
 
 // Listings cut short by the server
@@ -16,9 +19,10 @@ import (
 // lines: nothing else shows that the directory holds more, and a mirror
 // that believed it would copy part of the directory and report success.
 //
-// A completion reply whose text says "truncated" marks the listing:
-// Response.Info["ftp_truncated"] holds that reply, for the caller to say
-// that entries may be missing. ProFTPD's "ListOptions maxfiles" cuts LIST
+// A completion reply whose text says "truncated" marks the listing. The
+// driver then asks for the other end of it (bothEnds, below); when that
+// does not make it whole, Response.Info["ftp_truncated"] holds the reply,
+// for the caller to say that entries may be missing. ProFTPD's "ListOptions maxfiles" cuts LIST
 // with a plain "226 Transfer complete": no client can tell that apart
 // from the end of the directory (its MLSD is not cut).
 
@@ -26,4 +30,133 @@ import (
 // command, says the server cut the listing short.
 func truncatedReply(end *textproto.Error) bool {
 	return end != nil && end.Code/100 == 2 && strings.Contains(strings.ToLower(end.Msg), "truncated")
+}
+
+// Pure-FTPd sorts a listing by name before it cuts it: "LIST -a" gives the
+// first N names of the directory in its order, "LIST -ar" the last N, from
+// the end. When the two meet (the directory holds fewer than 2N entries)
+// their union is the whole directory, and that can be checked: the first
+// name of the reversed listing that the forward one holds must be the
+// forward one's last, and from there on the two must run through the same
+// names in opposite directions. A server that ignored -r, or listed the
+// two in different orders, or one whose directory changed in between,
+// fails the check, and the listing stays marked as cut.
+
+// bothEnds completes a listing that the server cut short by asking for it
+// again in reverse (LIST -r, with -a when ListAll asks for every name, and
+// the path of MethodNoCWD after the options). fwd is the cut listing when
+// it came from LIST with the same options (listed is true), else it is
+// asked for again with LIST. It returns the whole listing in LIST layout,
+// and ok; ok false when the two ends do not meet, or cannot be had, with
+// nothing to say but the cut. err is a failed connection.
+func (d *Driver) bothEnds(c *conn, pl plan, fwd []byte, listed bool) (whole []byte, ok bool, err error) {
+	if err := c.askSYST(); err != nil {
+		return nil, false, err
+	}
+	if !unixSystem(c.syst) || c.activePort() == nil && c.noPipeline {
+		return nil, false, nil
+	}
+	flags := ""
+	if c.req.Options.FTP.ListAll {
+		flags = "a"
+	}
+	list := func(flags string) ([]byte, error) {
+		arg := pl.arg
+		if flags != "" {
+			arg = strings.TrimSpace("-" + flags + " " + pl.arg)
+		}
+		c.cap = &capture{max: d.limits().maxListing}
+		defer func() { c.cap = nil }()
+		var err error
+		if sp := c.activePort(); sp != nil {
+			err = c.activeList(sp, "LIST", arg)
+		} else {
+			err = c.pipelinedList("LIST", arg)
+		}
+		return c.cap.buf, err
+	}
+	if !listed {
+		if fwd, err = list(flags); err != nil {
+			return nil, false, keepConnErr(err)
+		}
+	}
+	rev, err := list(flags + "r")
+	if err != nil {
+		return nil, false, keepConnErr(err)
+	}
+	fNames, _ := listedNames(fwd, c.syst)
+	rNames, rLines := listedNames(rev, c.syst)
+	extra, ok := joinEnds(fNames, rNames)
+	if !ok {
+		c.w.note("LIST -%sr did not meet the cut listing: the directory holds more than the server lists", flags)
+		return nil, false, nil
+	}
+	whole = bytes.Clone(fwd)
+	if len(whole) > 0 && whole[len(whole)-1] != '\n' {
+		whole = append(whole, "\r\n"...)
+	}
+	for k := extra - 1; k >= 0; k-- {
+		whole = append(whole, rLines[k]...)
+		whole = append(whole, "\r\n"...)
+	}
+	c.w.note("the cut listing and LIST -%sr meet: %d names from the end added, the listing is whole", flags, extra)
+	return whole, true, nil
+}
+
+// keepConnErr returns err when it is the connection's failure, and nil
+// when it is the server's refusal of the command: a refusal of a listing
+// with options leaves the cut listing as it was.
+func keepConnErr(err error) error {
+	if replyCode(err) != 0 {
+		return nil
+	}
+	return err
+}
+
+// listedNames returns the name of each entry line of a LIST listing, in
+// order, "." and ".." included, with the line itself; a line that fits no
+// layout stands for itself.
+func listedNames(raw []byte, syst string) (names, lines []string) {
+	p := newLineParser(formatLIST, syst, time.Now())
+	for _, line := range splitLines(raw) {
+		if isBlank(line) || isNonEntryLine(line) {
+			continue
+		}
+		name := line
+		if e, ok := p.parse(line); ok {
+			name = e.Name
+		}
+		names = append(names, name)
+		lines = append(lines, line)
+	}
+	return names, lines
+}
+
+// joinEnds checks that fwd, the first names of a listing in the server's
+// order, and rev, its last names from the end, meet (see above). extra is
+// the number of names at the start of rev that fwd lacks.
+func joinEnds(fwd, rev []string) (extra int, ok bool) {
+	if len(fwd) == 0 || len(rev) == 0 {
+		return 0, false
+	}
+	last := fwd[len(fwd)-1]
+	j0 := slices.Index(rev, last)
+	if j0 < 0 {
+		return 0, false
+	}
+	have := make(map[string]bool, len(fwd))
+	for _, n := range fwd {
+		have[n] = true
+	}
+	for _, n := range rev[:j0] {
+		if have[n] {
+			return 0, false // a name of fwd before the meeting point
+		}
+	}
+	for k := 0; j0+k < len(rev) && len(fwd)-1-k >= 0; k++ {
+		if rev[j0+k] != fwd[len(fwd)-1-k] {
+			return 0, false
+		}
+	}
+	return j0, true
 }

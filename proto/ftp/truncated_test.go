@@ -1,6 +1,8 @@
 package ftp
 
 import (
+	"fmt"
+	"slices"
 	"testing"
 )
 
@@ -56,4 +58,164 @@ func TestListingTruncated(t *testing.T) {
 			})
 		}
 	}
+}
+
+// joinEnds: the first names of a listing and its last names from the end
+// make the whole listing only when they meet, in opposite orders.
+func TestJoinEnds(t *testing.T) {
+	all := []string{".", "..", "a", "b", "c", "d", "e"}
+	first := func(n int) []string { return all[:n] }
+	last := func(n int) []string { return reversed(all[len(all)-n:]) }
+	for _, tt := range []struct {
+		name     string
+		fwd, rev []string
+		extra    int
+		ok       bool
+	}{
+		{"meet in one name", first(4), last(4), 3, true},
+		{"meet in three", first(5), last(5), 2, true},
+		{"not cut at all", all, reversed(all), 0, true},
+		{"touch without a common name", first(3), last(4), 0, false},
+		{"a gap", first(3), last(3), 0, false},
+		{"-r ignored", first(4), first(4), 0, false},
+		{"rev out of step after the meeting point", first(4), []string{"e", "d", "b", ".."}, 0, false},
+		{"fwd's last name early in rev", first(4), []string{"b", "e", "d", "c"}, 0, false},
+		{"empty", nil, last(3), 0, false},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			extra, ok := joinEnds(tt.fwd, tt.rev)
+			if extra != tt.extra || ok != tt.ok {
+				t.Errorf("joinEnds(%q, %q) = %d, %v; want %d, %v", tt.fwd, tt.rev, extra, ok, tt.extra, tt.ok)
+			}
+		})
+	}
+}
+
+func reversed(s []string) []string {
+	r := slices.Clone(s)
+	slices.Reverse(r)
+	return r
+}
+
+// A listing cut at the server's limit, as Pure-FTPd cuts it (sorted by
+// name, then the first N; with -r the last N from the end), is made whole
+// by LIST -ar when the two ends meet, for a cut LIST -a and a cut MLSD
+// (then listed again with LIST -a) alike: every entry, no ftp_truncated.
+// When they do not meet, or the server refuses -r, the cut listing is
+// returned with ftp_truncated.
+func TestListingBothEnds(t *testing.T) {
+	line := func(name string) string { return "-rw-r--r-- 1 0 0 5 Feb 03  2001 " + name + "\r\n" }
+	dots := "drwxr-xr-x 2 0 0 4096 Feb 03  2001 .\r\ndrwxr-xr-x 3 0 0 4096 Feb 03  2001 ..\r\n"
+	var names []string
+	for i := range 10 {
+		names = append(names, fmt.Sprintf("f%02d", i))
+	}
+	// The directory, sorted: ".", "..", f00..f09 (12 entries).
+	fwd := func(n int) string { // the first n entries
+		s := dots
+		for _, nm := range names[:n-2] {
+			s += line(nm)
+		}
+		return s
+	}
+	rev := func(n int) string { // the last n entries, from the end
+		s := ""
+		for i := len(names) - 1; i >= len(names)-n; i-- {
+			s += line(names[i])
+		}
+		return s
+	}
+	mlsdOf := func(n int) string {
+		s := "type=cdir;modify=20010203040506; .\r\ntype=pdir;modify=20010203040506; ..\r\n"
+		for _, nm := range names[:n-2] {
+			s += "type=file;size=5;modify=20010203040506; " + nm + "\r\n"
+		}
+		return s
+	}
+	for _, tc := range []struct {
+		name   string
+		mlsd   bool
+		limit  int
+		noRev  bool
+		whole  bool
+		listed string // the LIST commands sent
+	}{
+		{"LIST, ends meet", false, 7, false, true, "LIST -a|LIST -ar"},
+		{"MLSD, ends meet", true, 7, false, true, "LIST -a|LIST -ar"},
+		{"LIST, a gap", false, 5, false, false, "LIST -a|LIST -ar"},
+		{"-r refused", false, 7, true, false, "LIST -a|LIST -ar"},
+	} {
+		for _, pipe := range []bool{false, true} {
+			t.Run(fmt.Sprintf("%s/pipelined=%v", tc.name, pipe), func(t *testing.T) {
+				f := newFake(t)
+				f.replies["SYST"] = "215 UNIX Type: L8"
+				f.lists["LIST -a"] = []byte(fwd(tc.limit))
+				if tc.mlsd {
+					f.feat = append(f.feat, "MLST type*;size*;modify*;")
+					f.lists["MLSD"] = []byte(mlsdOf(tc.limit))
+				}
+				if tc.noRev {
+					f.replies["LIST -ar"] = "501 unknown option"
+				} else {
+					f.lists["LIST -ar"] = []byte(rev(tc.limit))
+				}
+				f.listDone = fmt.Sprintf("226-Options: -a -l \r\n226 Output truncated to %d matches", tc.limit)
+				f.start()
+				d := &Driver{PipelinePassive: pipe}
+				defer d.CloseIdleConnections()
+				req := quickReq()
+				req.Options.FTP.ListAll = true
+				resp, _, err := get(t, d, f.url("/"), req)
+				if err != nil {
+					t.Fatal(err)
+				}
+				var got []string
+				for _, e := range resp.Entries {
+					got = append(got, e.Name)
+				}
+				cut, _ := resp.Info["ftp_truncated"].(string)
+				if tc.whole {
+					if !slices.Equal(got, names) || cut != "" {
+						t.Errorf("entries %q, ftp_truncated %q; want all of %q and no cut", got, cut, names)
+					}
+					if resp.Info["ftp_listing"] != formatLIST {
+						t.Errorf("ftp_listing = %v, want LIST", resp.Info["ftp_listing"])
+					}
+				} else if len(got) != tc.limit-2 || cut != fmt.Sprintf("226 Output truncated to %d matches", tc.limit) {
+					t.Errorf("entries %q, ftp_truncated %q; want the cut listing, marked", got, cut)
+				}
+				if got := listCommands(f); got != tc.listed {
+					t.Errorf("LIST commands %q, want %q", got, tc.listed)
+				}
+			})
+		}
+	}
+}
+
+// FuzzJoinEnds: any two listings give names line by line, and a join that
+// succeeds adds only names the forward listing lacks, up to the name where
+// the two meet.
+func FuzzJoinEnds(f *testing.F) {
+	f.Add([]byte("-rw-r--r-- 1 0 0 5 Feb 03  2001 a\r\n-rw-r--r-- 1 0 0 5 Feb 03  2001 b\r\n"),
+		[]byte("-rw-r--r-- 1 0 0 5 Feb 03  2001 c\r\n-rw-r--r-- 1 0 0 5 Feb 03  2001 b\r\n"))
+	f.Add([]byte("a\nb\n"), []byte("b\na\n"))
+	f.Fuzz(func(t *testing.T, fwd, rev []byte) {
+		fNames, fLines := listedNames(fwd, "UNIX Type: L8")
+		rNames, rLines := listedNames(rev, "")
+		if len(fNames) != len(fLines) || len(rNames) != len(rLines) {
+			t.Fatalf("names and lines differ in number")
+		}
+		extra, ok := joinEnds(fNames, rNames)
+		if !ok {
+			return
+		}
+		if extra >= len(rNames) || rNames[extra] != fNames[len(fNames)-1] {
+			t.Fatalf("joined at %d, not where rev reaches fwd's last name", extra)
+		}
+		for _, n := range rNames[:extra] {
+			if slices.Contains(fNames, n) {
+				t.Fatalf("added %q, which fwd has", n)
+			}
+		}
+	})
 }
