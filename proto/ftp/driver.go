@@ -477,12 +477,14 @@ func (d *Driver) listing(c *conn, u *uri.URL, pl plan) (*proto.Response, error) 
 		return nil, err
 	}
 	truncated := ""
-	if format != formatNLST && truncatedReply(end) {
+	if truncatedReply(end) {
 		// The server listed no more than its limit and said so in
-		// its completion reply; the other end of the listing may
-		// make it whole (truncated.go).
+		// its completion reply; the other end of a LIST or MLSD
+		// listing may make it whole (truncated.go).
 		truncated = sanitize(fmt.Sprintf("%d %s", end.Code, end.Msg), traceMax)
 		c.w.note("the server cut the listing short: %s", truncated)
+	}
+	if truncated != "" && format != formatNLST {
 		// The cut listing serves as the forward half when it came from
 		// LIST with the options the reverse one gets.
 		listed := format == formatLIST && (arg != pl.arg) == c.req.Options.FTP.ListAll

@@ -3,6 +3,7 @@ package ftp
 import (
 	"fmt"
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -57,6 +58,31 @@ func TestListingTruncated(t *testing.T) {
 				}
 			})
 		}
+		// NLST (;type=d) too, without an attempt at the other end.
+		t.Run(tc.name+"/NLST", func(t *testing.T) {
+			f := newFake(t)
+			f.lists["NLST"] = []byte("f1.txt\r\nf2.txt\r\n")
+			f.listDone = tc.done
+			f.start()
+			d := &Driver{}
+			defer d.CloseIdleConnections()
+			resp, body, err := get(t, d, f.url("/;type=d"), quickReq())
+			if err != nil {
+				t.Fatal(err)
+			}
+			if string(body) != "f1.txt\nf2.txt\n" {
+				t.Errorf("body %q", body)
+			}
+			if got, _ := resp.Info["ftp_truncated"].(string); got != tc.want {
+				t.Errorf("ftp_truncated = %q, want %q", got, tc.want)
+			}
+			f.mu.Lock()
+			n := strings.Count(f.wire.String(), "NLST")
+			f.mu.Unlock()
+			if n != 1 {
+				t.Errorf("%d NLST sent, want 1", n)
+			}
+		})
 	}
 }
 
