@@ -132,6 +132,9 @@ write("ftp/pub/.hidden/inside.txt", "in a directory whose name begins with a dot
 write("ftp/pub/noread.txt", "not world-readable\n", 0o600)
 write("ftp/pub/noaccess/secret.txt", "in a directory that is not world-readable\n")
 mkdir("ftp/pub/noaccess", 0o700)
+write("ftp/blind/open.txt", "in a directory that may be read\n")
+write("ftp/blind/dark/unseen.txt", "in a directory that may be entered but not read\n")
+mkdir("ftp/blind/dark", 0o711)
 symlink("ftp/pub/link-to-hello.txt", "hello.txt")
 
 # ---------------------------------------------------------------- www

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/rfc1738/fetch/fetch"
 	"github.com/rfc1738/fetch/internal/testrig/servertest"
 	"github.com/rfc1738/fetch/proto"
 )
@@ -115,6 +116,40 @@ func TestIntegrationOtherServersListing(t *testing.T) {
 				if e := got[d]; e.Type != proto.EntryDir || e.URL != "ftp://"+s.Addr+"/pub/tree/"+d+"/" {
 					t.Errorf("%s = %+v, want a directory", d, e)
 				}
+			}
+		})
+	}
+}
+
+// A directory the server cannot read (blind/dark, mode 0711) is a failed
+// entry, exit 8, and --delete keeps the local copies of its files: vsftpd
+// lists it with "226 Transfer done (but failed to open directory)." and no
+// entry, which the mirror used to take for an empty directory, deleting
+// dark/unseen.txt with exit 0. Pure-FTPd and ProFTPD refuse its MLSD.
+func TestMirrorUnreadableDirectoryKept(t *testing.T) {
+	for _, tc := range []struct{ name, server string }{
+		{"vsftpd", servertest.FTP}, {"pureftpd", servertest.PureFTPD}, {"proftpd", servertest.ProFTPD},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s := servertest.Get(t, tc.server)
+			dir := t.TempDir()
+			kept := filepath.Join(dir, "dark", "unseen.txt")
+			if err := os.MkdirAll(filepath.Dir(kept), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(kept, []byte("a copy from before\n"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			r := runArgs(t, nil, "", "mirror", "--delete", "ftp://"+s.Addr+"/blind/", dir)
+			if r.code != fetch.ExitPartial || !strings.Contains(r.out, "failed    dark: cannot list the directory") ||
+				!strings.Contains(r.out, "new 1, updated 0, unchanged 0, skipped 0, failed 1, deleted 0,") {
+				t.Fatalf("mirror = %d, want 8 with dark failed\n%s%s", r.code, r.out, r.err)
+			}
+			if b, err := os.ReadFile(kept); err != nil || string(b) != "a copy from before\n" {
+				t.Errorf("dark/unseen.txt: %q, %v; want it kept", b, err)
+			}
+			if b, err := os.ReadFile(filepath.Join(dir, "open.txt")); err != nil || string(b) != "in a directory that may be read\n" {
+				t.Errorf("open.txt: %q, %v", b, err)
 			}
 		})
 	}

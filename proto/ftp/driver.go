@@ -405,6 +405,7 @@ func (d *Driver) listing(c *conn, u *uri.URL, pl plan) (*proto.Response, error) 
 		}
 	}
 	var end *textproto.Error // the completion reply of the last listing command
+	var endText string       // its whole text
 	listOnce := func() ([]byte, error) {
 		c.cap = &capture{max: d.limits().maxListing}
 		err := errNoPipeline
@@ -422,7 +423,7 @@ func (d *Driver) listing(c *conn, u *uri.URL, pl plan) (*proto.Response, error) 
 		}
 		raw := c.cap.buf
 		c.cap = nil
-		end = c.w.last
+		end, endText = c.w.last, c.w.lastText
 		return raw, err
 	}
 	listWhole := func() ([]byte, error) {
@@ -475,6 +476,17 @@ func (d *Driver) listing(c *conn, u *uri.URL, pl plan) (*proto.Response, error) 
 			return nil, &mlsdError{err: err}
 		}
 		return nil, err
+	}
+	if err == nil && end != nil && unreadableReply(endText) {
+		// A listing with 226 from a server that could not read the
+		// directory (unreadable.go): not an empty directory.
+		c.w.note("the server could not read the directory: %q", endText)
+		cmd := verb
+		if arg != "" {
+			cmd = displayCmd(verb, arg)
+		}
+		return nil, &CommandError{Cmd: cmd, Kind: proto.ErrPermission,
+			Err: fmt.Errorf("the server could not read the directory, though it answered %d: %s", end.Code, strconv.Quote(sanitize(endText, traceMax)))}
 	}
 	truncated := ""
 	if truncatedReply(end) {

@@ -3,6 +3,7 @@ package ftp
 import (
 	"bufio"
 	"bytes"
+	"errors"
 	"fmt"
 	"io"
 	"net"
@@ -307,5 +308,45 @@ func checkListing(t *testing.T, dir string, entries []proto.Entry, format, serve
 	}
 	if len(got) != n {
 		t.Errorf("%d entries listed, the directory has %d", len(got), n)
+	}
+}
+
+// blind/dark (mode 0711) may be entered but not read. vsftpd answers its
+// LIST with "226 Transfer done (but failed to open directory).", Pure-FTPd
+// with "226-Sorry, we were unable to read [.]": both are failures that
+// wrap proto.ErrPermission, not empty directories. Their MLSD, and
+// ProFTPD's, is refused with 550. (ProFTPD's LIST says "226 Transfer
+// complete" with nothing listed: an empty directory to any client.)
+func TestUnreadableDirectory(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		server  string
+		disable bool // list with LIST: the refusal comes as a 226
+	}{
+		{"vsftpd/LIST", servertest.FTP, true},
+		{"pureftpd/LIST", servertest.PureFTPD, true},
+		{"pureftpd/MLSD", servertest.PureFTPD, false},
+		{"proftpd/MLSD", servertest.ProFTPD, false},
+	} {
+		for _, pipe := range []bool{false, true} {
+			t.Run(fmt.Sprintf("%s/pipelined=%v", tc.name, pipe), func(t *testing.T) {
+				s, req, _ := otherFTPClient(t, tc.server)
+				d := &Driver{DisableMLSD: tc.disable, PipelinePassive: pipe}
+				defer d.CloseIdleConnections()
+				req.Options.FTP.ListAll = true
+				_, _, err := get(t, d, "ftp://"+s.Addr+"/blind/dark/", req)
+				if !errors.Is(err, proto.ErrPermission) && replyCode(err) != StatusFileUnavailable {
+					t.Fatalf("Fetch = %v, want a refusal (ErrPermission or 550)", err)
+				}
+				if tc.disable && (!errors.Is(err, proto.ErrPermission) || !strings.Contains(err.Error(), "could not read the directory")) {
+					t.Errorf("Fetch = %v, want the 226 named as a failure to read", err)
+				}
+				// The next listing on the same Driver works.
+				resp, _, err := get(t, d, "ftp://"+s.Addr+"/blind/", req)
+				if err != nil || len(resp.Entries) != 2 {
+					t.Errorf("listing blind/ = %v, %d entries; want open.txt and dark", err, len(resp.Entries))
+				}
+			})
+		}
 	}
 }

@@ -45,6 +45,8 @@ type wire struct {
 	lastCmd  string // display form of the last command sent
 	lastVerb string
 	last     *textproto.Error // the last final reply line received
+	lastText string           // the whole text of that reply, its lines joined by "\n"
+	cur      []string         // the lines of the reply being read (at most maxReplyLines)
 	err      error            // sticky: a limit was broken
 
 	// owed, when set, reads the reply still owed to a command the
@@ -53,6 +55,9 @@ type wire struct {
 	// the right one.
 	owed func() error
 }
+
+// maxReplyLines bounds the lines of one reply kept for wire.lastText.
+const maxReplyLines = 64
 
 func newWire(c net.Conn, maxLine int, maxReply int64) *wire {
 	return &wire{Conn: c, maxLine: maxLine, maxReply: maxReply}
@@ -99,9 +104,14 @@ func (w *wire) Read(p []byte) (int, error) {
 // endLine finishes one incoming line: transcript, and the last reply.
 func (w *wire) endLine() {
 	line := strings.TrimSuffix(string(w.in), "\r")
+	if len(w.cur) < maxReplyLines {
+		w.cur = append(w.cur, line)
+	}
 	if len(line) >= 4 && line[3] == ' ' && isDigits(line[:3]) && w.inLen <= traceMax {
 		code, _ := strconv.Atoi(line[:3])
 		w.last = &textproto.Error{Code: code, Msg: line[4:]}
+		w.lastText = strings.Join(w.cur, "\n")
+		w.cur = w.cur[:0]
 	}
 	if w.trace != nil {
 		s := sanitize(w.redact(line), traceMax)

@@ -1,10 +1,13 @@
 package ftp
 
 import (
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/rfc1738/fetch/proto"
 )
 
 // A listing whose completion reply says the server cut it short (RFC 959
@@ -244,4 +247,39 @@ func FuzzJoinEnds(f *testing.F) {
 			}
 		}
 	})
+}
+
+// A listing of a directory the server could not read, answered with 226
+// and no entry (vsftpd's "Transfer done (but failed to open directory).",
+// Pure-FTPd's "226-Sorry, we were unable to read [.]"), is a failure that
+// wraps proto.ErrPermission, not an empty directory; an empty directory
+// with a plain 226 is one.
+func TestListingUnreadable(t *testing.T) {
+	for _, tc := range []struct {
+		name, done string
+		fail       bool
+	}{
+		{"vsftpd", "226 Transfer done (but failed to open directory).", true},
+		{"pure-ftpd", "226-Sorry, we were unable to read [.]\r\n226-Options: -l \r\n226 0 matches total", true},
+		{"empty directory", "226 Transfer complete", false},
+		{"empty, pure-ftpd", "226-Options: -l \r\n226 0 matches total", false},
+	} {
+		for _, pipe := range []bool{false, true} {
+			t.Run(fmt.Sprintf("%s/pipelined=%v", tc.name, pipe), func(t *testing.T) {
+				f := newFake(t)
+				f.lists["LIST"] = nil
+				f.listDone = tc.done
+				f.start()
+				d := &Driver{PipelinePassive: pipe}
+				defer d.CloseIdleConnections()
+				resp, _, err := get(t, d, f.url("/dark/"), quickReq())
+				switch {
+				case tc.fail && (!errors.Is(err, proto.ErrPermission) || !strings.Contains(fmt.Sprint(err), "could not read the directory")):
+					t.Errorf("Fetch = %v, want a failure wrapping ErrPermission", err)
+				case !tc.fail && (err != nil || len(resp.Entries) != 0):
+					t.Errorf("Fetch = %v, want an empty directory", err)
+				}
+			})
+		}
+	}
 }

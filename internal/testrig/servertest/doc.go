@@ -79,6 +79,8 @@
 //	  pub/noread.txt             mode 0600: RETR gives 550
 //	  pub/noaccess/secret.txt    directory mode 0700: CWD gives 550
 //	  pub/link-to-hello.txt      symlink to hello.txt (LIST shows "-> hello.txt")
+//	  blind/open.txt
+//	  blind/dark/unseen.txt      directory mode 0711: CWD succeeds, a listing cannot read it
 //	/home/fetchtest              FTP local user's home (not chrooted; read-only server)
 //	  hello.txt                  "Hello from the home directory of the FTP test user.\n"
 //	  sub/inner.txt

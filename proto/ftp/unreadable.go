@@ -1,0 +1,39 @@
+package ftp
+
+import "strings"
+
+// Directories the server could not read
+//
+// A directory that may be entered but not read (mode 0711 on Unix: CWD
+// succeeds) is listed by some servers as an empty directory, with a 226
+// whose text alone says what happened:
+//
+//	vsftpd     226 Transfer done (but failed to open directory).
+//	Pure-FTPd  226-Sorry, we were unable to read [.]
+//	           226 0 matches total
+//
+// Taken at its word, such a listing is an empty directory: a mirror would
+// copy nothing from it, report success, and with --delete remove the
+// local copies of its files. A listing whose completion reply says so is
+// therefore a failure that wraps proto.ErrPermission. ProFTPD answers
+// LIST there with "226 Transfer complete" and nothing else, which no
+// client can tell from an empty directory; its MLSD says 550.
+
+// unreadableTexts are what servers put in the completion reply of a
+// listing of a directory they could not read, lower case.
+var unreadableTexts = []string{
+	"failed to open directory", // vsftpd
+	"unable to read",           // Pure-FTPd
+}
+
+// unreadableReply reports whether text, the whole completion reply of a
+// listing, says the server could not read the directory.
+func unreadableReply(text string) bool {
+	t := strings.ToLower(text)
+	for _, u := range unreadableTexts {
+		if strings.Contains(t, u) {
+			return true
+		}
+	}
+	return false
+}
