@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"io"
 	"net"
-	"net/textproto"
 	"strconv"
 	"strings"
 	"sync"
@@ -395,76 +394,14 @@ func (d *Driver) listing(c *conn, u *uri.URL, pl plan) (*proto.Response, error) 
 			return nil, err
 		}
 	}
+	l := &dirList{d: d, c: c, nlst: pl.act == actNLST, verb: verb, arg: pl.arg, format: format}
 	// Names that begin with a dot, when asked for (listall.go).
-	arg, listAll, dotNames := pl.arg, false, ""
-	if format == formatLIST && c.req.Options.FTP.ListAll && unixSystem(c.syst) {
-		if d.pool().listAllRefused(c.addr) {
-			dotNames = dotNamesUnlisted
-		} else {
-			arg, listAll = listAllArg(pl.arg), true
-		}
-	}
-	var end *textproto.Error // the completion reply of the last listing command
-	var endText string       // its whole text
-	listOnce := func() ([]byte, error) {
-		c.cap = &capture{max: d.limits().maxListing}
-		err := errNoPipeline
-		if sp := c.activePort(); sp != nil {
-			err = c.activeList(sp, verb, arg)
-		} else if d.PipelinePassive && !c.noPipeline {
-			err = c.pipelinedList(verb, arg)
-		}
-		switch {
-		case !errors.Is(err, errNoPipeline):
-		case pl.act == actNLST:
-			_, err = c.sc.NameList(arg)
-		default:
-			_, err = c.sc.List(arg)
-		}
-		raw := c.cap.buf
-		c.cap = nil
-		end, endText = c.w.last, c.w.lastText
-		return raw, err
-	}
-	listWhole := func() ([]byte, error) {
-		raw, err := listOnce()
-		if err != nil || len(raw) == 0 || raw[len(raw)-1] == '\n' {
-			return raw, err
-		}
-		// The data ended in the middle of a line: a data connection cut
-		// on the way (the server, which wrote it all, still says 226),
-		// whose last line may even parse, as a shorter name; or a
-		// server that ends its last line with nothing. Asked again:
-		// the same bytes twice are the listing.
-		c.w.note("the %s data ended in the middle of a line (%d bytes): asking again", verb, len(raw))
-		again, err := listOnce()
-		switch {
-		case err != nil:
-			return nil, err
-		case bytes.Equal(again, raw) || len(again) > 0 && again[len(again)-1] == '\n':
-			return again, nil
-		}
-		return nil, &CommandError{Cmd: verb, Err: fmt.Errorf("listing cut short: its data ended in the middle of a line twice, after %d and %d bytes: %w", len(raw), len(again), io.ErrUnexpectedEOF)}
-	}
-	raw, err := listWhole()
-	var entries []proto.Entry
-	var unparsed []string
-	self := false
-	if err == nil {
-		entries, unparsed, self = parseListingSelf(raw, format, c.syst, time.Now())
-	}
+	listAll, dotNames := l.askAll(pl.arg)
+	got, err := l.run()
 	if listAll {
-		if why := listAllMiss(err, len(entries), len(unparsed), self); why != "" {
-			c.w.note("%s: asking with LIST", why)
-			refused := err != nil
-			arg = pl.arg
-			if raw, err = listWhole(); err == nil {
-				entries, unparsed, _ = parseListingSelf(raw, format, c.syst, time.Now())
-				if refused || len(entries) > 0 || len(unparsed) > 0 {
-					d.pool().refuseListAll(c.addr)
-					dotNames = dotNamesUnlisted
-				}
-			}
+		var note string
+		if got, note, err = l.allOrPlain(pl.arg, got, err); note != "" {
+			dotNames = note
 		}
 	}
 	if err != nil {
@@ -477,38 +414,16 @@ func (d *Driver) listing(c *conn, u *uri.URL, pl plan) (*proto.Response, error) 
 		}
 		return nil, err
 	}
-	if err == nil && end != nil && unreadableReply(endText) {
-		// A listing with 226 from a server that could not read the
-		// directory (unreadable.go): not an empty directory.
-		c.w.note("the server could not read the directory: %q", endText)
-		cmd := verb
-		if arg != "" {
-			cmd = displayCmd(verb, arg)
-		}
-		return nil, &CommandError{Cmd: cmd, Kind: proto.ErrPermission,
-			Err: fmt.Errorf("the server could not read the directory, though it answered %d: %s", end.Code, strconv.Quote(sanitize(endText, traceMax)))}
+	// A 226 that says the directory could not be read (unreadable.go),
+	// or that the listing was cut at the server's limit (truncated.go).
+	if err := l.unreadable(); err != nil {
+		return nil, err
 	}
-	truncated := ""
-	if truncatedReply(end) {
-		// The server listed no more than its limit and said so in
-		// its completion reply; the other end of a LIST or MLSD
-		// listing may make it whole (truncated.go).
-		truncated = sanitize(fmt.Sprintf("%d %s", end.Code, end.Msg), traceMax)
-		c.w.note("the server cut the listing short: %s", truncated)
+	got, truncated, err := l.complete(pl.arg, got)
+	if err != nil {
+		return nil, c.fail("", err)
 	}
-	if truncated != "" && format != formatNLST {
-		// The cut listing serves as the forward half when it came from
-		// LIST with the options the reverse one gets.
-		listed := format == formatLIST && (arg != pl.arg) == c.req.Options.FTP.ListAll
-		whole, ok, err := d.bothEnds(c, pl, raw, listed)
-		if err != nil {
-			return nil, c.fail("", err)
-		}
-		if ok {
-			raw, format, truncated = whole, formatLIST, ""
-			entries, unparsed, _ = parseListingSelf(raw, format, c.syst, time.Now())
-		}
-	}
+	format, raw, entries, unparsed := l.format, got.raw, got.entries, got.unparsed
 	fallback := false
 	if format == formatLIST && len(entries) == 0 && len(unparsed) > 0 && pl.arg == "" {
 		// Not one line fits a known layout: the names, at least, can

@@ -87,3 +87,41 @@ func (p *connPool) refuseListAll(addr string) {
 	defer p.mu.Unlock()
 	p.noListAll[addr] = true
 }
+
+// askAll makes the command LIST -a when ListAll asks for every name and
+// the server lists with LIST as Unix does (path, for MethodNoCWD, after
+// the option). It reports whether it did; for a server that refused the
+// option before, it returns instead the note for Info["ftp_dot_names"].
+func (l *dirList) askAll(path string) (sent bool, note string) {
+	c := l.c
+	if l.format != formatLIST || !c.req.Options.FTP.ListAll || !unixSystem(c.syst) {
+		return false, ""
+	}
+	if l.d.pool().listAllRefused(c.addr) {
+		return false, dotNamesUnlisted
+	}
+	l.arg = listAllArg(path)
+	return true, ""
+}
+
+// allOrPlain judges got and err, the answer to LIST -a (the table above),
+// and when it is not the listing lists again with plain LIST (argument
+// path). It returns the listing or its failure, and the note for
+// Info["ftp_dot_names"] when the server turned out to refuse the option.
+func (l *dirList) allOrPlain(path string, got listed, err error) (listed, string, error) {
+	why := listAllMiss(err, len(got.entries), len(got.unparsed), got.self)
+	if why == "" {
+		return got, "", err
+	}
+	l.c.w.note("%s: asking with LIST", why)
+	refused := err != nil
+	l.arg = path
+	if got, err = l.run(); err != nil {
+		return got, "", err
+	}
+	if refused || len(got.entries) > 0 || len(got.unparsed) > 0 {
+		l.d.pool().refuseListAll(l.c.addr)
+		return got, dotNamesUnlisted, nil
+	}
+	return got, "", nil
+}

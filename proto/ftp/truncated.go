@@ -2,6 +2,7 @@ package ftp
 
 import (
 	"bytes"
+	"fmt"
 	"net/textproto"
 	"slices"
 	"strings"
@@ -46,10 +47,11 @@ func truncatedReply(end *textproto.Error) bool {
 // again in reverse (LIST -r, with -a when ListAll asks for every name, and
 // the path of MethodNoCWD after the options). fwd is the cut listing when
 // it came from LIST with the same options (listed is true), else it is
-// asked for again with LIST. It returns the whole listing in LIST layout,
+// asked for again with LIST. path is the directory's for MethodNoCWD, ""
+// otherwise. It returns the whole listing in LIST layout,
 // and ok; ok false when the two ends do not meet, or cannot be had, with
 // nothing to say but the cut. err is a failed connection.
-func (d *Driver) bothEnds(c *conn, pl plan, fwd []byte, listed bool) (whole []byte, ok bool, err error) {
+func (d *Driver) bothEnds(c *conn, path string, fwd []byte, listed bool) (whole []byte, ok bool, err error) {
 	if err := c.askSYST(); err != nil {
 		return nil, false, err
 	}
@@ -61,9 +63,9 @@ func (d *Driver) bothEnds(c *conn, pl plan, fwd []byte, listed bool) (whole []by
 		flags = "a"
 	}
 	list := func(flags string) ([]byte, error) {
-		arg := pl.arg
+		arg := path
 		if flags != "" {
-			arg = strings.TrimSpace("-" + flags + " " + pl.arg)
+			arg = strings.TrimSpace("-" + flags + " " + path)
 		}
 		c.cap = &capture{max: d.limits().maxListing}
 		defer func() { c.cap = nil }()
@@ -159,4 +161,31 @@ func joinEnds(fwd, rev []string) (extra int, ok bool) {
 		}
 	}
 	return j0, true
+}
+
+// complete handles got, a successful listing, when its completion reply
+// says the server cut it short: a LIST or MLSD listing is made whole from
+// its other end when the two meet (bothEnds), and is then in LIST layout
+// (l.format). It returns the listing, and the server's reply for
+// Info["ftp_truncated"] when the listing stays cut ("" when it is whole).
+// err is a failed connection.
+func (l *dirList) complete(path string, got listed) (listed, string, error) {
+	if !truncatedReply(l.end) {
+		return got, "", nil
+	}
+	c := l.c
+	cut := sanitize(fmt.Sprintf("%d %s", l.end.Code, l.end.Msg), traceMax)
+	c.w.note("the server cut the listing short: %s", cut)
+	if l.format == formatNLST {
+		return got, cut, nil
+	}
+	// The cut listing serves as the forward half when it came from LIST
+	// with the options the reverse one gets.
+	fwd := l.format == formatLIST && (l.arg != path) == c.req.Options.FTP.ListAll
+	whole, ok, err := l.d.bothEnds(c, path, got.raw, fwd)
+	if err != nil || !ok {
+		return got, cut, err
+	}
+	l.format = formatLIST
+	return l.parse(whole), "", nil
 }

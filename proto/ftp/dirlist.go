@@ -1,0 +1,112 @@
+package ftp
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"net/textproto"
+	"strconv"
+	"time"
+
+	"github.com/rfc1738/fetch/proto"
+)
+
+// dirList runs the listing command of one directory on c: LIST, MLSD or
+// NLST with its argument, through the active, pipelined or library path,
+// and keeps the completion reply of the last command it sent.
+type dirList struct {
+	d      *Driver
+	c      *conn
+	nlst   bool   // a name list (;type=d): the library's NameList
+	verb   string // LIST, MLSD or NLST
+	arg    string // the command's argument; "" for none
+	format string // formatLIST, formatMLSD or formatNLST: how to parse it
+
+	end     *textproto.Error // the last line of the completion reply
+	endText string           // its whole text
+}
+
+// listed is a listing's bytes and what they hold (parseListingSelf).
+type listed struct {
+	raw      []byte
+	entries  []proto.Entry
+	unparsed []string
+	self     bool // an entry "." or ".." was listed
+}
+
+// cmd is the command for errors and notes.
+func (l *dirList) cmd() string {
+	if l.arg == "" {
+		return l.verb
+	}
+	return displayCmd(l.verb, l.arg)
+}
+
+// once sends the command and reads its data and completion reply.
+func (l *dirList) once() ([]byte, error) {
+	c := l.c
+	c.cap = &capture{max: l.d.limits().maxListing}
+	err := errNoPipeline
+	if sp := c.activePort(); sp != nil {
+		err = c.activeList(sp, l.verb, l.arg)
+	} else if l.d.PipelinePassive && !c.noPipeline {
+		err = c.pipelinedList(l.verb, l.arg)
+	}
+	switch {
+	case !errors.Is(err, errNoPipeline):
+	case l.nlst:
+		_, err = c.sc.NameList(l.arg)
+	default:
+		_, err = c.sc.List(l.arg)
+	}
+	raw := c.cap.buf
+	c.cap = nil
+	l.end, l.endText = c.w.last, c.w.lastText
+	return raw, err
+}
+
+// run lists, asking again when the data ends in the middle of a line, and
+// parses what came.
+//
+// Such data is a data connection cut on the way (the server, which wrote
+// it all, still says 226), whose last line may even parse, as a shorter
+// name; or a server that ends its last line with nothing. The same bytes
+// twice are the listing; a second answer that ends with its line end
+// replaces the first; two different cut answers are io.ErrUnexpectedEOF.
+func (l *dirList) run() (listed, error) {
+	raw, err := l.once()
+	if err == nil && len(raw) > 0 && raw[len(raw)-1] != '\n' {
+		l.c.w.note("the %s data ended in the middle of a line (%d bytes): asking again", l.verb, len(raw))
+		again, aerr := l.once()
+		switch {
+		case aerr != nil:
+			err = aerr
+		case bytes.Equal(again, raw) || len(again) > 0 && again[len(again)-1] == '\n':
+			raw = again
+		default:
+			err = &CommandError{Cmd: l.verb, Err: fmt.Errorf("listing cut short: its data ended in the middle of a line twice, after %d and %d bytes: %w", len(raw), len(again), io.ErrUnexpectedEOF)}
+		}
+	}
+	if err != nil {
+		return listed{}, err
+	}
+	return l.parse(raw), nil
+}
+
+func (l *dirList) parse(raw []byte) listed {
+	e, u, self := parseListingSelf(raw, l.format, l.c.syst, time.Now())
+	return listed{raw: raw, entries: e, unparsed: u, self: self}
+}
+
+// unreadable returns the failure that a successful listing is when its
+// completion reply says the server could not read the directory
+// (unreadable.go), or nil.
+func (l *dirList) unreadable() error {
+	if l.end == nil || !unreadableReply(l.endText) {
+		return nil
+	}
+	l.c.w.note("the server could not read the directory: %q", l.endText)
+	return &CommandError{Cmd: l.cmd(), Kind: proto.ErrPermission,
+		Err: fmt.Errorf("the server could not read the directory, though it answered %d: %s", l.end.Code, strconv.Quote(sanitize(l.endText, traceMax)))}
+}
