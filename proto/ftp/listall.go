@@ -21,14 +21,15 @@ import (
 // answer is judged:
 //
 //	"." or ".." among the entries   honoured: ls -a lists them; the answer is the listing
-//	a refusal (5xx)                 asked again with LIST
+//	a refusal (5xx, or 450)         asked again with LIST (450 is how some
+//	                                servers say a name matches no file)
 //	no entry at all                 asked again with LIST: with entries, "-a" was
 //	                                taken for a name; empty, the directory is empty
 //	entries, neither "." nor ".."   the answer is the listing (the option ignored,
 //	                                or honoured without those two)
 //
-// A server found to refuse LIST -a, or to take "-a" for a name, is
-// recorded (connPool.refuseListAll): its later listings send LIST. Such a
+// A server found to refuse LIST -a, or to take "-a" for a name (plain
+// LIST then answered with the listing), is recorded (connPool.refuseListAll): its later listings send LIST. Such a
 // listing may lack the names that begin with a dot, and
 // Response.Info["ftp_dot_names"] says so, for the caller to pass on.
 //
@@ -62,7 +63,7 @@ func listAllArg(path string) string {
 func listAllMiss(err error, entries, unparsed int, self bool) string {
 	switch {
 	case err != nil:
-		if code := replyCode(err); code >= 500 {
+		if code := replyCode(err); code >= 500 || code == StatusFileActionIgnored {
 			return fmt.Sprintf("the server refused LIST -a (%d)", code)
 		}
 		return ""

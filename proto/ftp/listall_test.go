@@ -145,25 +145,47 @@ func TestListAllPath(t *testing.T) {
 	}
 }
 
-// A listing refused for a reason of the moment (4xx) is an error, not a
-// sign that the server refuses the option: nothing is recorded.
+// A 450 to LIST -a ("file unavailable") may be a name "-a" that matches
+// no file, or a server busy for the moment: LIST is asked, and only when
+// it answers is the server recorded as refusing the option. Another
+// failure of the moment (425: no data connection) is the listing's
+// error, and nothing is recorded.
 func TestListAllTransient(t *testing.T) {
-	f := newFake(t)
-	f.replies["SYST"] = "215 UNIX Type: L8"
-	f.replies["LIST -a"] = "450 busy, try later"
-	f.start()
-	d := &Driver{}
-	defer d.CloseIdleConnections()
-	req := quickReq()
-	req.Options.FTP.ListAll = true
-	if _, _, err := get(t, d, f.url("/"), req); replyCode(err) != 450 {
-		t.Fatalf("Fetch = %v, want the 450", err)
-	}
-	if got := listCommands(f); got != "LIST -a" {
-		t.Errorf("sent %q, want LIST -a alone", got)
-	}
-	if d.pool().listAllRefused(f.addr()) {
-		t.Error("a 450 recorded the server as refusing LIST -a")
+	const file = "-rw-r--r-- 1 0 0 10 Feb 03  2001 f.txt\r\n"
+	for _, tc := range []struct {
+		name     string
+		replies  map[string]string
+		code     int    // the listing's failure; 0 for none
+		cmds     string // LIST commands sent
+		recorded bool
+	}{
+		{"450, then LIST answers", map[string]string{"LIST -a": "450 -a: no such file"}, 0, "LIST -a|LIST", true},
+		{"450 twice", map[string]string{"LIST -a": "450 busy, try later", "LIST": "450 busy, try later"}, 450, "LIST -a|LIST", false},
+		{"425", map[string]string{"LIST -a": "425 cannot open data connection"}, 425, "LIST -a", false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			f := newFake(t)
+			f.replies["SYST"] = "215 UNIX Type: L8"
+			f.lists["LIST"] = []byte(file)
+			for k, v := range tc.replies {
+				f.replies[k] = v
+			}
+			f.start()
+			d := &Driver{}
+			defer d.CloseIdleConnections()
+			req := quickReq()
+			req.Options.FTP.ListAll = true
+			_, _, err := get(t, d, f.url("/"), req)
+			if replyCode(err) != tc.code || tc.code == 0 && err != nil {
+				t.Fatalf("Fetch = %v, want code %d", err, tc.code)
+			}
+			if got := listCommands(f); got != tc.cmds {
+				t.Errorf("sent %q, want %q", got, tc.cmds)
+			}
+			if d.pool().listAllRefused(f.addr()) != tc.recorded {
+				t.Errorf("recorded as refusing LIST -a: %v, want %v", !tc.recorded, tc.recorded)
+			}
+		})
 	}
 }
 
