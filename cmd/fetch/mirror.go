@@ -67,8 +67,11 @@ report, and the exit code is 8. When not one line of a directory's listing is
 understood, its names are taken from NLST and each one's type learnt with CWD,
 SIZE and MDTM: the files are mirrored, and the exit code is still 8. A server
 that says it cut a listing short at its limit ("226 Output truncated to 10000
-matches") is named in a warning too, with exit 8. Nothing below such a
-directory is deleted by --delete.
+matches") is named in a warning too, with exit 8, unless its other end
+(LIST -r) makes it whole. A directory whose listing says the server could not
+read it is a failed entry, not an empty directory. Nothing below such
+directories is deleted by --delete. Names that begin with a dot are mirrored:
+a Unix server that lists with LIST is asked with LIST -a.
 
 A VMS server lists every version of a file (NAME.EXT;3, NAME.EXT;2): the
 highest is kept, as NAME.EXT; with --keep-versions every one is kept under its
