@@ -43,7 +43,8 @@ func writeJSON(w io.Writer, v any) error {
 
 // renderListing writes a directory listing or menu: as JSON, as a gopher
 // menu (one item per line with its type, display string and URL), as a
-// news summary, or like ls -l.
+// news summary, as names one per line (an FTP name list, ;type=d), or like
+// ls -l.
 func renderListing(w io.Writer, resp *fetch.Response, asJSON bool) error {
 	if asJSON {
 		entries := resp.Entries
@@ -67,6 +68,16 @@ func renderListing(w io.Writer, resp *fetch.Response, asJSON bool) error {
 		renderMenu(bw, resp.Entries)
 	case "news", "nntp":
 		renderNews(bw, resp.Entries)
+	case "ftp":
+		if resp.Info["ftp_listing"] == "nlst" {
+			// NLST (RFC 959 section 4.1.3): names only, as DESIGN.md
+			// says of ;type=d; nothing is known of their types.
+			for _, e := range resp.Entries {
+				fmt.Fprintln(bw, clean(e.Name))
+			}
+			break
+		}
+		renderLong(bw, resp.Entries)
 	default:
 		renderLong(bw, resp.Entries)
 	}

@@ -534,3 +534,22 @@ func TestListingTruncatedCLI(t *testing.T) {
 	}
 	sameTree(t, dir, map[string][]byte{"big/a.txt": []byte("a\n"), "big/b.txt": []byte("b\n"), "big/z.txt": []byte("z\n")}, []string{"big"})
 }
+
+// ;type=d is NLST (RFC 1738 section 3.2.2), and its names are printed one
+// per line, as DESIGN.md says, not in the ls -l form of a listing whose
+// types, sizes and times are unknown; a control character in a name is
+// shown as "?", as in listings.
+func TestGetNameList(t *testing.T) {
+	srv := &localserver.RawFTP{
+		Listings:  map[string]string{"/pub": "-rw-r--r-- 1 ftp ftp 5 Mar 12  2024 a.txt\r\n"},
+		NameLists: map[string]string{"/pub": "a.txt\r\nsub\r\nbad\x1bname\r\n"},
+	}
+	if err := localserver.StartRawFTP(srv); err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Close()
+	r := runArgs(t, nil, "", "get", "ftp://"+srv.Addr()+"/pub/;type=d")
+	if r.code != fetch.ExitOK || r.out != "a.txt\nsub\nbad?name\n" {
+		t.Errorf("get ;type=d = %d, %q; want the names one per line", r.code, r.out)
+	}
+}
