@@ -393,6 +393,32 @@ func (nr *newsRun) articleURL(group string, n int64) string {
 	return "nntp://" + nr.server + "/" + uri.Escape(group, "") + "/" + strconv.FormatInt(n, 10)
 }
 
+// overviewChunk is the most article numbers asked for in one OVER. The
+// overview of a big group in one answer outgrows the limit on a listing
+// (nntp.DefaultMaxListBytes, 64 MiB: some 200,000 lines), which failed
+// the group, and keeps a slow server writing for minutes before the first
+// article; newsreaders ask in ranges too. A variable for the tests.
+var overviewChunk int64 = 10000
+
+// overviewChunks is the overview of the selected group from first to last,
+// asked for in ranges of overviewChunk numbers. ok is false when the server
+// has no overview (the caller then asks STAT for each number).
+func overviewChunks(ctx context.Context, s NewsSession, first, last int64) ([]NewsArticle, bool, error) {
+	var all []NewsArticle
+	for lo := first; lo <= last; lo += overviewChunk {
+		hi := min(last, lo+overviewChunk-1)
+		arts, ok, err := s.Overview(ctx, lo, hi)
+		if err != nil || !ok {
+			return nil, ok, err
+		}
+		all = append(all, arts...)
+		if hi == last {
+			break // lo+overviewChunk could overflow
+		}
+	}
+	return all, true, nil
+}
+
 // listGroup decides what to fetch of the selected group g: the numbers
 // above its high water mark, up to MaxArticles of the newest, not stored
 // under another group already; with Delete it removes the local articles
@@ -422,7 +448,7 @@ func (nr *newsRun) listGroup(ctx context.Context, worker int, s NewsSession, g *
 	haveList := false
 	if high >= askFrom {
 		var ok bool
-		arts, ok, err = s.Overview(ctx, askFrom, high)
+		arts, ok, err = overviewChunks(ctx, s, askFrom, high)
 		if err != nil {
 			return nil, err
 		}

@@ -11,6 +11,8 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"slices"
+	"strconv"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -553,5 +555,39 @@ func TestNewsMirrorNoShards(t *testing.T) {
 	}
 	if _, err := os.Stat(out); err == nil {
 		t.Error("a refused merge wrote its output")
+	}
+}
+
+// The overview of a big group is asked for in ranges of overviewChunk
+// numbers (10,000; 100 here: OVER 1-100, OVER 101-200, OVER 201-234), and
+// every article of every range is fetched. One OVER for the whole range
+// could outgrow the listing limit of a real archive group.
+func TestNewsMirrorOverviewInRanges(t *testing.T) {
+	defer func(c int64) { overviewChunk = c }(overviewChunk)
+	overviewChunk = 100
+	const n = 234
+	srv := &nntptest.Server{Over: "OVER"}
+	for i := int64(1); i <= n; i++ {
+		srv.Post(fmt.Sprintf("Message-ID: <big%d@x>\n\nbody %d\n", i, i), []string{"big.group"}, []int64{i})
+	}
+	srv.Start(t)
+	dir := t.TempDir()
+	sum := mirrorNews(t, "nntp://"+srv.Addr+"/big.group", dir, newsRunOpts(4))
+	if sum.New != n || sum.Failed != 0 {
+		t.Fatalf("new %d failed %d, want %d and 0", sum.New, sum.Failed, n)
+	}
+	var overs []string
+	for _, l := range srv.Log() {
+		if strings.HasPrefix(l, "OVER") {
+			overs = append(overs, l)
+		}
+	}
+	if want := []string{"OVER 1-100", "OVER 101-200", "OVER 201-234"}; !slices.Equal(overs, want) {
+		t.Errorf("overview commands %q, want %q", overs, want)
+	}
+	for _, i := range []int{1, 100, 101, n} {
+		if b, err := os.ReadFile(filepath.Join(dir, "big", "group", strconv.Itoa(i))); err != nil || !strings.Contains(string(b), fmt.Sprintf("body %d\n", i)) {
+			t.Errorf("article %d: %q, %v", i, b, err)
+		}
 	}
 }
