@@ -29,8 +29,9 @@ import (
 //	                                or honoured without those two)
 //
 // A server found to refuse LIST -a, or to take "-a" for a name (plain
-// LIST then answered with the listing), is recorded (connPool.refuseListAll): its later listings send LIST. Such a
-// listing may lack the names that begin with a dot, and
+// LIST then answered with the listing), is recorded
+// (connPool.refuseListAll): its later listings send LIST. Such a listing
+// may lack the names that begin with a dot, and
 // Response.Info["ftp_dot_names"] says so, for the caller to pass on.
 //
 // Systems other than Unix are not sent the option: VMS, OS/400 and

@@ -23,9 +23,10 @@ import (
 // A completion reply whose text says "truncated" marks the listing. The
 // driver then asks for the other end of it (bothEnds, below); when that
 // does not make it whole, Response.Info["ftp_truncated"] holds the reply,
-// for the caller to say that entries may be missing. ProFTPD's "ListOptions maxfiles" cuts LIST
-// with a plain "226 Transfer complete": no client can tell that apart
-// from the end of the directory (its MLSD is not cut).
+// for the caller to say that entries may be missing. ProFTPD's
+// "ListOptions maxfiles" cuts LIST with a plain "226 Transfer complete":
+// no client can tell that apart from the end of the directory (its MLSD
+// is not cut).
 
 // truncatedReply reports whether end, the completion reply of a listing
 // command, says the server cut the listing short.
@@ -48,9 +49,12 @@ func truncatedReply(end *textproto.Error) bool {
 // the path of MethodNoCWD after the options). fwd is the cut listing when
 // it came from LIST with the same options (listed is true), else it is
 // asked for again with LIST. path is the directory's for MethodNoCWD, ""
-// otherwise. It returns the whole listing in LIST layout,
-// and ok; ok false when the two ends do not meet, or cannot be had, with
-// nothing to say but the cut. err is a failed connection.
+// otherwise. It returns the whole listing in LIST layout, and ok; ok is
+// false when the two ends do not meet, or cannot be had, with nothing to
+// say but the cut. err is a failed connection.
+//
+// A listing of the two cut on the way (its last line short) cannot pass
+// the check: the short line is in the part they share, and differs.
 func (d *Driver) bothEnds(c *conn, path string, fwd []byte, listed bool) (whole []byte, ok bool, err error) {
 	if err := c.askSYST(); err != nil {
 		return nil, false, err
