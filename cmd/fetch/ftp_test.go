@@ -24,10 +24,7 @@ func TestGetFTPWarnings(t *testing.T) {
 		Listings: map[string]string{"/etc": ""}, // "/" is not a directory: the null CWD is refused
 		Files:    map[string][]byte{"/etc/motd": []byte("welcome\n")},
 	}
-	if err := localserver.StartRawFTP(srv); err != nil {
-		t.Fatal(err)
-	}
-	defer srv.Close()
+	startRaw(t, srv)
 	raw := "ftp://" + srv.Addr() + "//etc/motd"
 	want := "fetch: warning: " + raw + ": CWD (null argument) refused: 550 no such directory\n"
 

@@ -18,10 +18,7 @@ import (
 func TestGetSerialPipelinedFTP(t *testing.T) {
 	const n = 12
 	srv := &localserver.RawFTP{Listings: map[string]string{"/": "", "/pub": ""}, Files: parallelFiles(n)}
-	if err := localserver.StartRawFTP(srv); err != nil {
-		t.Fatal(err)
-	}
-	defer srv.Close()
+	startRaw(t, srv)
 	dir := t.TempDir()
 	args := []string{"get", "-s", "-O", "--output-dir", dir}
 	var names []string

@@ -95,10 +95,7 @@ func TestMirrorCommandErrors(t *testing.T) {
 // entry is not a failure).
 func TestMirrorCommandHostileServer(t *testing.T) {
 	srv := localserver.HostileFTP()
-	if err := localserver.StartRawFTP(srv); err != nil {
-		t.Fatal(err)
-	}
-	defer srv.Close()
+	startRaw(t, srv)
 	src := "ftp://" + srv.Addr() + "/"
 	want := []string{`"../escape"`, `"/etc/passwd"`, `"a/../../b"`, `"cr\rinside"`, `"trailing-cr\r"`,
 		`"nul\x00inside"`, "etc", "up", `"../updir"`, `sub/"../../escape2"`, "sub/back", ".fetch"}
@@ -170,10 +167,7 @@ func TestMirrorCommandPartial(t *testing.T) {
 		},
 		Files: map[string][]byte{"/ok.txt": []byte("ok\n")},
 	}
-	if err := localserver.StartRawFTP(srv); err != nil {
-		t.Fatal(err)
-	}
-	defer srv.Close()
+	startRaw(t, srv)
 	dir := filepath.Join(t.TempDir(), "m")
 	code, out, stderr := mirrorCLI(t, "mirror", "-s", "ftp://"+srv.Addr()+"/", dir)
 	if code != fetch.ExitPartial {

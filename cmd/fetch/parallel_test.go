@@ -51,10 +51,7 @@ func countVerb(cmds []string, verb string) int {
 func TestGetParallelFTP(t *testing.T) {
 	const n, jobs = 40, 3
 	srv := &localserver.RawFTP{Listings: map[string]string{"/": "", "/pub": ""}, Files: parallelFiles(n)}
-	if err := localserver.StartRawFTP(srv); err != nil {
-		t.Fatal(err)
-	}
-	defer srv.Close()
+	startRaw(t, srv)
 	dir := t.TempDir()
 	args := []string{"get", "-s", "-Z", "--parallel-max", strconv.Itoa(jobs), "-O", "--output-dir", dir}
 	var names []string
@@ -91,10 +88,7 @@ func TestGetParallelFTP(t *testing.T) {
 // every other file complete, nothing left of the failed one.
 func TestGetParallelPartial(t *testing.T) {
 	srv := &localserver.RawFTP{Listings: map[string]string{"/": "", "/pub": ""}, Files: parallelFiles(12)}
-	if err := localserver.StartRawFTP(srv); err != nil {
-		t.Fatal(err)
-	}
-	defer srv.Close()
+	startRaw(t, srv)
 	dir := t.TempDir()
 	base := "ftp://" + srv.Addr() + "/pub/"
 	args := []string{"get", "-s", "-Z", "--parallel-max", "4", "-O", "--output-dir", dir}

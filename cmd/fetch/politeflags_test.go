@@ -167,10 +167,7 @@ func TestGetParallelPolite(t *testing.T) {
 func TestGetParallelMaxHostConnsFTP(t *testing.T) {
 	const n = 12
 	srv := &localserver.RawFTP{Listings: map[string]string{"/": "", "/pub": ""}, Files: parallelFiles(n)}
-	if err := localserver.StartRawFTP(srv); err != nil {
-		t.Fatal(err)
-	}
-	defer srv.Close()
+	startRaw(t, srv)
 	dir := t.TempDir()
 	args := []string{"get", "-s", "-Z", "--parallel-max", "6", "--max-host-conns", "2", "-O", "--output-dir", dir}
 	for i := range n {

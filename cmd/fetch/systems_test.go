@@ -68,6 +68,12 @@ func startSystem(t *testing.T, system string, tree localserver.Tree) *localserve
 	if err != nil {
 		t.Fatal(err)
 	}
+	return startRaw(t, srv)
+}
+
+// startRaw serves srv until the test ends.
+func startRaw(t *testing.T, srv *localserver.RawFTP) *localserver.RawFTP {
+	t.Helper()
 	if err := localserver.StartRawFTP(srv); err != nil {
 		t.Fatal(err)
 	}
@@ -259,10 +265,7 @@ func TestSystemsUnknownLayoutNoNLST(t *testing.T) {
 		t.Fatal(err)
 	}
 	srv.NameLists = map[string]string{} // NLST: 550 everywhere
-	if err := localserver.StartRawFTP(srv); err != nil {
-		t.Fatal(err)
-	}
-	defer srv.Close()
+	startRaw(t, srv)
 	dir := t.TempDir()
 	code, out, stderr := mirrorCLI(t, "mirror", "ftp://"+srv.Addr()+"/", dir)
 	if code != fetch.ExitPartial || !strings.Contains(out, "new 0, updated 0, unchanged 0, skipped 0, failed 0, deleted 0, unparsed 4;") {
@@ -315,10 +318,7 @@ func TestMirrorOneGarbageLine(t *testing.T) {
 		Listings: map[string]string{"/": "-rw-r--r-- 1 ftp ftp 5 Mar 12  2024 good.txt\r\n\x1b[31mgarbage\tline\r\n"},
 		Files:    map[string][]byte{"/good.txt": []byte("good\n")},
 	}
-	if err := localserver.StartRawFTP(srv); err != nil {
-		t.Fatal(err)
-	}
-	defer srv.Close()
+	startRaw(t, srv)
 	dir := t.TempDir()
 	code, out, stderr := mirrorCLI(t, "mirror", "ftp://"+srv.Addr()+"/", dir)
 	if code != fetch.ExitPartial || !strings.Contains(out, "new 1, updated 0, unchanged 0, skipped 0, failed 0, deleted 0, unparsed 1;") {
@@ -414,10 +414,7 @@ func TestGetOneGarbageLine(t *testing.T) {
 	srv := &localserver.RawFTP{
 		Listings: map[string]string{"/": "-rw-r--r-- 1 ftp ftp 5 Mar 12  2024 good.txt\r\nwhat\x7fis this\r\n"},
 	}
-	if err := localserver.StartRawFTP(srv); err != nil {
-		t.Fatal(err)
-	}
-	defer srv.Close()
+	startRaw(t, srv)
 	u := "ftp://" + srv.Addr() + "/"
 	r := runArgs(t, nil, "", "get", u)
 	if r.code != fetch.ExitPartial || !strings.Contains(r.out, " good.txt\n") {
@@ -453,10 +450,7 @@ func TestMirrorDotNamesRefused(t *testing.T) {
 		Files:         map[string][]byte{"/good.txt": []byte("good\n"), "/sub/inner.txt": []byte("inner\n")},
 		RefuseOptions: true,
 	}
-	if err := localserver.StartRawFTP(srv); err != nil {
-		t.Fatal(err)
-	}
-	defer srv.Close()
+	startRaw(t, srv)
 	dir := t.TempDir()
 	code, out, stderr := mirrorCLI(t, "mirror", "ftp://"+srv.Addr()+"/", dir)
 	if code != fetch.ExitOK || !strings.Contains(out, "new 2, updated 0, unchanged 0, skipped 0, failed 0, deleted 0, unparsed 0;") {
@@ -493,10 +487,7 @@ func TestListingTruncatedCLI(t *testing.T) {
 		Files:    map[string][]byte{"/big/a.txt": []byte("a\n"), "/big/b.txt": []byte("b\n")},
 		ListDone: map[string]string{"/big": done},
 	}
-	if err := localserver.StartRawFTP(srv); err != nil {
-		t.Fatal(err)
-	}
-	defer srv.Close()
+	startRaw(t, srv)
 	u := "ftp://" + srv.Addr() + "/big/"
 	const why = "the server cut the listing short (226 Output truncated to 2 matches): entries past its limit are missing"
 	r := runArgs(t, nil, "", "get", u)
@@ -544,10 +535,7 @@ func TestGetNameList(t *testing.T) {
 		Listings:  map[string]string{"/pub": "-rw-r--r-- 1 ftp ftp 5 Mar 12  2024 a.txt\r\n"},
 		NameLists: map[string]string{"/pub": "a.txt\r\nsub\r\nbad\x1bname\r\n"},
 	}
-	if err := localserver.StartRawFTP(srv); err != nil {
-		t.Fatal(err)
-	}
-	defer srv.Close()
+	startRaw(t, srv)
 	r := runArgs(t, nil, "", "get", "ftp://"+srv.Addr()+"/pub/;type=d")
 	if r.code != fetch.ExitOK || r.out != "a.txt\nsub\nbad?name\n" {
 		t.Errorf("get ;type=d = %d, %q; want the names one per line", r.code, r.out)

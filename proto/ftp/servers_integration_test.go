@@ -162,21 +162,15 @@ func TestOtherFTPListings(t *testing.T) {
 				since := logSize(t, s)
 				d := &Driver{DisableMLSD: mode.disable}
 				defer d.CloseIdleConnections()
-				var trace bytes.Buffer
-				req.Trace = &trace
-				req.Options.FTP.ListAll = mode.all
-				resp, _, err := get(t, d, "ftp://"+s.Addr+"/pub/", req)
-				if err != nil {
-					t.Fatalf("%v\n%s", err, trace.String())
-				}
+				resp, trace := listTraced(t, d, req, "ftp://"+s.Addr+"/pub/", mode.all)
 				if resp.Info["ftp_listing"] != mode.format {
 					t.Errorf("listing format %v, want %s", resp.Info["ftp_listing"], mode.format)
 				}
 				if u, ok := resp.Info["ftp_unparsed"]; ok {
 					t.Errorf("lines that fit no layout: %v", u)
 				}
-				if !strings.Contains(trace.String(), "> "+mode.verb+"\n") {
-					t.Errorf("trace has no %s:\n%s", mode.verb, trace.String())
+				if !strings.Contains(trace, "> "+mode.verb+"\n") {
+					t.Errorf("trace has no %s:\n%s", mode.verb, trace)
 				}
 				checkListing(t, filepath.Join(s.Root, "ftp", "pub"), resp.Entries, mode.format, name, mode.all)
 				if d, ok := resp.Info["ftp_dot_names"]; ok {
@@ -208,17 +202,10 @@ func TestPureFTPdCutListing(t *testing.T) {
 			s, req, _ := otherFTPClient(t, servertest.PureFTPD)
 			d := &Driver{DisableMLSD: mode.disable, PipelinePassive: true}
 			defer d.CloseIdleConnections()
-			var trace bytes.Buffer
-			req.Trace = &trace
-			req.Options.FTP.ListAll = mode.all
-			resp, _, err := get(t, d, "ftp://"+s.Addr+"/pub/many/", req)
-			if err != nil {
-				t.Fatalf("%v\n%s", err, trace.String())
-			}
+			resp, tr := listTraced(t, d, req, "ftp://"+s.Addr+"/pub/many/", mode.all)
 			if c, ok := resp.Info["ftp_truncated"]; ok {
 				t.Errorf("ftp_truncated = %q", c)
 			}
-			tr := trace.String()
 			if !strings.Contains(tr, "Output truncated to 1500 matches") || !strings.Contains(tr, mode.rev) {
 				t.Errorf("trace lacks the cut or %q:\n%.3000s", mode.rev, tr)
 			}
@@ -239,6 +226,21 @@ func TestPureFTPdCutListing(t *testing.T) {
 			}
 		})
 	}
+}
+
+// listTraced lists url with d and req, ListAll set to all, and returns the
+// response and the protocol trace; a failure ends the test, with the
+// trace.
+func listTraced(t *testing.T, d *Driver, req *proto.Request, url string, all bool) (*proto.Response, string) {
+	t.Helper()
+	var trace bytes.Buffer
+	req.Trace = &trace
+	req.Options.FTP.ListAll = all
+	resp, _, err := get(t, d, url, req)
+	if err != nil {
+		t.Fatalf("%v\n%s", err, trace.String())
+	}
+	return resp, trace.String()
 }
 
 // checkListing compares entries with the directory dir on disk. Scratch
