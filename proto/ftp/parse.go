@@ -2,6 +2,7 @@ package ftp
 
 import (
 	"bytes"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -158,6 +159,8 @@ func parseMLSDLine(line string) (proto.Entry, bool) {
 		return proto.Entry{}, false
 	}
 	e := proto.Entry{Name: name, Type: proto.EntryOther, Size: -1}
+	var seen [8]string // the fact names so far; few lines have more
+	names := seen[:0]
 	for f := range strings.SplitSeq(facts, ";") {
 		if f == "" {
 			continue
@@ -167,6 +170,12 @@ func parseMLSDLine(line string) (proto.Entry, bool) {
 			return proto.Entry{}, false
 		}
 		k = strings.ToLower(k)
+		if slices.Contains(names, k) {
+			// A fact given twice ("type=;type=file"), perhaps with two
+			// values: which one the server meant cannot be told.
+			return proto.Entry{}, false
+		}
+		names = append(names, k)
 		switch k {
 		case "type":
 			lv := strings.ToLower(v)

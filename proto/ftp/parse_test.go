@@ -67,6 +67,10 @@ var mlsdTests = []struct {
 	{"type=file;size=x; bad", proto.Entry{}, false},
 	{"type=file;modify=2022; short", proto.Entry{}, false},
 	{"type=file;junk; x", proto.Entry{}, false},
+	// 7.2: a fact given twice, in any case, is not one entry's description
+	// (which of the two values is meant cannot be told).
+	{"TYPE=;TYPE=FILE 0", proto.Entry{}, false},
+	{"type=file;size=1;Size=2; twice", proto.Entry{}, false},
 	{"type=file; ", proto.Entry{}, false},
 }
 
