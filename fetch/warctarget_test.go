@@ -66,7 +66,9 @@ func FuzzWARCTarget(f *testing.F) {
 		}
 		if named := strings.HasPrefix(u.Path, "/") && !strings.HasSuffix(withoutTypecode(u.Path), "/"); u.Scheme == "ftp" && u.HasAuthority && named {
 			want := u.Path
-			if n := len(want); n >= 7 && strings.EqualFold(want[n-7:n-1], ";type=") {
+			// A typecode is ";type=" and one character, not ";" (the
+			// last ";" of the path begins it).
+			if n := len(want); n >= 7 && strings.EqualFold(want[n-7:n-1], ";type=") && want[n-1] != ';' {
 				want = want[:len(want)-7]
 			}
 			if ascii {
