@@ -10,6 +10,7 @@ import (
 	"crypto/tls"
 	"errors"
 	"net"
+	"strings"
 
 	ftpserver "github.com/fclairamb/ftpserverlib"
 	"github.com/spf13/afero"
@@ -30,6 +31,26 @@ type FTPOptions struct {
 	// DisableMLSD hides MLSD and MLST (FEAT lists neither), so clients
 	// list with LIST.
 	DisableMLSD bool
+	// Host is the loopback address to serve on: "" means 127.0.0.1;
+	// "::1" serves over IPv6 (passive mode by EPSV only).
+	Host string
+}
+
+// publicHost is the address PASV names: none over IPv6, where PASV
+// cannot name one (RFC 2428: EPSV names a port only).
+func (o FTPOptions) publicHost() string {
+	if strings.Contains(o.host(), ":") {
+		return ""
+	}
+	return o.host()
+}
+
+// host is the address the server listens on.
+func (o FTPOptions) host() string {
+	if o.Host == "" {
+		return "127.0.0.1"
+	}
+	return o.Host
 }
 
 type ftpMain struct {
@@ -41,7 +62,7 @@ type ftpMain struct {
 func (d *ftpMain) GetSettings() (*ftpserver.Settings, error) {
 	return &ftpserver.Settings{
 		Listener:            d.ln,
-		PublicHost:          "127.0.0.1",
+		PublicHost:          d.opts.publicHost(),
 		IdleTimeout:         60,
 		ConnectionTimeout:   10,
 		DisableMLSD:         d.opts.DisableMLSD,
@@ -70,9 +91,10 @@ func (d *ftpMain) GetTLSConfig() (*tls.Config, error) {
 	return nil, errors.New("localserver: no TLS")
 }
 
-// StartFTP serves fsys on 127.0.0.1 at a free port until Close.
+// StartFTP serves fsys on 127.0.0.1 (or opts.Host) at a free port until
+// Close.
 func StartFTP(fsys afero.Fs, opts FTPOptions) (*FTP, error) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	ln, err := net.Listen("tcp", net.JoinHostPort(opts.host(), "0"))
 	if err != nil {
 		return nil, err
 	}
