@@ -7,6 +7,7 @@ import (
 	"io"
 	"net/textproto"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/rfc1738/fetch/proto"
@@ -109,4 +110,76 @@ func (l *dirList) unreadable() error {
 	l.c.w.note("the server could not read the directory: %q", l.endText)
 	return &CommandError{Cmd: l.cmd(), Kind: proto.ErrPermission,
 		Err: fmt.Errorf("the server could not read the directory, though it answered %d: %s", l.end.Code, strconv.Quote(sanitize(l.endText, traceMax)))}
+}
+
+// listLIST sends LIST with arg on c, whatever the library chose at login
+// (it would send MLSD for a server whose FEAT lists MLST), and returns the
+// listing's bytes. It fails with errNoPipeline, sending nothing, on a
+// passive connection whose server refused EPSV.
+func (d *Driver) listLIST(c *conn, arg string) ([]byte, error) {
+	c.cap = &capture{max: d.limits().maxListing}
+	defer func() { c.cap = nil }()
+	var err error
+	if sp := c.activePort(); sp != nil {
+		err = c.activeList(sp, "LIST", arg)
+	} else if c.noPipeline {
+		err = errNoPipeline
+	} else {
+		err = c.pipelinedList("LIST", arg)
+	}
+	return c.cap.buf, err
+}
+
+// maxLinkLookups bounds the symbolic links of one listing whose targets
+// are asked for one by one (linkTargets).
+const maxLinkLookups = 100
+
+// linkTargets asks for the targets of the symbolic links that an MLSD
+// listing gave without one. RFC 3659 has no fact for a link's target, and
+// ProFTPD says only "type=OS.unix=symlink"; but "LIST -d NAME" on a Unix
+// server lists the link itself, "NAME -> TARGET" (-d: not the directory
+// it may point to). Only the directory the connection is in is looked in
+// (path, for MethodNoCWD, is not ""), for names that can be sent as they
+// are, at most maxLinkLookups of them; a link whose target is not found
+// stays without one (the mirror skips it, and says so). err is a failed
+// connection.
+func (l *dirList) linkTargets(path string, entries []proto.Entry) error {
+	c := l.c
+	if path != "" || l.format != formatMLSD {
+		return nil
+	}
+	asked := 0
+	for i := range entries {
+		e := &entries[i]
+		if e.Type != proto.EntryLink || e.Target != "" || asked == maxLinkLookups ||
+			strings.HasPrefix(e.Name, "-") || strings.ContainsAny(e.Name, "*?[\\") || proto.CheckArg(e.Name) != nil {
+			continue
+		}
+		if asked == 0 {
+			if err := c.askSYST(); err != nil {
+				return err
+			}
+			if !unixSystem(c.syst) {
+				return nil
+			}
+		}
+		asked++
+		raw, err := l.d.listLIST(c, "-d "+e.Name)
+		if err != nil {
+			if keepConnErr(err) != nil && !errors.Is(err, errNoPipeline) {
+				return err
+			}
+			return nil
+		}
+		found, _ := parseListing(raw, formatLIST, c.syst, time.Now())
+		for _, f := range found {
+			if f.Name == e.Name && f.Type == proto.EntryLink && f.Target != "" {
+				e.Target = f.Target
+			}
+		}
+	}
+	if asked > 0 {
+		c.w.note("asked LIST -d for %d symbolic links that MLSD gave without a target", asked)
+	}
+	return nil
 }

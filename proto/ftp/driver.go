@@ -424,6 +424,9 @@ func (d *Driver) listing(c *conn, u *uri.URL, pl plan) (*proto.Response, error) 
 		return nil, c.fail("", err)
 	}
 	format, raw, entries, unparsed := l.format, got.raw, got.entries, got.unparsed
+	if err := l.linkTargets(pl.arg, entries); err != nil {
+		return nil, c.fail("", err)
+	}
 	fallback := false
 	if format == formatLIST && len(entries) == 0 && len(unparsed) > 0 && pl.arg == "" {
 		// Not one line fits a known layout: the names, at least, can

@@ -71,15 +71,7 @@ func (d *Driver) bothEnds(c *conn, path string, fwd []byte, listed bool) (whole 
 		if flags != "" {
 			arg = strings.TrimSpace("-" + flags + " " + path)
 		}
-		c.cap = &capture{max: d.limits().maxListing}
-		defer func() { c.cap = nil }()
-		var err error
-		if sp := c.activePort(); sp != nil {
-			err = c.activeList(sp, "LIST", arg)
-		} else {
-			err = c.pipelinedList("LIST", arg)
-		}
-		return c.cap.buf, err
+		return d.listLIST(c, arg)
 	}
 	if !listed {
 		if fwd, err = list(flags); err != nil {

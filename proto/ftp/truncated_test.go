@@ -3,6 +3,7 @@ package ftp
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 	"testing"
@@ -278,6 +279,52 @@ func TestListingUnreadable(t *testing.T) {
 					t.Errorf("Fetch = %v, want a failure wrapping ErrPermission", err)
 				case !tc.fail && (err != nil || len(resp.Entries) != 0):
 					t.Errorf("Fetch = %v, want an empty directory", err)
+				}
+			})
+		}
+	}
+}
+
+// An MLSD listing gives a symbolic link without its target (RFC 3659 has
+// no fact for it; ProFTPD: type=OS.unix=symlink): "LIST -d NAME" is asked
+// for it on a Unix server, and the target it lists is the entry's. A link
+// with a target, a name that would read as an option or a glob, and a
+// server that is not Unix are not asked.
+func TestLinkTargets(t *testing.T) {
+	const mlsd = "type=OS.unix=symlink;modify=20010203040506; ln\r\n" +
+		"type=OS.unix=slink:/t;modify=20010203040506; known\r\n" +
+		"type=OS.unix=symlink;modify=20010203040506; -dash\r\n" +
+		"type=OS.unix=symlink;modify=20010203040506; gl*b\r\n" +
+		"type=file;size=3;modify=20010203040506; f\r\n"
+	for _, tc := range []struct {
+		name, syst, ln, lists string
+	}{
+		{"unix", "215 UNIX Type: L8", "target", "LIST -d ln"},
+		{"not unix", "215 Windows_NT", "", ""},
+	} {
+		for _, pipe := range []bool{false, true} {
+			t.Run(fmt.Sprintf("%s/pipelined=%v", tc.name, pipe), func(t *testing.T) {
+				f := newFake(t)
+				f.replies["SYST"] = tc.syst
+				f.feat = append(f.feat, "MLST type*;size*;modify*;")
+				f.lists["MLSD"] = []byte(mlsd)
+				f.lists["LIST -d ln"] = []byte("lrwxrwxrwx 1 0 0 6 Feb 03  2001 ln -> target\r\n")
+				f.start()
+				d := &Driver{PipelinePassive: pipe}
+				defer d.CloseIdleConnections()
+				resp, _, err := get(t, d, f.url("/"), quickReq())
+				if err != nil {
+					t.Fatal(err)
+				}
+				targets := map[string]string{}
+				for _, e := range resp.Entries {
+					targets[e.Name] = e.Target
+				}
+				if want := map[string]string{"ln": tc.ln, "known": "/t", "-dash": "", "gl*b": "", "f": ""}; !maps.Equal(targets, want) {
+					t.Errorf("targets %q, want %q", targets, want)
+				}
+				if got := listCommands(f); got != tc.lists {
+					t.Errorf("LIST commands %q, want %q", got, tc.lists)
 				}
 			})
 		}
