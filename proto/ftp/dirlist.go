@@ -17,9 +17,14 @@ import (
 // NLST with its argument, through the active, pipelined or library path,
 // and keeps the completion reply of the last command it sent.
 type dirList struct {
-	d      *Driver
-	c      *conn
-	nlst   bool   // a name list (;type=d): the library's NameList
+	d    *Driver
+	c    *conn
+	nlst bool // a name list (;type=d): the library's NameList
+	// own sends the command through fetch's own reader (active or
+	// pipelined passive mode) even when the Driver does not pipeline:
+	// the library would send MLSD for LIST to a server whose FEAT lists
+	// MLST. Without EPSV it fails with errNoPipeline.
+	own    bool
 	verb   string // LIST, MLSD or NLST
 	arg    string // the command's argument; "" for none
 	format string // formatLIST, formatMLSD or formatNLST: how to parse it
@@ -51,11 +56,11 @@ func (l *dirList) once() ([]byte, error) {
 	err := errNoPipeline
 	if sp := c.activePort(); sp != nil {
 		err = c.activeList(sp, l.verb, l.arg)
-	} else if l.d.PipelinePassive && !c.noPipeline {
+	} else if (l.d.PipelinePassive || l.own) && !c.noPipeline {
 		err = c.pipelinedList(l.verb, l.arg)
 	}
 	switch {
-	case !errors.Is(err, errNoPipeline):
+	case !errors.Is(err, errNoPipeline), l.own:
 	case l.nlst:
 		_, err = c.sc.NameList(l.arg)
 	default:
@@ -113,21 +118,14 @@ func (l *dirList) unreadable() error {
 }
 
 // listLIST sends LIST with arg on c, whatever the library chose at login
-// (it would send MLSD for a server whose FEAT lists MLST), and returns the
-// listing's bytes. It fails with errNoPipeline, sending nothing, on a
+// (it would send MLSD for a server whose FEAT lists MLST), asking again
+// when the data ends in the middle of a line (dirList.run), and returns
+// the listing's bytes. It fails with errNoPipeline, sending nothing, on a
 // passive connection whose server refused EPSV.
 func (d *Driver) listLIST(c *conn, arg string) ([]byte, error) {
-	c.cap = &capture{max: d.limits().maxListing}
-	defer func() { c.cap = nil }()
-	var err error
-	if sp := c.activePort(); sp != nil {
-		err = c.activeList(sp, "LIST", arg)
-	} else if c.noPipeline {
-		err = errNoPipeline
-	} else {
-		err = c.pipelinedList("LIST", arg)
-	}
-	return c.cap.buf, err
+	l := &dirList{d: d, c: c, verb: "LIST", arg: arg, format: formatLIST, own: true}
+	got, err := l.run()
+	return got.raw, err
 }
 
 // maxLinkLookups bounds the symbolic links of one listing whose targets

@@ -53,8 +53,9 @@ func truncatedReply(end *textproto.Error) bool {
 // false when the two ends do not meet, or cannot be had, with nothing to
 // say but the cut. err is a failed connection.
 //
-// A listing of the two cut on the way (its last line short) cannot pass
-// the check: the short line is in the part they share, and differs.
+// Each of the two is asked again when its data ends in the middle of a
+// line (listLIST); one still cut cannot pass the check, since the short
+// line is in the part they share, and differs.
 func (d *Driver) bothEnds(c *conn, path string, fwd []byte, listed bool) (whole []byte, ok bool, err error) {
 	if err := c.askSYST(); err != nil {
 		return nil, false, err

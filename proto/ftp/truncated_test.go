@@ -167,13 +167,15 @@ func TestListingBothEnds(t *testing.T) {
 		mlsd   bool
 		limit  int
 		noRev  bool
+		revCut bool // the reverse listing's data is cut mid-line once
 		whole  bool
 		listed string // the LIST commands sent
 	}{
-		{"LIST, ends meet", false, 7, false, true, "LIST -a|LIST -ar"},
-		{"MLSD, ends meet", true, 7, false, true, "LIST -a|LIST -ar"},
-		{"LIST, a gap", false, 5, false, false, "LIST -a|LIST -ar"},
-		{"-r refused", false, 7, true, false, "LIST -a|LIST -ar"},
+		{"LIST, ends meet", false, 7, false, false, true, "LIST -a|LIST -ar"},
+		{"MLSD, ends meet", true, 7, false, false, true, "LIST -a|LIST -ar"},
+		{"LIST, a gap", false, 5, false, false, false, "LIST -a|LIST -ar"},
+		{"-r refused", false, 7, true, false, false, "LIST -a|LIST -ar"},
+		{"reverse cut once", false, 7, false, true, true, "LIST -a|LIST -ar|LIST -ar"},
 	} {
 		for _, pipe := range []bool{false, true} {
 			t.Run(fmt.Sprintf("%s/pipelined=%v", tc.name, pipe), func(t *testing.T) {
@@ -184,9 +186,13 @@ func TestListingBothEnds(t *testing.T) {
 					f.feat = append(f.feat, "MLST type*;size*;modify*;")
 					f.lists["MLSD"] = []byte(mlsdOf(tc.limit))
 				}
-				if tc.noRev {
+				switch {
+				case tc.noRev:
 					f.replies["LIST -ar"] = "501 unknown option"
-				} else {
+				case tc.revCut:
+					r := rev(tc.limit)
+					f.listSeq = map[string][][]byte{"LIST -ar": {[]byte(r[:len(r)-5]), []byte(r)}}
+				default:
 					f.lists["LIST -ar"] = []byte(rev(tc.limit))
 				}
 				f.listDone = fmt.Sprintf("226-Options: -a -l \r\n226 Output truncated to %d matches", tc.limit)
