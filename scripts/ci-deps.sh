@@ -2,13 +2,15 @@
 # ci-deps.sh: install the Debian packages that the integration tests need.
 #
 #   bash scripts/ci-deps.sh          servers: nginx apache2 lighttpd vsftpd pygopherd inn2 inetutils-telnetd socat
-#                                    (+ python3, media-types, openssl), and proftpd and pure-ftpd unpacked (below)
+#                                    (+ python3, media-types, openssl), and proftpd, pure-ftpd and
+#                                    gophernicus unpacked (below)
 #   bash scripts/ci-deps.sh --bench  also the peers for benchmarks: curl lftp wget lynx hyperfine suck slrnpull
 #
 # and warcio (npm, pinned) in /var/cache/fetch-test/node for the WARC tests.
 #
-# proftpd-core and pure-ftpd conflict with vsftpd in apt (one ftp-server at a time), so
-# they are not installed: their .deb files are fetched with `apt-get download` into
+# proftpd-core and pure-ftpd conflict with vsftpd in apt (one ftp-server at a time), and
+# gophernicus would claim port 70 through inetd beside pygopherd, so they are not
+# installed: their .deb files are fetched with `apt-get download` into
 # /var/cache/fetch-test/debs, unpacked with `dpkg-deb -x` into
 # /var/cache/fetch-test/root/PKG (scripts/servers.sh runs the binaries from there), and
 # only the libraries of their Depends are installed with apt-get.
@@ -66,7 +68,7 @@ want "${servers[@]}" inn2
 # The FTP servers that conflict with vsftpd, unpacked rather than installed. A tree is
 # ready when its binary is there and every library recorded in its .depends is installed.
 cache=/var/cache/fetch-test
-unpacked=(proftpd-core pure-ftpd)
+unpacked=(proftpd-core pure-ftpd gophernicus)
 unpacked_ready() { # unpacked_ready PKG
 	local root=$cache/root/$1 lib
 	[ -f "$root/.version" ] && [ -f "$root/.depends" ] || return 1

@@ -137,6 +137,14 @@ write("ftp/blind/dark/unseen.txt", "in a directory that may be entered but not r
 mkdir("ftp/blind/dark", 0o711)
 symlink("ftp/pub/link-to-hello.txt", "hello.txt")
 
+# ---------------------------------------------------------------- gophernicus
+# A small hole for Gophernicus, which lists directories itself (no gophermap).
+write("gophernicus/hello.txt", "Hello from Gophernicus.\n")
+write("gophernicus/dots.txt", "A text with dot lines.\n.\n..two dots\n...three\nlast line\n")
+write("gophernicus/rand.bin", stream("fetch-fixture-gophernicus", 3000))
+write("gophernicus/dir/a.txt", "a file in a directory\n")
+write("gophernicus/dir/sub/inner.txt", "one level deeper\n")
+
 # ---------------------------------------------------------------- www
 write("www/hello.txt", "Hello, world!\n")
 write("www/lines.txt", LINES)
@@ -408,7 +416,7 @@ write("home/hello.txt", "Hello from the home directory of the FTP test user.\n")
 write("home/sub/inner.txt", "a file in a subdirectory of the home directory\n")
 
 # ---------------------------------------------------------------- times
-for top in ("ftp", "www", "gopher", "news", "telnet", "home"):
+for top in ("ftp", "www", "gopher", "gophernicus", "news", "telnet", "home"):
     for dirpath, dirnames, filenames in os.walk(os.path.join(root, top), topdown=False):
         for name in filenames + dirnames:
             os.utime(os.path.join(dirpath, name), (STAMP, STAMP), follow_symlinks=False)

@@ -11,6 +11,7 @@
 #   lighttpd   DIR/www at /, mod_dirlisting                 FETCH_TEST_LIGHTTPD
 #   vsftpd     the same, with explicit TLS required (FTPS)  FETCH_TEST_FTPS, _FTPS_CA, _FTPS_LOG
 #   pygopherd  DIR/gopher, Gopher+, type 7 search, as nobody FETCH_TEST_GOPHER
+#   gophernicus DIR/gophernicus under socat, as nobody       FETCH_TEST_GOPHERNICUS
 #   nnrpd      INN 2.7 reader on the private tree DIR/news  FETCH_TEST_NNTP (+ _NNTP_RELAY, _NNTP_WIRE)
 #   telnetd    inetutils-telnetd under socat, fake login    FETCH_TEST_TELNET, _TELNET_USER, _TELNET_PASS
 # and writes DIR/env (KEY=VALUE lines) for package internal/testrig/servertest. The fixture
@@ -492,6 +493,7 @@ EOF
 unpacked=/var/cache/fetch-test/root
 proftpd_bin=$unpacked/proftpd-core/usr/sbin/proftpd
 pureftpd_bin=$unpacked/pure-ftpd/usr/sbin/pure-ftpd
+gophernicus_bin=$unpacked/gophernicus/usr/sbin/gophernicus
 # Their passive ports: each picks a free port of the range per PASV/EPSV.
 # pure-ftpd also caps its clients at half the range, whatever -c says: 64
 # ports let 32 sessions in at once (a mirror with 8 workers takes 9).
@@ -935,6 +937,30 @@ start_telnet() {
 	return 1
 }
 
+# ----------------------------------------------------------------------------- gophernicus
+
+# Gophernicus, the other gopher server of Debian, answers one connection on its
+# standard input and output (inetd style): socat accepts and runs one for each,
+# as nobody. -nf: no fortune lines in menus; -nx: no executables run; -nu: no
+# ~user directories; -nv: no virtual hosts; -nh: no HTTP answered. It sends
+# documents as they are on disk (text with CRLF line ends, no "." line), lists a
+# directory without a gophermap itself, and answers an error with a line of text.
+start_gophernicus() {
+	local port pid d="$dir/gophernicus-run"
+	port=$(py ports 1 0) && [ -n "$port" ] || return 1
+	mkdir -p "$d"
+	pid=$(launch gophernicus "$d/gophernicus.out" socat \
+		"TCP-LISTEN:$port,fork,reuseaddr,bind=127.0.0.1" \
+		"EXEC:$gophernicus_bin -h 127.0.0.1 -p $port -r $dir/gophernicus -nf -nx -nu -nv -nh,su=nobody")
+	[ -n "$pid" ] || return 1
+	if ready gophernicus "$pid" "$port" "$d/gophernicus.out"; then
+		envs[FETCH_TEST_GOPHERNICUS]=127.0.0.1:$port
+		return 0
+	fi
+	forget gophernicus "$pid"
+	return 1
+}
+
 # ----------------------------------------------------------------------------- actions
 
 stop_all() {
@@ -961,7 +987,7 @@ do_start() {
 	done < <(recorded)
 	[ -z "$live" ] || die "servers already running in $dir:$live (run: servers.sh stop $dir)"
 	local missing=()
-	for bin in /usr/sbin/nginx /usr/sbin/vsftpd "$proftpd_bin" "$pureftpd_bin" /usr/sbin/apache2 /usr/sbin/lighttpd unshare /usr/sbin/pygopherd /usr/lib/news/bin/nnrpd /usr/sbin/telnetd socat /usr/bin/python3 setsid flock runuser openssl; do
+	for bin in /usr/sbin/nginx /usr/sbin/vsftpd "$proftpd_bin" "$pureftpd_bin" "$gophernicus_bin" /usr/sbin/apache2 /usr/sbin/lighttpd unshare /usr/sbin/pygopherd /usr/lib/news/bin/nnrpd /usr/sbin/telnetd socat /usr/bin/python3 setsid flock runuser openssl; do
 		command -v "$bin" >/dev/null 2>&1 || missing+=("$bin")
 	done
 	if [ "${#missing[@]}" -gt 0 ] && [ "${SERVERS_OPTIONAL:-0}" != 1 ]; then
@@ -998,6 +1024,7 @@ do_start() {
 		start_with vsftpd-tls 0 false
 	fi
 	if command -v /usr/sbin/pygopherd >/dev/null 2>&1; then start_with pygopherd 3 start_gopher; else start_with pygopherd 0 false; fi
+	if [ -x "$gophernicus_bin" ] && command -v socat >/dev/null 2>&1; then start_with gophernicus 3 start_gophernicus; else start_with gophernicus 0 false; fi
 	if [ -x /usr/lib/news/bin/nnrpd ]; then start_with nnrpd 3 start_news; else start_with nnrpd 0 false; fi
 	if [ -x /usr/sbin/telnetd ] && command -v socat >/dev/null 2>&1; then start_with telnetd 3 start_telnet; else start_with telnetd 0 false; fi
 

@@ -154,3 +154,61 @@ func TestMirrorUnreadableDirectoryKept(t *testing.T) {
 		})
 	}
 }
+
+// Gophernicus (DIR/gophernicus), the other gopher server of Debian: it lists
+// directories itself, with a "1.." item back up, sends text with CRLF line
+// ends and no "." line (a "." line inside a text is data), and binaries as
+// they are. fetch get gives each document as sent; fetch mirror copies the
+// hole (the link back up to the start named as skipped, not followed), and
+// a second run finds every document unchanged.
+func TestGophernicus(t *testing.T) {
+	s := servertest.Get(t, servertest.Gophernicus)
+	src := filepath.Join(s.Root, "gophernicus")
+	crlf := func(rel string) string {
+		b, err := os.ReadFile(filepath.Join(src, filepath.FromSlash(rel)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return strings.ReplaceAll(string(b), "\n", "\r\n")
+	}
+	base := "gopher://" + s.Addr
+	for _, tc := range []struct{ url, want string }{
+		{base + "/0/hello.txt", crlf("hello.txt")},
+		{base + "/0/dots.txt", crlf("dots.txt")},
+		{base + "/0/dir/sub/inner.txt", crlf("dir/sub/inner.txt")},
+	} {
+		if r := runArgs(t, nil, "", "get", tc.url); r.code != fetch.ExitOK || r.out != tc.want {
+			t.Errorf("get %s = %d, %q; want %q\n%s", tc.url, r.code, r.out, tc.want, r.err)
+		}
+	}
+	dir := t.TempDir()
+	if r := runArgs(t, nil, "", "get", "-o", filepath.Join(dir, "r.bin"), base+"/9/rand.bin"); r.code != fetch.ExitOK {
+		t.Fatalf("get rand.bin = %d\n%s", r.code, r.err)
+	}
+	if got, want := sha(t, filepath.Join(dir, "r.bin")), sha(t, filepath.Join(src, "rand.bin")); got != want {
+		t.Errorf("rand.bin: sha256 %s, want %s", got, want)
+	}
+
+	m := filepath.Join(t.TempDir(), "m")
+	r := runArgs(t, nil, "", "mirror", base+"/1/", m)
+	if r.code != fetch.ExitOK || !strings.Contains(r.out, "new 5, updated 0, unchanged 0, skipped 1, failed 0,") {
+		t.Fatalf("mirror = %d, want 0 with 5 new and the link back up skipped\n%s%s", r.code, r.out, r.err)
+	}
+	for _, rel := range []string{"hello.txt", "dots.txt", "dir/a.txt", "dir/sub/inner.txt"} {
+		if b, err := os.ReadFile(filepath.Join(m, filepath.FromSlash(rel))); err != nil || string(b) != crlf(rel) {
+			t.Errorf("%s: %q, %v; want %q", rel, b, err, crlf(rel))
+		}
+	}
+	if got, want := sha(t, filepath.Join(m, "rand.bin")), sha(t, filepath.Join(src, "rand.bin")); got != want {
+		t.Errorf("mirrored rand.bin: sha256 %s, want %s", got, want)
+	}
+	for _, menu := range []string{"gophermap", "dir/gophermap", "dir/sub/gophermap"} {
+		if _, err := os.Stat(filepath.Join(m, filepath.FromSlash(menu))); err != nil {
+			t.Errorf("menu %s not kept: %v", menu, err)
+		}
+	}
+	r = runArgs(t, nil, "", "mirror", base+"/1/", m)
+	if r.code != fetch.ExitOK || !strings.Contains(r.out, "new 0, updated 0, unchanged 5,") {
+		t.Errorf("second mirror = %d, want every document unchanged\n%s%s", r.code, r.out, r.err)
+	}
+}

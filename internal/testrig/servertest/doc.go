@@ -43,9 +43,10 @@
 //	FETCH_TEST_PUREFTPD      127.0.0.1:PORT  Pure-FTPd 1.0.50, anonymous root DIR/ftp, MLSD
 //	FETCH_TEST_APACHE        127.0.0.1:PORT  Apache 2.4, DIR/www at /fancy/, /table/, /plain/
 //	FETCH_TEST_LIGHTTPD      127.0.0.1:PORT  lighttpd 1.4.69, DIR/www at /
+//	FETCH_TEST_GOPHERNICUS   127.0.0.1:PORT  Gophernicus 3.1, root DIR/gophernicus
 //
 // Server names for Get: NGINX, FTP, Gopher, NNTP, Telnet, ProFTPD, PureFTPD,
-// Apache, Lighttpd.
+// Apache, Lighttpd, Gophernicus.
 //
 // servers.sh needs root. Besides DIR it creates, once per machine, the account
 // fetchtest (shell /usr/sbin/nologin), its password file
@@ -84,6 +85,9 @@
 //	/home/fetchtest              FTP local user's home (not chrooted; read-only server)
 //	  hello.txt                  "Hello from the home directory of the FTP test user.\n"
 //	  sub/inner.txt
+//	DIR/gophernicus              Gophernicus root (directories listed by the server)
+//	  hello.txt, dots.txt (".", "..two dots", "...three" lines), rand.bin (3000 bytes),
+//	  dir/a.txt, dir/sub/inner.txt
 //	DIR/www                      nginx root, autoindex on (dotfiles hidden)
 //	  hello.txt (LaterTime), lines.txt, bin5m.bin, with space.txt, empty.txt, page.html
 //	  dir/a.txt, dir/sub/b.txt, dir/sub/deeper/c.txt, dir/sub/deeper/d.bin (2048 bytes), dir/empty/

@@ -30,6 +30,9 @@ const (
 	Apache   = "apache"
 	Lighttpd = "lighttpd"
 	FTPS     = "ftps" // a second vsftpd, with explicit TLS (RFC 4217)
+
+	// Gophernicus serves DIR/gophernicus, a hole of its own.
+	Gophernicus = "gophernicus"
 )
 
 // Environment variables read by this package.
@@ -86,6 +89,8 @@ var prefixes = map[string]string{
 	Apache:   "FETCH_TEST_APACHE",
 	Lighttpd: "FETCH_TEST_LIGHTTPD",
 	FTPS:     "FETCH_TEST_FTPS",
+
+	Gophernicus: "FETCH_TEST_GOPHERNICUS",
 }
 
 // Get returns the server called name, from the file named by FETCH_TEST_ENV and
