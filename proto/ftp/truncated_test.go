@@ -270,6 +270,7 @@ func TestListingUnreadable(t *testing.T) {
 		{"pure-ftpd", "226-Sorry, we were unable to read [.]\r\n226-Options: -l \r\n226 0 matches total", true},
 		{"empty directory", "226 Transfer complete", false},
 		{"empty, pure-ftpd", "226-Options: -l \r\n226 0 matches total", false},
+		{"other text", "226-Unable to read the message file.\r\n226 Transfer complete", false},
 	} {
 		for _, pipe := range []bool{false, true} {
 			t.Run(fmt.Sprintf("%s/pipelined=%v", tc.name, pipe), func(t *testing.T) {

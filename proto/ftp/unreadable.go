@@ -20,10 +20,13 @@ import "strings"
 // client can tell from an empty directory; its MLSD says 550.
 
 // unreadableTexts are what servers put in the completion reply of a
-// listing of a directory they could not read, lower case.
+// listing of a directory they could not read, lower case. They are the
+// servers' own phrases, not words such as "unable to read" alone: a 226
+// may carry other text (a message file's lines), which must not make a
+// good listing a failure.
 var unreadableTexts = []string{
-	"failed to open directory", // vsftpd
-	"unable to read",           // Pure-FTPd
+	"(but failed to open directory)", // vsftpd
+	"we were unable to read [",       // Pure-FTPd
 }
 
 // unreadableReply reports whether text, the whole completion reply of a
