@@ -144,6 +144,10 @@ write("gophernicus/dots.txt", "A text with dot lines.\n.\n..two dots\n...three\n
 write("gophernicus/rand.bin", stream("fetch-fixture-gophernicus", 3000))
 write("gophernicus/dir/a.txt", "a file in a directory\n")
 write("gophernicus/dir/sub/inner.txt", "one level deeper\n")
+# A menu of its own (Gophernicus's gophermap: TYPE+DISPLAY, TAB, selector),
+# one of whose links points at nothing.
+write("gophernicus/links/here.txt", "this one is here\n")
+write("gophernicus/links/gophermap", "0Here\t/links/here.txt\n0Gone\t/links/gone.txt\n")
 
 # ---------------------------------------------------------------- www
 write("www/hello.txt", "Hello, world!\n")

@@ -189,8 +189,22 @@ func TestGophernicus(t *testing.T) {
 		t.Errorf("rand.bin: sha256 %s, want %s", got, want)
 	}
 
+	// A selector it cannot serve is answered with a line of text, which is
+	// the error it says, not a document.
+	if r := runArgs(t, nil, "", "get", base+"/0/links/gone.txt"); r.code == fetch.ExitOK || !strings.Contains(r.err, "File or directory not found") {
+		t.Errorf("get gone.txt = %d, %q; want the server's error\n%s", r.code, r.out, r.err)
+	}
+	lm := filepath.Join(t.TempDir(), "links")
+	r := runArgs(t, nil, "", "mirror", base+"/1/links/", lm)
+	if r.code != fetch.ExitPartial || !strings.Contains(r.out, "failed    gone.txt") || !strings.Contains(r.out, "new 1,") {
+		t.Errorf("mirror of links/ = %d, want 8 with gone.txt failed\n%s%s", r.code, r.out, r.err)
+	}
+	if _, err := os.Stat(filepath.Join(lm, "gone.txt")); err == nil {
+		t.Error("gone.txt was stored")
+	}
+
 	m := filepath.Join(t.TempDir(), "m")
-	r := runArgs(t, nil, "", "mirror", base+"/1/", m)
+	r = runArgs(t, nil, "", "mirror", "--exclude", "links", base+"/1/", m)
 	if r.code != fetch.ExitOK || !strings.Contains(r.out, "new 5, updated 0, unchanged 0, skipped 1, failed 0,") {
 		t.Fatalf("mirror = %d, want 0 with 5 new and the link back up skipped\n%s%s", r.code, r.out, r.err)
 	}
@@ -207,7 +221,7 @@ func TestGophernicus(t *testing.T) {
 			t.Errorf("menu %s not kept: %v", menu, err)
 		}
 	}
-	r = runArgs(t, nil, "", "mirror", base+"/1/", m)
+	r = runArgs(t, nil, "", "mirror", "--exclude", "links", base+"/1/", m)
 	if r.code != fetch.ExitOK || !strings.Contains(r.out, "new 0, updated 0, unchanged 5,") {
 		t.Errorf("second mirror = %d, want every document unchanged\n%s%s", r.code, r.out, r.err)
 	}

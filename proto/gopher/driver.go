@@ -8,6 +8,7 @@ import (
 	"io"
 	"net"
 	"path"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -472,9 +473,21 @@ const maxSniff = 4096
 // made of type "3" lines (RFC 1436 section 3.8), which servers send in
 // place of any item they cannot serve. Only a response whose first line is
 // a complete type "3" item line is looked at further.
+//
+// Gophernicus answers a selector it cannot serve with a line of text
+// instead ("Error: File or directory not found! (null)"), for menus and
+// documents alike: a whole response that is one such line, in one of its
+// phrases (textErrors), is that error too, or a mirror would store the
+// line as the document.
 func sniffError(c *conn, lim limits) error {
 	p, err := peekLine(c.br, maxSniff)
-	if len(p) == 0 || p[0] != '3' || (err != nil && !errors.Is(err, io.EOF)) {
+	if err != nil && !errors.Is(err, io.EOF) {
+		return nil
+	}
+	if e := textError(c, p); e != nil {
+		return e
+	}
+	if len(p) == 0 || p[0] != '3' {
 		return nil
 	}
 	if strings.Count(string(p), "\t") < 3 {
@@ -489,6 +502,24 @@ func sniffError(c *conn, lim limits) error {
 		return nil
 	}
 	return allErrors(items)
+}
+
+// textErrors are the phrases Gophernicus begins its error lines with
+// (not found, and a file or directory it may not serve).
+var textErrors = []string{"Error: File or directory not found!", "Error: Access denied!"}
+
+// textError returns the error that the response is when it is nothing but
+// first, one of Gophernicus's error lines, then the end of the data; else
+// nil.
+func textError(c *conn, first []byte) error {
+	line := strings.TrimRight(string(first), "\r\n")
+	if len(line) == len(first) || !slices.ContainsFunc(textErrors, func(e string) bool { return strings.HasPrefix(line, e) }) {
+		return nil // no line end, or not one of the phrases
+	}
+	if all, err := c.br.Peek(len(first) + 1); len(all) != len(first) || !errors.Is(err, io.EOF) {
+		return nil // more follows: a document that happens to begin so
+	}
+	return &ServerError{Msg: line}
 }
 
 // readAttributes reads and parses a "!" or "$" response.

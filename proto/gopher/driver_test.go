@@ -675,3 +675,33 @@ func TestItemName(t *testing.T) {
 		}
 	}
 }
+
+// Gophernicus answers a selector it cannot serve with one line of text
+// ("Error: File or directory not found! (null)"), for a menu as for a
+// document, not with a type 3 item (RFC 1436 section 3.8): that whole
+// response is ErrNotFound too, not a menu of one info line nor a document
+// that says so. A document that begins with such a line and goes on is a
+// document.
+func TestGophernicusErrorLine(t *testing.T) {
+	const notFound = "Error: File or directory not found! (null)\r\n"
+	srv := newFake(t, map[string]handler{
+		"/gone":   reply(notFound),
+		"/denied": reply("Error: Access denied! File or directory not world-readable\r\n"),
+		"/longer": reply(notFound + "and the rest of a real document\r\n"),
+		"/other":  reply("Error: something else\r\n"),
+	})
+	d := &Driver{}
+	for _, u := range []string{"gopher://SRV/0/gone", "gopher://SRV/1/gone", "gopher://SRV/9/gone", "gopher://SRV/0/denied"} {
+		if _, _, err := fetchURL(t, d, srv, u, nil); !errors.Is(err, proto.ErrNotFound) {
+			t.Errorf("%s: %v, want ErrNotFound", u, err)
+		}
+	}
+	for u, want := range map[string]string{
+		"gopher://SRV/0/longer": notFound + "and the rest of a real document\r\n",
+		"gopher://SRV/0/other":  "Error: something else\r\n",
+	} {
+		if _, body, err := fetchURL(t, d, srv, u, nil); err != nil || string(body) != want {
+			t.Errorf("%s: %q, %v; want the document", u, body, err)
+		}
+	}
+}

@@ -87,7 +87,8 @@
 //	  sub/inner.txt
 //	DIR/gophernicus              Gophernicus root (directories listed by the server)
 //	  hello.txt, dots.txt (".", "..two dots", "...three" lines), rand.bin (3000 bytes),
-//	  dir/a.txt, dir/sub/inner.txt
+//	  dir/a.txt, dir/sub/inner.txt, links/gophermap (a menu: links/here.txt and
+//	  links/gone.txt, which does not exist), links/here.txt
 //	DIR/www                      nginx root, autoindex on (dotfiles hidden)
 //	  hello.txt (LaterTime), lines.txt, bin5m.bin, with space.txt, empty.txt, page.html
 //	  dir/a.txt, dir/sub/b.txt, dir/sub/deeper/c.txt, dir/sub/deeper/d.bin (2048 bytes), dir/empty/
