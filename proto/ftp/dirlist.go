@@ -72,15 +72,23 @@ func (l *dirList) once() ([]byte, error) {
 	return raw, err
 }
 
-// run lists, asking again when the data ends in the middle of a line, and
-// parses what came.
+// run lists (whole) and parses what came.
+func (l *dirList) run() (listed, error) {
+	raw, err := l.whole()
+	if err != nil {
+		return listed{}, err
+	}
+	return l.parse(raw), nil
+}
+
+// whole lists, asking again when the data ends in the middle of a line.
 //
 // Such data is a data connection cut on the way (the server, which wrote
 // it all, still says 226), whose last line may even parse, as a shorter
 // name; or a server that ends its last line with nothing. The same bytes
 // twice are the listing; a second answer that ends with its line end
 // replaces the first; two different cut answers are io.ErrUnexpectedEOF.
-func (l *dirList) run() (listed, error) {
+func (l *dirList) whole() ([]byte, error) {
 	raw, err := l.once()
 	if err == nil && len(raw) > 0 && raw[len(raw)-1] != '\n' {
 		l.c.w.note("the %s data ended in the middle of a line (%d bytes): asking again", l.verb, len(raw))
@@ -94,10 +102,7 @@ func (l *dirList) run() (listed, error) {
 			err = &CommandError{Cmd: l.verb, Err: fmt.Errorf("listing cut short: its data ended in the middle of a line twice, after %d and %d bytes: %w", len(raw), len(again), io.ErrUnexpectedEOF)}
 		}
 	}
-	if err != nil {
-		return listed{}, err
-	}
-	return l.parse(raw), nil
+	return raw, err
 }
 
 func (l *dirList) parse(raw []byte) listed {
@@ -119,13 +124,12 @@ func (l *dirList) unreadable() error {
 
 // listLIST sends LIST with arg on c, whatever the library chose at login
 // (it would send MLSD for a server whose FEAT lists MLST), asking again
-// when the data ends in the middle of a line (dirList.run), and returns
+// when the data ends in the middle of a line (dirList.whole), and returns
 // the listing's bytes. It fails with errNoPipeline, sending nothing, on a
 // passive connection whose server refused EPSV.
 func (d *Driver) listLIST(c *conn, arg string) ([]byte, error) {
 	l := &dirList{d: d, c: c, verb: "LIST", arg: arg, format: formatLIST, own: true}
-	got, err := l.run()
-	return got.raw, err
+	return l.whole() // the callers read the lines their own way
 }
 
 // maxLinkLookups bounds the symbolic links of one listing whose targets
@@ -162,7 +166,7 @@ func (l *dirList) linkTargets(path string, entries []proto.Entry) error {
 			}
 		}
 		asked++
-		raw, err := l.d.listLIST(c, "-d "+e.Name)
+		raw, err := l.d.listLIST(c, optArg("d", e.Name))
 		if err != nil {
 			if keepConnErr(err) != nil && !errors.Is(err, errNoPipeline) {
 				return err

@@ -48,13 +48,17 @@ func unixSystem(syst string) bool {
 	return strings.Contains(strings.ToUpper(syst), "UNIX")
 }
 
-// listAllArg is LIST's argument that asks for every name of the
-// directory, with path (MethodNoCWD) after the option.
-func listAllArg(path string) string {
-	if path == "" {
-		return "-a"
+// optArg is LIST's argument with ls options (flags, such as "a" or "ar")
+// and then path, when there is one (MethodNoCWD, or a name): "-a",
+// "-ar dir", "-d name". No flags is path alone.
+func optArg(flags, path string) string {
+	switch {
+	case flags == "":
+		return path
+	case path == "":
+		return "-" + flags
 	}
-	return "-a " + path
+	return "-" + flags + " " + path
 }
 
 // listAllMiss says why an answer to LIST -a is not taken as the listing
@@ -102,7 +106,7 @@ func (l *dirList) askAll(path string) (sent bool, note string) {
 	if l.d.pool().listAllRefused(c.addr) {
 		return false, dotNamesUnlisted
 	}
-	l.arg = listAllArg(path)
+	l.arg = optArg("a", path)
 	return true, ""
 }
 

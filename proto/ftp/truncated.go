@@ -67,13 +67,7 @@ func (d *Driver) bothEnds(c *conn, path string, fwd []byte, listed bool) (whole 
 	if c.req.Options.FTP.ListAll {
 		flags = "a"
 	}
-	list := func(flags string) ([]byte, error) {
-		arg := path
-		if flags != "" {
-			arg = strings.TrimSpace("-" + flags + " " + path)
-		}
-		return d.listLIST(c, arg)
-	}
+	list := func(flags string) ([]byte, error) { return d.listLIST(c, optArg(flags, path)) }
 	if !listed {
 		if fwd, err = list(flags); err != nil {
 			return nil, false, keepConnErr(err)
