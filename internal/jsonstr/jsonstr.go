@@ -4,7 +4,10 @@
 // encoding/json's reflection would cost more than the rest of the line.
 package jsonstr
 
-import "unicode/utf8"
+import (
+	"strings"
+	"unicode/utf8"
+)
 
 // Append appends s to b as a JSON string, escaped as encoding/json
 // escapes it: '"', '\\' and control characters (\n, \r, \t, \b and \f by
@@ -13,7 +16,24 @@ import "unicode/utf8"
 // '&' as \u003c, \u003e and \u0026 (encoding/json's default; without it,
 // as an Encoder with SetEscapeHTML(false) writes them).
 func Append(b []byte, s string, html bool) []byte {
-	const hex = "0123456789abcdef"
+	return appendString(b, s, html, false)
+}
+
+// AppendBytes appends s as Append does, except for the bytes that are not
+// valid UTF-8: each is written as the escape of a lone low surrogate,
+// \udc80 to \udcff for the bytes 0x80 to 0xff, as Python's surrogateescape
+// (PEP 383) writes them, so that a string of bytes in another charset (a
+// remote file name in Latin-1 or Shift JIS) comes back byte for byte:
+// through KeepBytes and RestoreBytes here, and through Python's json and
+// os.fsencode. encoding/json alone reads each such escape as U+FFFD. For
+// valid UTF-8 the result is Append's.
+func AppendBytes(b []byte, s string, html bool) []byte {
+	return appendString(b, s, html, true)
+}
+
+const hex = "0123456789abcdef"
+
+func appendString(b []byte, s string, html, raw bool) []byte {
 	b = append(b, '"')
 	start := 0
 	for i := 0; i < len(s); {
@@ -48,7 +68,11 @@ func Append(b []byte, s string, html bool) []byte {
 		switch {
 		case r == utf8.RuneError && size == 1:
 			b = append(b, s[start:i]...)
-			b = append(b, `\ufffd`...)
+			if raw {
+				b = append(b, '\\', 'u', 'd', 'c', hex[s[i]>>4], hex[s[i]&0xf])
+			} else {
+				b = append(b, `\ufffd`...)
+			}
 		case r == '\u2028' || r == '\u2029':
 			b = append(b, s[start:i]...)
 			b = append(b, '\\', 'u', '2', '0', '2', hex[r&0xf])
@@ -61,4 +85,126 @@ func Append(b []byte, s string, html bool) []byte {
 	}
 	b = append(b, s[start:]...)
 	return append(b, '"')
+}
+
+// KeepBytes rewrites a JSON document so that encoding/json keeps what
+// AppendBytes wrote: in its strings, each escape \udc80 to \udcff that is
+// not the second half of a surrogate pair becomes \u0000 followed by the
+// byte's two hex digits, and each \u0000 becomes two. RestoreBytes undoes
+// that on each string decoded. A document with no such escape is returned
+// as it is, with changed false: its strings need no restoring. A document
+// that is not JSON is returned too, changed or not, for the decoder to
+// refuse.
+func KeepBytes(doc []byte) (out []byte, changed bool) {
+	if scanEscapes(doc, nil) == nil {
+		return doc, false
+	}
+	return scanEscapes(doc, make([]byte, 0, len(doc)+len(doc)/8)), true
+}
+
+// scanEscapes walks doc's strings. With out nil it returns a non-nil
+// slice at the first escaped byte and nil when there is none; otherwise
+// it returns doc rewritten (see KeepBytes), appended to out.
+func scanEscapes(doc, out []byte) []byte {
+	inString, afterHigh := false, false
+	for i := 0; i < len(doc); {
+		c := doc[i]
+		if !inString || c != '\\' || i+1 >= len(doc) {
+			if c == '"' {
+				inString = !inString
+			}
+			if out != nil {
+				out = append(out, c)
+			}
+			afterHigh = false
+			i++
+			continue
+		}
+		if doc[i+1] != 'u' || i+6 > len(doc) {
+			if out != nil {
+				out = append(out, doc[i:i+2]...)
+			}
+			afterHigh = false
+			i += 2
+			continue
+		}
+		v, ok := hex4(doc[i+2 : i+6])
+		switch {
+		case ok && v >= 0xdc80 && v <= 0xdcff && !afterHigh:
+			if out == nil {
+				return []byte{}
+			}
+			out = append(out, `\u0000`...)
+			out = append(out, hex[v>>4&0xf], hex[v&0xf])
+		case ok && v == 0 && out != nil:
+			out = append(out, `\u0000\u0000`...)
+		case out != nil:
+			out = append(out, doc[i:i+6]...)
+		}
+		afterHigh = ok && v >= 0xd800 && v <= 0xdbff
+		i += 6
+	}
+	return out
+}
+
+// hex4 reads four hex digits.
+func hex4(p []byte) (rune, bool) {
+	var v rune
+	for _, c := range p {
+		d, ok := unhex(c)
+		if !ok {
+			return 0, false
+		}
+		v = v<<4 | rune(d)
+	}
+	return v, true
+}
+
+func unhex(c byte) (byte, bool) {
+	switch {
+	case '0' <= c && c <= '9':
+		return c - '0', true
+	case 'a' <= c && c <= 'f':
+		return c - 'a' + 10, true
+	case 'A' <= c && c <= 'F':
+		return c - 'A' + 10, true
+	}
+	return 0, false
+}
+
+// RestoreBytes undoes, on a string decoded from a document KeepBytes
+// changed, what KeepBytes did: NUL and two hex digits is that byte, two
+// NULs are one.
+func RestoreBytes(s string) string {
+	i := strings.IndexByte(s, 0)
+	if i < 0 {
+		return s
+	}
+	b := make([]byte, 0, len(s))
+	b = append(b, s[:i]...)
+	for i < len(s) {
+		c := s[i]
+		if c != 0 {
+			b = append(b, c)
+			i++
+			continue
+		}
+		if i+1 < len(s) && s[i+1] == 0 {
+			b = append(b, 0)
+			i += 2
+			continue
+		}
+		if i+2 < len(s) {
+			hi, ok1 := unhex(s[i+1])
+			lo, ok2 := unhex(s[i+2])
+			if ok1 && ok2 {
+				b = append(b, hi<<4|lo)
+				i += 3
+				continue
+			}
+		}
+		b = append(b, 0)
+		i++
+	}
+	return string(b)
 }
