@@ -165,3 +165,27 @@ func TestTelnetAdvice(t *testing.T) {
 		t.Errorf("get --interactive to port 25 = %d (%s)", r.code, r.err)
 	}
 }
+
+// TestClean: what a name or a listing line becomes on the terminal:
+// control characters (C0, DEL, C1) '?', each byte that is not UTF-8 \xNN
+// (as "ls -b" writes it), the rest as it is.
+func TestClean(t *testing.T) {
+	for in, want := range map[string]string{
+		"plain.txt":        "plain.txt",
+		"café 日本 🙂":        "café 日本 🙂",
+		"a\tb\nc":          "a\tb\nc",
+		"esc\x1b[2J":       "esc?[2J",
+		"del\x7f":          "del?",
+		"csi\u009b2J":      "csi?2J",
+		"caf\xe9.txt":      `caf\xe9.txt`,
+		"na\xefve\xff.txt": `na\xefve\xff.txt`,
+		"\x9b2J":           `\x9b2J`, // an 8-bit CSI is not UTF-8 either
+		"\xe2\x82":         `\xe2\x82`,
+		"\ufffd":           "\ufffd", // U+FFFD itself is a character
+		"":                 "",
+	} {
+		if got := clean(in); got != want {
+			t.Errorf("clean(%q) = %q, want %q", in, got, want)
+		}
+	}
+}

@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/rfc1738/fetch/fetch"
 	"github.com/rfc1738/fetch/proto"
@@ -210,15 +211,41 @@ func renderAdvisory(w io.Writer, resp *fetch.Response, asJSON bool) error {
 	return nil
 }
 
-// clean replaces control characters other than newline and tab, so that a
-// hostile listing cannot drive the terminal.
+// clean replaces control characters other than newline and tab with '?',
+// so that a hostile listing cannot drive the terminal, and writes each byte
+// that is not UTF-8 (a Latin-1 name of an old archive) as \xNN, as "ls -b"
+// does, so that two such names are told apart.
 func clean(s string) string {
-	return strings.Map(func(r rune) rune {
-		if r < 0x20 && r != '\n' && r != '\t' || r == 0x7f || r >= 0x80 && r < 0xa0 {
-			return '?'
+	ok := func(r rune, size int) bool {
+		return !(r < 0x20 && r != '\n' && r != '\t' || r == 0x7f || r >= 0x80 && r < 0xa0 || r == utf8.RuneError && size == 1)
+	}
+	i := 0
+	for i < len(s) {
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if !ok(r, size) {
+			break
 		}
-		return r
-	}, s)
+		i += size
+	}
+	if i == len(s) {
+		return s
+	}
+	var b strings.Builder
+	b.Grow(len(s) + 8)
+	b.WriteString(s[:i])
+	for i < len(s) {
+		r, size := utf8.DecodeRuneInString(s[i:])
+		switch {
+		case r == utf8.RuneError && size == 1:
+			fmt.Fprintf(&b, "\\x%02x", s[i])
+		case !ok(r, size):
+			b.WriteByte('?')
+		default:
+			b.WriteString(s[i : i+size])
+		}
+		i += size
+	}
+	return b.String()
 }
 
 // errWriter marks the errors of the writer below a bufio.Writer as write

@@ -7,6 +7,7 @@ import (
 	"net/textproto"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/rfc1738/fetch/proto"
 )
@@ -196,8 +197,8 @@ func sanitize(s string, max int) string {
 			break
 		}
 	}
-	if clean {
-		return strings.ToValidUTF8(s, "\uFFFD")
+	if clean && utf8.ValidString(s) {
+		return s
 	}
 	q := strconv.Quote(s)
 	return q[1 : len(q)-1]
