@@ -1,7 +1,6 @@
 package mirror
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -46,21 +45,18 @@ type GroupMark struct {
 }
 
 func loadManifest(root *os.Root) (*manifest, error) {
-	m := &manifest{Version: 1, Files: map[string]Record{}}
 	b, err := root.ReadFile(manifestName)
 	if errors.Is(err, fs.ErrNotExist) {
-		return m, nil
+		return &manifest{Version: 1, Files: map[string]Record{}}, nil
 	}
 	if err != nil {
 		return nil, fmt.Errorf("mirror: read manifest: %w", err)
 	}
-	if err := json.Unmarshal(b, m); err != nil {
+	m, err := decodeManifest(b)
+	if err != nil {
 		// A manifest that does not parse is treated as absent: every file is
 		// then compared by size and time on disk, so nothing is lost.
 		return &manifest{Version: 1, Files: map[string]Record{}}, nil
-	}
-	if m.Files == nil {
-		m.Files = map[string]Record{}
 	}
 	return m, nil
 }

@@ -1,6 +1,7 @@
 package mirror
 
 import (
+	"encoding/json"
 	"fmt"
 	"slices"
 	"strconv"
@@ -14,7 +15,11 @@ import (
 // then indenting the result in a second pass) took longer than the last
 // transfers, at the end of every run. The bytes are the same as
 // MarshalIndent(m, "", "  ") gives (map keys sorted, strings escaped as
-// encoding/json escapes them); the tests compare the two.
+// encoding/json escapes them); the tests compare the two. They differ in
+// one thing only: a name that is not UTF-8 (a Latin-1 name of an old FTP
+// archive) keeps its bytes as PEP 383 escapes (jsonstr.AppendBytes), which
+// decodeManifest reads back; encoding/json would write U+FFFD for each,
+// and two such names would be one.
 
 // encode returns the manifest as indented JSON. The caller holds m.mu.
 func (m *manifest) encode() ([]byte, error) {
@@ -28,7 +33,7 @@ func (m *manifest) encode() ([]byte, error) {
 	b = append(b, "{\n  \"version\": "...)
 	b = strconv.AppendInt(b, int64(m.Version), 10)
 	b = append(b, ",\n  \"source\": "...)
-	b = jsonstr.Append(b, m.Source, true)
+	b = jsonstr.AppendBytes(b, m.Source, true)
 	b = append(b, ",\n  \"files\": {"...)
 	for i, name := range names {
 		r := m.Files[name]
@@ -36,7 +41,7 @@ func (m *manifest) encode() ([]byte, error) {
 			b = append(b, ',')
 		}
 		b = append(b, "\n    "...)
-		b = jsonstr.Append(b, name, true)
+		b = jsonstr.AppendBytes(b, name, true)
 		b = append(b, ": {\n      \"size\": "...)
 		b = strconv.AppendInt(b, r.Size, 10)
 		if !r.ModTime.IsZero() {
@@ -50,12 +55,12 @@ func (m *manifest) encode() ([]byte, error) {
 			b = append(b, '"')
 		}
 		b = append(b, ",\n      \"sha256\": "...)
-		b = jsonstr.Append(b, r.SHA256, true)
+		b = jsonstr.AppendBytes(b, r.SHA256, true)
 		b = append(b, ",\n      \"url\": "...)
-		b = jsonstr.Append(b, r.URL, true)
+		b = jsonstr.AppendBytes(b, r.URL, true)
 		if r.Link != "" {
 			b = append(b, ",\n      \"link\": "...)
-			b = jsonstr.Append(b, r.Link, true)
+			b = jsonstr.AppendBytes(b, r.Link, true)
 		}
 		b = append(b, "\n    }"...)
 	}
@@ -71,7 +76,7 @@ func (m *manifest) encode() ([]byte, error) {
 				b = append(b, ',')
 			}
 			b = append(b, "\n    "...)
-			b = jsonstr.Append(b, name, true)
+			b = jsonstr.AppendBytes(b, name, true)
 			b = append(b, ": {\n      \"high\": "...)
 			b = strconv.AppendInt(b, g.High, 10)
 			b = append(b, ",\n      \"low\": "...)
@@ -87,14 +92,52 @@ func (m *manifest) encode() ([]byte, error) {
 				b = append(b, ',')
 			}
 			b = append(b, "\n    "...)
-			b = jsonstr.Append(b, id, true)
+			b = jsonstr.AppendBytes(b, id, true)
 			b = append(b, ": "...)
-			b = jsonstr.Append(b, m.MessageIDs[id], true)
+			b = jsonstr.AppendBytes(b, m.MessageIDs[id], true)
 		}
 		b = append(b, "\n  }"...)
 	}
 	b = append(b, "\n}"...)
 	return b, nil
+}
+
+// decodeManifest reads a manifest written by encode: the JSON through
+// encoding/json, and the names that are not UTF-8 restored from their
+// escapes.
+func decodeManifest(b []byte) (*manifest, error) {
+	m := &manifest{}
+	b, escaped := jsonstr.KeepBytes(b)
+	if err := json.Unmarshal(b, m); err != nil {
+		return nil, err
+	}
+	if escaped {
+		m.Source = jsonstr.RestoreBytes(m.Source)
+		files := make(map[string]Record, len(m.Files))
+		for name, r := range m.Files {
+			r.URL, r.Link, r.SHA256 = jsonstr.RestoreBytes(r.URL), jsonstr.RestoreBytes(r.Link), jsonstr.RestoreBytes(r.SHA256)
+			files[jsonstr.RestoreBytes(name)] = r
+		}
+		m.Files = files
+		if m.Groups != nil {
+			groups := make(map[string]GroupMark, len(m.Groups))
+			for name, g := range m.Groups {
+				groups[jsonstr.RestoreBytes(name)] = g
+			}
+			m.Groups = groups
+		}
+		if m.MessageIDs != nil {
+			ids := make(map[string]string, len(m.MessageIDs))
+			for id, rel := range m.MessageIDs {
+				ids[jsonstr.RestoreBytes(id)] = jsonstr.RestoreBytes(rel)
+			}
+			m.MessageIDs = ids
+		}
+	}
+	if m.Files == nil {
+		m.Files = map[string]Record{}
+	}
+	return m, nil
 }
 
 func sortedKeys[V any](m map[string]V) []string {

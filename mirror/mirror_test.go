@@ -441,7 +441,12 @@ func TestCheckName(t *testing.T) {
 		{`a\b`, false},
 		{"a\nb", false},
 		{"a\x00", false},
-		{"\xff", false},
+		{"a\x7f", false},
+		// Not UTF-8: the bytes of another charset are a name (Latin-1,
+		// Shift JIS), as the server has it.
+		{"\xff", true},
+		{"caf\xe9.txt", true},
+		{"\x83e\x83X\x83g", true},
 	} {
 		if err := checkName(tc.name); (err == nil) != tc.ok {
 			t.Errorf("checkName(%q) = %v, want ok=%v", tc.name, err, tc.ok)
@@ -678,5 +683,60 @@ func TestMirrorSmallFileLengthChecked(t *testing.T) {
 	}
 	if b, _ := os.ReadFile(filepath.Join(dir, "ok.txt")); string(b) != "four" {
 		t.Errorf("ok.txt = %q", b)
+	}
+}
+
+// TestMirrorLatin1Names: names in bytes that are not UTF-8 (Latin-1 é and
+// è, Shift JIS, 0xff) are mirrored under those bytes, kept apart in the
+// manifest though they differ in one such byte, found unchanged by the
+// next run, and a file gone from the server is deleted with --delete and
+// the others kept, even with the manifest gone (then compared on disk).
+func TestMirrorLatin1Names(t *testing.T) {
+	names := []string{"caf\xe9.txt", "caf\xe8.txt", "d\xff/\x83e\x83X\x83g.txt", "plain.txt"}
+	f := newFakeFTP()
+	for _, n := range names {
+		f.file("pub/"+n, "the bytes of "+n)
+	}
+	dir := t.TempDir()
+	s := mustRun(t, f, "ftp://h/pub/", dir, Options{Jobs: 2})
+	if got := f.fetched(); s.New != len(names) || s.Skipped+s.Failed != 0 || len(got) != len(names) {
+		t.Fatalf("first run: %+v, fetched %q", s, got)
+	}
+	root, err := os.OpenRoot(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer root.Close()
+	m, err := loadManifest(root)
+	if err != nil || m.len() != len(names) {
+		t.Fatalf("manifest: %d records, %v; want %d", m.len(), err, len(names))
+	}
+	for _, n := range names {
+		if b, err := os.ReadFile(filepath.Join(dir, n)); err != nil || string(b) != "the bytes of "+n {
+			t.Errorf("%q: %q, %v", n, b, err)
+		}
+		if r, ok := m.get(n); !ok || r.SHA256 != sum([]byte("the bytes of "+n)) {
+			t.Errorf("%q: manifest record %+v, %v", n, r, ok)
+		}
+	}
+	s = mustRun(t, f, "ftp://h/pub/", dir, Options{Jobs: 2})
+	if got := f.fetched(); s.Unchanged != len(names) || len(got) != 0 {
+		t.Fatalf("second run: %+v, fetched %q", s, got)
+	}
+	delete(f.nodes, "pub/caf\xe8.txt")
+	s = mustRun(t, f, "ftp://h/pub/", dir, Options{Jobs: 2, Delete: true})
+	if s.Deleted != 1 || s.Unchanged != len(names)-1 {
+		t.Fatalf("--delete: %+v", s)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "caf\xe8.txt")); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("caf\\xe8.txt kept: %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "caf\xe9.txt")); err != nil {
+		t.Errorf("caf\\xe9.txt: %v", err)
+	}
+	os.Remove(filepath.Join(dir, manifestName))
+	s = mustRun(t, f, "ftp://h/pub/", dir, Options{Jobs: 2, Delete: true})
+	if got := f.fetched(); s.Unchanged != len(names)-1 || s.Deleted != 0 || len(got) != 0 {
+		t.Fatalf("without the manifest: %+v, fetched %q", s, got)
 	}
 }

@@ -4,7 +4,6 @@ import (
 	"errors"
 	"path"
 	"strings"
-	"unicode/utf8"
 )
 
 // Reasons an entry is skipped rather than written. They appear in the
@@ -14,7 +13,6 @@ var (
 	errNameDot       = errors.New(`name is "." or ".."`)
 	errNameSlash     = errors.New(`name contains "/" or "\"`)
 	errNameControl   = errors.New("name contains a control character or NUL")
-	errNameUTF8      = errors.New("name is not valid UTF-8")
 	errNameReserved  = errors.New("name is reserved for the mirror's own state (.fetch)")
 	errOutsideTarget = errors.New("path leaves the target directory")
 	errLinkOutside   = errors.New("symbolic link target leaves the target directory")
@@ -29,7 +27,11 @@ const stateDir = ".fetch"
 
 // checkName validates one remote name before it becomes one component of
 // a local path: no separators, no "." or "..", no control characters or
-// NUL, valid UTF-8. The rules follow io/fs.ValidPath, stricter.
+// NUL. The rules follow io/fs.ValidPath, stricter, but for one: a name
+// need not be UTF-8. The names of old archives are bytes in the charset
+// of the machine that made them (Latin-1, CP437, Shift JIS, KOI8-R), and
+// a local file keeps them byte for byte, as lftp and wget keep them; the
+// manifest keeps them as PEP 383 escapes (jsonstr.AppendBytes).
 func checkName(name string) error {
 	switch {
 	case name == "":
@@ -38,8 +40,6 @@ func checkName(name string) error {
 		return errNameDot
 	case strings.ContainsAny(name, `/\`):
 		return errNameSlash
-	case !utf8.ValidString(name):
-		return errNameUTF8
 	}
 	for i := 0; i < len(name); i++ {
 		if name[i] < 0x20 || name[i] == 0x7f {

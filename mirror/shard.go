@@ -1,7 +1,6 @@
 package mirror
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"hash/fnv"
@@ -127,12 +126,9 @@ func readManifestFile(name string) (*manifest, error) {
 	if len(b) > maxManifestSize {
 		return nil, fmt.Errorf("mirror: merge: %s: larger than %d bytes", name, maxManifestSize)
 	}
-	m := &manifest{}
-	if err := json.Unmarshal(b, m); err != nil {
+	m, err := decodeManifest(b)
+	if err != nil {
 		return nil, fmt.Errorf("mirror: merge: %s: not a manifest: %w", name, err)
-	}
-	if m.Files == nil {
-		m.Files = map[string]Record{}
 	}
 	return m, nil
 }

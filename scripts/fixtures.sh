@@ -126,6 +126,11 @@ write("ftp/pub/odd/percent%41.txt", "percent sign in the name\n")
 write("ftp/pub/odd/question?mark.txt", "question mark in the name\n")
 write("ftp/pub/odd/hash#sign.txt", "hash sign in the name\n")
 write("ftp/pub/odd/caf\u00e9.txt", "UTF-8 name\n")
+# Names that are not UTF-8, as old archives hold them: bytes of Latin-1 (a
+# str with PEP 383 escapes: "\udce9" is the byte 0xe9 on the disk), one of
+# them 0xff, the Telnet IAC byte of RFC 854.
+write("ftp/pub/odd/caf\udce9.txt", "Latin-1 name\n")
+write("ftp/pub/odd/na\udcefve\udcff.txt", "Latin-1 name with the byte 0xff\n")
 write("ftp/pub/welcome/.message", "This directory has a .message file.\nvsftpd shows it on CWD.\n")
 write("ftp/pub/welcome/readme.txt", "read me\n")
 write("ftp/pub/.hidden/inside.txt", "in a directory whose name begins with a dot\n")
@@ -166,6 +171,8 @@ mkdir("www/dir/empty")
 # a mirror must store each under its real name.
 for name in ("a&b.txt", "café.txt", "x?y.txt", "100%.txt", "with space.txt", "a:b.txt", "hash#sign.txt"):
     write("www/names/" + name, "the file named %s\n" % name)
+# A Latin-1 name (the byte 0xe9), which index pages escape as %E9.
+write("www/names/caf\udce9.txt", "a Latin-1 name\n")
 
 # ---------------------------------------------------------------- gopher
 CRLF = "\r\n"
@@ -186,6 +193,7 @@ link("gopher/bin5m.bin", "ftp/pub/bin5m.bin")
 link("gopher/small.bin", "ftp/pub/small.bin")
 write("gopher/empty.txt", "")
 write("gopher/with space.txt", "a file whose name has a space\n")
+write("gopher/dir/caf\udce9.txt", "a Latin-1 name\n")
 write("gopher/dir/.abstract", "A directory with nested menus.\n")
 write("gopher/dir/one.txt", "dir one\n")
 write("gopher/dir/sub/two.txt", "dir sub two\n")

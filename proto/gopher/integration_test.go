@@ -109,12 +109,13 @@ func TestPygopherdNestedMenus(t *testing.T) {
 			}
 		}
 	}
-	want := []string{"/dir/one.txt", "/dir/sub/two.txt", "/dir/sub/deeper/three.txt"}
+	// caf\xe9.txt: a selector in Latin-1 bytes, asked for as %E9.
+	want := []string{"/dir/caf\xe9.txt", "/dir/one.txt", "/dir/sub/two.txt", "/dir/sub/deeper/three.txt"}
 	if fmt.Sprint(path) != fmt.Sprint(want) {
 		t.Errorf("files along the walk = %q, want %q", path, want)
 	}
 	for _, sel := range want {
-		_, body := get(t, "gopher://"+s.Addr+"/0"+sel, nil)
+		_, body := get(t, "gopher://"+s.Addr+"/0"+uri.Escape(sel, "/"), nil)
 		file, err := os.ReadFile(servertest.Fixture(t, "gopher"+sel))
 		if err != nil || string(body) != string(file) {
 			t.Errorf("%s: %q, want %q (%v)", sel, body, file, err)

@@ -74,6 +74,7 @@
 //	  pub/many/f0000.txt..f1999.txt   "file NNNN\n" each (ManyFiles)
 //	  pub/tree/top.txt, a/a1.txt, a/a2.txt, a/b/b1.txt, a/b/c/deep.txt, a/b/c/c1.bin (3000 bytes), empty-dir/
 //	  pub/odd/semi;colon.txt, percent%41.txt, question?mark.txt, hash#sign.txt, café.txt (UTF-8 name)
+//	  pub/odd/caf\xe9.txt, na\xefve\xff.txt   names in Latin-1 bytes, not UTF-8 (0xff: the Telnet IAC byte)
 //	  pub/welcome/.message       makes CWD welcome answer a multi-line 250- reply
 //	  pub/welcome/readme.txt
 //	  pub/.hidden/inside.txt     a directory that LIST shows only when asked with -a
@@ -94,6 +95,7 @@
 //	  dir/a.txt, dir/sub/b.txt, dir/sub/deeper/c.txt, dir/sub/deeper/d.bin (2048 bytes), dir/empty/
 //	  names/a&b.txt, café.txt, x?y.txt, 100%.txt, with space.txt, a:b.txt, hash#sign.txt
 //	                             "the file named NAME\n" each
+//	  names/caf\xe9.txt          a Latin-1 name (the byte 0xe9), "a Latin-1 name\n"
 //	  /redir-file                302 Location: file:///etc/passwd
 //	  /redir-badport             302 Location: http://127.0.0.1:25/
 //	  /redir-ok                  302 Location: http://127.0.0.1:PORT/dir/ (absolute, made by nginx)
@@ -102,6 +104,7 @@
 //	  about.txt (+ about.txt.abstract), text.txt (+ .abstract), lines.txt, bin5m.bin,
 //	  small.bin, empty.txt, with space.txt
 //	  dir/ (.abstract), dir/one.txt, dir/sub/two.txt, dir/sub/deeper/three.txt, dir/empty/
+//	  dir/caf\xe9.txt            a Latin-1 name (the byte 0xe9)
 //	  big/item0000.txt..item1999.txt   the 2000-item menu: selector "/big"
 //	  words/alpha.txt ... zulu.txt, alphabet.txt, alpine.txt   28 one-word files
 //	  search                     type 7 search (selector "/search"), see below
