@@ -131,6 +131,11 @@ write("ftp/pub/odd/caf\u00e9.txt", "UTF-8 name\n")
 # them 0xff, the Telnet IAC byte of RFC 854.
 write("ftp/pub/odd/caf\udce9.txt", "Latin-1 name\n")
 write("ftp/pub/odd/na\udcefve\udcff.txt", "Latin-1 name with the byte 0xff\n")
+# Names a listing parser could cut: two leading spaces, a trailing space, and
+# a regular file whose name has the " -> " of a symbolic link's line.
+write("ftp/pub/odd/  two lead.txt", "two spaces before the name\n")
+write("ftp/pub/odd/trail.txt ", "a space after the name\n")
+write("ftp/pub/odd/x -> y", "a file, not a link\n")
 write("ftp/pub/welcome/.message", "This directory has a .message file.\nvsftpd shows it on CWD.\n")
 write("ftp/pub/welcome/readme.txt", "read me\n")
 write("ftp/pub/.hidden/inside.txt", "in a directory whose name begins with a dot\n")

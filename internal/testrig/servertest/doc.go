@@ -75,6 +75,7 @@
 //	  pub/tree/top.txt, a/a1.txt, a/a2.txt, a/b/b1.txt, a/b/c/deep.txt, a/b/c/c1.bin (3000 bytes), empty-dir/
 //	  pub/odd/semi;colon.txt, percent%41.txt, question?mark.txt, hash#sign.txt, café.txt (UTF-8 name)
 //	  pub/odd/caf\xe9.txt, na\xefve\xff.txt   names in Latin-1 bytes, not UTF-8 (0xff: the Telnet IAC byte)
+//	  pub/odd/"  two lead.txt", "trail.txt ", "x -> y"   spaces at the ends; a file named like a link's line
 //	  pub/welcome/.message       makes CWD welcome answer a multi-line 250- reply
 //	  pub/welcome/readme.txt
 //	  pub/.hidden/inside.txt     a directory that LIST shows only when asked with -a
