@@ -263,6 +263,11 @@ func (c *conn) fail(what string, err error) error {
 	if cmd == "" {
 		cmd = "greeting"
 	}
+	if errors.Is(err, io.EOF) && replyCode(err) == 0 {
+		// The control connection ended where a reply was due: lost
+		// (exit 5, retried), not a bare EOF (exit 1).
+		err = fmt.Errorf("the server closed the control connection before its reply: %w", io.ErrUnexpectedEOF)
+	}
 	if replyCode(err) == 0 && (isConnError(err) || c.w.err != nil) {
 		c.dead = true
 	} else {

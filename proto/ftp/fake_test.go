@@ -37,6 +37,7 @@ type fakeFTP struct {
 	stallAt  int                 // RETR data: stop sending (connection open) after this many bytes; 0 means never
 	cutAt    int                 // RETR data: close the data connection after this many bytes, then reply 426; 0 means never
 	cutReply string              // the reply after a cut instead of 426
+	hangUps  int                 // the first so many transfers (RETR or a listing, over all sessions) send the whole data, then close the control connection with no completion reply
 	listDone string              // the completion reply of listings (may hold CRLFs); "" means "226 transfer complete"
 	holdDone bool                // RETR: send 226 only once the client has sent its next command (a pipelining client)
 	epsvJunk string              // sent after every 229 reply, as if the server answered twice
@@ -404,6 +405,14 @@ func (s *fakeSession) send(verb string, b []byte) {
 	}
 	dc.Write(b)
 	dc.Close()
+	f.mu.Lock()
+	hangUp := f.hangUps > 0
+	f.hangUps--
+	f.mu.Unlock()
+	if hangUp {
+		s.c.Close()
+		return
+	}
 	if verb == "RETR" && f.holdDone {
 		// A client that waits for the 226 before its next command
 		// waits until its own timeout.

@@ -673,3 +673,78 @@ func TestSanitize(t *testing.T) {
 		}
 	}
 }
+
+// TestCompletionReplyLost: the control connection ends after the whole
+// file came on the data connection, with no 226 (a server that went away,
+// or a NAT that dropped the connection idle through a long transfer). The
+// transfer is not taken as whole; the error is a lost connection
+// (io.ErrUnexpectedEOF, transient: exit 5, where a bare io.EOF gave exit
+// 1) that names how far it came; the next retrieval dials again.
+func TestCompletionReplyLost(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		pipe bool
+		stat proto.FTPStat
+		want string
+	}{
+		{"size known", false, proto.StatAll, "closed the control connection after 5000 of 5000 bytes, before its completion reply"},
+		{"size known, pipelined", true, proto.StatAll, "after 5000 of 5000 bytes, before its completion reply"},
+		{"size unknown", false, proto.StatNone, "after 5000 bytes, before its completion reply"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			f := newFake(t)
+			f.files["f.bin"] = bytes.Repeat([]byte("z"), 5000)
+			f.files["g.bin"] = []byte("whole")
+			f.hangUps = 1
+			f.start()
+			d := &Driver{PipelinePassive: tc.pipe}
+			defer d.CloseIdleConnections()
+			req := quickReq()
+			req.Options.FTP.Stat = tc.stat
+			resp, err := d.Fetch(t.Context(), uri.MustParse(f.url("/f.bin")), req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			b, err := io.ReadAll(resp.Body)
+			resp.Body.Close()
+			if !errors.Is(err, io.ErrUnexpectedEOF) || !retry.Transient(err) {
+				t.Errorf("read %d bytes, error %v; want a lost connection (io.ErrUnexpectedEOF, transient)", len(b), err)
+			}
+			if !strings.Contains(fmt.Sprint(err), tc.want) {
+				t.Errorf("read error = %v, want it to say %q", err, tc.want)
+			}
+			if _, b, err := get(t, d, f.url("/g.bin"), req); err != nil || string(b) != "whole" {
+				t.Errorf("next retrieval = %q, %v", b, err)
+			}
+		})
+	}
+}
+
+// TestCompletionReplyLostListing: a listing whose control connection ends
+// where its 226 was due is not taken for the directory, and the failure
+// is a lost connection (transient), for LIST and MLSD, pipelined or not.
+func TestCompletionReplyLostListing(t *testing.T) {
+	for _, pipe := range []bool{false, true} {
+		for _, mlsd := range []bool{false, true} {
+			t.Run(fmt.Sprintf("pipelined %v, MLSD %v", pipe, mlsd), func(t *testing.T) {
+				f := newFake(t)
+				f.lists["LIST"] = []byte("-rw-r--r-- 1 u g 5 Jan 01 2001 a.txt\r\n")
+				f.lists["MLSD"] = []byte("type=file;size=5; a.txt\r\n")
+				if mlsd {
+					f.feat = append(f.feat, "MLST type*;size*;")
+				}
+				f.hangUps = 1
+				f.start()
+				d := &Driver{PipelinePassive: pipe}
+				defer d.CloseIdleConnections()
+				entries, err := d.List(t.Context(), uri.MustParse(f.url("/")), quickReq())
+				if err == nil || !errors.Is(err, io.ErrUnexpectedEOF) || !retry.Transient(err) {
+					t.Fatalf("List = %d entries, %v; want a lost connection (io.ErrUnexpectedEOF, transient)", len(entries), err)
+				}
+				if entries, err := d.List(t.Context(), uri.MustParse(f.url("/")), quickReq()); err != nil || len(entries) != 1 {
+					t.Errorf("the next listing = %d entries, %v", len(entries), err)
+				}
+			})
+		}
+	}
+}
