@@ -24,6 +24,7 @@ package http
 import (
 	"context"
 	"crypto/tls"
+	"errors"
 	"fmt"
 	"io"
 	"mime"
@@ -151,6 +152,11 @@ func (d *Driver) Fetch(ctx context.Context, u *uri.URL, req *proto.Request) (*pr
 		}
 		if !shared {
 			tr.CloseIdleConnections()
+		}
+		if errors.Is(err, io.EOF) {
+			// The connection ended before a response (net/http's
+			// bare EOF): lost (exit 5, retried), said so.
+			err = fmt.Errorf("the server closed the connection before its response: %w", io.ErrUnexpectedEOF)
 		}
 		return nil, fmt.Errorf("http: %w", err)
 	}

@@ -434,3 +434,31 @@ func TestKeepAliveAfterRedirectAndError(t *testing.T) {
 		t.Errorf("after a redirect with a %d-byte body: %d connections in all, want 2", 2*drainMax, n)
 	}
 }
+
+// TestClosedBeforeResponse: a server that reads the request and closes
+// the connection without a response (net/http's bare EOF) is a lost
+// connection, io.ErrUnexpectedEOF (exit 5, retried), that says so; it was
+// "http: EOF", exit 1.
+func TestClosedBeforeResponse(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			c.SetDeadline(time.Now().Add(5 * time.Second))
+			c.Read(make([]byte, 4096))
+			c.Close()
+		}
+	}()
+	d := &Driver{}
+	_, err = d.Fetch(t.Context(), uri.MustParse("http://"+ln.Addr().String()+"/x"), &proto.Request{})
+	if !errors.Is(err, io.ErrUnexpectedEOF) || !strings.Contains(err.Error(), "closed the connection before its response") {
+		t.Errorf("Fetch = %v, want the connection lost before a response (io.ErrUnexpectedEOF)", err)
+	}
+}
