@@ -23,13 +23,16 @@
 // Where this package deviates from, or chooses among, the documents:
 //
 //   - Servers differ in how data ends. RFC 1436 servers end text (type 0)
-//     and menus with a "." line and close; others (pygopherd) send files raw
-//     and just close. A "." line ends a menu. In text it ends the data when
-//     the stream ends with it; when more data follows, the server is of the
-//     second kind: the "." line is data and nothing after it is unstuffed.
-//     Lines starting with ".." before that point lose one dot. A server that
-//     sends the "." line and then neither closes nor sends is waited for
-//     until the idle timeout, after which the text ends normally.
+//     and menus with a "." line, double the dot of every line that begins
+//     with one, and close; others (pygopherd, Gophernicus) send files as
+//     they are and just close. A "." line ends a menu. In text it ends the
+//     data when the stream ends with it; when more data follows, or a line
+//     begins with a single dot, the server is of the second kind. Lines
+//     that begin with ".." lose one dot only when the text ends with the
+//     terminator and shows no sign of the second kind (NewTextReader holds
+//     them back until it knows). A server that sends the "." line and then
+//     neither closes nor sends is waited for until the idle timeout, after
+//     which the text ends normally.
 //   - A Gopher+ response header is recognized only when a gopher+_string
 //     was sent; a server that ignores the gopher+_string and answers
 //     without a header is read as a plain gopher server.

@@ -77,7 +77,8 @@ func parseTarget(u *uri.URL) (*target, error) {
 //
 //   - type 1 (menu) and 7 (search, whose results are a menu): KindDirectory,
 //     Entries parsed (see ParseMenu and Item.Entry), Body the menu as sent;
-//   - type 0 (text): the "." line removed and ".." unstuffed, streamed;
+//   - type 0 (text): read by NewTextReader (the "." line removed, and
+//     ".." unstuffed when the server doubled the dots), streamed;
 //   - any other type: the bytes as sent, streamed;
 //   - gopher+_string "!..." or "$...": the attribute blocks, parsed into
 //     Info["attributes"] ([]Attributes) and given as text in Body. When

@@ -2,6 +2,7 @@ package gopher
 
 import (
 	"bufio"
+	"bytes"
 	"errors"
 	"io"
 )
@@ -11,32 +12,54 @@ import (
 // inspected.
 //
 // For a gopher text item (RFC 1436 section 3.8: "Lastline", and lines
-// beginning with "." doubled) the reader looks ahead at a "." line: it is
-// the terminator when the stream ends there, as it does with servers that
-// follow the RFC (they close after it). When more data follows, the server
-// is one that sends files raw and ends by closing (pygopherd): the "." line
-// is data, and from then on nothing is unstuffed. A server that closes
-// without any "." line ends the text just as well.
+// beginning with "." doubled) the servers differ: some follow the RFC
+// (UMN gopherd and many of today's), others send the file as it is on disk
+// and end by closing (pygopherd, Gophernicus). The reader tells them apart
+// by what the text holds, so that neither loses or gains a byte:
+//
+//   - A "." line is the terminator when the stream ends there. When more
+//     data follows, it is data: the server does not stuff.
+//   - A line that begins with "." but not ".." (".profile") is one a
+//     stuffing server would have doubled: the server does not stuff.
+//   - A line that begins with ".." is held back, with everything after it,
+//     until the text tells: a terminator at the end (then every such line
+//     loses one dot), or either sign above, or the end of the stream without
+//     a terminator (then they are data as sent). A text with no such line
+//     streams without delay. Over maxHeld bytes held, the lines go out as
+//     sent, and a terminator at the end is then an error (errUnsureStuffing):
+//     the reader cannot tell whether their dots were doubled.
 //
 // For Gopher+ data announced by "+-1" (gopherplus.txt section 2.3) the "."
-// line always ends the data (strict).
+// line always ends the data, and lines are unstuffed as they come (strict).
 type textReader struct {
-	r       *bufio.Reader
-	unstuff bool   // undo dot-stuffing
-	strict  bool   // a "." line ends the data whatever follows
-	bol     bool   // the next byte starts a line
-	rest    []byte // bytes of the current chunk not yet returned
-	err     error  // sticky error, returned once rest is empty
+	r         *bufio.Reader
+	unstuff   bool   // strict: undo dot-stuffing
+	strict    bool   // a "." line ends the data whatever follows
+	bol       bool   // the next byte starts a line
+	undecided bool   // not strict: whether the server stuffs is not known yet
+	held      []byte // not strict: from the first ".." line on, until known
+	gaveUp    bool   // more than maxHeld was held: sent as it came
+	rest      []byte // bytes of the current chunk not yet returned
+	err       error  // sticky error, returned once rest is empty
 }
 
+// maxHeld bounds what a textReader holds back to decide whether lines that
+// begin with ".." were stuffed.
+var maxHeld = 16 << 20
+
+// errUnsureStuffing: a text whose lines beginning with ".." were too long
+// to hold ended with a terminator.
+var errUnsureStuffing = errors.New(`gopher: a text with lines beginning with ".." ended with a "." line after more than could be held: whether the server doubled their dots (RFC 1436 section 3.8) cannot be told`)
+
 // NewTextReader returns a reader of the gopher text read from r (RFC 1436
-// section 3.8): the terminating "." line is removed and lines starting with
-// ".." lose one dot. A "." line followed by more data is not the
-// terminator but data, from a server that does not dot-stuff; the rest of
-// the text is then passed as it comes. Anything a server sends after the
-// terminator is ignored.
+// section 3.8): the terminating "." line is removed and, when the text
+// shows the server doubled the dots of lines that begin with one, such
+// lines lose one dot. Text from a server that sends files as they are and
+// closes (a "." line followed by more data, a line like ".profile", or no
+// "." line at the end) is passed as it came. Anything a server sends after
+// the terminator is ignored.
 func NewTextReader(r io.Reader) io.Reader {
-	return &textReader{r: bufReader(r), bol: true, unstuff: true}
+	return &textReader{r: bufReader(r), bol: true, undecided: true}
 }
 
 // newDotReader reads Gopher+ data announced by "+-1": cut at the first "."
@@ -64,39 +87,110 @@ func (t *textReader) Read(p []byte) (int, error) {
 	return n, nil
 }
 
-// next reads the next chunk (a line, or a part of a long line) into rest.
+// next reads the next chunk (a line, or a part of a long line) into rest,
+// or into held.
 func (t *textReader) next() {
 	chunk, err := t.r.ReadSlice('\n')
 	if errors.Is(err, bufio.ErrBufferFull) {
 		err = nil // a long line: the rest follows in the next chunk
 	}
-	if t.bol && len(chunk) > 0 && chunk[0] == '.' {
-		if isDotLine(chunk, err) {
-			// ends may read more, which reuses the buffer chunk is in.
-			dot := append([]byte(nil), chunk...)
-			if t.ends(err) {
+	start := t.bol
+	if len(chunk) > 0 {
+		t.bol = chunk[len(chunk)-1] == '\n'
+	}
+	if t.strict {
+		if start && len(chunk) > 0 && chunk[0] == '.' {
+			if isDotLine(chunk, err) {
 				t.rest, t.err = nil, io.EOF
 				return
 			}
-			chunk = dot
+			if t.unstuff && len(chunk) > 1 && chunk[1] == '.' {
+				chunk = chunk[1:]
+			}
 		}
-		if t.unstuff && len(chunk) > 1 && chunk[1] == '.' {
-			chunk = chunk[1:]
+		t.rest, t.err = chunk, err
+		return
+	}
+	if start && len(chunk) > 0 && chunk[0] == '.' {
+		switch {
+		case isDotLine(chunk, err):
+			// ends may read more, which reuses the buffer chunk is in.
+			dot := append([]byte(nil), chunk...)
+			if t.ends(err) {
+				if t.gaveUp && t.undecided {
+					t.rest, t.err = nil, errUnsureStuffing
+					return
+				}
+				t.rest, t.err = t.release(t.undecided), io.EOF
+				return
+			}
+			t.decide()
+			t.rest, t.err = append(t.release(false), dot...), err
+			return
+		case len(chunk) > 1 && chunk[1] == '.':
+			if t.undecided && !t.gaveUp {
+				t.hold(chunk, err)
+				return
+			}
+		default:
+			t.decide()
+			t.rest, t.err = append(t.release(false), chunk...), err
+			return
 		}
 	}
-	if len(chunk) > 0 {
-		t.bol = chunk[len(chunk)-1] == '\n'
+	if t.held != nil {
+		t.hold(chunk, err)
+		return
 	}
 	t.rest, t.err = chunk, err
 }
 
-// ends decides whether a "." line just read ends the data. In strict mode
-// it always does. Otherwise it does when nothing follows: the stream ended
-// with it, or waiting for more ended in an error (the server closed, reset
-// or fell silent after the "." line). When data follows, the "." line is
-// data and unstuffing stops.
+// hold keeps chunk back; at the end of the stream (err) without a
+// terminator, or past maxHeld, what is held goes out as it came.
+func (t *textReader) hold(chunk []byte, err error) {
+	t.held = append(t.held, chunk...)
+	switch {
+	case err != nil:
+		t.rest, t.err = t.release(false), err
+	case len(t.held) > maxHeld:
+		t.gaveUp = true
+		t.rest = t.release(false)
+	}
+}
+
+// decide records that the server does not stuff: what is held is data.
+func (t *textReader) decide() {
+	t.undecided = false
+}
+
+// release returns what is held, each line that begins with ".." losing
+// one dot when unstuff is set, and holds nothing more.
+func (t *textReader) release(unstuff bool) []byte {
+	b := t.held
+	t.held = nil
+	if !unstuff || len(b) == 0 {
+		return b
+	}
+	out := b[:0]
+	for len(b) > 0 {
+		line := b
+		if i := bytes.IndexByte(b, '\n'); i >= 0 {
+			line = b[:i+1]
+		}
+		b = b[len(line):]
+		if len(line) > 1 && line[0] == '.' && line[1] == '.' {
+			line = line[1:]
+		}
+		out = append(out, line...) // out never passes b: it writes behind
+	}
+	return out
+}
+
+// ends decides whether a "." line just read ends the data: it does when
+// nothing follows: the stream ended with it, or waiting for more ended in
+// an error (the server closed, reset or fell silent after the "." line).
 func (t *textReader) ends(err error) bool {
-	if t.strict || err != nil {
+	if err != nil {
 		return true
 	}
 	if t.r.Buffered() == 0 {
@@ -104,7 +198,6 @@ func (t *textReader) ends(err error) bool {
 			return true
 		}
 	}
-	t.unstuff = false
 	return false
 }
 

@@ -24,7 +24,17 @@ var textTests = []struct {
 	{"dot at end of stream", "hello\r\n.", "hello\r\n"},
 	{"dot CR at end of stream", "hello\r\n.\r", "hello\r\n"},
 	{"unstuffed", "..hidden\r\n...three\r\n.\r\n", ".hidden\r\n..three\r\n"},
-	{"unstuffed without dot", "a\n..b\n", "a\n.b\n"},
+	// No terminator: a server that sends files as they are (pygopherd,
+	// Gophernicus), whose ".." lines are data ("..." at the start of a
+	// line of prose, "../up" in a README). They were unstuffed.
+	{"no terminator: .. kept", "a\n..b\n", "a\n..b\n"},
+	{"no terminator: ... kept", "...and then\r\n../up\r\nend\r\n", "...and then\r\n../up\r\nend\r\n"},
+	// A line that a stuffing server would have doubled: the server does
+	// not stuff; a terminator at the end is still one.
+	{"single-dot line, then terminator", "..a\n.b\n..c\n.\n", "..a\n.b\n..c\n"},
+	{"terminator after stuffed lines", "x\r\n..a\r\n...b\r\ny\r\n.\r\n", "x\r\n.a\r\n..b\r\ny\r\n"},
+	{"only stuffed lines", "..\r\n.\r\n", ".\r\n"},
+	{"stuffed, cut without terminator", "..a\r\n..b", "..a\r\n..b"},
 	// A "." line with data after it: a server that sends files raw
 	// (pygopherd); the rest, ".." included, is data.
 	{"dot line followed by data", "a\r\n.\r\n..after\r\n", "a\r\n.\r\n..after\r\n"},
@@ -128,7 +138,48 @@ func FuzzTextReader(f *testing.F) {
 		if !bytes.Equal(got, got2) {
 			t.Fatalf("read sizes change the result: %q vs %q", got, got2)
 		}
+		if want := referenceText(in); !bytes.Equal(got, want) {
+			t.Fatalf("%q: %q, the whole-text reading gives %q", in, got, want)
+		}
 	})
+}
+
+// referenceText reads a gopher text as a whole, as NewTextReader does
+// line by line: a last line that is "." is the terminator; with it, and
+// every other line that begins with "." beginning with "..", the server
+// stuffed, and those lines lose one dot; otherwise the text is as sent.
+func referenceText(in []byte) []byte {
+	var lines [][]byte
+	for b := in; len(b) > 0; {
+		i := bytes.IndexByte(b, '\n')
+		if i < 0 {
+			i = len(b) - 1
+		}
+		lines = append(lines, b[:i+1])
+		b = b[i+1:]
+	}
+	if len(lines) == 0 {
+		return nil
+	}
+	last := string(lines[len(lines)-1])
+	if last != ".\r\n" && last != ".\n" && last != "." && last != ".\r" {
+		return in
+	}
+	body := lines[:len(lines)-1]
+	stuffed := true
+	for _, l := range body {
+		if l[0] == '.' && (len(l) < 2 || l[1] != '.') {
+			stuffed = false
+		}
+	}
+	var out []byte
+	for _, l := range body {
+		if stuffed && len(l) > 1 && l[0] == '.' && l[1] == '.' {
+			l = l[1:]
+		}
+		out = append(out, l...)
+	}
+	return out
 }
 
 func BenchmarkTextReader(b *testing.B) {
@@ -140,4 +191,48 @@ func BenchmarkTextReader(b *testing.B) {
 			b.Fatal(n, err)
 		}
 	}
+}
+
+// TestTextReaderHeldLimit: past maxHeld the lines beginning with ".." go
+// out as they came; a terminator at the end is then an error (it cannot
+// be told whether their dots were doubled), while a text that shows the
+// server does not stuff, or ends without a terminator, is whole.
+func TestTextReaderHeldLimit(t *testing.T) {
+	defer func(n int) { maxHeld = n }(maxHeld)
+	maxHeld = 10
+	for _, c := range []struct {
+		in, want string
+		err      error
+	}{
+		{"..a\n..b\n..c\n.\n", "..a\n..b\n..c\n", errUnsureStuffing},
+		{"..a\n..b\n..c\n", "..a\n..b\n..c\n", nil},
+		{"..a\n..b\n..c\n.d\n.\n", "..a\n..b\n..c\n.d\n", nil},
+		{"..a\n.\n", ".a\n", nil}, // within the limit
+	} {
+		got, err := io.ReadAll(NewTextReader(strings.NewReader(c.in)))
+		if string(got) != c.want || err != c.err {
+			t.Errorf("%q: %q, %v; want %q, %v", c.in, got, err, c.want, c.err)
+		}
+	}
+}
+
+// TestTextReaderReleases: what is held since a ".." line goes out as soon
+// as a line shows the server does not stuff, without waiting for the end.
+func TestTextReaderReleases(t *testing.T) {
+	pr, pw := io.Pipe()
+	r := NewTextReader(pr)
+	go pw.Write([]byte("..a\r\n..b\r\n.c\r\n"))
+	got := make([]byte, 0, 64)
+	for len(got) < len("..a\r\n..b\r\n.c\r\n") {
+		b := make([]byte, 64)
+		n, err := r.Read(b)
+		if err != nil {
+			t.Fatalf("Read after %q: %v", got, err)
+		}
+		got = append(got, b[:n]...)
+	}
+	if string(got) != "..a\r\n..b\r\n.c\r\n" {
+		t.Errorf("got %q", got)
+	}
+	pw.Close()
 }
