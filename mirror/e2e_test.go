@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -157,5 +158,56 @@ func TestMirrorGopherEndToEnd(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(dir, "outside.txt")); err == nil {
 		t.Errorf("an item outside the starting selector was mirrored")
+	}
+}
+
+// TestMirrorGopherRFC1436: from a server that sends texts as RFC 1436
+// section 3.8 has them (every line that begins with "." doubled, a "."
+// line at the end: UMN gopherd and many of today's servers), the mirror
+// stores each text as it is on the server's disk: without the terminator
+// and with the dots the server doubled taken off, lines of one dot, of
+// dots only and an empty text included; a binary is the bytes as sent.
+// It stored the terminator and the doubled dots, exit 0.
+func TestMirrorGopherRFC1436(t *testing.T) {
+	fsys := fstest.MapFS{
+		"hole/dots.txt":     {Data: []byte("top\r\n.\r\n..two\r\n...three\r\n.hidden\r\nend\r\n")},
+		"hole/ellipsis.txt": {Data: []byte("...and then\n../up\nlast\n")},
+		"hole/enddot.txt":   {Data: []byte("the last line is a dot\n.\n")},
+		"hole/onlydots.txt": {Data: []byte("..\n.\n...\n")},
+		"hole/plain.txt":    {Data: []byte("no dots at all\r\n")},
+		"hole/empty.txt":    {Data: []byte{}},
+		"hole/sub/x.bin":    {Data: []byte("binary\r\n.\r\n..\r\n")},
+	}
+	srv, err := localserver.StartGopherWith(fsys, localserver.GopherOptions{RFC1436: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	dir := t.TempDir()
+	s, err := Run(ctx, drivers{"gopher": &gopher.Driver{}}, uri.MustParse("gopher://"+srv.Addr()+"/1/hole"), dir, Options{Jobs: 2})
+	if err != nil || s.New != len(fsys) || s.Failed+s.Skipped != 0 {
+		t.Fatalf("gopher mirror: %v, %+v", err, s)
+	}
+	for p, f := range fsys {
+		got, err := os.ReadFile(filepath.Join(dir, strings.TrimPrefix(p, "hole/")))
+		if err != nil || !bytes.Equal(got, f.Data) {
+			t.Errorf("%s = %q, %v; want %q", p, got, err, f.Data)
+		}
+		// fetch get reads it the same.
+		typ := "0"
+		if strings.HasSuffix(p, ".bin") {
+			typ = "9"
+		}
+		resp, err := (&gopher.Driver{}).Fetch(ctx, uri.MustParse("gopher://"+srv.Addr()+"/"+typ+"/"+p), &proto.Request{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, err := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if err != nil || !bytes.Equal(b, f.Data) {
+			t.Errorf("get %s = %q, %v; want %q", p, b, err, f.Data)
+		}
 	}
 }

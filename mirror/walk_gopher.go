@@ -151,7 +151,12 @@ func (l *listing) addItem(w *gopherWalker, e proto.Entry, menuRel string) {
 			l.skipped = append(l.skipped, skip(rel, u, fmt.Errorf("name is reserved for the saved menu")))
 			return
 		}
-		rf := remoteFile{rel: rel, url: u, size: -1, raw: true}
+		// A text (type 0) is read as RFC 1436 section 3.8 has it: the
+		// "." line that ends it is not part of the document, nor are the
+		// dots the server doubled (gopher.NewTextReader tells a server
+		// that does so from one that sends files as they are). Other
+		// documents are the bytes until the close.
+		rf := remoteFile{rel: rel, url: u, size: -1, raw: t != "0"}
 		if e.Extra["plus"] == "+" {
 			// A Gopher+ item: the "+" view starts with a length header, so
 			// the bytes are exact whatever the server does with "." lines.

@@ -152,6 +152,9 @@ symlink("ftp/pub/link-to-hello.txt", "hello.txt")
 write("gophernicus/hello.txt", "Hello from Gophernicus.\n")
 write("gophernicus/dots.txt", "A text with dot lines.\n.\n..two dots\n...three\nlast line\n")
 write("gophernicus/rand.bin", stream("fetch-fixture-gophernicus", 3000))
+# Lines that begin with ".." and no "." line: a server that sends files as
+# they are sends these dots as they are (prose, a relative path).
+write("gophernicus/ellipsis.txt", "...and then\n../up\n..\nlast line\n")
 write("gophernicus/dir/a.txt", "a file in a directory\n")
 write("gophernicus/dir/sub/inner.txt", "one level deeper\n")
 # A menu of its own (Gophernicus's gophermap: TYPE+DISPLAY, TAB, selector),

@@ -175,6 +175,9 @@ func TestGophernicus(t *testing.T) {
 	for _, tc := range []struct{ url, want string }{
 		{base + "/0/hello.txt", crlf("hello.txt")},
 		{base + "/0/dots.txt", crlf("dots.txt")},
+		// Its lines that begin with ".." are the file's: no "." line ends
+		// it (they lost a dot).
+		{base + "/0/ellipsis.txt", crlf("ellipsis.txt")},
 		{base + "/0/dir/sub/inner.txt", crlf("dir/sub/inner.txt")},
 	} {
 		if r := runArgs(t, nil, "", "get", tc.url); r.code != fetch.ExitOK || r.out != tc.want {
@@ -205,10 +208,10 @@ func TestGophernicus(t *testing.T) {
 
 	m := filepath.Join(t.TempDir(), "m")
 	r = runArgs(t, nil, "", "mirror", "--exclude", "links", base+"/1/", m)
-	if r.code != fetch.ExitOK || !strings.Contains(r.out, "new 5, updated 0, unchanged 0, skipped 1, failed 0,") {
-		t.Fatalf("mirror = %d, want 0 with 5 new and the link back up skipped\n%s%s", r.code, r.out, r.err)
+	if r.code != fetch.ExitOK || !strings.Contains(r.out, "new 6, updated 0, unchanged 0, skipped 1, failed 0,") {
+		t.Fatalf("mirror = %d, want 0 with 6 new and the link back up skipped\n%s%s", r.code, r.out, r.err)
 	}
-	for _, rel := range []string{"hello.txt", "dots.txt", "dir/a.txt", "dir/sub/inner.txt"} {
+	for _, rel := range []string{"hello.txt", "dots.txt", "ellipsis.txt", "dir/a.txt", "dir/sub/inner.txt"} {
 		if b, err := os.ReadFile(filepath.Join(m, filepath.FromSlash(rel))); err != nil || string(b) != crlf(rel) {
 			t.Errorf("%s: %q, %v; want %q", rel, b, err, crlf(rel))
 		}
@@ -222,7 +225,7 @@ func TestGophernicus(t *testing.T) {
 		}
 	}
 	r = runArgs(t, nil, "", "mirror", "--exclude", "links", base+"/1/", m)
-	if r.code != fetch.ExitOK || !strings.Contains(r.out, "new 0, updated 0, unchanged 5,") {
+	if r.code != fetch.ExitOK || !strings.Contains(r.out, "new 0, updated 0, unchanged 6,") {
 		t.Errorf("second mirror = %d, want every document unchanged\n%s%s", r.code, r.out, r.err)
 	}
 }

@@ -2,6 +2,7 @@ package localserver
 
 import (
 	"bufio"
+	"bytes"
 	"fmt"
 	"io"
 	"io/fs"
@@ -21,20 +22,36 @@ import (
 // item as Gopher+ with a trailing "+" field.
 type Gopher struct {
 	fsys fs.FS
+	opts GopherOptions
 	ln   net.Listener
 	host string
 	port int
 	wg   sync.WaitGroup
 }
 
+// GopherOptions change how a Gopher serves.
+type GopherOptions struct {
+	// RFC1436 serves as a server that follows RFC 1436 to the letter
+	// (UMN gopherd): no Gopher+ (menus without the "+" field, a "+"
+	// request served as a plain one), and a text (type 0) sent as
+	// section 3.8 has it: every line that begins with "." has it doubled,
+	// and a "." line ends it.
+	RFC1436 bool
+}
+
 // StartGopher serves fsys on 127.0.0.1 at a free port until Close.
 func StartGopher(fsys fs.FS) (*Gopher, error) {
+	return StartGopherWith(fsys, GopherOptions{})
+}
+
+// StartGopherWith is StartGopher with options.
+func StartGopherWith(fsys fs.FS, opts GopherOptions) (*Gopher, error) {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		return nil, err
 	}
 	a := ln.Addr().(*net.TCPAddr)
-	g := &Gopher{fsys: fsys, ln: ln, host: "127.0.0.1", port: a.Port}
+	g := &Gopher{fsys: fsys, opts: opts, ln: ln, host: "127.0.0.1", port: a.Port}
 	g.wg.Add(1)
 	go g.serve()
 	return g, nil
@@ -74,7 +91,7 @@ func (g *Gopher) handle(c net.Conn) {
 	}
 	fields := strings.Split(strings.TrimRight(line, "\r\n"), "\t")
 	sel := fields[0]
-	plus := len(fields) > 1 && strings.HasPrefix(fields[len(fields)-1], "+")
+	plus := len(fields) > 1 && strings.HasPrefix(fields[len(fields)-1], "+") && !g.opts.RFC1436
 	name := strings.Trim(path.Clean("/"+sel), "/")
 	if name == "" {
 		name = "."
@@ -90,6 +107,8 @@ func (g *Gopher) handle(c net.Conn) {
 	} else if data, err = fs.ReadFile(g.fsys, name); err != nil {
 		fmt.Fprintf(c, "3cannot read '%s'\t\terror.host\t1\r\n.\r\n", sel)
 		return
+	} else if g.opts.RFC1436 && itemTypeOf(name, false) == "0" {
+		data = stuffed(data)
 	}
 	if plus {
 		fmt.Fprintf(c, "+%d\r\n", len(data))
@@ -105,18 +124,48 @@ func (g *Gopher) menu(dir string) []byte {
 	for _, e := range ents {
 		sel := "/" + path.Join(strings.TrimPrefix(dir, "."), e.Name())
 		sel = "/" + strings.TrimLeft(sel, "/")
-		fmt.Fprintf(&b, "%s%s\t%s\t%s\t%d\t+\r\n", itemType(e), e.Name(), sel, g.host, g.port)
+		plus := "\t+"
+		if g.opts.RFC1436 {
+			plus = ""
+		}
+		fmt.Fprintf(&b, "%s%s\t%s\t%s\t%d%s\r\n", itemType(e), e.Name(), sel, g.host, g.port, plus)
 	}
 	b.WriteString(".\r\n")
 	return []byte(b.String())
 }
 
+// stuffed is a text as RFC 1436 section 3.8 sends it: each line that
+// begins with "." gets a second one, and a "." line ends it (after a line
+// end, added when the text has none at its end).
+func stuffed(text []byte) []byte {
+	var b []byte
+	for len(text) > 0 {
+		line := text
+		if i := bytes.IndexByte(text, '\n'); i >= 0 {
+			line = text[:i+1]
+		}
+		text = text[len(line):]
+		if line[0] == '.' {
+			b = append(b, '.')
+		}
+		b = append(b, line...)
+	}
+	if len(b) > 0 && b[len(b)-1] != '\n' {
+		b = append(b, '\r', '\n')
+	}
+	return append(b, ".\r\n"...)
+}
+
 // itemType guesses the RFC 1436 item type of an entry from its name.
 func itemType(e fs.DirEntry) string {
-	if e.IsDir() {
+	return itemTypeOf(e.Name(), e.IsDir())
+}
+
+func itemTypeOf(name string, dir bool) string {
+	if dir {
 		return "1"
 	}
-	switch strings.ToLower(path.Ext(e.Name())) {
+	switch strings.ToLower(path.Ext(name)) {
 	case ".txt", ".md", ".text", "":
 		return "0"
 	case ".gif":

@@ -89,6 +89,7 @@
 //	  sub/inner.txt
 //	DIR/gophernicus              Gophernicus root (directories listed by the server)
 //	  hello.txt, dots.txt (".", "..two dots", "...three" lines), rand.bin (3000 bytes),
+//	  ellipsis.txt ("...and then", "../up", ".." lines, no "." line),
 //	  dir/a.txt, dir/sub/inner.txt, links/gophermap (a menu: links/here.txt and
 //	  links/gone.txt, which does not exist), links/here.txt
 //	DIR/www                      nginx root, autoindex on (dotfiles hidden)
