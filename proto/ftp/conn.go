@@ -368,7 +368,11 @@ func (c *conn) setType(t string) error {
 // directory with an absolute CWD to what PWD reported after login (RFC
 // 1738 section 3.2.5: the path between two directories cannot be
 // deduced); when the previous URL had exactly the same CWD list, and all
-// of it succeeded, no CWD is needed.
+// of it succeeded, no CWD is needed, and when its list is the start of
+// this one, only the rest is sent: the server is where the first CWDs of
+// the sequence would take it, and the rest of the sequence goes on from
+// there (a mirror lists a directory, then each below it: at a 300 ms
+// round trip each level saved is 0.3 s a directory).
 func (c *conn) enter(pl plan) (warnings []string, err error) {
 	if c.atKnown && slices.Equal(c.at, pl.cwd) {
 		if len(pl.cwd) > 0 {
@@ -376,14 +380,19 @@ func (c *conn) enter(pl plan) (warnings []string, err error) {
 		}
 		return nil, nil
 	}
+	from := 0
+	if c.atKnown && len(c.at) > 0 && len(pl.cwd) > len(c.at) && slices.Equal(c.at, pl.cwd[:len(c.at)]) {
+		from = len(c.at)
+		c.w.note("already in the first %d of its %d directories (the previous URL's)", from, len(pl.cwd))
+	}
 	c.atKnown = false
-	if c.moved {
+	if c.moved && from == 0 {
 		if err := c.sc.ChangeDir(c.pwd); err != nil {
 			return nil, c.fail("", err)
 		}
 		c.moved = false
 	}
-	for _, a := range pl.cwd {
+	for _, a := range pl.cwd[from:] {
 		w, err := c.cwd(a)
 		if err != nil {
 			return warnings, err

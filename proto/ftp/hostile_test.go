@@ -748,3 +748,36 @@ func TestCompletionReplyLostListing(t *testing.T) {
 		}
 	}
 }
+
+// TestReuseGoesDown: a URL whose CWD list continues the previous URL's,
+// all of which succeeded, sends only the rest of it (the server is where
+// those CWDs took it); one beside or above it returns to the login
+// directory first (RFC 1738 section 3.2.5); after a CWD that failed the
+// place is not known and the whole list is sent again.
+func TestReuseGoesDown(t *testing.T) {
+	f := newFake(t)
+	f.pwd = `"/home/ftp"`
+	for _, n := range []string{"a", "b", "c"} {
+		f.files[n] = []byte(n)
+	}
+	f.replies["CWD missing"] = "550 no such directory"
+	f.start()
+	d := &Driver{}
+	defer d.CloseIdleConnections()
+	for _, p := range []string{"/x/a", "/x/y/b", "/x/y/z/c", "/x/w/a", "/x/w/missing/b", "/x/w/b"} {
+		get(t, d, f.url(p), quickReq())
+	}
+	want := commands("USER anonymous|PASS anonymous@|FEAT|TYPE I|PWD|" +
+		"CWD x|TYPE I|SIZE a|MDTM a|EPSV|RETR a|" +
+		"CWD y|SIZE b|MDTM b|EPSV|RETR b|" +
+		"CWD z|SIZE c|MDTM c|EPSV|RETR c|" +
+		"CWD /home/ftp|CWD x|CWD w|SIZE a|MDTM a|EPSV|RETR a|" +
+		"CWD missing|NOOP|" +
+		"CWD /home/ftp|CWD x|CWD w|SIZE b|MDTM b|EPSV|RETR b")
+	if got := f.sent(); got != want {
+		t.Errorf("sent\n%q\nwant\n%q", got, want)
+	}
+	if n := f.connCount(); n != 1 {
+		t.Errorf("%d control connections, want 1", n)
+	}
+}
