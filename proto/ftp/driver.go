@@ -390,7 +390,9 @@ func (d *Driver) listing(c *conn, u *uri.URL, pl plan) (*proto.Response, error) 
 		}
 	}
 	if format == formatLIST {
-		if err := c.askSYST(); err != nil {
+		// The listing's EPSV goes with SYST when the listing is to be
+		// pipelined (dirList.once).
+		if err := c.askSYSTThen(d.PipelinePassive && !c.noPipeline && c.activePort() == nil); err != nil {
 			return nil, err
 		}
 	}

@@ -3,6 +3,7 @@ package ftp
 import (
 	"context"
 	"errors"
+	"maps"
 	"net/textproto"
 	"strings"
 	"testing"
@@ -178,4 +179,56 @@ func TestLoginDir(t *testing.T) {
 			t.Errorf("loginDir(%v) = %q, want %q", tt.last, got, tt.want)
 		}
 	}
+}
+
+// TestSYSTWithEPSV: a pipelined listing sends its EPSV with SYST, before
+// SYST's reply is read (one round trip for both, as the trace shows);
+// the replies stay in step when SYST or EPSV is refused (EPSV refused:
+// the listing falls back to PASV), and the next command reads its own.
+func TestSYSTWithEPSV(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		replies map[string]string
+		want    string // the commands
+	}{
+		{"both answered", nil, anonLogin + "SYST|EPSV|LIST|NOOP|QUIT"},
+		{"SYST refused", map[string]string{"SYST": "502 no"}, anonLogin + "SYST|EPSV|LIST|NOOP|QUIT"},
+		{"EPSV refused", map[string]string{"EPSV": "500 no"}, anonLogin + "SYST|EPSV|EPSV|PASV|LIST|NOOP|QUIT"}, // the library asks EPSV again, as it did,
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			f := newFake(t)
+			f.replies["SYST"] = "215 UNIX Type: L8"
+			maps.Copy(f.replies, tc.replies)
+			f.lists["LIST"] = []byte("-rw-r--r-- 1 u g 4 Jan 01 2020 x\r\n")
+			f.start()
+			d := &Driver{PipelinePassive: true}
+			req := quickReq()
+			var trace strings.Builder
+			req.Trace = &trace
+			resp, _, err := get(t, d, f.url("/"), req)
+			if err != nil || len(resp.Entries) != 1 {
+				t.Fatalf("listing = %v, %v\n%s", resp, err, trace.String())
+			}
+			if tc.replies == nil && !strings.Contains(trace.String(), "> SYST\n> EPSV\n< 215") {
+				t.Errorf("EPSV not sent with SYST:\n%s", trace.String())
+			}
+			c := openConnReuse(t, d, f)
+			if err := c.sc.NoOp(); err != nil {
+				t.Errorf("NOOP = %v: the replies are out of step", err)
+			}
+			d.release(c)
+			d.CloseIdleConnections()
+			waitSent(t, f, commands(tc.want))
+		})
+	}
+}
+
+// openConnReuse checks out the pooled connection to f (no new login).
+func openConnReuse(t *testing.T, d *Driver, f *fakeFTP) *conn {
+	t.Helper()
+	c, err := d.open(t.Context(), uri.MustParse(f.url("/")), quickReq(), false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
 }
