@@ -71,6 +71,9 @@ type conn struct {
 	// forbids guessing a path between different directories).
 	at      []string
 	atKnown bool
+	// pipeCWD: the driver pipelines (Driver.PipelinePassive), and so may
+	// enter send its CWDs at once.
+	pipeCWD bool
 
 	idleSince time.Time
 
@@ -349,6 +352,61 @@ func (c *conn) cwd(arg string) (warning string, err error) {
 	return "", c.fail("", err)
 }
 
+// cwdAtOnce sends the CWDs of enter together and then reads their
+// replies in order: one round trip for all, where one after another took
+// one each (RFC 959 lets a client send its next command before a reply;
+// the server reads them in turn). home: the first returns to the login
+// directory, and its refusal is an error. Every reply is read, whatever
+// the ones before said, so that the replies stay in step, and the first
+// refusal is the error, as it would have been one after another; a CWD
+// after a refused one went somewhere else, which does not matter: the
+// connection's place is then not known, and its next URL returns to the
+// login directory first. A refused CWD with a null argument is a warning,
+// as in cwd.
+func (c *conn) cwdAtOnce(args []string, home bool) (warnings []string, err error) {
+	for _, a := range args {
+		if err := proto.CheckArg(a); err != nil {
+			return nil, fmt.Errorf("ftp: CWD: %w", err)
+		}
+	}
+	c.moved = true
+	for _, a := range args {
+		if err := c.send("CWD " + a); err != nil {
+			return nil, c.fail(displayCmd("CWD", a), err)
+		}
+	}
+	var first error
+	for i, a := range args {
+		_, _, rerr := c.reply(2)
+		var te *textproto.Error
+		switch {
+		case rerr == nil:
+		case !errors.As(rerr, &te):
+			return warnings, c.fail(displayCmd("CWD", a), rerr) // the connection failed
+		case a == "" && !(home && i == 0):
+			msg := fmt.Sprintf("CWD (null argument) refused: %d %s", te.Code, te.Msg)
+			c.w.note("CWD (null argument) refused (%d %s): staying in the current directory", te.Code, te.Msg)
+			warnings = append(warnings, c.w.redact(msg))
+		case first == nil:
+			first = c.fail(displayCmd("CWD", a), rerr)
+		}
+	}
+	if first != nil {
+		return warnings, first
+	}
+	if err := c.handBack(); err != nil {
+		return warnings, c.fail("CWD", err)
+	}
+	return warnings, nil
+}
+
+func btoi(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
 // setType sends TYPE A or TYPE I. On a reused connection already in that
 // type the command is left out.
 func (c *conn) setType(t string) error {
@@ -386,7 +444,19 @@ func (c *conn) enter(pl plan) (warnings []string, err error) {
 		c.w.note("already in the first %d of its %d directories (the previous URL's)", from, len(pl.cwd))
 	}
 	c.atKnown = false
-	if c.moved && from == 0 {
+	home := c.moved && from == 0
+	if c.pipeCWD && !c.noPipeline && len(pl.cwd[from:])+btoi(home) > 1 {
+		args := pl.cwd[from:]
+		if home {
+			args = append([]string{c.pwd}, args...)
+		}
+		if warnings, err = c.cwdAtOnce(args, home); err != nil {
+			return warnings, err
+		}
+		c.at, c.atKnown = slices.Clone(pl.cwd), len(warnings) == 0
+		return warnings, nil
+	}
+	if home {
 		if err := c.sc.ChangeDir(c.pwd); err != nil {
 			return nil, c.fail("", err)
 		}

@@ -311,6 +311,7 @@ func (d *Driver) open(ctx context.Context, u *uri.URL, req *proto.Request, fresh
 		}
 		c.bind(ctx, req)
 		c.uses++
+		c.pipeCWD = d.PipelinePassive
 		c.w.note("reusing the connection to %s (logged in as %s)", addr, cr.user)
 		return c, nil
 	}
@@ -338,6 +339,7 @@ func (d *Driver) open(ctx context.Context, u *uri.URL, req *proto.Request, fresh
 		return nil, err
 	}
 	c.uses = 1
+	c.pipeCWD = d.PipelinePassive
 	return c, nil
 }
 

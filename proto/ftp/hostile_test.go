@@ -781,3 +781,66 @@ func TestReuseGoesDown(t *testing.T) {
 		t.Errorf("%d control connections, want 1", n)
 	}
 }
+
+// TestCWDAtOnce: with pipelining, a URL's CWDs (and the return to the
+// login directory before them) are sent together and their replies read
+// in order: one round trip. A refused one fails the URL, naming it, and
+// its replies stay in step (the next URL is served on the same
+// connection, from the login directory); a refused null CWD is a
+// warning, as one after another.
+func TestCWDAtOnce(t *testing.T) {
+	f := newFake(t)
+	f.pwd = `"/home/ftp"`
+	for _, n := range []string{"a", "b", "c"} {
+		f.files[n] = []byte(n)
+	}
+	f.replies["CWD missing"] = "550 no such directory"
+	f.replies["CWD "] = "501 null argument"
+	f.start()
+	d := &Driver{PipelinePassive: true}
+	defer d.CloseIdleConnections()
+	var trace strings.Builder
+	for _, tc := range []struct {
+		path string
+		ok   bool
+	}{
+		{"/x/y/a", true},
+		{"/x/y/z/b", true}, // down: one CWD
+		{"/q/missing/w/c", false},
+		{"/x//c", true}, // a null CWD, refused: a warning
+		{"/x/y/a", true},
+	} {
+		req := quickReq()
+		req.Trace = &trace
+		resp, b, err := get(t, d, f.url(tc.path), req)
+		if tc.ok && (err != nil || len(b) != 1) {
+			t.Fatalf("%s: %q, %v\n%s", tc.path, b, err, trace.String())
+		}
+		if !tc.ok {
+			if !errors.Is(err, proto.ErrNotFound) || !strings.Contains(fmt.Sprint(err), "CWD missing") {
+				t.Fatalf("%s: %v, want not found naming CWD missing", tc.path, err)
+			}
+			continue
+		}
+		if w, _ := resp.Info["warnings"].([]string); tc.path == "/x//c" && len(w) != 1 {
+			t.Errorf("%s: warnings %q, want the refused null CWD", tc.path, w)
+		}
+	}
+	// (After each RETR, the EPSV of a next one, sent ahead.)
+	want := commands("USER anonymous|PASS anonymous@|FEAT|TYPE I|PWD|" +
+		"CWD x|CWD y|TYPE I|SIZE a|MDTM a|EPSV|RETR a|EPSV|" +
+		"CWD z|SIZE b|MDTM b|EPSV|RETR b|EPSV|" +
+		"CWD /home/ftp|CWD q|CWD missing|CWD w|NOOP|" +
+		"CWD /home/ftp|CWD x|CWD |SIZE c|MDTM c|EPSV|RETR c|EPSV|" +
+		"CWD /home/ftp|CWD x|CWD y|SIZE a|MDTM a|EPSV|RETR a|EPSV")
+	if got := f.sent(); got != want {
+		t.Errorf("sent\n%q\nwant\n%q", got, want)
+	}
+	if n := f.connCount(); n != 1 {
+		t.Errorf("%d control connections, want 1", n)
+	}
+	// Sent together: no reply between them.
+	if tr := trace.String(); !strings.Contains(tr, "> CWD /home/ftp\n> CWD q\n> CWD missing\n> CWD w\n<") {
+		t.Errorf("the CWDs were not sent together:\n%s", tr)
+	}
+}
