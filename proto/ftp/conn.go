@@ -352,27 +352,34 @@ func (c *conn) cwd(arg string) (warning string, err error) {
 	return "", c.fail("", err)
 }
 
-// cwdAtOnce sends the CWDs of enter together and then reads their
-// replies in order: one round trip for all, where one after another took
-// one each (RFC 959 lets a client send its next command before a reply;
-// the server reads them in turn). home: the first returns to the login
-// directory, and its refusal is an error. Every reply is read, whatever
-// the ones before said, so that the replies stay in step, and the first
-// refusal is the error, as it would have been one after another; a CWD
-// after a refused one went somewhere else, which does not matter: the
-// connection's place is then not known, and its next URL returns to the
-// login directory first. A refused CWD with a null argument is a warning,
-// as in cwd.
-func (c *conn) cwdAtOnce(args []string, home bool) (warnings []string, err error) {
+// cwdAtOnce sends the CWDs of enter together, then the commands of ahead
+// (enterThen), and then reads their replies in order: one round trip for
+// all, where one after another took one each (RFC 959 lets a client send
+// its next command before a reply; the server reads them in turn). home:
+// the first CWD returns to the login directory, and its refusal is an
+// error. Every reply is read, whatever the ones before said, so that the
+// replies stay in step, and the first refusal is the error, as it would
+// have been one after another; a CWD after a refused one went somewhere
+// else, which does not matter: the connection's place is then not known,
+// and its next URL returns to the login directory first. A refused CWD
+// with a null argument is a warning, as in cwd.
+func (c *conn) cwdAtOnce(args []string, home bool, ahead []string) (warnings []string, err error) {
 	for _, a := range args {
 		if err := proto.CheckArg(a); err != nil {
 			return nil, fmt.Errorf("ftp: CWD: %w", err)
 		}
 	}
-	c.moved = true
+	if len(args) > 0 {
+		c.moved = true
+	}
 	for _, a := range args {
 		if err := c.send("CWD " + a); err != nil {
 			return nil, c.fail(displayCmd("CWD", a), err)
+		}
+	}
+	for _, cmd := range ahead {
+		if err := c.send(cmd); err != nil {
+			return nil, c.fail(cmd, err)
 		}
 	}
 	var first error
@@ -391,11 +398,28 @@ func (c *conn) cwdAtOnce(args []string, home bool) (warnings []string, err error
 			first = c.fail(displayCmd("CWD", a), rerr)
 		}
 	}
+	owed := false
+	for _, cmd := range ahead {
+		switch cmd {
+		case "SYST":
+			c.systAsked = true
+			if err := c.systReply(); err != nil {
+				return warnings, err
+			}
+		case "EPSV":
+			// Its reply is read by passive, or dropped before the next
+			// command of the library (a CWD refused: no listing).
+			c.owe()
+			owed = true
+		}
+	}
 	if first != nil {
 		return warnings, first
 	}
-	if err := c.handBack(); err != nil {
-		return warnings, c.fail("CWD", err)
+	if !owed {
+		if err := c.handBack(); err != nil {
+			return warnings, c.fail("CWD", err)
+		}
 	}
 	return warnings, nil
 }
@@ -432,9 +456,25 @@ func (c *conn) setType(t string) error {
 // there (a mirror lists a directory, then each below it: at a 300 ms
 // round trip each level saved is 0.3 s a directory).
 func (c *conn) enter(pl plan) (warnings []string, err error) {
+	return c.enterThen(pl, nil)
+}
+
+// enterThen is enter, with the commands of ahead ("SYST", "EPSV": those of
+// the pipelined listing that follows, EPSV last) sent with the CWDs, SYST's
+// reply read as askSYST reads it and EPSV's left owed (read by passive):
+// a listing in another directory costs CWDs, EPSV and LIST two round trips,
+// not three.
+func (c *conn) enterThen(pl plan, ahead []string) (warnings []string, err error) {
 	if c.atKnown && slices.Equal(c.at, pl.cwd) {
 		if len(pl.cwd) > 0 {
 			c.w.note("already in the directory of the previous URL")
+		}
+		if len(ahead) == 1 && c.w.owed != nil {
+			// The EPSV sent ahead after the last retrieval serves.
+			return nil, nil
+		}
+		if len(ahead) > 0 {
+			return c.cwdAtOnce(nil, false, ahead)
 		}
 		return nil, nil
 	}
@@ -445,12 +485,12 @@ func (c *conn) enter(pl plan) (warnings []string, err error) {
 	}
 	c.atKnown = false
 	home := c.moved && from == 0
-	if c.pipeCWD && !c.noPipeline && len(pl.cwd[from:])+btoi(home) > 1 {
+	if len(ahead) > 0 || c.pipeCWD && !c.noPipeline && len(pl.cwd[from:])+btoi(home) > 1 {
 		args := pl.cwd[from:]
 		if home {
 			args = append([]string{c.pwd}, args...)
 		}
-		if warnings, err = c.cwdAtOnce(args, home); err != nil {
+		if warnings, err = c.cwdAtOnce(args, home, ahead); err != nil {
 			return warnings, err
 		}
 		c.at, c.atKnown = slices.Clone(pl.cwd), len(warnings) == 0

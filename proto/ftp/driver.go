@@ -380,10 +380,6 @@ func (d *Driver) release(c *conn) {
 // list with LIST, as every later connection to that server is.
 func (d *Driver) listing(c *conn, u *uri.URL, pl plan) (*proto.Response, error) {
 	defer d.release(c)
-	warnings, err := c.enter(pl)
-	if err != nil {
-		return nil, err
-	}
 	format, verb := formatNLST, "NLST"
 	if pl.act != actNLST {
 		format, verb = formatLIST, "LIST"
@@ -391,10 +387,22 @@ func (d *Driver) listing(c *conn, u *uri.URL, pl plan) (*proto.Response, error) 
 			format, verb = formatMLSD, "MLSD"
 		}
 	}
+	// A listing to be pipelined (dirList.once) sends its EPSV, and the
+	// connection's first SYST before a LIST, with its CWDs: one round
+	// trip for all of them.
+	var ahead []string
+	if d.PipelinePassive && !c.noPipeline && c.activePort() == nil {
+		if format == formatLIST && !c.systAsked {
+			ahead = append(ahead, "SYST")
+		}
+		ahead = append(ahead, "EPSV")
+	}
+	warnings, err := c.enterThen(pl, ahead)
+	if err != nil {
+		return nil, err
+	}
 	if format == formatLIST {
-		// The listing's EPSV goes with SYST when the listing is to be
-		// pipelined (dirList.once).
-		if err := c.askSYSTThen(d.PipelinePassive && !c.noPipeline && c.activePort() == nil); err != nil {
+		if err := c.askSYST(); err != nil {
 			return nil, err
 		}
 	}

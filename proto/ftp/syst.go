@@ -44,15 +44,8 @@ func (c *conn) askSYSTThen(epsv bool) error {
 			return c.fail("EPSV", err)
 		}
 	}
-	code, msg, err := c.reply(2)
-	switch {
-	case err == nil && code == statusSystemType:
-		line, _, _ := strings.Cut(msg, "\n")
-		c.syst = strings.TrimSpace(sanitize(line, 200))
-	case err == nil || replyCode(err) != 0:
-		c.w.note("SYST gave no system type: the listing's layout is told from its lines alone")
-	default:
-		return c.fail("SYST", err)
+	if err := c.systReply(); err != nil {
+		return err
 	}
 	if ahead {
 		// The EPSV's reply is still to come (it may be in the reader
@@ -62,6 +55,23 @@ func (c *conn) askSYSTThen(epsv bool) error {
 		return nil
 	}
 	if err := c.handBack(); err != nil {
+		return c.fail("SYST", err)
+	}
+	return nil
+}
+
+// systReply reads the reply to SYST: a 215 names the system (c.syst); a
+// refusal, or another reply, leaves it empty and is not an error; only a
+// failed connection is.
+func (c *conn) systReply() error {
+	code, msg, err := c.reply(2)
+	switch {
+	case err == nil && code == statusSystemType:
+		line, _, _ := strings.Cut(msg, "\n")
+		c.syst = strings.TrimSpace(sanitize(line, 200))
+	case err == nil || replyCode(err) != 0:
+		c.w.note("SYST gave no system type: the listing's layout is told from its lines alone")
+	default:
 		return c.fail("SYST", err)
 	}
 	return nil
