@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -227,5 +228,24 @@ func TestGophernicus(t *testing.T) {
 	r = runArgs(t, nil, "", "mirror", "--exclude", "links", base+"/1/", m)
 	if r.code != fetch.ExitOK || !strings.Contains(r.out, "new 0, updated 0, unchanged 6,") {
 		t.Errorf("second mirror = %d, want every document unchanged\n%s%s", r.code, r.out, r.err)
+	}
+}
+
+// TestGetNameListServers: fetch get ftp://HOST/pub/tree/;type=d prints the
+// names of the directory one per line, from each FTP server of the set;
+// Pure-FTPd's NLST names "." and ".." too, which are no entries.
+func TestGetNameListServers(t *testing.T) {
+	for _, tc := range []struct{ name, server string }{
+		{"vsftpd", servertest.FTP}, {"pureftpd", servertest.PureFTPD}, {"proftpd", servertest.ProFTPD},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s := servertest.Get(t, tc.server)
+			r := runArgs(t, nil, "", "get", "ftp://"+s.Addr+"/pub/tree/;type=d")
+			names := strings.Fields(r.out)
+			slices.Sort(names)
+			if r.code != fetch.ExitOK || strings.Join(names, " ") != "a empty-dir top.txt" {
+				t.Errorf("get ;type=d = %d, %q; want a, empty-dir and top.txt\n%s", r.code, r.out, r.err)
+			}
+		})
 	}
 }

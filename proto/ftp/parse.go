@@ -63,9 +63,15 @@ func parseListingSelf(raw []byte, format, syst string, now time.Time) (entries [
 	entries = make([]proto.Entry, 0, len(lines))
 	if format == formatNLST {
 		for _, line := range lines {
+			if line == "." || line == ".." {
+				// Pure-FTPd names the directory and its parent too:
+				// no entries, as in LIST and MLSD.
+				self = true
+				continue
+			}
 			entries = append(entries, proto.Entry{Name: line, Type: proto.EntryOther, Size: -1})
 		}
-		return entries, nil, false
+		return entries, nil, self
 	}
 	p := newLineParser(format, syst, now)
 	for i := 0; i < len(lines); i++ {

@@ -239,6 +239,12 @@ func TestParseListing(t *testing.T) {
 	if len(nl) != 3 || nl[2].Name != "three" || nl[0].Size != -1 {
 		t.Errorf("parseListing(NLST) = %+v", nl)
 	}
+	// Pure-FTPd's NLST names "." and ".." too (RFC 959 section 4.1.3
+	// says only "a directory listing"): no entries, as in LIST.
+	nl, _ = parseListing([]byte("top.txt\r\n.\r\nempty-dir\r\n..\r\na\r\n"), formatNLST, "", now)
+	if names := entryNames(nl); names != "other:top.txt|other:empty-dir|other:a|" {
+		t.Errorf("parseListing(NLST with . and ..) = %q", names)
+	}
 }
 
 func TestGuessType(t *testing.T) {
@@ -445,6 +451,9 @@ func FuzzParseListing(f *testing.F) {
 // unparsed, is a line that describes the listing or the line of an entry.
 func accounted(l string, i int, lines []string, entries []proto.Entry, format string) bool {
 	if format != formatNLST && (isNonEntryLine(l) || format == formatMLSD && isMLSDSelf(l)) {
+		return true
+	}
+	if format == formatNLST && (l == "." || l == "..") {
 		return true
 	}
 	for _, suffix := range []string{" .", " ..", "\t.", "\t..", " ./", " ../"} {
