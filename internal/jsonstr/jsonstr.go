@@ -5,6 +5,7 @@
 package jsonstr
 
 import (
+	"strconv"
 	"strings"
 	"unicode/utf8"
 )
@@ -149,27 +150,8 @@ func scanEscapes(doc, out []byte) []byte {
 
 // hex4 reads four hex digits.
 func hex4(p []byte) (rune, bool) {
-	var v rune
-	for _, c := range p {
-		d, ok := unhex(c)
-		if !ok {
-			return 0, false
-		}
-		v = v<<4 | rune(d)
-	}
-	return v, true
-}
-
-func unhex(c byte) (byte, bool) {
-	switch {
-	case '0' <= c && c <= '9':
-		return c - '0', true
-	case 'a' <= c && c <= 'f':
-		return c - 'a' + 10, true
-	case 'A' <= c && c <= 'F':
-		return c - 'A' + 10, true
-	}
-	return 0, false
+	v, err := strconv.ParseUint(string(p), 16, 16)
+	return rune(v), err == nil
 }
 
 // RestoreBytes undoes, on a string decoded from a document KeepBytes
@@ -195,10 +177,8 @@ func RestoreBytes(s string) string {
 			continue
 		}
 		if i+2 < len(s) {
-			hi, ok1 := unhex(s[i+1])
-			lo, ok2 := unhex(s[i+2])
-			if ok1 && ok2 {
-				b = append(b, hi<<4|lo)
+			if v, err := strconv.ParseUint(s[i+1:i+3], 16, 8); err == nil {
+				b = append(b, byte(v))
 				i += 3
 				continue
 			}
