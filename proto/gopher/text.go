@@ -45,7 +45,7 @@ type textReader struct {
 
 // maxHeld bounds what a textReader holds back to decide whether lines that
 // begin with ".." were stuffed.
-var maxHeld = 16 << 20
+var maxHeld = 4 << 20 // a mirror of -j 8 holds 32 MiB at the most
 
 // errUnsureStuffing: a text whose lines beginning with ".." were too long
 // to hold ended with a terminator.
