@@ -345,9 +345,7 @@ func (c *conn) cwd(arg string) (warning string, err error) {
 	if arg == "" && replyCode(err) != 0 {
 		var te *textproto.Error
 		errors.As(err, &te)
-		msg := fmt.Sprintf("CWD (null argument) refused: %d %s", te.Code, te.Msg)
-		c.w.note("CWD (null argument) refused (%d %s): staying in the current directory", te.Code, te.Msg)
-		return c.w.redact(msg), nil
+		return c.nullCWDRefused(te), nil
 	}
 	return "", c.fail("", err)
 }
@@ -391,9 +389,7 @@ func (c *conn) cwdAtOnce(args []string, home bool, ahead []string) (warnings []s
 		case !errors.As(rerr, &te):
 			return warnings, c.fail(displayCmd("CWD", a), rerr) // the connection failed
 		case a == "" && !(home && i == 0):
-			msg := fmt.Sprintf("CWD (null argument) refused: %d %s", te.Code, te.Msg)
-			c.w.note("CWD (null argument) refused (%d %s): staying in the current directory", te.Code, te.Msg)
-			warnings = append(warnings, c.w.redact(msg))
+			warnings = append(warnings, c.nullCWDRefused(te))
 		case first == nil:
 			first = c.fail(displayCmd("CWD", a), rerr)
 		}
@@ -424,11 +420,11 @@ func (c *conn) cwdAtOnce(args []string, home bool, ahead []string) (warnings []s
 	return warnings, nil
 }
 
-func btoi(b bool) int {
-	if b {
-		return 1
-	}
-	return 0
+// nullCWDRefused notes a refused CWD with a null argument, which leaves
+// the client where it was, and returns the warning for the caller.
+func (c *conn) nullCWDRefused(te *textproto.Error) string {
+	c.w.note("CWD (null argument) refused (%d %s): staying in the current directory", te.Code, te.Msg)
+	return c.w.redact(fmt.Sprintf("CWD (null argument) refused: %d %s", te.Code, te.Msg))
 }
 
 // setType sends TYPE A or TYPE I. On a reused connection already in that
@@ -485,11 +481,11 @@ func (c *conn) enterThen(pl plan, ahead []string) (warnings []string, err error)
 	}
 	c.atKnown = false
 	home := c.moved && from == 0
-	if len(ahead) > 0 || c.pipeCWD && !c.noPipeline && len(pl.cwd[from:])+btoi(home) > 1 {
-		args := pl.cwd[from:]
-		if home {
-			args = append([]string{c.pwd}, args...)
-		}
+	args := pl.cwd[from:]
+	if home {
+		args = append([]string{c.pwd}, args...)
+	}
+	if len(ahead) > 0 || c.pipeCWD && !c.noPipeline && len(args) > 1 {
 		if warnings, err = c.cwdAtOnce(args, home, ahead); err != nil {
 			return warnings, err
 		}

@@ -22,15 +22,6 @@ const statusSystemType = 215
 // handBack checks that ours holds nothing after the reply either, so the
 // library's next command reads its own reply.
 func (c *conn) askSYST() error {
-	return c.askSYSTThen(false)
-}
-
-// askSYSTThen is askSYST; with epsv, the EPSV of the pipelined listing
-// that follows goes out with it, and its reply is left owed (read by
-// passive): the two cost one round trip. (An EPSV sent ahead before, whose
-// reply was still owed, is answered first and dropped, as before any
-// command.)
-func (c *conn) askSYSTThen(epsv bool) error {
 	if c.systAsked {
 		return nil
 	}
@@ -38,21 +29,8 @@ func (c *conn) askSYSTThen(epsv bool) error {
 	if err := c.send("SYST"); err != nil {
 		return c.fail("SYST", err)
 	}
-	ahead := epsv
-	if ahead {
-		if err := c.send("EPSV"); err != nil {
-			return c.fail("EPSV", err)
-		}
-	}
 	if err := c.systReply(); err != nil {
 		return err
-	}
-	if ahead {
-		// The EPSV's reply is still to come (it may be in the reader
-		// already): passive reads it, or the next command of the
-		// library drops it first.
-		c.owe()
-		return nil
 	}
 	if err := c.handBack(); err != nil {
 		return c.fail("SYST", err)

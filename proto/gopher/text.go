@@ -124,7 +124,7 @@ func (t *textReader) next() {
 				t.rest, t.err = t.release(t.undecided), io.EOF
 				return
 			}
-			t.decide()
+			t.undecided = false // the server does not stuff
 			t.rest, t.err = append(t.release(false), dot...), err
 			return
 		case len(chunk) > 1 && chunk[1] == '.':
@@ -133,7 +133,7 @@ func (t *textReader) next() {
 				return
 			}
 		default:
-			t.decide()
+			t.undecided = false // the server does not stuff
 			t.rest, t.err = append(t.release(false), chunk...), err
 			return
 		}
@@ -156,11 +156,6 @@ func (t *textReader) hold(chunk []byte, err error) {
 		t.gaveUp = true
 		t.rest = t.release(false)
 	}
-}
-
-// decide records that the server does not stuff: what is held is data.
-func (t *textReader) decide() {
-	t.undecided = false
 }
 
 // release returns what is held, each line that begins with ".." losing
