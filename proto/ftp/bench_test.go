@@ -90,6 +90,7 @@ func BenchmarkParseListingLayouts(b *testing.B) {
 		{"eplf", "", "+i%[3]d,m1552648440,r,s%[2]d,\tfile%05[3]d.bin\r\n"},
 		{"os400", "OS/400", "QPGMR  %10[2]d 03/15/19 11:14:00 *STMF      file%05[3]d.bin\r\n"},
 		{"mlsd", "", "type=file;size=%[2]d;modify=20190315111400; file%05[3]d.bin\r\n"},
+		{"german", "", "-rw-r--r-- 1 0 0 %10[2]d  5. Okt 2019  file%05[3]d.bin\r\n"},
 		{"mixed", "", ""},
 	} {
 		b.Run(l.name, func(b *testing.B) {

@@ -23,6 +23,11 @@
 //	                                                                entries in IBM i format" (rzaiqfdrt, LISTFMT 0)
 //	mlsd     type=file;size=5;modify=20200102030405; name           RFC 3659 section 7 (MLSD, not LIST)
 //
+// Unix lines whose dates are in another language ("5. Okt 2019", "10月 5
+// 10:00") fit no layout alone: what the whole listing shows decides how
+// they are read (parseLines, months.go), and so does whether a space after
+// a year is padding or the start of a name.
+//
 // Each line is tried against the layouts in turn, the layout that read the
 // previous line first: a listing is read line by line, so that a mixed or
 // unknown listing degrades one line at a time and one odd line never loses
@@ -137,27 +142,34 @@ func (p *lineParser) prefer(l uint8) {
 	p.order[0] = l
 }
 
-// parse returns the entry one line describes, trying the layouts in
-// order; the one that fits is tried first for the next line.
-func (p *lineParser) parse(line string) (proto.Entry, bool) {
+// parseLine returns the entry one line describes, trying the layouts in
+// order; the one that fits is tried first for the next line. A line read
+// as ls -l (unix) comes with what parseUnix tells of its date.
+func (p *lineParser) parseLine(line string) (e proto.Entry, unix bool, date lineDate, ok bool) {
 	if p.mlsd {
 		if e, ok := parseMLSDLine(line); ok {
-			return e, true
+			return e, false, lineDate{}, true
 		}
 	}
 	if line[0] == '+' {
 		// Only EPLF lines start with "+" (cr.yp.to/ftp/list/eplf.html).
-		return parseEPLFLine(line)
+		e, ok := parseEPLFLine(line)
+		return e, false, lineDate{}, ok
 	}
 	for i, l := range p.order {
-		if e, ok := parseLayout(l, line, p.now); ok {
+		if l == layoutUnix {
+			e, date, ok = parseUnix(line, p.now, unixDate)
+		} else {
+			e, ok = parseLayout(l, line, p.now)
+		}
+		if ok {
 			if i > 0 {
 				p.prefer(l)
 			}
-			return e, true
+			return e, l == layoutUnix, date, true
 		}
 	}
-	return proto.Entry{}, false
+	return proto.Entry{}, false, lineDate{}, false
 }
 
 func parseLayout(l uint8, line string, now time.Time) (proto.Entry, bool) {

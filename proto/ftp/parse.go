@@ -74,30 +74,86 @@ func parseListingSelf(raw []byte, format, syst string, now time.Time) (entries [
 		return entries, nil, self
 	}
 	p := newLineParser(format, syst, now)
-	for i := 0; i < len(lines); i++ {
-		line := lines[i]
-		if isBlank(line) || isNonEntryLine(line) || p.mlsd && isMLSDSelf(line) {
-			continue
-		}
-		e, ok := p.parse(line)
-		if !ok && i+1 < len(lines) && isVMSNameLine(line) {
-			// A VMS name too long for its column, its details on the
-			// next line.
-			if e, ok = parseVMSLine(strings.TrimSpace(line) + " " + lines[i+1]); ok {
-				i++
-			}
-		}
-		if !ok {
-			unparsed = append(unparsed, line)
-			continue
-		}
-		if e.Name == "." || e.Name == ".." {
+	for _, r := range p.parseLines(lines) {
+		switch {
+		case r.skip:
+		case !r.ok:
+			unparsed = append(unparsed, r.line)
+		case r.e.Name == "." || r.e.Name == "..":
 			self = true
-			continue
+		default:
+			entries = append(entries, r.e)
 		}
-		entries = append(entries, e)
 	}
 	return entries, unparsed, self
+}
+
+// parsedLine is what parseLines made of one line of a listing.
+type parsedLine struct {
+	line string
+	e    proto.Entry
+	ok   bool     // e is the entry the line describes
+	skip bool     // the line describes the listing, or was read with the line before
+	unix bool     // read as ls -l, with date
+	date lineDate // of a line read as ls -l
+}
+
+// parseLines reads the lines of one listing. Most are read one by one;
+// what the whole listing shows decides the rest: the language of month
+// names (readLocal) and whether a space after a year is padding
+// (settlePadding).
+func (p *lineParser) parseLines(lines []string) []parsedLine {
+	res := make([]parsedLine, len(lines))
+	failed := false
+	for i := 0; i < len(lines); i++ {
+		r := &res[i]
+		r.line = lines[i]
+		if isBlank(r.line) || isNonEntryLine(r.line) || p.mlsd && isMLSDSelf(r.line) {
+			r.skip = true
+			continue
+		}
+		r.e, r.unix, r.date, r.ok = p.parseLine(r.line)
+		if !r.ok && i+1 < len(lines) && isVMSNameLine(r.line) {
+			// A VMS name too long for its column, its details on the
+			// next line.
+			if r.e, r.ok = parseVMSLine(strings.TrimSpace(r.line) + " " + lines[i+1]); r.ok {
+				i++
+				res[i] = parsedLine{line: lines[i], skip: true}
+			}
+		}
+		failed = failed || !r.ok
+	}
+	if failed {
+		p.readLocal(res)
+		skipLocalTotal(res)
+	}
+	settlePadding(res)
+	return res
+}
+
+// skipLocalTotal marks as describing the listing the first line of an ls
+// -l listing in another language when it is ls's "total N" in that
+// language ("insgesamt 4", "合計 0"): one word without digits, then the
+// number.
+func skipLocalTotal(res []parsedLine) {
+	first := -1
+	read := false
+	for i := range res {
+		switch r := &res[i]; {
+		case r.skip:
+		case first < 0:
+			first = i
+		case r.unix:
+			read = true
+		}
+	}
+	if first < 0 || !read || res[first].ok {
+		return
+	}
+	word, n, ok := strings.Cut(res[first].line, " ")
+	if ok && word != "" && !strings.ContainsAny(word, "0123456789\t") && isTotalLine("total "+n) {
+		res[first].skip = true
+	}
 }
 
 // isTotalLine reports whether line is the "total N" line that ls -l
@@ -316,70 +372,108 @@ func month(s string) (time.Month, bool) {
 // HH:MM:SS.NNNNNNNNN +ZZZZ" (the zone applied, the time kept in UTC), iso
 // "MM-DD HH:MM" or "YYYY-MM-DD". The name is everything after the single
 // space that follows the date, so names with spaces (even leading or
-// trailing ones) survive; a link's name ends at its first " -> ". A date
+// trailing ones) survive; a link's name ends at its first " -> ". (GNU ls
+// pads an iso-style year after it, "2019-01-05  name": the whole listing
+// decides whether that space is padding, in settlePadding.) A date
 // without a year is placed in the twelve months before now (plus a day of
 // slack for clocks that differ).
 func parseUnixLine(line string, now time.Time) (proto.Entry, bool) {
+	e, _, ok := parseUnix(line, now, unixDate)
+	return e, ok
+}
+
+// A dateForm says how an ls date ends, which tells whether a space after
+// it may be padding rather than part of the name.
+type dateForm uint8
+
+const (
+	formClock dateForm = iota // ends with the time of day: "Jan 02 03:04"
+	formYear                  // ends with a year padded before it, if at all: "Jan 02  2019"
+	// formYearPadded ends with a year that GNU ls pads after, to the
+	// width of a time of day, in some styles: "2019-01-05  name" (iso),
+	// " 5. Jan 2019  name" (German). Whether a space that follows it
+	// is padding or the name's is decided by the whole listing
+	// (settlePadding).
+	formYearPadded
+)
+
+// lineDate is what parseUnix tells of a line's date besides its time.
+type lineDate struct {
+	form   dateForm
+	nameAt int // the byte offset of the name in the line
+}
+
+// dateFunc reads the date of an ls line starting at field i and returns
+// it with the end of its last field in the line and its form.
+type dateFunc func(line string, fs []field, i int, now time.Time) (time.Time, int, dateForm, bool)
+
+// parseUnix is parseUnixLine with the dates date reads.
+func parseUnix(line string, now time.Time, date dateFunc) (proto.Entry, lineDate, bool) {
 	var buf [10]field
 	fs := fields(buf[:0], line)
 	if len(fs) < 5 {
-		return proto.Entry{}, false
+		return proto.Entry{}, lineDate{}, false
 	}
 	perm := fs[0].s
 	typ, ok := unixType(perm)
 	if !ok {
-		return proto.Entry{}, false
+		return proto.Entry{}, lineDate{}, false
 	}
 	// Find the date: it follows the size, which follows the owner (and
-	// perhaps a group) after the link count (or no link count).
-	var t time.Time
-	m, end := -1, 0
+	// perhaps a group) after the link count (or no link count). A size
+	// may look like the start of a date too ("2019 Feb 14  2018" in a
+	// language that writes the year first): the first place where a date
+	// is followed by a name, and has a size before it, is the one.
 	for i := 3; i <= 6 && i < len(fs); i++ {
-		if t, end, ok = unixDate(line, fs, i, now); ok {
-			m = i
-			break
+		t, end, form, ok := date(line, fs, i, now)
+		if !ok {
+			continue
+		}
+		e := proto.Entry{Type: typ, Size: -1, ModTime: t}
+		if sizeAt, ok := unixSize(&e, fs, i); ok && end+1 < len(line) && setUnixName(&e, line[end+1:]) {
+			setExtra(&e, "perm", perm)
+			switch sizeAt {
+			case 2: // no link count: mode, owner, size
+				setExtra(&e, "owner", fs[1].s)
+			case 3:
+				setExtra(&e, "owner", fs[2].s)
+			case 4:
+				setExtra(&e, "owner", fs[2].s)
+				setExtra(&e, "group", fs[3].s)
+			}
+			return e, lineDate{form: form, nameAt: end + 1}, true
 		}
 	}
-	if m < 0 {
-		return proto.Entry{}, false
-	}
-	e := proto.Entry{Type: typ, Size: -1, ModTime: t}
+	return proto.Entry{}, lineDate{}, false
+}
+
+// unixSize reads the size of an ls entry whose date starts at field m
+// and returns the size's field: the one before the date, or the two of a
+// device's "major, minor" (whose size stays -1).
+func unixSize(e *proto.Entry, fs []field, m int) (int, bool) {
 	sizeAt := m - 1
-	if typ == proto.EntryOther && m >= 4 && strings.HasSuffix(fs[m-2].s, ",") {
+	if e.Type == proto.EntryOther && m >= 4 && strings.HasSuffix(fs[m-2].s, ",") {
 		sizeAt = m - 2 // "major, minor"
-	} else if typ != proto.EntryOther {
+	} else if e.Type != proto.EntryOther {
 		n, err := strconv.ParseInt(fs[m-1].s, 10, 64)
 		if err != nil || n < 0 || fs[m-1].s[0] == '+' {
-			return proto.Entry{}, false
+			return 0, false
 		}
 		e.Size = n
 	}
-	if sizeAt < 2 || sizeAt > 4 {
-		return proto.Entry{}, false
-	}
-	if end+1 >= len(line) {
-		return proto.Entry{}, false
-	}
-	e.Name = line[end+1:]
-	if typ == proto.EntryLink {
-		if name, target, ok := strings.Cut(e.Name, " -> "); ok {
+	return sizeAt, sizeAt >= 2 && sizeAt <= 4
+}
+
+// setUnixName sets the name of an ls entry from the text after its date:
+// all of it, but a link's name ends at its first " -> ".
+func setUnixName(e *proto.Entry, s string) bool {
+	e.Name, e.Target = s, ""
+	if e.Type == proto.EntryLink {
+		if name, target, ok := strings.Cut(s, " -> "); ok {
 			e.Name, e.Target = name, target
 		}
 	}
-	if e.Name == "" {
-		return proto.Entry{}, false
-	}
-	setExtra(&e, "perm", perm)
-	switch sizeAt {
-	case 2: // no link count: mode, owner, size
-		setExtra(&e, "owner", fs[1].s)
-	case 3:
-		setExtra(&e, "owner", fs[2].s)
-	case 4:
-		setExtra(&e, "owner", fs[2].s)
-		setExtra(&e, "group", fs[3].s)
-	}
-	return e, true
+	return e.Name != ""
 }
 
 // unixType returns the entry type of an ls mode string: a type letter,
@@ -421,28 +515,32 @@ func unixType(perm string) (proto.EntryType, bool) {
 // unixDate reads the date of an ls line starting at field i, in any of
 // the styles parseUnixLine lists, and returns it with the end of its last
 // field in the line.
-func unixDate(line string, fs []field, i int, now time.Time) (time.Time, int, bool) {
+func unixDate(line string, fs []field, i int, now time.Time) (time.Time, int, dateForm, bool) {
 	s := fs[i].s
 	if _, ok := month(s); ok {
 		if i+2 >= len(fs) {
-			return time.Time{}, 0, false
+			return time.Time{}, 0, 0, false
 		}
 		t, ok := unixTime(s, fs[i+1].s, fs[i+2].s, now)
-		return t, fs[i+2].end, ok
+		form := formClock
+		if !strings.Contains(fs[i+2].s, ":") {
+			form = formYear
+		}
+		return t, fs[i+2].end, form, ok
 	}
 	switch {
 	case len(s) == 10 && s[4] == '-' && s[7] == '-':
 		y, mo, d, ok := isoDate(s)
 		if !ok {
-			return time.Time{}, 0, false
+			return time.Time{}, 0, 0, false
 		}
 		if i+1 >= len(fs) {
-			return time.Time{}, 0, false
+			return time.Time{}, 0, 0, false
 		}
 		hh, mm, ss, ns, hasSec, ok := isoClock(fs[i+1].s)
 		if !ok {
 			// iso style, an old file: the date alone.
-			return time.Date(y, mo, d, 0, 0, 0, 0, time.UTC), fs[i].end, true
+			return time.Date(y, mo, d, 0, 0, 0, 0, time.UTC), fs[i].end, formYearPadded, true
 		}
 		t := time.Date(y, mo, d, hh, mm, ss, ns, time.UTC)
 		// full-iso: a zone follows the seconds. After a fraction it must;
@@ -451,28 +549,27 @@ func unixDate(line string, fs []field, i int, now time.Time) (time.Time, int, bo
 		frac := strings.Contains(fs[i+1].s, ".")
 		if hasSec && i+2 < len(fs) {
 			if off, ok := isoZone(fs[i+2].s); ok && (frac || fs[i+2].end+1 < len(line)) {
-				return t.Add(-off), fs[i+2].end, true
+				return t.Add(-off), fs[i+2].end, formClock, true
 			}
 		}
 		if frac {
-			return time.Time{}, 0, false // full-iso without its zone
+			return time.Time{}, 0, 0, false // full-iso without its zone
 		}
-		end := fs[i+1].end
-		return t, end, true
+		return t, fs[i+1].end, formClock, true
 	case len(s) == 5 && s[2] == '-':
 		// iso style, a recent file: "MM-DD HH:MM".
 		mo, err1 := strconv.Atoi(s[:2])
 		d, err2 := strconv.Atoi(s[3:])
 		if err1 != nil || err2 != nil || !isDigits(s[:2]) || !isDigits(s[3:]) || mo < 1 || mo > 12 || d < 1 || d > 31 || i+1 >= len(fs) {
-			return time.Time{}, 0, false
+			return time.Time{}, 0, 0, false
 		}
 		hh, mm, _, _, hasSec, ok := isoClock(fs[i+1].s)
 		if !ok || hasSec {
-			return time.Time{}, 0, false
+			return time.Time{}, 0, 0, false
 		}
-		return placeInYear(time.Month(mo), d, hh, mm, now), fs[i+1].end, true
+		return placeInYear(time.Month(mo), d, hh, mm, now), fs[i+1].end, formClock, true
 	}
-	return time.Time{}, 0, false
+	return time.Time{}, 0, 0, false
 }
 
 // isoDate reads "YYYY-MM-DD", a date that exists, from 1900 on (as

@@ -111,16 +111,16 @@ func keepConnErr(err error) error {
 // layout stands for itself.
 func listedNames(raw []byte, syst string) (names, lines []string) {
 	p := newLineParser(formatLIST, syst, time.Now())
-	for _, line := range splitLines(raw) {
-		if isBlank(line) || isNonEntryLine(line) {
+	for _, r := range p.parseLines(splitLines(raw)) {
+		if r.skip {
 			continue
 		}
-		name := line
-		if e, ok := p.parse(line); ok {
-			name = e.Name
+		name := r.line
+		if r.ok {
+			name = r.e.Name
 		}
 		names = append(names, name)
-		lines = append(lines, line)
+		lines = append(lines, r.line)
 	}
 	return names, lines
 }

@@ -1,0 +1,226 @@
+package ftp
+
+import (
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/rfc1738/fetch/proto"
+)
+
+// TestLocaleListings reads what GNU ls -l prints in 44 locales
+// (testdata/ls-locales, written by gen.sh there): a directory of old
+// files, and the same with recent ones, whose names say what each line
+// must be read as. Every line is either read right (name, type, size and
+// date) or left unread, never read wrong. Where ls writes dates in a
+// shape the parser does not read (the year first, the month as a number,
+// a word between day and month), the lines left unread are counted, so
+// that the listing is reported (exit 8) and the names come from NLST.
+func TestLocaleListings(t *testing.T) {
+	dir := filepath.Join("testdata", "ls-locales")
+	b, err := os.ReadFile(filepath.Join(dir, "now.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	now, err := time.Parse(time.RFC3339, strings.TrimSpace(string(b)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Lines left unread, by locale and set ("old" holds 15 entries,
+	// "both" four recent files more).
+	unread := map[string]int{
+		// The month a number: " 5. 1.  2019". With no line read, ls's
+		// "total" in Finnish is not known for one either.
+		"fi_FI-both": 20, "fi_FI-old": 16,
+		// The recent: " 1. јун. у 09:07" (the old, " 5. јан. 2019.", are read).
+		"sr_RS-both": 4,
+		// The month two words: " 5 Thg 1   2019".
+		"vi_VN-both": 20, "vi_VN-old": 16,
+	}
+	files, err := filepath.Glob(filepath.Join(dir, "*.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(files) < 80 {
+		t.Fatalf("%d fixtures in %s; run gen.sh there", len(files), dir)
+	}
+	for _, f := range files {
+		name := strings.TrimSuffix(filepath.Base(f), ".txt")
+		if name == "now" {
+			continue
+		}
+		t.Run(name, func(t *testing.T) {
+			raw, err := os.ReadFile(f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := 15
+			if strings.HasSuffix(name, "-both") {
+				want = 19
+			}
+			entries, unparsed := parseListing(raw, formatLIST, "UNIX Type: L8", now)
+			for _, e := range entries {
+				checkLocaleEntry(t, e)
+			}
+			if len(entries) == 0 && !strings.HasPrefix(string(raw), "total ") {
+				want++ // ls's "total" in a language no line showed
+			}
+			if len(entries)+len(unparsed) != want {
+				t.Errorf("%d entries and %d lines unread; want %d lines in all", len(entries), len(unparsed), want)
+			}
+			if len(unparsed) != unread[name] {
+				t.Errorf("%d lines unread, want %d: %q", len(unparsed), unread[name], unparsed)
+			}
+		})
+	}
+}
+
+// checkLocaleEntry checks an entry read from a gen.sh fixture against
+// what its name says: "T-o-YYYYMMDD" (T: f, d or l; midnight) or
+// "f-r-YYYYMMDD-HHMM", a file's size is its month's number, and " sp-"
+// begins the one name with a leading space.
+func checkLocaleEntry(t *testing.T, e proto.Entry) {
+	t.Helper()
+	name := e.Name
+	if rest, ok := strings.CutPrefix(name, " sp-"); ok {
+		name = "f-" + rest
+	}
+	parts := strings.Split(name, "-")
+	if len(parts) < 3 || len(parts[2]) != 8 {
+		t.Errorf("entry %q: not a name of the fixture", e.Name)
+		return
+	}
+	var typ proto.EntryType
+	switch parts[0] {
+	case "f":
+		typ = proto.EntryFile
+	case "d":
+		typ = proto.EntryDir
+	case "l":
+		typ = proto.EntryLink
+	}
+	layout, value := "20060102", parts[2]
+	if len(parts) == 4 {
+		layout, value = "20060102-1504", parts[2]+"-"+parts[3]
+	}
+	wantTime, err := time.Parse(layout, value)
+	if err != nil {
+		t.Errorf("entry %q: %v", e.Name, err)
+		return
+	}
+	if e.Type != typ || !e.ModTime.Equal(wantTime) {
+		t.Errorf("entry %q: %s, %v; want %s, %v", e.Name, e.Type, e.ModTime, typ, wantTime)
+	}
+	mo, _ := strconv.Atoi(parts[2][4:6])
+	switch {
+	case typ == proto.EntryFile && e.Size != int64(mo):
+		t.Errorf("entry %q: size %d, want %d", e.Name, e.Size, mo)
+	case typ == proto.EntryLink && e.Target != "f-o-20190105":
+		t.Errorf("entry %q: target %q", e.Name, e.Target)
+	}
+}
+
+// TestListingWhole covers what only the whole listing decides: the
+// language of a month name that means two months, and whether a space
+// after a year is padding (GNU ls pads the year of its iso style and of
+// some languages to the width of a time of day: coreutils manual,
+// "Formatting file timestamps"). Each listing's entries are written
+// name@date, unread lines as "?".
+func TestListingWhole(t *testing.T) {
+	const (
+		cs1 = "-rw-r--r-- 1 0 0 1  5 lis 2019 a\n" // Czech, Polish: November; Croatian: October
+		hr  = "-rw-r--r-- 1 0 0 1  5 stu 2019 b\n" // Croatian November
+		pl  = "-rw-r--r-- 1 0 0 1  5 gru 2019 c\n" // Polish December
+	)
+	tests := []struct {
+		name, raw, want string
+	}{
+		{"lis alone", cs1, "?"},
+		{"lis with Croatian", cs1 + hr, "a@2019-10-05 b@2019-11-05"},
+		{"lis with Polish", cs1 + pl, "a@2019-11-05 c@2019-12-05"},
+		{"lis with both", cs1 + hr + pl, "? b@2019-11-05 c@2019-12-05"},
+		{"srp with kol (hr)", "-rw-r--r-- 1 0 0 1  5 srp 2019 a\n-rw-r--r-- 1 0 0 1  5 kol 2019 b\n", "a@2019-07-05 b@2019-08-05"},
+
+		// GNU ls --time-style=iso: "MM-DD HH:MM" or "YYYY-MM-DD ".
+		{"iso both", "-rw-r--r-- 1 0 0 1 2019-01-05  old\n-rw-r--r-- 1 0 0 1 2019-01-06   sp\n-rw-r--r-- 1 0 0 1 01-05 09:07 new\n",
+			"old@2019-01-05  sp@2019-01-06 new@2024-01-05"},
+		{"iso old", "-rw-r--r-- 1 0 0 1 2019-01-05  old\n-rw-r--r-- 1 0 0 1 2019-01-06   sp\n", "old@2019-01-05  sp@2019-01-06"},
+		{"iso one old", "-rw-r--r-- 1 0 0 1 2019-01-05  old\n", "?"},
+		{"iso one old, a recent in line", "-rw-r--r-- 1 0 0 1 2019-01-05  old\n-rw-r--r-- 1 0 0 1 01-05 09:07 new\n", "old@2019-01-05 new@2024-01-05"},
+		{"iso one old, the recent's name a space", "-rw-r--r-- 1 0 0 1 2019-01-05  a\n-rw-r--r-- 1 0 0 1 01-05 09:07  sp\n", "a@2019-01-05  sp@2024-01-05"},
+		{"iso one old, a recent in its column", "-rw-r--r-- 1 0 0 1 2019-01-05  sp\n-rw-r--r-- 1 0 0 1 Jan 5 9:07 x\n", " sp@2019-01-05 x@2024-01-05"},
+		{"unpadded", "-rw-r--r-- 1 0 0 1 2019-01-05 a\n-rw-r--r-- 1 0 0 1 2019-01-06  sp\n", "a@2019-01-05  sp@2019-01-06"},
+		{"one line", "-rw-r--r-- 1 0 0 1 2019-01-05 a\n", "a@2019-01-05"},
+		{"German old", "-rw-r--r-- 1 0 0 1  5. Okt 2019  a\n-rw-r--r-- 1 0 0 1  6. Okt 2019   sp\n", "a@2019-10-05  sp@2019-10-06"},
+		{"German one", "-rw-r--r-- 1 0 0 1  5. Okt 2019  a\n", "?"},
+		{"English pads before", "-rw-r--r-- 1 0 0 1 Oct  5  2019  sp\n", " sp@2019-10-05"},
+
+		// ls's "total" in another language, only before lines read as ls.
+		{"total", "insgesamt 8\n-rw-r--r-- 1 0 0 1  5. Okt 10:00 a\n", "a@2023-10-05"},
+		{"total alone", "insgesamt 8\n", "?"},
+		{"total not first", "-rw-r--r-- 1 0 0 1  5. Okt 10:00 a\ninsgesamt 8\n", "a@2023-10-05 ?"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var got []string
+			for _, r := range newLineParserFor(formatLIST).parseLines(splitLines([]byte(tt.raw))) {
+				switch {
+				case r.skip:
+				case !r.ok:
+					got = append(got, "?")
+				default:
+					got = append(got, r.e.Name+"@"+r.e.ModTime.Format("2006-01-02"))
+				}
+			}
+			if g := strings.Join(got, " "); g != tt.want {
+				t.Errorf("got  %q\nwant %q", g, tt.want)
+			}
+		})
+	}
+}
+
+func newLineParserFor(format string) *lineParser {
+	p := newLineParser(format, "UNIX Type: L8", now)
+	return &p
+}
+
+// TestListLocale lists, through the driver, directories whose LIST is
+// GNU ls in German and in Chinese (the fixtures of TestLocaleListings):
+// every entry is read, nothing is reported unread, and no NLST is asked
+// for. Without the reading of other languages each listing was 15 or
+// more unread lines, an NLST fallback, and exit 8 from a mirror.
+func TestListLocale(t *testing.T) {
+	// The old sets only: a date without a year is placed by the clock.
+	for _, l := range []string{"de_DE-old", "zh_CN-old", "cs_CZ-old"} {
+		t.Run(l, func(t *testing.T) {
+			raw, err := os.ReadFile(filepath.Join("testdata", "ls-locales", l+".txt"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			f := newFake(t)
+			f.lists["LIST"] = []byte(strings.ReplaceAll(string(raw), "\n", "\r\n"))
+			f.start()
+			d := &Driver{}
+			defer d.CloseIdleConnections()
+			resp, _, err := get(t, d, f.url("/pub/"), quickReq())
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(resp.Entries) != 15 {
+				t.Errorf("%d entries, want 15", len(resp.Entries))
+			}
+			for _, e := range resp.Entries {
+				checkLocaleEntry(t, e)
+			}
+			if u := resp.Info["ftp_unparsed"]; u != nil {
+				t.Errorf("unparsed: %q", u)
+			}
+			if resp.Info["ftp_nlst_fallback"] != nil {
+				t.Error("NLST fallback")
+			}
+		})
+	}
+}

@@ -1,0 +1,398 @@
+package ftp
+
+import (
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+	"unicode/utf8"
+
+	"github.com/rfc1738/fetch/proto"
+)
+
+// Month names of other languages
+//
+// ls -l and strftime's %b write a month as the abbreviation of the locale
+// they run in, and a server that runs /bin/ls, or formats its own lines
+// with strftime, under a locale other than C sends its LIST lines so:
+//
+//	-rw-r--r-- 1 root root 0  5. Okt 2019  a      de (GNU ls)
+//	-rw-r--r-- 1 root root 0  5 janv.  2019 b     fr (GNU ls)
+//	-rw-r--r-- 1 root root 0 10月  5  2019 c      ja (GNU ls)
+//	-rw-r--r-- 1 ftp  ftp  0 окт 05 10:00 d       ru (strftime "%b %d %H:%M")
+//
+// localMonths holds the abbreviations of glibc's locale data (the abmon
+// and ab_alt_mon fields of /usr/share/i18n/locales/*, glibc 2.36: what
+// date +%b and +%Ob print), one row per language, variants separated by
+// "|". A few names mean different months in different languages ("lis"
+// is November in Czech and Polish, October in Croatian): such a name is
+// read only when the other month names of the same listing leave one
+// language, or several that agree (monthSet).
+var localMonths = [...]struct {
+	lang  string
+	names [12]string
+}{
+	{"af", [12]string{"Jan", "Feb", "Mrt", "Apr", "Mei", "Jun", "Jul", "Aug", "Sep", "Okt", "Nov", "Des"}},
+	{"be", [12]string{"сту", "лют", "сак", "кра", "мая|май", "чэр", "ліп", "жні", "вер", "кас", "ліс", "сне"}},
+	{"bg", [12]string{"яну", "фев", "мар", "апр", "май", "юни", "юли", "авг", "сеп", "окт", "ное", "дек"}},
+	{"cs", [12]string{"led", "úno", "bře", "dub", "kvě", "čen", "čec", "srp", "zář", "říj", "lis", "pro"}},
+	{"da", [12]string{"jan", "feb", "mar", "apr", "maj", "jun", "jul", "aug", "sep", "okt", "nov", "dec"}},
+	{"de", [12]string{"Jan|Jän", "Feb", "Mär", "Apr", "Mai", "Jun", "Jul", "Aug", "Sep", "Okt", "Nov", "Dez"}},
+	{"el", [12]string{"Ιαν", "Φεβ", "Μαρ|Μάρ", "Απρ", "Μαΐ|Μάι", "Ιουν|Ιούν", "Ιουλ|Ιούλ", "Αυγ|Αύγ", "Σεπ", "Οκτ", "Νοε|Νοέ", "Δεκ"}},
+	{"eo", [12]string{"Jan", "Feb", "Mar", "Apr", "Maj", "Jun", "Jul", "Aŭg", "Sep", "Okt", "Nov", "Dec"}},
+	{"es", [12]string{"ene", "feb", "mar", "abr", "may", "jun", "jul", "ago", "sep", "oct", "nov", "dic"}},
+	{"et", [12]string{"jaan", "veebr", "märts", "apr", "mai", "juuni", "juuli", "aug", "sept", "okt", "nov", "dets"}},
+	{"eu", [12]string{"urt", "ots", "mar", "api", "mai", "eka", "uzt", "abu", "ira", "urr", "aza", "abe"}},
+	{"fi", [12]string{"tammi", "helmi", "maalis", "huhti", "touko", "kesä", "heinä", "elo", "syys", "loka", "marras", "joulu"}},
+	{"fr", [12]string{"janv.|jan", "févr.|fév", "mars|mar", "avril|avr|avr.", "mai", "juin|jun", "juil.|jui", "août|aoû", "sept.|sep", "oct.|oct", "nov.|nov", "déc.|déc"}},
+	{"ga", [12]string{"Ean", "Feabh", "Márta", "Aib", "Beal", "Meith", "Iúil", "Lún", "MFómh", "DFómh", "Samh", "Noll"}},
+	{"gl", [12]string{"Xan", "Feb", "Mar", "Abr", "Mai", "Xuñ", "Xul", "Ago", "Set", "Out", "Nov", "Dec"}},
+	{"hr", [12]string{"sij", "velj", "ožu", "tra", "svi", "lip", "srp", "kol", "ruj", "lis", "stu", "pro"}},
+	{"hu", [12]string{"jan", "febr", "márc", "ápr", "máj", "jún", "júl", "aug", "szept", "okt", "nov", "dec"}},
+	{"ia", [12]string{"jan", "feb", "mar", "apr", "mai", "jun", "jul", "aug", "sep", "oct", "nov", "dec"}},
+	{"id", [12]string{"Jan", "Feb", "Mar", "Apr", "Mei", "Jun", "Jul", "Agu", "Sep", "Okt", "Nov", "Des"}},
+	{"it", [12]string{"gen", "feb", "mar", "apr", "mag", "giu", "lug", "ago", "set", "ott", "nov", "dic"}},
+	{"ja", [12]string{"1月", "2月", "3月", "4月", "5月", "6月", "7月", "8月", "9月", "10月", "11月", "12月"}},
+	{"kk", [12]string{"Қаң", "Ақп", "Нау", "Сәу", "Мам", "Мау", "Шіл", "Там", "Қыр", "Қаз", "Қар", "Жел"}},
+	{"ko", [12]string{"1월", "2월", "3월", "4월", "5월", "6월", "7월", "8월", "9월", "10월", "11월", "12월"}},
+	{"lg", [12]string{"Jan", "Feb", "Mar", "Apu", "Maa", "Juu", "Jul", "Agu", "Seb", "Oki", "Nov", "Des"}},
+	{"lt", [12]string{"saus.", "vas.", "kov.", "bal.", "geg.", "birž.", "liep.", "rugp.", "rugs.", "spal.", "lapkr.", "gruod."}},
+	{"ms", [12]string{"Jan", "Feb", "Mac", "Apr", "Mei", "Jun", "Jul", "Ogos", "Sep", "Okt", "Nov", "Dis"}},
+	{"nb", [12]string{"jan.", "feb.", "mars", "april", "mai", "juni", "juli", "aug.", "sep.", "okt.", "nov.", "des."}},
+	{"nl", [12]string{"jan", "feb", "mrt", "apr", "mei", "jun", "jul", "aug", "sep", "okt", "nov", "dec"}},
+	{"pl", [12]string{"sty", "lut", "mar", "kwi", "maj", "cze", "lip", "sie", "wrz", "paź", "lis", "gru"}},
+	{"pt", [12]string{"jan", "fev", "mar", "abr", "mai", "jun", "jul", "ago", "set", "out", "nov", "dez"}},
+	{"ro", [12]string{"ian", "feb", "mar", "apr", "mai", "iun", "iul", "aug", "sep", "oct", "nov", "dec"}},
+	{"ru", [12]string{"янв", "фев", "мар", "апр", "мая|май", "июн", "июл", "авг", "сен", "окт", "ноя", "дек"}},
+	{"sk", [12]string{"jan", "feb", "mar", "apr", "máj", "jún", "júl", "aug", "sep", "okt", "nov", "dec"}},
+	{"sl", [12]string{"jan", "feb", "mar", "apr", "maj", "jun", "jul", "avg", "sep", "okt", "nov", "dec"}},
+	{"sr", [12]string{"јан", "феб", "мар", "апр", "мај", "јун", "јул", "авг", "сеп", "окт", "нов", "дец"}},
+	{"sv", [12]string{"jan", "feb", "mar", "apr", "maj", "jun", "jul", "aug", "sep", "okt", "nov", "dec"}},
+	{"tr", [12]string{"Oca", "Şub", "Mar", "Nis", "May", "Haz", "Tem", "Ağu", "Eyl", "Eki", "Kas", "Ara"}},
+	{"uk", [12]string{"січ", "лют", "бер", "кві", "тра", "чер", "лип", "сер", "вер", "жов", "лис", "гру"}},
+	{"zh", [12]string{"1月", "2月", "3月", "4月", "5月", "6月", "7月", "8月", "9月", "10月", "11月", "12月"}},
+	{"is", [12]string{"jan", "feb", "mar", "apr", "maí", "jún", "júl", "ágú", "sep", "okt", "nóv", "des"}},
+	{"lv", [12]string{"jan", "feb", "mar", "apr", "mai", "jūn", "jūl", "aug", "sep", "okt", "nov", "dec"}},
+	{"he", [12]string{"ינו", "פבר", "מרץ", "אפר", "מאי", "יונ", "יול", "אוג", "ספט", "אוק", "נוב", "דצמ"}},
+	{"ar", [12]string{"يناير", "فبراير", "مارس", "أبريل", "مايو", "يونيو", "يوليو", "أغسطس", "سبتمبر", "أكتوبر", "نوفمبر", "ديسمبر"}},
+	{"th", [12]string{"ม.ค.", "ก.พ.", "มี.ค.", "เม.ย.", "พ.ค.", "มิ.ย.", "ก.ค.", "ส.ค.", "ก.ย.", "ต.ค.", "พ.ย.", "ธ.ค."}},
+	{"en", [12]string{"Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"}},
+	{"ca", [12]string{"gen.", "febr.", "març", "abr.", "maig", "juny", "jul.", "ag.", "set.", "oct.", "nov.", "des."}},
+}
+
+// monthSet reads the month names of one listing in the languages its
+// names fit.
+type monthSet struct {
+	langs uint64 // the languages (bits of localMonths rows) that name every month seen
+}
+
+// monthMeaning is one month a name means, in the languages of langs.
+type monthMeaning struct {
+	month time.Month
+	langs uint64
+}
+
+// monthIndex maps a lower-case month name to what it means.
+var monthIndex = sync.OnceValue(func() map[string][]monthMeaning {
+	idx := make(map[string][]monthMeaning)
+	for l, row := range localMonths {
+		for m, names := range row.names {
+			for name := range strings.SplitSeq(names, "|") {
+				key := strings.ToLower(name)
+				ms := idx[key]
+				i := 0
+				for i < len(ms) && ms[i].month != time.Month(m+1) {
+					i++
+				}
+				if i == len(ms) {
+					ms = append(ms, monthMeaning{month: time.Month(m + 1)})
+				}
+				ms[i].langs |= 1 << l
+				idx[key] = ms
+			}
+		}
+	}
+	return idx
+})
+
+// newMonthSet returns the monthSet of a listing whose dates hold the
+// month names seen.
+func newMonthSet(seen []string) monthSet {
+	set := monthSet{langs: ^uint64(0)}
+	idx := monthIndex()
+	for _, s := range seen {
+		var langs uint64
+		for _, m := range idx[strings.ToLower(s)] {
+			langs |= m.langs
+		}
+		set.langs &= langs
+	}
+	return set
+}
+
+// month returns the month s names: the one month it means in every
+// language of the listing, or in all languages if no one language names
+// all the listing's months.
+func (set monthSet) month(s string) (time.Month, bool) {
+	ms := monthIndex()[strings.ToLower(s)]
+	if len(ms) == 1 {
+		return ms[0].month, true
+	}
+	var found time.Month
+	for _, m := range ms {
+		if m.langs&set.langs == 0 {
+			continue
+		}
+		if found != 0 {
+			return 0, false // two months in the listing's languages
+		}
+		found = m.month
+	}
+	return found, found != 0
+}
+
+// isLocalMonth reports whether s is a month name of the table.
+func isLocalMonth(s string) bool {
+	_, ok := monthIndex()[strings.ToLower(s)]
+	return ok
+}
+
+// localDate returns the dateFunc of ls dates in other languages, with
+// their month names read by month:
+//
+//	month first   Okt  5  2019    10月  5 10:00    6월 28일  06:30    6月28日 06:30
+//	day first     5. Okt 2019     5 janv.  2019    5 giu 09.07        5. јан. 2019.
+//	              5 de gen.  2019    5 d’abr.  2019
+//	year first    2019 jan    5   2019年 2月14日    2019년  1월  5일    2019  urt  5
+//
+// A day and month may be joined by a no-break space (Czech: "5.\u00a0led"),
+// the time of day written with a dot (09.07). A year last is formYearPadded
+// when the day comes first (GNU ls pads some such dates after the year:
+// German), formYear otherwise.
+func localDate(month func(string) (time.Month, bool)) dateFunc {
+	return func(line string, fs []field, i int, now time.Time) (time.Time, int, dateForm, bool) {
+		var y, mo, d int
+		var last field
+		var form dateForm
+		mon := func(s string) bool {
+			s = trimPrefixes(s, "d’", "d'") // Catalan: "5 d’abr."
+			m, ok := month(s)
+			if !ok {
+				if t, dot := strings.CutSuffix(s, "."); dot {
+					m, ok = month(t)
+				}
+			}
+			mo = int(m)
+			return ok
+		}
+		at := func(k int) string {
+			if i+k < len(fs) {
+				return fs[i+k].s
+			}
+			return ""
+		}
+		if ys, rest, ok := cutYear(at(0)); ok {
+			// Year first: then the month and the day, each maybe
+			// joined to what comes before it ("2017年12月31日").
+			y, _ = strconv.Atoi(ys)
+			next := 1
+			if rest == "" {
+				rest, next = at(1), 2
+			}
+			if m, dd, ok := cutCJKDay(rest); ok && mon(m) {
+				d, last = dd, fs[i+next-1]
+			} else if i+next < len(fs) && mon(rest) {
+				d, last = localDay(trimSuffixes(at(next), "日", "일")), fs[i+next]
+			} else {
+				return time.Time{}, 0, 0, false
+			}
+			if y > now.Year()+1 || !validDate(y, mo, d) {
+				return time.Time{}, 0, 0, false
+			}
+			return time.Date(y, time.Month(mo), d, 0, 0, 0, 0, time.UTC), last.end, formYear, true
+		}
+		switch ds, ms, nbsp := strings.Cut(at(0), "\u00a0"); {
+		case nbsp && i+1 < len(fs) && mon(ms):
+			d, last, form = localDay(strings.TrimSuffix(ds, ".")), fs[i+1], formYearPadded
+		case i+1 >= len(fs):
+			return time.Time{}, 0, 0, false
+		case func() bool { m, dd, ok := cutCJKDay(at(0)); d = dd; return ok && mon(m) }():
+			last, form = fs[i+1], formYear
+		case i+2 >= len(fs):
+			return time.Time{}, 0, 0, false
+		case mon(at(0)):
+			d, last, form = localDay(trimSuffixes(at(1), "日", "일")), fs[i+2], formYear
+		case mon(at(1)):
+			d, last, form = localDay(strings.TrimSuffix(at(0), ".")), fs[i+2], formYearPadded
+		case at(1) == "de" && i+3 < len(fs) && mon(at(2)): // Catalan: "5 de gen."
+			d, last, form = localDay(at(0)), fs[i+3], formYearPadded
+		default:
+			return time.Time{}, 0, 0, false
+		}
+		if d == 0 {
+			return time.Time{}, 0, 0, false
+		}
+		if hh, mm, ok := localClock(last.s); ok {
+			return placeInYear(time.Month(mo), d, hh, mm, now), last.end, formClock, true
+		}
+		ys := last.s
+		if form == formYearPadded {
+			ys = strings.TrimSuffix(ys, ".") // Serbian: "2019."
+		}
+		y, err := strconv.Atoi(ys)
+		if err != nil || len(ys) != 4 || !isDigits(ys) || y < 1900 || !validDate(y, mo, d) {
+			return time.Time{}, 0, 0, false
+		}
+		return time.Date(y, time.Month(mo), d, 0, 0, 0, 0, time.UTC), last.end, form, true
+	}
+}
+
+// localDay reads a day of the month, 1 to 31 in one or two digits; 0 if
+// s is none.
+func localDay(s string) int {
+	if len(s) < 1 || len(s) > 2 || !isDigits(s) {
+		return 0
+	}
+	d, _ := strconv.Atoi(s)
+	if d > 31 {
+		return 0
+	}
+	return d
+}
+
+// cutYear reads a year that begins a date: four digits, alone or with
+// the Chinese and Japanese 年 or the Korean 년, and returns what follows
+// 年 in the same field ("2019年10月": "10月").
+func cutYear(s string) (year, rest string, ok bool) {
+	if y, r, cut := strings.Cut(s, "年"); cut {
+		year, rest = y, r
+	} else {
+		year = strings.TrimSuffix(s, "년")
+	}
+	return year, rest, len(year) == 4 && isDigits(year) && year >= "1900"
+}
+
+// cutCJKDay splits a month and day that ls writes as one field in
+// Chinese when the day has two digits ("6月28日") into the month name and
+// the day.
+func cutCJKDay(s string) (string, int, bool) {
+	m, day, ok := strings.Cut(s, "月")
+	if !ok || day == "" {
+		return "", 0, false
+	}
+	day, ok = strings.CutSuffix(day, "日")
+	d := localDay(day)
+	return m + "月", d, ok && d > 0
+}
+
+// localClock reads a time of day "HH:MM" or "HH.MM" (the hour may have
+// one digit).
+func localClock(s string) (hh, mm int, ok bool) {
+	i := strings.IndexAny(s, ":.")
+	if i < 1 || i > 2 || len(s)-i != 3 || !isDigits(s[:i]) || !isDigits(s[i+1:]) {
+		return 0, 0, false
+	}
+	hh, _ = strconv.Atoi(s[:i])
+	mm, _ = strconv.Atoi(s[i+1:])
+	return hh, mm, hh <= 23 && mm <= 59
+}
+
+// trimPrefixes returns s without the first of prefixes it begins with.
+func trimPrefixes(s string, prefixes ...string) string {
+	for _, x := range prefixes {
+		if t, ok := strings.CutPrefix(s, x); ok {
+			return t
+		}
+	}
+	return s
+}
+
+// trimSuffixes returns s without the first of suffixes it ends with.
+func trimSuffixes(s string, suffixes ...string) string {
+	for _, x := range suffixes {
+		if t, ok := strings.CutSuffix(s, x); ok {
+			return t
+		}
+	}
+	return s
+}
+
+// readLocal reads, as ls lines in another language, the lines of res
+// that no layout read.
+func (p *lineParser) readLocal(res []parsedLine) {
+	// The month names first, which say the listing's language.
+	var seen []string
+	var last string // the month name of the last date tried
+	collect := localDate(func(s string) (time.Month, bool) {
+		last = s
+		return 1, isLocalMonth(s)
+	})
+	for i := range res {
+		if r := &res[i]; !r.ok && !r.skip {
+			if _, _, ok := parseUnix(r.line, p.now, collect); ok {
+				seen = append(seen, last)
+			}
+		}
+	}
+	if len(seen) == 0 {
+		return
+	}
+	set := newMonthSet(seen)
+	date := localDate(set.month)
+	for i := range res {
+		if r := &res[i]; !r.ok && !r.skip {
+			r.e, r.date, r.ok = parseUnix(r.line, p.now, date)
+			r.unix = r.ok
+		}
+	}
+}
+
+// settlePadding decides, for each line whose date is formYearPadded and
+// whose name (after the one space that ends the date) begins with a
+// space, whether that space is padding or the name's. ls writes the
+// dates of one listing in one format, so padding is in every such line
+// or in none:
+//   - a line of them whose name begins right after the date shows there
+//     is none;
+//   - the lines whose dates end with a time of day show the column of the
+//     names (ls lines them up): a name one column further is padded, a
+//     name in the column is not;
+//   - without them, a space that all of two or more have is padding, and
+//     one line alone is not sure: it is left unread, and the listing says
+//     so.
+func settlePadding(res []parsedLine) {
+	padded, spaced := 0, 0
+	for i := range res {
+		if r := &res[i]; r.unix && r.date.form == formYearPadded {
+			padded++
+			if r.line[r.date.nameAt] == ' ' {
+				spaced++
+			}
+		}
+	}
+	if spaced == 0 || spaced < padded {
+		return
+	}
+	var clockCols []int
+	for i := range res {
+		if r := &res[i]; r.unix && r.date.form == formClock {
+			clockCols = append(clockCols, utf8.RuneCountInString(r.line[:r.date.nameAt]))
+		}
+	}
+	for i := range res {
+		r := &res[i]
+		if !r.unix || r.date.form != formYearPadded {
+			continue
+		}
+		col := utf8.RuneCountInString(r.line[:r.date.nameAt])
+		after, at := slices.Contains(clockCols, col+1), slices.Contains(clockCols, col)
+		switch {
+		case at && !after:
+		case padded == 1 && !after:
+			r.ok, r.unix, r.e = false, false, proto.Entry{}
+		case !setUnixName(&r.e, r.line[r.date.nameAt+1:]):
+			r.ok, r.unix, r.e = false, false, proto.Entry{}
+		}
+	}
+}
