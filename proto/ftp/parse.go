@@ -366,8 +366,8 @@ func month(s string) (time.Month, bool) {
 //
 // The mode may carry one mark of an ACL, an SELinux context or extended
 // attributes ("+", ".", "@"). The group column may be missing, and so may
-// the link count; device files show "major, minor" where others show the
-// size. The date is "Mon DD HH:MM" or "Mon DD YYYY", or one of GNU ls's
+// the link count; after a link count the group may be words ("domain
+// users"); device files show "major, minor" where others show the size. The date is "Mon DD HH:MM" or "Mon DD YYYY", or one of GNU ls's
 // ISO styles: long-iso "YYYY-MM-DD HH:MM", full-iso "YYYY-MM-DD
 // HH:MM:SS.NNNNNNNNN +ZZZZ" (the zone applied, the time kept in UTC), iso
 // "MM-DD HH:MM" or "YYYY-MM-DD". The name is everything after the single
@@ -409,7 +409,7 @@ type dateFunc func(line string, fs []field, i int, now time.Time) (time.Time, in
 
 // parseUnix is parseUnixLine with the dates date reads.
 func parseUnix(line string, now time.Time, date dateFunc) (proto.Entry, lineDate, bool) {
-	var buf [10]field
+	var buf [12]field
 	fs := fields(buf[:0], line)
 	if len(fs) < 5 {
 		return proto.Entry{}, lineDate{}, false
@@ -424,25 +424,30 @@ func parseUnix(line string, now time.Time, date dateFunc) (proto.Entry, lineDate
 	// may look like the start of a date too ("2019 Feb 14  2018" in a
 	// language that writes the year first): the first place where a date
 	// is followed by a name, and has a size before it, is the one.
-	for i := 3; i <= 6 && i < len(fs); i++ {
+	for i := 3; i <= 8 && i < len(fs); i++ {
 		t, end, form, ok := date(line, fs, i, now)
 		if !ok {
 			continue
 		}
 		e := proto.Entry{Type: typ, Size: -1, ModTime: t}
-		if sizeAt, ok := unixSize(&e, fs, i); ok && end+1 < len(line) && setUnixName(&e, line[end+1:]) {
-			setExtra(&e, "perm", perm)
-			switch sizeAt {
-			case 2: // no link count: mode, owner, size
-				setExtra(&e, "owner", fs[1].s)
-			case 3:
-				setExtra(&e, "owner", fs[2].s)
-			case 4:
-				setExtra(&e, "owner", fs[2].s)
-				setExtra(&e, "group", fs[3].s)
-			}
-			return e, lineDate{form: form, nameAt: end + 1}, true
+		sizeAt, ok := unixSize(&e, fs, i)
+		if !ok || end+1 >= len(line) || !setUnixName(&e, line[end+1:]) {
+			continue
 		}
+		setExtra(&e, "perm", perm)
+		switch sizeAt {
+		case 2: // no link count: mode, owner, size
+			setExtra(&e, "owner", fs[1].s)
+		case 3:
+			setExtra(&e, "owner", fs[2].s)
+		default:
+			// The group may be more than one word: "domain users",
+			// the group of a machine in a Windows domain (sssd,
+			// winbind).
+			setExtra(&e, "owner", fs[2].s)
+			setExtra(&e, "group", line[fs[3].end-len(fs[3].s):fs[sizeAt-1].end])
+		}
+		return e, lineDate{form: form, nameAt: end + 1}, true
 	}
 	return proto.Entry{}, lineDate{}, false
 }
@@ -461,7 +466,10 @@ func unixSize(e *proto.Entry, fs []field, m int) (int, bool) {
 		}
 		e.Size = n
 	}
-	return sizeAt, sizeAt >= 2 && sizeAt <= 4
+	if sizeAt >= 5 && (!isDigits(fs[1].s) || e.Type == proto.EntryOther) {
+		return 0, false // a group of words only after a link count, and before a size
+	}
+	return sizeAt, sizeAt >= 2 && sizeAt <= 7
 }
 
 // setUnixName sets the name of an ls entry from the text after its date:

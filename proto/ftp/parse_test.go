@@ -143,6 +143,12 @@ var unixTests = []struct {
 		proto.Entry{Name: "a -> b", Type: proto.EntryFile, Size: 5, ModTime: date(2019, 3, 15, 0, 0), Extra: map[string]string{"perm": "-rw-r--r--", "owner": "0", "group": "0"}}, true},
 	{"lrwxrwxrwx    1 0        0               5 Mar 15  2019 a -> b -> c",
 		proto.Entry{Name: "a", Target: "b -> c", Type: proto.EntryLink, Size: 5, ModTime: date(2019, 3, 15, 0, 0), Extra: map[string]string{"perm": "lrwxrwxrwx", "owner": "0", "group": "0"}}, true},
+	// A group of more words (a machine in a Windows domain: sssd, winbind).
+	{"-rw-r--r--.   1 jdoe     domain users     1234 Jan 02 03:04 report.pdf",
+		proto.Entry{Name: "report.pdf", Type: proto.EntryFile, Size: 1234, ModTime: date(2024, 1, 2, 3, 4), Extra: map[string]string{"perm": "-rw-r--r--.", "owner": "jdoe", "group": "domain users"}}, true},
+	{"drwxr-xr-x    2 jdoe     ad domain users     4096 Mar 15  2019 2019 Mar 15",
+		proto.Entry{Name: "2019 Mar 15", Type: proto.EntryDir, Size: 4096, ModTime: date(2019, 3, 15, 0, 0), Extra: map[string]string{"perm": "drwxr-xr-x", "owner": "jdoe", "group": "ad domain users"}}, true},
+	{"-rw-r--r--    jdoe     ad domain users     1234 Jan 02 03:04 no link count", proto.Entry{}, false},
 	// GNU ls --time-style (coreutils manual, "Formatting file
 	// timestamps"): long-iso, full-iso (the zone applied), iso.
 	{"-rw-r--r--    1 0        0               5 2020-01-02 03:04 long",
