@@ -254,6 +254,18 @@ func (n newsSession) Stat(ctx context.Context, num int64) (string, bool, error) 
 	return n.s.Stat(ctx, num)
 }
 
+func (n newsSession) ArticleNumbers(ctx context.Context, group string, first, last int64) ([]int64, bool, error) {
+	nums, err := n.s.ArticleNumbers(ctx, group, first, last)
+	if errors.Is(err, nntp.ErrNoListGroup) {
+		return nil, false, nil
+	}
+	return nums, err == nil, err
+}
+
+func (n newsSession) StatEach(ctx context.Context, nums []int64, fn func(int64, string, bool) error) error {
+	return n.s.StatEach(ctx, nums, fn)
+}
+
 func (n newsSession) Articles(ctx context.Context, nums []int64, fn func(int64, string, io.Reader) error) error {
 	return n.s.Articles(ctx, nums, fn)
 }

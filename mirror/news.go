@@ -56,6 +56,22 @@ type NewsSession interface {
 	Close() error
 }
 
+// A NewsNumberer is a NewsSession that can list which articles of a group
+// exist (LISTGROUP) and STAT many at once. On a server without an
+// overview the mirror uses it instead of a STAT of each number from the
+// group's low to its high water mark in turn, one round trip each: an old
+// group whose articles have mostly expired holds few of its numbers.
+type NewsNumberer interface {
+	// ArticleNumbers lists the numbers of group's articles first to last
+	// and selects the group; ok is false when the server has no
+	// LISTGROUP.
+	ArticleNumbers(ctx context.Context, group string, first, last int64) (nums []int64, ok bool, err error)
+	// StatEach asks STAT for each of nums in the selected group, calling
+	// fn in order with the article's Message-ID; found is false when the
+	// server has no such article.
+	StatEach(ctx context.Context, nums []int64, fn func(n int64, id string, found bool) error) error
+}
+
 // NewsDialer opens news sessions to the server of u, after the caller's
 // safety checks. A Fetcher that is also a NewsDialer can mirror nntp and
 // news URLs.
@@ -419,6 +435,58 @@ func overviewChunks(ctx context.Context, s NewsSession, first, last int64) ([]Ne
 	return all, true, nil
 }
 
+// statRange lists the articles first to last of the selected group on a
+// server without an overview, by STAT (RFC 3977 section 6.2.4): of the
+// numbers LISTGROUP gives (section 6.1.2, in one answer: a number is a
+// short line), else of every number in ranges of overviewChunk; many
+// STATs at a time when s is a NewsNumberer, else one by one.
+func statRange(ctx context.Context, s NewsSession, group string, first, last int64) ([]NewsArticle, error) {
+	var arts []NewsArticle
+	nn, many := s.(NewsNumberer)
+	if !many {
+		for n := first; n <= last && n >= first; n++ {
+			id, found, err := s.Stat(ctx, n)
+			if err != nil {
+				return nil, err
+			}
+			if found {
+				arts = append(arts, NewsArticle{Number: n, MessageID: id})
+			}
+		}
+		return arts, nil
+	}
+	keep := func(n int64, id string, found bool) error {
+		if found {
+			arts = append(arts, NewsArticle{Number: n, MessageID: id})
+		}
+		return nil
+	}
+	nums, listed, err := nn.ArticleNumbers(ctx, group, first, last)
+	if err != nil {
+		return nil, err
+	}
+	if listed {
+		if err := nn.StatEach(ctx, nums, keep); err != nil {
+			return nil, err
+		}
+		return arts, nil
+	}
+	for lo := first; lo <= last; lo += overviewChunk {
+		hi := min(last, lo+overviewChunk-1)
+		nums = nums[:0]
+		for n := lo; n <= hi; n++ {
+			nums = append(nums, n)
+		}
+		if err := nn.StatEach(ctx, nums, keep); err != nil {
+			return nil, err
+		}
+		if hi == last {
+			break // lo+overviewChunk could overflow
+		}
+	}
+	return arts, nil
+}
+
 // listGroup decides what to fetch of the selected group g: the numbers
 // above its high water mark, up to MaxArticles of the newest, not stored
 // under another group already; with Delete it removes the local articles
@@ -452,21 +520,12 @@ func (nr *newsRun) listGroup(ctx context.Context, worker int, s NewsSession, g *
 		if err != nil {
 			return nil, err
 		}
-		haveList = ok
 		if !ok {
-			// No overview: STAT each number (RFC 3977 section 6.2.4).
-			arts = arts[:0]
-			for n := askFrom; n <= high && n >= askFrom; n++ {
-				id, found, err := s.Stat(ctx, n)
-				if err != nil {
-					return nil, err
-				}
-				if found {
-					arts = append(arts, NewsArticle{Number: n, MessageID: id})
-				}
+			if arts, err = statRange(ctx, s, g.name, askFrom, high); err != nil {
+				return nil, err
 			}
-			haveList = true
 		}
+		haveList = true
 	}
 	if nr.opts.Delete && (haveList || high < askFrom) {
 		nr.deleteGone(g.name, dir, high, arts)

@@ -63,6 +63,18 @@ func (n testSession) Stat(ctx context.Context, num int64) (string, bool, error) 
 	return n.s.Stat(ctx, num)
 }
 
+func (n testSession) ArticleNumbers(ctx context.Context, group string, first, last int64) ([]int64, bool, error) {
+	nums, err := n.s.ArticleNumbers(ctx, group, first, last)
+	if errors.Is(err, nntp.ErrNoListGroup) {
+		return nil, false, nil
+	}
+	return nums, err == nil, err
+}
+
+func (n testSession) StatEach(ctx context.Context, nums []int64, fn func(int64, string, bool) error) error {
+	return n.s.StatEach(ctx, nums, fn)
+}
+
 func (n testSession) Articles(ctx context.Context, nums []int64, fn func(int64, string, io.Reader) error) error {
 	return n.s.Articles(ctx, nums, fn)
 }
@@ -589,5 +601,69 @@ func TestNewsMirrorOverviewInRanges(t *testing.T) {
 		if b, err := os.ReadFile(filepath.Join(dir, "big", "group", strconv.Itoa(i))); err != nil || !strings.Contains(string(b), fmt.Sprintf("body %d\n", i)) {
 			t.Errorf("article %d: %q, %v", i, b, err)
 		}
+	}
+}
+
+// oneByOne is a newsFetcher whose sessions are not NewsNumberers: the
+// mirror STATs one number at a time, as for a NewsSession of its own.
+type oneByOne struct{ newsFetcher }
+
+func (f oneByOne) OpenNews(ctx context.Context, u *uri.URL, req *proto.Request) (NewsSession, error) {
+	s, err := f.newsFetcher.OpenNews(ctx, u, req)
+	if err != nil {
+		return nil, err
+	}
+	return struct{ NewsSession }{s}, nil
+}
+
+// TestNewsMirrorSparse mirrors, from a server without an overview, a
+// group whose numbers run to 20,000 but which holds five articles (the
+// others expired, as in an old archive). With LISTGROUP (RFC 3977 section
+// 6.1.2 with a range, or RFC 2980's without) only the five are STATed;
+// without it every number is, 64 at a time; a session that is no
+// NewsNumberer STATs them one by one. Each way the five articles come
+// byte-exact.
+func TestNewsMirrorSparse(t *testing.T) {
+	nums := []int64{1, 7, 9000, 15000, 20000}
+	for _, tc := range []struct {
+		listGroup string
+		oneByOne  bool
+		stats     int
+	}{
+		{"range", false, 5},
+		{"plain", false, 5},
+		{"", false, 20000},
+		{"range", true, 20000},
+	} {
+		t.Run(fmt.Sprintf("listgroup=%q/onebyone=%v", tc.listGroup, tc.oneByOne), func(t *testing.T) {
+			srv := &nntptest.Server{ListGroup: tc.listGroup}
+			for i, n := range nums {
+				srv.Post(article(i, "old.g"), []string{"old.g"}, []int64{n})
+			}
+			srv.Start(t)
+			dir := t.TempDir()
+			var f Fetcher = newsFetcher{&nntp.Driver{}}
+			if tc.oneByOne {
+				f = oneByOne{newsFetcher{&nntp.Driver{}}}
+			}
+			ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+			defer cancel()
+			sum, err := Run(ctx, f, uri.MustParse("nntp://"+srv.Addr+"/old.*"), dir, newsRunOpts(2))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if sum.New != len(nums) || sum.Failed != 0 {
+				t.Fatalf("summary %+v, want %d new", sum, len(nums))
+			}
+			if n := srv.Count("STAT "); n != tc.stats {
+				t.Errorf("%d STAT commands, want %d", n, tc.stats)
+			}
+			for i, n := range nums {
+				got, err := os.ReadFile(filepath.Join(dir, "old", "g", strconv.FormatInt(n, 10)))
+				if want := article(i, "old.g"); err != nil || string(got) != want {
+					t.Errorf("old/g/%d = %q, %v; want %q", n, got, err, want)
+				}
+			}
+		})
 	}
 }

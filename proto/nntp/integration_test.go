@@ -7,6 +7,7 @@ import (
 	"io"
 	"net/textproto"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -274,5 +275,59 @@ func TestINNWire(t *testing.T) {
 			t.Fatalf("relay log lacks the commands:\n%s", wire)
 		}
 		time.Sleep(100 * time.Millisecond)
+	}
+}
+
+// TestINNArticleNumbers asks nnrpd for the numbers of local.test with
+// LISTGROUP and a range (RFC 3977 section 6.1.2), and STATs 0 to 9
+// pipelined: the numbers found are the overview's, each with its
+// message-id, and the session goes on in step.
+func TestINNArticleNumbers(t *testing.T) {
+	s := servertest.Get(t, servertest.NNTP)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	sess, err := (&Driver{Pipeline: 4}).Open(ctx, uri.MustParse("nntp://"+s.Addr+"/local.test"), innRequest(proto.Options{}, nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sess.Close()
+	nums, err := sess.ArticleNumbers(ctx, "local.test", 1, 100)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ovs, err := sess.Overview(ctx, 1, 100)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ids := map[int64]string{}
+	var want []int64
+	for _, ov := range ovs {
+		want = append(want, ov.Number)
+		ids[ov.Number] = ov.MessageID
+	}
+	if len(want) < 2 || !slices.Equal(nums, want) {
+		t.Fatalf("LISTGROUP numbers %v, overview's %v", nums, want)
+	}
+	if part, err := sess.ArticleNumbers(ctx, "local.test", want[1], want[1]); err != nil || len(part) != 1 || part[0] != want[1] {
+		t.Errorf("LISTGROUP of %d alone: %v, %v", want[1], part, err)
+	}
+	var found []int64
+	err = sess.StatEach(ctx, []int64{0, 1, 2, 3, 4, 5, 6, 7, 8, 9}, func(n int64, id string, ok bool) error {
+		if ok {
+			found = append(found, n)
+			if id != ids[n] {
+				t.Errorf("STAT %d: message-id %q, overview's %q", n, id, ids[n])
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(found, want) {
+		t.Errorf("STAT found %v, want %v", found, want)
+	}
+	if _, ok, err := sess.Stat(ctx, want[0]); err != nil || !ok {
+		t.Errorf("STAT after the pipelined ones: %v, %v", ok, err)
 	}
 }

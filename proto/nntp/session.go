@@ -1,10 +1,12 @@
 package nntp
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"strconv"
 
 	"github.com/rfc1738/fetch/proto"
@@ -160,13 +162,120 @@ func (s *Session) Overview(ctx context.Context, first, last int64) ([]OverviewLi
 	return nil, errNoOverview
 }
 
+// ErrNoListGroup is wrapped by Session.ArticleNumbers when the server
+// knows no LISTGROUP.
+var ErrNoListGroup = errors.New("nntp: server has no LISTGROUP")
+
+// ArticleNumbers lists the numbers of the articles first to last of group
+// (RFC 3977 section 6.1.2: LISTGROUP group first-last), which selects the
+// group as GROUP does. A server of RFC 2980's LISTGROUP, which takes no
+// range (501), is asked for the whole group, and the numbers outside the
+// range are left out. A server without LISTGROUP (500, 503) gives an
+// error wrapping ErrNoListGroup.
+func (s *Session) ArticleNumbers(ctx context.Context, group string, first, last int64) ([]int64, error) {
+	if err := s.usable(); err != nil {
+		return nil, err
+	}
+	if err := checkWord("group", group); err != nil {
+		return nil, err
+	}
+	first = max(first, 1)
+	if last < first {
+		return nil, nil
+	}
+	for _, op := range []string{fmt.Sprintf("LISTGROUP %s %d-%d", group, first, last), "LISTGROUP " + group} {
+		code, _, err := s.c.cmd(ctx, StatusGroupSelected, "%s", op)
+		switch {
+		case err == nil:
+		case code == StatusSyntaxError:
+			continue
+		case code == StatusUnknownCommand || code == StatusNotSupported:
+			return nil, fmt.Errorf("%s: %w", op, ErrNoListGroup)
+		default:
+			return nil, s.fail(err)
+		}
+		var nums []int64
+		err = s.c.readBlock(ctx, op, 1<<30, orDefault(s.d.MaxListBytes, DefaultMaxListBytes), func(line []byte) error {
+			n, err := strconv.ParseInt(string(bytes.TrimSpace(line)), 10, 64)
+			if err != nil || n < 1 {
+				return &proto.ProtocolError{Proto: "nntp", Msg: fmt.Sprintf("%s: %q is not an article number", op, line)}
+			}
+			if n >= first && n <= last {
+				nums = append(nums, n)
+			}
+			return nil
+		})
+		if err != nil {
+			return nil, s.fail(err)
+		}
+		slices.Sort(nums)
+		return slices.Compact(nums), nil
+	}
+	return nil, fmt.Errorf("LISTGROUP %s: %w", group, ErrNoListGroup)
+}
+
+// StatEach asks STAT for each of nums in the selected group, keeping up
+// to Driver.Pipeline commands ahead of the replies (RFC 3977 section 3.5
+// allows pipelining), and calls fn in order with each number, its
+// message-id, and whether the server has it (423 and 420 are not found).
+// An error from fn stops the loop and is returned; the session is then
+// out of step and can only be closed.
+func (s *Session) StatEach(ctx context.Context, nums []int64, fn func(n int64, id string, found bool) error) error {
+	if err := s.usable(); err != nil {
+		return err
+	}
+	depth := orDefault(s.d.Pipeline, DefaultPipeline)
+	sent, done := 0, 0
+	for done < len(nums) {
+		if err := ctx.Err(); err != nil {
+			s.broken = err
+			return fmt.Errorf("nntp: STAT: %w", err)
+		}
+		if sent-done <= depth/2 {
+			for sent < len(nums) && sent-done < depth {
+				line := "STAT " + strconv.FormatInt(nums[sent], 10)
+				s.c.tracef("> %s", line)
+				if _, err := s.c.w.W.WriteString(line + "\r\n"); err != nil {
+					return s.fail(s.c.ioErr(ctx.Err(), line, err))
+				}
+				sent++
+			}
+			if err := s.c.w.W.Flush(); err != nil {
+				return s.fail(s.c.ioErr(ctx.Err(), "STAT", err))
+			}
+		}
+		n := nums[done]
+		op := "STAT " + strconv.FormatInt(n, 10)
+		code, msg, err := s.c.readReply(ctx, op)
+		if err != nil {
+			return s.fail(err)
+		}
+		done++
+		var id string
+		found := code == StatusArticleExists
+		switch {
+		case found:
+			_, id = parseArticleReply(msg)
+		case code == StatusNoSuchNumber || code == StatusNoArticleInRange:
+		default:
+			s.broken = refusal(op, code, msg)
+			return s.broken
+		}
+		if err := fn(n, id, found); err != nil {
+			s.broken = err
+			return err
+		}
+	}
+	return nil
+}
+
 // Stat asks whether article n of the selected group exists (RFC 3977
 // section 6.2.4) and gives its message-id; found is false for 423.
 func (s *Session) Stat(ctx context.Context, n int64) (id string, found bool, err error) {
 	if err := s.usable(); err != nil {
 		return "", false, err
 	}
-	code, msg, err := s.c.cmd(ctx, 223, "STAT %d", n)
+	code, msg, err := s.c.cmd(ctx, StatusArticleExists, "STAT %d", n)
 	switch {
 	case err == nil:
 	case code == StatusNoSuchNumber || code == StatusNoArticleInRange:

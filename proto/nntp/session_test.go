@@ -216,3 +216,72 @@ func TestSessionListActive(t *testing.T) {
 		t.Errorf("ListActive with CR LF = %v; want ErrUnsafeArgument", err)
 	}
 }
+
+// RFC 3977 section 6.1.2: LISTGROUP with a range; RFC 2980's without one
+// (a range is a 501: the whole group, cut to the range); none (500):
+// ErrNoListGroup. Each selects the group, and STATs pipelined after it
+// (section 6.2.4) find the listed numbers and not the gap.
+func TestSessionArticleNumbers(t *testing.T) {
+	for _, lg := range []string{"range", "plain", ""} {
+		t.Run("listgroup="+lg, func(t *testing.T) {
+			srv := &nntptest.Server{ListGroup: lg}
+			for n := int64(1); n <= 5; n++ {
+				if n != 4 {
+					srv.Post(fmt.Sprintf("Message-ID: <a%d@x>\n\nbody\n", n), []string{"g.one"}, []int64{n})
+				}
+			}
+			srv.Post("Message-ID: <b1@x>\n\nbody\n", []string{"g.two"}, []int64{1})
+			srv.Start(t)
+			ctx := context.Background()
+			s := openSession(t, ctx, "nntp://"+srv.Addr+"/g.two", nil)
+			nums, err := s.ArticleNumbers(ctx, "g.one", 2, 9)
+			if lg == "" {
+				if !errors.Is(err, ErrNoListGroup) {
+					t.Fatalf("ArticleNumbers without LISTGROUP = %v, %v", nums, err)
+				}
+				if _, err := s.Group(ctx, "g.one"); err != nil {
+					t.Fatal(err)
+				}
+			} else if err != nil || !slices.Equal(nums, []int64{2, 3, 5}) {
+				t.Fatalf("ArticleNumbers(g.one, 2, 9) = %v, %v", nums, err)
+			}
+			var got []string
+			err = s.StatEach(ctx, []int64{1, 2, 3, 4, 5, 6}, func(n int64, id string, found bool) error {
+				got = append(got, fmt.Sprintf("%d:%s:%v", n, id, found))
+				return nil
+			})
+			want := []string{"1:<a1@x>:true", "2:<a2@x>:true", "3:<a3@x>:true", "4::false", "5:<a5@x>:true", "6::false"}
+			if err != nil || !slices.Equal(got, want) {
+				t.Errorf("StatEach in g.one = %q, %v", got, err)
+			}
+			// The session is in step: one more command answers.
+			if id, found, err := s.Stat(ctx, 5); err != nil || !found || id != "<a5@x>" {
+				t.Errorf("Stat(5) after = %q %v %v", id, found, err)
+			}
+		})
+	}
+}
+
+// A refusal in the middle of pipelined STATs stops them, and so does an
+// error from fn: the session is then out of step.
+func TestSessionStatEachStops(t *testing.T) {
+	srv := newsServer(t, "OVER")
+	ctx := context.Background()
+	s := openSession(t, ctx, "nntp://"+srv.Addr+"/g.one", nil)
+	if err := s.StatEach(ctx, []int64{1, 2}, func(int64, string, bool) error { return nil }); err == nil {
+		t.Fatal("StatEach with no group selected succeeded")
+	}
+	s = openSession(t, ctx, "nntp://"+srv.Addr+"/g.one", nil)
+	if _, err := s.Group(ctx, "g.one"); err != nil {
+		t.Fatal(err)
+	}
+	stop := errors.New("enough")
+	calls := 0
+	err := s.StatEach(ctx, []int64{1, 2, 3}, func(int64, string, bool) error { calls++; return stop })
+	if !errors.Is(err, stop) || calls != 1 {
+		t.Errorf("StatEach = %v after %d calls; want the callback's error after 1", err, calls)
+	}
+	if _, _, err := s.Stat(ctx, 1); err == nil {
+		t.Error("the session went on after StatEach stopped out of step")
+	}
+}

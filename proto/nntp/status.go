@@ -21,6 +21,7 @@ const (
 	StatusArticleFollows     = 220 // RFC 3977 6.2.1: article follows
 	StatusHeadFollows        = 221 // RFC 3977 6.2.2: headers follow
 	StatusBodyFollows        = 222 // RFC 3977 6.2.3: body follows
+	StatusArticleExists      = 223 // RFC 3977 6.2.4: article exists
 	StatusOverviewFollows    = 224 // RFC 3977 8.3: overview information follows
 	StatusAuthAccepted       = 281 // RFC 4643 2.3: authentication accepted
 	StatusPasswordRequired   = 381 // RFC 4643 2.3: password required
@@ -50,6 +51,7 @@ var statusText = map[int]string{
 	StatusArticleFollows:     "article follows",
 	StatusHeadFollows:        "headers follow",
 	StatusBodyFollows:        "body follows",
+	StatusArticleExists:      "article exists",
 	StatusOverviewFollows:    "overview information follows",
 	StatusAuthAccepted:       "authentication accepted",
 	StatusPasswordRequired:   "password required",

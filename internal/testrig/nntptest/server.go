@@ -24,6 +24,10 @@ type Server struct {
 	// OVER in CAPABILITIES), "XOVER" (XOVER only) or "" (neither: both
 	// answer 500).
 	Over string
+	// ListGroup selects the LISTGROUP served: "" (none: 500), "range"
+	// (RFC 3977 section 6.1.2, with a range) or "plain" (RFC 2980's,
+	// without one: a range is a 501).
+	ListGroup string
 	// User and Pass, when User is set, are required with AUTHINFO before
 	// any group command (480 otherwise).
 	User, Pass string
@@ -277,6 +281,43 @@ func (s *Server) serve(c net.Conn) {
 			for _, n := range nums {
 				text := s.groups[group][n]
 				reply("%d\tsubject\tfrom\tdate\t%s\t\t%d\t1", n, MessageID(text), len(text))
+			}
+			reply(".")
+		case "LISTGROUP":
+			lo, hi, ok := int64(1), int64(1<<62), true
+			if len(f) > 2 {
+				lo, hi, ok = parseRange(f[2])
+			}
+			if s.ListGroup == "" {
+				reply("500 unknown command")
+				break
+			}
+			if !ok || len(f) > 2 && s.ListGroup == "plain" {
+				reply("501 bad range")
+				break
+			}
+			if arg != "" {
+				if _, ok := s.groups[arg]; !ok {
+					reply("411 no such group")
+					break
+				}
+				group = arg
+			}
+			if group == "" {
+				reply("412 no group")
+				break
+			}
+			var nums []int64
+			for n := range s.groups[group] {
+				if n >= lo && n <= hi {
+					nums = append(nums, n)
+				}
+			}
+			slices.Sort(nums)
+			low, high, count := s.marks(group)
+			reply("211 %d %d %d %s list follows", count, low, high, group)
+			for _, n := range nums {
+				reply("%d", n)
 			}
 			reply(".")
 		case "STAT", "ARTICLE":
