@@ -158,7 +158,7 @@ func (p *lineParser) parseLine(line string) (e proto.Entry, unix bool, date line
 	}
 	for i, l := range p.order {
 		if l == layoutUnix {
-			e, date, ok = parseUnix(line, p.now, unixDate)
+			e, date, ok = parseUnix(line, p.now, nil)
 		} else {
 			e, ok = parseLayout(l, line, p.now)
 		}

@@ -166,10 +166,10 @@ func TestListingWhole(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			var got []string
-			for _, r := range newLineParserFor(formatLIST).parseLines(splitLines([]byte(tt.raw))) {
+			for _, r := range newLineParserFor(formatLIST).parseLines(splitLines([]byte(tt.raw))).lines {
 				switch {
 				case r.skip:
-				case !r.ok:
+				case r.e == nil:
 					got = append(got, "?")
 				default:
 					got = append(got, r.e.Name+"@"+r.e.ModTime.Format("2006-01-02"))

@@ -7,8 +7,6 @@ import (
 	"sync"
 	"time"
 	"unicode/utf8"
-
-	"github.com/rfc1738/fetch/proto"
 )
 
 // Month names of other languages
@@ -158,8 +156,8 @@ func isLocalMonth(s string) bool {
 	return ok
 }
 
-// localDate returns the dateFunc of ls dates in other languages, with
-// their month names read by month:
+// localDate reads the date of an ls line in another language starting at
+// field i, as unixDate does, its month names read by month:
 //
 //	month first   Okt  5  2019    10月  5 10:00    6월 28일  06:30    6月28日 06:30
 //	day first     5. Okt 2019     5 janv.  2019    5 giu 09.07        5. јан. 2019.
@@ -170,82 +168,80 @@ func isLocalMonth(s string) bool {
 // the time of day written with a dot (09.07). A year last is formYearPadded
 // when the day comes first (GNU ls pads some such dates after the year:
 // German), formYear otherwise.
-func localDate(month func(string) (time.Month, bool)) dateFunc {
-	return func(line string, fs []field, i int, now time.Time) (time.Time, int, dateForm, bool) {
-		var y, mo, d int
-		var last field
-		var form dateForm
-		mon := func(s string) bool {
-			s = trimPrefixes(s, "d’", "d'") // Catalan: "5 d’abr."
-			m, ok := month(s)
-			if !ok {
-				if t, dot := strings.CutSuffix(s, "."); dot {
-					m, ok = month(t)
-				}
+func localDate(line string, fs []field, i int, now time.Time, month func(string) (time.Month, bool)) (time.Time, int, dateForm, bool) {
+	var y, mo, d int
+	var last field
+	var form dateForm
+	mon := func(s string) bool {
+		s = trimPrefixes(s, "d’", "d'") // Catalan: "5 d’abr."
+		m, ok := month(s)
+		if !ok {
+			if t, dot := strings.CutSuffix(s, "."); dot {
+				m, ok = month(t)
 			}
-			mo = int(m)
-			return ok
 		}
-		at := func(k int) string {
-			if i+k < len(fs) {
-				return fs[i+k].s
-			}
-			return ""
-		}
-		if ys, rest, ok := cutYear(at(0)); ok {
-			// Year first: then the month and the day, each maybe
-			// joined to what comes before it ("2017年12月31日").
-			y, _ = strconv.Atoi(ys)
-			next := 1
-			if rest == "" {
-				rest, next = at(1), 2
-			}
-			if m, dd, ok := cutCJKDay(rest); ok && mon(m) {
-				d, last = dd, fs[i+next-1]
-			} else if i+next < len(fs) && mon(rest) {
-				d, last = localDay(trimSuffixes(at(next), "日", "일")), fs[i+next]
-			} else {
-				return time.Time{}, 0, 0, false
-			}
-			if y > now.Year()+1 || !validDate(y, mo, d) {
-				return time.Time{}, 0, 0, false
-			}
-			return time.Date(y, time.Month(mo), d, 0, 0, 0, 0, time.UTC), last.end, formYear, true
-		}
-		switch ds, ms, nbsp := strings.Cut(at(0), "\u00a0"); {
-		case nbsp && i+1 < len(fs) && mon(ms):
-			d, last, form = localDay(strings.TrimSuffix(ds, ".")), fs[i+1], formYearPadded
-		case i+1 >= len(fs):
-			return time.Time{}, 0, 0, false
-		case func() bool { m, dd, ok := cutCJKDay(at(0)); d = dd; return ok && mon(m) }():
-			last, form = fs[i+1], formYear
-		case i+2 >= len(fs):
-			return time.Time{}, 0, 0, false
-		case mon(at(0)):
-			d, last, form = localDay(trimSuffixes(at(1), "日", "일")), fs[i+2], formYear
-		case mon(at(1)):
-			d, last, form = localDay(strings.TrimSuffix(at(0), ".")), fs[i+2], formYearPadded
-		case at(1) == "de" && i+3 < len(fs) && mon(at(2)): // Catalan: "5 de gen."
-			d, last, form = localDay(at(0)), fs[i+3], formYearPadded
-		default:
-			return time.Time{}, 0, 0, false
-		}
-		if d == 0 {
-			return time.Time{}, 0, 0, false
-		}
-		if hh, mm, ok := localClock(last.s); ok {
-			return placeInYear(time.Month(mo), d, hh, mm, now), last.end, formClock, true
-		}
-		ys := last.s
-		if form == formYearPadded {
-			ys = strings.TrimSuffix(ys, ".") // Serbian: "2019."
-		}
-		y, err := strconv.Atoi(ys)
-		if err != nil || len(ys) != 4 || !isDigits(ys) || y < 1900 || !validDate(y, mo, d) {
-			return time.Time{}, 0, 0, false
-		}
-		return time.Date(y, time.Month(mo), d, 0, 0, 0, 0, time.UTC), last.end, form, true
+		mo = int(m)
+		return ok
 	}
+	at := func(k int) string {
+		if i+k < len(fs) {
+			return fs[i+k].s
+		}
+		return ""
+	}
+	if ys, rest, ok := cutYear(at(0)); ok {
+		// Year first: then the month and the day, each maybe
+		// joined to what comes before it ("2017年12月31日").
+		y, _ = strconv.Atoi(ys)
+		next := 1
+		if rest == "" {
+			rest, next = at(1), 2
+		}
+		if m, dd, ok := cutCJKDay(rest); ok && mon(m) {
+			d, last = dd, fs[i+next-1]
+		} else if i+next < len(fs) && mon(rest) {
+			d, last = localDay(trimSuffixes(at(next), "日", "일")), fs[i+next]
+		} else {
+			return time.Time{}, 0, 0, false
+		}
+		if y > now.Year()+1 || !validDate(y, mo, d) {
+			return time.Time{}, 0, 0, false
+		}
+		return time.Date(y, time.Month(mo), d, 0, 0, 0, 0, time.UTC), last.end, formYear, true
+	}
+	switch ds, ms, nbsp := strings.Cut(at(0), "\u00a0"); {
+	case nbsp && i+1 < len(fs) && mon(ms):
+		d, last, form = localDay(strings.TrimSuffix(ds, ".")), fs[i+1], formYearPadded
+	case i+1 >= len(fs):
+		return time.Time{}, 0, 0, false
+	case func() bool { m, dd, ok := cutCJKDay(at(0)); d = dd; return ok && mon(m) }():
+		last, form = fs[i+1], formYear
+	case i+2 >= len(fs):
+		return time.Time{}, 0, 0, false
+	case mon(at(0)):
+		d, last, form = localDay(trimSuffixes(at(1), "日", "일")), fs[i+2], formYear
+	case mon(at(1)):
+		d, last, form = localDay(strings.TrimSuffix(at(0), ".")), fs[i+2], formYearPadded
+	case at(1) == "de" && i+3 < len(fs) && mon(at(2)): // Catalan: "5 de gen."
+		d, last, form = localDay(at(0)), fs[i+3], formYearPadded
+	default:
+		return time.Time{}, 0, 0, false
+	}
+	if d == 0 {
+		return time.Time{}, 0, 0, false
+	}
+	if hh, mm, ok := localClock(last.s); ok {
+		return placeInYear(time.Month(mo), d, hh, mm, now), last.end, formClock, true
+	}
+	ys := last.s
+	if form == formYearPadded {
+		ys = strings.TrimSuffix(ys, ".") // Serbian: "2019."
+	}
+	y, err := strconv.Atoi(ys)
+	if err != nil || len(ys) != 4 || !isDigits(ys) || y < 1900 || !validDate(y, mo, d) {
+		return time.Time{}, 0, 0, false
+	}
+	return time.Date(y, time.Month(mo), d, 0, 0, 0, 0, time.UTC), last.end, form, true
 }
 
 // localDay reads a day of the month, 1 to 31 in one or two digits; 0 if
@@ -320,16 +316,16 @@ func trimSuffixes(s string, suffixes ...string) string {
 
 // readLocal reads, as ls lines in another language, the lines of res
 // that no layout read.
-func (p *lineParser) readLocal(res []parsedLine) {
+func (p *lineParser) readLocal(l *listing) {
 	// The month names first, which say the listing's language.
 	var seen []string
 	var last string // the month name of the last date tried
-	collect := localDate(func(s string) (time.Month, bool) {
+	collect := func(s string) (time.Month, bool) {
 		last = s
 		return 1, isLocalMonth(s)
-	})
-	for i := range res {
-		if r := &res[i]; !r.ok && !r.skip {
+	}
+	for i := range l.lines {
+		if r := &l.lines[i]; r.e == nil && !r.skip {
 			if _, _, ok := parseUnix(r.line, p.now, collect); ok {
 				seen = append(seen, last)
 			}
@@ -339,11 +335,14 @@ func (p *lineParser) readLocal(res []parsedLine) {
 		return
 	}
 	set := newMonthSet(seen)
-	date := localDate(set.month)
-	for i := range res {
-		if r := &res[i]; !r.ok && !r.skip {
-			r.e, r.date, r.ok = parseUnix(r.line, p.now, date)
-			r.unix = r.ok
+	date := set.month
+	for i := range l.lines {
+		if r := &l.lines[i]; r.e == nil && !r.skip {
+			if e, d, ok := parseUnix(r.line, p.now, date); ok {
+				l.add(r, e)
+				r.unix, r.date = true, d
+				l.inOrder = false
+			}
 		}
 	}
 }
@@ -361,7 +360,8 @@ func (p *lineParser) readLocal(res []parsedLine) {
 //   - without them, a space that all of two or more have is padding, and
 //     one line alone is not sure: it is left unread, and the listing says
 //     so.
-func settlePadding(res []parsedLine) {
+func settlePadding(l *listing) {
+	res := l.lines
 	padded, spaced := 0, 0
 	for i := range res {
 		if r := &res[i]; r.unix && r.date.form == formYearPadded {
@@ -390,9 +390,9 @@ func settlePadding(res []parsedLine) {
 		switch {
 		case at && !after:
 		case padded == 1 && !after:
-			r.ok, r.unix, r.e = false, false, proto.Entry{}
-		case !setUnixName(&r.e, r.line[r.date.nameAt+1:]):
-			r.ok, r.unix, r.e = false, false, proto.Entry{}
+			l.drop(r)
+		case !setUnixName(r.e, r.line[r.date.nameAt+1:]):
+			l.drop(r)
 		}
 	}
 }

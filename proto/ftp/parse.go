@@ -74,15 +74,29 @@ func parseListingSelf(raw []byte, format, syst string, now time.Time) (entries [
 		return entries, nil, self
 	}
 	p := newLineParser(format, syst, now)
-	for _, r := range p.parseLines(lines) {
+	l := p.parseLines(lines)
+	if l.inOrder {
+		// Every entry in the order of its line: left out are only "."
+		// and "..", in place.
+		entries = l.entries[:0]
+		for _, e := range l.entries {
+			if e.Name == "." || e.Name == ".." {
+				self = true
+				continue
+			}
+			entries = append(entries, e)
+		}
+	}
+	for _, r := range l.lines {
 		switch {
 		case r.skip:
-		case !r.ok:
+		case r.e == nil:
 			unparsed = append(unparsed, r.line)
+		case l.inOrder:
 		case r.e.Name == "." || r.e.Name == "..":
 			self = true
 		default:
-			entries = append(entries, r.e)
+			entries = append(entries, *r.e)
 		}
 	}
 	return entries, unparsed, self
@@ -91,44 +105,74 @@ func parseListingSelf(raw []byte, format, syst string, now time.Time) (entries [
 // parsedLine is what parseLines made of one line of a listing.
 type parsedLine struct {
 	line string
-	e    proto.Entry
-	ok   bool     // e is the entry the line describes
-	skip bool     // the line describes the listing, or was read with the line before
-	unix bool     // read as ls -l, with date
-	date lineDate // of a line read as ls -l
+	e    *proto.Entry // the entry the line describes; nil for none
+	skip bool         // the line describes the listing, or was read with the line before
+	unix bool         // read as ls -l, with date
+	date lineDate     // of a line read as ls -l
+}
+
+// listing is what parseLines made of a listing: its lines, and their
+// entries, in the order of their lines when inOrder.
+type listing struct {
+	lines   []parsedLine
+	entries []proto.Entry
+	inOrder bool
+}
+
+// add appends e to the entries of l and sets r.e to it. entries has room
+// for an entry a line, so earlier pointers stay valid.
+func (l *listing) add(r *parsedLine, e proto.Entry) {
+	l.entries = append(l.entries, e)
+	r.e = &l.entries[len(l.entries)-1]
+}
+
+// drop makes r a line that was not read.
+func (l *listing) drop(r *parsedLine) {
+	r.e, r.unix = nil, false
+	l.inOrder = false
 }
 
 // parseLines reads the lines of one listing. Most are read one by one;
 // what the whole listing shows decides the rest: the language of month
 // names (readLocal) and whether a space after a year is padding
 // (settlePadding).
-func (p *lineParser) parseLines(lines []string) []parsedLine {
-	res := make([]parsedLine, len(lines))
+func (p *lineParser) parseLines(lines []string) *listing {
+	l := &listing{
+		lines:   make([]parsedLine, len(lines)),
+		entries: make([]proto.Entry, 0, len(lines)),
+		inOrder: true,
+	}
 	failed := false
 	for i := 0; i < len(lines); i++ {
-		r := &res[i]
+		r := &l.lines[i]
 		r.line = lines[i]
 		if isBlank(r.line) || isNonEntryLine(r.line) || p.mlsd && isMLSDSelf(r.line) {
 			r.skip = true
 			continue
 		}
-		r.e, r.unix, r.date, r.ok = p.parseLine(r.line)
-		if !r.ok && i+1 < len(lines) && isVMSNameLine(r.line) {
+		e, unix, date, ok := p.parseLine(r.line)
+		if !ok && i+1 < len(lines) && isVMSNameLine(r.line) {
 			// A VMS name too long for its column, its details on the
 			// next line.
-			if r.e, r.ok = parseVMSLine(strings.TrimSpace(r.line) + " " + lines[i+1]); r.ok {
+			if e, ok = parseVMSLine(strings.TrimSpace(r.line) + " " + lines[i+1]); ok {
+				l.add(r, e)
 				i++
-				res[i] = parsedLine{line: lines[i], skip: true}
+				l.lines[i] = parsedLine{line: lines[i], skip: true}
+				continue
 			}
 		}
-		failed = failed || !r.ok
+		if ok {
+			l.add(r, e)
+			r.unix, r.date = unix, date
+		}
+		failed = failed || !ok
 	}
 	if failed {
-		p.readLocal(res)
-		skipLocalTotal(res)
+		p.readLocal(l)
+		skipLocalTotal(l.lines)
 	}
-	settlePadding(res)
-	return res
+	settlePadding(l)
+	return l
 }
 
 // skipLocalTotal marks as describing the listing the first line of an ls
@@ -147,7 +191,7 @@ func skipLocalTotal(res []parsedLine) {
 			read = true
 		}
 	}
-	if first < 0 || !read || res[first].ok {
+	if first < 0 || !read || res[first].e != nil {
 		return
 	}
 	word, n, ok := strings.Cut(res[first].line, " ")
@@ -378,7 +422,7 @@ func month(s string) (time.Month, bool) {
 // without a year is placed in the twelve months before now (plus a day of
 // slack for clocks that differ).
 func parseUnixLine(line string, now time.Time) (proto.Entry, bool) {
-	e, _, ok := parseUnix(line, now, unixDate)
+	e, _, ok := parseUnix(line, now, nil)
 	return e, ok
 }
 
@@ -403,12 +447,10 @@ type lineDate struct {
 	nameAt int // the byte offset of the name in the line
 }
 
-// dateFunc reads the date of an ls line starting at field i and returns
-// it with the end of its last field in the line and its form.
-type dateFunc func(line string, fs []field, i int, now time.Time) (time.Time, int, dateForm, bool)
-
-// parseUnix is parseUnixLine with the dates date reads.
-func parseUnix(line string, now time.Time, date dateFunc) (proto.Entry, lineDate, bool) {
+// parseUnix is parseUnixLine that also tells of the date. With a month
+// function it reads dates in other languages instead (localDate), their
+// month names read by month.
+func parseUnix(line string, now time.Time, month func(string) (time.Month, bool)) (proto.Entry, lineDate, bool) {
 	var buf [12]field
 	fs := fields(buf[:0], line)
 	if len(fs) < 5 {
@@ -425,7 +467,14 @@ func parseUnix(line string, now time.Time, date dateFunc) (proto.Entry, lineDate
 	// language that writes the year first): the first place where a date
 	// is followed by a name, and has a size before it, is the one.
 	for i := 3; i <= 8 && i < len(fs); i++ {
-		t, end, form, ok := date(line, fs, i, now)
+		var t time.Time
+		var end int
+		var form dateForm
+		if month == nil {
+			t, end, form, ok = unixDate(line, fs, i, now)
+		} else {
+			t, end, form, ok = localDate(line, fs, i, now, month)
+		}
 		if !ok {
 			continue
 		}

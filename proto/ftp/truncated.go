@@ -111,12 +111,12 @@ func keepConnErr(err error) error {
 // layout stands for itself.
 func listedNames(raw []byte, syst string) (names, lines []string) {
 	p := newLineParser(formatLIST, syst, time.Now())
-	for _, r := range p.parseLines(splitLines(raw)) {
+	for _, r := range p.parseLines(splitLines(raw)).lines {
 		if r.skip {
 			continue
 		}
 		name := r.line
-		if r.ok {
+		if r.e != nil {
 			name = r.e.Name
 		}
 		names = append(names, name)
