@@ -1,12 +1,14 @@
 package ftp
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/rfc1738/fetch/proto"
 )
@@ -223,4 +225,59 @@ func TestListLocale(t *testing.T) {
 			}
 		})
 	}
+}
+
+// FuzzLocalDates writes a line as ls does in another language, in one of
+// the date shapes localDate reads, with any month name of the table, day,
+// year or time and name, and reads it back: the entry must be the one
+// written, and a name that means one month must be read at all.
+func FuzzLocalDates(f *testing.F) {
+	f.Add(uint8(5), uint8(9), uint8(5), uint16(2019), uint8(0), uint8(0), uint8(0), "a b")
+	f.Add(uint8(3), uint8(10), uint8(31), uint16(0), uint8(23), uint8(59), uint8(1), "lis")
+	f.Add(uint8(20), uint8(1), uint8(14), uint16(2018), uint8(0), uint8(0), uint8(2), "x -> y")
+	f.Fuzz(func(t *testing.T, lang, mon, day uint8, year uint16, hh, mm, shape uint8, name string) {
+		row := localMonths[int(lang)%len(localMonths)]
+		m := int(mon) % 12
+		names := strings.Split(row.names[m], "|")
+		token := names[int(day)%len(names)]
+		d := int(day)%28 + 1
+		if name == "" || strings.ContainsAny(name, "\r\n") || name[0] == ' ' || name[0] == '\t' || !utf8.ValidString(name) {
+			return
+		}
+		var when string
+		var want time.Time
+		if year != 0 {
+			y := 1990 + int(year)%30
+			when = strconv.Itoa(y)
+			want = time.Date(y, time.Month(m+1), d, 0, 0, 0, 0, time.UTC)
+		} else {
+			h, mi := int(hh)%24, int(mm)%60
+			when = fmt.Sprintf("%02d:%02d", h, mi)
+			want = placeInYear(time.Month(m+1), d, h, mi, now)
+		}
+		var date string
+		switch shape % 3 {
+		case 0: // month first
+			date = fmt.Sprintf("%s %2d %5s", token, d, when)
+		case 1: // day first, with a dot
+			date = fmt.Sprintf("%2d. %s %s", d, token, when)
+		default: // year first
+			if year == 0 {
+				return
+			}
+			date = fmt.Sprintf("%s %s %2d", when, token, d)
+		}
+		line := "-rw-r--r-- 1 u g 42 " + date + " " + name
+		l := newLineParserFor(formatLIST).parseLines([]string{line})
+		r := l.lines[0]
+		if r.e == nil {
+			if len(monthIndex()[strings.ToLower(token)]) == 1 && !strings.Contains(name, "  ") {
+				t.Errorf("%q (%s) not read", line, row.lang)
+			}
+			return
+		}
+		if r.e.Name != name || !r.e.ModTime.Equal(want) || r.e.Size != 42 {
+			t.Errorf("%q (%s) read as %q %v %d; want %q %v", line, row.lang, r.e.Name, r.e.ModTime, r.e.Size, name, want)
+		}
+	})
 }
