@@ -158,6 +158,7 @@ func TestListingWhole(t *testing.T) {
 		{"one line", "-rw-r--r-- 1 0 0 1 2019-01-05 a\n", "a@2019-01-05"},
 		{"German old", "-rw-r--r-- 1 0 0 1  5. Okt 2019  a\n-rw-r--r-- 1 0 0 1  6. Okt 2019   sp\n", "a@2019-10-05  sp@2019-10-06"},
 		{"German one", "-rw-r--r-- 1 0 0 1  5. Okt 2019  a\n", "?"},
+		{"Hungarian, a name that begins with a year", "-rw-r--r-- 1 u g 42 2019 nov  5 2000 x\n", "2000 x@2019-11-05"},
 		{"English pads before", "-rw-r--r-- 1 0 0 1 Oct  5  2019  sp\n", " sp@2019-10-05"},
 
 		// ls's "total" in another language, only before lines read as ls.

@@ -515,8 +515,19 @@ func unixSize(e *proto.Entry, fs []field, m int) (int, bool) {
 		}
 		e.Size = n
 	}
-	if sizeAt >= 5 && (!isDigits(fs[1].s) || e.Type == proto.EntryOther) {
-		return 0, false // a group of words only after a link count, and before a size
+	if sizeAt >= 5 {
+		// A group of words only after a link count and before a size,
+		// and no word of it a number: "42 2019 nov  5 2000 x" is a size
+		// then a date (Hungarian, the year first), not a group "g 42"
+		// then a size and "nov  5 2000".
+		if !isDigits(fs[1].s) || e.Type == proto.EntryOther {
+			return 0, false
+		}
+		for _, f := range fs[3:sizeAt] {
+			if isDigits(f.s) {
+				return 0, false
+			}
+		}
 	}
 	return sizeAt, sizeAt >= 2 && sizeAt <= 7
 }
