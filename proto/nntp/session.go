@@ -232,16 +232,9 @@ func (s *Session) StatEach(ctx context.Context, nums []int64, fn func(n int64, i
 			return fmt.Errorf("nntp: STAT: %w", err)
 		}
 		if sent-done <= depth/2 {
-			for sent < len(nums) && sent-done < depth {
-				line := "STAT " + strconv.FormatInt(nums[sent], 10)
-				s.c.tracef("> %s", line)
-				if _, err := s.c.w.W.WriteString(line + "\r\n"); err != nil {
-					return s.fail(s.c.ioErr(ctx.Err(), line, err))
-				}
-				sent++
-			}
-			if err := s.c.w.W.Flush(); err != nil {
-				return s.fail(s.c.ioErr(ctx.Err(), "STAT", err))
+			var err error
+			if sent, err = s.sendAhead(ctx, "STAT", nums, sent, done, depth); err != nil {
+				return err
 			}
 		}
 		n := nums[done]
@@ -267,6 +260,24 @@ func (s *Session) StatEach(ctx context.Context, nums []int64, fn func(n int64, i
 		}
 	}
 	return nil
+}
+
+// sendAhead writes "VERB n" for the numbers of nums from sent on while
+// fewer than depth are unanswered (done answered), flushes them, and
+// returns how many are sent in all.
+func (s *Session) sendAhead(ctx context.Context, verb string, nums []int64, sent, done, depth int) (int, error) {
+	for sent < len(nums) && sent-done < depth {
+		line := verb + " " + strconv.FormatInt(nums[sent], 10)
+		s.c.tracef("> %s", line)
+		if _, err := s.c.w.W.WriteString(line + "\r\n"); err != nil {
+			return sent, s.fail(s.c.ioErr(ctx.Err(), line, err))
+		}
+		sent++
+	}
+	if err := s.c.w.W.Flush(); err != nil {
+		return sent, s.fail(s.c.ioErr(ctx.Err(), verb, err))
+	}
+	return sent, nil
 }
 
 // Stat asks whether article n of the selected group exists (RFC 3977
@@ -301,19 +312,9 @@ func (s *Session) Articles(ctx context.Context, nums []int64, fn func(n int64, i
 	}
 	depth := orDefault(s.d.Pipeline, DefaultPipeline)
 	sent, done := 0, 0
-	send := func() error {
-		for sent < len(nums) && sent-done < depth {
-			line := "ARTICLE " + strconv.FormatInt(nums[sent], 10)
-			s.c.tracef("> %s", line)
-			if _, err := s.c.w.W.WriteString(line + "\r\n"); err != nil {
-				return s.fail(s.c.ioErr(ctx.Err(), line, err))
-			}
-			sent++
-		}
-		if err := s.c.w.W.Flush(); err != nil {
-			return s.fail(s.c.ioErr(ctx.Err(), "ARTICLE", err))
-		}
-		return nil
+	send := func() (err error) {
+		sent, err = s.sendAhead(ctx, "ARTICLE", nums, sent, done, depth)
+		return err
 	}
 	for done < len(nums) {
 		if err := ctx.Err(); err != nil {

@@ -266,17 +266,11 @@ func (s *Server) serve(c net.Conn) {
 				reply("501 bad range")
 				break
 			}
-			var nums []int64
-			for n := range s.groups[group] {
-				if n >= lo && n <= hi {
-					nums = append(nums, n)
-				}
-			}
+			nums := s.numbers(group, lo, hi)
 			if len(nums) == 0 {
 				reply("420 no articles in that range")
 				break
 			}
-			slices.Sort(nums)
 			reply("224 overview follows")
 			for _, n := range nums {
 				text := s.groups[group][n]
@@ -307,13 +301,7 @@ func (s *Server) serve(c net.Conn) {
 				reply("412 no group")
 				break
 			}
-			var nums []int64
-			for n := range s.groups[group] {
-				if n >= lo && n <= hi {
-					nums = append(nums, n)
-				}
-			}
-			slices.Sort(nums)
+			nums := s.numbers(group, lo, hi)
 			low, high, count := s.marks(group)
 			reply("211 %d %d %d %s list follows", count, low, high, group)
 			for _, n := range nums {
@@ -375,6 +363,19 @@ func (s *Server) serve(c net.Conn) {
 		}
 		s.mu.Unlock()
 	}
+}
+
+// numbers returns the numbers of group's articles from lo to hi, in
+// order. The caller holds s.mu.
+func (s *Server) numbers(group string, lo, hi int64) []int64 {
+	var nums []int64
+	for n := range s.groups[group] {
+		if n >= lo && n <= hi {
+			nums = append(nums, n)
+		}
+	}
+	slices.Sort(nums)
+	return nums
 }
 
 func parseRange(s string) (lo, hi int64, ok bool) {
