@@ -22,8 +22,9 @@ import (
 //
 // localMonths holds the abbreviations of glibc's locale data (the abmon
 // and ab_alt_mon fields of /usr/share/i18n/locales/*, glibc 2.36: what
-// date +%b and +%Ob print), one row per language, variants separated by
-// "|". A few names mean different months in different languages ("lis"
+// date +%b and +%Ob print), one row per language with the names of its
+// regional locales (de_AT's "Jän", fr_CA's "fév"), variants separated by
+// "|"; a name is also read without a final dot. A few names mean different months in different languages ("lis"
 // is November in Czech and Polish, October in Croatian): such a name is
 // read only when the other month names of the same listing leave one
 // language, or several that agree (monthSet).
@@ -43,7 +44,7 @@ var localMonths = [...]struct {
 	{"et", [12]string{"jaan", "veebr", "märts", "apr", "mai", "juuni", "juuli", "aug", "sept", "okt", "nov", "dets"}},
 	{"eu", [12]string{"urt", "ots", "mar", "api", "mai", "eka", "uzt", "abu", "ira", "urr", "aza", "abe"}},
 	{"fi", [12]string{"tammi", "helmi", "maalis", "huhti", "touko", "kesä", "heinä", "elo", "syys", "loka", "marras", "joulu"}},
-	{"fr", [12]string{"janv.|jan", "févr.|fév", "mars|mar", "avril|avr|avr.", "mai", "juin|jun", "juil.|jui", "août|aoû", "sept.|sep", "oct.|oct", "nov.|nov", "déc.|déc"}},
+	{"fr", [12]string{"janv.|jan", "févr.|fév", "mars|mar", "avril|avr", "mai", "juin|jun", "juil.|jui", "août|aoû", "sept.|sep", "oct.|oct", "nov.|nov", "déc.|déc"}},
 	{"ga", [12]string{"Ean", "Feabh", "Márta", "Aib", "Beal", "Meith", "Iúil", "Lún", "MFómh", "DFómh", "Samh", "Noll"}},
 	{"gl", [12]string{"Xan", "Feb", "Mar", "Abr", "Mai", "Xuñ", "Xul", "Ago", "Set", "Out", "Nov", "Dec"}},
 	{"hr", [12]string{"sij", "velj", "ožu", "tra", "svi", "lip", "srp", "kol", "ruj", "lis", "stu", "pro"}},
@@ -78,6 +79,9 @@ var localMonths = [...]struct {
 	{"en", [12]string{"Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"}},
 	{"ca", [12]string{"gen.", "febr.", "març", "abr.", "maig", "juny", "jul.", "ag.", "set.", "oct.", "nov.", "des."}},
 }
+
+// A language is a bit of a uint64: no more than 64 rows.
+const _ = uint(64 - len(localMonths))
 
 // monthSet reads the month names of one listing in the languages its
 // names fit.
@@ -129,9 +133,9 @@ func newMonthSet(seen []string) monthSet {
 	return set
 }
 
-// month returns the month s names: the one month it means in every
-// language of the listing, or in all languages if no one language names
-// all the listing's months.
+// month returns the month s names: its one meaning, or, for a name of
+// several, the one it has in the languages that name all the listing's
+// months (none when they disagree, or when no language names them all).
 func (set monthSet) month(s string) (time.Month, bool) {
 	ms := monthIndex()[strings.ToLower(s)]
 	if len(ms) == 1 {
@@ -314,7 +318,7 @@ func trimSuffixes(s string, suffixes ...string) string {
 	return s
 }
 
-// readLocal reads, as ls lines in another language, the lines of res
+// readLocal reads, as ls lines in another language, the lines of l
 // that no layout read.
 func (p *lineParser) readLocal(l *listing) {
 	// The month names first, which say the listing's language.
