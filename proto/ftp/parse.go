@@ -60,8 +60,8 @@ func parseListing(raw []byte, format, syst string, now time.Time) (entries []pro
 // shows that the server honoured LIST -a (listall.go).
 func parseListingSelf(raw []byte, format, syst string, now time.Time) (entries []proto.Entry, unparsed []string, self bool) {
 	lines := splitLines(raw)
-	entries = make([]proto.Entry, 0, len(lines))
 	if format == formatNLST {
+		entries = make([]proto.Entry, 0, len(lines))
 		for _, line := range lines {
 			if line == "." || line == ".." {
 				// Pure-FTPd names the directory and its parent too:
@@ -75,10 +75,10 @@ func parseListingSelf(raw []byte, format, syst string, now time.Time) (entries [
 	}
 	p := newLineParser(format, syst, now)
 	l := p.parseLines(lines)
+	entries = l.entries[:0]
 	if l.inOrder {
 		// Every entry in the order of its line: left out are only "."
 		// and "..", in place.
-		entries = l.entries[:0]
 		for _, e := range l.entries {
 			if e.Name == "." || e.Name == ".." {
 				self = true
@@ -86,6 +86,8 @@ func parseListingSelf(raw []byte, format, syst string, now time.Time) (entries [
 			}
 			entries = append(entries, e)
 		}
+	} else {
+		entries = make([]proto.Entry, 0, len(l.entries))
 	}
 	for _, r := range l.lines {
 		switch {
