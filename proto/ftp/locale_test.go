@@ -18,9 +18,9 @@ import (
 // files, and the same with recent ones, whose names say what each line
 // must be read as. Every line is either read right (name, type, size and
 // date) or left unread, never read wrong. Where ls writes dates in a
-// shape the parser does not read (the year first, the month as a number,
-// a word between day and month), the lines left unread are counted, so
-// that the listing is reported (exit 8) and the names come from NLST.
+// shape the parser does not read (Vietnamese: the month two words, the
+// time first), the lines left unread are counted, so that the listing is
+// reported (exit 8) and the names come from NLST.
 func TestLocaleListings(t *testing.T) {
 	dir := filepath.Join("testdata", "ls-locales")
 	b, err := os.ReadFile(filepath.Join(dir, "now.txt"))
@@ -34,12 +34,9 @@ func TestLocaleListings(t *testing.T) {
 	// Lines left unread, by locale and set ("old" holds 15 entries,
 	// "both" four recent files more).
 	unread := map[string]int{
-		// The month a number: " 5. 1.  2019". With no line read, ls's
-		// "total" in Finnish is not known for one either.
-		"fi_FI-both": 20, "fi_FI-old": 16,
-		// The recent: " 1. јун. у 09:07" (the old, " 5. јан. 2019.", are read).
-		"sr_RS-both": 4,
-		// The month two words: " 5 Thg 1   2019".
+		// The month two words, the time first: " 5 Thg 1   2019",
+		// "09:07  1 Thg 6  name". With no line read, ls's "total" in
+		// Vietnamese is not known for one either.
 		"vi_VN-both": 20, "vi_VN-old": 16,
 	}
 	files, err := filepath.Glob(filepath.Join(dir, "*.txt"))
@@ -159,6 +156,10 @@ func TestListingWhole(t *testing.T) {
 		{"German old", "-rw-r--r-- 1 0 0 1  5. Okt 2019  a\n-rw-r--r-- 1 0 0 1  6. Okt 2019   sp\n", "a@2019-10-05  sp@2019-10-06"},
 		{"German one", "-rw-r--r-- 1 0 0 1  5. Okt 2019  a\n", "?"},
 		{"Hungarian, a name that begins with a year", "-rw-r--r-- 1 u g 42 2019 nov  5 2000 x\n", "2000 x@2019-11-05"},
+		{"Finnish", "-rw-r--r-- 1 u g 42  5.12.  2019 a\n-rw-r--r-- 1 u g 42  5. 1. 09:07 b\n", "a@2019-12-05 b@2024-01-05"},
+		{"Finnish, no month 13", "-rw-r--r-- 1 u g 42  5.13.  2019 a\n", "?"},
+		{"Serbian, at a time", "-rw-r--r-- 1 u g 42  1. јун. у 09:07 a b\n", "a b@2023-06-01"},
+		{"Serbian, a word that is no time", "-rw-r--r-- 1 u g 42  1. јун. у a b\n", "?"},
 		{"English pads before", "-rw-r--r-- 1 0 0 1 Oct  5  2019  sp\n", " sp@2019-10-05"},
 
 		// ls's "total" in another language, only before lines read as ls.
@@ -257,16 +258,19 @@ func FuzzLocalDates(f *testing.F) {
 			want = placeInYear(time.Month(m+1), d, h, mi, now)
 		}
 		var date string
-		switch shape % 3 {
+		switch shape % 4 {
 		case 0: // month first
 			date = fmt.Sprintf("%s %2d %5s", token, d, when)
 		case 1: // day first, with a dot
 			date = fmt.Sprintf("%2d. %s %s", d, token, when)
-		default: // year first
+		case 2: // year first
 			if year == 0 {
 				return
 			}
 			date = fmt.Sprintf("%s %s %2d", when, token, d)
+		default: // day and month numbers (Finnish)
+			date = fmt.Sprintf("%2d.%2d. %5s", d, m+1, when)
+			token = "1月" // one meaning: the line must be read
 		}
 		line := "-rw-r--r-- 1 u g 42 " + date + " " + name
 		l := newLineParserFor(formatLIST).parseLines([]string{line})

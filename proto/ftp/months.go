@@ -165,7 +165,8 @@ func isLocalMonth(s string) bool {
 //
 //	month first   Okt  5  2019    10月  5 10:00    6월 28일  06:30    6月28日 06:30
 //	day first     5. Okt 2019     5 janv.  2019    5 giu 09.07        5. јан. 2019.
-//	              5 de gen.  2019    5 d’abr.  2019
+//	              5 de gen.  2019    5 d’abr.  2019   5.12.  2019   5. 1.  2019
+//	              1. јун. у 09:07
 //	year first    2019 jan    5   2019年 2月14日    2019년  1월  5일    2019  urt  5
 //
 // A day and month may be joined by a no-break space (Czech: "5.\u00a0led"),
@@ -228,10 +229,24 @@ func localDate(line string, fs []field, i int, now time.Time, month func(string)
 		d, last, form = localDay(strings.TrimSuffix(at(0), ".")), fs[i+2], formYearPadded
 	case at(1) == "de" && i+3 < len(fs) && mon(at(2)): // Catalan: "5 de gen."
 		d, last, form = localDay(at(0)), fs[i+3], formYearPadded
+	case func() bool { dd, m, ok := cutNumericDate(at(0)); d, mo = dd, m; return ok }():
+		last, form = fs[i+1], formYearPadded // Finnish: "5.12.  2019"
+	case func() bool { dd, m, ok := cutNumericDate(at(0) + at(1)); d, mo = dd, m; return ok }():
+		last, form = fs[i+2], formYearPadded // Finnish: " 5. 1.  2019"
 	default:
 		return time.Time{}, 0, 0, false
 	}
 	if d == 0 {
+		return time.Time{}, 0, 0, false
+	}
+	if last.s == "у" && form == formYearPadded && last.end < len(line) {
+		// Serbian: " 1. јун. у 09:07", "at" before a time of day.
+		next := fields(make([]field, 0, 1), line[last.end:])
+		if len(next) == 1 {
+			if hh, mm, ok := localClock(next[0].s); ok {
+				return placeInYear(time.Month(mo), d, hh, mm, now), last.end + next[0].end, formClock, true
+			}
+		}
 		return time.Time{}, 0, 0, false
 	}
 	if hh, mm, ok := localClock(last.s); ok {
@@ -246,6 +261,19 @@ func localDate(line string, fs []field, i int, now time.Time, month func(string)
 		return time.Time{}, 0, 0, false
 	}
 	return time.Date(y, time.Month(mo), d, 0, 0, 0, 0, time.UTC), last.end, form, true
+}
+
+// cutNumericDate reads a day and month written as numbers, each followed
+// by a dot: "5.12." (Finnish ls).
+func cutNumericDate(s string) (d, mo int, ok bool) {
+	ds, rest, ok1 := strings.Cut(s, ".")
+	ms, end, ok2 := strings.Cut(rest, ".")
+	if !ok1 || !ok2 || end != "" || len(ms) < 1 || len(ms) > 2 || !isDigits(ms) {
+		return 0, 0, false
+	}
+	d = localDay(ds)
+	mo, _ = strconv.Atoi(ms)
+	return d, mo, d > 0 && mo >= 1 && mo <= 12
 }
 
 // localDay reads a day of the month, 1 to 31 in one or two digits; 0 if
@@ -328,14 +356,19 @@ func (p *lineParser) readLocal(l *listing) {
 		last = s
 		return 1, isLocalMonth(s)
 	}
+	read := false
 	for i := range l.lines {
 		if r := &l.lines[i]; r.e == nil && !r.skip {
+			last = ""
 			if _, _, ok := parseUnix(r.line, p.now, collect); ok {
-				seen = append(seen, last)
+				read = true
+				if last != "" { // not a month written as a number
+					seen = append(seen, last)
+				}
 			}
 		}
 	}
-	if len(seen) == 0 {
+	if !read {
 		return
 	}
 	set := newMonthSet(seen)
