@@ -175,7 +175,6 @@ func isLocalMonth(s string) bool {
 // German), formYear otherwise.
 func localDate(line string, fs []field, i int, now time.Time, month func(string) (time.Month, bool)) (time.Time, int, dateForm, bool) {
 	var y, mo, d int
-	var last field
 	var form dateForm
 	mon := func(s string) bool {
 		s = trimPrefixes(s, "d’", "d'") // Catalan: "5 d’abr."
@@ -202,49 +201,55 @@ func localDate(line string, fs []field, i int, now time.Time, month func(string)
 		if rest == "" {
 			rest, next = at(1), 2
 		}
+		k := i + next
 		if m, dd, ok := cutCJKDay(rest); ok && mon(m) {
-			d, last = dd, fs[i+next-1]
+			d, k = dd, i+next-1
 		} else if i+next < len(fs) && mon(rest) {
-			d, last = localDay(trimSuffixes(at(next), "日", "일")), fs[i+next]
+			d = localDay(trimSuffixes(at(next), "日", "일"))
 		} else {
 			return time.Time{}, 0, 0, false
 		}
 		if y > now.Year()+1 || !validDate(y, mo, d) {
 			return time.Time{}, 0, 0, false
 		}
-		return time.Date(y, time.Month(mo), d, 0, 0, 0, 0, time.UTC), last.end, formYear, true
+		return time.Date(y, time.Month(mo), d, 0, 0, 0, 0, time.UTC), fs[k].end, formYear, true
 	}
-	switch ds, ms, nbsp := strings.Cut(at(0), "\u00a0"); {
+	k := 0 // the field that ends the date
+	ds, ms, nbsp := strings.Cut(at(0), "\u00a0")
+	cjkMon, cjkDay, cjk := cutCJKDay(at(0))
+	numDay, numMon, num := cutNumericDate(at(0))
+	numDay2, numMon2, num2 := numericDate(at(0), at(1))
+	switch {
 	case nbsp && i+1 < len(fs) && mon(ms):
-		d, last, form = localDay(strings.TrimSuffix(ds, ".")), fs[i+1], formYearPadded
+		d, k, form = localDay(strings.TrimSuffix(ds, ".")), i+1, formYearPadded
 	case i+1 >= len(fs):
 		return time.Time{}, 0, 0, false
-	case func() bool { m, dd, ok := cutCJKDay(at(0)); d = dd; return ok && mon(m) }():
-		last, form = fs[i+1], formYear
+	case cjk && mon(cjkMon):
+		d, k, form = cjkDay, i+1, formYear
 	case i+2 >= len(fs):
 		return time.Time{}, 0, 0, false
 	case mon(at(0)):
-		d, last, form = localDay(trimSuffixes(at(1), "日", "일")), fs[i+2], formYear
+		d, k, form = localDay(trimSuffixes(at(1), "日", "일")), i+2, formYear
 	case mon(at(1)):
-		d, last, form = localDay(strings.TrimSuffix(at(0), ".")), fs[i+2], formYearPadded
+		d, k, form = localDay(strings.TrimSuffix(at(0), ".")), i+2, formYearPadded
 	case at(1) == "de" && i+3 < len(fs) && mon(at(2)): // Catalan: "5 de gen."
-		d, last, form = localDay(at(0)), fs[i+3], formYearPadded
-	case func() bool { dd, m, ok := cutNumericDate(at(0)); d, mo = dd, m; return ok }():
-		last, form = fs[i+1], formYearPadded // Finnish: "5.12.  2019"
-	case func() bool { dd, m, ok := cutNumericDate(at(0) + at(1)); d, mo = dd, m; return ok }():
-		last, form = fs[i+2], formYearPadded // Finnish: " 5. 1.  2019"
+		d, k, form = localDay(at(0)), i+3, formYearPadded
+	case num: // Finnish: "5.12.  2019"
+		d, mo, k, form = numDay, numMon, i+1, formYearPadded
+	case num2: // Finnish: " 5. 1.  2019"
+		d, mo, k, form = numDay2, numMon2, i+2, formYearPadded
 	default:
 		return time.Time{}, 0, 0, false
 	}
 	if d == 0 {
 		return time.Time{}, 0, 0, false
 	}
-	if last.s == "у" && form == formYearPadded && last.end < len(line) {
+	last := fs[k]
+	if last.s == "у" && form == formYearPadded {
 		// Serbian: " 1. јун. у 09:07", "at" before a time of day.
-		next := fields(make([]field, 0, 1), line[last.end:])
-		if len(next) == 1 {
-			if hh, mm, ok := localClock(next[0].s); ok {
-				return placeInYear(time.Month(mo), d, hh, mm, now), last.end + next[0].end, formClock, true
+		if k+1 < len(fs) {
+			if hh, mm, ok := localClock(fs[k+1].s); ok {
+				return placeInYear(time.Month(mo), d, hh, mm, now), fs[k+1].end, formClock, true
 			}
 		}
 		return time.Time{}, 0, 0, false
@@ -264,11 +269,21 @@ func localDate(line string, fs []field, i int, now time.Time, month func(string)
 }
 
 // cutNumericDate reads a day and month written as numbers, each followed
-// by a dot: "5.12." (Finnish ls).
+// by a dot, in one field: "5.12." (Finnish ls).
 func cutNumericDate(s string) (d, mo int, ok bool) {
-	ds, rest, ok1 := strings.Cut(s, ".")
-	ms, end, ok2 := strings.Cut(rest, ".")
-	if !ok1 || !ok2 || end != "" || len(ms) < 1 || len(ms) > 2 || !isDigits(ms) {
+	i := strings.IndexByte(s, '.')
+	if i < 0 {
+		return 0, 0, false
+	}
+	return numericDate(s[:i+1], s[i+1:])
+}
+
+// numericDate reads a day and month written as numbers, each followed by
+// a dot, in two fields: "5." and "1." (Finnish ls).
+func numericDate(ds, ms string) (d, mo int, ok bool) {
+	ds, ok1 := strings.CutSuffix(ds, ".")
+	ms, ok2 := strings.CutSuffix(ms, ".")
+	if !ok1 || !ok2 || len(ms) < 1 || len(ms) > 2 || !isDigits(ms) {
 		return 0, 0, false
 	}
 	d = localDay(ds)
