@@ -3,6 +3,7 @@ package mirror
 import (
 	"context"
 	"fmt"
+	"io"
 	"strings"
 	"time"
 
@@ -98,6 +99,12 @@ func (w *gopherWalker) addModTimes(ctx context.Context, f Fetcher, req *proto.Re
 	if err != nil {
 		return
 	}
+	// The driver has parsed the blocks already (Info). The body is read
+	// to its end all the same, since that is what makes a capture of it:
+	// with a WARC writer the blocks are a metadata record of the menu,
+	// and a body closed early is a transfer not archived (exit 8). What
+	// the writer makes of it, it reports itself.
+	io.Copy(io.Discard, resp.Body)
 	resp.Body.Close()
 	attrs, _ := resp.Info["attributes"].([]gopher.Attributes)
 	times := make(map[string]time.Time, len(attrs))

@@ -6,6 +6,7 @@ import (
 	"context"
 	"crypto/sha1"
 	"encoding/base32"
+	"encoding/json"
 	"io"
 	"io/fs"
 	"os"
@@ -36,6 +37,37 @@ func runLong(t *testing.T, args ...string) result {
 	defer cancel()
 	code := execute(ctx, args, e)
 	return result{out: out.String(), err: errb.String(), code: code}
+}
+
+// checkMirrorOutcome checks the --json report of a WARC mirror: the
+// entries that failed are exactly failed (sorted), the exit code is 8 when
+// there are some and 0 otherwise, and every transfer was archived.
+func checkMirrorOutcome(t *testing.T, r result, failed []string) {
+	t.Helper()
+	var rep struct {
+		Failed  int
+		Entries []struct{ Path, Status string }
+	}
+	if err := json.Unmarshal([]byte(r.out), &rep); err != nil {
+		t.Fatalf("mirror = %d, report %v:\n%s%s", r.code, err, r.out, r.err)
+	}
+	var got []string
+	for _, e := range rep.Entries {
+		if e.Status == "failed" {
+			got = append(got, e.Path)
+		}
+	}
+	sort.Strings(got)
+	want := 0
+	if len(failed) > 0 {
+		want = 8
+	}
+	if r.code != want || !slices.Equal(got, failed) {
+		t.Fatalf("mirror = %d with failed entries %q, want %d with %q:\n%s", r.code, got, want, failed, r.err)
+	}
+	if strings.Contains(r.err, "not archived") {
+		t.Errorf("a transfer was not archived:\n%s", r.err)
+	}
 }
 
 // warcFiles returns the WARC files of name, sorted (name.warc.gz first).
@@ -100,26 +132,30 @@ func TestWARCMirrorServers(t *testing.T) {
 	var before []string // the WARC files of the earlier mirrors
 	for _, tc := range []struct {
 		name, url, server string
+		// failed are the entries that fail on purpose (the fixtures'
+		// unreadable ones), which make the exit code 8; with none the
+		// run exits 0. Nothing else may fail or go unarchived.
+		failed []string
 	}{
-		{"ftp", "ftp://" + ftpS.Addr + "/pub/", "ftp://" + ftpS.Addr + "/"},
+		{"ftp", "ftp://" + ftpS.Addr + "/pub/", "ftp://" + ftpS.Addr + "/", []string{"noaccess", "noread.txt"}},
 		// The same files as the FTP tree, at other addresses: each one
 		// is a revisit of the FTP capture.
-		{"http", "http://" + httpS.Addr + "/", "http://" + httpS.Addr + "/"},
+		{"http", "http://" + httpS.Addr + "/", "http://" + httpS.Addr + "/", nil},
 		// Without big/, 2,000 items that take pygopherd a minute on a
 		// busy machine. Without scratch-*, made and removed by the tests
-		// of mirror in the FTP tree while these run.
-		{"gopher", "gopher://" + gopherS.Addr + "/1/", "gopher://" + gopherS.Addr + "/"},
+		// of mirror in the FTP tree while these run. pygopherd is a
+		// Gopher+ server: each menu's "$" (the times of its items) is a
+		// metadata record.
+		{"gopher", "gopher://" + gopherS.Addr + "/1/", "gopher://" + gopherS.Addr + "/", nil},
 		// The news mirror (--exclude does not apply): one resource
 		// record per article, a crosspost once (its hard link in the
 		// other group adds no record, no revisit either).
-		{"news", "nntp://" + nntpS.Addr + "/archive.*", "nntp://" + nntpS.Addr + "/archive."},
+		{"news", "nntp://" + nntpS.Addr + "/archive.*", "nntp://" + nntpS.Addr + "/archive.", nil},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := filepath.Join(work, tc.name)
-			r := runLong(t, "mirror", "-s", "--exclude", "big", "--exclude", "scratch-*", "--warc-file", name, "--warc-cdx", tc.url, dir)
-			if r.code != 0 && r.code != 8 {
-				t.Fatalf("mirror = %d:\n%s", r.code, r.err)
-			}
+			r := runLong(t, "mirror", "--json", "--exclude", "big", "--exclude", "scratch-*", "--warc-file", name, "--warc-cdx", tc.url, dir)
+			checkMirrorOutcome(t, r, tc.failed)
 			files := warcFiles(t, name)
 			recs := warctest.Check(t, files...)
 			local := localFiles(t, dir)
@@ -193,10 +229,8 @@ func TestWARCMirrorServers(t *testing.T) {
 				}
 			}
 			// A second run finds every file unchanged: nothing new.
-			r = runLong(t, "mirror", "-s", "--exclude", "big", "--exclude", "scratch-*", "--warc-file", name, "--warc-cdx", tc.url, dir)
-			if r.code != 0 && r.code != 8 {
-				t.Fatalf("second mirror = %d:\n%s", r.code, r.err)
-			}
+			r = runLong(t, "mirror", "--json", "--exclude", "big", "--exclude", "scratch-*", "--warc-file", name, "--warc-cdx", tc.url, dir)
+			checkMirrorOutcome(t, r, tc.failed)
 			again := warcFiles(t, name)
 			for _, f := range again[len(files):] {
 				for _, rec := range warctest.Read(t, f) {
