@@ -48,7 +48,15 @@ func (w *ftpWalker) fileOptions(rf remoteFile) proto.Options {
 	// again, but checks that the transfer brings the listed size, so
 	// that a data connection cut short is an error where the bytes are
 	// read (and so never recorded as the file in a WARC file).
-	return proto.Options{FTP: proto.FTPOptions{Stat: proto.StatNone, Size: max(rf.size, 0)}}
+	if rf.size < 0 {
+		// A listing without the size (VMS counts blocks; an MLSD line
+		// may lack the size fact): the driver asks SIZE, which it
+		// checks in the same way. Without it, a data connection cut
+		// short and followed by 226 would be stored as the file, and
+		// a later run, finding the listed time, would keep it.
+		return proto.Options{FTP: proto.FTPOptions{Stat: proto.StatSize}}
+	}
+	return proto.Options{FTP: proto.FTPOptions{Stat: proto.StatNone, Size: rf.size}}
 }
 
 func (w *ftpWalker) list(ctx context.Context, f Fetcher, req *proto.Request, d dirJob) (*listing, error) {

@@ -1,0 +1,73 @@
+package mirror
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/rfc1738/fetch/internal/testrig/faultproxy"
+	"github.com/rfc1738/fetch/internal/testrig/localserver"
+	"github.com/rfc1738/fetch/proto"
+	"github.com/rfc1738/fetch/proto/ftp"
+	"github.com/rfc1738/fetch/uri"
+)
+
+// A file's data connection cut short, the server still saying 226 (as
+// vsftpd does once it has written what it could), from the FTP server of
+// every system the parsers know. Where the listing gives the size, the
+// driver checks the transfer against it; where it gives none (VMS lists
+// blocks, as does a server whose MLSD has no size fact), the mirror asks
+// SIZE. Either way the cut is seen and the file fetched again: never a
+// short file stored as the whole one, exit 0, and found unchanged by every
+// later run (as a VMS mirror did before).
+func TestMirrorCutWithoutListedSize(t *testing.T) {
+	data := bytes.Repeat([]byte("0123456789abcdef"), 200<<10/16)
+	for _, sys := range localserver.Systems {
+		if sys == localserver.SysUnknown {
+			continue // names only (NLST): every file is probed with SIZE anyway
+		}
+		t.Run(sys, func(t *testing.T) {
+			name, local := "big.dat", "big.dat"
+			if sys == localserver.SysVMS {
+				name, local = "BIG.DAT;1", "BIG.DAT"
+			}
+			srv, err := localserver.SystemFTP(sys, localserver.Tree{Files: map[string][]byte{name: data},
+				Time: time.Date(2020, 1, 2, 3, 4, 5, 0, time.UTC)})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := localserver.StartRawFTP(srv); err != nil {
+				t.Fatal(err)
+			}
+			defer srv.Close()
+			// The listing's data connection is the first; the file's
+			// the second.
+			px, err := faultproxy.Start(faultproxy.Config{Target: srv.Addr(), Mode: faultproxy.FTP,
+				Faults: []faultproxy.Fault{{Kind: faultproxy.Cut, Data: true, Conn: 2, After: 50000}}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer px.Close()
+			drv := &ftp.Driver{}
+			defer drv.CloseIdleConnections()
+			dir := t.TempDir()
+			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+			defer cancel()
+			sum, err := Run(ctx, drivers{"ftp": drv}, uri.MustParse("ftp://"+px.Addr()+"/"), dir,
+				Options{Jobs: 1, Request: proto.Request{IdleTimeout: 5 * time.Second}})
+			if px.Stats().Faults != 1 {
+				t.Fatalf("the proxy cut %d data connections, want 1 (commands %q)", px.Stats().Faults, srv.Commands())
+			}
+			got, rerr := os.ReadFile(filepath.Join(dir, local))
+			switch {
+			case err == nil && (rerr != nil || !bytes.Equal(got, data)):
+				t.Fatalf("Run = %+v, nil with %d of %d bytes stored (%v); commands %q", sum, len(got), len(data), rerr, srv.Commands())
+			case err != nil && sum.Failed == 0:
+				t.Fatalf("Run = %v with no failed entry", err)
+			}
+		})
+	}
+}
