@@ -19,7 +19,7 @@ func (r *run) deleteStale() {
 		if p == stateDir || strings.HasPrefix(p, stateDir+"/") {
 			return fs.SkipDir
 		}
-		if r.excluded(p, d.IsDir()) || r.belowUnlistable(p) {
+		if r.excluded(p, d.IsDir()) || r.belowUnlistable(p) || r.hiddenFrom(p) {
 			if d.IsDir() {
 				return fs.SkipDir
 			}
@@ -58,6 +58,26 @@ func (r *run) deleteStale() {
 func (r *run) belowUnlistable(p string) bool {
 	for _, d := range r.unlistable {
 		if p == d || strings.HasPrefix(p, d+"/") {
+			return true
+		}
+	}
+	return false
+}
+
+// hiddenFrom reports whether p is, or lies below, a name beginning with a
+// dot in a directory whose listing left such names out (the server
+// refused LIST -a): whether the server holds it is unknown, and a copy of
+// a ".htaccess" the server still has is not deleted.
+func (r *run) hiddenFrom(p string) bool {
+	for _, d := range r.dotless {
+		rest := p
+		if d != "" {
+			var ok bool
+			if rest, ok = strings.CutPrefix(p, d+"/"); !ok {
+				continue
+			}
+		}
+		if strings.HasPrefix(rest, ".") {
 			return true
 		}
 	}

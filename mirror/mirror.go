@@ -419,6 +419,7 @@ type run struct {
 	seen       map[string]bool // relative paths found on the remote side
 	reported   map[string]bool // skipped entries already in the report
 	unlistable []string        // directories whose listing failed
+	dotless    []string        // directories listed without the names that begin with a dot
 }
 
 // claim records rel as present on the remote side; it reports false when
@@ -656,6 +657,9 @@ func (r *run) take(d dirJob, l *listing, dirs *queue[dirJob], files *queue[remot
 	}
 	if l.dotNames != "" {
 		r.noteDotNames(l.dotNames)
+		r.mu.Lock()
+		r.dotless = append(r.dotless, d.rel)
+		r.mu.Unlock()
 	}
 	for _, s := range l.skipped {
 		r.skipped(s)

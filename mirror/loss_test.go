@@ -71,3 +71,50 @@ func TestMirrorCutWithoutListedSize(t *testing.T) {
 		})
 	}
 }
+
+// A server that listed ".htaccess" and ".git/" with LIST -a on one run,
+// and refuses the option on the next (a new version, another host behind
+// the same name): its plain LIST leaves out every name that begins with a
+// dot, so whether it still holds them is unknown, and --delete keeps their
+// copies (it removed them, exit 0). What the listing does tell is acted
+// on: b.txt, gone from the server, is deleted.
+func TestMirrorDeleteKeepsUnlistedDotNames(t *testing.T) {
+	const (
+		aTxt = "-rw-r--r-- 1 ftp ftp 5 Jan 01 2001 a.txt\r\n"
+		bTxt = "-rw-r--r-- 1 ftp ftp 2 Jan 01 2001 b.txt\r\n"
+		dots = "-rw-r--r-- 1 ftp ftp 5 Jan 01 2001 .htaccess\r\n" +
+			"drwxr-xr-x 2 ftp ftp 4096 Jan 01 2001 .git\r\n"
+	)
+	files := map[string][]byte{"/a.txt": []byte("hello"), "/b.txt": []byte("bb"),
+		"/.htaccess": []byte("deny\n"), "/.git/config": []byte("[core]\n")}
+	dir := t.TempDir()
+	run := func(refuse bool, root string) (*Summary, error) {
+		srv := &localserver.RawFTP{Files: files, RefuseOptions: refuse, Listings: map[string]string{
+			"/":     root,
+			"/.git": "-rw-r--r-- 1 ftp ftp 7 Jan 01 2001 config\r\n",
+		}}
+		if err := localserver.StartRawFTP(srv); err != nil {
+			t.Fatal(err)
+		}
+		defer srv.Close()
+		drv := &ftp.Driver{}
+		defer drv.CloseIdleConnections()
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
+		return Run(ctx, drivers{"ftp": drv}, uri.MustParse("ftp://"+srv.Addr()+"/"), dir,
+			Options{Jobs: 1, Delete: true, Request: proto.Request{IdleTimeout: 5 * time.Second}})
+	}
+	if sum, err := run(false, dots+aTxt+bTxt); err != nil || sum.New != 4 {
+		t.Fatalf("first run = %v, %d new, want 4", err, sum.New)
+	}
+	sum, err := run(true, aTxt)
+	if err != nil || sum.Deleted != 1 || len(sum.Notices) != 1 {
+		t.Fatalf("second run = %v, %d deleted (want 1), notices %q", err, sum.Deleted, sum.Notices)
+	}
+	for rel, want := range map[string]bool{".htaccess": true, ".git/config": true, "a.txt": true, "b.txt": false} {
+		_, err := os.Lstat(filepath.Join(dir, rel))
+		if got := err == nil; got != want {
+			t.Errorf("%s: exists %v, want %v (%v)", rel, got, want, err)
+		}
+	}
+}
