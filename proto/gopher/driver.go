@@ -91,7 +91,10 @@ func parseTarget(u *uri.URL) (*target, error) {
 //     the answers sent in the form RFC 1738 section 3.4.9 gives;
 //   - "+", "+<view> <language>" and filled forms are sent as is; the
 //     Gopher+ header ("+<n>", "+-1", "+-2") is parsed, never returned as
-//     data, and a "+<n>" length becomes Size.
+//     data, and a "+<n>" length becomes Size. Data that ends before its
+//     length, or, for "+-1", before its "." line, was cut: reading it
+//     (a document's Body; a menu or attribute blocks, in Fetch) fails
+//     with an error wrapping io.ErrUnexpectedEOF.
 //
 // Type 7 without a search string takes req.Search, else asks req.Prompt,
 // else fails with an error wrapping proto.ErrNeedInput. Types 8 and T and

@@ -205,6 +205,59 @@ func TestFetchText(t *testing.T) {
 	}
 }
 
+// TestFetchDotDataCut: Gopher+ data announced by "+-1" ends with a "."
+// line (gopherplus.txt section 2.3); data that ends at the close without
+// it was cut, even at the end of a line, and is io.ErrUnexpectedEOF for a
+// document, a menu and attribute blocks alike. It was taken as whole: a
+// mirror, which fetches every Gopher+ item through the "+" view, stored
+// the first lines of a document and exited 0. "+-2" data ends at the
+// close.
+func TestFetchDotDataCut(t *testing.T) {
+	const menu = "0a\t/a\th\t70\t+\r\n0b\t/b\th\t70\t+\r\n"
+	const attrs = "+INFO: 0a\t/a\th\t70\t+\r\n+ADMIN:\r\n Admin: x <x@h>\r\n"
+	srv := newFake(t, map[string]handler{
+		"/text\t\t+":     reply("+-1\r\nline1\r\nline2\r\n"),
+		"/bin\t\t+":      reply("+-1\r\n\x00\x01\r\n"),
+		"/menu\t\t+":     reply("+-1\r\n" + menu),
+		"/a\t\t!":        reply("+-1\r\n" + attrs),
+		"/menu\t\t$":     reply("+-1\r\n" + attrs),
+		"/text2\t\t+":    reply("+-2\r\nline1\r\nline2\r\n"),
+		"/menu2\t\t+":    reply("+-2\r\n" + menu),
+		"/a2\t\t!":       reply("+-2\r\n" + attrs),
+		"/textdot\t\t+":  reply("+-1\r\nline1\r\nline2\r\n.\r\n"),
+		"/menudot\t\t+":  reply("+-1\r\n" + menu + ".\r\n"),
+		"/adot\t\t!":     reply("+-1\r\n" + attrs + ".\r\n"),
+		"/menudot2\t\t$": reply("+-1\r\n" + attrs + ".\r\n"),
+	})
+	for _, tt := range []struct {
+		url string
+		cut bool
+	}{
+		{"gopher://SRV/0/text%09%09+", true},
+		{"gopher://SRV/9/bin%09%09+", true},
+		{"gopher://SRV/1/menu%09%09+", true},
+		{"gopher://SRV/0/a%09%09!", true},
+		{"gopher://SRV/1/menu%09%09$", true},
+		{"gopher://SRV/0/text2%09%09+", false},
+		{"gopher://SRV/1/menu2%09%09+", false},
+		{"gopher://SRV/0/a2%09%09!", false},
+		{"gopher://SRV/0/textdot%09%09+", false},
+		{"gopher://SRV/1/menudot%09%09+", false},
+		{"gopher://SRV/0/adot%09%09!", false},
+		{"gopher://SRV/1/menudot2%09%09$", false},
+	} {
+		t.Run(tt.url, func(t *testing.T) {
+			_, body, err := fetchURL(t, &Driver{}, srv, tt.url, nil)
+			if tt.cut && !errors.Is(err, io.ErrUnexpectedEOF) {
+				t.Errorf("Fetch = %q, %v; want io.ErrUnexpectedEOF", body, err)
+			}
+			if !tt.cut && err != nil {
+				t.Errorf("Fetch = %v", err)
+			}
+		})
+	}
+}
+
 func TestFetchBinary(t *testing.T) {
 	data := make([]byte, 300<<10)
 	for i := range data {
