@@ -649,7 +649,7 @@ func (r *run) take(d dirJob, l *listing, dirs *queue[dirJob], files *queue[remot
 		r.makeDir(d.rel)
 	}
 	if l.menu != nil {
-		r.saveMenu(d.rel, l.menu)
+		r.saveMenu(d, l.menu)
 	}
 	if len(l.unparsed) > 0 || l.fallback || l.truncated != "" {
 		r.listingWarnings(d, l)

@@ -97,3 +97,46 @@ func TestMirrorGopherPlusDotDataCut(t *testing.T) {
 		t.Errorf("whole = %q, want %q", b, "line1\r\n.line2\r\n")
 	}
 }
+
+// TestMirrorGopherMenuNotKept: a menu whose gophermap cannot be written
+// (a disk full, a permission, here something in the way) is a failed
+// entry with the error; the run exits partial. saveMenu dropped its
+// errors: the gophermap was missing or stale, exit 0.
+func TestMirrorGopherMenuNotKept(t *testing.T) {
+	addr := scriptedGopher(t, func(line string) string {
+		return "iNothing here\t\terror.host\t1\r\n.\r\n"
+	})
+	for _, tc := range []struct {
+		name  string
+		block string // a directory made here, with a file in it, stops the write
+		file  bool   // a file made at block instead
+	}{
+		{"partial directory cannot be made", stateDir + "/partial", true},
+		{"partial file cannot be written", partialDir + "/" + menuName, false},
+		{"cannot be renamed into place", menuName, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			p := filepath.Join(dir, filepath.FromSlash(tc.block))
+			if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			var err error
+			if tc.file {
+				err = os.WriteFile(p, []byte("in the way"), 0o644)
+			} else if err = os.MkdirAll(p, 0o755); err == nil {
+				err = os.WriteFile(filepath.Join(p, "x"), nil, 0o644)
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			s, err := runGopher(t, addr, dir, Options{})
+			if !errors.Is(err, ErrPartial) || s.Failed != 1 {
+				t.Fatalf("Run = %v, failed %d; want ErrPartial, 1 failed", err, s.Failed)
+			}
+			if e := s.Entries[0]; e.Path != menuName || e.Status != StatusFailed || e.Reason == "" {
+				t.Errorf("entry = %+v, want %s failed with a reason", e, menuName)
+			}
+		})
+	}
+}
