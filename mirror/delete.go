@@ -55,9 +55,10 @@ func (r *run) deleteStale() {
 
 // belowUnlistable reports whether p is a directory whose listing failed in
 // this run, or lies below one: what the remote side holds there is unknown.
+// Every path lies below the starting directory ("").
 func (r *run) belowUnlistable(p string) bool {
 	for _, d := range r.unlistable {
-		if p == d || strings.HasPrefix(p, d+"/") {
+		if d == "" || p == d || strings.HasPrefix(p, d+"/") {
 			return true
 		}
 	}
