@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"net"
 	"reflect"
@@ -87,6 +88,50 @@ func TestFetchMenu(t *testing.T) {
 				t.Errorf("entries = %+v", resp.Entries[:2])
 			}
 		})
+	}
+}
+
+// TestFetchMenuEnd: Info[InfoMenuEnd] says how a menu's data ended, for a
+// mirror to tell a cut menu from a whole one: its "." line (RFC 1436, or
+// that of "+-1" data), a Gopher+ length, or the close (pygopherd's
+// menus, "+-2", a menu cut between two lines, and one cut in the middle
+// of a line twice alike). Raw menus are not parsed and have none.
+func TestFetchMenuEnd(t *testing.T) {
+	const menu = "0a\t/a\th\t70\r\n"
+	srv := newFake(t, map[string]handler{
+		"/dot":           reply(menu + ".\r\n"),
+		"/dotlf":         reply("0a\t/a\th\t70\n.\n"),
+		"/close":         reply(menu),
+		"/midline":       reply(menu + "0b\t/b"),
+		"/plus1\t\t+":    reply("+-1\r\n" + menu + ".\r\n"),
+		"/plusN\t\t+":    reply(fmt.Sprintf("+%d\r\n%s", len(menu), menu)),
+		"/plusNdot\t\t+": reply(fmt.Sprintf("+%d\r\n%s.\r\n", len(menu)+3, menu)),
+		"/plus2\t\t+":    reply("+-2\r\n" + menu),
+	})
+	for _, tt := range []struct{ url, want string }{
+		{"gopher://SRV/1/dot", MenuEndDot},
+		{"gopher://SRV/1/dotlf", MenuEndDot},
+		{"gopher://SRV/1/close", MenuEndClose},
+		{"gopher://SRV/1/midline", MenuEndClose},
+		{"gopher://SRV/1/plus1%09%09+", MenuEndDot},
+		{"gopher://SRV/1/plusN%09%09+", MenuEndLength},
+		{"gopher://SRV/1/plusNdot%09%09+", MenuEndDot},
+		{"gopher://SRV/1/plus2%09%09+", MenuEndClose},
+	} {
+		t.Run(tt.url, func(t *testing.T) {
+			resp, _, err := fetchURL(t, &Driver{}, srv, tt.url, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := resp.Info[InfoMenuEnd]; got != tt.want {
+				t.Errorf("Info[%q] = %v, want %q", InfoMenuEnd, got, tt.want)
+			}
+		})
+	}
+	req := srv.request(nil)
+	req.Raw = true
+	if resp, _, err := fetchURL(t, &Driver{}, srv, "gopher://SRV/1/dot", req); err != nil || resp.Info[InfoMenuEnd] != nil {
+		t.Errorf("raw menu: Info %v, %v; want none", resp, err)
 	}
 }
 
