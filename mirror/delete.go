@@ -1,6 +1,7 @@
 package mirror
 
 import (
+	"context"
 	"io/fs"
 	"sort"
 	"strings"
@@ -9,9 +10,11 @@ import (
 // deleteStale removes local files and links that the remote side no longer
 // has. It walks the target through the os.Root, which never follows a
 // symbolic link, and leaves the state directory and excluded paths alone.
-// Directories emptied by this are removed too, deepest first.
-func (r *run) deleteStale() {
-	var dirs []string
+// Directories emptied by this are removed too, deepest first. A gopher
+// menu that ended at the close is read again before anything below it is
+// deleted (confirmMenus).
+func (r *run) deleteStale(ctx context.Context) {
+	var stale, dirs []string
 	fs.WalkDir(r.root.FS(), ".", func(p string, d fs.DirEntry, err error) error {
 		if err != nil || p == "." {
 			return nil
@@ -30,34 +33,44 @@ func (r *run) deleteStale() {
 		}
 		if d.IsDir() {
 			dirs = append(dirs, p)
-			return nil
+		} else {
+			stale = append(stale, p)
+		}
+		return nil
+	})
+	r.confirmMenus(ctx, append(stale, dirs...))
+	for _, p := range stale {
+		if r.belowUnlistable(p) {
+			continue
 		}
 		if r.opts.DryRun {
 			r.sum.add(EntryReport{Path: p, Status: StatusDeleted, Reason: "dry run: would delete"})
-			return nil
+			continue
 		}
 		if err := r.root.Remove(p); err != nil {
 			r.sum.add(EntryReport{Path: p, Status: StatusFailed, Reason: "delete: " + err.Error()})
-			return nil
+			continue
 		}
 		r.m.remove(p)
 		r.sum.add(EntryReport{Path: p, Status: StatusDeleted})
-		return nil
-	})
+	}
 	if r.opts.DryRun {
 		return
 	}
 	sort.Sort(sort.Reverse(sort.StringSlice(dirs)))
 	for _, d := range dirs {
-		r.root.Remove(d) // fails, harmlessly, when not empty
+		if !r.belowUnlistable(d) {
+			r.root.Remove(d) // fails, harmlessly, when not empty
+		}
 	}
 }
 
 // belowUnlistable reports whether p is a directory whose listing failed in
 // this run, or lies below one: what the remote side holds there is unknown.
+// Every path lies below the starting directory ("").
 func (r *run) belowUnlistable(p string) bool {
 	for _, d := range r.unlistable {
-		if p == d || strings.HasPrefix(p, d+"/") {
+		if d == "" || p == d || strings.HasPrefix(p, d+"/") {
 			return true
 		}
 	}

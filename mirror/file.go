@@ -449,21 +449,39 @@ func (r *run) symlink(rf remoteFile, rep EntryReport) EntryReport {
 	return rep
 }
 
-// saveMenu keeps a gopher menu as a file, written atomically.
-func (r *run) saveMenu(dirRel string, data []byte) {
-	rel := joinRel(dirRel, menuName)
+// saveMenu keeps a gopher menu as a file, written atomically. When it
+// cannot be written, the menu is reported as a failed entry (with the
+// error): the gophermap is missing, or the one of an earlier run stands.
+func (r *run) saveMenu(d dirJob, data []byte) {
+	rel := joinRel(d.rel, menuName)
 	r.markSeen(rel)
 	if r.opts.DryRun {
 		return
 	}
+	if err := r.writeMenu(d.rel, rel, data); err != nil {
+		r.sum.add(EntryReport{Path: rel, URL: d.url.Redacted(), Status: StatusFailed, Reason: "cannot keep the menu: " + err.Error()})
+	}
+}
+
+// writeMenu writes data to the partial file of rel, then renames it to
+// rel, in the directory dirRel. A partial file left by a failure is
+// removed.
+func (r *run) writeMenu(dirRel, rel string, data []byte) error {
 	part := partialDir + "/" + rel
-	if r.root.MkdirAll(path.Dir(part), 0o755) != nil || r.root.WriteFile(part, data, 0o644) != nil {
-		return
+	if err := r.root.MkdirAll(path.Dir(part), 0o755); err != nil {
+		return err
 	}
-	if dirRel != "" {
-		r.root.MkdirAll(dirRel, 0o755)
+	err := r.root.WriteFile(part, data, 0o644)
+	if err == nil && dirRel != "" {
+		err = r.root.MkdirAll(dirRel, 0o755)
 	}
-	r.root.Rename(part, rel)
+	if err == nil {
+		err = r.root.Rename(part, rel)
+	}
+	if err != nil {
+		r.root.Remove(part)
+	}
+	return err
 }
 
 func (r *run) progress(ev Event) {

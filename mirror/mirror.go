@@ -78,7 +78,10 @@ type Options struct {
 	Jobs int
 	// Delete removes local files that are no longer on the remote side
 	// (only inside the target, never the manifest, never below a directory
-	// whose listing failed). False keeps them.
+	// whose listing failed or is in doubt). A gopher menu that ended at
+	// the close, without a "." line, is read again before anything below
+	// it is deleted, and must be the same bytes (walk_gopher.go). False
+	// keeps them.
 	Delete bool
 	// Include and Exclude are path.Match globs tried against each entry's
 	// relative path and its base name. An entry is mirrored when Include is
@@ -330,7 +333,7 @@ func Run(ctx context.Context, f Fetcher, start *uri.URL, dir string, opts Option
 	}
 	r := &run{
 		f: f, w: w, root: root, m: m, opts: opts, sum: sum, jobs: jobs, dirs: newDirs(root),
-		slots: make(chan struct{}, jobs), seen: map[string]bool{}, reported: map[string]bool{},
+		slots: make(chan struct{}, jobs), seen: map[string]bool{}, reported: map[string]bool{}, menus: map[string]menuRead{},
 	}
 	_, r.archiving = f.(Syncer)
 	if !r.archiving {
@@ -414,12 +417,17 @@ type run struct {
 	outstanding sync.WaitGroup
 
 	mu         sync.Mutex
-	held       int             // slots held for good: connections the server refused
-	owed       atomic.Int32    // slots to keep for good at their next release
-	seen       map[string]bool // relative paths found on the remote side
-	reported   map[string]bool // skipped entries already in the report
-	unlistable []string        // directories whose listing failed
-	dotless    []string        // directories listed without the names that begin with a dot
+	held       int                 // slots held for good: connections the server refused
+	owed       atomic.Int32        // slots to keep for good at their next release
+	seen       map[string]bool     // relative paths found on the remote side
+	reported   map[string]bool     // skipped entries already in the report
+	unlistable []string            // directories whose listing failed
+	dotless    []string            // directories listed without the names that begin with a dot
+	menus      map[string]menuRead // gopher: the menus read, by directory
+
+	// menuDot: the gopher server has ended a menu with a "." line
+	// (walk_gopher.go).
+	menuDot atomic.Bool
 }
 
 // claim records rel as present on the remote side; it reports false when
@@ -530,8 +538,9 @@ func (r *run) run(ctx context.Context) error {
 	if walkErr == nil && ctx.Err() != nil {
 		walkErr = ctx.Err()
 	}
+	r.judgeMenus()
 	if walkErr == nil && r.opts.Delete {
-		r.deleteStale()
+		r.deleteStale(ctx)
 	}
 	if walkErr == nil && !r.opts.DryRun {
 		r.prunePartials()
@@ -640,6 +649,9 @@ func (r *run) list(ctx context.Context, d dirJob) (*listing, error) {
 	}
 	defer r.releaseSlot()
 	l, err := r.w.list(ctx, r.f, r.request(proto.Options{}), d)
+	if err == nil {
+		err = r.checkMenuEnd(d, l)
+	}
 	return l, r.shrink(err)
 }
 
@@ -650,7 +662,7 @@ func (r *run) take(d dirJob, l *listing, dirs *queue[dirJob], files *queue[remot
 		r.makeDir(d.rel)
 	}
 	if l.menu != nil {
-		r.saveMenu(d.rel, l.menu)
+		r.saveMenu(d, l.menu)
 	}
 	if len(l.unparsed) > 0 || l.fallback || l.truncated != "" {
 		r.listingWarnings(d, l)

@@ -29,6 +29,8 @@ type listing struct {
 	files   []remoteFile
 	skipped []EntryReport
 	menu    []byte // gopher: the menu's bytes, kept as a file
+	// gopher: how the menu's data ended (gopher.InfoMenuEnd), or "".
+	menuEnd string
 	// ftp: the listing's lines that fit no known layout, and whether the
 	// names came from the NLST fallback.
 	unparsed []string

@@ -2,8 +2,13 @@ package mirror
 
 import (
 	"context"
+	"crypto/sha256"
+	"errors"
 	"fmt"
 	"io"
+	"maps"
+	"path"
+	"slices"
 	"strings"
 	"time"
 
@@ -67,6 +72,7 @@ func (w *gopherWalker) list(ctx context.Context, f Fetcher, req *proto.Request, 
 		return nil, fmt.Errorf("mirror: %s is not a gopher menu", d.url.Redacted())
 	}
 	l := &listing{menu: raw}
+	l.menuEnd, _ = resp.Info[gopher.InfoMenuEnd].(string)
 	menuRel := joinRel(d.rel, menuName)
 	plus := false
 	for _, e := range resp.Entries {
@@ -175,4 +181,160 @@ func (l *listing) addItem(w *gopherWalker, e proto.Entry, menuRel string) {
 	default:
 		l.skipped = append(l.skipped, skip(rel, u, fmt.Errorf("item type %s is not a document", t)))
 	}
+}
+
+// A gopher menu ends with a "." line (RFC 1436: Gophernicus, UMN gopherd)
+// or when the server closes the connection (pygopherd never sends the
+// line), and a menu whose connection was cut between two lines ends that
+// way too. What a cut menu lacks would not be mirrored, and with Delete it
+// would be deleted. So the run learns which kind of server it mirrors (a
+// mirror walks one server):
+//
+//   - once the server has ended a menu with its "." line (in this run, or
+//     in the gophermap an earlier run kept of the directory), a menu of it
+//     that ends at the close is cut: its listing fails (and is tried
+//     again, as a listing that fails does), nothing below it is deleted;
+//     one that ended so before the run learnt it fails when the walk ends
+//     (judgeMenus);
+//   - from a server never seen to send the line, a menu that ends at the
+//     close is whole, except for Delete: before anything below it is
+//     deleted, it is read again, and only the same bytes let the deletion
+//     go on (confirmMenus). This catches a connection lost on the way,
+//     not a server that cuts the same menu at the same line each time.
+
+// menuRead is what the run keeps of each gopher menu it read.
+type menuRead struct {
+	url *uri.URL
+	end string   // gopher.InfoMenuEnd
+	sum [32]byte // SHA-256 of its bytes
+}
+
+// errMenuCut: a menu ended at the close from a server that ends its menus
+// with a "." line.
+var errMenuCut = fmt.Errorf(`mirror: the gopher menu ended without the "." line this server ends its menus with: it was cut: %w`, io.ErrUnexpectedEOF)
+
+// errMenuDiffers: a menu that ended at the close was not the same when
+// read again.
+var errMenuDiffers = errors.New(`mirror: the gopher menu ended at the close without a "." line, and a second reading gave other bytes: it may have been cut`)
+
+// checkMenuEnd judges how the gopher menu l of d ended, by the rules above
+// menuRead, and keeps it; it returns errMenuCut for a menu that is cut.
+func (r *run) checkMenuEnd(d dirJob, l *listing) error {
+	switch l.menuEnd {
+	case "":
+		return nil // not a gopher menu
+	case gopher.MenuEndDot:
+		r.menuDot.Store(true)
+	case gopher.MenuEndClose:
+		if !r.menuDot.Load() && r.keptWithDot(d.rel) {
+			r.menuDot.Store(true)
+		}
+		if r.menuDot.Load() {
+			return errMenuCut
+		}
+	}
+	r.mu.Lock()
+	r.menus[d.rel] = menuRead{url: d.url, end: l.menuEnd, sum: sha256.Sum256(l.menu)}
+	r.mu.Unlock()
+	return nil
+}
+
+// keptWithDot reports whether the gophermap an earlier run kept of the
+// directory rel ends with a "." line: the server ended the menu so then.
+func (r *run) keptWithDot(rel string) bool {
+	f, err := r.root.Open(joinRel(rel, menuName))
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil || !st.Mode().IsRegular() {
+		return false
+	}
+	n := min(st.Size(), 4)
+	b := make([]byte, n)
+	if _, err := f.ReadAt(b, st.Size()-n); err != nil {
+		return false
+	}
+	s := "\n" + string(b) // a file that is the "." line alone
+	return strings.HasSuffix(s, "\n.\r\n") || strings.HasSuffix(s, "\n.\n")
+}
+
+// judgeMenus, when the walk has ended, fails the menus that ended at the
+// close before the run learnt that the server ends its menus with a "."
+// line: nothing below them is deleted.
+func (r *run) judgeMenus() {
+	if !r.menuDot.Load() {
+		return
+	}
+	for _, rel := range slices.Sorted(maps.Keys(r.menus)) {
+		if m := r.menus[rel]; m.end == gopher.MenuEndClose {
+			r.menuFailed(rel, m, errMenuCut)
+		}
+	}
+}
+
+// confirmMenus reads again, before anything is deleted, each menu that
+// ended at the close and is the nearest menu above a path of stale (the
+// rules above menuRead). A menu that cannot be read again, or not as the same bytes,
+// is a failed entry, and nothing below it is deleted.
+func (r *run) confirmMenus(ctx context.Context, stale []string) {
+	need := map[string]bool{}
+	for _, p := range stale {
+		if rel, ok := r.menuAbove(p); ok && r.menus[rel].end == gopher.MenuEndClose {
+			need[rel] = true
+		}
+	}
+	for _, rel := range slices.Sorted(maps.Keys(need)) { // a menu before those below it
+		if r.belowUnlistable(rel) {
+			continue // below a menu that failed: nothing is deleted there
+		}
+		m := r.menus[rel]
+		if err := r.readAgain(ctx, m); err != nil {
+			r.menuFailed(rel, m, err)
+		}
+	}
+}
+
+// menuAbove returns the directory of the nearest menu read in this run
+// above p.
+func (r *run) menuAbove(p string) (string, bool) {
+	for d := path.Dir(p); ; d = path.Dir(d) {
+		if d == "." {
+			d = ""
+		}
+		if _, ok := r.menus[d]; ok {
+			return d, true
+		}
+		if d == "" {
+			return "", false
+		}
+	}
+}
+
+// readAgain fetches the menu m again, on a connection slot, and reports
+// whether it is the same bytes.
+func (r *run) readAgain(ctx context.Context, m menuRead) error {
+	if err := r.acquire(ctx); err != nil {
+		return err
+	}
+	defer r.releaseSlot()
+	_, raw, err := fetchListing(ctx, r.f, r.request(proto.Options{}), m.url)
+	if err != nil {
+		return err
+	}
+	if sha256.Sum256(raw) != m.sum {
+		return errMenuDiffers
+	}
+	return nil
+}
+
+// menuFailed reports the menu of the directory rel failed with err and
+// keeps Delete out of the directory.
+func (r *run) menuFailed(rel string, m menuRead, err error) {
+	r.mu.Lock()
+	r.unlistable = append(r.unlistable, rel)
+	r.mu.Unlock()
+	r.sum.add(EntryReport{Path: joinRel(rel, menuName), URL: m.url.Redacted(), Status: StatusFailed,
+		Reason: "nothing below this menu is deleted: " + err.Error()})
 }

@@ -49,6 +49,11 @@ absolute form are skipped and named in the report; nothing is written outside
 DIR and local symbolic links are never followed out of it.
 
 Gopher menus are kept as DIR/.../gophermap so the hole can be browsed offline.
+Once the server has ended a menu with a "." line (RFC 1436; in this run, or
+in the gophermap an earlier run kept), a menu of it without one was cut: it is
+asked for again, then failed (exit 8) with nothing below it deleted. From a
+server that never sends the line (pygopherd), --delete first reads a menu
+again and deletes below it only when both readings are the same bytes.
 FTP files are fetched byte-exact (TYPE I) unless URL ends in ;type=a; sizes and
 times come from the listings, so a file costs two commands (EPSV, RETR).
 

@@ -229,6 +229,15 @@ func TestGophernicus(t *testing.T) {
 	if r.code != fetch.ExitOK || !strings.Contains(r.out, "new 0, updated 0, unchanged 6,") {
 		t.Errorf("second mirror = %d, want every document unchanged\n%s%s", r.code, r.out, r.err)
 	}
+	// Its menus end with a "." line: --delete removes what they do not
+	// list.
+	if err := os.WriteFile(filepath.Join(m, "dir", "stale.txt"), []byte("gone\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r = runArgs(t, nil, "", "mirror", "--delete", "--exclude", "links", base+"/1/", m)
+	if r.code != fetch.ExitOK || !strings.Contains(r.out, "unchanged 6, skipped 1, failed 0, deleted 1,") {
+		t.Errorf("mirror --delete = %d, want dir/stale.txt deleted\n%s%s", r.code, r.out, r.err)
+	}
 }
 
 // TestGetNameListServers: fetch get ftp://HOST/pub/tree/;type=d prints the

@@ -271,32 +271,32 @@ func (b *body) Close() error {
 
 // readLines reads a menu or attribute response into memory, line by line,
 // up to and including a "." line (a server that keeps the connection open
-// after it is not waited for) or the end of the stream. A line longer than
-// maxLine or more than maxBytes in all give a *proto.ProtocolError.
-func readLines(r io.Reader, lim limits) ([]byte, error) {
+// after it is not waited for) or the end of the stream; dot reports which.
+// A line longer than maxLine or more than maxBytes in all give a
+// *proto.ProtocolError.
+func readLines(r io.Reader, lim limits) (out []byte, dot bool, err error) {
 	maxLine, maxBytes := lim.line(), lim.bytes()
 	br, ok := r.(*bufio.Reader)
 	if !ok || br.Size() < maxLine {
 		br = bufio.NewReaderSize(r, maxLine)
 	}
-	var out []byte
 	for {
 		line, err := br.ReadSlice('\n')
 		if errors.Is(err, bufio.ErrBufferFull) || len(line) > maxLine {
-			return nil, protoErr("line longer than %d bytes", maxLine)
+			return nil, false, protoErr("line longer than %d bytes", maxLine)
 		}
 		if int64(len(out)+len(line)) > maxBytes {
-			return nil, protoErr("response larger than %d bytes", maxBytes)
+			return nil, false, protoErr("response larger than %d bytes", maxBytes)
 		}
 		out = append(out, line...)
 		if t := trimEOL(line); len(t) == 1 && t[0] == '.' && len(line) > 1 {
-			return out, nil
+			return out, true, nil
 		}
 		if errors.Is(err, io.EOF) {
-			return out, nil
+			return out, false, nil
 		}
 		if err != nil {
-			return nil, fmt.Errorf("gopher: reading response: %w", err)
+			return nil, false, fmt.Errorf("gopher: reading response: %w", err)
 		}
 	}
 }

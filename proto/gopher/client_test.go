@@ -221,18 +221,20 @@ func TestReadLines(t *testing.T) {
 		in      string
 		lim     limits
 		want    string
+		dot     bool
 		wantErr bool
 	}{
-		{"until close", "a\r\nb\r\n", limits{}, "a\r\nb\r\n", false},
-		{"stops at dot", "a\r\n.\r\nnot read\r\n", limits{}, "a\r\n.\r\n", false},
-		{"dot with LF", "a\n.\nz", limits{}, "a\n.\n", false},
-		{"last line without end", "a\r\nb", limits{}, "a\r\nb", false},
-		{"line too long", strings.Repeat("x", 200) + "\n", limits{maxLine: 100}, "", true},
-		{"too large", strings.Repeat("xxxxxxxxx\n", 100), limits{maxBytes: 500}, "", true},
+		{"until close", "a\r\nb\r\n", limits{}, "a\r\nb\r\n", false, false},
+		{"stops at dot", "a\r\n.\r\nnot read\r\n", limits{}, "a\r\n.\r\n", true, false},
+		{"dot with LF", "a\n.\nz", limits{}, "a\n.\n", true, false},
+		{"dot without line end", "a\n.", limits{}, "a\n.", false, false},
+		{"last line without end", "a\r\nb", limits{}, "a\r\nb", false, false},
+		{"line too long", strings.Repeat("x", 200) + "\n", limits{maxLine: 100}, "", false, true},
+		{"too large", strings.Repeat("xxxxxxxxx\n", 100), limits{maxBytes: 500}, "", false, true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got, err := readLines(strings.NewReader(tt.in), tt.lim)
+			got, dot, err := readLines(strings.NewReader(tt.in), tt.lim)
 			if tt.wantErr {
 				var pe *proto.ProtocolError
 				if !errors.As(err, &pe) {
@@ -240,8 +242,8 @@ func TestReadLines(t *testing.T) {
 				}
 				return
 			}
-			if err != nil || !bytes.Equal(got, []byte(tt.want)) {
-				t.Errorf("readLines = %q, %v; want %q", got, err, tt.want)
+			if err != nil || !bytes.Equal(got, []byte(tt.want)) || dot != tt.dot {
+				t.Errorf("readLines = %q, %v, %v; want %q, %v", got, dot, err, tt.want, tt.dot)
 			}
 		})
 	}

@@ -25,7 +25,9 @@
 //   - Servers differ in how data ends. RFC 1436 servers end text (type 0)
 //     and menus with a "." line, double the dot of every line that begins
 //     with one, and close; others (pygopherd, Gophernicus) send files as
-//     they are and just close. A "." line ends a menu. In text it ends the
+//     they are and just close. A "." line ends a menu; a menu without one
+//     ends at the close, which a menu cut between two lines does too, and
+//     Response.Info[InfoMenuEnd] says which end it had. In text it ends the
 //     data when the stream ends with it; when more data follows, or a line
 //     begins with a single dot, the server is of the second kind. Lines
 //     that begin with ".." lose one dot only when the text ends with the

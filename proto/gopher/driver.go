@@ -37,6 +37,28 @@ var (
 	_ proto.Lister = (*Driver)(nil)
 )
 
+// InfoMenuEnd is the key of Response.Info that says, for a parsed menu,
+// how its data ended: MenuEndDot, MenuEndLength or MenuEndClose. RFC 1436
+// servers (Gophernicus, UMN gopherd) end every menu with a "." line;
+// pygopherd never does, and its menus end when it closes the connection,
+// as a menu cut between two lines does too. A client that mirrors can
+// learn from it which kind of server it reads.
+const InfoMenuEnd = "gopher_menu_end"
+
+// The values of Response.Info[InfoMenuEnd].
+const (
+	// MenuEndDot: the menu ended with its "." line (RFC 1436), or, for
+	// Gopher+ data announced "+-1", with the "." line that ends it.
+	MenuEndDot = "dot"
+	// MenuEndLength: a Gopher+ "+<n>" header gave the length, and all of
+	// it came.
+	MenuEndLength = "length"
+	// MenuEndClose: the server closed the connection with no "." line
+	// (or with "+-2"): whole for a server that never sends one, cut for
+	// one that does.
+	MenuEndClose = "close"
+)
+
 func (d *Driver) limits() limits {
 	return limits{maxLine: d.MaxLine, maxBytes: d.MaxMenuBytes, maxItems: d.MaxItems}
 }
@@ -76,7 +98,8 @@ func parseTarget(u *uri.URL) (*target, error) {
 // The response depends on the item type and the gopher+_string:
 //
 //   - type 1 (menu) and 7 (search, whose results are a menu): KindDirectory,
-//     Entries parsed (see ParseMenu and Item.Entry), Body the menu as sent;
+//     Entries parsed (see ParseMenu and Item.Entry), Body the menu as sent,
+//     Info[InfoMenuEnd] how its data ended;
 //   - type 0 (text): read by NewTextReader (the "." line removed, and
 //     ".." unstuffed when the server doubled the dots), streamed;
 //   - any other type: the bytes as sent, streamed;
@@ -91,7 +114,10 @@ func parseTarget(u *uri.URL) (*target, error) {
 //     the answers sent in the form RFC 1738 section 3.4.9 gives;
 //   - "+", "+<view> <language>" and filled forms are sent as is; the
 //     Gopher+ header ("+<n>", "+-1", "+-2") is parsed, never returned as
-//     data, and a "+<n>" length becomes Size.
+//     data, and a "+<n>" length becomes Size. Data that ends before its
+//     length, or, for "+-1", before its "." line, was cut: reading it
+//     (a document's Body; a menu or attribute blocks, in Fetch) fails
+//     with an error wrapping io.ErrUnexpectedEOF.
 //
 // Type 7 without a search string takes req.Search, else asks req.Prompt,
 // else fails with an error wrapping proto.ErrNeedInput. Types 8 and T and
@@ -267,7 +293,7 @@ func (d *Driver) do(ctx context.Context, t *target, req *proto.Request, w wireRe
 		var cut2 *cutMenuError
 		switch {
 		case errors.As(err, &cut2) && bytes.Equal(cut2.raw, cut.raw):
-			return d.menuResponse(t, cut.resp, cut.raw, lim)
+			return d.menuResponse(t, cut.resp, cut.raw, MenuEndClose, lim)
 		case errors.As(err, &cut2):
 			return nil, fmt.Errorf("gopher: menu cut short: its data ended in the middle of a line twice, after %d and %d bytes: %w", len(cut.raw), len(cut2.raw), io.ErrUnexpectedEOF)
 		}
@@ -377,7 +403,7 @@ func isMenuView(plus string) bool {
 func (d *Driver) readMenu(c *conn, t *target, h Header, resp *proto.Response, req *proto.Request, lim limits) (*proto.Response, error) {
 	resp.MediaType = "application/gopher-menu"
 	resp.Name = ""
-	raw, done, err := readWhole(c, h, resp, req, lim)
+	raw, dot, done, err := readWhole(c, h, resp, req, lim)
 	if err != nil {
 		return nil, err
 	}
@@ -387,7 +413,14 @@ func (d *Driver) readMenu(c *conn, t *target, h Header, resp *proto.Response, re
 	if len(raw) > 0 && raw[len(raw)-1] != '\n' {
 		return nil, &cutMenuError{resp: resp, raw: raw}
 	}
-	resp, err = d.menuResponse(t, resp, raw, lim)
+	end := MenuEndClose
+	switch {
+	case dot || h.Length == LengthDot: // newDotReader ended at its "." line
+		end = MenuEndDot
+	case h.Length >= 0:
+		end = MenuEndLength
+	}
+	resp, err = d.menuResponse(t, resp, raw, end, lim)
 	if err == nil {
 		c.tracef("(menu: %d items, %d bytes)", len(resp.Entries), len(raw))
 	}
@@ -407,8 +440,9 @@ func (e *cutMenuError) Error() string {
 
 func (e *cutMenuError) Unwrap() error { return io.ErrUnexpectedEOF }
 
-// menuResponse parses the menu raw into resp's entries.
-func (d *Driver) menuResponse(t *target, resp *proto.Response, raw []byte, lim limits) (*proto.Response, error) {
+// menuResponse parses the menu raw into resp's entries; end is how its
+// data ended (Info[InfoMenuEnd]).
+func (d *Driver) menuResponse(t *target, resp *proto.Response, raw []byte, end string, lim limits) (*proto.Response, error) {
 	items, err := parseMenu(raw, lim)
 	if err != nil {
 		return nil, err
@@ -425,23 +459,25 @@ func (d *Driver) menuResponse(t *target, resp *proto.Response, raw []byte, lim l
 	}
 	resp.Kind = proto.KindDirectory
 	resp.Entries = entries
+	resp.Info = map[string]any{InfoMenuEnd: end}
 	resp.Size = int64(len(raw))
 	resp.Body = &body{Reader: bytes.NewReader(raw)}
 	return resp, nil
 }
 
 // readWhole reads a response that is parsed before it is handed on (a
-// menu, attribute blocks), bounded by lim, and closes the connection. With
-// Request.Raw the bytes stream instead: resp gets the body and done is
-// true.
-func readWhole(c *conn, h Header, resp *proto.Response, req *proto.Request, lim limits) (raw []byte, done bool, err error) {
+// menu, attribute blocks), bounded by lim, and closes the connection; dot
+// reports that it ended with a "." line that readLines saw (see
+// readLines). With Request.Raw the bytes stream instead: resp gets the
+// body and done is true.
+func readWhole(c *conn, h Header, resp *proto.Response, req *proto.Request, lim limits) (raw []byte, dot, done bool, err error) {
 	if req.Raw {
 		resp.Body = &body{Reader: c.data(h, false), c: c.c}
-		return nil, true, nil
+		return nil, false, true, nil
 	}
-	raw, err = readLines(c.data(h, false), lim)
+	raw, dot, err = readLines(c.data(h, false), lim)
 	c.c.Close()
-	return raw, false, err
+	return raw, dot, false, err
 }
 
 // allErrors returns a *ServerError when a menu holds error lines ("3")
@@ -528,7 +564,7 @@ func (d *Driver) readAttributes(c *conn, h Header, resp *proto.Response, req *pr
 	resp.MediaType = "text/plain"
 	resp.Name = ""
 	resp.Size = -1
-	raw, done, err := readWhole(c, h, resp, req, lim)
+	raw, _, done, err := readWhole(c, h, resp, req, lim)
 	if err != nil {
 		return nil, err
 	}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"net"
 	"reflect"
@@ -87,6 +88,50 @@ func TestFetchMenu(t *testing.T) {
 				t.Errorf("entries = %+v", resp.Entries[:2])
 			}
 		})
+	}
+}
+
+// TestFetchMenuEnd: Info[InfoMenuEnd] says how a menu's data ended, for a
+// mirror to tell a cut menu from a whole one: its "." line (RFC 1436, or
+// that of "+-1" data), a Gopher+ length, or the close (pygopherd's
+// menus, "+-2", a menu cut between two lines, and one cut in the middle
+// of a line twice alike). Raw menus are not parsed and have none.
+func TestFetchMenuEnd(t *testing.T) {
+	const menu = "0a\t/a\th\t70\r\n"
+	srv := newFake(t, map[string]handler{
+		"/dot":           reply(menu + ".\r\n"),
+		"/dotlf":         reply("0a\t/a\th\t70\n.\n"),
+		"/close":         reply(menu),
+		"/midline":       reply(menu + "0b\t/b"),
+		"/plus1\t\t+":    reply("+-1\r\n" + menu + ".\r\n"),
+		"/plusN\t\t+":    reply(fmt.Sprintf("+%d\r\n%s", len(menu), menu)),
+		"/plusNdot\t\t+": reply(fmt.Sprintf("+%d\r\n%s.\r\n", len(menu)+3, menu)),
+		"/plus2\t\t+":    reply("+-2\r\n" + menu),
+	})
+	for _, tt := range []struct{ url, want string }{
+		{"gopher://SRV/1/dot", MenuEndDot},
+		{"gopher://SRV/1/dotlf", MenuEndDot},
+		{"gopher://SRV/1/close", MenuEndClose},
+		{"gopher://SRV/1/midline", MenuEndClose},
+		{"gopher://SRV/1/plus1%09%09+", MenuEndDot},
+		{"gopher://SRV/1/plusN%09%09+", MenuEndLength},
+		{"gopher://SRV/1/plusNdot%09%09+", MenuEndDot},
+		{"gopher://SRV/1/plus2%09%09+", MenuEndClose},
+	} {
+		t.Run(tt.url, func(t *testing.T) {
+			resp, _, err := fetchURL(t, &Driver{}, srv, tt.url, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := resp.Info[InfoMenuEnd]; got != tt.want {
+				t.Errorf("Info[%q] = %v, want %q", InfoMenuEnd, got, tt.want)
+			}
+		})
+	}
+	req := srv.request(nil)
+	req.Raw = true
+	if resp, _, err := fetchURL(t, &Driver{}, srv, "gopher://SRV/1/dot", req); err != nil || resp.Info[InfoMenuEnd] != nil {
+		t.Errorf("raw menu: Info %v, %v; want none", resp, err)
 	}
 }
 
@@ -202,6 +247,59 @@ func TestFetchText(t *testing.T) {
 	_, body, err := fetchURL(t, &Driver{}, srv, "gopher://SRV/0/dot", req)
 	if err != nil || string(body) != "line\r\n..stuffed\r\n.\r\n" {
 		t.Errorf("Raw text = %q, %v", body, err)
+	}
+}
+
+// TestFetchDotDataCut: Gopher+ data announced by "+-1" ends with a "."
+// line (gopherplus.txt section 2.3); data that ends at the close without
+// it was cut, even at the end of a line, and is io.ErrUnexpectedEOF for a
+// document, a menu and attribute blocks alike. It was taken as whole: a
+// mirror, which fetches every Gopher+ item through the "+" view, stored
+// the first lines of a document and exited 0. "+-2" data ends at the
+// close.
+func TestFetchDotDataCut(t *testing.T) {
+	const menu = "0a\t/a\th\t70\t+\r\n0b\t/b\th\t70\t+\r\n"
+	const attrs = "+INFO: 0a\t/a\th\t70\t+\r\n+ADMIN:\r\n Admin: x <x@h>\r\n"
+	srv := newFake(t, map[string]handler{
+		"/text\t\t+":     reply("+-1\r\nline1\r\nline2\r\n"),
+		"/bin\t\t+":      reply("+-1\r\n\x00\x01\r\n"),
+		"/menu\t\t+":     reply("+-1\r\n" + menu),
+		"/a\t\t!":        reply("+-1\r\n" + attrs),
+		"/menu\t\t$":     reply("+-1\r\n" + attrs),
+		"/text2\t\t+":    reply("+-2\r\nline1\r\nline2\r\n"),
+		"/menu2\t\t+":    reply("+-2\r\n" + menu),
+		"/a2\t\t!":       reply("+-2\r\n" + attrs),
+		"/textdot\t\t+":  reply("+-1\r\nline1\r\nline2\r\n.\r\n"),
+		"/menudot\t\t+":  reply("+-1\r\n" + menu + ".\r\n"),
+		"/adot\t\t!":     reply("+-1\r\n" + attrs + ".\r\n"),
+		"/menudot2\t\t$": reply("+-1\r\n" + attrs + ".\r\n"),
+	})
+	for _, tt := range []struct {
+		url string
+		cut bool
+	}{
+		{"gopher://SRV/0/text%09%09+", true},
+		{"gopher://SRV/9/bin%09%09+", true},
+		{"gopher://SRV/1/menu%09%09+", true},
+		{"gopher://SRV/0/a%09%09!", true},
+		{"gopher://SRV/1/menu%09%09$", true},
+		{"gopher://SRV/0/text2%09%09+", false},
+		{"gopher://SRV/1/menu2%09%09+", false},
+		{"gopher://SRV/0/a2%09%09!", false},
+		{"gopher://SRV/0/textdot%09%09+", false},
+		{"gopher://SRV/1/menudot%09%09+", false},
+		{"gopher://SRV/0/adot%09%09!", false},
+		{"gopher://SRV/1/menudot2%09%09$", false},
+	} {
+		t.Run(tt.url, func(t *testing.T) {
+			_, body, err := fetchURL(t, &Driver{}, srv, tt.url, nil)
+			if tt.cut && !errors.Is(err, io.ErrUnexpectedEOF) {
+				t.Errorf("Fetch = %q, %v; want io.ErrUnexpectedEOF", body, err)
+			}
+			if !tt.cut && err != nil {
+				t.Errorf("Fetch = %v", err)
+			}
+		})
 	}
 }
 

@@ -83,6 +83,22 @@ func TestPygopherdRootMenu(t *testing.T) {
 		if fmt.Sprint(got) != fmt.Sprint(want) {
 			t.Errorf("%s: items\n%v\nwant\n%v", raw, got, want)
 		}
+		// pygopherd sends no "." line: its menus end at the close.
+		if end := resp.Info[gopher.InfoMenuEnd]; end != gopher.MenuEndClose {
+			t.Errorf("%s: Info[%q] = %v, want %q", raw, gopher.InfoMenuEnd, end, gopher.MenuEndClose)
+		}
+	}
+}
+
+// TestGophernicusMenuEnd: Gophernicus ends every menu it lists with a "."
+// line (RFC 1436), the ones of its subdirectories too.
+func TestGophernicusMenuEnd(t *testing.T) {
+	s := servertest.Get(t, servertest.Gophernicus)
+	for _, sel := range []string{"", "/dir/", "/dir/sub/", "/links/"} {
+		resp, _ := get(t, "gopher://"+s.Addr+"/1"+sel, nil)
+		if end := resp.Info[gopher.InfoMenuEnd]; resp.Kind != proto.KindDirectory || end != gopher.MenuEndDot {
+			t.Errorf("%q: kind %v, Info[%q] = %v; want a menu, %q", sel, resp.Kind, gopher.InfoMenuEnd, end, gopher.MenuEndDot)
+		}
 	}
 }
 

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"errors"
+	"fmt"
 	"io"
 )
 
@@ -29,8 +30,13 @@ import (
 //     sent, and a terminator at the end is then an error (errUnsureStuffing):
 //     the reader cannot tell whether their dots were doubled.
 //
-// For Gopher+ data announced by "+-1" (gopherplus.txt section 2.3) the "."
-// line always ends the data, and lines are unstuffed as they come (strict).
+// For Gopher+ data announced by "+-1" (gopherplus.txt section 2.3: "the
+// data is terminated by a period on a line by itself") the "." line always
+// ends the data, and lines are unstuffed as they come (strict). There the
+// "." line is the only end: a stream that ends before it, even at the end
+// of a line, was cut, and the reader returns errNoDotLine. A "." that the
+// close leaves without its line end is no "." line: in stuffed data it may
+// be the first byte of "..".
 type textReader struct {
 	r         *bufio.Reader
 	unstuff   bool   // strict: undo dot-stuffing
@@ -42,6 +48,9 @@ type textReader struct {
 	rest      []byte // bytes of the current chunk not yet returned
 	err       error  // sticky error, returned once rest is empty
 }
+
+// errNoDotLine: data announced by "+-1" ended before its "." line.
+var errNoDotLine = fmt.Errorf(`gopher: data announced "+-1" ended before its "." line: %w`, io.ErrUnexpectedEOF)
 
 // maxHeld bounds what a textReader holds back to decide whether lines that
 // begin with ".." were stuffed.
@@ -63,7 +72,9 @@ func NewTextReader(r io.Reader) io.Reader {
 }
 
 // newDotReader reads Gopher+ data announced by "+-1": cut at the first "."
-// line, unstuffed only when unstuff is set (a text, not a binary).
+// line, unstuffed only when unstuff is set (a text, not a binary). The end
+// of the stream before that line is errNoDotLine, which wraps
+// io.ErrUnexpectedEOF.
 func newDotReader(r io.Reader, unstuff bool) io.Reader {
 	return &textReader{r: bufReader(r), bol: true, unstuff: unstuff, strict: true}
 }
@@ -100,13 +111,16 @@ func (t *textReader) next() {
 	}
 	if t.strict {
 		if start && len(chunk) > 0 && chunk[0] == '.' {
-			if isDotLine(chunk, err) {
+			if isDotLine(chunk, nil) { // with its line end
 				t.rest, t.err = nil, io.EOF
 				return
 			}
 			if t.unstuff && len(chunk) > 1 && chunk[1] == '.' {
 				chunk = chunk[1:]
 			}
+		}
+		if errors.Is(err, io.EOF) {
+			err = errNoDotLine
 		}
 		t.rest, t.err = chunk, err
 		return

@@ -3,6 +3,7 @@ package gopher
 import (
 	"bufio"
 	"bytes"
+	"errors"
 	"io"
 	"os"
 	"strings"
@@ -80,16 +81,47 @@ func TestTextReaderLongLines(t *testing.T) {
 	}
 }
 
-// TestDotReaderStrict: "+-1" Gopher+ data ends at its first "." line
-// (gopherplus.txt section 2.3); a binary keeps its "..".
+// dotTests: Gopher+ data announced by "+-1" (gopherplus.txt section 2.3:
+// "terminated by a period on a line by itself") ends at its first "."
+// line, whatever follows; a binary keeps its "..". A stream that ends
+// before that line was cut: the data before the end is returned, then
+// io.ErrUnexpectedEOF. Such data, cut at the end of a line, was taken as
+// whole: a mirror stored "line1\r\nline2\r\n" of a longer document, exit 0.
+var dotTests = []struct {
+	name    string
+	in      string
+	unstuff bool
+	want    string
+	cut     bool
+}{
+	{"binary keeps ..", "..a\r\nb\r\n.\r\nc", false, "..a\r\nb\r\n", false},
+	{"text unstuffed, after dot ignored", "..a\r\n.\r\nafter\r\n", true, ".a\r\n", false},
+	{"dot LF", "a\n.\n", true, "a\n", false},
+	{"only the dot line", ".\r\n", true, "", false},
+	{"cut at a line end", "line1\r\nline2\r\n", true, "line1\r\nline2\r\n", true},
+	{"cut at a line end, binary", "line1\r\n", false, "line1\r\n", true},
+	{"cut mid line", "line1\r\nli", true, "line1\r\nli", true},
+	{"empty", "", true, "", true},
+	// A "." the close leaves without its line end may be the first byte
+	// of a stuffed "..x" line.
+	{"dot without line end", "a\r\n.", true, "a\r\n.", true},
+	{"dot CR without LF", "a\r\n.\r", true, "a\r\n.\r", true},
+	{"stuffed line, cut", "..a\r\n..b", true, ".a\r\n.b", true},
+}
+
 func TestDotReaderStrict(t *testing.T) {
-	got, err := io.ReadAll(newDotReader(strings.NewReader("..a\r\nb\r\n.\r\nc"), false))
-	if err != nil || string(got) != "..a\r\nb\r\n" {
-		t.Errorf("newDotReader(unstuff=false) = %q, %v", got, err)
-	}
-	got, err = io.ReadAll(newDotReader(strings.NewReader("..a\r\n.\r\nafter\r\n"), true))
-	if err != nil || string(got) != ".a\r\n" {
-		t.Errorf("newDotReader(unstuff=true) = %q, %v", got, err)
+	for _, tt := range dotTests {
+		t.Run(tt.name, func(t *testing.T) {
+			for _, r := range []io.Reader{
+				newDotReader(strings.NewReader(tt.in), tt.unstuff),
+				iotest.OneByteReader(newDotReader(iotest.OneByteReader(strings.NewReader(tt.in)), tt.unstuff)),
+			} {
+				got, err := io.ReadAll(r)
+				if string(got) != tt.want || errors.Is(err, io.ErrUnexpectedEOF) != tt.cut || !tt.cut && err != nil {
+					t.Errorf("newDotReader(%q, %v) = %q, %v; want %q, cut %v", tt.in, tt.unstuff, got, err, tt.want, tt.cut)
+				}
+			}
+		})
 	}
 }
 
@@ -180,6 +212,49 @@ func referenceText(in []byte) []byte {
 		out = append(out, l...)
 	}
 	return out
+}
+
+// FuzzDotReader: "+-1" data read in strict mode is what a whole-data
+// reading gives, whatever the read sizes: the lines before the first "."
+// line (unstuffed for a text), or, without that line, all the lines and
+// io.ErrUnexpectedEOF.
+func FuzzDotReader(f *testing.F) {
+	for _, tt := range dotTests {
+		f.Add([]byte(tt.in), tt.unstuff)
+	}
+	f.Fuzz(func(t *testing.T, in []byte, unstuff bool) {
+		want, whole := referenceDot(in, unstuff)
+		for _, r := range []io.Reader{
+			newDotReader(bytes.NewReader(in), unstuff),
+			newDotReader(bufio.NewReaderSize(iotest.HalfReader(bytes.NewReader(in)), 16), unstuff),
+		} {
+			got, err := io.ReadAll(r)
+			if !bytes.Equal(got, want) || (err == nil) != whole || err != nil && !errors.Is(err, io.ErrUnexpectedEOF) {
+				t.Fatalf("newDotReader(%q, %v) = %q, %v; want %q, whole %v", in, unstuff, got, err, want, whole)
+			}
+		}
+	})
+}
+
+// referenceDot reads "+-1" data as a whole, line by line.
+func referenceDot(in []byte, unstuff bool) (data []byte, whole bool) {
+	out := []byte{}
+	for b := in; len(b) > 0; {
+		i := bytes.IndexByte(b, '\n')
+		if i < 0 {
+			i = len(b) - 1
+		}
+		line := b[:i+1]
+		b = b[i+1:]
+		if s := string(line); s == ".\r\n" || s == ".\n" {
+			return out, true
+		}
+		if unstuff && len(line) > 1 && line[0] == '.' && line[1] == '.' {
+			line = line[1:]
+		}
+		out = append(out, line...)
+	}
+	return out, false
 }
 
 func BenchmarkTextReader(b *testing.B) {
