@@ -426,8 +426,9 @@ type run struct {
 	menus      map[string]menuRead // gopher: the menus read, by directory
 
 	// menuDot: the gopher server has ended a menu with a "." line
-	// (walk_gopher.go).
-	menuDot atomic.Bool
+	// (walk_gopher.go); menuDotKept: a gophermap kept by an earlier run
+	// ends with one.
+	menuDot, menuDotKept atomic.Bool
 }
 
 // claim records rel as present on the remote side; it reports false when

@@ -213,6 +213,11 @@ type menuRead struct {
 // with a "." line.
 var errMenuCut = fmt.Errorf(`mirror: the gopher menu ended without the "." line this server ends its menus with: it was cut: %w`, io.ErrUnexpectedEOF)
 
+// errMenuCutSince: a menu ended at the close, where the gophermap an
+// earlier run kept of it ends with the "." line. It says what to do when
+// it is no cut but another server (one that never sends the line).
+var errMenuCutSince = fmt.Errorf(`mirror: the gopher menu ended without the "." line that ended it in an earlier run (the gophermap kept of it): it was cut (if another server answers there now, one that never ends its menus with the line, remove the gophermap files of that run): %w`, io.ErrUnexpectedEOF)
+
 // errMenuDiffers: a menu that ended at the close was not the same when
 // read again.
 var errMenuDiffers = errors.New(`mirror: the gopher menu ended at the close without a "." line, and a second reading gave other bytes: it may have been cut`)
@@ -226,11 +231,12 @@ func (r *run) checkMenuEnd(d dirJob, l *listing) error {
 	case gopher.MenuEndDot:
 		r.menuDot.Store(true)
 	case gopher.MenuEndClose:
-		if !r.menuDot.Load() && r.keptWithDot(d.rel) {
-			r.menuDot.Store(true)
-		}
 		if r.menuDot.Load() {
 			return errMenuCut
+		}
+		if r.keptWithDot(d.rel) {
+			r.menuDotKept.Store(true)
+			return errMenuCutSince
 		}
 	}
 	r.mu.Lock()
@@ -264,12 +270,17 @@ func (r *run) keptWithDot(rel string) bool {
 // close before the run learnt that the server ends its menus with a "."
 // line: nothing below them is deleted.
 func (r *run) judgeMenus() {
-	if !r.menuDot.Load() {
+	why := errMenuCut
+	switch {
+	case r.menuDot.Load():
+	case r.menuDotKept.Load():
+		why = errMenuCutSince // known from an earlier run only
+	default:
 		return
 	}
 	for _, rel := range slices.Sorted(maps.Keys(r.menus)) {
 		if m := r.menus[rel]; m.end == gopher.MenuEndClose {
-			r.menuFailed(rel, m, errMenuCut)
+			r.menuFailed(rel, m, why)
 		}
 	}
 }

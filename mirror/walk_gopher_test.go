@@ -235,8 +235,8 @@ func TestMirrorGopherMenuCutAfterDot(t *testing.T) {
 	cut.Store(true)
 	asked.reset()
 	s, err := runGopher(t, addr, dir, Options{Delete: true})
-	if !errors.Is(err, io.ErrUnexpectedEOF) || s.Deleted != 0 {
-		t.Errorf("second run = %v, %d deleted; want io.ErrUnexpectedEOF, none deleted", err, s.Deleted)
+	if !errors.Is(err, io.ErrUnexpectedEOF) || !errors.Is(err, errMenuCutSince) || s.Deleted != 0 {
+		t.Errorf("second run = %v, %d deleted; want errMenuCutSince (io.ErrUnexpectedEOF), none deleted", err, s.Deleted)
 	}
 	checkFiles(t, dir, true, "a", "b")
 	if got, _ := os.ReadFile(filepath.Join(dir, menuName)); string(got) != string(whole) {
