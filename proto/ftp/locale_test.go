@@ -166,6 +166,12 @@ func TestListingWhole(t *testing.T) {
 		{"total", "insgesamt 8\n-rw-r--r-- 1 0 0 1  5. Okt 10:00 a\n", "a@2023-10-05"},
 		{"total alone", "insgesamt 8\n", "?"},
 		{"total not first", "-rw-r--r-- 1 0 0 1  5. Okt 10:00 a\ninsgesamt 8\n", "a@2023-10-05 ?"},
+		// Only ls's own words for "total": any other word and number stays
+		// unread, in English listings too.
+		{"a word and a number first", "README 1234\n-rw-r--r-- 1 0 0 1 Jan  5  2019 a\n", "? a@2019-01-05"},
+		{"a word and a number first, German", "README 1234\n-rw-r--r-- 1 0 0 1  5. Okt 10:00 a\n", "? a@2023-10-05"},
+		{"total in another case", "Insgesamt 8\n-rw-r--r-- 1 0 0 1  5. Okt 10:00 a\n", "? a@2023-10-05"},
+		{"total in Chinese, older coreutils", "总用量 8\n-rw-r--r-- 1 0 0 1  6月28日 06:30 a\n", "a@2023-06-28"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

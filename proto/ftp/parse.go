@@ -179,8 +179,9 @@ func (p *lineParser) parseLines(lines []string) *listing {
 
 // skipLocalTotal marks as describing the listing the first line of an ls
 // -l listing in another language when it is ls's "total N" in that
-// language ("insgesamt 4", "合計 0"): one word without digits, then the
-// number.
+// language ("insgesamt 4", "合計 0"): a word of localTotals, then the
+// number. Any other first line stays unread: a word and a number
+// ("README 1234") may be an entry of a layout not known.
 func skipLocalTotal(res []parsedLine) {
 	first := -1
 	read := false
@@ -197,9 +198,49 @@ func skipLocalTotal(res []parsedLine) {
 		return
 	}
 	word, n, ok := strings.Cut(res[first].line, " ")
-	if ok && word != "" && !strings.ContainsAny(word, "0123456789\t") && isTotalLine("total "+n) {
+	if ok && localTotals[word] && isTotalLine("total "+n) {
 		res[first].skip = true
 	}
+}
+
+// localTotals are the words GNU ls prints for "total" in other languages,
+// exactly as printed: the translations of msgid "total" in coreutils'
+// message catalogs (9.1's, the first lines of testdata/ls-locales, which
+// gen.sh captured in 44 locales), and 总用量, zh_CN's word in older
+// releases (总计 since). Locales without a translation (ia, kk) print
+// "total" itself (isTotalLine).
+var localTotals = map[string]bool{
+	"totaal":    true, // af, nl
+	"усяго":     true, // be
+	"общо":      true, // bg
+	"celkem":    true, // cs
+	"totalt":    true, // da, nb, sv
+	"insgesamt": true, // de
+	"σύνολο":    true, // el
+	"totalo":    true, // eo
+	"kokku":     true, // et
+	"guztira":   true, // eu
+	"yhteensä":  true, // fi
+	"iomlán":    true, // ga
+	"sveukupno": true, // hr
+	"összesen":  true, // hu
+	"totale":    true, // it
+	"合計":        true, // ja
+	"합계":        true, // ko
+	"omugatte":  true, // lg
+	"viso":      true, // lt
+	"jumlah":    true, // ms
+	"razem":     true, // pl
+	"итого":     true, // ru
+	"celkom":    true, // sk
+	"skupno":    true, // sl
+	"укупно":    true, // sr
+	"toplam":    true, // tr
+	"загалом":   true, // uk
+	"tổng":      true, // vi
+	"总计":        true, // zh_CN
+	"总用量":       true, // zh_CN, older releases
+	"總用量":       true, // zh_TW
 }
 
 // isTotalLine reports whether line is the "total N" line that ls -l
