@@ -141,6 +141,10 @@ func TestListingWhole(t *testing.T) {
 		{"lis with Croatian", cs1 + hr, "a@2019-10-05 b@2019-11-05"},
 		{"lis with Polish", cs1 + pl, "a@2019-11-05 c@2019-12-05"},
 		{"lis with both", cs1 + hr + pl, "? b@2019-11-05 c@2019-12-05"},
+		// A month written as a number names no language: the Croatian
+		// names still decide (a numeric date once made every name of
+		// two meanings unread).
+		{"lis with Croatian, a numeric date", cs1 + hr + "-rw-r--r-- 1 0 0 1  5.12.  2019 c\n", "a@2019-10-05 b@2019-11-05 c@2019-12-05"},
 		{"srp with kol (hr)", "-rw-r--r-- 1 0 0 1  5 srp 2019 a\n-rw-r--r-- 1 0 0 1  5 kol 2019 b\n", "a@2019-07-05 b@2019-08-05"},
 
 		// GNU ls --time-style=iso: "MM-DD HH:MM" or "YYYY-MM-DD ".

@@ -172,19 +172,23 @@ func isLocalMonth(s string) bool {
 // A day and month may be joined by a no-break space (Czech: "5.\u00a0led"),
 // the time of day written with a dot (09.07). A year last is formYearPadded
 // when the day comes first (GNU ls pads some such dates after the year:
-// German), formYear otherwise.
-func localDate(line string, fs []field, i int, now time.Time, month func(string) (time.Month, bool)) (time.Time, int, dateForm, bool) {
+// German), formYear otherwise. name is the month name the date was read
+// by, as month was given it; "" for a month written as a number
+// (Finnish).
+func localDate(line string, fs []field, i int, now time.Time, month func(string) (time.Month, bool)) (time.Time, int, dateForm, string, bool) {
 	var y, mo, d int
 	var form dateForm
+	var name string
 	mon := func(s string) bool {
 		s = trimPrefixes(s, "d’", "d'") // Catalan: "5 d’abr."
 		m, ok := month(s)
 		if !ok {
 			if t, dot := strings.CutSuffix(s, "."); dot {
+				s = t
 				m, ok = month(t)
 			}
 		}
-		mo = int(m)
+		mo, name = int(m), s
 		return ok
 	}
 	at := func(k int) string {
@@ -207,12 +211,12 @@ func localDate(line string, fs []field, i int, now time.Time, month func(string)
 		} else if i+next < len(fs) && mon(rest) {
 			d = localDay(trimSuffixes(at(next), "日", "일"))
 		} else {
-			return time.Time{}, 0, 0, false
+			return time.Time{}, 0, 0, "", false
 		}
 		if y > now.Year()+1 || !validDate(y, mo, d) {
-			return time.Time{}, 0, 0, false
+			return time.Time{}, 0, 0, "", false
 		}
-		return time.Date(y, time.Month(mo), d, 0, 0, 0, 0, time.UTC), fs[k].end, formYear, true
+		return time.Date(y, time.Month(mo), d, 0, 0, 0, 0, time.UTC), fs[k].end, formYear, name, true
 	}
 	k := 0 // the field that ends the date
 	ds, ms, nbsp := strings.Cut(at(0), "\u00a0")
@@ -223,11 +227,11 @@ func localDate(line string, fs []field, i int, now time.Time, month func(string)
 	case nbsp && i+1 < len(fs) && mon(ms):
 		d, k, form = localDay(strings.TrimSuffix(ds, ".")), i+1, formYearPadded
 	case i+1 >= len(fs):
-		return time.Time{}, 0, 0, false
+		return time.Time{}, 0, 0, "", false
 	case cjk && mon(cjkMon):
 		d, k, form = cjkDay, i+1, formYear
 	case i+2 >= len(fs):
-		return time.Time{}, 0, 0, false
+		return time.Time{}, 0, 0, "", false
 	case mon(at(0)):
 		d, k, form = localDay(trimSuffixes(at(1), "日", "일")), i+2, formYear
 	case mon(at(1)):
@@ -235,27 +239,27 @@ func localDate(line string, fs []field, i int, now time.Time, month func(string)
 	case at(1) == "de" && i+3 < len(fs) && mon(at(2)): // Catalan: "5 de gen."
 		d, k, form = localDay(at(0)), i+3, formYearPadded
 	case num: // Finnish: "5.12.  2019"
-		d, mo, k, form = numDay, numMon, i+1, formYearPadded
+		d, mo, k, form, name = numDay, numMon, i+1, formYearPadded, ""
 	case num2: // Finnish: " 5. 1.  2019"
-		d, mo, k, form = numDay2, numMon2, i+2, formYearPadded
+		d, mo, k, form, name = numDay2, numMon2, i+2, formYearPadded, ""
 	default:
-		return time.Time{}, 0, 0, false
+		return time.Time{}, 0, 0, "", false
 	}
 	if d == 0 {
-		return time.Time{}, 0, 0, false
+		return time.Time{}, 0, 0, "", false
 	}
 	last := fs[k]
 	if last.s == "у" && form == formYearPadded {
 		// Serbian: " 1. јун. у 09:07", "at" before a time of day.
 		if k+1 < len(fs) {
 			if hh, mm, ok := localClock(fs[k+1].s); ok {
-				return placeInYear(time.Month(mo), d, hh, mm, now), fs[k+1].end, formClock, true
+				return placeInYear(time.Month(mo), d, hh, mm, now), fs[k+1].end, formClock, name, true
 			}
 		}
-		return time.Time{}, 0, 0, false
+		return time.Time{}, 0, 0, "", false
 	}
 	if hh, mm, ok := localClock(last.s); ok {
-		return placeInYear(time.Month(mo), d, hh, mm, now), last.end, formClock, true
+		return placeInYear(time.Month(mo), d, hh, mm, now), last.end, formClock, name, true
 	}
 	ys := last.s
 	if form == formYearPadded {
@@ -263,9 +267,9 @@ func localDate(line string, fs []field, i int, now time.Time, month func(string)
 	}
 	y, err := strconv.Atoi(ys)
 	if err != nil || len(ys) != 4 || !isDigits(ys) || y < 1900 || !validDate(y, mo, d) {
-		return time.Time{}, 0, 0, false
+		return time.Time{}, 0, 0, "", false
 	}
-	return time.Date(y, time.Month(mo), d, 0, 0, 0, 0, time.UTC), last.end, form, true
+	return time.Date(y, time.Month(mo), d, 0, 0, 0, 0, time.UTC), last.end, form, name, true
 }
 
 // cutNumericDate reads a day and month written as numbers, each followed
@@ -366,19 +370,14 @@ func trimSuffixes(s string, suffixes ...string) string {
 func (p *lineParser) readLocal(l *listing) {
 	// The month names first, which say the listing's language.
 	var seen []string
-	var last string // the month name of the last date tried
-	collect := func(s string) (time.Month, bool) {
-		last = s
-		return 1, isLocalMonth(s)
-	}
+	anyMonth := func(s string) (time.Month, bool) { return 1, isLocalMonth(s) }
 	read := false
 	for i := range l.lines {
 		if r := &l.lines[i]; r.e == nil && !r.skip {
-			last = ""
-			if _, _, ok := parseUnix(r.line, p.now, collect); ok {
+			if _, d, ok := parseUnix(r.line, p.now, anyMonth); ok {
 				read = true
-				if last != "" { // not a month written as a number
-					seen = append(seen, last)
+				if d.month != "" { // "" for a month written as a number
+					seen = append(seen, d.month)
 				}
 			}
 		}

@@ -487,7 +487,8 @@ const (
 // lineDate is what parseUnix tells of a line's date besides its time.
 type lineDate struct {
 	form   dateForm
-	nameAt int // the byte offset of the name in the line
+	nameAt int    // the byte offset of the name in the line
+	month  string // the month name a date in another language was read by; "" for none
 }
 
 // parseUnix is parseUnixLine that also tells of the date. With a month
@@ -513,10 +514,11 @@ func parseUnix(line string, now time.Time, month func(string) (time.Month, bool)
 		var t time.Time
 		var end int
 		var form dateForm
+		var name string
 		if month == nil {
 			t, end, form, ok = unixDate(line, fs, i, now)
 		} else {
-			t, end, form, ok = localDate(line, fs, i, now, month)
+			t, end, form, name, ok = localDate(line, fs, i, now, month)
 		}
 		if !ok {
 			continue
@@ -539,7 +541,7 @@ func parseUnix(line string, now time.Time, month func(string) (time.Month, bool)
 			setExtra(&e, "owner", fs[2].s)
 			setExtra(&e, "group", line[fs[3].end-len(fs[3].s):fs[sizeAt-1].end])
 		}
-		return e, lineDate{form: form, nameAt: end + 1}, true
+		return e, lineDate{form: form, nameAt: end + 1, month: name}, true
 	}
 	return proto.Entry{}, lineDate{}, false
 }
