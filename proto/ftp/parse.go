@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode"
 
 	"github.com/rfc1738/fetch/proto"
 )
@@ -454,7 +455,7 @@ func month(s string) (time.Month, bool) {
 // The mode may carry one mark of an ACL, an SELinux context or extended
 // attributes ("+", ".", "@"). The group column may be missing, and so may
 // the link count; after a link count the group may be words ("domain
-// users"); device files show "major, minor" where others show the size. The date is "Mon DD HH:MM" or "Mon DD YYYY", or one of GNU ls's
+// users", each word a groupWord); device files show "major, minor" where others show the size. The date is "Mon DD HH:MM" or "Mon DD YYYY", or one of GNU ls's
 // ISO styles: long-iso "YYYY-MM-DD HH:MM", full-iso "YYYY-MM-DD
 // HH:MM:SS.NNNNNNNNN +ZZZZ" (the zone applied, the time kept in UTC), iso
 // "MM-DD HH:MM" or "YYYY-MM-DD". The name is everything after the single
@@ -562,19 +563,45 @@ func unixSize(e *proto.Entry, fs []field, m int) (int, bool) {
 	}
 	if sizeAt >= 5 {
 		// A group of words only after a link count and before a size,
-		// and no word of it a number: "42 2019 nov  5 2000 x" is a size
-		// then a date (Hungarian, the year first), not a group "g 42"
-		// then a size and "nov  5 2000".
+		// and every word of it a groupWord: "42 2019 nov  5 2000 x" is
+		// a size then a date (Hungarian, the year first), not a group
+		// "g 42" then a size and "nov  5 2000"; "0 42 6月28日 06:30 5 Jan
+		// 02 2019 x" is an owner, a size and a date (Chinese), not a
+		// group "6月28日 06:30".
 		if !isDigits(fs[1].s) || e.Type == proto.EntryOther {
 			return 0, false
 		}
 		for _, f := range fs[3:sizeAt] {
-			if isDigits(f.s) {
+			if !groupWord(f.s) {
 				return 0, false
 			}
 		}
 	}
 	return sizeAt, sizeAt >= 2 && sizeAt <= 7
+}
+
+// groupWord reports whether s may be a word of a group of several words:
+// one that holds a digit holds a Latin letter too. Groups of several
+// words are those of a Windows domain, through sssd or winbind: "domain
+// users", "Domain Admins", with the domain "CORP01\domain users" or
+// "domain users@ad1.example.com". A size is digits, and every date ls
+// writes has, in its first two fields, a field with digits and no Latin
+// letter (a day, a year, a time: "5", "5.", "2019", "06:30", "6月28日",
+// "6월", and the year or time after Czech's "5.\u00a0led"): so no
+// group of groupWords can hold a line's real size or date, and a line
+// that would need one ("office 365 users") is left unread (and reported)
+// rather than read wrong.
+func groupWord(s string) bool {
+	digit, latin := false, false
+	for _, c := range s {
+		switch {
+		case 'a' <= c && c <= 'z', 'A' <= c && c <= 'Z':
+			latin = true
+		case unicode.IsDigit(c):
+			digit = true
+		}
+	}
+	return latin || !digit
 }
 
 // setUnixName sets the name of an ls entry from the text after its date:

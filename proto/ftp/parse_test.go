@@ -151,6 +151,22 @@ var unixTests = []struct {
 	{"drwxr-xr-x    2 jdoe     ad domain users     4096 Mar 15  2019 2019 Mar 15",
 		proto.Entry{Name: "2019 Mar 15", Type: proto.EntryDir, Size: 4096, ModTime: date(2019, 3, 15, 0, 0), Extra: map[string]string{"perm": "drwxr-xr-x", "owner": "jdoe", "group": "ad domain users"}}, true},
 	{"-rw-r--r--    jdoe     ad domain users     1234 Jan 02 03:04 no link count", proto.Entry{}, false},
+	// A word of such a group that holds a digit holds a Latin letter
+	// too (groupWord): a NetBIOS domain before the group (winbind), a
+	// DNS domain after it (sssd).
+	{"-rw-r--r--    1 jdoe     CORP01\\domain users     1234 Jan 02 03:04 report.pdf",
+		proto.Entry{Name: "report.pdf", Type: proto.EntryFile, Size: 1234, ModTime: date(2024, 1, 2, 3, 4), Extra: map[string]string{"perm": "-rw-r--r--", "owner": "jdoe", "group": "CORP01\\domain users"}}, true},
+	{"-rw-r--r--    1 jdoe     domain users@ad1.example.com     1234 Jan 02 03:04 report.pdf",
+		proto.Entry{Name: "report.pdf", Type: proto.EntryFile, Size: 1234, ModTime: date(2024, 1, 2, 3, 4), Extra: map[string]string{"perm": "-rw-r--r--", "owner": "jdoe", "group": "domain users@ad1.example.com"}}, true},
+	{"-rw-r--r--    1 jdoe     office 365 users     1234 Jan 02 03:04 x", proto.Entry{}, false},
+	// Dates in other languages are no group: an owner, a size, a date
+	// (Chinese, Korean, Czech; no link count), then a name that reads
+	// as a size and an English date.
+	{"-rw-r--r-- 0 42 6月28日 06:30 5 Jan 02 2019 x", proto.Entry{}, false},
+	{"-rw-r--r-- 0 42  6월 28일  06:30 5 Jan 02 2019 x", proto.Entry{}, false},
+	{"-rw-r--r-- 0 42 28.\u00a0čen 06.30 5 Jan 02 2019 x", proto.Entry{}, false},
+	// Digits of another script count as digits.
+	{"-rw-r--r-- 0 42 ６月 ２８日 5 Jan 02 2019 x", proto.Entry{}, false},
 	// GNU ls --time-style (coreutils manual, "Formatting file
 	// timestamps"): long-iso, full-iso (the zone applied), iso.
 	{"-rw-r--r--    1 0        0               5 2020-01-02 03:04 long",
