@@ -159,6 +159,17 @@ func TestListingWhole(t *testing.T) {
 		{"one line", "-rw-r--r-- 1 0 0 1 2019-01-05 a\n", "a@2019-01-05"},
 		{"German old", "-rw-r--r-- 1 0 0 1  5. Okt 2019  a\n-rw-r--r-- 1 0 0 1  6. Okt 2019   sp\n", "a@2019-10-05  sp@2019-10-06"},
 		{"German one", "-rw-r--r-- 1 0 0 1  5. Okt 2019  a\n", "?"},
+		// Other languages that write the year after the day do not pad it
+		// (coreutils 9.1's translations: only German and the iso style
+		// do); a name that begins with a space after it is read when a
+		// time's name is in its column, and is left unread otherwise.
+		{"Estonian, in the column of a time", "-rw-r--r-- 1 0 0 1  5. jaan   2019  a\n-rw-r--r-- 1 0 0 1 28. juuni 06:30 z\n", " a@2019-01-05 z@2023-06-28"},
+		{"Estonian, two old", "-rw-r--r-- 1 0 0 1  5. jaan   2019  a\n-rw-r--r-- 1 0 0 1  6. jaan   2019  b\n", "? ?"},
+		{"Estonian, one not spaced", "-rw-r--r-- 1 0 0 1  5. jaan   2019  a\n-rw-r--r-- 1 0 0 1  6. jaan   2019 b\n", " a@2019-01-05 b@2019-01-06"},
+		{"Bulgarian, a time one column further", "-rw-r--r-- 1 0 0 1  5 авг 2019  sp\n-rw-r--r-- 1 0 0 1 28 юни 06:30 z\n", "? z@2023-06-28"},
+		{"German, a time one column further", "-rw-r--r-- 1 0 0 1  5. Aug 2019   sp\n-rw-r--r-- 1 0 0 1 28. Jun 06:30 z\n", " sp@2019-08-05 z@2023-06-28"},
+		{"German in lower case is not German", "-rw-r--r-- 1 0 0 1  5. okt 2019  a\n-rw-r--r-- 1 0 0 1  6. okt 2019  b\n", "? ?"},
+		{"German names, Estonian's two spaces before the year", "-rw-r--r-- 1 0 0 1  5. Okt  2019  a\n-rw-r--r-- 1 0 0 1  6. Okt  2019  b\n", "? ?"},
 		{"Hungarian, a name that begins with a year", "-rw-r--r-- 1 u g 42 2019 nov  5 2000 x\n", "2000 x@2019-11-05"},
 		{"Chinese, where a group of words would read an English date", "-rw-r--r-- 0 42 6月28日 06:30 5 Jan 02 2019 x\n", "5 Jan 02 2019 x@2023-06-28"},
 		{"Finnish", "-rw-r--r-- 1 u g 42  5.12.  2019 a\n-rw-r--r-- 1 u g 42  5. 1. 09:07 b\n", "a@2019-12-05 b@2024-01-05"},

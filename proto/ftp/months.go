@@ -170,11 +170,12 @@ func isLocalMonth(s string) bool {
 //	year first    2019 jan    5   2019年 2月14日    2019년  1월  5일    2019  urt  5
 //
 // A day and month may be joined by a no-break space (Czech: "5.\u00a0led"),
-// the time of day written with a dot (09.07). A year last is formYearPadded
-// when the day comes first (GNU ls pads some such dates after the year:
-// German), formYear otherwise. name is the month name the date was read
-// by, as month was given it; "" for a month written as a number
-// (Finnish).
+// the time of day written with a dot (09.07). A year last is formYear
+// when the month comes first; after the day it is formYearPadded in
+// German (" 5. Okt 2019", which GNU ls pads after the year) and
+// formYearLast in the other languages, which it does not pad. name is
+// the month name the date was read by, as month was given it; "" for a
+// month written as a number (Finnish).
 func localDate(line string, fs []field, i int, now time.Time, month func(string) (time.Month, bool)) (time.Time, int, dateForm, string, bool) {
 	var y, mo, d int
 	var form dateForm
@@ -225,7 +226,7 @@ func localDate(line string, fs []field, i int, now time.Time, month func(string)
 	numDay2, numMon2, num2 := numericDate(at(0), at(1))
 	switch {
 	case nbsp && i+1 < len(fs) && mon(ms):
-		d, k, form = localDay(strings.TrimSuffix(ds, ".")), i+1, formYearPadded
+		d, k, form = localDay(strings.TrimSuffix(ds, ".")), i+1, formYearLast
 	case i+1 >= len(fs):
 		return time.Time{}, 0, 0, "", false
 	case cjk && mon(cjkMon):
@@ -235,13 +236,19 @@ func localDate(line string, fs []field, i int, now time.Time, month func(string)
 	case mon(at(0)):
 		d, k, form = localDay(trimSuffixes(at(1), "日", "일")), i+2, formYear
 	case mon(at(1)):
-		d, k, form = localDay(strings.TrimSuffix(at(0), ".")), i+2, formYearPadded
+		d, k, form = localDay(strings.TrimSuffix(at(0), ".")), i+2, formYearLast
+		if strings.HasSuffix(at(0), ".") && germanMonths()[at(1)] && fs[i+2].end-len(fs[i+2].s) == fs[i+1].end+1 {
+			// German, "%e. %b %Y ": " 5. Okt 2019  name", one space
+			// between the month and the year (Estonian's "%e. %b
+			// %Y" has two).
+			form = formYearPadded
+		}
 	case at(1) == "de" && i+3 < len(fs) && mon(at(2)): // Catalan: "5 de gen."
-		d, k, form = localDay(at(0)), i+3, formYearPadded
+		d, k, form = localDay(at(0)), i+3, formYearLast
 	case num: // Finnish: "5.12.  2019"
-		d, mo, k, form, name = numDay, numMon, i+1, formYearPadded, ""
+		d, mo, k, form, name = numDay, numMon, i+1, formYearLast, ""
 	case num2: // Finnish: " 5. 1.  2019"
-		d, mo, k, form, name = numDay2, numMon2, i+2, formYearPadded, ""
+		d, mo, k, form, name = numDay2, numMon2, i+2, formYearLast, ""
 	default:
 		return time.Time{}, 0, 0, "", false
 	}
@@ -249,7 +256,7 @@ func localDate(line string, fs []field, i int, now time.Time, month func(string)
 		return time.Time{}, 0, 0, "", false
 	}
 	last := fs[k]
-	if last.s == "у" && form == formYearPadded {
+	if last.s == "у" && form == formYearLast {
 		// Serbian: " 1. јун. у 09:07", "at" before a time of day.
 		if k+1 < len(fs) {
 			if hh, mm, ok := localClock(fs[k+1].s); ok {
@@ -262,7 +269,7 @@ func localDate(line string, fs []field, i int, now time.Time, month func(string)
 		return placeInYear(time.Month(mo), d, hh, mm, now), last.end, formClock, name, true
 	}
 	ys := last.s
-	if form == formYearPadded {
+	if form == formYearLast {
 		ys = strings.TrimSuffix(ys, ".") // Serbian: "2019."
 	}
 	y, err := strconv.Atoi(ys)
@@ -271,6 +278,23 @@ func localDate(line string, fs []field, i int, now time.Time, month func(string)
 	}
 	return time.Date(y, time.Month(mo), d, 0, 0, 0, 0, time.UTC), last.end, form, name, true
 }
+
+// germanMonths are the month names of the "de" row of localMonths, as
+// German ls prints them (capitalized): a date " 5. Okt 2019" in them is
+// German's, whose year GNU ls pads after (coreutils' de.po: "%e. %b %Y ").
+var germanMonths = sync.OnceValue(func() map[string]bool {
+	set := make(map[string]bool)
+	for _, row := range localMonths {
+		if row.lang == "de" {
+			for _, names := range row.names {
+				for name := range strings.SplitSeq(names, "|") {
+					set[name] = true
+				}
+			}
+		}
+	}
+	return set
+})
 
 // cutNumericDate reads a day and month written as numbers, each followed
 // by a dot, in one field: "5.12." (Finnish ls).
@@ -398,24 +422,33 @@ func (p *lineParser) readLocal(l *listing) {
 	}
 }
 
-// settlePadding decides, for each line whose date is formYearPadded and
-// whose name (after the one space that ends the date) begins with a
-// space, whether that space is padding or the name's. ls writes the
-// dates of one listing in one format, so padding is in every such line
-// or in none:
+// settlePadding decides, for each line whose date ends with a year after
+// the day (formYearPadded, formYearLast) and whose name (after the one
+// space that ends the date) begins with a space, whether that space is
+// padding or the name's. ls writes the dates of one listing in one
+// format, so padding is in every such line or in none:
 //   - a line of them whose name begins right after the date shows there
 //     is none;
 //   - the lines whose dates end with a time of day show the column of the
-//     names (ls lines them up): a name one column further is padded, a
-//     name in the column is not;
-//   - without them, a space that all of two or more have is padding, and
-//     one line alone is not sure: it is left unread, and the listing says
-//     so.
+//     names (ls lines them up): a name in the column is not padded;
+//   - in a style that pads (formYearPadded: iso, German), a name one
+//     column further is, and without a line with a time, a space that
+//     all of two or more have is padding; one line alone is not sure;
+//   - in another (formYearLast), ls does not pad, but a time's column one
+//     further says nothing (Bulgarian's " 5 яну 2019" is one column
+//     narrower than "28 юни 06:30"), nor do lines without one: whether
+//     the style pads cannot be told, from an ls of another version or a
+//     server's own strftime.
+//
+// A line not sure is left unread, and the listing says so.
 func settlePadding(l *listing) {
 	res := l.lines
+	yearLast := func(r *parsedLine) bool {
+		return r.unix && (r.date.form == formYearPadded || r.date.form == formYearLast)
+	}
 	padded, spaced := 0, 0
 	for i := range res {
-		if r := &res[i]; r.unix && r.date.form == formYearPadded {
+		if r := &res[i]; yearLast(r) {
 			padded++
 			if r.line[r.date.nameAt] == ' ' {
 				spaced++
@@ -433,14 +466,14 @@ func settlePadding(l *listing) {
 	}
 	for i := range res {
 		r := &res[i]
-		if !r.unix || r.date.form != formYearPadded {
+		if !yearLast(r) {
 			continue
 		}
 		col := utf8.RuneCountInString(r.line[:r.date.nameAt])
 		after, at := slices.Contains(clockCols, col+1), slices.Contains(clockCols, col)
 		switch {
 		case at && !after:
-		case padded == 1 && !after:
+		case r.date.form == formYearLast, at, padded == 1 && !after:
 			l.drop(r)
 		case !setUnixName(r.e, r.line[r.date.nameAt+1:]):
 			l.drop(r)

@@ -483,6 +483,11 @@ const (
 	// is padding or the name's is decided by the whole listing
 	// (settlePadding).
 	formYearPadded
+	// formYearLast ends with a year after the day, in a style that GNU
+	// ls does not pad: " 5 яну 2019" (Bulgarian), " 5.12.  2019"
+	// (Finnish). A space that follows it is the name's only when the
+	// whole listing shows it (settlePadding).
+	formYearLast
 )
 
 // lineDate is what parseUnix tells of a line's date besides its time.
