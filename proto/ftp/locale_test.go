@@ -173,6 +173,7 @@ func TestListingWhole(t *testing.T) {
 		{"Hungarian, a name that begins with a year", "-rw-r--r-- 1 u g 42 2019 nov  5 2000 x\n", "2000 x@2019-11-05"},
 		{"Chinese, where a group of words would read an English date", "-rw-r--r-- 0 42 6月28日 06:30 5 Jan 02 2019 x\n", "5 Jan 02 2019 x@2023-06-28"},
 		{"Finnish", "-rw-r--r-- 1 u g 42  5.12.  2019 a\n-rw-r--r-- 1 u g 42  5. 1. 09:07 b\n", "a@2019-12-05 b@2024-01-05"},
+		{"Finnish, a name of one space", "-rw-r--r-- 1 u g 42  5.12.  2019  \n-rw-r--r-- 1 u g 42 10.10. 09:07 z\n", " @2019-12-05 z@2023-10-10"},
 		{"Finnish, no month 13", "-rw-r--r-- 1 u g 42  5.13.  2019 a\n", "?"},
 		{"Serbian, at a time", "-rw-r--r-- 1 u g 42  1. јун. у 09:07 a b\n", "a b@2023-06-01"},
 		{"Serbian, a word that is no time", "-rw-r--r-- 1 u g 42  1. јун. у a b\n", "?"},

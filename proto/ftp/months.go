@@ -231,6 +231,8 @@ func localDate(line string, fs []field, i int, now time.Time, month func(string)
 		return time.Time{}, 0, 0, "", false
 	case cjk && mon(cjkMon):
 		d, k, form = cjkDay, i+1, formYear
+	case num: // Finnish: "5.12.  2019"
+		d, mo, k, form, name = numDay, numMon, i+1, formYearLast, ""
 	case i+2 >= len(fs):
 		return time.Time{}, 0, 0, "", false
 	case mon(at(0)):
@@ -245,8 +247,6 @@ func localDate(line string, fs []field, i int, now time.Time, month func(string)
 		}
 	case at(1) == "de" && i+3 < len(fs) && mon(at(2)): // Catalan: "5 de gen."
 		d, k, form = localDay(at(0)), i+3, formYearLast
-	case num: // Finnish: "5.12.  2019"
-		d, mo, k, form, name = numDay, numMon, i+1, formYearLast, ""
 	case num2: // Finnish: " 5. 1.  2019"
 		d, mo, k, form, name = numDay2, numMon2, i+2, formYearLast, ""
 	default:
