@@ -182,6 +182,7 @@ func TestListingWhole(t *testing.T) {
 		// ls's "total" in another language, only before lines read as ls.
 		{"total", "insgesamt 8\n-rw-r--r-- 1 0 0 1  5. Okt 10:00 a\n", "a@2023-10-05"},
 		{"total alone", "insgesamt 8\n", "?"},
+		{"total before a line left unread", "insgesamt 8\n-rw-r--r-- 1 0 0 1  5. Okt 2019  a\n", "? ?"},
 		{"total not first", "-rw-r--r-- 1 0 0 1  5. Okt 10:00 a\ninsgesamt 8\n", "a@2023-10-05 ?"},
 		// Only ls's own words for "total": any other word and number stays
 		// unread, in English listings too.

@@ -172,9 +172,13 @@ func (p *lineParser) parseLines(lines []string) *listing {
 	}
 	if failed {
 		p.readLocal(l)
-		skipLocalTotal(l.lines)
 	}
 	settlePadding(l)
+	if failed {
+		// After settlePadding, which may leave lines unread: ls's
+		// "total" is left out only before a line read as ls.
+		skipLocalTotal(l.lines)
+	}
 	return l
 }
 
