@@ -137,6 +137,14 @@ func TestListingWhole(t *testing.T) {
 	tests := []struct {
 		name, raw, want string
 	}{
+		// Arabic: ar_EG's abbreviations (ar_AE's too), ar_DZ's, ar_IQ's
+		// one-word names (glibc 2.36 locale data); ar_IQ's October is two
+		// words, unread.
+		{"Arabic, ar_EG", "-rw-r--r-- 1 0 0 1 أكت  5  2019 a\n-rw-r--r-- 1 0 0 1 ينا  6  2019 b\n", "a@2019-10-05 b@2019-01-06"},
+		{"Arabic, ar_DZ", "-rw-r--r-- 1 0 0 1 جويلية  5  2019 a\n", "a@2019-07-05"},
+		{"Arabic, ar_IQ", "-rw-r--r-- 1 0 0 1 شباط  5  2019 a\n-rw-r--r-- 1 0 0 1 تشرين الأول  5  2019 b\n", "a@2019-02-05 ?"},
+		// Spanish of Peru and Uruguay: "set" (glibc's es_PE, es_UY).
+		{"Spanish, es_PE", "-rw-r--r-- 1 0 0 1 set  5  2019 a\n-rw-r--r-- 1 0 0 1 ene  6  2019 b\n", "a@2019-09-05 b@2019-01-06"},
 		{"lis alone", cs1, "?"},
 		{"lis with Croatian", cs1 + hr, "a@2019-10-05 b@2019-11-05"},
 		{"lis with Polish", cs1 + pl, "a@2019-11-05 c@2019-12-05"},

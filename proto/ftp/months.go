@@ -23,11 +23,20 @@ import (
 // localMonths holds the abbreviations of glibc's locale data (the abmon
 // and ab_alt_mon fields of /usr/share/i18n/locales/*, glibc 2.36: what
 // date +%b and +%Ob print), one row per language with the names of its
-// regional locales (de_AT's "Jän", fr_CA's "fév"), variants separated by
-// "|"; a name is also read without a final dot. A few names mean different months in different languages ("lis"
-// is November in Czech and Polish, October in Croatian): such a name is
-// read only when the other month names of the same listing leave one
-// language, or several that agree (monthSet).
+// regional locales (de_AT's "Jän", fr_CA's "fév", es_PE's "set"; Arabic:
+// ar_SA's, ar_EG's (ar_AE's too, and nine more's), ar_DZ's and ar_TN's,
+// ar_MA's, and the one-word names of ar_IQ, ar_JO, ar_LB and ar_SY, whose
+// January, October, November and December are two words, never one
+// field, and so stay unread), variants separated by "|"; a name is also
+// read without a final dot. Not in the table: zh_SG's 一月 to 十二月
+// (unread), and be_BY@latin's names, whose "Kas" (October) would make
+// Turkish's "Kas" (November) a name of two meanings: a be_BY@latin
+// listing of it alone is read as Turkish. (sr_RS@latin's names are
+// Slovenian's.) A few names mean
+// different months in different languages ("lis" is November in Czech
+// and Polish, October in Croatian): such a name is read only when the
+// other month names of the same listing leave one language, or several
+// that agree (monthSet).
 var localMonths = [...]struct {
 	lang  string
 	names [12]string
@@ -40,7 +49,7 @@ var localMonths = [...]struct {
 	{"de", [12]string{"Jan|Jän", "Feb", "Mär", "Apr", "Mai", "Jun", "Jul", "Aug", "Sep", "Okt", "Nov", "Dez"}},
 	{"el", [12]string{"Ιαν", "Φεβ", "Μαρ|Μάρ", "Απρ", "Μαΐ|Μάι", "Ιουν|Ιούν", "Ιουλ|Ιούλ", "Αυγ|Αύγ", "Σεπ", "Οκτ", "Νοε|Νοέ", "Δεκ"}},
 	{"eo", [12]string{"Jan", "Feb", "Mar", "Apr", "Maj", "Jun", "Jul", "Aŭg", "Sep", "Okt", "Nov", "Dec"}},
-	{"es", [12]string{"ene", "feb", "mar", "abr", "may", "jun", "jul", "ago", "sep", "oct", "nov", "dic"}},
+	{"es", [12]string{"ene", "feb", "mar", "abr", "may", "jun", "jul", "ago", "sep|set", "oct", "nov", "dic"}},
 	{"et", [12]string{"jaan", "veebr", "märts", "apr", "mai", "juuni", "juuli", "aug", "sept", "okt", "nov", "dets"}},
 	{"eu", [12]string{"urt", "ots", "mar", "api", "mai", "eka", "uzt", "abu", "ira", "urr", "aza", "abe"}},
 	{"fi", [12]string{"tammi", "helmi", "maalis", "huhti", "touko", "kesä", "heinä", "elo", "syys", "loka", "marras", "joulu"}},
@@ -74,7 +83,7 @@ var localMonths = [...]struct {
 	{"is", [12]string{"jan", "feb", "mar", "apr", "maí", "jún", "júl", "ágú", "sep", "okt", "nóv", "des"}},
 	{"lv", [12]string{"jan", "feb", "mar", "apr", "mai", "jūn", "jūl", "aug", "sep", "okt", "nov", "dec"}},
 	{"he", [12]string{"ינו", "פבר", "מרץ", "אפר", "מאי", "יונ", "יול", "אוג", "ספט", "אוק", "נוב", "דצמ"}},
-	{"ar", [12]string{"يناير", "فبراير", "مارس", "أبريل", "مايو", "يونيو", "يوليو", "أغسطس", "سبتمبر", "أكتوبر", "نوفمبر", "ديسمبر"}},
+	{"ar", [12]string{"يناير|ينا|جانفي", "فبراير|فبر|فيفري|شباط", "مارس|مار|آذار", "أبريل|أبر|أفريل|نيسان", "مايو|ماي|أيار", "يونيو|يون|جوان|حزيران", "يوليو|يول|جويلية|يوليوز|تموز", "أغسطس|أغس|أوت|غشت|آب", "سبتمبر|سبت|شتنبر|أيلول", "أكتوبر|أكت", "نوفمبر|نوف|نونبر", "ديسمبر|ديس|دجنبر"}},
 	{"th", [12]string{"ม.ค.", "ก.พ.", "มี.ค.", "เม.ย.", "พ.ค.", "มิ.ย.", "ก.ค.", "ส.ค.", "ก.ย.", "ต.ค.", "พ.ย.", "ธ.ค."}},
 	{"en", [12]string{"Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"}},
 	{"ca", [12]string{"gen.", "febr.", "març", "abr.", "maig", "juny", "jul.", "ag.", "set.", "oct.", "nov.", "des."}},
