@@ -178,11 +178,20 @@ func TestListingWhole(t *testing.T) {
 		{"German, a time one column further", "-rw-r--r-- 1 0 0 1  5. Aug 2019   sp\n-rw-r--r-- 1 0 0 1 28. Jun 06:30 z\n", " sp@2019-08-05 z@2023-06-28"},
 		{"German in lower case is not German", "-rw-r--r-- 1 0 0 1  5. okt 2019  a\n-rw-r--r-- 1 0 0 1  6. okt 2019  b\n", "? ?"},
 		{"German names, Estonian's two spaces before the year", "-rw-r--r-- 1 0 0 1  5. Okt  2019  a\n-rw-r--r-- 1 0 0 1  6. Okt  2019  b\n", "? ?"},
+		// Date formats of GNU ls's translations (coreutils 9.1's .po
+		// files: msgid "%b %e  %Y" and "%b %e %H:%M"), month names of
+		// glibc 2.36's locale data; gen.sh's fixtures in testdata/ls-locales
+		// (hu_HU, zh_CN, fi_FI, sr_RS) hold such lines.
+		// Hungarian, "%Y %b %e" (hu.po): a name that begins with a year.
 		{"Hungarian, a name that begins with a year", "-rw-r--r-- 1 u g 42 2019 nov  5 2000 x\n", "2000 x@2019-11-05"},
+		// Chinese, "%b%e日 %H:%M" (zh_CN.po), after an owner and a size.
 		{"Chinese, where a group of words would read an English date", "-rw-r--r-- 0 42 6月28日 06:30 5 Jan 02 2019 x\n", "5 Jan 02 2019 x@2023-06-28"},
+		// Finnish, "%_e.%_m.  %Y" and "%_e.%_m. %H:%M" (fi.po): the month
+		// a number.
 		{"Finnish", "-rw-r--r-- 1 u g 42  5.12.  2019 a\n-rw-r--r-- 1 u g 42  5. 1. 09:07 b\n", "a@2019-12-05 b@2024-01-05"},
 		{"Finnish, a name of one space", "-rw-r--r-- 1 u g 42  5.12.  2019  \n-rw-r--r-- 1 u g 42 10.10. 09:07 z\n", " @2019-12-05 z@2023-10-10"},
 		{"Finnish, no month 13", "-rw-r--r-- 1 u g 42  5.13.  2019 a\n", "?"},
+		// Serbian, "%e. %b. у %H:%M" (sr.po): "у", at, before a time.
 		{"Serbian, at a time", "-rw-r--r-- 1 u g 42  1. јун. у 09:07 a b\n", "a b@2023-06-01"},
 		{"Serbian, a word that is no time", "-rw-r--r-- 1 u g 42  1. јун. у a b\n", "?"},
 		{"English pads before", "-rw-r--r-- 1 0 0 1 Oct  5  2019  sp\n", " sp@2019-10-05"},

@@ -459,16 +459,17 @@ func month(s string) (time.Month, bool) {
 // The mode may carry one mark of an ACL, an SELinux context or extended
 // attributes ("+", ".", "@"). The group column may be missing, and so may
 // the link count; after a link count the group may be words ("domain
-// users", each word a groupWord); device files show "major, minor" where others show the size. The date is "Mon DD HH:MM" or "Mon DD YYYY", or one of GNU ls's
-// ISO styles: long-iso "YYYY-MM-DD HH:MM", full-iso "YYYY-MM-DD
-// HH:MM:SS.NNNNNNNNN +ZZZZ" (the zone applied, the time kept in UTC), iso
-// "MM-DD HH:MM" or "YYYY-MM-DD". The name is everything after the single
-// space that follows the date, so names with spaces (even leading or
-// trailing ones) survive; a link's name ends at its first " -> ". (GNU ls
-// pads an iso-style year after it, "2019-01-05  name": the whole listing
-// decides whether that space is padding, in settlePadding.) A date
-// without a year is placed in the twelve months before now (plus a day of
-// slack for clocks that differ).
+// users", each word a groupWord); device files show "major, minor" where
+// others show the size. The date is "Mon DD HH:MM" or "Mon DD YYYY", or
+// one of GNU ls's ISO styles: long-iso "YYYY-MM-DD HH:MM", full-iso
+// "YYYY-MM-DD HH:MM:SS.NNNNNNNNN +ZZZZ" (the zone applied, the time kept
+// in UTC), iso "MM-DD HH:MM" or "YYYY-MM-DD". The name is everything after
+// the single space that follows the date, so names with spaces (even
+// leading or trailing ones) survive; a link's name ends at its first
+// " -> ". (GNU ls pads an iso-style year after it, "2019-01-05  name":
+// the whole listing decides whether that space is padding, in
+// settlePadding.) A date without a year is placed in the twelve months
+// before now (plus a day of slack for clocks that differ).
 func parseUnixLine(line string, now time.Time) (proto.Entry, bool) {
 	e, _, ok := parseUnix(line, now, nil)
 	return e, ok
