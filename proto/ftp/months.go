@@ -23,11 +23,20 @@ import (
 // localMonths holds the abbreviations of glibc's locale data (the abmon
 // and ab_alt_mon fields of /usr/share/i18n/locales/*, glibc 2.36: what
 // date +%b and +%Ob print), one row per language with the names of its
-// regional locales (de_AT's "Jän", fr_CA's "fév"), variants separated by
-// "|"; a name is also read without a final dot. A few names mean different months in different languages ("lis"
-// is November in Czech and Polish, October in Croatian): such a name is
-// read only when the other month names of the same listing leave one
-// language, or several that agree (monthSet).
+// regional locales (de_AT's "Jän", fr_CA's "fév", es_PE's "set"; Arabic:
+// ar_SA's, ar_EG's (ar_AE's too, and nine more's), ar_DZ's and ar_TN's,
+// ar_MA's, and the one-word names of ar_IQ, ar_JO, ar_LB and ar_SY, whose
+// January, October, November and December are two words, never one
+// field, and so stay unread), variants separated by "|"; a name is also
+// read without a final dot. Not in the table: zh_SG's 一月 to 十二月
+// (unread), and be_BY@latin's names, whose "Kas" (October) would make
+// Turkish's "Kas" (November) a name of two meanings: a be_BY@latin
+// listing of it alone is read as Turkish. (sr_RS@latin's names are
+// Slovenian's.) A few names mean
+// different months in different languages ("lis" is November in Czech
+// and Polish, October in Croatian): such a name is read only when the
+// other month names of the same listing leave one language, or several
+// that agree (monthSet).
 var localMonths = [...]struct {
 	lang  string
 	names [12]string
@@ -40,7 +49,7 @@ var localMonths = [...]struct {
 	{"de", [12]string{"Jan|Jän", "Feb", "Mär", "Apr", "Mai", "Jun", "Jul", "Aug", "Sep", "Okt", "Nov", "Dez"}},
 	{"el", [12]string{"Ιαν", "Φεβ", "Μαρ|Μάρ", "Απρ", "Μαΐ|Μάι", "Ιουν|Ιούν", "Ιουλ|Ιούλ", "Αυγ|Αύγ", "Σεπ", "Οκτ", "Νοε|Νοέ", "Δεκ"}},
 	{"eo", [12]string{"Jan", "Feb", "Mar", "Apr", "Maj", "Jun", "Jul", "Aŭg", "Sep", "Okt", "Nov", "Dec"}},
-	{"es", [12]string{"ene", "feb", "mar", "abr", "may", "jun", "jul", "ago", "sep", "oct", "nov", "dic"}},
+	{"es", [12]string{"ene", "feb", "mar", "abr", "may", "jun", "jul", "ago", "sep|set", "oct", "nov", "dic"}},
 	{"et", [12]string{"jaan", "veebr", "märts", "apr", "mai", "juuni", "juuli", "aug", "sept", "okt", "nov", "dets"}},
 	{"eu", [12]string{"urt", "ots", "mar", "api", "mai", "eka", "uzt", "abu", "ira", "urr", "aza", "abe"}},
 	{"fi", [12]string{"tammi", "helmi", "maalis", "huhti", "touko", "kesä", "heinä", "elo", "syys", "loka", "marras", "joulu"}},
@@ -74,7 +83,7 @@ var localMonths = [...]struct {
 	{"is", [12]string{"jan", "feb", "mar", "apr", "maí", "jún", "júl", "ágú", "sep", "okt", "nóv", "des"}},
 	{"lv", [12]string{"jan", "feb", "mar", "apr", "mai", "jūn", "jūl", "aug", "sep", "okt", "nov", "dec"}},
 	{"he", [12]string{"ינו", "פבר", "מרץ", "אפר", "מאי", "יונ", "יול", "אוג", "ספט", "אוק", "נוב", "דצמ"}},
-	{"ar", [12]string{"يناير", "فبراير", "مارس", "أبريل", "مايو", "يونيو", "يوليو", "أغسطس", "سبتمبر", "أكتوبر", "نوفمبر", "ديسمبر"}},
+	{"ar", [12]string{"يناير|ينا|جانفي", "فبراير|فبر|فيفري|شباط", "مارس|مار|آذار", "أبريل|أبر|أفريل|نيسان", "مايو|ماي|أيار", "يونيو|يون|جوان|حزيران", "يوليو|يول|جويلية|يوليوز|تموز", "أغسطس|أغس|أوت|غشت|آب", "سبتمبر|سبت|شتنبر|أيلول", "أكتوبر|أكت", "نوفمبر|نوف|نونبر", "ديسمبر|ديس|دجنبر"}},
 	{"th", [12]string{"ม.ค.", "ก.พ.", "มี.ค.", "เม.ย.", "พ.ค.", "มิ.ย.", "ก.ค.", "ส.ค.", "ก.ย.", "ต.ค.", "พ.ย.", "ธ.ค."}},
 	{"en", [12]string{"Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"}},
 	{"ca", [12]string{"gen.", "febr.", "març", "abr.", "maig", "juny", "jul.", "ag.", "set.", "oct.", "nov.", "des."}},
@@ -170,21 +179,26 @@ func isLocalMonth(s string) bool {
 //	year first    2019 jan    5   2019年 2月14日    2019년  1월  5일    2019  urt  5
 //
 // A day and month may be joined by a no-break space (Czech: "5.\u00a0led"),
-// the time of day written with a dot (09.07). A year last is formYearPadded
-// when the day comes first (GNU ls pads some such dates after the year:
-// German), formYear otherwise.
-func localDate(line string, fs []field, i int, now time.Time, month func(string) (time.Month, bool)) (time.Time, int, dateForm, bool) {
+// the time of day written with a dot (09.07). A year last is formYear
+// when the month comes first; after the day it is formYearPadded in
+// German (" 5. Okt 2019", which GNU ls pads after the year) and
+// formYearLast in the other languages, which it does not pad. name is
+// the month name the date was read by, as month was given it; "" for a
+// month written as a number (Finnish).
+func localDate(line string, fs []field, i int, now time.Time, month func(string) (time.Month, bool)) (time.Time, int, dateForm, string, bool) {
 	var y, mo, d int
 	var form dateForm
+	var name string
 	mon := func(s string) bool {
 		s = trimPrefixes(s, "d’", "d'") // Catalan: "5 d’abr."
 		m, ok := month(s)
 		if !ok {
 			if t, dot := strings.CutSuffix(s, "."); dot {
+				s = t
 				m, ok = month(t)
 			}
 		}
-		mo = int(m)
+		mo, name = int(m), s
 		return ok
 	}
 	at := func(k int) string {
@@ -207,12 +221,12 @@ func localDate(line string, fs []field, i int, now time.Time, month func(string)
 		} else if i+next < len(fs) && mon(rest) {
 			d = localDay(trimSuffixes(at(next), "日", "일"))
 		} else {
-			return time.Time{}, 0, 0, false
+			return time.Time{}, 0, 0, "", false
 		}
 		if y > now.Year()+1 || !validDate(y, mo, d) {
-			return time.Time{}, 0, 0, false
+			return time.Time{}, 0, 0, "", false
 		}
-		return time.Date(y, time.Month(mo), d, 0, 0, 0, 0, time.UTC), fs[k].end, formYear, true
+		return time.Date(y, time.Month(mo), d, 0, 0, 0, 0, time.UTC), fs[k].end, formYear, name, true
 	}
 	k := 0 // the field that ends the date
 	ds, ms, nbsp := strings.Cut(at(0), "\u00a0")
@@ -221,52 +235,75 @@ func localDate(line string, fs []field, i int, now time.Time, month func(string)
 	numDay2, numMon2, num2 := numericDate(at(0), at(1))
 	switch {
 	case nbsp && i+1 < len(fs) && mon(ms):
-		d, k, form = localDay(strings.TrimSuffix(ds, ".")), i+1, formYearPadded
+		d, k, form = localDay(strings.TrimSuffix(ds, ".")), i+1, formYearLast
 	case i+1 >= len(fs):
-		return time.Time{}, 0, 0, false
+		return time.Time{}, 0, 0, "", false
 	case cjk && mon(cjkMon):
 		d, k, form = cjkDay, i+1, formYear
+	case num: // Finnish: "5.12.  2019"
+		d, mo, k, form, name = numDay, numMon, i+1, formYearLast, ""
 	case i+2 >= len(fs):
-		return time.Time{}, 0, 0, false
+		return time.Time{}, 0, 0, "", false
 	case mon(at(0)):
 		d, k, form = localDay(trimSuffixes(at(1), "日", "일")), i+2, formYear
 	case mon(at(1)):
-		d, k, form = localDay(strings.TrimSuffix(at(0), ".")), i+2, formYearPadded
+		d, k, form = localDay(strings.TrimSuffix(at(0), ".")), i+2, formYearLast
+		if strings.HasSuffix(at(0), ".") && germanMonths()[at(1)] && fs[i+2].end-len(fs[i+2].s) == fs[i+1].end+1 {
+			// German, "%e. %b %Y ": " 5. Okt 2019  name", one space
+			// between the month and the year (Estonian's "%e. %b
+			// %Y" has two).
+			form = formYearPadded
+		}
 	case at(1) == "de" && i+3 < len(fs) && mon(at(2)): // Catalan: "5 de gen."
-		d, k, form = localDay(at(0)), i+3, formYearPadded
-	case num: // Finnish: "5.12.  2019"
-		d, mo, k, form = numDay, numMon, i+1, formYearPadded
+		d, k, form = localDay(at(0)), i+3, formYearLast
 	case num2: // Finnish: " 5. 1.  2019"
-		d, mo, k, form = numDay2, numMon2, i+2, formYearPadded
+		d, mo, k, form, name = numDay2, numMon2, i+2, formYearLast, ""
 	default:
-		return time.Time{}, 0, 0, false
+		return time.Time{}, 0, 0, "", false
 	}
 	if d == 0 {
-		return time.Time{}, 0, 0, false
+		return time.Time{}, 0, 0, "", false
 	}
 	last := fs[k]
-	if last.s == "у" && form == formYearPadded {
+	if last.s == "у" && form == formYearLast {
 		// Serbian: " 1. јун. у 09:07", "at" before a time of day.
 		if k+1 < len(fs) {
 			if hh, mm, ok := localClock(fs[k+1].s); ok {
-				return placeInYear(time.Month(mo), d, hh, mm, now), fs[k+1].end, formClock, true
+				return placeInYear(time.Month(mo), d, hh, mm, now), fs[k+1].end, formClock, name, true
 			}
 		}
-		return time.Time{}, 0, 0, false
+		return time.Time{}, 0, 0, "", false
 	}
 	if hh, mm, ok := localClock(last.s); ok {
-		return placeInYear(time.Month(mo), d, hh, mm, now), last.end, formClock, true
+		return placeInYear(time.Month(mo), d, hh, mm, now), last.end, formClock, name, true
 	}
 	ys := last.s
-	if form == formYearPadded {
+	if form == formYearLast {
 		ys = strings.TrimSuffix(ys, ".") // Serbian: "2019."
 	}
 	y, err := strconv.Atoi(ys)
 	if err != nil || len(ys) != 4 || !isDigits(ys) || y < 1900 || !validDate(y, mo, d) {
-		return time.Time{}, 0, 0, false
+		return time.Time{}, 0, 0, "", false
 	}
-	return time.Date(y, time.Month(mo), d, 0, 0, 0, 0, time.UTC), last.end, form, true
+	return time.Date(y, time.Month(mo), d, 0, 0, 0, 0, time.UTC), last.end, form, name, true
 }
+
+// germanMonths are the month names of the "de" row of localMonths, as
+// German ls prints them (capitalized): a date " 5. Okt 2019" in them is
+// German's, whose year GNU ls pads after (coreutils' de.po: "%e. %b %Y ").
+var germanMonths = sync.OnceValue(func() map[string]bool {
+	set := make(map[string]bool)
+	for _, row := range localMonths {
+		if row.lang == "de" {
+			for _, names := range row.names {
+				for name := range strings.SplitSeq(names, "|") {
+					set[name] = true
+				}
+			}
+		}
+	}
+	return set
+})
 
 // cutNumericDate reads a day and month written as numbers, each followed
 // by a dot, in one field: "5.12." (Finnish ls).
@@ -366,19 +403,14 @@ func trimSuffixes(s string, suffixes ...string) string {
 func (p *lineParser) readLocal(l *listing) {
 	// The month names first, which say the listing's language.
 	var seen []string
-	var last string // the month name of the last date tried
-	collect := func(s string) (time.Month, bool) {
-		last = s
-		return 1, isLocalMonth(s)
-	}
+	anyMonth := func(s string) (time.Month, bool) { return 1, isLocalMonth(s) }
 	read := false
 	for i := range l.lines {
 		if r := &l.lines[i]; r.e == nil && !r.skip {
-			last = ""
-			if _, _, ok := parseUnix(r.line, p.now, collect); ok {
+			if _, d, ok := parseUnix(r.line, p.now, anyMonth); ok {
 				read = true
-				if last != "" { // not a month written as a number
-					seen = append(seen, last)
+				if d.month != "" { // "" for a month written as a number
+					seen = append(seen, d.month)
 				}
 			}
 		}
@@ -399,24 +431,33 @@ func (p *lineParser) readLocal(l *listing) {
 	}
 }
 
-// settlePadding decides, for each line whose date is formYearPadded and
-// whose name (after the one space that ends the date) begins with a
-// space, whether that space is padding or the name's. ls writes the
-// dates of one listing in one format, so padding is in every such line
-// or in none:
+// settlePadding decides, for each line whose date ends with a year after
+// the day (formYearPadded, formYearLast) and whose name (after the one
+// space that ends the date) begins with a space, whether that space is
+// padding or the name's. ls writes the dates of one listing in one
+// format, so padding is in every such line or in none:
 //   - a line of them whose name begins right after the date shows there
 //     is none;
 //   - the lines whose dates end with a time of day show the column of the
-//     names (ls lines them up): a name one column further is padded, a
-//     name in the column is not;
-//   - without them, a space that all of two or more have is padding, and
-//     one line alone is not sure: it is left unread, and the listing says
-//     so.
+//     names (ls lines them up): a name in the column is not padded;
+//   - in a style that pads (formYearPadded: iso, German), a name one
+//     column further is, and without a line with a time, a space that
+//     all of two or more have is padding; one line alone is not sure;
+//   - in another (formYearLast), ls does not pad, but a time's column one
+//     further says nothing (Bulgarian's " 5 яну 2019" is one column
+//     narrower than "28 юни 06:30"), nor do lines without one: whether
+//     the style pads cannot be told, from an ls of another version or a
+//     server's own strftime.
+//
+// A line not sure is left unread, and the listing says so.
 func settlePadding(l *listing) {
 	res := l.lines
+	yearLast := func(r *parsedLine) bool {
+		return r.unix && (r.date.form == formYearPadded || r.date.form == formYearLast)
+	}
 	padded, spaced := 0, 0
 	for i := range res {
-		if r := &res[i]; r.unix && r.date.form == formYearPadded {
+		if r := &res[i]; yearLast(r) {
 			padded++
 			if r.line[r.date.nameAt] == ' ' {
 				spaced++
@@ -434,14 +475,14 @@ func settlePadding(l *listing) {
 	}
 	for i := range res {
 		r := &res[i]
-		if !r.unix || r.date.form != formYearPadded {
+		if !yearLast(r) {
 			continue
 		}
 		col := utf8.RuneCountInString(r.line[:r.date.nameAt])
 		after, at := slices.Contains(clockCols, col+1), slices.Contains(clockCols, col)
 		switch {
 		case at && !after:
-		case padded == 1 && !after:
+		case r.date.form == formYearLast, at, padded == 1 && !after:
 			l.drop(r)
 		case !setUnixName(r.e, r.line[r.date.nameAt+1:]):
 			l.drop(r)

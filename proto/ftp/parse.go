@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode"
 
 	"github.com/rfc1738/fetch/proto"
 )
@@ -171,16 +172,21 @@ func (p *lineParser) parseLines(lines []string) *listing {
 	}
 	if failed {
 		p.readLocal(l)
-		skipLocalTotal(l.lines)
 	}
 	settlePadding(l)
+	if failed {
+		// After settlePadding, which may leave lines unread: ls's
+		// "total" is left out only before a line read as ls.
+		skipLocalTotal(l.lines)
+	}
 	return l
 }
 
 // skipLocalTotal marks as describing the listing the first line of an ls
 // -l listing in another language when it is ls's "total N" in that
-// language ("insgesamt 4", "合計 0"): one word without digits, then the
-// number.
+// language ("insgesamt 4", "合計 0"): a word of localTotals, then the
+// number. Any other first line stays unread: a word and a number
+// ("README 1234") may be an entry of a layout not known.
 func skipLocalTotal(res []parsedLine) {
 	first := -1
 	read := false
@@ -197,9 +203,49 @@ func skipLocalTotal(res []parsedLine) {
 		return
 	}
 	word, n, ok := strings.Cut(res[first].line, " ")
-	if ok && word != "" && !strings.ContainsAny(word, "0123456789\t") && isTotalLine("total "+n) {
+	if ok && localTotals[word] && isTotalLine("total "+n) {
 		res[first].skip = true
 	}
+}
+
+// localTotals are the words GNU ls prints for "total" in other languages,
+// exactly as printed: the translations of msgid "total" in coreutils'
+// message catalogs (9.1's, the first lines of testdata/ls-locales, which
+// gen.sh captured in 44 locales), and 总用量, zh_CN's word in older
+// releases (总计 since). Locales without a translation (ia, kk) print
+// "total" itself (isTotalLine).
+var localTotals = map[string]bool{
+	"totaal":    true, // af, nl
+	"усяго":     true, // be
+	"общо":      true, // bg
+	"celkem":    true, // cs
+	"totalt":    true, // da, nb, sv
+	"insgesamt": true, // de
+	"σύνολο":    true, // el
+	"totalo":    true, // eo
+	"kokku":     true, // et
+	"guztira":   true, // eu
+	"yhteensä":  true, // fi
+	"iomlán":    true, // ga
+	"sveukupno": true, // hr
+	"összesen":  true, // hu
+	"totale":    true, // it
+	"合計":        true, // ja
+	"합계":        true, // ko
+	"omugatte":  true, // lg
+	"viso":      true, // lt
+	"jumlah":    true, // ms
+	"razem":     true, // pl
+	"итого":     true, // ru
+	"celkom":    true, // sk
+	"skupno":    true, // sl
+	"укупно":    true, // sr
+	"toplam":    true, // tr
+	"загалом":   true, // uk
+	"tổng":      true, // vi
+	"总计":        true, // zh_CN
+	"总用量":       true, // zh_CN, older releases
+	"總用量":       true, // zh_TW
 }
 
 // isTotalLine reports whether line is the "total N" line that ls -l
@@ -413,16 +459,17 @@ func month(s string) (time.Month, bool) {
 // The mode may carry one mark of an ACL, an SELinux context or extended
 // attributes ("+", ".", "@"). The group column may be missing, and so may
 // the link count; after a link count the group may be words ("domain
-// users"); device files show "major, minor" where others show the size. The date is "Mon DD HH:MM" or "Mon DD YYYY", or one of GNU ls's
-// ISO styles: long-iso "YYYY-MM-DD HH:MM", full-iso "YYYY-MM-DD
-// HH:MM:SS.NNNNNNNNN +ZZZZ" (the zone applied, the time kept in UTC), iso
-// "MM-DD HH:MM" or "YYYY-MM-DD". The name is everything after the single
-// space that follows the date, so names with spaces (even leading or
-// trailing ones) survive; a link's name ends at its first " -> ". (GNU ls
-// pads an iso-style year after it, "2019-01-05  name": the whole listing
-// decides whether that space is padding, in settlePadding.) A date
-// without a year is placed in the twelve months before now (plus a day of
-// slack for clocks that differ).
+// users", each word a groupWord); device files show "major, minor" where
+// others show the size. The date is "Mon DD HH:MM" or "Mon DD YYYY", or
+// one of GNU ls's ISO styles: long-iso "YYYY-MM-DD HH:MM", full-iso
+// "YYYY-MM-DD HH:MM:SS.NNNNNNNNN +ZZZZ" (the zone applied, the time kept
+// in UTC), iso "MM-DD HH:MM" or "YYYY-MM-DD". The name is everything after
+// the single space that follows the date, so names with spaces (even
+// leading or trailing ones) survive; a link's name ends at its first
+// " -> ". (GNU ls pads an iso-style year after it, "2019-01-05  name":
+// the whole listing decides whether that space is padding, in
+// settlePadding.) A date without a year is placed in the twelve months
+// before now (plus a day of slack for clocks that differ).
 func parseUnixLine(line string, now time.Time) (proto.Entry, bool) {
 	e, _, ok := parseUnix(line, now, nil)
 	return e, ok
@@ -441,12 +488,18 @@ const (
 	// is padding or the name's is decided by the whole listing
 	// (settlePadding).
 	formYearPadded
+	// formYearLast ends with a year after the day, in a style that GNU
+	// ls does not pad: " 5 яну 2019" (Bulgarian), " 5.12.  2019"
+	// (Finnish). A space that follows it is the name's only when the
+	// whole listing shows it (settlePadding).
+	formYearLast
 )
 
 // lineDate is what parseUnix tells of a line's date besides its time.
 type lineDate struct {
 	form   dateForm
-	nameAt int // the byte offset of the name in the line
+	nameAt int    // the byte offset of the name in the line
+	month  string // the month name a date in another language was read by; "" for none
 }
 
 // parseUnix is parseUnixLine that also tells of the date. With a month
@@ -472,10 +525,11 @@ func parseUnix(line string, now time.Time, month func(string) (time.Month, bool)
 		var t time.Time
 		var end int
 		var form dateForm
+		var name string
 		if month == nil {
 			t, end, form, ok = unixDate(line, fs, i, now)
 		} else {
-			t, end, form, ok = localDate(line, fs, i, now, month)
+			t, end, form, name, ok = localDate(line, fs, i, now, month)
 		}
 		if !ok {
 			continue
@@ -498,7 +552,7 @@ func parseUnix(line string, now time.Time, month func(string) (time.Month, bool)
 			setExtra(&e, "owner", fs[2].s)
 			setExtra(&e, "group", line[fs[3].end-len(fs[3].s):fs[sizeAt-1].end])
 		}
-		return e, lineDate{form: form, nameAt: end + 1}, true
+		return e, lineDate{form: form, nameAt: end + 1, month: name}, true
 	}
 	return proto.Entry{}, lineDate{}, false
 }
@@ -519,19 +573,45 @@ func unixSize(e *proto.Entry, fs []field, m int) (int, bool) {
 	}
 	if sizeAt >= 5 {
 		// A group of words only after a link count and before a size,
-		// and no word of it a number: "42 2019 nov  5 2000 x" is a size
-		// then a date (Hungarian, the year first), not a group "g 42"
-		// then a size and "nov  5 2000".
+		// and every word of it a groupWord: "42 2019 nov  5 2000 x" is
+		// a size then a date (Hungarian, the year first), not a group
+		// "g 42" then a size and "nov  5 2000"; "0 42 6月28日 06:30 5 Jan
+		// 02 2019 x" is an owner, a size and a date (Chinese), not a
+		// group "6月28日 06:30".
 		if !isDigits(fs[1].s) || e.Type == proto.EntryOther {
 			return 0, false
 		}
 		for _, f := range fs[3:sizeAt] {
-			if isDigits(f.s) {
+			if !groupWord(f.s) {
 				return 0, false
 			}
 		}
 	}
 	return sizeAt, sizeAt >= 2 && sizeAt <= 7
+}
+
+// groupWord reports whether s may be a word of a group of several words:
+// one that holds a digit holds a Latin letter too. Groups of several
+// words are those of a Windows domain, through sssd or winbind: "domain
+// users", "Domain Admins", with the domain "CORP01\domain users" or
+// "domain users@ad1.example.com". A size is digits, and every date ls
+// writes has, in its first two fields, a field with digits and no Latin
+// letter (a day, a year, a time: "5", "5.", "2019", "06:30", "6月28日",
+// "6월", and the year or time after Czech's "5.\u00a0led"): so no
+// group of groupWords can hold a line's real size or date, and a line
+// that would need one ("office 365 users") is left unread (and reported)
+// rather than read wrong.
+func groupWord(s string) bool {
+	digit, latin := false, false
+	for _, c := range s {
+		switch {
+		case 'a' <= c && c <= 'z', 'A' <= c && c <= 'Z':
+			latin = true
+		case unicode.IsDigit(c):
+			digit = true
+		}
+	}
+	return latin || !digit
 }
 
 // setUnixName sets the name of an ls entry from the text after its date:
