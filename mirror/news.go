@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"math"
 	"net"
 	"os"
 	"path"
@@ -18,6 +19,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/rfc1738/fetch/internal/numrange"
 	"github.com/rfc1738/fetch/proto"
 	"github.com/rfc1738/fetch/uri"
 	"github.com/rfc1738/fetch/warc"
@@ -419,32 +421,45 @@ var overviewChunk int64 = 10000
 // overviewChunks is the overview of the selected group from first to last,
 // asked for in ranges of overviewChunk numbers. ok is false when the server
 // has no overview (the caller then asks STAT for each number).
+//
+// Article numbers may run to math.MaxInt64: RFC 3977 section 6 bounds them
+// to 2,147,483,647, but servers with big groups went past it and send
+// larger ones, which the mirror takes as they are; numrange walks such a
+// range without computing a number past its end, and checks ctx before
+// each range.
 func overviewChunks(ctx context.Context, s NewsSession, first, last int64) ([]NewsArticle, bool, error) {
 	var all []NewsArticle
-	for lo := first; lo <= last; lo += overviewChunk {
-		hi := min(last, lo+overviewChunk-1)
+	err := numrange.Chunks(ctx, first, last, overviewChunk, func(lo, hi int64) error {
 		arts, ok, err := s.Overview(ctx, lo, hi)
-		if err != nil || !ok {
-			return nil, ok, err
+		if err == nil && !ok {
+			err = errNoOverview
 		}
 		all = append(all, arts...)
-		if hi == last {
-			break // lo+overviewChunk could overflow
-		}
+		return err
+	})
+	switch {
+	case errors.Is(err, errNoOverview):
+		return nil, false, nil
+	case err != nil:
+		return nil, true, err
 	}
 	return all, true, nil
 }
 
+// errNoOverview ends overviewChunks' walk at a server without an
+// overview; it never leaves overviewChunks.
+var errNoOverview = errors.New("mirror: no overview")
+
 // statRange lists the articles first to last of the selected group on a
 // server without an overview, by STAT (RFC 3977 section 6.2.4): of the
-// numbers LISTGROUP gives (section 6.1.2, in one answer: a number is a
-// short line), else of every number in ranges of overviewChunk; many
-// STATs at a time when s is a NewsNumberer, else one by one.
+// numbers LISTGROUP gives (section 6.1.2), else of every number in ranges
+// of overviewChunk; many STATs at a time when s is a NewsNumberer, else
+// one by one.
 func statRange(ctx context.Context, s NewsSession, group string, first, last int64) ([]NewsArticle, error) {
 	var arts []NewsArticle
 	nn, many := s.(NewsNumberer)
 	if !many {
-		for n := first; n <= last && n >= first; n++ {
+		for n := range numrange.Numbers(first, last) {
 			id, found, err := s.Stat(ctx, n)
 			if err != nil {
 				return nil, err
@@ -471,18 +486,15 @@ func statRange(ctx context.Context, s NewsSession, group string, first, last int
 		}
 		return arts, nil
 	}
-	for lo := first; lo <= last; lo += overviewChunk {
-		hi := min(last, lo+overviewChunk-1)
+	err = numrange.Chunks(ctx, first, last, overviewChunk, func(lo, hi int64) error {
 		nums = nums[:0]
-		for n := lo; n <= hi; n++ {
+		for n := range numrange.Numbers(lo, hi) {
 			nums = append(nums, n)
 		}
-		if err := nn.StatEach(ctx, nums, keep); err != nil {
-			return nil, err
-		}
-		if hi == last {
-			break // lo+overviewChunk could overflow
-		}
+		return nn.StatEach(ctx, nums, keep)
+	})
+	if err != nil {
+		return nil, err
 	}
 	return arts, nil
 }
@@ -504,7 +516,13 @@ func (nr *newsRun) listGroup(ctx context.Context, worker int, s NewsSession, g *
 	nr.m.mu.Lock()
 	g.mark = nr.m.Groups[g.name]
 	nr.m.mu.Unlock()
-	from := max(low, g.mark.High+1, 1)
+	next := g.mark.High + 1
+	if g.mark.High == math.MaxInt64 {
+		// No number follows (see overviewChunks): the mark's own
+		// article is asked for again, found stored and unchanged.
+		next = g.mark.High
+	}
+	from := max(low, next, 1)
 	if nr.opts.MaxArticles > 0 {
 		from = max(from, high-int64(nr.opts.MaxArticles)+1)
 	}
