@@ -218,8 +218,11 @@ func (s *Session) ArticleNumbers(ctx context.Context, group string, first, last 
 // to Driver.Pipeline commands ahead of the replies (RFC 3977 section 3.5
 // allows pipelining), and calls fn in order with each number, its
 // message-id, and whether the server has it (423 and 420 are not found).
-// An error from fn stops the loop and is returned; the session is then
-// out of step and can only be closed.
+// A 223 reply that names another number than the one asked for is a
+// *proto.ProtocolError (replies out of step); another reply is a
+// *ReplyError. Such an error, or one from fn, stops the loop and is
+// returned; the session is then out of step (commands are in flight) and
+// can only be closed.
 func (s *Session) StatEach(ctx context.Context, nums []int64, fn func(n int64, id string, found bool) error) error {
 	if err := s.usable(); err != nil {
 		return err
@@ -248,7 +251,10 @@ func (s *Session) StatEach(ctx context.Context, nums []int64, fn func(n int64, i
 		found := code == StatusArticleExists
 		switch {
 		case found:
-			_, id = parseArticleReply(msg)
+			if id, err = replyFor(op, n, msg); err != nil {
+				s.broken = err
+				return err
+			}
 		case code == StatusNoSuchNumber || code == StatusNoArticleInRange:
 		default:
 			s.broken = refusal(op, code, msg)
@@ -281,7 +287,8 @@ func (s *Session) sendAhead(ctx context.Context, verb string, nums []int64, sent
 }
 
 // Stat asks whether article n of the selected group exists (RFC 3977
-// section 6.2.4) and gives its message-id; found is false for 423.
+// section 6.2.4) and gives its message-id; found is false for 423. A
+// reply that names another number is a *proto.ProtocolError.
 func (s *Session) Stat(ctx context.Context, n int64) (id string, found bool, err error) {
 	if err := s.usable(); err != nil {
 		return "", false, err
@@ -294,8 +301,26 @@ func (s *Session) Stat(ctx context.Context, n int64) (id string, found bool, err
 	default:
 		return "", false, s.fail(err)
 	}
-	_, id = parseArticleReply(msg)
+	if id, err = replyFor(fmt.Sprintf("STAT %d", n), n, msg); err != nil {
+		s.broken = err
+		return "", false, err
+	}
 	return id, true, nil
+}
+
+// replyFor gives the message-id of the reply msg to op, a command for
+// article n: "n <message-id>" (RFC 3977 sections 6.2.1 to 6.2.4). A reply
+// that names another article is a *proto.ProtocolError: the server, or a
+// proxy, dropped or added a reply, and with commands pipelined every later
+// reply belongs to another command; its message-id would be taken for n's
+// (and n's file linked to another article's). A reply without a number
+// (0) is taken as n's.
+func replyFor(op string, n int64, msg string) (string, error) {
+	got, id := parseArticleReply(msg)
+	if got != 0 && got != n {
+		return "", &proto.ProtocolError{Proto: "nntp", Msg: fmt.Sprintf("%s: the reply is for article %d, not %d: replies out of step", op, got, n)}
+	}
+	return id, nil
 }
 
 // Articles retrieves articles nums of the selected group with ARTICLE
@@ -303,7 +328,9 @@ func (s *Session) Stat(ctx context.Context, n int64) (id string, found bool, err
 // flight (RFC 3977 section 3.5 allows pipelining). fn is called in the
 // order of nums with each article's number, its message-id from the reply
 // and its text, dot-unstuffed with LF line ends, valid during the call
-// only; for a number the server no longer has (423), body is nil. Whatever
+// only; for a number the server no longer has (423), body is nil. A 220
+// reply that names another number than the one asked for is a
+// *proto.ProtocolError (replies out of step), and fn is not called. Whatever
 // fn leaves unread is skipped (up to 1 MiB; more breaks the session). An error from fn stops the loop and is
 // returned; the session is then out of step and can only be closed.
 func (s *Session) Articles(ctx context.Context, nums []int64, fn func(n int64, id string, body io.Reader) error) error {
@@ -345,7 +372,11 @@ func (s *Session) Articles(ctx context.Context, nums []int64, fn func(n int64, i
 			s.broken = refusal(op, code, msg)
 			return s.broken
 		}
-		_, id := parseArticleReply(msg)
+		id, err := replyFor(op, n, msg)
+		if err != nil {
+			s.broken = err
+			return err
+		}
 		dr := s.c.r.DotReader()
 		ferr := fn(n, id, &bodyReader{r: dr, c: s.c, op: op, ctxErr: ctx.Err})
 		if ferr != nil {

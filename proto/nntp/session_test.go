@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"slices"
 	"strings"
 	"testing"
@@ -283,5 +284,103 @@ func TestSessionStatEachStops(t *testing.T) {
 	}
 	if _, _, err := s.Stat(ctx, 1); err == nil {
 		t.Error("the session went on after StatEach stopped out of step")
+	}
+}
+
+// scriptSession opens a Session on a fake connection that plays the
+// greeting, the reply to MODE READER and then lines, and records the
+// bytes the client sends.
+func scriptSession(t *testing.T, d *Driver, lines ...string) (*Session, *fakeConn) {
+	t.Helper()
+	conn := &fakeConn{r: strings.NewReader(script(append([]string{"200 hi", "200 reader"}, lines...)...))}
+	req := &proto.Request{Dial: func(context.Context, string, string) (net.Conn, error) { return conn, nil }}
+	s, err := d.Open(context.Background(), uri.MustParse("nntp://127.0.0.1/g"), req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	return s, conn
+}
+
+// RFC 3977 sections 6.2.1 and 6.2.4: the reply to ARTICLE n or STAT n is
+// "220 n <message-id>" or "223 n <message-id>". Here the server (or a
+// proxy) lost the reply to the command for 2: the next reply names 3.
+// With commands pipelined every later reply would be taken for the
+// article before it, its message-id linked to another article's file;
+// instead the reply out of step is a *proto.ProtocolError, fn sees no
+// number after it, and the session takes no more commands.
+func TestSessionRepliesOutOfStep(t *testing.T) {
+	body := []string{"Message-ID: <a@x>", "", "a", "."}
+	for _, tc := range []struct {
+		name  string
+		lines []string
+		run   func(ctx context.Context, s *Session, got *[]string) error
+		sent  string
+	}{
+		{
+			name:  "StatEach",
+			lines: []string{"223 1 <a@x>", "223 3 <c@x>", "423 none"},
+			run: func(ctx context.Context, s *Session, got *[]string) error {
+				return s.StatEach(ctx, []int64{1, 2, 3}, func(n int64, id string, found bool) error {
+					*got = append(*got, fmt.Sprintf("%d %s", n, id))
+					return nil
+				})
+			},
+			sent: "MODE READER\r\nSTAT 1\r\nSTAT 2\r\nSTAT 3\r\n",
+		},
+		{
+			name:  "Articles",
+			lines: append(append([]string{"220 1 <a@x>"}, body...), "220 3 <c@x>", "Message-ID: <c@x>", "", "c", "."),
+			run: func(ctx context.Context, s *Session, got *[]string) error {
+				return s.Articles(ctx, []int64{1, 2, 3}, func(n int64, id string, body io.Reader) error {
+					*got = append(*got, fmt.Sprintf("%d %s", n, id))
+					return nil
+				})
+			},
+			sent: "MODE READER\r\nARTICLE 1\r\nARTICLE 2\r\nARTICLE 3\r\n",
+		},
+		{
+			name:  "Stat",
+			lines: []string{"223 2 <b@x>"},
+			run: func(ctx context.Context, s *Session, got *[]string) error {
+				_, _, err := s.Stat(ctx, 1)
+				return err
+			},
+			sent: "MODE READER\r\nSTAT 1\r\n",
+		},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s, conn := scriptSession(t, &Driver{}, tc.lines...)
+			ctx := context.Background()
+			var got []string
+			err := tc.run(ctx, s, &got)
+			var pe *proto.ProtocolError
+			if !errors.As(err, &pe) {
+				t.Fatalf("%s with a reply for another number = %v; want a *proto.ProtocolError", tc.name, err)
+			}
+			if want := []string{"1 <a@x>"}; tc.name != "Stat" && !slices.Equal(got, want) {
+				t.Errorf("fn saw %q, want %q", got, want)
+			}
+			if _, _, err := s.Stat(ctx, 1); !errors.As(err, &pe) {
+				t.Errorf("Stat after replies out of step = %v; want the session unusable", err)
+			}
+			if conn.sent.String() != tc.sent {
+				t.Errorf("sent %q, want %q", conn.sent.String(), tc.sent)
+			}
+		})
+	}
+}
+
+// A reply without the number ("223 0 <id>", as for a message-id) is
+// taken for the number asked.
+func TestSessionReplyWithoutNumber(t *testing.T) {
+	s, _ := scriptSession(t, &Driver{}, "223 0 <a@x>", "223 0 <b@x>")
+	var got []string
+	err := s.StatEach(context.Background(), []int64{1, 2}, func(n int64, id string, found bool) error {
+		got = append(got, fmt.Sprintf("%d %s %v", n, id, found))
+		return nil
+	})
+	if want := []string{"1 <a@x> true", "2 <b@x> true"}; err != nil || !slices.Equal(got, want) {
+		t.Errorf("StatEach = %q, %v; want %q", got, err, want)
 	}
 }
