@@ -1,7 +1,6 @@
 package nntp
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -196,9 +195,9 @@ func (s *Session) ArticleNumbers(ctx context.Context, group string, first, last 
 		}
 		var nums []int64
 		err = s.c.readBlock(ctx, op, 1<<30, orDefault(s.d.MaxListBytes, DefaultMaxListBytes), func(line []byte) error {
-			n, err := strconv.ParseInt(string(bytes.TrimSpace(line)), 10, 64)
-			if err != nil || n < 1 {
-				return &proto.ProtocolError{Proto: "nntp", Msg: fmt.Sprintf("%s: %q is not an article number", op, line)}
+			n, err := parseListGroupLine(string(line))
+			if err != nil {
+				return &proto.ProtocolError{Proto: "nntp", Msg: op + ": " + err.Error()}
 			}
 			if n >= first && n <= last {
 				nums = append(nums, n)
