@@ -65,8 +65,10 @@ type NewsSession interface {
 // group whose articles have mostly expired holds few of its numbers.
 type NewsNumberer interface {
 	// ArticleNumbers lists the numbers of group's articles first to last
-	// and selects the group; ok is false when the server has no
-	// LISTGROUP.
+	// and selects the group; ok is false when LISTGROUP cannot list
+	// them (the server has none, or only RFC 2980's list of the whole
+	// group, which would be over the limit on a list), and the mirror
+	// STATs every number.
 	ArticleNumbers(ctx context.Context, group string, first, last int64) (nums []int64, ok bool, err error)
 	// StatEach asks STAT for each of nums in the selected group, calling
 	// fn in order with the article's Message-ID; found is false when the

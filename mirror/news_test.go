@@ -628,23 +628,29 @@ func TestNewsMirrorSparse(t *testing.T) {
 	for _, tc := range []struct {
 		listGroup string
 		oneByOne  bool
+		maxList   int64 // Driver.MaxListBytes
 		stats     int
 	}{
-		{"range", false, 5},
-		{"plain", false, 5},
-		{"", false, 20000},
-		{"range", true, 20000},
+		{"range", false, 0, 5},
+		{"plain", false, 0, 5},
+		{"", false, 0, 20000},
+		{"range", true, 0, 20000},
+		// RFC 2980's whole list of the group could outgrow the limit
+		// on a list (5 articles of 6 bytes, 20 allowed): every number
+		// is STATed, the group not failed.
+		{"plain", false, 20, 20000},
 	} {
-		t.Run(fmt.Sprintf("listgroup=%q/onebyone=%v", tc.listGroup, tc.oneByOne), func(t *testing.T) {
+		t.Run(fmt.Sprintf("listgroup=%q/onebyone=%v/maxlist=%d", tc.listGroup, tc.oneByOne, tc.maxList), func(t *testing.T) {
 			srv := &nntptest.Server{ListGroup: tc.listGroup}
 			for i, n := range nums {
 				srv.Post(article(i, "old.g"), []string{"old.g"}, []int64{n})
 			}
 			srv.Start(t)
 			dir := t.TempDir()
-			var f Fetcher = newsFetcher{&nntp.Driver{}}
+			d := &nntp.Driver{MaxListBytes: tc.maxList}
+			var f Fetcher = newsFetcher{d}
 			if tc.oneByOne {
-				f = oneByOne{newsFetcher{&nntp.Driver{}}}
+				f = oneByOne{newsFetcher{d}}
 			}
 			ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 			defer cancel()

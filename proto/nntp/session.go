@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strconv"
 
+	"github.com/rfc1738/fetch/internal/numrange"
 	"github.com/rfc1738/fetch/proto"
 	"github.com/rfc1738/fetch/uri"
 )
@@ -161,16 +162,41 @@ func (s *Session) Overview(ctx context.Context, first, last int64) ([]OverviewLi
 	return nil, errNoOverview
 }
 
-// ErrNoListGroup is wrapped by Session.ArticleNumbers when the server
-// knows no LISTGROUP.
-var ErrNoListGroup = errors.New("nntp: server has no LISTGROUP")
+// ErrNoListGroup is wrapped by Session.ArticleNumbers when LISTGROUP
+// cannot list the range asked for (see there); the caller then asks STAT
+// for each number. It is the Kind of the *ReplyError of a refused
+// LISTGROUP, and so, as proto's sentinels, has no package prefix.
+var ErrNoListGroup = errors.New("no usable LISTGROUP")
+
+// listGroupChunk is the most article numbers ArticleNumbers asks for in
+// one LISTGROUP with a range; the reply is at most as many lines (a
+// variable for the tests).
+var listGroupChunk int64 = 100000
+
+// errRangeRefused ends ArticleNumbers' walk at a 501 to its first range:
+// RFC 2980's LISTGROUP, which takes none. It never leaves ArticleNumbers.
+var errRangeRefused = errors.New("nntp: LISTGROUP range refused")
 
 // ArticleNumbers lists the numbers of the articles first to last of group
-// (RFC 3977 section 6.1.2: LISTGROUP group first-last), which selects the
-// group as GROUP does. A server of RFC 2980's LISTGROUP, which takes no
-// range (501), is asked for the whole group, and the numbers outside the
-// range are left out. A server without LISTGROUP (500, 503) gives an
-// error wrapping ErrNoListGroup.
+// (RFC 3977 section 6.1.2: LISTGROUP group lo-hi), in ranges of 100,000
+// numbers, each reply bounded to as many lines and to Driver.MaxListBytes
+// bytes; it selects the group as GROUP does.
+//
+// A server of RFC 2980's LISTGROUP, which takes no range (a 501 to the
+// first), is asked for the whole group, and the numbers outside the range
+// are left out. That list is not bounded by the range: ArticleNumbers
+// first sends GROUP, and when the count it gives (at least the number of
+// articles, RFC 3977 section 6.1.1.2) could make the list longer than
+// Driver.MaxListBytes it asks nothing more and returns an error wrapping
+// ErrNoListGroup, the group selected: the caller STATs the numbers, where
+// a list over the limit would have broken the session and failed the
+// group on every attempt. A server without LISTGROUP (500, 503), or one
+// that refuses both forms with 501, gives the *ReplyError of the refused
+// command, wrapping ErrNoListGroup too; the session stays usable, the
+// selected group unchanged.
+//
+// A line that is not a number, or more lines than a range holds, is a
+// *proto.ProtocolError and the session can only be closed.
 func (s *Session) ArticleNumbers(ctx context.Context, group string, first, last int64) ([]int64, error) {
 	if err := s.usable(); err != nil {
 		return nil, err
@@ -182,35 +208,101 @@ func (s *Session) ArticleNumbers(ctx context.Context, group string, first, last 
 	if last < first {
 		return nil, nil
 	}
-	for _, op := range []string{fmt.Sprintf("LISTGROUP %s %d-%d", group, first, last), "LISTGROUP " + group} {
-		code, _, err := s.c.cmd(ctx, StatusGroupSelected, "%s", op)
-		switch {
-		case err == nil:
-		case code == StatusSyntaxError:
-			continue
-		case code == StatusUnknownCommand || code == StatusNotSupported:
-			return nil, fmt.Errorf("%s: %w", op, ErrNoListGroup)
-		default:
-			return nil, s.fail(err)
-		}
-		var nums []int64
-		err = s.c.readBlock(ctx, op, 1<<30, orDefault(s.d.MaxListBytes, DefaultMaxListBytes), func(line []byte) error {
-			n, err := parseListGroupLine(string(line))
-			if err != nil {
-				return &proto.ProtocolError{Proto: "nntp", Msg: op + ": " + err.Error()}
-			}
-			if n >= first && n <= last {
-				nums = append(nums, n)
-			}
-			return nil
-		})
-		if err != nil {
-			return nil, s.fail(err)
-		}
-		slices.Sort(nums)
-		return slices.Compact(nums), nil
+	var nums []int64
+	var cmdErr error // the error of a range's command; nil: ctx ended the walk
+	err := numrange.Chunks(ctx, first, last, listGroupChunk, func(lo, hi int64) error {
+		nums, cmdErr = s.listRange(ctx, group, lo, hi, lo == first, nums)
+		return cmdErr
+	})
+	switch {
+	case errors.Is(err, errRangeRefused):
+		return s.wholeGroup(ctx, group, first, last)
+	case err != nil && cmdErr == nil:
+		return nil, fmt.Errorf("nntp: LISTGROUP %s: %w", group, err)
+	case err != nil:
+		return nil, err
 	}
-	return nil, fmt.Errorf("LISTGROUP %s: %w", group, ErrNoListGroup)
+	slices.Sort(nums)
+	return slices.Compact(nums), nil
+}
+
+// listRange appends to nums the numbers of group's articles lo to hi
+// (LISTGROUP group lo-hi). A 501 to the first range gives
+// errRangeRefused.
+func (s *Session) listRange(ctx context.Context, group string, lo, hi int64, firstRange bool, nums []int64) ([]int64, error) {
+	op := fmt.Sprintf("LISTGROUP %s %d-%d", group, lo, hi)
+	code, _, err := s.c.cmd(ctx, StatusGroupSelected, "%s", op)
+	switch {
+	case err == nil:
+	case code == StatusSyntaxError && firstRange:
+		return nums, errRangeRefused
+	case code == StatusUnknownCommand || code == StatusNotSupported:
+		return nums, noListGroup(err)
+	default:
+		return nums, s.fail(err)
+	}
+	return s.readNumbers(ctx, op, int(min(hi-lo+1, 1<<30)), lo, hi, nums)
+}
+
+// wholeGroup lists the numbers first to last of group with RFC 2980's
+// LISTGROUP, which lists the whole group, when the GROUP reply's count
+// says the list fits Driver.MaxListBytes (see ArticleNumbers).
+func (s *Session) wholeGroup(ctx context.Context, group string, first, last int64) ([]int64, error) {
+	g, err := s.Group(ctx, group)
+	if err != nil {
+		return nil, err
+	}
+	maxBytes := orDefault(s.d.MaxListBytes, DefaultMaxListBytes)
+	perLine := int64(len(strconv.FormatInt(g.High, 10)) + 1) // a number, a line end
+	if g.Count > maxBytes/perLine {
+		return nil, fmt.Errorf("nntp: LISTGROUP %s: the list of %d articles could outgrow the %d-byte limit on a list: %w", group, g.Count, maxBytes, ErrNoListGroup)
+	}
+	op := "LISTGROUP " + group
+	code, _, err := s.c.cmd(ctx, StatusGroupSelected, "%s", op)
+	switch {
+	case err == nil:
+	case code == StatusSyntaxError || code == StatusUnknownCommand || code == StatusNotSupported:
+		return nil, noListGroup(err)
+	default:
+		return nil, s.fail(err)
+	}
+	nums, err := s.readNumbers(ctx, op, 1<<30, first, last, nil)
+	if err != nil {
+		return nil, err
+	}
+	slices.Sort(nums)
+	return slices.Compact(nums), nil
+}
+
+// readNumbers reads the list that follows a 211 reply to op, a LISTGROUP
+// (at most maxLines lines and Driver.MaxListBytes bytes), and appends to
+// nums the numbers from lo to hi. A malformed line, or a list over a
+// bound, breaks the session.
+func (s *Session) readNumbers(ctx context.Context, op string, maxLines int, lo, hi int64, nums []int64) ([]int64, error) {
+	err := s.c.readBlock(ctx, op, maxLines, orDefault(s.d.MaxListBytes, DefaultMaxListBytes), func(line []byte) error {
+		n, err := parseListGroupLine(string(line))
+		if err != nil {
+			return &proto.ProtocolError{Proto: "nntp", Msg: op + ": " + err.Error()}
+		}
+		if n >= lo && n <= hi {
+			nums = append(nums, n)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, s.fail(err)
+	}
+	return nums, nil
+}
+
+// noListGroup makes the refusal of a LISTGROUP command (a *ReplyError)
+// wrap ErrNoListGroup, the server's reply kept.
+func noListGroup(err error) error {
+	var re *ReplyError
+	if !errors.As(err, &re) {
+		return err
+	}
+	return &ReplyError{Cmd: re.Cmd, Reply: re.Reply, Kind: ErrNoListGroup}
 }
 
 // StatEach asks STAT for each of nums in the selected group, keeping up

@@ -384,3 +384,133 @@ func TestSessionReplyWithoutNumber(t *testing.T) {
 		t.Errorf("StatEach = %q, %v; want %q", got, err, want)
 	}
 }
+
+// RFC 3977 section 6.1.2: LISTGROUP with a range, asked for in ranges
+// of listGroupChunk numbers (2 here), so that no reply outgrows the limit
+// on a list however big the group.
+func TestSessionArticleNumbersInRanges(t *testing.T) {
+	defer func(c int64) { listGroupChunk = c }(listGroupChunk)
+	listGroupChunk = 2
+	srv := &nntptest.Server{ListGroup: "range"}
+	for _, n := range []int64{1, 2, 3, 5} {
+		srv.Post(fmt.Sprintf("Message-ID: <a%d@x>\n\nbody\n", n), []string{"g.one"}, []int64{n})
+	}
+	srv.Start(t)
+	ctx := context.Background()
+	s := openSession(t, ctx, "nntp://"+srv.Addr+"/g.one", nil)
+	nums, err := s.ArticleNumbers(ctx, "g.one", 1, 9)
+	if err != nil || !slices.Equal(nums, []int64{1, 2, 3, 5}) {
+		t.Errorf("ArticleNumbers(g.one, 1, 9) = %v, %v", nums, err)
+	}
+	var asked []string
+	for _, l := range srv.Log() {
+		if strings.HasPrefix(l, "LISTGROUP") {
+			asked = append(asked, l)
+		}
+	}
+	if want := []string{"LISTGROUP g.one 1-2", "LISTGROUP g.one 3-4", "LISTGROUP g.one 5-6", "LISTGROUP g.one 7-8", "LISTGROUP g.one 9-9"}; !slices.Equal(asked, want) {
+		t.Errorf("commands %q, want %q", asked, want)
+	}
+}
+
+// ArticleNumbers' refusals (RFC 3977 section 3.2.1: 500 unknown, 501
+// syntax, 503 not supported) and broken replies, on a scripted server.
+func TestSessionArticleNumbersReplies(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		d       Driver
+		lines   []string
+		noList  bool   // an error wrapping ErrNoListGroup, the session usable
+		code    int    // the *ReplyError's code, when noList and a command was refused
+		cmd     string // its command
+		broken  bool   // a *proto.ProtocolError, the session unusable
+		want    []int64
+		sent    string
+		stepped bool // a STAT answered after
+	}{
+		{
+			// RFC 2980's LISTGROUP: the range refused, GROUP sizes the
+			// whole list, which is read.
+			name:  "plain",
+			lines: []string{"501 no range", "211 3 1 9 g", "211 3 1 9 g list follows", "1", "5", "9", ".", "223 5 <a@x>"},
+			want:  []int64{1, 5}, sent: "MODE READER\r\nLISTGROUP g 1-6\r\nGROUP g\r\nLISTGROUP g\r\nSTAT 5\r\n", stepped: true,
+		},
+		{
+			// No LISTGROUP at all.
+			name: "503", lines: []string{"503 not supported", "223 5 <a@x>"},
+			noList: true, code: 503, cmd: "LISTGROUP g 1-6",
+			sent: "MODE READER\r\nLISTGROUP g 1-6\r\nSTAT 5\r\n", stepped: true,
+		},
+		{
+			// Both forms refused with 501: the second refusal.
+			name:   "501 twice",
+			lines:  []string{"501 no range", "211 3 1 9 g", "501 no", "223 5 <a@x>"},
+			noList: true, code: 501, cmd: "LISTGROUP g",
+			sent: "MODE READER\r\nLISTGROUP g 1-6\r\nGROUP g\r\nLISTGROUP g\r\nSTAT 5\r\n", stepped: true,
+		},
+		{
+			// The whole list of 60 articles up to 60 (3 bytes a line)
+			// could outgrow MaxListBytes: not asked for; the group is
+			// selected for the STATs that replace it.
+			name:   "plain over the limit",
+			d:      Driver{MaxListBytes: 100},
+			lines:  []string{"501 no range", "211 60 1 60 g", "223 5 <a@x>"},
+			noList: true,
+			sent:   "MODE READER\r\nLISTGROUP g 1-6\r\nGROUP g\r\nSTAT 5\r\n", stepped: true,
+		},
+		{
+			name:   "malformed line",
+			lines:  []string{"211 3 1 9 g list follows", "1", "five", "6", "."},
+			broken: true,
+			sent:   "MODE READER\r\nLISTGROUP g 1-6\r\n",
+		},
+		{
+			// More lines than the range 1-6 holds.
+			name:   "over the range",
+			lines:  []string{"211 9 1 9 g list follows", "1", "2", "3", "4", "5", "6", "6", "."},
+			broken: true,
+			sent:   "MODE READER\r\nLISTGROUP g 1-6\r\n",
+		},
+		{
+			name:   "over MaxListBytes",
+			d:      Driver{MaxListBytes: 4},
+			lines:  []string{"211 3 1 9 g list follows", "1", "2", "3", "."},
+			broken: true,
+			sent:   "MODE READER\r\nLISTGROUP g 1-6\r\n",
+		},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s, conn := scriptSession(t, &tc.d, tc.lines...)
+			ctx := context.Background()
+			nums, err := s.ArticleNumbers(ctx, "g", 1, 6)
+			var re *ReplyError
+			var pe *proto.ProtocolError
+			switch {
+			case tc.noList:
+				if !errors.Is(err, ErrNoListGroup) {
+					t.Fatalf("ArticleNumbers = %v, %v; want ErrNoListGroup", nums, err)
+				}
+				if tc.code != 0 && (!errors.As(err, &re) || re.Reply.Code != tc.code || re.Cmd != tc.cmd) {
+					t.Errorf("ArticleNumbers = %v; want the *ReplyError %d of %q", err, tc.code, tc.cmd)
+				}
+			case tc.broken:
+				if !errors.As(err, &pe) {
+					t.Fatalf("ArticleNumbers = %v, %v; want a *proto.ProtocolError", nums, err)
+				}
+				if _, _, err := s.Stat(ctx, 5); err == nil {
+					t.Error("Stat after a broken list succeeded")
+				}
+			case err != nil || !slices.Equal(nums, tc.want):
+				t.Errorf("ArticleNumbers = %v, %v; want %v", nums, err, tc.want)
+			}
+			if tc.stepped {
+				if id, found, err := s.Stat(ctx, 5); err != nil || !found || id != "<a@x>" {
+					t.Errorf("Stat(5) after = %q %v %v; want the session in step", id, found, err)
+				}
+			}
+			if conn.sent.String() != tc.sent {
+				t.Errorf("sent %q, want %q", conn.sent.String(), tc.sent)
+			}
+		})
+	}
+}
