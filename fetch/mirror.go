@@ -230,6 +230,14 @@ func (f *mirrorFetcher) NewsWARC() *warc.Writer { return f.c.WARC }
 // newsSession gives the mirror engine an nntp.Session.
 type newsSession struct{ s *nntp.Session }
 
+// newsSession must stay a NewsNumberer: one that drifts from its
+// signatures would still be a NewsSession, and the mirror would go back to
+// one STAT per number, one round trip each, without a word.
+var (
+	_ mirror.NewsSession  = newsSession{}
+	_ mirror.NewsNumberer = newsSession{}
+)
+
 func (n newsSession) Group(ctx context.Context, name string) (int64, int64, error) {
 	g, err := n.s.Group(ctx, name)
 	return g.Low, g.High, err

@@ -42,6 +42,14 @@ func (f newsFetcher) OpenNews(ctx context.Context, u *uri.URL, req *proto.Reques
 
 type testSession struct{ s *nntp.Session }
 
+// testSession pipelines STAT as fetch's adapter does: a signature that
+// drifts from NewsNumberer's must not compile (the mirror would STAT one
+// number at a time, and TestNewsMirrorSparse see it only by its clock).
+var (
+	_ NewsSession  = testSession{}
+	_ NewsNumberer = testSession{}
+)
+
 func (n testSession) Group(ctx context.Context, name string) (int64, int64, error) {
 	g, err := n.s.Group(ctx, name)
 	return g.Low, g.High, err
@@ -663,6 +671,11 @@ func TestNewsMirrorSparse(t *testing.T) {
 			}
 			if n := srv.Count("STAT "); n != tc.stats {
 				t.Errorf("%d STAT commands, want %d", n, tc.stats)
+			}
+			// Pipelined, the server holds STATs beyond the one it
+			// reads; one at a time, never.
+			if a := srv.Ahead("STAT"); tc.oneByOne && a != 0 || !tc.oneByOne && a < 1 {
+				t.Errorf("at most %d STATs received ahead, want %s", a, map[bool]string{true: "0 (one at a time)", false: "1 or more (pipelined)"}[tc.oneByOne])
 			}
 			for i, n := range nums {
 				got, err := os.ReadFile(filepath.Join(dir, "old", "g", strconv.FormatInt(n, 10)))

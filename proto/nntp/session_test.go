@@ -9,6 +9,7 @@ import (
 	"net"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -263,14 +264,49 @@ func TestSessionArticleNumbers(t *testing.T) {
 	}
 }
 
-// A refusal in the middle of pipelined STATs stops them, and so does an
-// error from fn: the session is then out of step.
+// A refusal in the middle of pipelined STATs (RFC 3977 section 3.5), here
+// of the 3rd of 10, stops them: fn has seen the first two, the caller
+// gets the *ReplyError of STAT 3 (its code, its class), and the session,
+// with seven replies still coming, takes no more commands and sends
+// nothing more.
 func TestSessionStatEachStops(t *testing.T) {
+	s, conn := scriptSession(t, &Driver{}, "223 1 <a1@x>", "223 2 <a2@x>", "502 access denied", "223 4 <a4@x>")
+	ctx := context.Background()
+	var got []int64
+	err := s.StatEach(ctx, []int64{1, 2, 3, 4, 5, 6, 7, 8, 9, 10}, func(n int64, id string, found bool) error {
+		got = append(got, n)
+		return nil
+	})
+	var re *ReplyError
+	if !errors.As(err, &re) || re.Cmd != "STAT 3" || re.Reply.Code != StatusUnavailable || !errors.Is(err, proto.ErrPermission) {
+		t.Fatalf("StatEach with the 3rd refused = %v; want the *ReplyError 502 of STAT 3", err)
+	}
+	if !slices.Equal(got, []int64{1, 2}) {
+		t.Errorf("fn saw %v, want [1 2]", got)
+	}
+	sent := conn.sent.String()
+	if _, _, err := s.Stat(ctx, 4); err == nil {
+		t.Error("Stat after StatEach stopped out of step succeeded")
+	}
+	if err := s.StatEach(ctx, []int64{4}, func(int64, string, bool) error { return nil }); err == nil {
+		t.Error("StatEach after StatEach stopped out of step succeeded")
+	}
+	if want := "MODE READER\r\nSTAT 1\r\nSTAT 2\r\nSTAT 3\r\nSTAT 4\r\nSTAT 5\r\nSTAT 6\r\nSTAT 7\r\nSTAT 8\r\nSTAT 9\r\nSTAT 10\r\n"; sent != want || conn.sent.String() != sent {
+		t.Errorf("sent %q, then %q; want %q and nothing more", sent, conn.sent.String(), want)
+	}
+}
+
+// An error from fn stops StatEach and is returned as it is; so does a
+// refusal of the first reply (no group selected, RFC 3977 section 6.2.4:
+// 412). Either way the session is then out of step.
+func TestSessionStatEachFnStops(t *testing.T) {
 	srv := newsServer(t, "OVER")
 	ctx := context.Background()
 	s := openSession(t, ctx, "nntp://"+srv.Addr+"/g.one", nil)
-	if err := s.StatEach(ctx, []int64{1, 2}, func(int64, string, bool) error { return nil }); err == nil {
-		t.Fatal("StatEach with no group selected succeeded")
+	err := s.StatEach(ctx, []int64{1, 2}, func(int64, string, bool) error { return nil })
+	var re *ReplyError
+	if !errors.As(err, &re) || re.Reply.Code != StatusNoGroupSelected {
+		t.Fatalf("StatEach with no group selected = %v; want a 412 *ReplyError", err)
 	}
 	s = openSession(t, ctx, "nntp://"+srv.Addr+"/g.one", nil)
 	if _, err := s.Group(ctx, "g.one"); err != nil {
@@ -278,12 +314,124 @@ func TestSessionStatEachStops(t *testing.T) {
 	}
 	stop := errors.New("enough")
 	calls := 0
-	err := s.StatEach(ctx, []int64{1, 2, 3}, func(int64, string, bool) error { calls++; return stop })
+	err = s.StatEach(ctx, []int64{1, 2, 3}, func(int64, string, bool) error { calls++; return stop })
 	if !errors.Is(err, stop) || calls != 1 {
 		t.Errorf("StatEach = %v after %d calls; want the callback's error after 1", err, calls)
 	}
 	if _, _, err := s.Stat(ctx, 1); err == nil {
 		t.Error("the session went on after StatEach stopped out of step")
+	}
+}
+
+// stallConn is a fakeConn whose script, once played, gives nothing more
+// until the connection is closed: a server that stopped answering.
+type stallConn struct {
+	*fakeConn
+	done chan struct{}
+	once sync.Once
+}
+
+func newStallConn(lines ...string) *stallConn {
+	c := &stallConn{done: make(chan struct{})}
+	c.fakeConn = &fakeConn{r: io.MultiReader(strings.NewReader(script(lines...)), stallReader{c.done})}
+	return c
+}
+
+func (c *stallConn) Close() error { c.once.Do(func() { close(c.done) }); return nil }
+
+type stallReader struct{ done chan struct{} }
+
+func (r stallReader) Read([]byte) (int, error) { <-r.done; return 0, net.ErrClosed }
+
+// A cancelled context stops StatEach while the server, with replies
+// still owed, stalls: an error wrapping context.Canceled at once, fn
+// having seen what came before, and the session unusable.
+func TestSessionStatEachCancel(t *testing.T) {
+	conn := newStallConn("200 hi", "200 reader", "223 1 <a1@x>", "223 2 <a2@x>")
+	req := &proto.Request{Dial: func(context.Context, string, string) (net.Conn, error) { return conn, nil }}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	s, err := (&Driver{}).Open(ctx, uri.MustParse("nntp://127.0.0.1/g"), req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	time.AfterFunc(100*time.Millisecond, cancel)
+	t0 := time.Now()
+	var got []int64
+	err = s.StatEach(ctx, []int64{1, 2, 3, 4}, func(n int64, id string, found bool) error {
+		got = append(got, n)
+		return nil
+	})
+	if !errors.Is(err, context.Canceled) || time.Since(t0) > 3*time.Second {
+		t.Errorf("StatEach after cancel = %v after %v; want context.Canceled at once", err, time.Since(t0))
+	}
+	if !slices.Equal(got, []int64{1, 2}) {
+		t.Errorf("fn saw %v, want [1 2]", got)
+	}
+	if _, _, err := s.Stat(context.Background(), 1); err == nil {
+		t.Error("the session is used after a cancelled StatEach")
+	}
+}
+
+// With Driver.Pipeline 3, StatEach and Articles keep at most 3 commands in
+// flight (the server never holds more than 2 beyond the one it reads) and
+// refill as replies come, through all ten numbers, in order.
+func TestSessionSmallPipeline(t *testing.T) {
+	srv := &nntptest.Server{}
+	for n := int64(1); n <= 10; n++ {
+		if n != 6 {
+			srv.Post(fmt.Sprintf("Message-ID: <a%d@x>\n\nbody %d\n", n, n), []string{"g"}, []int64{n})
+		}
+	}
+	srv.Start(t)
+	ctx := context.Background()
+	s, err := (&Driver{Pipeline: 3}).Open(ctx, uri.MustParse("nntp://"+srv.Addr+"/g"), &proto.Request{ConnectTimeout: 5 * time.Second, IdleTimeout: 5 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if _, err := s.Group(ctx, "g"); err != nil {
+		t.Fatal(err)
+	}
+	nums := []int64{1, 2, 3, 4, 5, 6, 7, 8, 9, 10}
+	var stats, arts []string
+	err = s.StatEach(ctx, nums, func(n int64, id string, found bool) error {
+		stats = append(stats, fmt.Sprintf("%d%s", n, id))
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = s.Articles(ctx, nums, func(n int64, id string, body io.Reader) error {
+		if body == nil {
+			arts = append(arts, fmt.Sprint(n))
+			return nil
+		}
+		b, err := io.ReadAll(body)
+		arts = append(arts, fmt.Sprintf("%d%s:%q:%v", n, id, b, err))
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, n := range nums {
+		want := fmt.Sprintf("%d<a%d@x>", n, n)
+		wantArt := fmt.Sprintf("%d<a%d@x>:%q:<nil>", n, n, fmt.Sprintf("Message-ID: <a%d@x>\n\nbody %d\n", n, n))
+		if n == 6 {
+			want, wantArt = "6", "6"
+		}
+		if stats[i] != want || arts[i] != wantArt {
+			t.Errorf("number %d: STAT %q, ARTICLE %q; want %q, %q", n, stats[i], arts[i], want, wantArt)
+		}
+	}
+	for _, verb := range []string{"STAT", "ARTICLE"} {
+		if a := srv.Ahead(verb); a < 1 || a > 2 {
+			t.Errorf("%s: %d commands received ahead at most; want 1 or 2 (3 in flight)", verb, a)
+		}
+		if n := srv.Count(verb + " "); n != 10 {
+			t.Errorf("%d %s commands, want 10", n, verb)
+		}
 	}
 }
 

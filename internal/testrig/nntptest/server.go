@@ -6,6 +6,7 @@ package nntptest
 
 import (
 	"bufio"
+	"bytes"
 	"fmt"
 	"net"
 	"path"
@@ -39,6 +40,7 @@ type Server struct {
 	mu     sync.Mutex
 	groups map[string]map[int64]string // article texts, LF line ends
 	log    []string
+	ahead  map[string]int // per verb: see Ahead
 }
 
 // Start listens on 127.0.0.1:0 and serves until the test ends.
@@ -112,10 +114,22 @@ func (s *Server) Log() []string {
 	return slices.Clone(s.log)
 }
 
-// ResetLog forgets the commands received.
+// Ahead returns the most commands the server had already received,
+// whole, beyond a verb command (upper case) when it read that one, over
+// all its connections: how many a client sent without waiting for the
+// reply to it (pipelining, RFC 3977 section 3.5). It is 0 for a client
+// that waits for each reply; it can be less than a client sent at once
+// when TCP delivers the lines apart.
+func (s *Server) Ahead(verb string) int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.ahead[verb]
+}
+
+// ResetLog forgets the commands received, and what Ahead saw.
 func (s *Server) ResetLog() {
 	s.mu.Lock()
-	s.log = nil
+	s.log, s.ahead = nil, nil
 	s.mu.Unlock()
 }
 
@@ -197,15 +211,27 @@ func (s *Server) serve(c net.Conn) {
 		if strings.HasPrefix(strings.ToUpper(line), "AUTHINFO PASS ") {
 			shown = "AUTHINFO PASS " + strings.Repeat("*", len(line)-len("AUTHINFO PASS "))
 		}
+		ahead := 0
+		if n := r.Buffered(); n > 0 {
+			b, _ := r.Peek(n)
+			ahead = bytes.Count(b, []byte("\n"))
+		}
+		f := strings.Fields(line)
+		verb := ""
+		if len(f) > 0 {
+			verb = strings.ToUpper(f[0])
+		}
 		s.mu.Lock()
 		s.log = append(s.log, shown)
+		if s.ahead == nil {
+			s.ahead = map[string]int{}
+		}
+		s.ahead[verb] = max(s.ahead[verb], ahead)
 		s.mu.Unlock()
-		f := strings.Fields(line)
 		if len(f) == 0 {
 			reply("500 empty")
 			continue
 		}
-		verb := strings.ToUpper(f[0])
 		arg := ""
 		if len(f) > 1 {
 			arg = f[1]
