@@ -27,9 +27,10 @@
 //     wire's CR LF into LF), dot-unstuffed.
 //
 // Driver.Open gives a Session, one connection kept for many commands, for
-// a mirror: GROUP, OVER (else XOVER; neither gives ErrNoOverview), STAT,
-// LIST ACTIVE with a wildmat, and ARTICLE pipelined (RFC 3977 section 3.5:
-// Driver.Pipeline commands in flight).
+// a mirror: GROUP, OVER (else XOVER; neither gives ErrNoOverview),
+// LISTGROUP, STAT, LIST ACTIVE with a wildmat, and STAT and ARTICLE
+// pipelined (RFC 3977 section 3.5: Driver.Pipeline commands in flight, at
+// most MaxPipeline).
 //
 // Replies that refuse are *ReplyError values holding the *textproto.Error:
 // 411, 420, 423 and 430 wrap proto.ErrNotFound, 480 to 482 proto.ErrLogin,

@@ -21,9 +21,17 @@ var ErrNoOverview = errNoOverview
 // discards after its callback returns.
 const maxSkip = 1 << 20
 
-// DefaultPipeline is how many ARTICLE commands Session.Articles keeps
-// ahead of the replies it has read when Driver.Pipeline is zero.
+// DefaultPipeline is how many commands Session.Articles (ARTICLE) and
+// Session.StatEach (STAT) keep ahead of the replies they have read when
+// Driver.Pipeline is zero.
 const DefaultPipeline = 64
+
+// MaxPipeline bounds Driver.Pipeline. The commands in flight are written
+// before any reply is read; at most 256 of them (under 8 KiB) fit in the
+// socket buffers between client and server, so the client's write never
+// waits for a server that is itself waiting for the client to read its
+// replies (a deadlock until the idle timeout).
+const MaxPipeline = 256
 
 // Session is one connection to a news server, greeted, in reader mode and
 // authenticated, for a program that asks for many things in turn (a
@@ -318,7 +326,7 @@ func (s *Session) StatEach(ctx context.Context, nums []int64, fn func(n int64, i
 	if err := s.usable(); err != nil {
 		return err
 	}
-	depth := orDefault(s.d.Pipeline, DefaultPipeline)
+	depth := s.d.pipeline()
 	sent, done := 0, 0
 	for done < len(nums) {
 		if err := ctx.Err(); err != nil {
@@ -361,10 +369,14 @@ func (s *Session) StatEach(ctx context.Context, nums []int64, fn func(n int64, i
 
 // sendAhead writes "VERB n" for the numbers of nums from sent on while
 // fewer than depth are unanswered (done answered), flushes them, and
-// returns how many are sent in all.
+// returns how many are sent in all. Each line passes the wire check of
+// every command (proto.CheckArg), as client.send's do.
 func (s *Session) sendAhead(ctx context.Context, verb string, nums []int64, sent, done, depth int) (int, error) {
 	for sent < len(nums) && sent-done < depth {
 		line := verb + " " + strconv.FormatInt(nums[sent], 10)
+		if err := proto.CheckArg(line); err != nil {
+			return sent, s.fail(fmt.Errorf("nntp: %s: %w", verb, err))
+		}
 		s.c.tracef("> %s", line)
 		if _, err := s.c.w.W.WriteString(line + "\r\n"); err != nil {
 			return sent, s.fail(s.c.ioErr(ctx.Err(), line, err))
@@ -428,7 +440,7 @@ func (s *Session) Articles(ctx context.Context, nums []int64, fn func(n int64, i
 	if err := s.usable(); err != nil {
 		return err
 	}
-	depth := orDefault(s.d.Pipeline, DefaultPipeline)
+	depth := s.d.pipeline()
 	sent, done := 0, 0
 	send := func() (err error) {
 		sent, err = s.sendAhead(ctx, "ARTICLE", nums, sent, done, depth)

@@ -662,3 +662,55 @@ func TestSessionArticleNumbersReplies(t *testing.T) {
 		})
 	}
 }
+
+// Driver.Pipeline above MaxPipeline is taken as MaxPipeline: asked for
+// 100,000, StatEach of 300 numbers (under 3 KiB of commands, read by the
+// server in one go) never has more than 256 in flight.
+func TestSessionPipelineCap(t *testing.T) {
+	srv := &nntptest.Server{}
+	srv.Post("Message-ID: <a@x>\n\nbody\n", []string{"g"}, []int64{7})
+	srv.Start(t)
+	ctx := context.Background()
+	s, err := (&Driver{Pipeline: 100000}).Open(ctx, uri.MustParse("nntp://"+srv.Addr+"/g"), &proto.Request{ConnectTimeout: 5 * time.Second, IdleTimeout: 5 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if _, err := s.Group(ctx, "g"); err != nil {
+		t.Fatal(err)
+	}
+	nums := make([]int64, 300)
+	for i := range nums {
+		nums[i] = int64(i + 1)
+	}
+	var found []int64
+	err = s.StatEach(ctx, nums, func(n int64, id string, ok bool) error {
+		if ok {
+			found = append(found, n)
+		}
+		return nil
+	})
+	if err != nil || !slices.Equal(found, []int64{7}) {
+		t.Fatalf("StatEach = %v, %v; want [7]", found, err)
+	}
+	if a := srv.Ahead("STAT"); a > MaxPipeline-1 {
+		t.Errorf("the server held %d STATs beyond the one it read; want at most %d", a, MaxPipeline-1)
+	}
+}
+
+// Pipelined commands pass the wire check (STYLE: no command without a
+// CR/LF check): a verb with CR LF is refused before anything is written,
+// and the session is not used again.
+func TestSessionSendAheadChecksLines(t *testing.T) {
+	s, conn := scriptSession(t, &Driver{})
+	_, err := s.sendAhead(context.Background(), "STAT\r\nQUIT", []int64{1, 2}, 0, 0, 4)
+	if !errors.Is(err, proto.ErrUnsafeArgument) {
+		t.Errorf("sendAhead with CR LF in the line = %v; want ErrUnsafeArgument", err)
+	}
+	if conn.sent.String() != "MODE READER\r\n" {
+		t.Errorf("sent %q; want nothing after MODE READER", conn.sent.String())
+	}
+	if _, _, err := s.Stat(context.Background(), 1); err == nil {
+		t.Error("Stat after a refused pipelined line succeeded")
+	}
+}
