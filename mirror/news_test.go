@@ -612,6 +612,43 @@ func TestNewsMirrorOverviewInRanges(t *testing.T) {
 	}
 }
 
+// A group with a gap wider than an overview range (overviewChunk numbers;
+// 100 here: articles 1-5 and 301-305): OVER 101-200 and 201-300 hold no
+// article, which INN answers "423 No articles in 101-200" (RFC 3977
+// section 8.3.2) and an RFC 2980 server 420. Either way the walk goes on
+// and all ten articles come. Before, the 423 failed the group: "group g:
+// nntp: OVER 1-10000: not found: 423", on every run, for any group with
+// 10,000 numbers in a row expired.
+func TestNewsMirrorOverviewGap(t *testing.T) {
+	defer func(c int64) { overviewChunk = c }(overviewChunk)
+	overviewChunk = 100
+	for _, tc := range []struct {
+		over  string
+		empty int // nntptest.Server.EmptyRange: 0 as INN
+	}{
+		{"OVER", 0}, {"OVER", 420}, {"XOVER", 0}, {"XOVER", 420},
+	} {
+		t.Run(fmt.Sprintf("%s/%d", tc.over, tc.empty), func(t *testing.T) {
+			srv := &nntptest.Server{Over: tc.over, EmptyRange: tc.empty}
+			for _, n := range []int64{1, 2, 3, 4, 5, 301, 302, 303, 304, 305} {
+				srv.Post(article(int(n), "gap.g"), []string{"gap.g"}, []int64{n})
+			}
+			srv.Start(t)
+			dir := t.TempDir()
+			sum := mirrorNews(t, "nntp://"+srv.Addr+"/gap.g", dir, newsRunOpts(2))
+			if sum.New != 10 || sum.Failed != 0 {
+				t.Fatalf("new %d failed %d, want 10 and 0: %+v", sum.New, sum.Failed, sum.Entries)
+			}
+			if n := srv.Count(tc.over + " "); n != 4 {
+				t.Errorf("%d %s commands, want 4 (1-100 to 301-305): %q", n, tc.over, srv.Log())
+			}
+			if m := readManifest(t, dir); m.Groups["gap.g"].High != 305 {
+				t.Errorf("high water mark %+v, want 305", m.Groups)
+			}
+		})
+	}
+}
+
 // oneByOne is a newsFetcher whose sessions are not NewsNumberers: the
 // mirror STATs one number at a time, as for a NewsSession of its own.
 type oneByOne struct{ newsFetcher }

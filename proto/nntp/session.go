@@ -126,7 +126,9 @@ func (s *Session) Group(ctx context.Context, name string) (GroupInfo, error) {
 // Overview returns the numbers and message-ids of the articles first to
 // last of the selected group: OVER, else XOVER (see Driver.Fetch). It
 // returns an error wrapping ErrNoOverview when the server has neither, and
-// no lines (no error) for an empty range. Malformed lines are skipped.
+// no lines (no error) for a range without articles: OVER's 423 (RFC 3977
+// section 8.3.2, as INN answers), XOVER's 420 (RFC 2980 section 2.8), or
+// an empty list. Malformed lines are skipped.
 func (s *Session) Overview(ctx context.Context, first, last int64) ([]OverviewLine, error) {
 	if err := s.usable(); err != nil {
 		return nil, err
@@ -147,7 +149,7 @@ func (s *Session) Overview(ctx context.Context, first, last int64) ([]OverviewLi
 		code, _, err := s.c.cmd(ctx, StatusOverviewFollows, "%s", op)
 		switch {
 		case err == nil:
-		case code == StatusNoArticleInRange:
+		case emptyRange(code):
 			return nil, nil
 		case code == StatusUnknownCommand || code == StatusSyntaxError || code == StatusNotSupported:
 			continue
@@ -354,7 +356,7 @@ func (s *Session) StatEach(ctx context.Context, nums []int64, fn func(n int64, i
 				s.broken = err
 				return err
 			}
-		case code == StatusNoSuchNumber || code == StatusNoArticleInRange:
+		case code == StatusNoSuchNumber || code == StatusNoCurrentArticle:
 		default:
 			s.broken = refusal(op, code, msg)
 			return s.broken
@@ -399,7 +401,7 @@ func (s *Session) Stat(ctx context.Context, n int64) (id string, found bool, err
 	code, msg, err := s.c.cmd(ctx, StatusArticleExists, "STAT %d", n)
 	switch {
 	case err == nil:
-	case code == StatusNoSuchNumber || code == StatusNoArticleInRange:
+	case code == StatusNoSuchNumber || code == StatusNoCurrentArticle:
 		return "", false, nil
 	default:
 		return "", false, s.fail(err)
@@ -465,7 +467,7 @@ func (s *Session) Articles(ctx context.Context, nums []int64, fn func(n int64, i
 		done++
 		switch {
 		case code == StatusArticleFollows:
-		case code == StatusNoSuchNumber || code == StatusNoArticleInRange:
+		case code == StatusNoSuchNumber || code == StatusNoCurrentArticle:
 			if err := fn(n, "", nil); err != nil {
 				s.broken = err
 				return err

@@ -20,7 +20,12 @@ import (
 
 func newsServer(t *testing.T, over string) *nntptest.Server {
 	t.Helper()
-	s := &nntptest.Server{Over: over}
+	return startNews(t, &nntptest.Server{Over: over})
+}
+
+// startNews posts g.one's articles 1, 2, 3 and 5 to s and starts it.
+func startNews(t *testing.T, s *nntptest.Server) *nntptest.Server {
+	t.Helper()
 	for n := int64(1); n <= 5; n++ {
 		if n == 4 {
 			continue // a gap
@@ -91,6 +96,44 @@ func TestSessionOverview(t *testing.T) {
 			}
 			if tt.over == "OVER" && slices.Contains(log, "XOVER 1-5") {
 				t.Errorf("XOVER sent to a server with OVER: %q", log)
+			}
+		})
+	}
+}
+
+// A range of the group without articles (the gap at 4, numbers past the
+// high water mark) is no lines and no error, whichever way the server says
+// so: OVER's 423 (RFC 3977 section 8.3.2, INN's "423 No articles in
+// 6-10000"), XOVER's 420 (RFC 2980 section 2.8) or XOVER's empty list
+// (INN). The session goes on: the next range gives its lines.
+func TestSessionOverviewEmptyRange(t *testing.T) {
+	for _, tt := range []struct {
+		over  string
+		empty int // nntptest.Server.EmptyRange
+		sent  string
+	}{
+		{"OVER", 0, "OVER 4-4"},     // 423
+		{"OVER", 420, "OVER 4-4"},   // 420
+		{"XOVER", 0, "XOVER 4-4"},   // 224, "."
+		{"XOVER", 420, "XOVER 4-4"}, // 420
+	} {
+		t.Run(fmt.Sprintf("%s/%d", tt.over, tt.empty), func(t *testing.T) {
+			srv := startNews(t, &nntptest.Server{Over: tt.over, EmptyRange: tt.empty})
+			ctx := context.Background()
+			s := openSession(t, ctx, "nntp://"+srv.Addr+"/g.one", nil)
+			if _, err := s.Group(ctx, "g.one"); err != nil {
+				t.Fatal(err)
+			}
+			for _, r := range [][2]int64{{4, 4}, {6, 10000}} {
+				if lines, err := s.Overview(ctx, r[0], r[1]); err != nil || len(lines) != 0 {
+					t.Errorf("Overview(%d, %d) = %v, %v; want no lines, no error", r[0], r[1], lines, err)
+				}
+			}
+			if lines, err := s.Overview(ctx, 1, 5); err != nil || len(lines) != 4 {
+				t.Errorf("Overview(1, 5) after empty ranges = %v, %v; want 4 lines", lines, err)
+			}
+			if log := srv.Log(); !slices.Contains(log, tt.sent) {
+				t.Errorf("commands %q lack %q", log, tt.sent)
 			}
 		})
 	}

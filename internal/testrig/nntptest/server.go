@@ -25,6 +25,12 @@ type Server struct {
 	// OVER in CAPABILITIES), "XOVER" (XOVER only) or "" (neither: both
 	// answer 500).
 	Over string
+	// EmptyRange is the reply to OVER or XOVER for a range that holds no
+	// article. Zero answers as INN's nnrpd does: 423 to OVER (RFC 3977
+	// section 8.3.2) and an empty list (224, then ".") to XOVER. 420
+	// answers 420 to both, as RFC 2980's XOVER servers do ("no
+	// article(s) selected").
+	EmptyRange int
 	// ListGroup selects the LISTGROUP served: "" (none: 500), "range"
 	// (RFC 3977 section 6.1.2, with a range) or "plain" (RFC 2980's,
 	// without one: a range is a 501).
@@ -293,8 +299,14 @@ func (s *Server) serve(c net.Conn) {
 				break
 			}
 			nums := s.numbers(group, lo, hi)
-			if len(nums) == 0 {
-				reply("420 no articles in that range")
+			switch {
+			case len(nums) > 0:
+			case s.EmptyRange != 0:
+				reply("%d no article(s) selected", s.EmptyRange)
+			case verb == "OVER":
+				reply("423 No articles in %s", arg)
+			}
+			if len(nums) == 0 && (s.EmptyRange != 0 || verb == "OVER") {
 				break
 			}
 			reply("224 overview follows")
