@@ -8,6 +8,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -24,8 +25,12 @@ import (
 // low..high, and every empty range, is an error, recorded in bad.
 type edgeServer struct {
 	low, high int64
-	over      bool // an overview (else no overview and no LISTGROUP)
+	over      bool // an overview (else no overview, and LISTGROUP as numbers says)
+	numbers   bool // LISTGROUP (ArticleNumbers lists ids)
 	ids       map[int64]string
+	// count, when set, is GROUP's count (NewsCounter); nil gives
+	// len(ids).
+	count *int64
 	// onOverview, when set, is called at each Overview.
 	onOverview func()
 
@@ -60,10 +65,18 @@ type edgeSession struct{ e *edgeServer }
 var (
 	_ NewsSession  = edgeSession{}
 	_ NewsNumberer = edgeSession{}
+	_ NewsCounter  = edgeSession{}
 )
 
 func (s edgeSession) Group(ctx context.Context, name string) (int64, int64, error) {
 	return s.e.low, s.e.high, nil
+}
+
+func (s edgeSession) GroupCount(ctx context.Context, name string) (int64, int64, int64, error) {
+	if s.e.count != nil {
+		return *s.e.count, s.e.low, s.e.high, nil
+	}
+	return int64(len(s.e.ids)), s.e.low, s.e.high, nil
 }
 
 func (s edgeSession) Overview(ctx context.Context, first, last int64) ([]NewsArticle, bool, error) {
@@ -100,7 +113,17 @@ func (s edgeSession) Stat(ctx context.Context, n int64) (string, bool, error) {
 }
 
 func (s edgeSession) ArticleNumbers(ctx context.Context, group string, first, last int64) ([]int64, bool, error) {
-	return nil, false, nil
+	if !s.e.numbers {
+		return nil, false, nil
+	}
+	var nums []int64
+	for n := range s.e.ids {
+		if n >= first && n <= last {
+			nums = append(nums, n)
+		}
+	}
+	slices.Sort(nums)
+	return nums, true, nil
 }
 
 func (s edgeSession) StatEach(ctx context.Context, nums []int64, fn func(int64, string, bool) error) error {
@@ -158,8 +181,11 @@ func TestNewsMirrorTopNumbers(t *testing.T) {
 		{math.MaxInt64 - 25000, true},
 	} {
 		t.Run(fmt.Sprintf("low=max-%d/over=%v", math.MaxInt64-tc.low, tc.over), func(t *testing.T) {
+			// The count of a server that subtracts the water marks:
+			// the overview is asked for in ranges of overviewChunk.
 			e := &edgeServer{low: tc.low, high: math.MaxInt64, over: tc.over,
-				ids: map[int64]string{tc.low: "<low@x>", math.MaxInt64: "<top@x>"}}
+				ids:   map[int64]string{tc.low: "<low@x>", math.MaxInt64: "<top@x>"},
+				count: new(math.MaxInt64 - tc.low + 1)}
 			dir := t.TempDir()
 			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 			defer cancel()
@@ -201,12 +227,104 @@ func TestNewsMirrorOverviewCancel(t *testing.T) {
 	overviewChunk = 10
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	e := &edgeServer{low: 1, high: 1000, over: true, ids: map[int64]string{1: "<a@x>"}, onOverview: cancel}
+	// A count of 1000 (as a server that subtracts the water marks): the
+	// ranges are overviewChunk numbers wide.
+	e := &edgeServer{low: 1, high: 1000, over: true, ids: map[int64]string{1: "<a@x>"}, count: new(int64(1000)), onOverview: cancel}
 	_, err := Run(ctx, edgeFetcher{e}, uri.MustParse("nntp://edge.invalid/edge.g"), t.TempDir(), newsRunOpts(1))
 	if !errors.Is(err, context.Canceled) {
 		t.Errorf("Run = %v, want context.Canceled", err)
 	}
 	if len(e.overs) != 1 {
 		t.Errorf("overview ranges %q after a cancel in the first; want 1", e.overs)
+	}
+}
+
+// A group of 25 articles, listed by a run that keeps at most 10
+// (maxListed; 1<<20 in earnest) in ranges of 5 numbers, by each way the
+// mirror lists: the overview, LISTGROUP then STAT, STAT of every number.
+// Each run stops at the end of the range that reached the bound, fetches
+// what it listed, records the group's high water mark there, says so (a
+// failed entry for the group, ErrPartial: exit 8) and the next goes on
+// from there: 10, 10, then the last 5 and no error. Before, the articles
+// listed were kept across ranges without a bound. With Delete the numbers
+// below the mark, listed only to find what expired, count for nothing.
+func TestNewsMirrorListBound(t *testing.T) {
+	defer func(c int64, l int) { overviewChunk, maxListed = c, l }(overviewChunk, maxListed)
+	overviewChunk, maxListed = 5, 10
+	for _, tc := range []struct {
+		name          string
+		over, numbers bool
+	}{
+		{"overview", true, false},
+		{"listgroup", false, true},
+		{"stat", false, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			e := &edgeServer{low: 1, high: 25, over: tc.over, numbers: tc.numbers, ids: map[int64]string{}}
+			for n := int64(1); n <= 25; n++ {
+				e.ids[n] = fmt.Sprintf("<a%d@x>", n)
+			}
+			dir := t.TempDir()
+			u := uri.MustParse("nntp://edge.invalid/edge.g")
+			opts := newsRunOpts(2)
+			for i, want := range []struct {
+				new  int
+				high int64
+			}{{10, 10}, {10, 20}, {5, 25}} {
+				sum, err := Run(t.Context(), edgeFetcher{e}, u, dir, opts)
+				if sum.New != want.new {
+					t.Errorf("run %d: %d new, want %d", i+1, sum.New, want.new)
+				}
+				if partial := want.high < 25; partial != errors.Is(err, ErrPartial) || partial != (sum.Failed == 1) {
+					t.Errorf("run %d: %v, %d failed; want partial %v", i+1, err, sum.Failed, partial)
+				}
+				if m := readManifest(t, dir); m.Groups["edge.g"].High != want.high {
+					t.Errorf("run %d: mark %+v, want %d", i+1, m.Groups["edge.g"], want.high)
+				}
+			}
+			if e.bad != nil {
+				t.Errorf("asked outside the group: %q", e.bad)
+			}
+			for n := range e.ids {
+				if _, err := os.Stat(filepath.Join(dir, "edge", "g", strconv.FormatInt(n, 10))); err != nil {
+					t.Errorf("article %d: %v", n, err)
+				}
+			}
+			// Five more and one expired: with Delete the 25 below the
+			// mark are listed again, and the run is whole.
+			for n := int64(26); n <= 30; n++ {
+				e.ids[n] = fmt.Sprintf("<a%d@x>", n)
+			}
+			delete(e.ids, 3)
+			e.high = 30
+			opts.Delete = true
+			sum, err := Run(t.Context(), edgeFetcher{e}, u, dir, opts)
+			if err != nil || sum.New != 5 || sum.Deleted != 1 {
+				t.Errorf("run with Delete: %v, %d new, %d deleted; want 5 and 1", err, sum.New, sum.Deleted)
+			}
+		})
+	}
+}
+
+// A server that claims a wide range with nothing in it, or that keeps
+// saying "no articles in that range", is asked for at most maxRanges
+// ranges in a run (3 here; ranges of 10 numbers, the count claiming every
+// number holds an article): the run says it stopped (exit 8), records the
+// mark at the end of the last range, and the next run goes on.
+func TestNewsMirrorRangeBound(t *testing.T) {
+	defer func(c int64, r int) { overviewChunk, maxRanges = c, r }(overviewChunk, maxRanges)
+	overviewChunk, maxRanges = 10, 3
+	e := &edgeServer{low: 1, high: 100, over: true, ids: map[int64]string{100: "<z@x>"}, count: new(int64(100))}
+	dir := t.TempDir()
+	u := uri.MustParse("nntp://edge.invalid/edge.g")
+	sum, err := Run(t.Context(), edgeFetcher{e}, u, dir, newsRunOpts(1))
+	if !errors.Is(err, ErrPartial) || sum.Failed != 1 || sum.New != 0 {
+		t.Errorf("Run = %v, %d failed, %d new; want ErrPartial, 1 and 0", err, sum.Failed, sum.New)
+	}
+	if want := []string{"1-10", "11-20", "21-30"}; !slices.Equal(e.overs, want) {
+		t.Errorf("overview ranges %q, want %q", e.overs, want)
+	}
+	if m := readManifest(t, dir); m.Groups["edge.g"].High != 30 {
+		t.Errorf("mark %+v, want 30", m.Groups)
 	}
 }

@@ -42,17 +42,24 @@ func (f newsFetcher) OpenNews(ctx context.Context, u *uri.URL, req *proto.Reques
 
 type testSession struct{ s *nntp.Session }
 
-// testSession pipelines STAT as fetch's adapter does: a signature that
-// drifts from NewsNumberer's must not compile (the mirror would STAT one
-// number at a time, and TestNewsMirrorSparse see it only by its clock).
+// testSession pipelines STAT and gives GROUP's count as fetch's adapter
+// does: a signature that drifts from NewsNumberer's or NewsCounter's must
+// not compile (the mirror would STAT one number at a time, and
+// TestNewsMirrorSparse see it only by its clock).
 var (
 	_ NewsSession  = testSession{}
 	_ NewsNumberer = testSession{}
+	_ NewsCounter  = testSession{}
 )
 
 func (n testSession) Group(ctx context.Context, name string) (int64, int64, error) {
 	g, err := n.s.Group(ctx, name)
 	return g.Low, g.High, err
+}
+
+func (n testSession) GroupCount(ctx context.Context, name string) (int64, int64, int64, error) {
+	g, err := n.s.Group(ctx, name)
+	return g.Count, g.Low, g.High, err
 }
 
 func (n testSession) Overview(ctx context.Context, first, last int64) ([]NewsArticle, bool, error) {
@@ -612,16 +619,17 @@ func TestNewsMirrorOverviewInRanges(t *testing.T) {
 	}
 }
 
-// A group with a gap wider than an overview range (overviewChunk numbers;
-// 100 here: articles 1-5 and 301-305): OVER 101-200 and 201-300 hold no
-// article, which INN answers "423 No articles in 101-200" (RFC 3977
-// section 8.3.2) and an RFC 2980 server 420. Either way the walk goes on
-// and all ten articles come. Before, the 423 failed the group: "group g:
-// nntp: OVER 1-10000: not found: 423", on every run, for any group with
-// 10,000 numbers in a row expired.
+// A group with a gap wider than an overview range: articles 1-15 and
+// 46-60, 30 in 60 numbers, asked for in ranges of 20 (overviewChunk 10 at
+// the density the count gives, overviewWidth): OVER 21-40 holds no
+// article, which INN answers "423 No articles in 21-40" (RFC 3977 section
+// 8.3.2) and an RFC 2980 server 420. Either way the walk goes on and all
+// 30 articles come. Before, the 423 failed the group: "group g: nntp:
+// OVER 1-10000: not found: 423", on every run, for any group with 10,000
+// numbers in a row expired.
 func TestNewsMirrorOverviewGap(t *testing.T) {
 	defer func(c int64) { overviewChunk = c }(overviewChunk)
-	overviewChunk = 100
+	overviewChunk = 10
 	for _, tc := range []struct {
 		over  string
 		empty int // nntptest.Server.EmptyRange: 0 as INN
@@ -630,20 +638,79 @@ func TestNewsMirrorOverviewGap(t *testing.T) {
 	} {
 		t.Run(fmt.Sprintf("%s/%d", tc.over, tc.empty), func(t *testing.T) {
 			srv := &nntptest.Server{Over: tc.over, EmptyRange: tc.empty}
-			for _, n := range []int64{1, 2, 3, 4, 5, 301, 302, 303, 304, 305} {
-				srv.Post(article(int(n), "gap.g"), []string{"gap.g"}, []int64{n})
+			for n := int64(1); n <= 60; n++ {
+				if n <= 15 || n >= 46 {
+					srv.Post(article(int(n), "gap.g"), []string{"gap.g"}, []int64{n})
+				}
 			}
 			srv.Start(t)
 			dir := t.TempDir()
 			sum := mirrorNews(t, "nntp://"+srv.Addr+"/gap.g", dir, newsRunOpts(2))
-			if sum.New != 10 || sum.Failed != 0 {
-				t.Fatalf("new %d failed %d, want 10 and 0: %+v", sum.New, sum.Failed, sum.Entries)
+			if sum.New != 30 || sum.Failed != 0 {
+				t.Fatalf("new %d failed %d, want 30 and 0: %+v", sum.New, sum.Failed, sum.Entries)
 			}
-			if n := srv.Count(tc.over + " "); n != 4 {
-				t.Errorf("%d %s commands, want 4 (1-100 to 301-305): %q", n, tc.over, srv.Log())
+			var overs []string
+			for _, l := range srv.Log() {
+				if strings.HasPrefix(l, tc.over+" ") {
+					overs = append(overs, strings.TrimPrefix(l, tc.over+" "))
+				}
 			}
-			if m := readManifest(t, dir); m.Groups["gap.g"].High != 305 {
-				t.Errorf("high water mark %+v, want 305", m.Groups)
+			if want := []string{"1-20", "21-40", "41-60"}; !slices.Equal(overs, want) {
+				t.Errorf("%s ranges %q, want %q", tc.over, overs, want)
+			}
+			if m := readManifest(t, dir); m.Groups["gap.g"].High != 60 {
+				t.Errorf("high water mark %+v, want 60", m.Groups)
+			}
+		})
+	}
+}
+
+// A server claims a group of 10^12 numbers, "211 0 1 1000000000000"
+// (count 0: empty, RFC 3977 section 6.1.1.2), or holds 5 articles spread
+// over them. The overview is asked for in one OVER (overviewWidth), and
+// a server without one is not STATed number by number when the count is
+// 0. Before, the mirror asked OVER 1-10000, OVER 10001-20000, ... each
+// answered 423: 94,985 commands in 3 s of the 10^8 the range needs,
+// until the run was cancelled.
+func TestNewsMirrorClaimedRange(t *testing.T) {
+	const top = 1000000000000
+	spread := []int64{1, 1000000, 1000000000, top - 1, top}
+	for _, tc := range []struct {
+		name            string
+		over, listGroup string
+		nums            []int64 // the articles; none: GROUP claims count 0, 1-top
+		commands        map[string]int
+	}{
+		{"count 0/OVER", "OVER", "", nil, map[string]int{"OVER ": 1}},
+		{"count 0/XOVER", "XOVER", "", nil, map[string]int{"XOVER ": 1}},
+		{"count 0/LISTGROUP", "", "range", nil, map[string]int{"LISTGROUP": 0, "STAT ": 0}},
+		{"count 0/STAT", "", "", nil, map[string]int{"STAT ": 0}},
+		{"count 5/OVER", "OVER", "", spread, map[string]int{"OVER ": 1, "ARTICLE ": 5}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			srv := &nntptest.Server{Over: tc.over, ListGroup: tc.listGroup}
+			srv.AddGroup("wide.g")
+			if tc.nums == nil {
+				srv.Marks = map[string][3]int64{"wide.g": {0, 1, top}}
+			}
+			for i, n := range tc.nums {
+				srv.Post(article(i, "wide.g"), []string{"wide.g"}, []int64{n})
+			}
+			srv.Start(t)
+			dir := t.TempDir()
+			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+			defer cancel()
+			sum, err := Run(ctx, newsFetcher{&nntp.Driver{}}, uri.MustParse("nntp://"+srv.Addr+"/wide.g"), dir, newsRunOpts(2))
+			if err != nil || sum.New != len(tc.nums) || sum.Failed != 0 {
+				t.Fatalf("Run = %v, %d new, %d failed; want %d new", err, sum.New, sum.Failed, len(tc.nums))
+			}
+			for prefix, want := range tc.commands {
+				if n := srv.Count(prefix); n != want {
+					t.Errorf("%d %q commands, want %d", n, prefix, want)
+				}
+			}
+			if m := readManifest(t, dir); m.Groups["wide.g"].High != top {
+				t.Errorf("mark %+v, want %d", m.Groups, int64(top))
 			}
 		})
 	}

@@ -7,6 +7,7 @@ import (
 	"io"
 	"slices"
 	"strconv"
+	"strings"
 
 	"github.com/rfc1738/fetch/internal/numrange"
 	"github.com/rfc1738/fetch/proto"
@@ -160,7 +161,10 @@ func (s *Session) Overview(ctx context.Context, first, last int64) ([]OverviewLi
 		err = s.c.readBlock(ctx, op, int(min(last-first+1, 1<<30)), orDefault(s.d.MaxListBytes, DefaultMaxListBytes), func(line []byte) error {
 			ov, err := parseOverview(string(line))
 			if err == nil && ov.Number >= first && ov.Number <= last {
-				out = append(out, OverviewLine{Number: ov.Number, MessageID: ov.MessageID, Bytes: ov.Bytes})
+				// A copy: the message-id alone, not the line it was
+				// cut from, stays in memory while a mirror keeps the
+				// overview of a big group.
+				out = append(out, OverviewLine{Number: ov.Number, MessageID: strings.Clone(ov.MessageID), Bytes: ov.Bytes})
 			}
 			return nil
 		})

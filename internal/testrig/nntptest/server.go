@@ -38,6 +38,11 @@ type Server struct {
 	// User and Pass, when User is set, are required with AUTHINFO before
 	// any group command (480 otherwise).
 	User, Pass string
+	// Marks, when it holds a group, is the count, low and high water
+	// mark that GROUP, LISTGROUP and LIST ACTIVE give for it instead of
+	// its articles' own: a server's estimate (RFC 3977 section 6.1.1.2)
+	// or a hostile claim ("211 0 1 1000000000000").
+	Marks map[string][3]int64
 	// Stall, when set, makes ARTICLE replies wait until it is closed.
 	Stall chan struct{}
 
@@ -151,6 +156,9 @@ func (s *Server) Count(prefix string) int {
 }
 
 func (s *Server) marks(g string) (low, high int64, count int) {
+	if m, ok := s.Marks[g]; ok {
+		return m[1], m[2], int(m[0])
+	}
 	for n := range s.groups[g] {
 		if low == 0 || n < low {
 			low = n
