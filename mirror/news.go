@@ -1,6 +1,8 @@
 package mirror
 
 import (
+	"bufio"
+	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -10,6 +12,7 @@ import (
 	"io/fs"
 	"math"
 	"net"
+	"net/textproto"
 	"os"
 	"path"
 	"slices"
@@ -627,6 +630,31 @@ func statRange(ctx context.Context, s NewsSession, group string, first, keep, la
 	return l, nil
 }
 
+// renumbered handles a group whose high water mark on the server is
+// below the one recorded (g.mark.High). New articles take numbers above
+// the high water mark (RFC 3977 section 6.1.1.2): the server numbered the
+// group again (a rebuilt spool, another server under the same name), and
+// its articles from 1 on would never be asked for, while the files under
+// those numbers hold the old ones. The recorded mark drops to the
+// server's. A group with articles is listed again from its low water mark
+// (an article stored under a number the server now gives to another is
+// then not overwritten, and fails: see otherArticle), and the run says
+// so: a failed entry naming both marks (exit 8). An empty group (count 0,
+// high below low, or "0 0 0", all of RFC 3977's forms) has nothing to
+// miss: its mark drops without a word.
+func (nr *newsRun) renumbered(g *groupRun, dir string) {
+	low, high := g.low, g.high
+	if g.count == 0 || high < low || high < 1 {
+		g.mark.High = max(high, 0)
+		return
+	}
+	from := max(low, 1)
+	nr.sum.add(EntryReport{Path: dir, URL: nr.articleURL(g.name, from), Status: StatusFailed,
+		Reason: fmt.Sprintf("group %s: the server's high water mark %d is below the %d recorded: the group was renumbered or rebuilt (or its newest articles removed); listed again from %d, and an article stored under a number the server now gives to another is not overwritten",
+			g.name, high, g.mark.High, from)})
+	g.mark.High = from - 1
+}
+
 // listGroup decides what to fetch of the selected group g: the numbers
 // above its high water mark, up to MaxArticles of the newest, not stored
 // under another group already; with Delete it removes the local articles
@@ -644,6 +672,9 @@ func (nr *newsRun) listGroup(ctx context.Context, worker int, s NewsSession, g *
 	nr.m.mu.Lock()
 	g.mark = nr.m.Groups[g.name]
 	nr.m.mu.Unlock()
+	if g.mark.High > high {
+		nr.renumbered(g, dir)
+	}
 	next := g.mark.High + 1
 	if g.mark.High == math.MaxInt64 {
 		// No number follows (see overviewChunks): the mark's own
@@ -698,6 +729,15 @@ func (nr *newsRun) listGroup(ctx context.Context, worker int, s NewsSession, g *
 		}
 		rel := dir + "/" + strconv.FormatInt(a.Number, 10)
 		url := nr.articleURL(g.name, a.Number)
+		if old := nr.otherArticle(rel, nr.stat(rel), a.MessageID); old != "" {
+			nr.sum.add(EntryReport{Path: rel, URL: url, Status: StatusFailed, Reason: notOverwritten(rel, old, a.MessageID)})
+			g.mu.Lock()
+			if g.failedAt == 0 || a.Number < g.failedAt {
+				g.failedAt = a.Number
+			}
+			g.mu.Unlock()
+			continue
+		}
 		if nr.opts.DryRun {
 			nr.sum.add(EntryReport{Path: rel, URL: url, Status: StatusNew, Reason: "dry run: would fetch"})
 			continue
@@ -856,7 +896,16 @@ func (nr *newsRun) storeArticle(worker int, rel, url, id string, body io.Reader)
 		return rep
 	}
 	loc := nr.stat(rel)
-	rep = nr.writeArticle(worker, rf, loc, rep, data)
+	got := articleID(bytes.NewReader(data))
+	if got == "" {
+		got = id
+	}
+	if old := nr.otherArticle(rel, loc, got); old != "" {
+		// The overview said nothing of it, or something else.
+		rep.Status, rep.Reason = StatusFailed, notOverwritten(rel, old, got)
+	} else {
+		rep = nr.writeArticle(worker, rf, loc, rep, data)
+	}
 	if rep.Status == StatusNew || rep.Status == StatusUpdated {
 		if err := nr.archive(url, start, data); err != nil {
 			// The file is stored; the archive misses it, and says so.
@@ -879,6 +928,40 @@ func (nr *newsRun) storeArticle(worker int, rel, url, id string, body io.Reader)
 		nr.releaseID(id)
 	}
 	return rep
+}
+
+// otherArticle returns the Message-ID of the article stored at rel (loc)
+// when it is another than id: the server gives its number to another
+// article than the one stored under it (a group renumbered or rebuilt).
+// It returns "" when nothing is stored at rel, when it is the same
+// article, or when either Message-ID is unknown.
+func (nr *newsRun) otherArticle(rel string, loc local, id string) string {
+	if !loc.exists || !loc.regular || id == "" {
+		return ""
+	}
+	f, err := nr.root.Open(rel)
+	if err != nil {
+		return ""
+	}
+	defer f.Close()
+	if old := articleID(f); old != id {
+		return old
+	}
+	return ""
+}
+
+// notOverwritten is the reason of an article not stored because rel holds
+// another one, old; id is the server's.
+func notOverwritten(rel, old, id string) string {
+	return fmt.Sprintf("%s holds %s; the server's article under this number is %s (the group renumbered or rebuilt?): not overwritten", rel, old, id)
+}
+
+// articleID is the Message-ID field of the article r holds (its header,
+// read up to 64 KiB), or "".
+func articleID(r io.Reader) string {
+	tp := textproto.NewReader(bufio.NewReader(io.LimitReader(r, 64<<10)))
+	h, _ := tp.ReadMIMEHeader() // a header cut short still gives its fields
+	return strings.TrimSpace(h.Get("Message-Id"))
 }
 
 // archive records a stored article in the run's WARC file, if any: a

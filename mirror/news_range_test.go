@@ -31,6 +31,8 @@ type edgeServer struct {
 	// count, when set, is GROUP's count (NewsCounter); nil gives
 	// len(ids).
 	count *int64
+	// noIDs: the overview gives no Message-IDs.
+	noIDs bool
 	// onOverview, when set, is called at each Overview.
 	onOverview func()
 
@@ -94,6 +96,9 @@ func (s edgeSession) Overview(ctx context.Context, first, last int64) ([]NewsArt
 	}
 	var out []NewsArticle
 	for n, id := range s.e.ids {
+		if s.e.noIDs {
+			id = ""
+		}
 		if n >= first && n <= last {
 			out = append(out, NewsArticle{Number: n, MessageID: id})
 		}
@@ -326,5 +331,32 @@ func TestNewsMirrorRangeBound(t *testing.T) {
 	}
 	if m := readManifest(t, dir); m.Groups["edge.g"].High != 30 {
 		t.Errorf("mark %+v, want 30", m.Groups)
+	}
+}
+
+// An article file stands under the number of an article to fetch (a
+// manifest lost, a group renumbered) and the overview gives no Message-ID
+// to compare: the article is fetched, and its own Message-ID compared with
+// the stored file's. Another article is not written over the file: the
+// entry fails, the file stays.
+func TestNewsMirrorNotOverwritten(t *testing.T) {
+	e := &edgeServer{low: 1, high: 2, over: true, noIDs: true, ids: map[int64]string{1: "<new1@x>", 2: "<new2@x>"}}
+	dir := t.TempDir()
+	old := "Message-ID: <old@x>\n\nold\n"
+	if err := os.MkdirAll(filepath.Join(dir, "edge", "g"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "edge", "g", "1"), []byte(old), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	sum, err := Run(t.Context(), edgeFetcher{e}, uri.MustParse("nntp://edge.invalid/edge.g"), dir, newsRunOpts(1))
+	if !errors.Is(err, ErrPartial) || sum.Failed != 1 || sum.New != 1 {
+		t.Errorf("Run = %v, %d failed, %d new; want ErrPartial, 1, 1: %+v", err, sum.Failed, sum.New, sum.Entries)
+	}
+	if b, _ := os.ReadFile(filepath.Join(dir, "edge", "g", "1")); string(b) != old {
+		t.Errorf("edge/g/1 = %q, want the old article kept", b)
+	}
+	if m := readManifest(t, dir); m.Groups["edge.g"].High != 0 {
+		t.Errorf("mark %+v, want 0, below the article not stored", m.Groups)
 	}
 }

@@ -790,3 +790,148 @@ func TestNewsMirrorSparse(t *testing.T) {
 		})
 	}
 }
+
+// A group renumbered on the server: its articles 1-5 mirrored, then all
+// expired and three others posted as 1-3 (a spool rebuilt), so that the
+// server's high water mark, 3, is below the 5 recorded. Before, the
+// mirror asked from 6 on: the new articles were never fetched, the files
+// 1-3 kept the old ones under their numbers, exit 0 and nothing new. Now
+// the run says so (a failed entry for the group naming both marks, exit
+// 8), lists the group again from its low water mark, and does not
+// overwrite the files 1-3, which hold other articles (failed, each run,
+// until the user moves them aside); the recorded mark drops below them.
+// With them moved, the next run fetches the server's 1-3; the old 4
+// left in place is not overwritten by the server's new 4.
+func TestNewsMirrorRenumbered(t *testing.T) {
+	srv := &nntptest.Server{Over: "OVER"}
+	for i := 1; i <= 5; i++ {
+		srv.Post(article(i, "g"), []string{"g"}, []int64{int64(i)})
+	}
+	srv.Start(t)
+	dir := t.TempDir()
+	raw := "nntp://" + srv.Addr + "/g"
+	run := func() (*Summary, error) {
+		t.Helper()
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
+		return Run(ctx, newsFetcher{&nntp.Driver{}}, uri.MustParse(raw), dir, newsRunOpts(2))
+	}
+	failed := func(sum *Summary) []string {
+		var paths []string
+		for _, e := range sum.Entries {
+			if e.Status == StatusFailed {
+				paths = append(paths, e.Path)
+			}
+		}
+		slices.Sort(paths)
+		return paths
+	}
+	if sum, err := run(); err != nil || sum.New != 5 {
+		t.Fatalf("first run: %v, %+v", err, sum)
+	}
+	for i := 1; i <= 5; i++ {
+		srv.Expire("g", int64(i))
+	}
+	for i := 1; i <= 3; i++ {
+		srv.Post(article(100+i, "g"), []string{"g"}, []int64{int64(i)})
+	}
+	sum, err := run()
+	if !errors.Is(err, ErrPartial) || sum.New != 0 {
+		t.Errorf("renumbered: %v, %d new; want ErrPartial, 0", err, sum.New)
+	}
+	if got, want := failed(sum), []string{"g", "g/1", "g/2", "g/3"}; !slices.Equal(got, want) {
+		t.Errorf("failed %q, want %q: %+v", got, want, sum.Entries)
+	}
+	for _, e := range sum.Entries {
+		if e.Path == "g" && !(strings.Contains(e.Reason, "g:") && strings.Contains(e.Reason, " 3 ") && strings.Contains(e.Reason, " 5 ")) {
+			t.Errorf("the group's entry does not name it and both marks, 3 and 5: %q", e.Reason)
+		}
+	}
+	for i := 1; i <= 5; i++ {
+		if b, _ := os.ReadFile(filepath.Join(dir, "g", strconv.Itoa(i))); string(b) != article(i, "g") {
+			t.Errorf("g/%d = %q, want the old article %d kept", i, b, i)
+		}
+	}
+	if m := readManifest(t, dir); m.Groups["g"].High != 0 {
+		t.Errorf("mark %+v, want 0: below the articles that were not stored", m.Groups["g"])
+	}
+	// Again: no word of the marks, the three files still fail.
+	sum, err = run()
+	if got, want := failed(sum), []string{"g/1", "g/2", "g/3"}; !errors.Is(err, ErrPartial) || !slices.Equal(got, want) {
+		t.Errorf("next run: %v, failed %q; want %q", err, got, want)
+	}
+	// The user moves them aside: the server's articles come.
+	for i := 1; i <= 3; i++ {
+		os.Rename(filepath.Join(dir, "g", strconv.Itoa(i)), filepath.Join(t.TempDir(), "old"))
+	}
+	sum, err = run()
+	if err != nil || sum.New != 3 {
+		t.Errorf("after moving the old files: %v, %d new; want 3", err, sum.New)
+	}
+	if b, _ := os.ReadFile(filepath.Join(dir, "g", "1")); string(b) != article(101, "g") {
+		t.Errorf("g/1 = %q, want the server's article 101", b)
+	}
+	if m := readManifest(t, dir); m.Groups["g"].High != 3 {
+		t.Errorf("mark %+v, want 3", m.Groups["g"])
+	}
+	// The server's new 4 meets the old 4, left in place.
+	srv.Post(article(104, "g"), []string{"g"}, []int64{4})
+	sum, err = run()
+	if got, want := failed(sum), []string{"g/4"}; !errors.Is(err, ErrPartial) || !slices.Equal(got, want) {
+		t.Errorf("new 4: %v, failed %q; want %q", err, got, want)
+	}
+	if b, _ := os.ReadFile(filepath.Join(dir, "g", "4")); string(b) != article(4, "g") {
+		t.Errorf("g/4 = %q, want the old article 4 kept", b)
+	}
+}
+
+// A group emptied on the server that says so with "211 0 0 0" (one of RFC
+// 3977 section 6.1.1.2's forms of an empty group): nothing to miss, no
+// word, exit 0; but the recorded mark drops to 0, so that articles the
+// server numbers from 1 again are asked for, and those whose numbers
+// hold other articles fail instead of being skipped for good.
+func TestNewsMirrorRenumberedEmpty(t *testing.T) {
+	srv := &nntptest.Server{Over: "OVER"}
+	for i := 1; i <= 5; i++ {
+		srv.Post(article(i, "g"), []string{"g"}, []int64{int64(i)})
+	}
+	srv.Start(t)
+	dir := t.TempDir()
+	raw := "nntp://" + srv.Addr + "/g"
+	mirrorNews(t, raw, dir, newsRunOpts(1))
+	srv.SetMarks("g", 0, 0, 0)
+	for i := 1; i <= 5; i++ {
+		srv.Expire("g", int64(i))
+	}
+	if sum := mirrorNews(t, raw, dir, newsRunOpts(1)); sum.Failed != 0 {
+		t.Errorf("empty group: %+v", sum.Entries)
+	}
+	if m := readManifest(t, dir); m.Groups["g"].High != 0 {
+		t.Errorf("mark %+v, want 0", m.Groups["g"])
+	}
+	srv.ClearMarks("g")
+	srv.Post(article(101, "g"), []string{"g"}, []int64{1})
+	srv.Post(article(106, "g"), []string{"g"}, []int64{6})
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	sum, err := Run(ctx, newsFetcher{&nntp.Driver{}}, uri.MustParse(raw), dir, newsRunOpts(1))
+	if !errors.Is(err, ErrPartial) || sum.Failed != 1 || sum.New != 1 {
+		t.Errorf("renumbered from 1: %v, %d failed, %d new; want g/1 failed, g/6 new: %+v", err, sum.Failed, sum.New, sum.Entries)
+	}
+}
+
+// articleID reads the Message-ID field of a stored article's header.
+func TestArticleID(t *testing.T) {
+	for _, tt := range []struct{ in, want string }{
+		{"From: a@x\nMessage-ID: <a@x>\n\nbody\n", "<a@x>"},
+		{"Message-Id:   <b@x> \n\n", "<b@x>"}, // RFC 5322 field names are case-insensitive
+		{"message-id: <c@x>\nSubject: s\n", "<c@x>"},
+		{"Subject: s\n\nMessage-ID: <in-body@x>\n", ""},
+		{"From: a@x\n", ""},
+		{"", ""},
+	} {
+		if got := articleID(strings.NewReader(tt.in)); got != tt.want {
+			t.Errorf("articleID(%q) = %q, want %q", tt.in, got, tt.want)
+		}
+	}
+}

@@ -41,7 +41,8 @@ type Server struct {
 	// Marks, when it holds a group, is the count, low and high water
 	// mark that GROUP, LISTGROUP and LIST ACTIVE give for it instead of
 	// its articles' own: a server's estimate (RFC 3977 section 6.1.1.2)
-	// or a hostile claim ("211 0 1 1000000000000").
+	// or a hostile claim ("211 0 1 1000000000000"). Change it while the
+	// server runs with SetMarks.
 	Marks map[string][3]int64
 	// Stall, when set, makes ARTICLE replies wait until it is closed.
 	Stall chan struct{}
@@ -109,6 +110,24 @@ func (s *Server) AddGroup(g string) {
 	if s.groups[g] == nil {
 		s.groups[g] = map[int64]string{}
 	}
+}
+
+// SetMarks makes GROUP give count, low and high for group g (see Marks);
+// ClearMarks gives back its articles' own.
+func (s *Server) SetMarks(g string, count, low, high int64) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.Marks == nil {
+		s.Marks = map[string][3]int64{}
+	}
+	s.Marks[g] = [3]int64{count, low, high}
+}
+
+// ClearMarks undoes SetMarks for group g.
+func (s *Server) ClearMarks(g string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	delete(s.Marks, g)
 }
 
 // Expire removes article n of group g.
