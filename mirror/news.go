@@ -182,6 +182,10 @@ type newsRun struct {
 	live     atomic.Int32    // workers holding a connection
 	inFlight map[string]bool // Message-IDs being fetched in this run
 	later    []pendingLink   // crossposts whose first copy was in flight
+
+	// written holds the articles stored since the manifest was last
+	// saved: run.durable syncs them before the next save.
+	written written
 }
 
 type pendingLink struct {
@@ -231,6 +235,7 @@ func runNews(ctx context.Context, r *run, d NewsDialer, start *uri.URL) error {
 		return err
 	}
 	nr := &newsRun{run: r, d: d, start: start, inFlight: map[string]bool{}}
+	r.durable = func() error { return nr.written.sync(r.root) }
 	var s NewsSession
 	groups := []string{t.group}
 	var a attempt
@@ -1013,6 +1018,7 @@ func (nr *newsRun) writeArticle(worker int, rf remoteFile, loc local, rep EntryR
 		rep.Status, rep.Reason = StatusFailed, err.Error()
 		return rep
 	}
+	nr.written.add(rf.rel)
 	sum := sha256.Sum256(data)
 	nr.m.put(rf.rel, Record{Size: int64(len(data)), SHA256: hex.EncodeToString(sum[:]), URL: rep.URL})
 	rep.Status, rep.Bytes = statusFor(loc), int64(len(data))
@@ -1051,6 +1057,7 @@ func (nr *newsRun) linkKnown(rel, url, id string) bool {
 		nr.sum.add(rep)
 		return true
 	}
+	nr.written.add(rel)
 	nr.m.put(rel, Record{Size: rec.Size, SHA256: rec.SHA256, URL: url, Link: ""})
 	rep.Status, rep.Reason = statusFor(loc), "crosspost: linked to "+src
 	nr.sum.add(rep)
