@@ -230,9 +230,25 @@ func (f *mirrorFetcher) NewsWARC() *warc.Writer { return f.c.WARC }
 // newsSession gives the mirror engine an nntp.Session.
 type newsSession struct{ s *nntp.Session }
 
+// newsSession must stay a NewsNumberer and a NewsCounter: one that
+// drifts from their signatures would still be a NewsSession, and the
+// mirror would go back to one STAT per number, one round trip each, or to
+// asking an old sparse group's overview in ranges of 10,000 numbers,
+// without a word.
+var (
+	_ mirror.NewsSession  = newsSession{}
+	_ mirror.NewsNumberer = newsSession{}
+	_ mirror.NewsCounter  = newsSession{}
+)
+
 func (n newsSession) Group(ctx context.Context, name string) (int64, int64, error) {
 	g, err := n.s.Group(ctx, name)
 	return g.Low, g.High, err
+}
+
+func (n newsSession) GroupCount(ctx context.Context, name string) (int64, int64, int64, error) {
+	g, err := n.s.Group(ctx, name)
+	return g.Count, g.Low, g.High, err
 }
 
 func (n newsSession) Overview(ctx context.Context, first, last int64) ([]mirror.NewsArticle, bool, error) {

@@ -413,6 +413,11 @@ type run struct {
 	// placer writes the small files the workers receive.
 	placer *placer
 
+	// durable, when set, puts on stable storage the files the manifest
+	// is about to record, before each save (a news mirror's articles:
+	// newsRun.written); when it fails the manifest is not saved.
+	durable func() error
+
 	// outstanding counts the files queued and not yet reported.
 	outstanding sync.WaitGroup
 
@@ -549,12 +554,25 @@ func (r *run) run(ctx context.Context) error {
 	return walkErr
 }
 
-// syncer returns the Fetcher's Sync, or nil when it has none.
+// syncer returns what the manifest's save calls before it writes (see
+// manifest.save): the run's durable, then the Fetcher's Sync; nil when
+// there is neither.
 func (r *run) syncer() func() error {
-	if s, ok := r.f.(Syncer); ok {
+	s, archiving := r.f.(Syncer)
+	switch {
+	case r.durable == nil && !archiving:
+		return nil
+	case r.durable == nil:
 		return s.Sync
+	case !archiving:
+		return r.durable
 	}
-	return nil
+	return func() error {
+		if err := r.durable(); err != nil {
+			return err
+		}
+		return s.Sync()
+	}
 }
 
 // startSaver saves the manifest periodically so that a run killed without

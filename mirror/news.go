@@ -1,6 +1,8 @@
 package mirror
 
 import (
+	"bufio"
+	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -8,7 +10,9 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"math"
 	"net"
+	"net/textproto"
 	"os"
 	"path"
 	"slices"
@@ -18,6 +22,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/rfc1738/fetch/internal/numrange"
 	"github.com/rfc1738/fetch/proto"
 	"github.com/rfc1738/fetch/uri"
 	"github.com/rfc1738/fetch/warc"
@@ -63,13 +68,26 @@ type NewsSession interface {
 // group whose articles have mostly expired holds few of its numbers.
 type NewsNumberer interface {
 	// ArticleNumbers lists the numbers of group's articles first to last
-	// and selects the group; ok is false when the server has no
-	// LISTGROUP.
+	// and selects the group; ok is false when LISTGROUP cannot list
+	// them (the server has none, or only RFC 2980's list of the whole
+	// group, which would be over the limit on a list), and the mirror
+	// STATs every number.
 	ArticleNumbers(ctx context.Context, group string, first, last int64) (nums []int64, ok bool, err error)
 	// StatEach asks STAT for each of nums in the selected group, calling
 	// fn in order with the article's Message-ID; found is false when the
 	// server has no such article.
 	StatEach(ctx context.Context, nums []int64, fn func(n int64, id string, found bool) error) error
+}
+
+// A NewsCounter is a NewsSession that gives the count of the GROUP reply
+// beside the water marks: the server's estimate of the number of the
+// group's articles (RFC 3977 section 6.1.1.2), at least their number
+// when the group is not empty. The mirror uses it to ask for the overview
+// of a group whose articles are few across a wide range of numbers in few
+// commands, not range after range of nothing.
+type NewsCounter interface {
+	// GroupCount selects a group as Group does, and gives also the count.
+	GroupCount(ctx context.Context, name string) (count, low, high int64, err error)
 }
 
 // NewsDialer opens news sessions to the server of u, after the caller's
@@ -164,6 +182,10 @@ type newsRun struct {
 	live     atomic.Int32    // workers holding a connection
 	inFlight map[string]bool // Message-IDs being fetched in this run
 	later    []pendingLink   // crossposts whose first copy was in flight
+
+	// written holds the articles stored since the manifest was last
+	// saved: run.durable syncs them before the next save.
+	written written
 }
 
 type pendingLink struct {
@@ -190,6 +212,7 @@ type newsTask struct {
 type groupRun struct {
 	name, dir string
 	low, high int64
+	count     int64 // the GROUP reply's (NewsCounter); -1: unknown
 	mark      GroupMark
 	ids       map[int64]string // Message-IDs from the overview
 
@@ -212,6 +235,7 @@ func runNews(ctx context.Context, r *run, d NewsDialer, start *uri.URL) error {
 		return err
 	}
 	nr := &newsRun{run: r, d: d, start: start, inFlight: map[string]bool{}}
+	r.durable = func() error { return nr.written.sync(r.root) }
 	var s NewsSession
 	groups := []string{t.group}
 	var a attempt
@@ -316,7 +340,7 @@ func (nr *newsRun) worker(ctx context.Context, worker int, tasks *queue[newsTask
 		if err == nil && current != task.g.name {
 			current = ""
 			if task.chunk == nil {
-				task.g.low, task.g.high, err = s.Group(ctx, task.g.name)
+				task.g.count, task.g.low, task.g.high, err = groupCount(ctx, s, task.g.name)
 			} else {
 				_, _, err = s.Group(ctx, task.g.name)
 			}
@@ -409,82 +433,231 @@ func (nr *newsRun) articleURL(group string, n int64) string {
 	return "nntp://" + nr.server + "/" + uri.Escape(group, "") + "/" + strconv.FormatInt(n, 10)
 }
 
-// overviewChunk is the most article numbers asked for in one OVER. The
-// overview of a big group in one answer outgrows the limit on a listing
-// (nntp.DefaultMaxListBytes, 64 MiB: some 200,000 lines), which failed
-// the group, and keeps a slow server writing for minutes before the first
-// article; newsreaders ask in ranges too. A variable for the tests.
+// overviewChunk is the most article numbers asked for in one OVER of a
+// dense group. The overview of a big group in one answer outgrows the
+// limit on a listing (nntp.DefaultMaxListBytes, 64 MiB: some 200,000
+// lines), which failed the group, and keeps a slow server writing for
+// minutes before the first article; newsreaders ask in ranges too. A
+// variable for the tests.
 var overviewChunk int64 = 10000
 
-// overviewChunks is the overview of the selected group from first to last,
-// asked for in ranges of overviewChunk numbers. ok is false when the server
-// has no overview (the caller then asks STAT for each number).
-func overviewChunks(ctx context.Context, s NewsSession, first, last int64) ([]NewsArticle, bool, error) {
-	var all []NewsArticle
-	for lo := first; lo <= last; lo += overviewChunk {
-		hi := min(last, lo+overviewChunk-1)
-		arts, ok, err := s.Overview(ctx, lo, hi)
-		if err != nil || !ok {
-			return nil, ok, err
-		}
-		all = append(all, arts...)
-		if hi == last {
-			break // lo+overviewChunk could overflow
-		}
+// maxListed bounds the articles of one group that a run lists and keeps
+// in memory (some 100 bytes each, with what is decided about them), and
+// maxRanges the OVER commands (or ranges of STATs) it sends for them.
+// Past either the listing stops at the end of a range: the articles
+// listed are fetched, the group's high water mark is recorded there, and
+// the group is reported partial; the next run goes on from there.
+// Variables for the tests.
+var (
+	maxListed = 1 << 20
+	maxRanges = 10000
+)
+
+// groupCount selects group on s and gives its water marks, and the count
+// of the GROUP reply when s is a NewsCounter; -1 when it is not.
+func groupCount(ctx context.Context, s NewsSession, group string) (count, low, high int64, err error) {
+	if c, ok := s.(NewsCounter); ok {
+		return c.GroupCount(ctx, group)
 	}
-	return all, true, nil
+	low, high, err = s.Group(ctx, group)
+	return -1, low, high, err
 }
+
+// overviewWidth is how many numbers one OVER asks for in a group of count
+// articles (-1: unknown) from low to high: overviewChunk, or more where
+// the count says the group is sparse, as many as hold overviewChunk of
+// its articles at its density. An old group whose articles have mostly
+// expired, or a server that claims 1 to 10^12, is listed in a few
+// commands, not in 10^8 answered "no articles in that range"; a count of
+// 0 asks for the whole range in one OVER. A count below the truth (RFC
+// 3977 section 6.1.1.2 forbids it) gives longer answers, up to the limit
+// on a listing, which then fails the group: never a silent loss.
+func overviewWidth(count, low, high int64) int64 {
+	if count < 0 || high < low {
+		return overviewChunk
+	}
+	span := float64(uint64(high)-uint64(low)) + 1
+	w := float64(overviewChunk) * span / max(float64(count), 1)
+	if w >= math.MaxInt64 {
+		return math.MaxInt64
+	}
+	return max(overviewChunk, int64(w))
+}
+
+// groupListing is what a run lists of a group: the articles from keep on
+// (those it decides about), the numbers only of those below keep (listed
+// for Delete), and the last number the listing covers, below the last
+// asked for when it stopped at maxListed or maxRanges.
+type groupListing struct {
+	keep  int64
+	arts  []NewsArticle
+	below []int64
+	to    int64
+}
+
+func (l *groupListing) add(a NewsArticle) {
+	if a.Number < l.keep {
+		l.below = append(l.below, a.Number)
+		return
+	}
+	l.arts = append(l.arts, a)
+}
+
+// full reports whether the listing stops before the range lo-hi: maxListed
+// articles kept, or maxRanges ranges that reach keep. The numbers below
+// keep, listed for Delete only, count for neither: a bound there would
+// stop every run of a big group at the same place, below its new
+// articles.
+func (l *groupListing) full(lo, hi int64, ranges *int) bool {
+	if hi < l.keep {
+		return false
+	}
+	if len(l.arts) >= maxListed || *ranges >= maxRanges {
+		return true
+	}
+	*ranges++
+	return false
+}
+
+// errListBound stops a listing at maxListed or maxRanges; it never leaves
+// the functions that list.
+var errListBound = errors.New("mirror: listing bound")
+
+// overviewChunks is the overview of the selected group from first to last,
+// asked for in ranges of width numbers (overviewWidth), until the listing
+// is full (groupListing.full); of the articles below keep it keeps the numbers.
+// ok is false when the server has no overview (the caller then asks STAT
+// for each number).
+//
+// Article numbers may run to math.MaxInt64: RFC 3977 section 6 bounds them
+// to 2,147,483,647, but servers with big groups went past it and send
+// larger ones, which the mirror takes as they are; numrange walks such a
+// range without computing a number past its end, and checks ctx before
+// each range.
+func overviewChunks(ctx context.Context, s NewsSession, first, keep, last, width int64) (groupListing, bool, error) {
+	l := groupListing{keep: keep, to: first - 1}
+	ranges := 0
+	err := numrange.Chunks(ctx, first, last, width, func(lo, hi int64) error {
+		if l.full(lo, hi, &ranges) {
+			return errListBound
+		}
+		arts, ok, err := s.Overview(ctx, lo, hi)
+		if err == nil && !ok {
+			return errNoOverview
+		}
+		if err != nil {
+			return err
+		}
+		for _, a := range arts {
+			l.add(a)
+		}
+		l.to = hi
+		return nil
+	})
+	switch {
+	case errors.Is(err, errNoOverview):
+		return groupListing{}, false, nil
+	case err != nil && !errors.Is(err, errListBound):
+		return groupListing{}, true, err
+	}
+	return l, true, nil
+}
+
+// errNoOverview ends overviewChunks' walk at a server without an
+// overview; it never leaves overviewChunks.
+var errNoOverview = errors.New("mirror: no overview")
 
 // statRange lists the articles first to last of the selected group on a
 // server without an overview, by STAT (RFC 3977 section 6.2.4): of the
-// numbers LISTGROUP gives (section 6.1.2, in one answer: a number is a
-// short line), else of every number in ranges of overviewChunk; many
-// STATs at a time when s is a NewsNumberer, else one by one.
-func statRange(ctx context.Context, s NewsSession, group string, first, last int64) ([]NewsArticle, error) {
-	var arts []NewsArticle
-	nn, many := s.(NewsNumberer)
-	if !many {
-		for n := first; n <= last && n >= first; n++ {
-			id, found, err := s.Stat(ctx, n)
-			if err != nil {
-				return nil, err
-			}
-			if found {
-				arts = append(arts, NewsArticle{Number: n, MessageID: id})
-			}
-		}
-		return arts, nil
-	}
-	keep := func(n int64, id string, found bool) error {
+// numbers LISTGROUP gives (section 6.1.2), else of every number in ranges
+// of overviewChunk; many STATs at a time when s is a NewsNumberer, else
+// one by one. The numbers LISTGROUP gives below keep are not STATed: only
+// whether they exist matters there. As overviewChunks, it stops when the
+// listing is full (of LISTGROUP's numbers from keep on, it STATs the
+// first maxListed).
+func statRange(ctx context.Context, s NewsSession, group string, first, keep, last int64) (groupListing, error) {
+	l := groupListing{keep: keep, to: first - 1}
+	add := func(n int64, id string, found bool) error {
 		if found {
-			arts = append(arts, NewsArticle{Number: n, MessageID: id})
+			l.add(NewsArticle{Number: n, MessageID: id})
 		}
 		return nil
 	}
-	nums, listed, err := nn.ArticleNumbers(ctx, group, first, last)
-	if err != nil {
-		return nil, err
-	}
-	if listed {
-		if err := nn.StatEach(ctx, nums, keep); err != nil {
-			return nil, err
+	nn, many := s.(NewsNumberer)
+	if many {
+		nums, listed, err := nn.ArticleNumbers(ctx, group, first, last)
+		if err != nil {
+			return groupListing{}, err
 		}
-		return arts, nil
-	}
-	for lo := first; lo <= last; lo += overviewChunk {
-		hi := min(last, lo+overviewChunk-1)
-		nums = nums[:0]
-		for n := lo; n <= hi; n++ {
-			nums = append(nums, n)
-		}
-		if err := nn.StatEach(ctx, nums, keep); err != nil {
-			return nil, err
-		}
-		if hi == last {
-			break // lo+overviewChunk could overflow
+		if listed {
+			i, _ := slices.BinarySearch(nums, keep)
+			l.below, nums = nums[:i], nums[i:]
+			l.to = last
+			if len(nums) > maxListed {
+				nums = nums[:maxListed]
+				l.to = nums[maxListed-1]
+			}
+			if err := nn.StatEach(ctx, nums, add); err != nil {
+				return groupListing{}, err
+			}
+			return l, nil
 		}
 	}
-	return arts, nil
+	ranges := 0
+	var nums []int64
+	err := numrange.Chunks(ctx, first, last, overviewChunk, func(lo, hi int64) error {
+		if l.full(lo, hi, &ranges) {
+			return errListBound
+		}
+		if many {
+			nums = nums[:0]
+			for n := range numrange.Numbers(lo, hi) {
+				nums = append(nums, n)
+			}
+			if err := nn.StatEach(ctx, nums, add); err != nil {
+				return err
+			}
+		} else {
+			for n := range numrange.Numbers(lo, hi) {
+				id, found, err := s.Stat(ctx, n)
+				if err != nil {
+					return err
+				}
+				add(n, id, found)
+			}
+		}
+		l.to = hi
+		return nil
+	})
+	if err != nil && !errors.Is(err, errListBound) {
+		return groupListing{}, err
+	}
+	return l, nil
+}
+
+// renumbered handles a group whose high water mark on the server is
+// below the one recorded (g.mark.High). New articles take numbers above
+// the high water mark (RFC 3977 section 6.1.1.2): the server numbered the
+// group again (a rebuilt spool, another server under the same name), and
+// its articles from 1 on would never be asked for, while the files under
+// those numbers hold the old ones. The recorded mark drops to the
+// server's. A group with articles is listed again from its low water mark
+// (an article stored under a number the server now gives to another is
+// then not overwritten, and fails: see otherArticle), and the run says
+// so: a failed entry naming both marks (exit 8). An empty group (count 0,
+// high below low, or "0 0 0", all of RFC 3977's forms) has nothing to
+// miss: its mark drops without a word.
+func (nr *newsRun) renumbered(g *groupRun, dir string) {
+	low, high := g.low, g.high
+	if g.count == 0 || high < low || high < 1 {
+		g.mark.High = max(high, 0)
+		return
+	}
+	from := max(low, 1)
+	nr.sum.add(EntryReport{Path: dir, URL: nr.articleURL(g.name, from), Status: StatusFailed,
+		Reason: fmt.Sprintf("group %s: the server's high water mark %d is below the %d recorded: the group was renumbered or rebuilt (or its newest articles removed); listed again from %d, and an article stored under a number the server now gives to another is not overwritten",
+			g.name, high, g.mark.High, from)})
+	g.mark.High = from - 1
 }
 
 // listGroup decides what to fetch of the selected group g: the numbers
@@ -504,7 +677,16 @@ func (nr *newsRun) listGroup(ctx context.Context, worker int, s NewsSession, g *
 	nr.m.mu.Lock()
 	g.mark = nr.m.Groups[g.name]
 	nr.m.mu.Unlock()
-	from := max(low, g.mark.High+1, 1)
+	if g.mark.High > high {
+		nr.renumbered(g, dir)
+	}
+	next := g.mark.High + 1
+	if g.mark.High == math.MaxInt64 {
+		// No number follows (see overviewChunks): the mark's own
+		// article is asked for again, found stored and unchanged.
+		next = g.mark.High
+	}
+	from := max(low, next, 1)
 	if nr.opts.MaxArticles > 0 {
 		from = max(from, high-int64(nr.opts.MaxArticles)+1)
 	}
@@ -512,32 +694,55 @@ func (nr *newsRun) listGroup(ctx context.Context, worker int, s NewsSession, g *
 	if nr.opts.Delete {
 		askFrom = max(low, 1)
 	}
-	var arts []NewsArticle
+	var l groupListing
 	haveList := false
 	if high >= askFrom {
 		var ok bool
-		arts, ok, err = overviewChunks(ctx, s, askFrom, high)
-		if err != nil {
+		l, ok, err = overviewChunks(ctx, s, askFrom, from, high, overviewWidth(g.count, low, high))
+		switch {
+		case err != nil:
 			return nil, err
-		}
-		if !ok {
-			if arts, err = statRange(ctx, s, g.name, askFrom, high); err != nil {
+		case ok:
+			haveList = true
+		case g.count == 0:
+			// No overview, and the server says the group is empty
+			// (RFC 3977 section 6.1.1.2: the count of a group that
+			// has articles is at least their number): no STAT of
+			// every number of its range, which may be 10^12 numbers.
+			// Nothing is deleted on that word alone.
+		default:
+			if l, err = statRange(ctx, s, g.name, askFrom, from, high); err != nil {
 				return nil, err
 			}
+			haveList = true
 		}
-		haveList = true
+		if haveList && l.to < high {
+			nr.sum.add(EntryReport{Path: dir, URL: nr.articleURL(g.name, l.to+1), Status: StatusFailed,
+				Reason: fmt.Sprintf("group %s: listed up to article %d of %d: one run lists at most %d articles of a group in at most %d ranges; the next run goes on from %d",
+					g.name, l.to, high, maxListed, maxRanges, l.to+1)})
+			high, g.high = l.to, l.to
+		}
 	}
 	if nr.opts.Delete && (haveList || high < askFrom) {
-		nr.deleteGone(g.name, dir, high, arts)
+		nr.deleteGone(g.name, dir, high, l)
 	}
 	var nums []int64
 	g.ids = map[int64]string{}
-	for _, a := range arts {
+	for _, a := range l.arts {
 		if a.Number < from {
 			continue
 		}
 		rel := dir + "/" + strconv.FormatInt(a.Number, 10)
 		url := nr.articleURL(g.name, a.Number)
+		if old := nr.otherArticle(rel, nr.stat(rel), a.MessageID); old != "" {
+			nr.sum.add(EntryReport{Path: rel, URL: url, Status: StatusFailed, Reason: notOverwritten(rel, old, a.MessageID)})
+			g.mu.Lock()
+			if g.failedAt == 0 || a.Number < g.failedAt {
+				g.failedAt = a.Number
+			}
+			g.mu.Unlock()
+			continue
+		}
 		if nr.opts.DryRun {
 			nr.sum.add(EntryReport{Path: rel, URL: url, Status: StatusNew, Reason: "dry run: would fetch"})
 			continue
@@ -696,7 +901,16 @@ func (nr *newsRun) storeArticle(worker int, rel, url, id string, body io.Reader)
 		return rep
 	}
 	loc := nr.stat(rel)
-	rep = nr.writeArticle(worker, rf, loc, rep, data)
+	got := articleID(bytes.NewReader(data))
+	if got == "" {
+		got = id
+	}
+	if old := nr.otherArticle(rel, loc, got); old != "" {
+		// The overview said nothing of it, or something else.
+		rep.Status, rep.Reason = StatusFailed, notOverwritten(rel, old, got)
+	} else {
+		rep = nr.writeArticle(worker, rf, loc, rep, data)
+	}
 	if rep.Status == StatusNew || rep.Status == StatusUpdated {
 		if err := nr.archive(url, start, data); err != nil {
 			// The file is stored; the archive misses it, and says so.
@@ -719,6 +933,40 @@ func (nr *newsRun) storeArticle(worker int, rel, url, id string, body io.Reader)
 		nr.releaseID(id)
 	}
 	return rep
+}
+
+// otherArticle returns the Message-ID of the article stored at rel (loc)
+// when it is another than id: the server gives its number to another
+// article than the one stored under it (a group renumbered or rebuilt).
+// It returns "" when nothing is stored at rel, when it is the same
+// article, or when either Message-ID is unknown.
+func (nr *newsRun) otherArticle(rel string, loc local, id string) string {
+	if !loc.exists || !loc.regular || id == "" {
+		return ""
+	}
+	f, err := nr.root.Open(rel)
+	if err != nil {
+		return ""
+	}
+	defer f.Close()
+	if old := articleID(f); old != id {
+		return old
+	}
+	return ""
+}
+
+// notOverwritten is the reason of an article not stored because rel holds
+// another one, old; id is the server's.
+func notOverwritten(rel, old, id string) string {
+	return fmt.Sprintf("%s holds %s; the server's article under this number is %s (the group renumbered or rebuilt?): not overwritten", rel, old, id)
+}
+
+// articleID is the Message-ID field of the article r holds (its header,
+// read up to 64 KiB), or "".
+func articleID(r io.Reader) string {
+	tp := textproto.NewReader(bufio.NewReader(io.LimitReader(r, 64<<10)))
+	h, _ := tp.ReadMIMEHeader() // a header cut short still gives its fields
+	return strings.TrimSpace(h.Get("Message-Id"))
 }
 
 // archive records a stored article in the run's WARC file, if any: a
@@ -770,6 +1018,7 @@ func (nr *newsRun) writeArticle(worker int, rf remoteFile, loc local, rep EntryR
 		rep.Status, rep.Reason = StatusFailed, err.Error()
 		return rep
 	}
+	nr.written.add(rf.rel)
 	sum := sha256.Sum256(data)
 	nr.m.put(rf.rel, Record{Size: int64(len(data)), SHA256: hex.EncodeToString(sum[:]), URL: rep.URL})
 	rep.Status, rep.Bytes = statusFor(loc), int64(len(data))
@@ -808,6 +1057,7 @@ func (nr *newsRun) linkKnown(rel, url, id string) bool {
 		nr.sum.add(rep)
 		return true
 	}
+	nr.written.add(rel)
 	nr.m.put(rel, Record{Size: rec.Size, SHA256: rec.SHA256, URL: url, Link: ""})
 	rep.Status, rep.Reason = statusFor(loc), "crosspost: linked to "+src
 	nr.sum.add(rep)
@@ -904,12 +1154,15 @@ func (nr *newsRun) lowerMark(g string, high int64) {
 }
 
 // deleteGone removes the local articles of group g (in dir) that the
-// server no longer has: numbers up to its high water mark missing from
-// the overview (arts, which covers low..high), and so those below low.
-func (nr *newsRun) deleteGone(g, dir string, high int64, arts []NewsArticle) {
-	have := make(map[int64]bool, len(arts))
-	for _, a := range arts {
+// server no longer has: numbers up to high missing from the listing l
+// (which covers low..high), and so those below low.
+func (nr *newsRun) deleteGone(g, dir string, high int64, l groupListing) {
+	have := make(map[int64]bool, len(l.arts)+len(l.below))
+	for _, a := range l.arts {
 		have[a.Number] = true
+	}
+	for _, n := range l.below {
+		have[n] = true
 	}
 	entries, err := fs.ReadDir(nr.root.FS(), dir)
 	if err != nil {

@@ -42,9 +42,24 @@ func (f newsFetcher) OpenNews(ctx context.Context, u *uri.URL, req *proto.Reques
 
 type testSession struct{ s *nntp.Session }
 
+// testSession pipelines STAT and gives GROUP's count as fetch's adapter
+// does: a signature that drifts from NewsNumberer's or NewsCounter's must
+// not compile (the mirror would STAT one number at a time, and
+// TestNewsMirrorSparse see it only by its clock).
+var (
+	_ NewsSession  = testSession{}
+	_ NewsNumberer = testSession{}
+	_ NewsCounter  = testSession{}
+)
+
 func (n testSession) Group(ctx context.Context, name string) (int64, int64, error) {
 	g, err := n.s.Group(ctx, name)
 	return g.Low, g.High, err
+}
+
+func (n testSession) GroupCount(ctx context.Context, name string) (int64, int64, int64, error) {
+	g, err := n.s.Group(ctx, name)
+	return g.Count, g.Low, g.High, err
 }
 
 func (n testSession) Overview(ctx context.Context, first, last int64) ([]NewsArticle, bool, error) {
@@ -604,6 +619,103 @@ func TestNewsMirrorOverviewInRanges(t *testing.T) {
 	}
 }
 
+// A group with a gap wider than an overview range: articles 1-15 and
+// 46-60, 30 in 60 numbers, asked for in ranges of 20 (overviewChunk 10 at
+// the density the count gives, overviewWidth): OVER 21-40 holds no
+// article, which INN answers "423 No articles in 21-40" (RFC 3977 section
+// 8.3.2) and an RFC 2980 server 420. Either way the walk goes on and all
+// 30 articles come. Before, the 423 failed the group: "group g: nntp:
+// OVER 1-10000: not found: 423", on every run, for any group with 10,000
+// numbers in a row expired.
+func TestNewsMirrorOverviewGap(t *testing.T) {
+	defer func(c int64) { overviewChunk = c }(overviewChunk)
+	overviewChunk = 10
+	for _, tc := range []struct {
+		over  string
+		empty int // nntptest.Server.EmptyRange: 0 as INN
+	}{
+		{"OVER", 0}, {"OVER", 420}, {"XOVER", 0}, {"XOVER", 420},
+	} {
+		t.Run(fmt.Sprintf("%s/%d", tc.over, tc.empty), func(t *testing.T) {
+			srv := &nntptest.Server{Over: tc.over, EmptyRange: tc.empty}
+			for n := int64(1); n <= 60; n++ {
+				if n <= 15 || n >= 46 {
+					srv.Post(article(int(n), "gap.g"), []string{"gap.g"}, []int64{n})
+				}
+			}
+			srv.Start(t)
+			dir := t.TempDir()
+			sum := mirrorNews(t, "nntp://"+srv.Addr+"/gap.g", dir, newsRunOpts(2))
+			if sum.New != 30 || sum.Failed != 0 {
+				t.Fatalf("new %d failed %d, want 30 and 0: %+v", sum.New, sum.Failed, sum.Entries)
+			}
+			var overs []string
+			for _, l := range srv.Log() {
+				if strings.HasPrefix(l, tc.over+" ") {
+					overs = append(overs, strings.TrimPrefix(l, tc.over+" "))
+				}
+			}
+			if want := []string{"1-20", "21-40", "41-60"}; !slices.Equal(overs, want) {
+				t.Errorf("%s ranges %q, want %q", tc.over, overs, want)
+			}
+			if m := readManifest(t, dir); m.Groups["gap.g"].High != 60 {
+				t.Errorf("high water mark %+v, want 60", m.Groups)
+			}
+		})
+	}
+}
+
+// A server claims a group of 10^12 numbers, "211 0 1 1000000000000"
+// (count 0: empty, RFC 3977 section 6.1.1.2), or holds 5 articles spread
+// over them. The overview is asked for in one OVER (overviewWidth), and
+// a server without one is not STATed number by number when the count is
+// 0. Before, the mirror asked OVER 1-10000, OVER 10001-20000, ... each
+// answered 423: 94,985 commands in 3 s of the 10^8 the range needs,
+// until the run was cancelled.
+func TestNewsMirrorClaimedRange(t *testing.T) {
+	const top = 1000000000000
+	spread := []int64{1, 1000000, 1000000000, top - 1, top}
+	for _, tc := range []struct {
+		name            string
+		over, listGroup string
+		nums            []int64 // the articles; none: GROUP claims count 0, 1-top
+		commands        map[string]int
+	}{
+		{"count 0/OVER", "OVER", "", nil, map[string]int{"OVER ": 1}},
+		{"count 0/XOVER", "XOVER", "", nil, map[string]int{"XOVER ": 1}},
+		{"count 0/LISTGROUP", "", "range", nil, map[string]int{"LISTGROUP": 0, "STAT ": 0}},
+		{"count 0/STAT", "", "", nil, map[string]int{"STAT ": 0}},
+		{"count 5/OVER", "OVER", "", spread, map[string]int{"OVER ": 1, "ARTICLE ": 5}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			srv := &nntptest.Server{Over: tc.over, ListGroup: tc.listGroup}
+			srv.AddGroup("wide.g")
+			if tc.nums == nil {
+				srv.Marks = map[string][3]int64{"wide.g": {0, 1, top}}
+			}
+			for i, n := range tc.nums {
+				srv.Post(article(i, "wide.g"), []string{"wide.g"}, []int64{n})
+			}
+			srv.Start(t)
+			dir := t.TempDir()
+			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+			defer cancel()
+			sum, err := Run(ctx, newsFetcher{&nntp.Driver{}}, uri.MustParse("nntp://"+srv.Addr+"/wide.g"), dir, newsRunOpts(2))
+			if err != nil || sum.New != len(tc.nums) || sum.Failed != 0 {
+				t.Fatalf("Run = %v, %d new, %d failed; want %d new", err, sum.New, sum.Failed, len(tc.nums))
+			}
+			for prefix, want := range tc.commands {
+				if n := srv.Count(prefix); n != want {
+					t.Errorf("%d %q commands, want %d", n, prefix, want)
+				}
+			}
+			if m := readManifest(t, dir); m.Groups["wide.g"].High != top {
+				t.Errorf("mark %+v, want %d", m.Groups, int64(top))
+			}
+		})
+	}
+}
+
 // oneByOne is a newsFetcher whose sessions are not NewsNumberers: the
 // mirror STATs one number at a time, as for a NewsSession of its own.
 type oneByOne struct{ newsFetcher }
@@ -628,23 +740,29 @@ func TestNewsMirrorSparse(t *testing.T) {
 	for _, tc := range []struct {
 		listGroup string
 		oneByOne  bool
+		maxList   int64 // Driver.MaxListBytes
 		stats     int
 	}{
-		{"range", false, 5},
-		{"plain", false, 5},
-		{"", false, 20000},
-		{"range", true, 20000},
+		{"range", false, 0, 5},
+		{"plain", false, 0, 5},
+		{"", false, 0, 20000},
+		{"range", true, 0, 20000},
+		// RFC 2980's whole list of the group could outgrow the limit
+		// on a list (5 articles of 6 bytes, 20 allowed): every number
+		// is STATed, the group not failed.
+		{"plain", false, 20, 20000},
 	} {
-		t.Run(fmt.Sprintf("listgroup=%q/onebyone=%v", tc.listGroup, tc.oneByOne), func(t *testing.T) {
+		t.Run(fmt.Sprintf("listgroup=%q/onebyone=%v/maxlist=%d", tc.listGroup, tc.oneByOne, tc.maxList), func(t *testing.T) {
 			srv := &nntptest.Server{ListGroup: tc.listGroup}
 			for i, n := range nums {
 				srv.Post(article(i, "old.g"), []string{"old.g"}, []int64{n})
 			}
 			srv.Start(t)
 			dir := t.TempDir()
-			var f Fetcher = newsFetcher{&nntp.Driver{}}
+			d := &nntp.Driver{MaxListBytes: tc.maxList}
+			var f Fetcher = newsFetcher{d}
 			if tc.oneByOne {
-				f = oneByOne{newsFetcher{&nntp.Driver{}}}
+				f = oneByOne{newsFetcher{d}}
 			}
 			ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 			defer cancel()
@@ -658,6 +776,11 @@ func TestNewsMirrorSparse(t *testing.T) {
 			if n := srv.Count("STAT "); n != tc.stats {
 				t.Errorf("%d STAT commands, want %d", n, tc.stats)
 			}
+			// Pipelined, the server holds STATs beyond the one it
+			// reads; one at a time, never.
+			if a := srv.Ahead("STAT"); tc.oneByOne && a != 0 || !tc.oneByOne && a < 1 {
+				t.Errorf("at most %d STATs received ahead, want %s", a, map[bool]string{true: "0 (one at a time)", false: "1 or more (pipelined)"}[tc.oneByOne])
+			}
 			for i, n := range nums {
 				got, err := os.ReadFile(filepath.Join(dir, "old", "g", strconv.FormatInt(n, 10)))
 				if want := article(i, "old.g"); err != nil || string(got) != want {
@@ -665,5 +788,150 @@ func TestNewsMirrorSparse(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// A group renumbered on the server: its articles 1-5 mirrored, then all
+// expired and three others posted as 1-3 (a spool rebuilt), so that the
+// server's high water mark, 3, is below the 5 recorded. Before, the
+// mirror asked from 6 on: the new articles were never fetched, the files
+// 1-3 kept the old ones under their numbers, exit 0 and nothing new. Now
+// the run says so (a failed entry for the group naming both marks, exit
+// 8), lists the group again from its low water mark, and does not
+// overwrite the files 1-3, which hold other articles (failed, each run,
+// until the user moves them aside); the recorded mark drops below them.
+// With them moved, the next run fetches the server's 1-3; the old 4
+// left in place is not overwritten by the server's new 4.
+func TestNewsMirrorRenumbered(t *testing.T) {
+	srv := &nntptest.Server{Over: "OVER"}
+	for i := 1; i <= 5; i++ {
+		srv.Post(article(i, "g"), []string{"g"}, []int64{int64(i)})
+	}
+	srv.Start(t)
+	dir := t.TempDir()
+	raw := "nntp://" + srv.Addr + "/g"
+	run := func() (*Summary, error) {
+		t.Helper()
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
+		return Run(ctx, newsFetcher{&nntp.Driver{}}, uri.MustParse(raw), dir, newsRunOpts(2))
+	}
+	failed := func(sum *Summary) []string {
+		var paths []string
+		for _, e := range sum.Entries {
+			if e.Status == StatusFailed {
+				paths = append(paths, e.Path)
+			}
+		}
+		slices.Sort(paths)
+		return paths
+	}
+	if sum, err := run(); err != nil || sum.New != 5 {
+		t.Fatalf("first run: %v, %+v", err, sum)
+	}
+	for i := 1; i <= 5; i++ {
+		srv.Expire("g", int64(i))
+	}
+	for i := 1; i <= 3; i++ {
+		srv.Post(article(100+i, "g"), []string{"g"}, []int64{int64(i)})
+	}
+	sum, err := run()
+	if !errors.Is(err, ErrPartial) || sum.New != 0 {
+		t.Errorf("renumbered: %v, %d new; want ErrPartial, 0", err, sum.New)
+	}
+	if got, want := failed(sum), []string{"g", "g/1", "g/2", "g/3"}; !slices.Equal(got, want) {
+		t.Errorf("failed %q, want %q: %+v", got, want, sum.Entries)
+	}
+	for _, e := range sum.Entries {
+		if e.Path == "g" && !(strings.Contains(e.Reason, "g:") && strings.Contains(e.Reason, " 3 ") && strings.Contains(e.Reason, " 5 ")) {
+			t.Errorf("the group's entry does not name it and both marks, 3 and 5: %q", e.Reason)
+		}
+	}
+	for i := 1; i <= 5; i++ {
+		if b, _ := os.ReadFile(filepath.Join(dir, "g", strconv.Itoa(i))); string(b) != article(i, "g") {
+			t.Errorf("g/%d = %q, want the old article %d kept", i, b, i)
+		}
+	}
+	if m := readManifest(t, dir); m.Groups["g"].High != 0 {
+		t.Errorf("mark %+v, want 0: below the articles that were not stored", m.Groups["g"])
+	}
+	// Again: no word of the marks, the three files still fail.
+	sum, err = run()
+	if got, want := failed(sum), []string{"g/1", "g/2", "g/3"}; !errors.Is(err, ErrPartial) || !slices.Equal(got, want) {
+		t.Errorf("next run: %v, failed %q; want %q", err, got, want)
+	}
+	// The user moves them aside: the server's articles come.
+	for i := 1; i <= 3; i++ {
+		os.Rename(filepath.Join(dir, "g", strconv.Itoa(i)), filepath.Join(t.TempDir(), "old"))
+	}
+	sum, err = run()
+	if err != nil || sum.New != 3 {
+		t.Errorf("after moving the old files: %v, %d new; want 3", err, sum.New)
+	}
+	if b, _ := os.ReadFile(filepath.Join(dir, "g", "1")); string(b) != article(101, "g") {
+		t.Errorf("g/1 = %q, want the server's article 101", b)
+	}
+	if m := readManifest(t, dir); m.Groups["g"].High != 3 {
+		t.Errorf("mark %+v, want 3", m.Groups["g"])
+	}
+	// The server's new 4 meets the old 4, left in place.
+	srv.Post(article(104, "g"), []string{"g"}, []int64{4})
+	sum, err = run()
+	if got, want := failed(sum), []string{"g/4"}; !errors.Is(err, ErrPartial) || !slices.Equal(got, want) {
+		t.Errorf("new 4: %v, failed %q; want %q", err, got, want)
+	}
+	if b, _ := os.ReadFile(filepath.Join(dir, "g", "4")); string(b) != article(4, "g") {
+		t.Errorf("g/4 = %q, want the old article 4 kept", b)
+	}
+}
+
+// A group emptied on the server that says so with "211 0 0 0" (one of RFC
+// 3977 section 6.1.1.2's forms of an empty group): nothing to miss, no
+// word, exit 0; but the recorded mark drops to 0, so that articles the
+// server numbers from 1 again are asked for, and those whose numbers
+// hold other articles fail instead of being skipped for good.
+func TestNewsMirrorRenumberedEmpty(t *testing.T) {
+	srv := &nntptest.Server{Over: "OVER"}
+	for i := 1; i <= 5; i++ {
+		srv.Post(article(i, "g"), []string{"g"}, []int64{int64(i)})
+	}
+	srv.Start(t)
+	dir := t.TempDir()
+	raw := "nntp://" + srv.Addr + "/g"
+	mirrorNews(t, raw, dir, newsRunOpts(1))
+	srv.SetMarks("g", 0, 0, 0)
+	for i := 1; i <= 5; i++ {
+		srv.Expire("g", int64(i))
+	}
+	if sum := mirrorNews(t, raw, dir, newsRunOpts(1)); sum.Failed != 0 {
+		t.Errorf("empty group: %+v", sum.Entries)
+	}
+	if m := readManifest(t, dir); m.Groups["g"].High != 0 {
+		t.Errorf("mark %+v, want 0", m.Groups["g"])
+	}
+	srv.ClearMarks("g")
+	srv.Post(article(101, "g"), []string{"g"}, []int64{1})
+	srv.Post(article(106, "g"), []string{"g"}, []int64{6})
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	sum, err := Run(ctx, newsFetcher{&nntp.Driver{}}, uri.MustParse(raw), dir, newsRunOpts(1))
+	if !errors.Is(err, ErrPartial) || sum.Failed != 1 || sum.New != 1 {
+		t.Errorf("renumbered from 1: %v, %d failed, %d new; want g/1 failed, g/6 new: %+v", err, sum.Failed, sum.New, sum.Entries)
+	}
+}
+
+// articleID reads the Message-ID field of a stored article's header.
+func TestArticleID(t *testing.T) {
+	for _, tt := range []struct{ in, want string }{
+		{"From: a@x\nMessage-ID: <a@x>\n\nbody\n", "<a@x>"},
+		{"Message-Id:   <b@x> \n\n", "<b@x>"}, // RFC 5322 field names are case-insensitive
+		{"message-id: <c@x>\nSubject: s\n", "<c@x>"},
+		{"Subject: s\n\nMessage-ID: <in-body@x>\n", ""},
+		{"From: a@x\n", ""},
+		{"", ""},
+	} {
+		if got := articleID(strings.NewReader(tt.in)); got != tt.want {
+			t.Errorf("articleID(%q) = %q, want %q", tt.in, got, tt.want)
+		}
 	}
 }

@@ -27,13 +27,17 @@
 //     wire's CR LF into LF), dot-unstuffed.
 //
 // Driver.Open gives a Session, one connection kept for many commands, for
-// a mirror: GROUP, OVER (else XOVER; neither gives ErrNoOverview), STAT,
-// LIST ACTIVE with a wildmat, and ARTICLE pipelined (RFC 3977 section 3.5:
-// Driver.Pipeline commands in flight).
+// a mirror: GROUP, OVER (else XOVER; neither gives ErrNoOverview),
+// LISTGROUP, STAT, LIST ACTIVE with a wildmat, and STAT and ARTICLE
+// pipelined (RFC 3977 section 3.5: Driver.Pipeline commands in flight, at
+// most MaxPipeline).
 //
 // Replies that refuse are *ReplyError values holding the *textproto.Error:
 // 411, 420, 423 and 430 wrap proto.ErrNotFound, 480 to 482 proto.ErrLogin,
-// 483 and 502 proto.ErrPermission, and 400 ErrServiceUnavailable.
+// 483 and 502 proto.ErrPermission, and 400 ErrServiceUnavailable. An OVER
+// or XOVER range without articles is no refusal: OVER answers it 423
+// (section 8.3.2; INN does), RFC 2980's XOVER 420, and Overview and the
+// summary of a group give no lines.
 //
 // The greeting is 200 or 201 when the server will serve, else 400 or 502,
 // after which the server closes the connection (RFC 3977 section 5.1.1).

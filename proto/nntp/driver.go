@@ -61,9 +61,10 @@ type Driver struct {
 	// HEAD command each. Zero means DefaultMaxHeadFallback.
 	MaxHeadFallback int
 
-	// Pipeline is how many ARTICLE commands Session.Articles sends ahead
-	// of the replies it has read. Zero means DefaultPipeline; 1 sends
-	// one command at a time.
+	// Pipeline is how many commands Session.Articles (ARTICLE) and
+	// Session.StatEach (STAT) send ahead of the replies they have read.
+	// Zero means DefaultPipeline; 1 sends one command at a time; more
+	// than MaxPipeline means MaxPipeline.
 	Pipeline int
 
 	// MaxHeaderBytes bounds the header block read for Response.Info and
@@ -76,6 +77,11 @@ var (
 	_ proto.Driver = (*Driver)(nil)
 	_ proto.Lister = (*Driver)(nil)
 )
+
+// pipeline is Driver.Pipeline with its default and bound.
+func (d *Driver) pipeline() int {
+	return min(orDefault(d.Pipeline, DefaultPipeline), MaxPipeline)
+}
 
 func orDefault[T int | int64](v, def T) T {
 	if v > 0 {

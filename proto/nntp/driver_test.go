@@ -221,6 +221,32 @@ var transcriptTests = []struct {
 		names: []string{"One", "Three"},
 	},
 	{
+		// RFC 3977 section 8.3.2: OVER answers a range without articles
+		// 423, as INN does ("423 No articles in 3-5"): an empty summary,
+		// not a refusal.
+		name: "group summary, OVER range without articles (423)",
+		url:  "nntp://127.0.0.1/local.test",
+		server: script("201 hi", "201 ok", "211 3 3 5 local.test",
+			"101 caps", "VERSION 2", "READER", "OVER", ".",
+			"423 No articles in 3-5"),
+		sent: "MODE READER\r\nGROUP local.test\r\nCAPABILITIES\r\nOVER 3-5\r\nQUIT\r\n",
+		dial: "127.0.0.1:119",
+		body: "",
+		kind: proto.KindDirectory,
+	},
+	{
+		// RFC 2980 section 2.8: XOVER's "420 No article(s) selected".
+		name: "group summary, XOVER range without articles (420)",
+		url:  "nntp://127.0.0.1/local.test",
+		server: script("201 hi", "201 ok", "211 3 3 5 local.test",
+			"101 caps", "VERSION 2", "READER", ".",
+			"420 No article(s) selected"),
+		sent: "MODE READER\r\nGROUP local.test\r\nCAPABILITIES\r\nXOVER 3-5\r\nQUIT\r\n",
+		dial: "127.0.0.1:119",
+		body: "",
+		kind: proto.KindDirectory,
+	},
+	{
 		// RFC 3977 section 6.1.1: an empty group (count 0) sends no OVER.
 		name:   "empty group",
 		url:    "news:local.empty",

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"io"
 	"net"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -48,6 +49,36 @@ func FuzzParseOverview(f *testing.F) {
 		e := ov.entry("nntp://127.0.0.1/g/1")
 		if e.Extra["number"] == "" || e.Size != ov.Bytes {
 			t.Fatalf("entry(%q) = %+v", line, e)
+		}
+	})
+}
+
+// FuzzParseListGroupLine: a LISTGROUP line (RFC 3977 section 6.1.2)
+// never panics, gives a positive number or a *syntaxError holding at
+// most 80 bytes of the line, and the number written back parses to
+// itself.
+func FuzzParseListGroupLine(f *testing.F) {
+	f.Add("3000234")             // RFC 3977 section 6.1.2's example
+	f.Add(" 42 ")                // padded
+	f.Add("9223372036854775807") // the largest accepted
+	f.Add("9223372036854775808") // one past it
+	f.Add("0")
+	f.Add("+1")
+	f.Add("1\t<id@x>")
+	f.Fuzz(func(t *testing.T, line string) {
+		n, err := parseListGroupLine(line)
+		if err != nil {
+			var se *syntaxError
+			if !errors.As(err, &se) || len(se.line) > 80 || n != 0 {
+				t.Fatalf("parseListGroupLine(%q) = %d, %v", line, n, err)
+			}
+			return
+		}
+		if n < 1 {
+			t.Fatalf("parseListGroupLine(%q) = %d", line, n)
+		}
+		if again, err := parseListGroupLine(strconv.FormatInt(n, 10)); err != nil || again != n {
+			t.Fatalf("parseListGroupLine(%q) = %d, its rendering gives %d, %v", line, n, again, err)
 		}
 	})
 }

@@ -331,3 +331,35 @@ func TestINNArticleNumbers(t *testing.T) {
 		t.Errorf("STAT after the pipelined ones: %v, %v", ok, err)
 	}
 }
+
+// TestINNOverviewEmptyRange asks nnrpd for the overview of ranges of
+// local.test that hold no article: the gap at 6 and numbers far past its
+// high water mark. nnrpd answers OVER "423 No articles in 100000-200000"
+// (RFC 3977 section 8.3.2); Overview gives no lines and no error, the
+// summary of the group stands, and the session goes on in step.
+func TestINNOverviewEmptyRange(t *testing.T) {
+	s := servertest.Get(t, servertest.NNTP)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	var trace bytes.Buffer
+	sess, err := (&Driver{}).Open(ctx, uri.MustParse("nntp://"+s.Addr+"/local.test"), innRequest(proto.Options{}, &trace))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sess.Close()
+	g, err := sess.Group(ctx, "local.test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range [][2]int64{{6, 6}, {100000, 200000}} {
+		if lines, err := sess.Overview(ctx, r[0], r[1]); err != nil || len(lines) != 0 {
+			t.Errorf("Overview(%d, %d) = %v, %v; want no lines, no error", r[0], r[1], lines, err)
+		}
+	}
+	if !strings.Contains(trace.String(), "< 423 ") {
+		t.Errorf("nnrpd did not answer 423 to an empty range; trace:\n%s", trace.String())
+	}
+	if lines, err := sess.Overview(ctx, g.Low, g.High); err != nil || len(lines) == 0 {
+		t.Errorf("Overview(%d, %d) after the empty ranges = %v, %v", g.Low, g.High, lines, err)
+	}
+}

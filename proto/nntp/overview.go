@@ -87,6 +87,18 @@ func articleNumber(s string) (int64, bool) {
 	return n, true
 }
 
+// parseListGroupLine parses one line of a LISTGROUP reply (RFC 3977
+// section 6.1.2; RFC 2980 section 2.6): an article number as
+// articleNumber reads it; white space around it (servers that pad) is
+// dropped.
+func parseListGroupLine(line string) (int64, error) {
+	n, ok := articleNumber(strings.TrimSpace(line))
+	if !ok {
+		return 0, badLine("LISTGROUP line", line)
+	}
+	return n, nil
+}
+
 // count parses a non-negative decimal, or gives -1.
 func count(s string) int64 {
 	if s == "" || s[0] < '0' || s[0] > '9' {

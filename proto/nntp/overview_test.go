@@ -61,6 +61,46 @@ func TestParseOverview(t *testing.T) {
 	}
 }
 
+var listGroupTests = []struct {
+	in   string
+	want int64 // 0: an error
+}{
+	// RFC 3977 section 6.1.2: "the list of article numbers in the group,
+	// one per line", as in its example "211 2000 3000234 3002322 misc.test
+	// list follows" then "3000234", "3000237".
+	{"3000234", 3000234},
+	{"3000237", 3000237},
+	// RFC 2980 section 2.6's LISTGROUP: the same lines; padding is
+	// dropped.
+	{" 42 ", 42},
+	{"7\t", 7},
+	// RFC 3977 section 6: numbers are positive; above 2,147,483,647
+	// they are accepted to 2^63-1 (articleNumber).
+	{"2147483648", 2147483648},
+	{"9223372036854775807", 9223372036854775807},
+	{"9223372036854775808", 0},
+	{"0", 0},
+	{"-1", 0},
+	{"+1", 0},
+	{"", 0},
+	{"1 2", 0},
+	{"12a", 0},
+	{"3000234\t<id@x>", 0},
+}
+
+func TestParseListGroupLine(t *testing.T) {
+	for _, tt := range listGroupTests {
+		got, err := parseListGroupLine(tt.in)
+		var se *syntaxError
+		switch {
+		case tt.want == 0 && !errors.As(err, &se):
+			t.Errorf("parseListGroupLine(%q) = %d, %v; want a *syntaxError", tt.in, got, err)
+		case tt.want != 0 && (err != nil || got != tt.want):
+			t.Errorf("parseListGroupLine(%q) = %d, %v; want %d", tt.in, got, err, tt.want)
+		}
+	}
+}
+
 func TestParseHeader(t *testing.T) {
 	tests := []struct {
 		in   string

@@ -1,14 +1,15 @@
 package nntp
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
 	"io"
 	"slices"
 	"strconv"
+	"strings"
 
+	"github.com/rfc1738/fetch/internal/numrange"
 	"github.com/rfc1738/fetch/proto"
 	"github.com/rfc1738/fetch/uri"
 )
@@ -21,9 +22,17 @@ var ErrNoOverview = errNoOverview
 // discards after its callback returns.
 const maxSkip = 1 << 20
 
-// DefaultPipeline is how many ARTICLE commands Session.Articles keeps
-// ahead of the replies it has read when Driver.Pipeline is zero.
+// DefaultPipeline is how many commands Session.Articles (ARTICLE) and
+// Session.StatEach (STAT) keep ahead of the replies they have read when
+// Driver.Pipeline is zero.
 const DefaultPipeline = 64
+
+// MaxPipeline bounds Driver.Pipeline. The commands in flight are written
+// before any reply is read; at most 256 of them (under 8 KiB) fit in the
+// socket buffers between client and server, so the client's write never
+// waits for a server that is itself waiting for the client to read its
+// replies (a deadlock until the idle timeout).
+const MaxPipeline = 256
 
 // Session is one connection to a news server, greeted, in reader mode and
 // authenticated, for a program that asks for many things in turn (a
@@ -118,7 +127,9 @@ func (s *Session) Group(ctx context.Context, name string) (GroupInfo, error) {
 // Overview returns the numbers and message-ids of the articles first to
 // last of the selected group: OVER, else XOVER (see Driver.Fetch). It
 // returns an error wrapping ErrNoOverview when the server has neither, and
-// no lines (no error) for an empty range. Malformed lines are skipped.
+// no lines (no error) for a range without articles: OVER's 423 (RFC 3977
+// section 8.3.2, as INN answers), XOVER's 420 (RFC 2980 section 2.8), or
+// an empty list. Malformed lines are skipped.
 func (s *Session) Overview(ctx context.Context, first, last int64) ([]OverviewLine, error) {
 	if err := s.usable(); err != nil {
 		return nil, err
@@ -139,7 +150,7 @@ func (s *Session) Overview(ctx context.Context, first, last int64) ([]OverviewLi
 		code, _, err := s.c.cmd(ctx, StatusOverviewFollows, "%s", op)
 		switch {
 		case err == nil:
-		case code == StatusNoArticleInRange:
+		case emptyRange(code):
 			return nil, nil
 		case code == StatusUnknownCommand || code == StatusSyntaxError || code == StatusNotSupported:
 			continue
@@ -150,7 +161,10 @@ func (s *Session) Overview(ctx context.Context, first, last int64) ([]OverviewLi
 		err = s.c.readBlock(ctx, op, int(min(last-first+1, 1<<30)), orDefault(s.d.MaxListBytes, DefaultMaxListBytes), func(line []byte) error {
 			ov, err := parseOverview(string(line))
 			if err == nil && ov.Number >= first && ov.Number <= last {
-				out = append(out, OverviewLine{Number: ov.Number, MessageID: ov.MessageID, Bytes: ov.Bytes})
+				// A copy: the message-id alone, not the line it was
+				// cut from, stays in memory while a mirror keeps the
+				// overview of a big group.
+				out = append(out, OverviewLine{Number: ov.Number, MessageID: strings.Clone(ov.MessageID), Bytes: ov.Bytes})
 			}
 			return nil
 		})
@@ -162,16 +176,41 @@ func (s *Session) Overview(ctx context.Context, first, last int64) ([]OverviewLi
 	return nil, errNoOverview
 }
 
-// ErrNoListGroup is wrapped by Session.ArticleNumbers when the server
-// knows no LISTGROUP.
-var ErrNoListGroup = errors.New("nntp: server has no LISTGROUP")
+// ErrNoListGroup is wrapped by Session.ArticleNumbers when LISTGROUP
+// cannot list the range asked for (see there); the caller then asks STAT
+// for each number. It is the Kind of the *ReplyError of a refused
+// LISTGROUP, and so, as proto's sentinels, has no package prefix.
+var ErrNoListGroup = errors.New("no usable LISTGROUP")
+
+// listGroupChunk is the most article numbers ArticleNumbers asks for in
+// one LISTGROUP with a range; the reply is at most as many lines (a
+// variable for the tests).
+var listGroupChunk int64 = 100000
+
+// errRangeRefused ends ArticleNumbers' walk at a 501 to its first range:
+// RFC 2980's LISTGROUP, which takes none. It never leaves ArticleNumbers.
+var errRangeRefused = errors.New("nntp: LISTGROUP range refused")
 
 // ArticleNumbers lists the numbers of the articles first to last of group
-// (RFC 3977 section 6.1.2: LISTGROUP group first-last), which selects the
-// group as GROUP does. A server of RFC 2980's LISTGROUP, which takes no
-// range (501), is asked for the whole group, and the numbers outside the
-// range are left out. A server without LISTGROUP (500, 503) gives an
-// error wrapping ErrNoListGroup.
+// (RFC 3977 section 6.1.2: LISTGROUP group lo-hi), in ranges of 100,000
+// numbers, each reply bounded to as many lines and to Driver.MaxListBytes
+// bytes; it selects the group as GROUP does.
+//
+// A server of RFC 2980's LISTGROUP, which takes no range (a 501 to the
+// first), is asked for the whole group, and the numbers outside the range
+// are left out. That list is not bounded by the range: ArticleNumbers
+// first sends GROUP, and when the count it gives (at least the number of
+// articles, RFC 3977 section 6.1.1.2) could make the list longer than
+// Driver.MaxListBytes it asks nothing more and returns an error wrapping
+// ErrNoListGroup, the group selected: the caller STATs the numbers, where
+// a list over the limit would have broken the session and failed the
+// group on every attempt. A server without LISTGROUP (500, 503), or one
+// that refuses both forms with 501, gives the *ReplyError of the refused
+// command, wrapping ErrNoListGroup too; the session stays usable, the
+// selected group unchanged.
+//
+// A line that is not a number, or more lines than a range holds, is a
+// *proto.ProtocolError and the session can only be closed.
 func (s *Session) ArticleNumbers(ctx context.Context, group string, first, last int64) ([]int64, error) {
 	if err := s.usable(); err != nil {
 		return nil, err
@@ -183,48 +222,117 @@ func (s *Session) ArticleNumbers(ctx context.Context, group string, first, last 
 	if last < first {
 		return nil, nil
 	}
-	for _, op := range []string{fmt.Sprintf("LISTGROUP %s %d-%d", group, first, last), "LISTGROUP " + group} {
-		code, _, err := s.c.cmd(ctx, StatusGroupSelected, "%s", op)
-		switch {
-		case err == nil:
-		case code == StatusSyntaxError:
-			continue
-		case code == StatusUnknownCommand || code == StatusNotSupported:
-			return nil, fmt.Errorf("%s: %w", op, ErrNoListGroup)
-		default:
-			return nil, s.fail(err)
-		}
-		var nums []int64
-		err = s.c.readBlock(ctx, op, 1<<30, orDefault(s.d.MaxListBytes, DefaultMaxListBytes), func(line []byte) error {
-			n, err := strconv.ParseInt(string(bytes.TrimSpace(line)), 10, 64)
-			if err != nil || n < 1 {
-				return &proto.ProtocolError{Proto: "nntp", Msg: fmt.Sprintf("%s: %q is not an article number", op, line)}
-			}
-			if n >= first && n <= last {
-				nums = append(nums, n)
-			}
-			return nil
-		})
-		if err != nil {
-			return nil, s.fail(err)
-		}
-		slices.Sort(nums)
-		return slices.Compact(nums), nil
+	var nums []int64
+	var cmdErr error // the error of a range's command; nil: ctx ended the walk
+	err := numrange.Chunks(ctx, first, last, listGroupChunk, func(lo, hi int64) error {
+		nums, cmdErr = s.listRange(ctx, group, lo, hi, lo == first, nums)
+		return cmdErr
+	})
+	switch {
+	case errors.Is(err, errRangeRefused):
+		return s.wholeGroup(ctx, group, first, last)
+	case err != nil && cmdErr == nil:
+		return nil, fmt.Errorf("nntp: LISTGROUP %s: %w", group, err)
+	case err != nil:
+		return nil, err
 	}
-	return nil, fmt.Errorf("LISTGROUP %s: %w", group, ErrNoListGroup)
+	slices.Sort(nums)
+	return slices.Compact(nums), nil
+}
+
+// listRange appends to nums the numbers of group's articles lo to hi
+// (LISTGROUP group lo-hi). A 501 to the first range gives
+// errRangeRefused.
+func (s *Session) listRange(ctx context.Context, group string, lo, hi int64, firstRange bool, nums []int64) ([]int64, error) {
+	op := fmt.Sprintf("LISTGROUP %s %d-%d", group, lo, hi)
+	code, _, err := s.c.cmd(ctx, StatusGroupSelected, "%s", op)
+	switch {
+	case err == nil:
+	case code == StatusSyntaxError && firstRange:
+		return nums, errRangeRefused
+	case code == StatusUnknownCommand || code == StatusNotSupported:
+		return nums, noListGroup(err)
+	default:
+		return nums, s.fail(err)
+	}
+	return s.readNumbers(ctx, op, int(min(hi-lo+1, 1<<30)), lo, hi, nums)
+}
+
+// wholeGroup lists the numbers first to last of group with RFC 2980's
+// LISTGROUP, which lists the whole group, when the GROUP reply's count
+// says the list fits Driver.MaxListBytes (see ArticleNumbers).
+func (s *Session) wholeGroup(ctx context.Context, group string, first, last int64) ([]int64, error) {
+	g, err := s.Group(ctx, group)
+	if err != nil {
+		return nil, err
+	}
+	maxBytes := orDefault(s.d.MaxListBytes, DefaultMaxListBytes)
+	perLine := int64(len(strconv.FormatInt(g.High, 10)) + 1) // a number, a line end
+	if g.Count > maxBytes/perLine {
+		return nil, fmt.Errorf("nntp: LISTGROUP %s: the list of %d articles could outgrow the %d-byte limit on a list: %w", group, g.Count, maxBytes, ErrNoListGroup)
+	}
+	op := "LISTGROUP " + group
+	code, _, err := s.c.cmd(ctx, StatusGroupSelected, "%s", op)
+	switch {
+	case err == nil:
+	case code == StatusSyntaxError || code == StatusUnknownCommand || code == StatusNotSupported:
+		return nil, noListGroup(err)
+	default:
+		return nil, s.fail(err)
+	}
+	nums, err := s.readNumbers(ctx, op, 1<<30, first, last, nil)
+	if err != nil {
+		return nil, err
+	}
+	slices.Sort(nums)
+	return slices.Compact(nums), nil
+}
+
+// readNumbers reads the list that follows a 211 reply to op, a LISTGROUP
+// (at most maxLines lines and Driver.MaxListBytes bytes), and appends to
+// nums the numbers from lo to hi. A malformed line, or a list over a
+// bound, breaks the session.
+func (s *Session) readNumbers(ctx context.Context, op string, maxLines int, lo, hi int64, nums []int64) ([]int64, error) {
+	err := s.c.readBlock(ctx, op, maxLines, orDefault(s.d.MaxListBytes, DefaultMaxListBytes), func(line []byte) error {
+		n, err := parseListGroupLine(string(line))
+		if err != nil {
+			return &proto.ProtocolError{Proto: "nntp", Msg: op + ": " + err.Error()}
+		}
+		if n >= lo && n <= hi {
+			nums = append(nums, n)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, s.fail(err)
+	}
+	return nums, nil
+}
+
+// noListGroup makes the refusal of a LISTGROUP command (a *ReplyError)
+// wrap ErrNoListGroup, the server's reply kept.
+func noListGroup(err error) error {
+	var re *ReplyError
+	if !errors.As(err, &re) {
+		return err
+	}
+	return &ReplyError{Cmd: re.Cmd, Reply: re.Reply, Kind: ErrNoListGroup}
 }
 
 // StatEach asks STAT for each of nums in the selected group, keeping up
 // to Driver.Pipeline commands ahead of the replies (RFC 3977 section 3.5
 // allows pipelining), and calls fn in order with each number, its
 // message-id, and whether the server has it (423 and 420 are not found).
-// An error from fn stops the loop and is returned; the session is then
-// out of step and can only be closed.
+// A 223 reply that names another number than the one asked for is a
+// *proto.ProtocolError (replies out of step); another reply is a
+// *ReplyError. Such an error, or one from fn, stops the loop and is
+// returned; the session is then out of step (commands are in flight) and
+// can only be closed.
 func (s *Session) StatEach(ctx context.Context, nums []int64, fn func(n int64, id string, found bool) error) error {
 	if err := s.usable(); err != nil {
 		return err
 	}
-	depth := orDefault(s.d.Pipeline, DefaultPipeline)
+	depth := s.d.pipeline()
 	sent, done := 0, 0
 	for done < len(nums) {
 		if err := ctx.Err(); err != nil {
@@ -248,8 +356,11 @@ func (s *Session) StatEach(ctx context.Context, nums []int64, fn func(n int64, i
 		found := code == StatusArticleExists
 		switch {
 		case found:
-			_, id = parseArticleReply(msg)
-		case code == StatusNoSuchNumber || code == StatusNoArticleInRange:
+			if id, err = replyFor(op, n, msg); err != nil {
+				s.broken = err
+				return err
+			}
+		case code == StatusNoSuchNumber || code == StatusNoCurrentArticle:
 		default:
 			s.broken = refusal(op, code, msg)
 			return s.broken
@@ -264,10 +375,14 @@ func (s *Session) StatEach(ctx context.Context, nums []int64, fn func(n int64, i
 
 // sendAhead writes "VERB n" for the numbers of nums from sent on while
 // fewer than depth are unanswered (done answered), flushes them, and
-// returns how many are sent in all.
+// returns how many are sent in all. Each line passes the wire check of
+// every command (proto.CheckArg), as client.send's do.
 func (s *Session) sendAhead(ctx context.Context, verb string, nums []int64, sent, done, depth int) (int, error) {
 	for sent < len(nums) && sent-done < depth {
 		line := verb + " " + strconv.FormatInt(nums[sent], 10)
+		if err := proto.CheckArg(line); err != nil {
+			return sent, s.fail(fmt.Errorf("nntp: %s: %w", verb, err))
+		}
 		s.c.tracef("> %s", line)
 		if _, err := s.c.w.W.WriteString(line + "\r\n"); err != nil {
 			return sent, s.fail(s.c.ioErr(ctx.Err(), line, err))
@@ -281,7 +396,8 @@ func (s *Session) sendAhead(ctx context.Context, verb string, nums []int64, sent
 }
 
 // Stat asks whether article n of the selected group exists (RFC 3977
-// section 6.2.4) and gives its message-id; found is false for 423.
+// section 6.2.4) and gives its message-id; found is false for 423. A
+// reply that names another number is a *proto.ProtocolError.
 func (s *Session) Stat(ctx context.Context, n int64) (id string, found bool, err error) {
 	if err := s.usable(); err != nil {
 		return "", false, err
@@ -289,13 +405,31 @@ func (s *Session) Stat(ctx context.Context, n int64) (id string, found bool, err
 	code, msg, err := s.c.cmd(ctx, StatusArticleExists, "STAT %d", n)
 	switch {
 	case err == nil:
-	case code == StatusNoSuchNumber || code == StatusNoArticleInRange:
+	case code == StatusNoSuchNumber || code == StatusNoCurrentArticle:
 		return "", false, nil
 	default:
 		return "", false, s.fail(err)
 	}
-	_, id = parseArticleReply(msg)
+	if id, err = replyFor(fmt.Sprintf("STAT %d", n), n, msg); err != nil {
+		s.broken = err
+		return "", false, err
+	}
 	return id, true, nil
+}
+
+// replyFor gives the message-id of the reply msg to op, a command for
+// article n: "n <message-id>" (RFC 3977 sections 6.2.1 to 6.2.4). A reply
+// that names another article is a *proto.ProtocolError: the server, or a
+// proxy, dropped or added a reply, and with commands pipelined every later
+// reply belongs to another command; its message-id would be taken for n's
+// (and n's file linked to another article's). A reply without a number
+// (0) is taken as n's.
+func replyFor(op string, n int64, msg string) (string, error) {
+	got, id := parseArticleReply(msg)
+	if got != 0 && got != n {
+		return "", &proto.ProtocolError{Proto: "nntp", Msg: fmt.Sprintf("%s: the reply is for article %d, not %d: replies out of step", op, got, n)}
+	}
+	return id, nil
 }
 
 // Articles retrieves articles nums of the selected group with ARTICLE
@@ -303,14 +437,16 @@ func (s *Session) Stat(ctx context.Context, n int64) (id string, found bool, err
 // flight (RFC 3977 section 3.5 allows pipelining). fn is called in the
 // order of nums with each article's number, its message-id from the reply
 // and its text, dot-unstuffed with LF line ends, valid during the call
-// only; for a number the server no longer has (423), body is nil. Whatever
+// only; for a number the server no longer has (423), body is nil. A 220
+// reply that names another number than the one asked for is a
+// *proto.ProtocolError (replies out of step), and fn is not called. Whatever
 // fn leaves unread is skipped (up to 1 MiB; more breaks the session). An error from fn stops the loop and is
 // returned; the session is then out of step and can only be closed.
 func (s *Session) Articles(ctx context.Context, nums []int64, fn func(n int64, id string, body io.Reader) error) error {
 	if err := s.usable(); err != nil {
 		return err
 	}
-	depth := orDefault(s.d.Pipeline, DefaultPipeline)
+	depth := s.d.pipeline()
 	sent, done := 0, 0
 	send := func() (err error) {
 		sent, err = s.sendAhead(ctx, "ARTICLE", nums, sent, done, depth)
@@ -335,7 +471,7 @@ func (s *Session) Articles(ctx context.Context, nums []int64, fn func(n int64, i
 		done++
 		switch {
 		case code == StatusArticleFollows:
-		case code == StatusNoSuchNumber || code == StatusNoArticleInRange:
+		case code == StatusNoSuchNumber || code == StatusNoCurrentArticle:
 			if err := fn(n, "", nil); err != nil {
 				s.broken = err
 				return err
@@ -345,7 +481,11 @@ func (s *Session) Articles(ctx context.Context, nums []int64, fn func(n int64, i
 			s.broken = refusal(op, code, msg)
 			return s.broken
 		}
-		_, id := parseArticleReply(msg)
+		id, err := replyFor(op, n, msg)
+		if err != nil {
+			s.broken = err
+			return err
+		}
 		dr := s.c.r.DotReader()
 		ferr := fn(n, id, &bodyReader{r: dr, c: s.c, op: op, ctxErr: ctx.Err})
 		if ferr != nil {

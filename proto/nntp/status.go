@@ -28,8 +28,8 @@ const (
 	StatusServiceUnavailable = 400 // RFC 3977 3.2.1: service not available
 	StatusNoSuchGroup        = 411 // RFC 3977 6.1.1: no such newsgroup
 	StatusNoGroupSelected    = 412 // RFC 3977 6.2.1: no newsgroup selected
-	StatusNoArticleInRange   = 420 // RFC 3977 8.3: no articles in that range / no current article
-	StatusNoSuchNumber       = 423 // RFC 3977 6.2.1: no article with that number
+	StatusNoCurrentArticle   = 420 // RFC 3977 6.2.1, 8.3.2: current article number is invalid; RFC 2980 2.8: XOVER's "no article(s) selected"
+	StatusNoSuchNumber       = 423 // RFC 3977 6.2.1: no article with that number; 8.3.2: OVER's "no articles in that range"
 	StatusNoSuchMessageID    = 430 // RFC 3977 6.2.1: no article with that message-id
 	StatusAuthRequired       = 480 // RFC 3977 3.2.1 / RFC 4643 2.2: authentication required
 	StatusAuthRejected       = 481 // RFC 4643 2.3: authentication failed or rejected
@@ -40,6 +40,15 @@ const (
 	StatusUnavailable        = 502 // RFC 3977 3.2.1: command unavailable / access denied
 	StatusNotSupported       = 503 // RFC 3977 3.2.1: feature not supported
 )
+
+// StatusNoArticleInRange is 420, the reply of RFC 2980's XOVER to a range
+// without articles. RFC 3977's OVER answers such a range 423
+// (StatusNoSuchNumber, section 8.3.2), as INN does; its 420 means no
+// current article.
+//
+// Deprecated: Use [StatusNoCurrentArticle], and [StatusNoSuchNumber] for
+// OVER's empty range.
+const StatusNoArticleInRange = StatusNoCurrentArticle
 
 var statusText = map[int]string{
 	StatusCapabilities:       "capability list follows",
@@ -58,7 +67,7 @@ var statusText = map[int]string{
 	StatusServiceUnavailable: "service not available",
 	StatusNoSuchGroup:        "no such newsgroup",
 	StatusNoGroupSelected:    "no newsgroup selected",
-	StatusNoArticleInRange:   "no article in that range",
+	StatusNoCurrentArticle:   "current article number is invalid",
 	StatusNoSuchNumber:       "no article with that number",
 	StatusNoSuchMessageID:    "no article with that message-id",
 	StatusAuthRequired:       "authentication required",
@@ -69,6 +78,15 @@ var statusText = map[int]string{
 	StatusSyntaxError:        "syntax error in command",
 	StatusUnavailable:        "command unavailable",
 	StatusNotSupported:       "feature not supported",
+}
+
+// emptyRange reports whether code is the refusal of an OVER or XOVER
+// range that holds no article: 423 from OVER (RFC 3977 section 8.3.2, what
+// INN's nnrpd sends), 420 from XOVER (RFC 2980 section 2.8, "no article(s)
+// selected"), and either from servers that mix the two. A range without
+// articles is not an error: an old group has gaps of any width.
+func emptyRange(code int) bool {
+	return code == StatusNoSuchNumber || code == StatusNoCurrentArticle
 }
 
 // ErrServiceUnavailable is wrapped by the *ReplyError of a 400 reply:
@@ -128,7 +146,7 @@ func kindOf(code int) error {
 	switch code {
 	case StatusServiceUnavailable:
 		return ErrServiceUnavailable
-	case StatusNoSuchGroup, StatusNoArticleInRange, StatusNoSuchNumber, StatusNoSuchMessageID:
+	case StatusNoSuchGroup, StatusNoCurrentArticle, StatusNoSuchNumber, StatusNoSuchMessageID:
 		return proto.ErrNotFound
 	case StatusAuthRequired, StatusAuthRejected, StatusAuthOutOfSequence:
 		return proto.ErrLogin

@@ -71,7 +71,8 @@ func (d *Driver) summary(ctx context.Context, c *client, t *target) (*proto.Resp
 // overview asks for the overview of articles first to last with OVER, or
 // XOVER when CAPABILITIES does not list OVER or OVER is refused as unknown
 // (500, 501) or unsupported (503). It gives errNoOverview when both are
-// refused that way. The lines go to raw; malformed lines are skipped and
+// refused that way. A range without articles (423 or 420, see emptyRange)
+// gives no lines. The lines go to raw; malformed lines are skipped and
 // counted.
 func (d *Driver) overview(ctx context.Context, c *client, first, last int64, raw *bytes.Buffer) ([]overview, string, int, error) {
 	caps, err := c.capabilities(ctx)
@@ -87,7 +88,7 @@ func (d *Driver) overview(ctx context.Context, c *client, first, last int64, raw
 		code, _, err := c.cmd(ctx, StatusOverviewFollows, "%s", op)
 		switch {
 		case err == nil:
-		case code == StatusNoArticleInRange:
+		case emptyRange(code):
 			return nil, verb, 0, nil
 		case code == StatusUnknownCommand || code == StatusSyntaxError || code == StatusNotSupported:
 			continue
@@ -123,7 +124,7 @@ func (d *Driver) headSummary(ctx context.Context, c *client, first, last int64, 
 		code, _, err := c.cmd(ctx, StatusHeadFollows, "%s", op)
 		switch {
 		case err == nil:
-		case code == StatusNoSuchNumber || code == StatusNoArticleInRange:
+		case code == StatusNoSuchNumber || code == StatusNoCurrentArticle:
 			continue
 		default:
 			return nil, err

@@ -6,6 +6,7 @@ package nntptest
 
 import (
 	"bufio"
+	"bytes"
 	"fmt"
 	"net"
 	"path"
@@ -24,6 +25,12 @@ type Server struct {
 	// OVER in CAPABILITIES), "XOVER" (XOVER only) or "" (neither: both
 	// answer 500).
 	Over string
+	// EmptyRange is the reply to OVER or XOVER for a range that holds no
+	// article. Zero answers as INN's nnrpd does: 423 to OVER (RFC 3977
+	// section 8.3.2) and an empty list (224, then ".") to XOVER. 420
+	// answers 420 to both, as RFC 2980's XOVER servers do ("no
+	// article(s) selected").
+	EmptyRange int
 	// ListGroup selects the LISTGROUP served: "" (none: 500), "range"
 	// (RFC 3977 section 6.1.2, with a range) or "plain" (RFC 2980's,
 	// without one: a range is a 501).
@@ -31,6 +38,12 @@ type Server struct {
 	// User and Pass, when User is set, are required with AUTHINFO before
 	// any group command (480 otherwise).
 	User, Pass string
+	// Marks, when it holds a group, is the count, low and high water
+	// mark that GROUP, LISTGROUP and LIST ACTIVE give for it instead of
+	// its articles' own: a server's estimate (RFC 3977 section 6.1.1.2)
+	// or a hostile claim ("211 0 1 1000000000000"). Change it while the
+	// server runs with SetMarks.
+	Marks map[string][3]int64
 	// Stall, when set, makes ARTICLE replies wait until it is closed.
 	Stall chan struct{}
 
@@ -39,6 +52,7 @@ type Server struct {
 	mu     sync.Mutex
 	groups map[string]map[int64]string // article texts, LF line ends
 	log    []string
+	ahead  map[string]int // per verb: see Ahead
 }
 
 // Start listens on 127.0.0.1:0 and serves until the test ends.
@@ -98,6 +112,24 @@ func (s *Server) AddGroup(g string) {
 	}
 }
 
+// SetMarks makes GROUP give count, low and high for group g (see Marks);
+// ClearMarks gives back its articles' own.
+func (s *Server) SetMarks(g string, count, low, high int64) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.Marks == nil {
+		s.Marks = map[string][3]int64{}
+	}
+	s.Marks[g] = [3]int64{count, low, high}
+}
+
+// ClearMarks undoes SetMarks for group g.
+func (s *Server) ClearMarks(g string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	delete(s.Marks, g)
+}
+
 // Expire removes article n of group g.
 func (s *Server) Expire(g string, n int64) {
 	s.mu.Lock()
@@ -112,10 +144,22 @@ func (s *Server) Log() []string {
 	return slices.Clone(s.log)
 }
 
-// ResetLog forgets the commands received.
+// Ahead returns the most commands the server had already received,
+// whole, beyond a verb command (upper case) when it read that one, over
+// all its connections: how many a client sent without waiting for the
+// reply to it (pipelining, RFC 3977 section 3.5). It is 0 for a client
+// that waits for each reply; it can be less than a client sent at once
+// when TCP delivers the lines apart.
+func (s *Server) Ahead(verb string) int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.ahead[verb]
+}
+
+// ResetLog forgets the commands received, and what Ahead saw.
 func (s *Server) ResetLog() {
 	s.mu.Lock()
-	s.log = nil
+	s.log, s.ahead = nil, nil
 	s.mu.Unlock()
 }
 
@@ -131,6 +175,9 @@ func (s *Server) Count(prefix string) int {
 }
 
 func (s *Server) marks(g string) (low, high int64, count int) {
+	if m, ok := s.Marks[g]; ok {
+		return m[1], m[2], int(m[0])
+	}
 	for n := range s.groups[g] {
 		if low == 0 || n < low {
 			low = n
@@ -197,15 +244,27 @@ func (s *Server) serve(c net.Conn) {
 		if strings.HasPrefix(strings.ToUpper(line), "AUTHINFO PASS ") {
 			shown = "AUTHINFO PASS " + strings.Repeat("*", len(line)-len("AUTHINFO PASS "))
 		}
+		ahead := 0
+		if n := r.Buffered(); n > 0 {
+			b, _ := r.Peek(n)
+			ahead = bytes.Count(b, []byte("\n"))
+		}
+		f := strings.Fields(line)
+		verb := ""
+		if len(f) > 0 {
+			verb = strings.ToUpper(f[0])
+		}
 		s.mu.Lock()
 		s.log = append(s.log, shown)
+		if s.ahead == nil {
+			s.ahead = map[string]int{}
+		}
+		s.ahead[verb] = max(s.ahead[verb], ahead)
 		s.mu.Unlock()
-		f := strings.Fields(line)
 		if len(f) == 0 {
 			reply("500 empty")
 			continue
 		}
-		verb := strings.ToUpper(f[0])
 		arg := ""
 		if len(f) > 1 {
 			arg = f[1]
@@ -267,8 +326,14 @@ func (s *Server) serve(c net.Conn) {
 				break
 			}
 			nums := s.numbers(group, lo, hi)
-			if len(nums) == 0 {
-				reply("420 no articles in that range")
+			switch {
+			case len(nums) > 0:
+			case s.EmptyRange != 0:
+				reply("%d no article(s) selected", s.EmptyRange)
+			case verb == "OVER":
+				reply("423 No articles in %s", arg)
+			}
+			if len(nums) == 0 && (s.EmptyRange != 0 || verb == "OVER") {
 				break
 			}
 			reply("224 overview follows")
