@@ -660,6 +660,28 @@ func (nr *newsRun) renumbered(g *groupRun, dir string) {
 	g.mark.High = from - 1
 }
 
+// renumberedUnder handles a group whose article under the recorded mark
+// is now another (id; old is the one stored there) while the server's
+// high water mark is above the mark: renumbered or rebuilt, and grown
+// since. The articles above the mark are fetched as listed; the run says
+// so (a failed entry naming the group, the number and both Message-IDs:
+// exit 8), and the recorded mark drops below the group's low water mark,
+// so that the next run lists the group again from there, as renumbered
+// does at once: what is missing comes, and an article stored under a
+// number the server now gives to another fails and is not overwritten.
+func (nr *newsRun) renumberedUnder(g *groupRun, dir, old, id string) {
+	from := max(g.low, 1)
+	nr.sum.add(EntryReport{Path: dir, URL: nr.articleURL(g.name, g.mark.High), Status: StatusFailed,
+		Reason: fmt.Sprintf("group %s: article %d, the last one recorded, is now %s, where %s is stored: the group was renumbered or rebuilt, and articles under lower numbers may be missing; the next run lists it again from %d",
+			g.name, g.mark.High, id, old, from)})
+	g.mu.Lock()
+	g.mark.High = from - 1
+	if g.failedAt == 0 || from < g.failedAt {
+		g.failedAt = from
+	}
+	g.mu.Unlock()
+}
+
 // listGroup decides what to fetch of the selected group g: the numbers
 // above its high water mark, up to MaxArticles of the newest, not stored
 // under another group already; with Delete it removes the local articles
@@ -681,10 +703,21 @@ func (nr *newsRun) listGroup(ctx context.Context, worker int, s NewsSession, g *
 		nr.renumbered(g, dir)
 	}
 	next := g.mark.High + 1
-	if g.mark.High == math.MaxInt64 {
+	probe := int64(0) // the recorded mark's article, listed again (see below)
+	switch {
+	case g.mark.High == math.MaxInt64:
 		// No number follows (see overviewChunks): the mark's own
 		// article is asked for again, found stored and unchanged.
 		next = g.mark.High
+	case g.mark.High >= max(low, 1) && high > g.mark.High && nr.stat(dir+"/"+strconv.FormatInt(g.mark.High, 10)).regular:
+		// New articles: the last one recorded is listed with them, at
+		// no round trip more (the same OVER, or STATs sent together).
+		// Under another Message-ID than the one stored, the group was
+		// renumbered or rebuilt and has since grown past the recorded
+		// mark (a mark fallen below it is seen above): articles new to
+		// the mirror may stand under lower numbers, which no run would
+		// ask for (renumberedUnder).
+		next, probe = g.mark.High, g.mark.High
 	}
 	from := max(low, next, 1)
 	if nr.opts.MaxArticles > 0 {
@@ -734,6 +767,12 @@ func (nr *newsRun) listGroup(ctx context.Context, worker int, s NewsSession, g *
 		}
 		rel := dir + "/" + strconv.FormatInt(a.Number, 10)
 		url := nr.articleURL(g.name, a.Number)
+		if a.Number == probe {
+			if old := nr.otherArticle(rel, nr.stat(rel), a.MessageID); old != "" {
+				nr.renumberedUnder(g, dir, old, a.MessageID)
+			}
+			continue
+		}
 		if old := nr.otherArticle(rel, nr.stat(rel), a.MessageID); old != "" {
 			nr.sum.add(EntryReport{Path: rel, URL: url, Status: StatusFailed, Reason: notOverwritten(rel, old, a.MessageID)})
 			g.mu.Lock()

@@ -885,6 +885,77 @@ func TestNewsMirrorRenumbered(t *testing.T) {
 	}
 }
 
+// A group renumbered or rebuilt that has grown past the recorded mark
+// since (its high water mark is not below the mark, so renumbered cannot
+// see it): the server now has, under 1 to 5, the old articles 1, 2 and 3
+// with a new one, 201, between 1 and 2, and a new one, 202, at the end.
+// A run asked for 4 and 5 only: the old 3 (now 4) was linked as a
+// crosspost, 202 stored, and 201 never asked for, exit 0. The mark's own
+// article, 3, is listed with the new ones: it is now another article, and
+// the run says so (exit 8) and drops the mark; the next run lists the
+// group from its low water mark, where 2 and 3 hold other articles than
+// the server's and fail.
+func TestNewsMirrorRenumberedGrown(t *testing.T) {
+	for _, over := range []string{"OVER", ""} {
+		t.Run("over="+over, func(t *testing.T) {
+			srv := &nntptest.Server{Over: over}
+			for i := 1; i <= 3; i++ {
+				srv.Post(article(i, "g"), []string{"g"}, []int64{int64(i)})
+			}
+			srv.Start(t)
+			dir := t.TempDir()
+			raw := "nntp://" + srv.Addr + "/g"
+			run := func() (*Summary, error) {
+				t.Helper()
+				ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+				defer cancel()
+				return Run(ctx, newsFetcher{&nntp.Driver{}}, uri.MustParse(raw), dir, newsRunOpts(2))
+			}
+			if sum, err := run(); err != nil || sum.New != 3 {
+				t.Fatalf("first run: %v, %+v", err, sum)
+			}
+			for i := 1; i <= 3; i++ {
+				srv.Expire("g", int64(i))
+			}
+			for n, a := range []int{1, 201, 2, 3, 202} {
+				srv.Post(article(a, "g"), []string{"g"}, []int64{int64(n + 1)})
+			}
+			sum, err := run()
+			var groupEntry string
+			for _, e := range sum.Entries {
+				if e.Path == "g" && e.Status == StatusFailed {
+					groupEntry = e.Reason
+				}
+			}
+			if !errors.Is(err, ErrPartial) || groupEntry == "" {
+				t.Fatalf("grown after a renumbering: %v, %+v; want ErrPartial and a failed entry for the group", err, sum.Entries)
+			}
+			if b, _ := os.ReadFile(filepath.Join(dir, "g", "5")); string(b) != article(202, "g") {
+				t.Errorf("g/5 = %q, want the server's article 202", b)
+			}
+			if m := readManifest(t, dir); m.Groups["g"].High != 0 {
+				t.Errorf("mark %+v, want 0: the group is to be listed again from 1", m.Groups["g"])
+			}
+			sum, err = run()
+			var failed []string
+			for _, e := range sum.Entries {
+				if e.Status == StatusFailed {
+					failed = append(failed, e.Path)
+				}
+			}
+			slices.Sort(failed)
+			if want := []string{"g/2", "g/3"}; !errors.Is(err, ErrPartial) || !slices.Equal(failed, want) {
+				t.Errorf("next run: %v, failed %q; want %q", err, failed, want)
+			}
+			for i := 1; i <= 3; i++ {
+				if b, _ := os.ReadFile(filepath.Join(dir, "g", strconv.Itoa(i))); string(b) != article(i, "g") {
+					t.Errorf("g/%d = %q, want the old article %d kept", i, b, i)
+				}
+			}
+		})
+	}
+}
+
 // A group emptied on the server that says so with "211 0 0 0" (one of RFC
 // 3977 section 6.1.1.2's forms of an empty group): nothing to miss, no
 // word, exit 0; but the recorded mark drops to 0, so that articles the
