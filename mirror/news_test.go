@@ -809,23 +809,7 @@ func TestNewsMirrorRenumbered(t *testing.T) {
 	}
 	srv.Start(t)
 	dir := t.TempDir()
-	raw := "nntp://" + srv.Addr + "/g"
-	run := func() (*Summary, error) {
-		t.Helper()
-		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-		defer cancel()
-		return Run(ctx, newsFetcher{&nntp.Driver{}}, uri.MustParse(raw), dir, newsRunOpts(2))
-	}
-	failed := func(sum *Summary) []string {
-		var paths []string
-		for _, e := range sum.Entries {
-			if e.Status == StatusFailed {
-				paths = append(paths, e.Path)
-			}
-		}
-		slices.Sort(paths)
-		return paths
-	}
+	run := newsRunner(t, srv, "g", dir)
 	if sum, err := run(); err != nil || sum.New != 5 {
 		t.Fatalf("first run: %v, %+v", err, sum)
 	}
@@ -885,6 +869,30 @@ func TestNewsMirrorRenumbered(t *testing.T) {
 	}
 }
 
+// newsRunner returns a function that mirrors group from srv into dir, two
+// jobs, 30 s at the most.
+func newsRunner(t *testing.T, srv *nntptest.Server, group, dir string) func() (*Summary, error) {
+	u := uri.MustParse("nntp://" + srv.Addr + "/" + group)
+	return func() (*Summary, error) {
+		t.Helper()
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
+		return Run(ctx, newsFetcher{&nntp.Driver{}}, u, dir, newsRunOpts(2))
+	}
+}
+
+// failed returns the paths of sum's failed entries, sorted.
+func failed(sum *Summary) []string {
+	var paths []string
+	for _, e := range sum.Entries {
+		if e.Status == StatusFailed {
+			paths = append(paths, e.Path)
+		}
+	}
+	slices.Sort(paths)
+	return paths
+}
+
 // A group renumbered or rebuilt that has grown past the recorded mark
 // since (its high water mark is not below the mark, so renumbered cannot
 // see it): the server now has, under 1 to 5, the old articles 1, 2 and 3
@@ -904,13 +912,7 @@ func TestNewsMirrorRenumberedGrown(t *testing.T) {
 			}
 			srv.Start(t)
 			dir := t.TempDir()
-			raw := "nntp://" + srv.Addr + "/g"
-			run := func() (*Summary, error) {
-				t.Helper()
-				ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-				defer cancel()
-				return Run(ctx, newsFetcher{&nntp.Driver{}}, uri.MustParse(raw), dir, newsRunOpts(2))
-			}
+			run := newsRunner(t, srv, "g", dir)
 			if sum, err := run(); err != nil || sum.New != 3 {
 				t.Fatalf("first run: %v, %+v", err, sum)
 			}
@@ -937,15 +939,8 @@ func TestNewsMirrorRenumberedGrown(t *testing.T) {
 				t.Errorf("mark %+v, want 0: the group is to be listed again from 1", m.Groups["g"])
 			}
 			sum, err = run()
-			var failed []string
-			for _, e := range sum.Entries {
-				if e.Status == StatusFailed {
-					failed = append(failed, e.Path)
-				}
-			}
-			slices.Sort(failed)
-			if want := []string{"g/2", "g/3"}; !errors.Is(err, ErrPartial) || !slices.Equal(failed, want) {
-				t.Errorf("next run: %v, failed %q; want %q", err, failed, want)
+			if got, want := failed(sum), []string{"g/2", "g/3"}; !errors.Is(err, ErrPartial) || !slices.Equal(got, want) {
+				t.Errorf("next run: %v, failed %q; want %q", err, got, want)
 			}
 			for i := 1; i <= 3; i++ {
 				if b, _ := os.ReadFile(filepath.Join(dir, "g", strconv.Itoa(i))); string(b) != article(i, "g") {
