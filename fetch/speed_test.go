@@ -66,25 +66,28 @@ func TestSpeedLimitCutsStall(t *testing.T) {
 	}
 }
 
-// A body that arrives fast enough is not cut, however long it takes.
+// A body that arrives fast enough is not cut, however long it takes. The
+// speed time is a second, so that a process held up for half a second on
+// a loaded machine (the whole suite runs at once) is no slow transfer;
+// the body takes 2.5 s, more than two of them.
 func TestSpeedLimitKeepsSteadyTransfer(t *testing.T) {
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Content-Length", "60000")
-		for range 60 { // 1,000 bytes every 25 ms: 40,000 bytes a second, for 1.5 s
+		w.Header().Set("Content-Length", "100000")
+		for range 100 { // 1,000 bytes every 25 ms: 40,000 bytes a second, for 2.5 s
 			w.Write(bytes.Repeat([]byte("y"), 1000))
 			w.(http.Flusher).Flush()
 			time.Sleep(25 * time.Millisecond)
 		}
 	}))
 	defer srv.Close()
-	c := &fetch.Client{SpeedLimit: 1000, SpeedTime: 500 * time.Millisecond}
+	c := &fetch.Client{SpeedLimit: 1000, SpeedTime: time.Second}
 	resp, err := c.Get(context.Background(), srv.URL+"/f")
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer resp.Body.Close()
 	b, err := io.ReadAll(resp.Body)
-	if err != nil || len(b) != 60000 {
+	if err != nil || len(b) != 100000 {
 		t.Fatalf("got %d bytes, %v", len(b), err)
 	}
 }
