@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 
 	"golang.org/x/net/html"
@@ -19,6 +20,8 @@ type httpWalker struct {
 	start *uri.URL
 	root  []string // the starting path's segments, decoded
 }
+
+var _ dirLinker = (*httpWalker)(nil)
 
 func newHTTPWalker(u *uri.URL) (*httpWalker, error) {
 	p := u.Path
@@ -40,6 +43,25 @@ func newHTTPWalker(u *uri.URL) (*httpWalker, error) {
 func (w *httpWalker) startURL() *uri.URL { return w.start }
 
 func (w *httpWalker) fileOptions(remoteFile) proto.Options { return proto.Options{} }
+
+// redirected: a link that the server redirects to the same path with a
+// final "/" is a directory (mini_httpd and micro_httpd link directories
+// without it; RFC 9110 gives no other clue). A redirect to another
+// directory (a "latest" that leads to "v1.2/") is skipped, with the
+// target named: its index page is no file, and a tree below the start is
+// walked from its own link. A redirect to anything else is a file, kept
+// under the name of the link.
+func (w *httpWalker) redirected(rf remoteFile, loc *uri.URL) (dirJob, bool, error) {
+	if !strings.HasSuffix(loc.Path, "/") || loc.Opaque != "" {
+		return dirJob{}, false, nil
+	}
+	got, ok := pathSegments(loc.Path)
+	asked, _ := pathSegments(rf.url.Path)
+	if ok && sameServer(w.start, loc) && loc.RawQuery == "" && !loc.ForceQuery && slices.Equal(got, asked) {
+		return dirJob{rel: rf.rel, url: withPath(rf.url, rf.url.Path+"/")}, true, nil
+	}
+	return dirJob{}, false, fmt.Errorf("the server redirects it to the directory %s", loc.Redacted())
+}
 
 func (w *httpWalker) list(ctx context.Context, f Fetcher, req *proto.Request, d dirJob) (*listing, error) {
 	_, body, err := fetchListing(ctx, f, req, d.url)

@@ -337,3 +337,56 @@ func TestRepairHref(t *testing.T) {
 		}
 	}
 }
+
+// TestHTTPRedirected: what a file link of an index page is when fetching
+// it was redirected (mini_httpd 1.30 and micro_httpd link a directory as
+// <a href="sub">, then answer 302 Location: /pub/sub/).
+func TestHTTPRedirected(t *testing.T) {
+	w, err := newHTTPWalker(uri.MustParse("http://127.0.0.1:8080/pub/"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		link, loc string
+		want      string // "dir URL", "file" or "skip"
+	}{
+		{"/pub/sub", "http://127.0.0.1:8080/pub/sub/", "dir http://127.0.0.1:8080/pub/sub/"},
+		{"/pub/sub", "/pub/sub/", "dir http://127.0.0.1:8080/pub/sub/"},
+		{"/pub/dir%20with%20space", "http://127.0.0.1:8080/pub/dir with space/", "dir http://127.0.0.1:8080/pub/dir%20with%20space/"},
+		{"/pub/caf%c3%a9", "http://127.0.0.1:8080/pub/caf%C3%A9/", "dir http://127.0.0.1:8080/pub/caf%c3%a9/"},
+		{"/pub/a/b", "http://127.0.0.1:8080/pub/a/b/", "dir http://127.0.0.1:8080/pub/a/b/"},
+		// A file elsewhere: the link's name, the target's bytes.
+		{"/pub/latest.tar", "http://127.0.0.1:8080/pub/v1.2.tar", "file"},
+		{"/pub/sub", "http://127.0.0.1:8080/pub/sub.html", "file"},
+		// Another directory, another server, a query: not this entry.
+		{"/pub/latest", "http://127.0.0.1:8080/pub/v1.2/", "skip"},
+		{"/pub/sub", "http://127.0.0.1:8080/pub/", "skip"},
+		{"/pub/sub", "http://127.0.0.1:8081/pub/sub/", "skip"},
+		{"/pub/sub", "https://127.0.0.1:8080/pub/sub/", "skip"},
+		{"/pub/sub", "http://127.0.0.1:8080/pub/sub/?C=N", "skip"},
+		{"/pub/sub", "http://127.0.0.1:8080/pub/sub//", "skip"},
+	} {
+		rf := remoteFile{rel: "x", url: uri.MustParse("http://127.0.0.1:8080" + c.link), size: -1}
+		start := uri.MustParse("http://127.0.0.1:8080/pub/")
+		loc, err := uri.Resolve(start, uri.MustParse(c.loc), uri.RFC3986)
+		if err != nil {
+			t.Fatal(err)
+		}
+		d, isDir, why := w.redirected(rf, loc)
+		got := "file"
+		switch {
+		case isDir && why == nil:
+			got = "dir " + d.url.String()
+			if d.rel != rf.rel {
+				got += " rel " + d.rel
+			}
+		case why != nil && !isDir:
+			got = "skip"
+		case isDir:
+			got = "dir and skip"
+		}
+		if got != c.want {
+			t.Errorf("link %s redirected to %s: %s, want %s", c.link, c.loc, got, c.want)
+		}
+	}
+}
