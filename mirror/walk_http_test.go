@@ -56,6 +56,23 @@ var tricky = []string{
 	"sub/", "with space.txt", "x?y.txt",
 }
 
+// slashless is tricky as a page that links directories without a final
+// "/" lists it.
+var slashless = replaceNames(tricky, map[string]string{"dir with space/": "dir with space", "sub/": "sub"})
+
+// yaws is tricky as Yaws 2.1.1 lists it.
+var yaws = append(replaceNames(tricky, map[string]string{"café.txt": "caf\xe9.txt"}), "all.zip")
+
+func replaceNames(names []string, repl map[string]string) []string {
+	out := slices.Clone(names)
+	for i, n := range out {
+		if r, ok := repl[n]; ok {
+			out[i] = r
+		}
+	}
+	return out
+}
+
 // TestIndexPages reads the index pages of real servers
 // (testdata/httpindex/README.md says which and how they were made): every
 // name of the tree, decoded, with its type from the trailing "/" of the
@@ -79,6 +96,20 @@ func TestIndexPages(t *testing.T) {
 		{"python-3.11.2-http.server-sub.html", "http://127.0.0.1:8080/pub/", "sub", []string{"sub/inner.txt"}},
 		{"iis-style.html", "http://127.0.0.1:8080/pub/", "", tricky},
 		{"iis-style-sub.html", "http://127.0.0.1:8080/pub/", "sub", []string{"sub/inner.txt"}},
+		// mini_httpd and micro_httpd link a directory without its
+		// final "/": the page alone makes it a file, the server's
+		// redirect a directory (TestHTTPRedirected).
+		{"mini_httpd-1.30.html", "http://127.0.0.1:8080/pub/", "", slashless},
+		{"mini_httpd-1.30-sub.html", "http://127.0.0.1:8080/pub/", "sub", []string{"sub/inner.txt"}},
+		{"micro_httpd-20140814.html", "http://127.0.0.1:8080/pub/", "", slashless},
+		{"micro_httpd-20140814-sub.html", "http://127.0.0.1:8080/pub/", "sub", []string{"sub/inner.txt"}},
+		{"merecat-2.32-rc4.html", "http://127.0.0.1:8080/pub/", "", tricky},
+		{"merecat-2.32-rc4-sub.html", "http://127.0.0.1:8080/pub/", "sub", []string{"sub/inner.txt"}},
+		// Yaws links a zip of the directory it makes on request, and
+		// the UTF-8 name café.txt in Latin-1 (caf%E9.txt; it serves the
+		// file at that address).
+		{"yaws-2.1.1.html", "http://127.0.0.1:8080/pub/", "", yaws},
+		{"yaws-2.1.1-sub.html", "http://127.0.0.1:8080/pub/", "sub", []string{"sub/all.zip", "sub/inner.txt"}},
 		// The same pages mirrored from one level up: the root page's
 		// links are then one directory down.
 		{"nginx-1.22.1-sub.html", "http://127.0.0.1:8080/", "pub/sub", []string{"pub/sub/inner.txt"}},
