@@ -96,6 +96,10 @@ func TestIndexPages(t *testing.T) {
 		{"python-3.11.2-http.server-sub.html", "http://127.0.0.1:8080/pub/", "sub", []string{"sub/inner.txt"}},
 		{"iis-style.html", "http://127.0.0.1:8080/pub/", "", tricky},
 		{"iis-style-sub.html", "http://127.0.0.1:8080/pub/", "sub", []string{"sub/inner.txt"}},
+		// webfs writes "a:b.txt" as the href, unescaped: a URL of the
+		// scheme "a" to a browser, the file a:b.txt to the page.
+		{"webfs-1.21.html", "http://127.0.0.1:8080/pub/", "", tricky},
+		{"webfs-1.21-sub.html", "http://127.0.0.1:8080/pub/", "sub", []string{"sub/inner.txt"}},
 		// mini_httpd and micro_httpd link a directory without its
 		// final "/": the page alone makes it a file, the server's
 		// redirect a directory (TestHTTPRedirected).
@@ -418,6 +422,45 @@ func TestHTTPRedirected(t *testing.T) {
 		}
 		if got != c.want {
 			t.Errorf("link %s redirected to %s: %s, want %s", c.link, c.loc, got, c.want)
+		}
+	}
+}
+
+// TestIndexSchemeNames: webfs 1.21 writes a name holding ":" into the
+// href as it is (<a href="a:b.txt">a:b.txt</a>), which RFC 3986 section
+// 4.2 reads as a URL of the scheme "a" (Apache writes "./a:b.txt" for
+// that reason). A link whose text is its href, and whose scheme is none
+// that a page links to, names the file; before, the file was left out
+// without a word (wget and lftp leave it out too).
+func TestIndexSchemeNames(t *testing.T) {
+	for _, c := range []struct {
+		href, text string
+		want       string // entryNames of the listing
+	}{
+		{`a:b.txt`, `a:b.txt`, "dir/a:b.txt"},
+		{`a:b.txt`, `  a:b.txt  `, "dir/a:b.txt"},
+		{`a:b%20c.txt`, `a:b c.txt`, "dir/a:b c.txt"},
+		{`a:b%20c.txt`, `a:b%20c.txt`, "dir/a:b c.txt"},
+		{`c:dir/`, `c:dir/`, "dir/c:dir/"},
+		{`x-y.z:1`, `x-y.z:1`, "dir/x-y.z:1"},
+		// The text differs (a description, a name cut short): a URL.
+		{`a:b.txt`, `a:b`, ""},
+		{`a:b.txt`, `a:b.tx..&gt;`, ""},
+		{`tel:+123`, `call us`, ""},
+		// Schemes that pages link to, whatever the text.
+		{`mailto:root@x`, `mailto:root@x`, ""},
+		{`http:x.txt`, `http:x.txt`, ""},
+		{`javascript:void(0)`, `javascript:void(0)`, ""},
+		{`news:comp.lang.c`, `news:comp.lang.c`, ""},
+		{`data:,x`, `data:,x`, ""},
+		// An authority or a query is a URL's, not a name's.
+		{`irc://127.0.0.1/c`, `irc://127.0.0.1/c`, ""},
+		{`a:b?c`, `a:b?c`, ""},
+	} {
+		page := `<html><body><a href="` + strings.ReplaceAll(c.href, `"`, "&quot;") + `">` + c.text + `</a></body></html>`
+		got := strings.Join(entryNames(parseIndex(t, "http://127.0.0.1:8080/pub/", "dir", []byte(page))), " ")
+		if got != c.want {
+			t.Errorf("<a href=%q>%s</a>: entries %q, want %q", c.href, c.text, got, c.want)
 		}
 	}
 }
