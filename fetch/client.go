@@ -278,7 +278,11 @@ func (c *Client) follow(ctx context.Context, u *uri.URL, req *proto.Request, loo
 			if err != nil {
 				return nil, &Error{Op: op, URL: u.Redacted(), Err: err}
 			}
-			return &Response{Response: *pr, URL: u, Redirects: chain, Findings: findings}, nil
+			resp := &Response{Response: *pr, URL: u, Redirects: chain, Findings: findings}
+			if len(chain) > 0 {
+				resp.Location = u
+			}
+			return resp, nil
 		}
 		next, err := c.redirect(u, r, len(chain))
 		if err != nil {

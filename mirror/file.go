@@ -40,6 +40,7 @@ type partialInfo struct {
 type local struct {
 	exists  bool
 	regular bool
+	dir     bool
 	size    int64
 	mtime   time.Time
 }
@@ -49,7 +50,7 @@ func (r *run) stat(rel string) local {
 	if err != nil {
 		return local{}
 	}
-	return local{exists: true, regular: st.Mode().IsRegular(), size: st.Size(), mtime: st.ModTime()}
+	return local{exists: true, regular: st.Mode().IsRegular(), dir: st.IsDir(), size: st.Size(), mtime: st.ModTime()}
 }
 
 // file mirrors one remote file or link.
@@ -59,7 +60,9 @@ func (r *run) file(ctx context.Context, worker int, rf remoteFile) EntryReport {
 		return r.symlink(rf, rep)
 	}
 	loc := r.stat(rf.rel)
-	if loc.exists && !loc.regular {
+	if _, linksDirs := r.w.(dirLinker); loc.exists && !loc.regular && !(linksDirs && loc.dir && !r.opts.DryRun) {
+		// A directory that an earlier run found behind an HTTP link
+		// is fetched again: the redirect says whether it still is one.
 		rep.Status, rep.Reason = StatusSkipped, "a directory or symbolic link stands at this local path"
 		return rep
 	}
@@ -218,6 +221,16 @@ func (r *run) download(ctx context.Context, worker int, rf remoteFile, loc local
 		req.Options.IfModifiedSince = rec.ModTime
 	}
 	resp, err := r.f.Fetch(ctx, rf.url, req)
+	if dl, ok := r.w.(dirLinker); ok && err == nil && resp.Location != nil {
+		if d, isDir, why := dl.redirected(rf, resp.Location); isDir || why != nil {
+			resp.Body.Close()
+			if why != nil {
+				rep.Status, rep.Reason = StatusSkipped, why.Error()
+				return rep
+			}
+			return r.asDir(rf, d, loc, known, rep)
+		}
+	}
 	if err == nil && resp.NotModified {
 		resp.Body.Close()
 		rep.Status = StatusUnchanged
@@ -272,6 +285,24 @@ func (r *run) download(ctx context.Context, worker int, rf remoteFile, loc local
 	r.m.put(rf.rel, Record{Size: offset + n, ModTime: mtime, SHA256: sum, URL: rf.url.Redacted()})
 	rep.Status, rep.Bytes = statusFor(loc), n
 	r.progress(Event{Worker: worker, Path: rf.rel, Size: size, Bytes: offset + n, Done: true, Status: rep.Status})
+	return rep
+}
+
+// asDir turns the file link rf into the directory d, to be walked (see
+// dirLinker). A file that an earlier run kept under its name (releases
+// before this one stored such a directory's index page as a file) is
+// removed with its record, so that the directory can take its place.
+func (r *run) asDir(rf remoteFile, d dirJob, loc local, known bool, rep EntryReport) EntryReport {
+	if loc.regular && known {
+		if err := r.root.Remove(rf.rel); err != nil {
+			rep.Status, rep.Reason = StatusFailed, "cannot replace the file by the directory: "+err.Error()
+			return rep
+		}
+		r.m.remove(rf.rel)
+	}
+	r.root.Remove(partialDir + "/" + rf.rel)
+	r.root.Remove(partMeta + "/" + rf.rel)
+	rep.dir = &d
 	return rep
 }
 

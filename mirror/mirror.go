@@ -153,6 +153,9 @@ type EntryReport struct {
 	Bytes  int64  `json:"bytes,omitempty"`
 	err    error  // why it failed, to decide on a retry
 	handed bool   // given to the placer, which reports it
+
+	// dir: the file's link named a directory, to walk (dirLinker).
+	dir *dirJob
 }
 
 // Summary is the result of a run.
@@ -418,7 +421,8 @@ type run struct {
 	// newsRun.written); when it fails the manifest is not saved.
 	durable func() error
 
-	// outstanding counts the files queued and not yet reported.
+	// outstanding counts the directories and files queued and not yet
+	// done (listed, reported).
 	outstanding sync.WaitGroup
 
 	mu         sync.Mutex
@@ -487,6 +491,7 @@ func (r *run) releaseSlot() {
 func (r *run) run(ctx context.Context) error {
 	r.placer = r.startPlacer()
 	files := newQueue[remoteFile]()
+	dirs := newQueue[dirJob]()
 	var wg sync.WaitGroup
 	for i := range r.jobs {
 		wg.Add(1)
@@ -503,6 +508,14 @@ func (r *run) run(ctx context.Context) error {
 				}
 				rep := r.file(ctx, worker, rf)
 				if rep.handed {
+					continue
+				}
+				if rep.dir != nil {
+					// Still outstanding itself, so the walk
+					// is not over yet (see walk).
+					r.outstanding.Add(1)
+					dirs.push(*rep.dir)
+					r.outstanding.Done()
 					continue
 				}
 				if rep.Status == StatusFailed && r.again(ctx, &rf, rep.err, files) {
@@ -533,7 +546,7 @@ func (r *run) run(ctx context.Context) error {
 		}()
 	}
 	stopSaver := r.startSaver()
-	walkErr := r.walk(ctx, files)
+	walkErr := r.walk(ctx, dirs, files)
 	r.outstanding.Wait()
 	files.close()
 	wg.Wait()
@@ -609,7 +622,12 @@ func (r *run) startSaver() func() {
 // directory is listed. If the starting directory cannot be listed the run
 // stops with that error; a directory below it that cannot be listed is a
 // failed entry of the report, and nothing under it is deleted.
-func (r *run) walk(ctx context.Context, files *queue[remoteFile]) error {
+//
+// The walk is over when no directory and no file is outstanding: a file's
+// link may turn out to name a directory (dirLinker), which its worker
+// then puts on dirs.
+func (r *run) walk(ctx context.Context, dirs *queue[dirJob], files *queue[remoteFile]) error {
+	defer dirs.close()
 	start := dirJob{rel: "", url: r.w.startURL()}
 	l, err := r.listAgain(ctx, start)
 	if err != nil {
@@ -618,9 +636,8 @@ func (r *run) walk(ctx context.Context, files *queue[remoteFile]) error {
 		}
 		return fmt.Errorf("mirror: list %s: %w", start.url.Redacted(), err)
 	}
-	dirs := newQueue[dirJob]()
-	var pending sync.WaitGroup // directories queued and not yet done
-	r.take(start, l, dirs, files, &pending)
+	pending := &r.outstanding // directories and files queued and not yet done
+	r.take(start, l, dirs, files, pending)
 	var listers sync.WaitGroup
 	for range r.jobs {
 		listers.Add(1)
@@ -631,7 +648,7 @@ func (r *run) walk(ctx context.Context, files *queue[remoteFile]) error {
 				if !ok {
 					return
 				}
-				r.visit(ctx, d, dirs, files, &pending)
+				r.visit(ctx, d, dirs, files, pending)
 				pending.Done()
 			}
 		}()

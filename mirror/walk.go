@@ -51,6 +51,18 @@ type walker interface {
 	fileOptions(rf remoteFile) proto.Options
 }
 
+// A dirLinker is a walker whose links to files may name directories: an
+// HTTP index page links each entry by its path alone, and some servers
+// (mini_httpd, micro_httpd) link a directory without its final "/",
+// then redirect a request for it to the path with one.
+type dirLinker interface {
+	// redirected says what the file link rf is, now that fetching it
+	// was redirected to loc: a directory of the tree (isDir, d), an
+	// entry not to keep (err, the reason it is skipped), or a file, as
+	// the link said (neither).
+	redirected(rf remoteFile, loc *uri.URL) (d dirJob, isDir bool, err error)
+}
+
 func newWalker(start *uri.URL, opts Options) (walker, error) {
 	switch start.Scheme {
 	case "ftp":

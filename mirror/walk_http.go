@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 
 	"golang.org/x/net/html"
@@ -19,6 +20,8 @@ type httpWalker struct {
 	start *uri.URL
 	root  []string // the starting path's segments, decoded
 }
+
+var _ dirLinker = (*httpWalker)(nil)
 
 func newHTTPWalker(u *uri.URL) (*httpWalker, error) {
 	p := u.Path
@@ -41,6 +44,25 @@ func (w *httpWalker) startURL() *uri.URL { return w.start }
 
 func (w *httpWalker) fileOptions(remoteFile) proto.Options { return proto.Options{} }
 
+// redirected: a link that the server redirects to the same path with a
+// final "/" is a directory (mini_httpd and micro_httpd link directories
+// without it; RFC 9110 gives no other clue). A redirect to another
+// directory (a "latest" that leads to "v1.2/") is skipped, with the
+// target named: its index page is no file, and a tree below the start is
+// walked from its own link. A redirect to anything else is a file, kept
+// under the name of the link.
+func (w *httpWalker) redirected(rf remoteFile, loc *uri.URL) (dirJob, bool, error) {
+	if !strings.HasSuffix(loc.Path, "/") || loc.Opaque != "" {
+		return dirJob{}, false, nil
+	}
+	got, ok := pathSegments(loc.Path)
+	asked, _ := pathSegments(rf.url.Path)
+	if ok && sameServer(w.start, loc) && loc.RawQuery == "" && !loc.ForceQuery && slices.Equal(got, asked) {
+		return dirJob{rel: rf.rel, url: withPath(rf.url, rf.url.Path+"/")}, true, nil
+	}
+	return dirJob{}, false, fmt.Errorf("the server redirects it to the directory %s", loc.Redacted())
+}
+
 func (w *httpWalker) list(ctx context.Context, f Fetcher, req *proto.Request, d dirJob) (*listing, error) {
 	_, body, err := fetchListing(ctx, f, req, d.url)
 	if err != nil {
@@ -59,9 +81,11 @@ func (w *httpWalker) list(ctx context.Context, f Fetcher, req *proto.Request, d 
 // schemes (mailto:), other servers, and paths outside the starting path.
 // A link below the starting path whose decoded name cannot be a local
 // name ("..", "/", NUL, control characters, not UTF-8) is reported as
-// skipped.
+// skipped. A link that reads as a URL of a scheme no page links to, and
+// whose text is its href (webfs writes the name a:b.txt so), is the name
+// (see nameHref).
 func (w *httpWalker) parsePage(d dirJob, page []byte) *listing {
-	hrefs, baseRef := links(page)
+	ls, baseRef := links(page)
 	base := d.url
 	if baseRef != "" {
 		if ref, err := uri.Parse(repairHref(baseRef)); err == nil {
@@ -72,7 +96,11 @@ func (w *httpWalker) parsePage(d dirJob, page []byte) *listing {
 	}
 	l := &listing{}
 	seen := map[string]bool{}
-	for _, href := range hrefs {
+	for _, a := range ls {
+		href := a.href
+		if nameHref(href, a.text) {
+			href = "./" + href
+		}
 		e, ok := w.entry(base, href)
 		if !ok || seen[e.rel] || e.rel == d.rel || strings.HasPrefix(d.rel, e.rel+"/") {
 			continue
@@ -140,6 +168,39 @@ func (w *httpWalker) entry(base *uri.URL, href string) (indexEntry, bool) {
 	return e, true
 }
 
+// pageSchemes are the schemes a page links to as URLs (RFC 1738's and
+// the WHATWG URL Standard's special ones, javascript:, data:, about:,
+// tel:): a link of one of them is never taken for a name.
+var pageSchemes = map[string]bool{
+	"ftp": true, "http": true, "https": true, "gopher": true, "mailto": true, "news": true,
+	"nntp": true, "telnet": true, "wais": true, "file": true, "prospero": true, "ws": true,
+	"wss": true, "javascript": true, "data": true, "about": true, "blob": true, "tel": true,
+}
+
+// nameHref reports whether href, which RFC 3986 reads as a URL of some
+// scheme ("a:b.txt"), is the name of an entry written as it is: the
+// link's text is the href (as written or decoded), the scheme is none a
+// page links to, and there is no authority ("//") or query. Index pages
+// show each name as its link's text; webfs 1.21 writes a name that holds
+// ":" unescaped into the href.
+func nameHref(href, text string) bool {
+	href = repairHref(href)
+	i := strings.IndexByte(href, ':')
+	if i <= 0 || strings.ContainsAny(href, "?#") || strings.HasPrefix(href[i+1:], "//") {
+		return false
+	}
+	ref, err := uri.Parse(href)
+	if err != nil || ref.Scheme == "" || pageSchemes[strings.ToLower(ref.Scheme)] {
+		return false
+	}
+	text = strings.TrimFunc(text, func(r rune) bool { return r <= ' ' })
+	if text == href {
+		return true
+	}
+	dec, err := uri.Unescape(href)
+	return err == nil && text == dec
+}
+
 // pathSegments splits an escaped absolute path into its decoded segments,
 // without the empty one after a final "/". ok is false on a bad escape.
 func pathSegments(p string) ([]string, bool) {
@@ -189,20 +250,39 @@ func isHexDigit(c byte) bool {
 	return '0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F'
 }
 
-// links returns the href of every <a> element of an HTML page, entities
-// decoded, in document order, and the href of the first <base> element
-// ("" when there is none), which the links are relative to.
-func links(page []byte) (hrefs []string, base string) {
+// link is one <a> element of a page: its href and its text, entities
+// decoded.
+type link struct {
+	href, text string
+}
+
+// links returns the <a> elements of an HTML page that have an href, in
+// document order, and the href of the first <base> element ("" when
+// there is none), which the links are relative to. A link's text ends at
+// its </a> or at the next <a>.
+func links(page []byte) (ls []link, base string) {
 	z := html.NewTokenizer(bytes.NewReader(page))
 	haveBase := false
+	in := -1 // the link whose text is being read
 	for {
-		switch z.Next() {
+		tt := z.Next()
+		switch tt {
 		case html.ErrorToken:
-			return hrefs, base
+			return ls, base
+		case html.TextToken:
+			if in >= 0 {
+				ls[in].text += string(z.Text())
+			}
+		case html.EndTagToken:
+			if name, _ := z.TagName(); string(name) == "a" {
+				in = -1
+			}
 		case html.StartTagToken, html.SelfClosingTagToken:
 			name, hasAttr := z.TagName()
 			isBase := string(name) == "base"
-			if string(name) != "a" && !(isBase && !haveBase) {
+			if string(name) == "a" {
+				in = -1
+			} else if !isBase || haveBase {
 				continue
 			}
 			for hasAttr {
@@ -214,7 +294,10 @@ func links(page []byte) (hrefs []string, base string) {
 				if isBase {
 					base, haveBase = string(v), true
 				} else {
-					hrefs = append(hrefs, string(v))
+					ls = append(ls, link{href: string(v)})
+					if tt == html.StartTagToken {
+						in = len(ls) - 1
+					}
 				}
 				break
 			}

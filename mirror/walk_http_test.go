@@ -56,6 +56,23 @@ var tricky = []string{
 	"sub/", "with space.txt", "x?y.txt",
 }
 
+// slashless is tricky as a page that links directories without a final
+// "/" lists it.
+var slashless = replaceNames(tricky, map[string]string{"dir with space/": "dir with space", "sub/": "sub"})
+
+// yaws is tricky as Yaws 2.1.1 lists it.
+var yaws = append(replaceNames(tricky, map[string]string{"café.txt": "caf\xe9.txt"}), "all.zip")
+
+func replaceNames(names []string, repl map[string]string) []string {
+	out := slices.Clone(names)
+	for i, n := range out {
+		if r, ok := repl[n]; ok {
+			out[i] = r
+		}
+	}
+	return out
+}
+
 // TestIndexPages reads the index pages of real servers
 // (testdata/httpindex/README.md says which and how they were made): every
 // name of the tree, decoded, with its type from the trailing "/" of the
@@ -79,6 +96,24 @@ func TestIndexPages(t *testing.T) {
 		{"python-3.11.2-http.server-sub.html", "http://127.0.0.1:8080/pub/", "sub", []string{"sub/inner.txt"}},
 		{"iis-style.html", "http://127.0.0.1:8080/pub/", "", tricky},
 		{"iis-style-sub.html", "http://127.0.0.1:8080/pub/", "sub", []string{"sub/inner.txt"}},
+		// webfs writes "a:b.txt" as the href, unescaped: a URL of the
+		// scheme "a" to a browser, the file a:b.txt to the page.
+		{"webfs-1.21.html", "http://127.0.0.1:8080/pub/", "", tricky},
+		{"webfs-1.21-sub.html", "http://127.0.0.1:8080/pub/", "sub", []string{"sub/inner.txt"}},
+		// mini_httpd and micro_httpd link a directory without its
+		// final "/": the page alone makes it a file, the server's
+		// redirect a directory (TestHTTPRedirected).
+		{"mini_httpd-1.30.html", "http://127.0.0.1:8080/pub/", "", slashless},
+		{"mini_httpd-1.30-sub.html", "http://127.0.0.1:8080/pub/", "sub", []string{"sub/inner.txt"}},
+		{"micro_httpd-20140814.html", "http://127.0.0.1:8080/pub/", "", slashless},
+		{"micro_httpd-20140814-sub.html", "http://127.0.0.1:8080/pub/", "sub", []string{"sub/inner.txt"}},
+		{"merecat-2.32-rc4.html", "http://127.0.0.1:8080/pub/", "", tricky},
+		{"merecat-2.32-rc4-sub.html", "http://127.0.0.1:8080/pub/", "sub", []string{"sub/inner.txt"}},
+		// Yaws links a zip of the directory it makes on request, and
+		// the UTF-8 name café.txt in Latin-1 (caf%E9.txt; it serves the
+		// file at that address).
+		{"yaws-2.1.1.html", "http://127.0.0.1:8080/pub/", "", yaws},
+		{"yaws-2.1.1-sub.html", "http://127.0.0.1:8080/pub/", "sub", []string{"sub/all.zip", "sub/inner.txt"}},
 		// The same pages mirrored from one level up: the root page's
 		// links are then one directory down.
 		{"nginx-1.22.1-sub.html", "http://127.0.0.1:8080/", "pub/sub", []string{"pub/sub/inner.txt"}},
@@ -334,6 +369,98 @@ func TestRepairHref(t *testing.T) {
 	} {
 		if got := repairHref(in); got != want {
 			t.Errorf("repairHref(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+// TestHTTPRedirected: what a file link of an index page is when fetching
+// it was redirected (mini_httpd 1.30 and micro_httpd link a directory as
+// <a href="sub">, then answer 302 Location: /pub/sub/).
+func TestHTTPRedirected(t *testing.T) {
+	w, err := newHTTPWalker(uri.MustParse("http://127.0.0.1:8080/pub/"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		link, loc string
+		want      string // "dir URL", "file" or "skip"
+	}{
+		{"/pub/sub", "http://127.0.0.1:8080/pub/sub/", "dir http://127.0.0.1:8080/pub/sub/"},
+		{"/pub/sub", "/pub/sub/", "dir http://127.0.0.1:8080/pub/sub/"},
+		{"/pub/dir%20with%20space", "http://127.0.0.1:8080/pub/dir with space/", "dir http://127.0.0.1:8080/pub/dir%20with%20space/"},
+		{"/pub/caf%c3%a9", "http://127.0.0.1:8080/pub/caf%C3%A9/", "dir http://127.0.0.1:8080/pub/caf%c3%a9/"},
+		{"/pub/a/b", "http://127.0.0.1:8080/pub/a/b/", "dir http://127.0.0.1:8080/pub/a/b/"},
+		// A file elsewhere: the link's name, the target's bytes.
+		{"/pub/latest.tar", "http://127.0.0.1:8080/pub/v1.2.tar", "file"},
+		{"/pub/sub", "http://127.0.0.1:8080/pub/sub.html", "file"},
+		// Another directory, another server, a query: not this entry.
+		{"/pub/latest", "http://127.0.0.1:8080/pub/v1.2/", "skip"},
+		{"/pub/sub", "http://127.0.0.1:8080/pub/", "skip"},
+		{"/pub/sub", "http://127.0.0.1:8081/pub/sub/", "skip"},
+		{"/pub/sub", "https://127.0.0.1:8080/pub/sub/", "skip"},
+		{"/pub/sub", "http://127.0.0.1:8080/pub/sub/?C=N", "skip"},
+		{"/pub/sub", "http://127.0.0.1:8080/pub/sub//", "skip"},
+	} {
+		rf := remoteFile{rel: "x", url: uri.MustParse("http://127.0.0.1:8080" + c.link), size: -1}
+		start := uri.MustParse("http://127.0.0.1:8080/pub/")
+		loc, err := uri.Resolve(start, uri.MustParse(c.loc), uri.RFC3986)
+		if err != nil {
+			t.Fatal(err)
+		}
+		d, isDir, why := w.redirected(rf, loc)
+		got := "file"
+		switch {
+		case isDir && why == nil:
+			got = "dir " + d.url.String()
+			if d.rel != rf.rel {
+				got += " rel " + d.rel
+			}
+		case why != nil && !isDir:
+			got = "skip"
+		case isDir:
+			got = "dir and skip"
+		}
+		if got != c.want {
+			t.Errorf("link %s redirected to %s: %s, want %s", c.link, c.loc, got, c.want)
+		}
+	}
+}
+
+// TestIndexSchemeNames: webfs 1.21 writes a name holding ":" into the
+// href as it is (<a href="a:b.txt">a:b.txt</a>), which RFC 3986 section
+// 4.2 reads as a URL of the scheme "a" (Apache writes "./a:b.txt" for
+// that reason). A link whose text is its href, and whose scheme is none
+// that a page links to, names the file; before, the file was left out
+// without a word (wget and lftp leave it out too).
+func TestIndexSchemeNames(t *testing.T) {
+	for _, c := range []struct {
+		href, text string
+		want       string // entryNames of the listing
+	}{
+		{`a:b.txt`, `a:b.txt`, "dir/a:b.txt"},
+		{`a:b.txt`, `  a:b.txt  `, "dir/a:b.txt"},
+		{`a:b%20c.txt`, `a:b c.txt`, "dir/a:b c.txt"},
+		{`a:b%20c.txt`, `a:b%20c.txt`, "dir/a:b c.txt"},
+		{`c:dir/`, `c:dir/`, "dir/c:dir/"},
+		{`x-y.z:1`, `x-y.z:1`, "dir/x-y.z:1"},
+		// The text differs (a description, a name cut short): a URL.
+		{`a:b.txt`, `a:b`, ""},
+		{`a:b.txt`, `a:b.tx..&gt;`, ""},
+		{`tel:+123`, `call us`, ""},
+		// Schemes that pages link to, whatever the text.
+		{`mailto:root@x`, `mailto:root@x`, ""},
+		{`http:x.txt`, `http:x.txt`, ""},
+		{`javascript:void(0)`, `javascript:void(0)`, ""},
+		{`news:comp.lang.c`, `news:comp.lang.c`, ""},
+		{`data:,x`, `data:,x`, ""},
+		// An authority or a query is a URL's, not a name's.
+		{`irc://127.0.0.1/c`, `irc://127.0.0.1/c`, ""},
+		{`a:b?c`, `a:b?c`, ""},
+	} {
+		page := `<html><body><a href="` + strings.ReplaceAll(c.href, `"`, "&quot;") + `">` + c.text + `</a></body></html>`
+		got := strings.Join(entryNames(parseIndex(t, "http://127.0.0.1:8080/pub/", "dir", []byte(page))), " ")
+		if got != c.want {
+			t.Errorf("<a href=%q>%s</a>: entries %q, want %q", c.href, c.text, got, c.want)
 		}
 	}
 }

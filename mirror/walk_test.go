@@ -5,6 +5,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -150,9 +151,10 @@ func TestMirrorHTTPIndex(t *testing.T) {
 }
 
 func TestLinks(t *testing.T) {
-	got, base := links([]byte(`<a href="x">1</a><A HREF='y&amp;z'>2</A><a name=n>3</a><link href="css"><a href=" w "><base href="b/"><base href="c/">`))
-	want := []string{"x", "y&z", " w "}
-	if strings.Join(got, "|") != strings.Join(want, "|") || base != "b/" {
+	got, base := links([]byte(`<a href="x">1</a><A HREF='y&amp;z'>2 <b>&amp;</b> 3</A><a name=n>3</a><link href="css"><a href=" w "><base href="b/"><base href="c/">` +
+		`<a href="v">no end<a href="u">u</a> after<a href="t"/>not t's`))
+	want := []link{{"x", "1"}, {"y&z", "2 & 3"}, {" w ", ""}, {"v", "no end"}, {"u", "u"}, {"t", ""}}
+	if !slices.Equal(got, want) || base != "b/" {
 		t.Errorf("links = %q, base %q; want %q, base b/", got, base, want)
 	}
 }

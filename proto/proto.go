@@ -157,6 +157,14 @@ type Response struct {
 	// change since Request.Options.IfModifiedSince (HTTP 304).
 	// Body is then empty and Size -1.
 	NotModified bool
+
+	// Location is the URL the response came from when the fetch followed
+	// redirects to get it (fetch.Client sets it); nil when it came from
+	// the URL asked for. Drivers leave it nil: they answer a redirect
+	// with a *Redirect. A mirror learns from it that an HTTP link without
+	// a final "/" names a directory (the server redirected it to the
+	// path with one).
+	Location *uri.URL
 }
 
 // Exchange is an HTTP exchange as it passed on the connection (see
