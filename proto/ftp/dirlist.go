@@ -166,6 +166,9 @@ func (l *dirList) linkTargets(path string, entries []proto.Entry) error {
 			}
 		}
 		asked++
+		if err := c.checkIAC(e.Name); err != nil {
+			return err
+		}
 		raw, err := l.d.listLIST(c, optArg("d", e.Name))
 		if err != nil {
 			if keepConnErr(err) != nil && !errors.Is(err, errNoPipeline) {
