@@ -436,9 +436,10 @@ func (d *Driver) listing(c *conn, u *uri.URL, pl plan) (*proto.Response, error) 
 		}
 		return nil, err
 	}
-	// A 226 that says the directory could not be read (unreadable.go),
-	// or that the listing was cut at the server's limit (truncated.go).
-	if err := l.unreadable(); err != nil {
+	// A 226 that says the directory could not be read, or a listing
+	// that is ls's error about it (unreadable.go), or a listing cut at
+	// the server's limit (truncated.go).
+	if err := l.unreadable(got); err != nil {
 		return nil, err
 	}
 	got, truncated, err := l.complete(pl.arg, got)
