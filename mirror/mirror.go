@@ -694,6 +694,15 @@ func (r *run) list(ctx context.Context, d dirJob) (*listing, error) {
 // take makes the local directory of d, keeps a gopher menu, reports the
 // skipped entries and queues the subdirectories and files not seen before.
 func (r *run) take(d dirJob, l *listing, dirs *queue[dirJob], files *queue[remoteFile], pending *sync.WaitGroup) {
+	if l.loop {
+		above := "the starting directory"
+		if l.sameAs != "" {
+			above = quoteName(l.sameAs)
+		}
+		r.skipped(EntryReport{Path: d.rel, URL: d.url.Redacted(), Status: StatusSkipped,
+			Reason: "a link to " + above + ": its listing has the same entries, with the same unique facts"})
+		return
+	}
 	if d.rel != "" {
 		r.makeDir(d.rel)
 	}

@@ -2,6 +2,7 @@ package mirror
 
 import (
 	"context"
+	"crypto/sha256"
 	"fmt"
 	"io"
 	"strings"
@@ -21,6 +22,16 @@ const menuName = "gophermap"
 type dirJob struct {
 	rel string
 	url *uri.URL
+	// above holds the listings of the directories above this one on the
+	// walk, from the start down, that can be told apart by their
+	// entries' unique facts (ftp: entrySum).
+	above []listingSum
+}
+
+// listingSum identifies a directory by what its listing holds.
+type listingSum struct {
+	rel string // the directory, relative to the target ("" for the start)
+	sum [sha256.Size]byte
 }
 
 // listing is what one directory holds.
@@ -41,6 +52,11 @@ type listing struct {
 	// ftp: the server's completion reply when it said it cut the
 	// listing short, or "".
 	truncated string
+	// ftp: the directory is a link to the one above it at sameAs (""
+	// for the start), as loop says: it is skipped, and nothing in the
+	// listing is taken.
+	loop   bool
+	sameAs string
 }
 
 // walker knows how one scheme lays out a tree.

@@ -2,6 +2,7 @@ package mirror
 
 import (
 	"context"
+	"crypto/sha256"
 	"errors"
 	"fmt"
 	"slices"
@@ -81,6 +82,15 @@ func (w *ftpWalker) list(ctx context.Context, f Fetcher, req *proto.Request, d d
 	if !w.keepVersions {
 		entries = highestVersions(entries)
 	}
+	above := d.above
+	if sum, ok := entrySum(entries); ok {
+		for _, a := range d.above {
+			if a.sum == sum {
+				return &listing{loop: true, sameAs: a.rel}, nil
+			}
+		}
+		above = append(slices.Clip(d.above), listingSum{rel: d.rel, sum: sum})
+	}
 	for _, e := range entries {
 		if e.Name == "." || e.Name == ".." {
 			continue
@@ -101,7 +111,7 @@ func (w *ftpWalker) list(ctx context.Context, f Fetcher, req *proto.Request, d d
 		esc := uri.Escape(e.Name, "")
 		switch e.Type {
 		case proto.EntryDir:
-			l.dirs = append(l.dirs, dirJob{rel: rel, url: withPath(d.url, d.url.Path+esc+"/")})
+			l.dirs = append(l.dirs, dirJob{rel: rel, url: withPath(d.url, d.url.Path+esc+"/"), above: above})
 		case proto.EntryLink:
 			if e.Target == "" {
 				l.skipped = append(l.skipped, skip(rel, nil, errors.New("symbolic link without a target in the listing")))
@@ -116,6 +126,45 @@ func (w *ftpWalker) list(ctx context.Context, f Fetcher, req *proto.Request, d d
 		}
 	}
 	return l, nil
+}
+
+// A server may list a symbolic link to a directory as the directory it
+// leads to, and let a client enter it: pyftpdlib's MLSD does (it follows
+// links), giving the entry type=dir and the unique fact of the directory
+// linked to. A link back up the tree ("self -> .", "up -> ..") then leads
+// a walk down without end: self/self/self/..., the tree copied again at
+// each level. RFC 3659 section 7.5.2 makes the unique fact the means to
+// tell that two names lead to the same directory.
+//
+// entrySum identifies a directory by the names, types and unique facts of
+// its entries; ok is false when some entry has no unique fact (LIST, or an
+// MLSD without it), or there is none. A directory whose sum is that of a
+// directory above it on the walk is that directory: its entries are the
+// same files and directories, by the server's own identifiers. It is not
+// walked into. Entries alone, not the directory's own unique fact, so
+// that the starting directory, whose unique fact no listing gives (pyftpdlib
+// sends no type=cdir line), is known too; and a server that gave every
+// directory the same unique fact would still not make two directories
+// with different entries look alike. A listing without unique facts is
+// never taken for another: two directories may hold the same names,
+// sizes and times.
+func entrySum(entries []proto.Entry) (sum [sha256.Size]byte, ok bool) {
+	var lines []string
+	for _, e := range entries {
+		if e.Name == "." || e.Name == ".." {
+			continue
+		}
+		u := e.Extra["unique"]
+		if u == "" {
+			return sum, false
+		}
+		lines = append(lines, strconv.Quote(e.Name)+" "+string(e.Type)+" "+strconv.Quote(u)+"\n")
+	}
+	if len(lines) == 0 {
+		return sum, false
+	}
+	slices.Sort(lines)
+	return sha256.Sum256([]byte(strings.Join(lines, ""))), true
 }
 
 // VMS keeps versions of a file side by side, and its FTP servers list

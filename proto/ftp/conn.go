@@ -54,6 +54,9 @@ type conn struct {
 	vsftpd bool
 	// systAsked: SYST was sent on this connection (syst.go).
 	systAsked bool
+	// iac: whether the server reads the byte 0xff as Telnet's IAC
+	// (telnet.go).
+	iac iacMode
 
 	// Active mode and TLS (active.go, tls.go): the control connection's
 	// local address, whether the server refused EPRT, the TLS

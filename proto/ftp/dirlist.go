@@ -111,10 +111,19 @@ func (l *dirList) parse(raw []byte) listed {
 }
 
 // unreadable returns the failure that a successful listing is when its
-// completion reply says the server could not read the directory
-// (unreadable.go), or nil.
-func (l *dirList) unreadable() error {
-	if l.end == nil || !unreadableReply(l.endText) {
+// completion reply says the server could not read the directory, or a
+// LIST's data holds nothing but ls's error about it (unreadable.go), or
+// nil.
+func (l *dirList) unreadable(got listed) error {
+	if l.end == nil {
+		return nil
+	}
+	if l.format == formatLIST && deniedLines(got) {
+		l.c.w.note("the server could not read the directory: %q", got.unparsed[0])
+		return &CommandError{Cmd: l.cmd(), Kind: proto.ErrPermission,
+			Err: fmt.Errorf("the server could not read the directory, though it answered %d: its listing says %s", l.end.Code, strconv.Quote(sanitize(got.unparsed[0], traceMax)))}
+	}
+	if !unreadableReply(l.endText) {
 		return nil
 	}
 	l.c.w.note("the server could not read the directory: %q", l.endText)
@@ -166,6 +175,9 @@ func (l *dirList) linkTargets(path string, entries []proto.Entry) error {
 			}
 		}
 		asked++
+		if err := c.checkIAC(e.Name); err != nil {
+			return err
+		}
 		raw, err := l.d.listLIST(c, optArg("d", e.Name))
 		if err != nil {
 			if keepConnErr(err) != nil && !errors.Is(err, errNoPipeline) {

@@ -38,6 +38,13 @@
 // Info["ftp_dot_names"] then says that such names may be missing
 // (listall.go).
 //
+// Before the first command whose argument holds the byte 0xff (Telnet's
+// IAC, a Latin-1 "ÿ" in a name), a connection sends "IAC NOP" and NOOP,
+// then PWD, to learn whether the server reads the control connection as
+// Telnet (the BSD ftpd and inetutils-ftpd do); to such a server every
+// 0xff is then sent doubled, as RFC 854 sends the byte as data
+// (telnet.go).
+//
 // MDTM is sent only when FEAT lists it; SIZE and MDTM are left out when
 // Options.FTP.Stat is proto.StatNone (a mirror that knows both from the
 // listing), and MDTM alone when it is proto.StatSize (a caller that keeps

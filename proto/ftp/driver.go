@@ -192,6 +192,10 @@ func (d *Driver) Fetch(ctx context.Context, u *uri.URL, req *proto.Request) (*pr
 		return nil, err
 	}
 	return d.do(ctx, u, req, func(c *conn) (*proto.Response, error) {
+		if err := c.checkIAC(pl.args()...); err != nil {
+			d.release(c)
+			return nil, err
+		}
 		if pl.act == actRetr {
 			return d.retrieve(c, pl)
 		}
@@ -260,7 +264,13 @@ func (d *Driver) List(ctx context.Context, u *uri.URL, req *proto.Request) ([]pr
 	if err != nil {
 		return nil, err
 	}
-	resp, err := d.do(ctx, u, req, func(c *conn) (*proto.Response, error) { return d.listing(c, u, pl) })
+	resp, err := d.do(ctx, u, req, func(c *conn) (*proto.Response, error) {
+		if err := c.checkIAC(pl.args()...); err != nil {
+			d.release(c)
+			return nil, err
+		}
+		return d.listing(c, u, pl)
+	})
 	if err != nil {
 		return nil, err
 	}
@@ -426,9 +436,10 @@ func (d *Driver) listing(c *conn, u *uri.URL, pl plan) (*proto.Response, error) 
 		}
 		return nil, err
 	}
-	// A 226 that says the directory could not be read (unreadable.go),
-	// or that the listing was cut at the server's limit (truncated.go).
-	if err := l.unreadable(); err != nil {
+	// A 226 that says the directory could not be read, or a listing
+	// that is ls's error about it (unreadable.go), or a listing cut at
+	// the server's limit (truncated.go).
+	if err := l.unreadable(got); err != nil {
 		return nil, err
 	}
 	got, truncated, err := l.complete(pl.arg, got)

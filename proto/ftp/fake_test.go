@@ -44,6 +44,8 @@ type fakeFTP struct {
 	holdData time.Duration       // RETR: after the 150, wait this long for a command before sending the data
 	peekHalf bool                // before sending, record whether the client has half-closed the data connection (waits 300 ms when not)
 	oopsEPSV int                 // the nth EPSV (counted over all sessions) gets vsftpd's "500 OOPS" and the session ends
+	telnet   bool                // read command lines as Telnet, as the BSD ftpd and inetutils-ftpd do (telnetLine)
+	dropIAC  bool                // read on past a command line whose verb holds the byte 0xff, and never answer it (Pure-FTPd)
 
 	// Active mode and TLS (active_test.go, tls_test.go).
 	noEPRT     bool        // refuse EPRT with 500: the client falls back to PORT
@@ -155,8 +157,11 @@ func (f *fakeFTP) serve(c net.Conn) {
 		if err != nil {
 			return
 		}
-		if s.silent {
+		if verb, _, _ := strings.Cut(line, " "); s.silent || f.dropIAC && strings.Contains(verb, "\xff") {
 			continue
+		}
+		if f.telnet {
+			line = telnetLine(line)
 		}
 		cmd := strings.TrimSuffix(strings.TrimSuffix(line, "\n"), "\r")
 		verb, arg, _ := strings.Cut(cmd, " ")

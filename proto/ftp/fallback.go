@@ -66,6 +66,9 @@ func (d *Driver) nlstFallback(c *conn, pl plan) ([]proto.Entry, error) {
 		if err := c.ctxErr(); err != nil {
 			return nil, err
 		}
+		if err := c.checkIAC(name); err != nil {
+			return nil, err
+		}
 		err := c.sc.ChangeDir(name)
 		switch {
 		case err == nil:

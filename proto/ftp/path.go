@@ -3,6 +3,7 @@ package ftp
 import (
 	"fmt"
 	"net/textproto"
+	"slices"
 	"strings"
 
 	"github.com/rfc1738/fetch/proto"
@@ -27,6 +28,10 @@ type plan struct {
 	typ     string // "A" or "I" for RETR
 	guessed bool   // typ came from guessType, not from the URL
 }
+
+// args returns every argument the plan sends: its CWDs, then the one of
+// RETR, NLST or LIST.
+func (pl plan) args() []string { return append(slices.Clip(pl.cwd), pl.arg) }
 
 // makePlan turns the decoded url-path into commands (RFC 1738 section
 // 3.2.2): each cwd segment one CWD (method multicwd), then the name with

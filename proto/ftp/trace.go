@@ -1,6 +1,7 @@
 package ftp
 
 import (
+	"bytes"
 	"fmt"
 	"io"
 	"net"
@@ -49,6 +50,10 @@ type wire struct {
 	lastText string           // the whole text of that reply, its lines joined by "\n"
 	cur      []string         // the lines of the reply being read (at most maxReplyLines)
 	err      error            // sticky: a limit was broken
+
+	// iac: the server reads Telnet, and each byte 0xff written goes
+	// twice, as IAC IAC (telnet.go); the transcript shows it once.
+	iac bool
 
 	// owed, when set, reads the reply still owed to a command the
 	// pipelined retrieval sent ahead (pipeline.go). The next command
@@ -144,6 +149,12 @@ func (w *wire) Write(p []byte) (int, error) {
 		if len(w.out) < 64<<10 {
 			w.out = append(w.out, c)
 		}
+	}
+	if w.iac && bytes.IndexByte(p, 0xff) >= 0 {
+		if _, err := w.Conn.Write(bytes.ReplaceAll(p, []byte{0xff}, []byte{0xff, 0xff})); err != nil {
+			return 0, err
+		}
+		return len(p), nil
 	}
 	return w.Conn.Write(p)
 }

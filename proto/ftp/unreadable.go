@@ -18,6 +18,17 @@ import "strings"
 // therefore a failure that wraps proto.ErrPermission. ProFTPD answers
 // LIST there with "226 Transfer complete" and nothing else, which no
 // client can tell from an empty directory; its MLSD says 550.
+//
+// Servers that run ls send its error about the directory in the data,
+// and end with a plain 226:
+//
+//	BSD ftpd (ftpd-ssl 0.17)  /bin/ls: cannot open directory '.': Permission denied
+//	inetutils-ftpd 2.4        .: Permission denied
+//
+// A LIST whose data is such lines and nothing else (deniedLines) is the
+// same failure. Before, each was a line that fit no known layout: loud
+// (exit 8), but not the permission it is, and the NLST fallback was
+// tried. Among entries such a line stays an unread line.
 
 // unreadableTexts are what servers put in the completion reply of a
 // listing of a directory they could not read, lower case. They are the
@@ -39,4 +50,19 @@ func unreadableReply(text string) bool {
 		}
 	}
 	return false
+}
+
+// deniedLines reports whether the lines of a listing that fit no layout,
+// where not one fits, are all ls's "Permission denied" (in the C locale;
+// another language's stays an unread line).
+func deniedLines(got listed) bool {
+	if len(got.entries) > 0 || len(got.unparsed) == 0 {
+		return false
+	}
+	for _, line := range got.unparsed {
+		if !strings.HasSuffix(strings.TrimRight(line, "\r"), ": Permission denied") {
+			return false
+		}
+	}
+	return true
 }

@@ -1,0 +1,126 @@
+package mirror
+
+import (
+	"context"
+	"errors"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/rfc1738/fetch/internal/testrig/localserver"
+	"github.com/rfc1738/fetch/proto"
+	"github.com/rfc1738/fetch/proto/ftp"
+	"github.com/rfc1738/fetch/uri"
+)
+
+// linkLoopServer plays pyftpdlib 1.5.7 (Debian's python3-pyftpdlib)
+// serving /pub with four symbolic links: self -> ., up -> .., alias ->
+// real. Its MLSD follows links (os.stat): a link to a directory is listed
+// as type=dir, with the unique fact (st_dev and st_ino, RFC 3659 section
+// 7.5.2) of the directory it leads to, and may be entered. The lines are
+// those pyftpdlib sent for the same tree. Every path the links lead to is
+// served, up to maxDepth segments; a CWD below that is refused.
+func linkLoopServer(maxDepth int) *localserver.RawFTP {
+	const (
+		rootLines = "modify=20010203040506;perm=el;size=4096;type=dir;unique=fe00g98c266; pub\r\n"
+		pubLines  = "modify=20010203040506;perm=r;size=3;type=file;unique=fe00g9cc830; a.txt\r\n" +
+			"modify=20010203040506;perm=el;size=4096;type=dir;unique=fe00g9cc828; real\r\n" +
+			"modify=20010203040506;perm=el;size=4096;type=dir;unique=fe00g9cc828; alias\r\n" +
+			"modify=20010203040506;perm=el;size=4096;type=dir;unique=fe00g98c266; self\r\n" +
+			"modify=20010203040506;perm=el;size=4096;type=dir;unique=fe00g13; up\r\n"
+		realLines = "modify=20010203040506;perm=r;size=3;type=file;unique=fe00g9cc831; in.txt\r\n"
+	)
+	srv := &localserver.RawFTP{Listings: map[string]string{}, MLSD: map[string]string{}, Files: map[string][]byte{}}
+	var add func(dir, kind string)
+	add = func(dir, kind string) {
+		if strings.Count(dir, "/") > maxDepth {
+			return
+		}
+		srv.Listings[dir] = ""
+		switch kind {
+		case "root":
+			srv.MLSD[dir] = rootLines
+			add(strings.TrimSuffix(dir, "/")+"/pub", "pub")
+		case "pub":
+			srv.MLSD[dir] = pubLines
+			srv.Files[dir+"/a.txt"] = []byte("aaa")
+			add(dir+"/real", "real")
+			add(dir+"/alias", "real")
+			add(dir+"/self", "pub")
+			add(dir+"/up", "root")
+		case "real":
+			srv.MLSD[dir] = realLines
+			srv.Files[dir+"/in.txt"] = []byte("in\n")
+		}
+	}
+	add("/", "root")
+	return srv
+}
+
+// A link back up the tree, which the server lists as a directory
+// (pyftpdlib's MLSD), is not walked into: its listing has the same
+// entries, with the same unique facts, as a directory above it on the
+// walk, and it is skipped and named in the report. Before, the mirror of
+// /pub went down self/self/self/... and up/pub/up/pub/... for as long as
+// the server answered, listing and copying the tree again at each level:
+// against pyftpdlib it never ended (lftp does the same). A link to
+// another directory (alias -> real) is a directory of the mirror, as
+// the server lists it; so is up, the server's root, whose pub is the
+// start again and is skipped.
+func TestMirrorLinkLoopMLSD(t *testing.T) {
+	srv := linkLoopServer(8)
+	if err := localserver.StartRawFTP(srv); err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Close()
+	dir := t.TempDir()
+	for _, del := range []bool{false, true} {
+		drv := &ftp.Driver{}
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		sum, err := Run(ctx, drivers{"ftp": drv}, uri.MustParse("ftp://"+srv.Addr()+"/pub/"), dir,
+			Options{Jobs: 2, Delete: del, Request: proto.Request{IdleTimeout: 5 * time.Second}})
+		cancel()
+		drv.CloseIdleConnections()
+		if err != nil || sum.Failed != 0 || sum.Deleted != 0 {
+			t.Fatalf("Run (delete %v) = %v, %d failed, %d deleted; want nil, 0, 0", del, err, sum.Failed, sum.Deleted)
+		}
+		skipped := map[string]bool{}
+		for _, e := range sum.Entries {
+			if e.Status == StatusSkipped {
+				skipped[e.Path] = true
+			}
+		}
+		if !skipped["self"] || !skipped["up/pub"] || len(skipped) != 2 {
+			t.Errorf("Run (delete %v) skipped %v, want self and up/pub", del, skipped)
+		}
+	}
+	var got []string
+	filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		rel, _ := filepath.Rel(dir, p)
+		if err != nil || rel == "." || rel == stateDir {
+			if d != nil && d.IsDir() && rel == stateDir {
+				return fs.SkipDir
+			}
+			return err
+		}
+		if d.IsDir() {
+			rel += "/"
+		}
+		got = append(got, filepath.ToSlash(rel))
+		return nil
+	})
+	sort.Strings(got)
+	want := []string{"a.txt", "alias/", "alias/in.txt", "real/", "real/in.txt", "up/"}
+	if strings.Join(got, " ") != strings.Join(want, " ") {
+		t.Errorf("mirrored %q, want %q", got, want)
+	}
+	for _, p := range []string{"self", "up/pub"} {
+		if _, err := os.Lstat(filepath.Join(dir, p)); !errors.Is(err, fs.ErrNotExist) {
+			t.Errorf("Lstat(%s) = %v, want not found", p, err)
+		}
+	}
+}
