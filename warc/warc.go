@@ -467,7 +467,9 @@ type Capture struct {
 	// text/plain.
 	MetadataType string
 	// AsMetadata writes the capture itself as a metadata record (Gopher+
-	// attribute blocks), never as a revisit.
+	// attribute blocks), never as a revisit; nothing when the same
+	// payload was captured at the same URI before (by an earlier run,
+	// whose index the writer read).
 	AsMetadata bool
 	// SizeHint, when above zero, is the payload's length as announced
 	// before it arrives (an FTP listing's size, a Content-Length). The
@@ -1238,13 +1240,15 @@ func (w *Writer) write(j job) error {
 	}
 	if !c.AsMetadata {
 		w.noteCaptured(r.payload, c.URI, c.Date, orig, dup)
-		if same {
-			// The same payload at the same address: unchanged, and
-			// already archived. Nothing is written.
-			r.sp.Close()
-			putPieces(r.deflated...)
-			return nil
-		}
+	}
+	if same {
+		// The same payload at the same address: unchanged, and
+		// already archived (a metadata capture too, such as a gopher
+		// menu's "$", found by the index of an earlier run). Nothing is
+		// written.
+		r.sp.Close()
+		putPieces(r.deflated...)
+		return nil
 	}
 	revisit := dup && !c.AsMetadata && r.n > 0
 	typ, block := r.typ, r.sp

@@ -243,6 +243,11 @@ func TestWARCMirrorServers(t *testing.T) {
 					if ty := rec.Get("WARC-Type"); ty == "resource" || ty == "response" || ty == "revisit" {
 						t.Errorf("second run: %s record of %s", ty, rec.Get("WARC-Target-URI"))
 					}
+					if u := rec.Get("WARC-Target-URI"); strings.HasSuffix(u, "%09%09$") {
+						// A menu's attributes, unchanged: the
+						// index of the first run has them.
+						t.Errorf("second run: %s record of %s", rec.Get("WARC-Type"), u)
+					}
 				}
 			}
 			before = again
