@@ -3,10 +3,13 @@ package mirror
 import (
 	"bytes"
 	"context"
+	"errors"
+	"io/fs"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -95,5 +98,38 @@ func TestMirrorHTTPEndToEnd(t *testing.T) {
 	}
 	if n := tr.replies("304"); n != len(want)-1 {
 		t.Errorf("after a change: %d replies 304, want %d", n, len(want)-1)
+	}
+}
+
+// An HTTP server that follows a link back up the tree (Apache's
+// FollowSymLinks with loops/self -> .) serves loops/self/, loops/self/self/
+// and so on without end, each the same index page. The walk went down it
+// until a name grew too long for the file system, copying b.txt at each
+// level. loops/self/ lists what loops/ lists: it is taken for a link back
+// up, not walked, and reported failed (exit 8).
+func TestMirrorHTTPLinkLoop(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		p := r.URL.Path
+		switch {
+		case p == "/":
+			w.Write([]byte(`<a href="a.txt">a.txt</a> <a href="loops/">loops/</a>`))
+		case p == "/a.txt" || strings.HasPrefix(p, "/loops/") && strings.HasSuffix(p, "/b.txt"):
+			w.Write([]byte("data\n"))
+		case strings.HasPrefix(p, "/loops/") && strings.Trim(strings.ReplaceAll(p[len("/loops/"):], "self/", ""), "/") == "":
+			w.Write([]byte(`<a href="../">Parent</a> <a href="b.txt">b.txt</a> <a href="self/">self/</a>`))
+		default:
+			http.NotFound(w, r)
+		}
+	}))
+	defer srv.Close()
+	dir := t.TempDir()
+	ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
+	defer cancel()
+	sum, err := Run(ctx, drivers{"http": &fetchhttp.Driver{}}, uri.MustParse(srv.URL+"/"), dir, Options{Jobs: 2})
+	if got, want := failed(sum), []string{"loops/self"}; !errors.Is(err, ErrPartial) || !slices.Equal(got, want) || sum.New != 2 {
+		t.Fatalf("Run = %v, failed %q, %d new; want ErrPartial, %q, 2 new", err, got, sum.New, want)
+	}
+	if _, err := os.Lstat(filepath.Join(dir, "loops", "self")); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("loops/self: %v, want not found", err)
 	}
 }

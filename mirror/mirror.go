@@ -14,6 +14,7 @@ package mirror
 
 import (
 	"context"
+	"crypto/sha256"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -703,6 +704,13 @@ func (r *run) take(d dirJob, l *listing, dirs *queue[dirJob], files *queue[remot
 			Reason: "a link to " + above + ": its listing has the same entries, with the same unique facts"})
 		return
 	}
+	like, ok := likeSum(l)
+	if ok {
+		if i := slices.IndexFunc(d.like, func(a listingSum) bool { return a.sum == like }); i >= 0 {
+			r.likeAbove(d, d.like[i].rel)
+			return
+		}
+	}
 	if d.rel != "" {
 		r.makeDir(d.rel)
 	}
@@ -721,10 +729,15 @@ func (r *run) take(d dirJob, l *listing, dirs *queue[dirJob], files *queue[remot
 	for _, s := range l.skipped {
 		r.skipped(s)
 	}
+	chain := d.like
+	if ok {
+		chain = append(slices.Clip(d.like), listingSum{rel: d.rel, sum: like})
+	}
 	for _, sub := range l.dirs {
 		if r.excluded(sub.rel, true) || !r.claim(sub.rel) {
 			continue
 		}
+		sub.like = chain
 		pending.Add(1)
 		dirs.push(sub)
 	}
@@ -735,6 +748,57 @@ func (r *run) take(d dirJob, l *listing, dirs *queue[dirJob], files *queue[remot
 		r.outstanding.Add(1)
 		files.push(rf)
 	}
+}
+
+// A server may list a link to a directory as the directory, and serve
+// it: an FTP server through LIST, an HTTP server's index pages
+// (FollowSymLinks), a gopher server's menus. A link back up the tree then
+// leads a walk down without end, and one to the directory above and to
+// itself side by side (up -> .., self -> .) doubles the tree at each
+// level. Where the FTP listing has unique facts the link is known for
+// what it is (entrySum). Elsewhere a directory whose listing holds what
+// the listing of a directory above it on the walk holds (the same names,
+// types, sizes, times and link targets: likeSum) is taken for a link back
+// up to it. It is not walked, and since that is a guess (a directory of
+// its own could hold exactly that), it is a failed entry: exit 8, and
+// nothing below it is deleted.
+
+// likeSum identifies a listing by what it holds: its directories by name,
+// its files by name, size and time, its links by name and target; ok is
+// false for a listing of none.
+func likeSum(l *listing) (sum [sha256.Size]byte, ok bool) {
+	lines := make([]string, 0, len(l.dirs)+len(l.files))
+	for _, d := range l.dirs {
+		lines = append(lines, "d "+strconv.Quote(path.Base(d.rel)))
+	}
+	for _, f := range l.files {
+		lines = append(lines, fmt.Sprintf("f %q %d %d %q", path.Base(f.rel), f.size, f.mtime.UnixNano(), f.link))
+	}
+	if len(lines) == 0 {
+		return sum, false
+	}
+	slices.Sort(lines)
+	h := sha256.New()
+	for _, s := range lines {
+		h.Write([]byte(s))
+		h.Write([]byte{'\n'})
+	}
+	h.Sum(sum[:0])
+	return sum, true
+}
+
+// likeAbove reports the directory d, whose listing holds what the one of
+// above holds, as a failed entry, and keeps Delete out of it.
+func (r *run) likeAbove(d dirJob, above string) {
+	name := "the starting directory"
+	if above != "" {
+		name = quoteName(above)
+	}
+	r.mu.Lock()
+	r.unlistable = append(r.unlistable, d.rel)
+	r.mu.Unlock()
+	r.sum.add(EntryReport{Path: d.rel, URL: d.url.Redacted(), Status: StatusFailed,
+		Reason: "its listing holds what the listing of " + name + " above it holds (the same names, types, sizes and times): taken for a link back up the tree, and not walked"})
 }
 
 // excluded applies Include and Exclude. Directories are only excluded by

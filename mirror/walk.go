@@ -26,6 +26,11 @@ type dirJob struct {
 	// walk, from the start down, that can be told apart by their
 	// entries' unique facts (ftp: entrySum).
 	above []listingSum
+	// like holds what the listings of the directories above this one
+	// on the walk hold by name, type, size and time (likeSum), from the
+	// start down: for every scheme, where above is for FTP listings with
+	// unique facts.
+	like []listingSum
 }
 
 // listingSum identifies a directory by what its listing holds.

@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
@@ -122,5 +123,74 @@ func TestMirrorLinkLoopMLSD(t *testing.T) {
 		if _, err := os.Lstat(filepath.Join(dir, p)); !errors.Is(err, fs.ErrNotExist) {
 			t.Errorf("Lstat(%s) = %v, want not found", p, err)
 		}
+	}
+}
+
+// listLoopServer is linkLoopServer answering LIST, as ls -l does, and not
+// MLSD: no unique facts, so the links are told by what their listings
+// hold (likeSum).
+func listLoopServer(maxDepth int) *localserver.RawFTP {
+	srv := linkLoopServer(maxDepth)
+	for dir, lines := range srv.MLSD {
+		var b strings.Builder
+		for line := range strings.Lines(lines) {
+			facts, name, _ := strings.Cut(strings.TrimRight(line, "\r\n"), " ")
+			mode, size := "-rw-r--r--", "3"
+			if strings.Contains(facts, "type=dir;") {
+				mode, size = "drwxr-xr-x", "4096"
+			}
+			b.WriteString(mode + " 2 ftp ftp " + size + " Feb 03  2001 " + name + "\r\n")
+		}
+		srv.Listings[dir] = b.String()
+	}
+	srv.MLSD = nil
+	return srv
+}
+
+// The tree of TestMirrorLinkLoopMLSD from a server that lists with LIST
+// (no unique facts): self lists what pub lists, and up/pub too, so each
+// is taken for a link back up the tree and not walked. Since that is a
+// guess, each is a failed entry (exit 8), and with Delete nothing below
+// them is deleted. Before, the walk went down self/self/... and
+// up/pub/up/pub/... as far as the server let it (here 8 levels), copying
+// pub at each level, the tree doubling at each; a server without such a
+// bound never let it end.
+func TestMirrorLinkLoopLIST(t *testing.T) {
+	srv := listLoopServer(8)
+	if err := localserver.StartRawFTP(srv); err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Close()
+	dir := t.TempDir()
+	for _, del := range []bool{false, true} {
+		drv := &ftp.Driver{}
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		sum, err := Run(ctx, drivers{"ftp": drv}, uri.MustParse("ftp://"+srv.Addr()+"/pub/"), dir,
+			Options{Jobs: 2, Delete: del, Request: proto.Request{IdleTimeout: 5 * time.Second}})
+		cancel()
+		drv.CloseIdleConnections()
+		if got, want := failed(sum), []string{"self", "up/pub"}; !errors.Is(err, ErrPartial) || !slices.Equal(got, want) || sum.Deleted != 0 {
+			t.Fatalf("Run (delete %v) = %v, failed %q, %d deleted; want ErrPartial, %q, 0 deleted", del, err, got, sum.Deleted, want)
+		}
+	}
+	var got []string
+	filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		rel, _ := filepath.Rel(dir, p)
+		if d != nil && d.IsDir() && rel == stateDir {
+			return fs.SkipDir
+		}
+		if err != nil || rel == "." {
+			return err
+		}
+		if d.IsDir() {
+			rel += "/"
+		}
+		got = append(got, filepath.ToSlash(rel))
+		return nil
+	})
+	sort.Strings(got)
+	want := []string{"a.txt", "alias/", "alias/in.txt", "real/", "real/in.txt", "up/"}
+	if strings.Join(got, " ") != strings.Join(want, " ") {
+		t.Errorf("mirrored %q, want %q", got, want)
 	}
 }
