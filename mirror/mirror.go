@@ -695,19 +695,10 @@ func (r *run) list(ctx context.Context, d dirJob) (*listing, error) {
 // take makes the local directory of d, keeps a gopher menu, reports the
 // skipped entries and queues the subdirectories and files not seen before.
 func (r *run) take(d dirJob, l *listing, dirs *queue[dirJob], files *queue[remoteFile], pending *sync.WaitGroup) {
-	if l.loop {
-		above := "the starting directory"
-		if l.sameAs != "" {
-			above = quoteName(l.sameAs)
-		}
-		r.skipped(EntryReport{Path: d.rel, URL: d.url.Redacted(), Status: StatusSkipped,
-			Reason: "a link to " + above + ": its listing has the same entries, with the same unique facts"})
-		return
-	}
-	like, ok := likeSum(l)
+	s, ok := summed(d, l)
 	if ok {
-		if i := slices.IndexFunc(d.like, func(a listingSum) bool { return a.sum == like }); i >= 0 {
-			r.likeAbove(d, d.like[i].rel)
+		if i := slices.IndexFunc(d.above, func(a listingSum) bool { return a.unique == s.unique && a.sum == s.sum }); i >= 0 {
+			r.linkAbove(d, d.above[i])
 			return
 		}
 	}
@@ -729,15 +720,15 @@ func (r *run) take(d dirJob, l *listing, dirs *queue[dirJob], files *queue[remot
 	for _, s := range l.skipped {
 		r.skipped(s)
 	}
-	chain := d.like
+	chain := d.above
 	if ok {
-		chain = append(slices.Clip(d.like), listingSum{rel: d.rel, sum: like})
+		chain = append(slices.Clip(d.above), s)
 	}
 	for _, sub := range l.dirs {
 		if r.excluded(sub.rel, true) || !r.claim(sub.rel) {
 			continue
 		}
-		sub.like = chain
+		sub.above = chain
 		pending.Add(1)
 		dirs.push(sub)
 	}
@@ -756,12 +747,25 @@ func (r *run) take(d dirJob, l *listing, dirs *queue[dirJob], files *queue[remot
 // leads a walk down without end, and one to the directory above and to
 // itself side by side (up -> .., self -> .) doubles the tree at each
 // level. Where the FTP listing has unique facts the link is known for
-// what it is (entrySum). Elsewhere a directory whose listing holds what
-// the listing of a directory above it on the walk holds (the same names,
-// types, sizes, times and link targets: likeSum) is taken for a link back
-// up to it. It is not walked, and since that is a guess (a directory of
-// its own could hold exactly that), it is a failed entry: exit 8, and
-// nothing below it is deleted.
+// what it is (entrySum): it is skipped. Elsewhere a directory whose
+// listing holds what the listing of a directory above it on the walk
+// holds (the same names, types, sizes, times and link targets: likeSum)
+// is taken for a link back up to it. It is not walked, and since that is
+// a guess (a directory of its own could hold exactly that), it is a
+// failed entry: exit 8, and nothing below it is deleted. A listing with
+// unique facts is never compared by what it holds.
+
+// summed identifies the directory d by its listing l (listingSum); ok is
+// false for a listing of none.
+func summed(d dirJob, l *listing) (s listingSum, ok bool) {
+	s.rel = d.rel
+	if l.hasUnique {
+		s.unique, s.sum = true, l.unique
+		return s, true
+	}
+	s.sum, ok = likeSum(l)
+	return s, ok
+}
 
 // likeSum identifies a listing by what it holds: its directories by name,
 // its files by name, size and time, its links by name and target; ok is
@@ -787,12 +791,19 @@ func likeSum(l *listing) (sum [sha256.Size]byte, ok bool) {
 	return sum, true
 }
 
-// likeAbove reports the directory d, whose listing holds what the one of
-// above holds, as a failed entry, and keeps Delete out of it.
-func (r *run) likeAbove(d dirJob, above string) {
+// linkAbove reports the directory d, whose listing holds what the listing
+// of a directory above it on the walk holds (a), as a link to that one:
+// skipped when their unique facts say so, else a failed entry, and
+// Delete is kept out of it.
+func (r *run) linkAbove(d dirJob, a listingSum) {
 	name := "the starting directory"
-	if above != "" {
-		name = quoteName(above)
+	if a.rel != "" {
+		name = quoteName(a.rel)
+	}
+	if a.unique {
+		r.skipped(EntryReport{Path: d.rel, URL: d.url.Redacted(), Status: StatusSkipped,
+			Reason: "a link to " + name + ": its listing has the same entries, with the same unique facts"})
+		return
 	}
 	r.mu.Lock()
 	r.unlistable = append(r.unlistable, d.rel)

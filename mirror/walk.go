@@ -22,21 +22,18 @@ const menuName = "gophermap"
 type dirJob struct {
 	rel string
 	url *uri.URL
-	// above holds the listings of the directories above this one on the
-	// walk, from the start down, that can be told apart by their
-	// entries' unique facts (ftp: entrySum).
+	// above identifies the directories above this one on the walk, from
+	// the start down, by what their listings hold (see linkAbove).
 	above []listingSum
-	// like holds what the listings of the directories above this one
-	// on the walk hold by name, type, size and time (likeSum), from the
-	// start down: for every scheme, where above is for FTP listings with
-	// unique facts.
-	like []listingSum
 }
 
-// listingSum identifies a directory by what its listing holds.
+// listingSum identifies a directory by what its listing holds: by its
+// entries' unique facts (unique; ftp: entrySum), else by their names,
+// types, sizes and times (likeSum).
 type listingSum struct {
-	rel string // the directory, relative to the target ("" for the start)
-	sum [sha256.Size]byte
+	rel    string // the directory, relative to the target ("" for the start)
+	unique bool
+	sum    [sha256.Size]byte
 }
 
 // listing is what one directory holds.
@@ -57,11 +54,10 @@ type listing struct {
 	// ftp: the server's completion reply when it said it cut the
 	// listing short, or "".
 	truncated string
-	// ftp: the directory is a link to the one above it at sameAs (""
-	// for the start), as loop says: it is skipped, and nothing in the
-	// listing is taken.
-	loop   bool
-	sameAs string
+	// ftp: entrySum of the entries, when every one has a unique fact
+	// (hasUnique).
+	unique    [sha256.Size]byte
+	hasUnique bool
 }
 
 // walker knows how one scheme lays out a tree.

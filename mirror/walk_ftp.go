@@ -82,15 +82,7 @@ func (w *ftpWalker) list(ctx context.Context, f Fetcher, req *proto.Request, d d
 	if !w.keepVersions {
 		entries = highestVersions(entries)
 	}
-	above := d.above
-	if sum, ok := entrySum(entries); ok {
-		for _, a := range d.above {
-			if a.sum == sum {
-				return &listing{loop: true, sameAs: a.rel}, nil
-			}
-		}
-		above = append(slices.Clip(d.above), listingSum{rel: d.rel, sum: sum})
-	}
+	l.unique, l.hasUnique = entrySum(entries)
 	for _, e := range entries {
 		if e.Name == "." || e.Name == ".." {
 			continue
@@ -111,7 +103,7 @@ func (w *ftpWalker) list(ctx context.Context, f Fetcher, req *proto.Request, d d
 		esc := uri.Escape(e.Name, "")
 		switch e.Type {
 		case proto.EntryDir:
-			l.dirs = append(l.dirs, dirJob{rel: rel, url: withPath(d.url, d.url.Path+esc+"/"), above: above})
+			l.dirs = append(l.dirs, dirJob{rel: rel, url: withPath(d.url, d.url.Path+esc+"/")})
 		case proto.EntryLink:
 			if e.Target == "" {
 				l.skipped = append(l.skipped, skip(rel, nil, errors.New("symbolic link without a target in the listing")))

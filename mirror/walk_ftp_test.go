@@ -3,6 +3,7 @@ package mirror
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -181,4 +182,39 @@ func treeOf(dir string) []string {
 	})
 	sort.Strings(got)
 	return got
+}
+
+// A directory whose MLSD listing has the same names, types, sizes and
+// times as its parent's, but other unique facts, is a directory of its
+// own (a copy of the tree kept below it, x/x): it is walked, since the
+// server's identifiers tell it apart. Only listings without unique facts
+// are compared by what they hold.
+func TestMirrorCopyBelowItselfMLSD(t *testing.T) {
+	const facts = "modify=20010203040506;perm=el;size=4096;type=dir;unique=%s; x\r\n" +
+		"modify=20010203040506;perm=r;size=3;type=file;unique=%s; a.txt\r\n"
+	srv := &localserver.RawFTP{
+		Listings: map[string]string{"/": "", "/x": "", "/x/x": ""},
+		MLSD: map[string]string{
+			"/":    fmt.Sprintf(facts, "d1", "f1"),
+			"/x":   fmt.Sprintf(facts, "d2", "f2"),
+			"/x/x": "modify=20010203040506;perm=r;size=3;type=file;unique=f3; b.txt\r\n",
+		},
+		Files: map[string][]byte{"/a.txt": []byte("aaa"), "/x/a.txt": []byte("aaa"), "/x/x/b.txt": []byte("bbb")},
+	}
+	if err := localserver.StartRawFTP(srv); err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Close()
+	dir := t.TempDir()
+	drv := &ftp.Driver{}
+	defer drv.CloseIdleConnections()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	sum, err := Run(ctx, drivers{"ftp": drv}, uri.MustParse("ftp://"+srv.Addr()+"/"), dir, Options{Jobs: 1})
+	if err != nil || sum.Failed+sum.Skipped != 0 {
+		t.Fatalf("Run = %v, %+v", err, sum.Entries)
+	}
+	if got, want := treeOf(dir), []string{"a.txt", "x/", "x/a.txt", "x/x/", "x/x/b.txt"}; !slices.Equal(got, want) {
+		t.Errorf("mirrored %q, want %q", got, want)
+	}
 }
