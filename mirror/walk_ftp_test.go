@@ -81,12 +81,7 @@ func TestMirrorLinkLoopMLSD(t *testing.T) {
 	defer srv.Close()
 	dir := t.TempDir()
 	for _, del := range []bool{false, true} {
-		drv := &ftp.Driver{}
-		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-		sum, err := Run(ctx, drivers{"ftp": drv}, uri.MustParse("ftp://"+srv.Addr()+"/pub/"), dir,
-			Options{Jobs: 2, Delete: del, Request: proto.Request{IdleTimeout: 5 * time.Second}})
-		cancel()
-		drv.CloseIdleConnections()
+		sum, err := mirrorPub(srv, dir, del)
 		if err != nil || sum.Failed != 0 || sum.Deleted != 0 {
 			t.Fatalf("Run (delete %v) = %v, %d failed, %d deleted; want nil, 0, 0", del, err, sum.Failed, sum.Deleted)
 		}
@@ -108,6 +103,16 @@ func TestMirrorLinkLoopMLSD(t *testing.T) {
 			t.Errorf("Lstat(%s) = %v, want not found", p, err)
 		}
 	}
+}
+
+// mirrorPub mirrors /pub/ of srv into dir, with Delete or not.
+func mirrorPub(srv *localserver.RawFTP, dir string, del bool) (*Summary, error) {
+	drv := &ftp.Driver{}
+	defer drv.CloseIdleConnections()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	return Run(ctx, drivers{"ftp": drv}, uri.MustParse("ftp://"+srv.Addr()+"/pub/"), dir,
+		Options{Jobs: 2, Delete: del, Request: proto.Request{IdleTimeout: 5 * time.Second}})
 }
 
 // listLoopServer is linkLoopServer answering LIST, as ls -l does, and not
@@ -147,12 +152,7 @@ func TestMirrorLinkLoopLIST(t *testing.T) {
 	defer srv.Close()
 	dir := t.TempDir()
 	for _, del := range []bool{false, true} {
-		drv := &ftp.Driver{}
-		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-		sum, err := Run(ctx, drivers{"ftp": drv}, uri.MustParse("ftp://"+srv.Addr()+"/pub/"), dir,
-			Options{Jobs: 2, Delete: del, Request: proto.Request{IdleTimeout: 5 * time.Second}})
-		cancel()
-		drv.CloseIdleConnections()
+		sum, err := mirrorPub(srv, dir, del)
 		if got, want := failed(sum), []string{"self", "up/pub"}; !errors.Is(err, ErrPartial) || !slices.Equal(got, want) || sum.Deleted != 0 {
 			t.Fatalf("Run (delete %v) = %v, failed %q, %d deleted; want ErrPartial, %q, 0 deleted", del, err, got, sum.Deleted, want)
 		}
