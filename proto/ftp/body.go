@@ -209,19 +209,24 @@ func (b *body) finish() error {
 				n = fmt.Sprintf("%d of %d bytes", b.raw.n, b.want)
 			}
 			cerr = fmt.Errorf("transfer ended after %s, then %d %s where the completion reply was due: %w", n, code, sanitize(replyMsg(cerr), traceMax), io.ErrUnexpectedEOF)
-		case code == 0 && errors.Is(cerr, io.EOF):
+		case code == 0 && (errors.Is(cerr, io.EOF) || errors.Is(cerr, syscall.ECONNRESET)):
 			// The control connection ended where the completion
 			// reply was due: a server that went away, or a NAT or
 			// firewall that dropped the connection, idle through a
-			// long transfer. Even with every byte counted, nothing
-			// says the file came whole; the connection is lost (exit
-			// 5, not 1), and a retry resumes at the end and finds
-			// nothing left.
+			// long transfer (a reset, as it is too when the server
+			// closes with a pipelined command unread). Even with
+			// every byte counted, nothing says the file came whole;
+			// the connection is lost (exit 5, not 1), and a retry
+			// resumes at the end and finds nothing left.
 			n := fmt.Sprintf("%d bytes", b.raw.n)
 			if b.want >= 0 {
 				n = fmt.Sprintf("%d of %d bytes", b.raw.n, b.want)
 			}
-			cerr = fmt.Errorf("the server closed the control connection after %s, before its completion reply: %w", n, io.ErrUnexpectedEOF)
+			how := "the server closed the control connection"
+			if errors.Is(cerr, syscall.ECONNRESET) {
+				how = "the control connection was reset"
+			}
+			cerr = fmt.Errorf("%s after %s, before its completion reply: %w", how, n, io.ErrUnexpectedEOF)
 		}
 		err = c.fail(b.cmd, cerr)
 	} else if b.want >= 0 && b.raw.n < b.want {

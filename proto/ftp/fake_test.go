@@ -38,6 +38,7 @@ type fakeFTP struct {
 	cutAt    int                 // RETR data: close the data connection after this many bytes, then reply 426; 0 means never
 	cutReply string              // the reply after a cut instead of 426
 	hangUps  int                 // the first so many transfers (RETR or a listing, over all sessions) send the whole data, then close the control connection with no completion reply
+	hangRST  bool                // hang up with a reset (TCP RST), as a NAT that dropped the connection does
 	listDone string              // the completion reply of listings (may hold CRLFs); "" means "226 transfer complete"
 	holdDone bool                // RETR: send 226 only once the client has sent its next command (a pipelining client)
 	epsvJunk string              // sent after every 229 reply, as if the server answered twice
@@ -415,6 +416,9 @@ func (s *fakeSession) send(verb string, b []byte) {
 	f.hangUps--
 	f.mu.Unlock()
 	if hangUp {
+		if tc, ok := s.c.(*net.TCPConn); ok && f.hangRST {
+			tc.SetLinger(0)
+		}
 		s.c.Close()
 		return
 	}

@@ -684,18 +684,23 @@ func TestCompletionReplyLost(t *testing.T) {
 	for _, tc := range []struct {
 		name string
 		pipe bool
+		rst  bool
 		stat proto.FTPStat
 		want string
 	}{
-		{"size known", false, proto.StatAll, "closed the control connection after 5000 of 5000 bytes, before its completion reply"},
-		{"size known, pipelined", true, proto.StatAll, "after 5000 of 5000 bytes, before its completion reply"},
-		{"size unknown", false, proto.StatNone, "after 5000 bytes, before its completion reply"},
+		{"size known", false, false, proto.StatAll, "closed the control connection after 5000 of 5000 bytes, before its completion reply"},
+		// The pipelined client may have sent its next EPSV, which the
+		// server never reads: its close is then a reset.
+		{"size known, pipelined", true, false, proto.StatAll, "after 5000 of 5000 bytes, before its completion reply"},
+		{"size unknown", false, false, proto.StatNone, "after 5000 bytes, before its completion reply"},
+		{"reset", false, true, proto.StatAll, "was reset after 5000 of 5000 bytes, before its completion reply"},
+		{"reset, pipelined", true, true, proto.StatAll, "was reset after 5000 of 5000 bytes, before its completion reply"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			f := newFake(t)
 			f.files["f.bin"] = bytes.Repeat([]byte("z"), 5000)
 			f.files["g.bin"] = []byte("whole")
-			f.hangUps = 1
+			f.hangUps, f.hangRST = 1, tc.rst
 			f.start()
 			d := &Driver{PipelinePassive: tc.pipe}
 			defer d.CloseIdleConnections()
