@@ -82,6 +82,7 @@ func (e *RedirectError) Unwrap() error { return safety.ErrRefused }
 //	7 ExitNoAccess  no access method (wais/prospero without gateway,
 //	                file: on another host, unsupported scheme)
 //	8 ExitPartial   some of several URLs, or some mirror entries, failed
+//	9 ExitProtocol  the server broke the protocol (proto.ErrProtocol)
 const (
 	ExitOK        = 0
 	ExitError     = 1
@@ -92,6 +93,7 @@ const (
 	ExitServer    = 6
 	ExitNoAccess  = 7
 	ExitPartial   = 8
+	ExitProtocol  = 9
 )
 
 // ExitCode maps err onto the exit codes above. It never returns ExitUsage
@@ -112,6 +114,8 @@ func ExitCode(err error) int {
 		return ExitServer
 	case errors.Is(err, proto.ErrNoAccessMethod), errors.Is(err, ErrUnsupportedScheme):
 		return ExitNoAccess
+	case errors.Is(err, proto.ErrProtocol):
+		return ExitProtocol
 	case isNetwork(err):
 		return ExitNetwork
 	}

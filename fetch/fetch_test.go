@@ -450,7 +450,7 @@ func TestExitCode(t *testing.T) {
 		{&net.OpError{Op: "dial", Err: &safety.AddressError{}}, ExitRefused},
 		{&net.OpError{Op: "dial", Err: errors.New("connection refused")}, ExitNetwork},
 		{&net.DNSError{Name: "h"}, ExitNetwork},
-		{&proto.ProtocolError{Proto: "gopher"}, ExitNetwork},
+		{&proto.ProtocolError{Proto: "gopher"}, ExitProtocol},
 		{io.ErrUnexpectedEOF, ExitNetwork},
 		{context.DeadlineExceeded, ExitNetwork},
 		{proto.ErrNotFound, ExitServer},

@@ -243,6 +243,10 @@ var (
 	// ErrNeedInput: the request needs an answer (a password, a search
 	// string, a form) and there is no terminal to ask.
 	ErrNeedInput = errors.New("input needed")
+	// ErrProtocol: the server broke the protocol: a malformed, over-long
+	// or impossible reply, or a listing over the configured cap.
+	// *ProtocolError matches it.
+	ErrProtocol = errors.New("the server broke the protocol")
 )
 
 // ProtocolError is a peer that broke the protocol: a malformed reply, an
@@ -253,6 +257,10 @@ type ProtocolError struct {
 }
 
 func (e *ProtocolError) Error() string { return e.Proto + ": protocol error: " + e.Msg }
+
+// Is reports target == ErrProtocol, so that errors.Is(err, ErrProtocol)
+// holds for every ProtocolError.
+func (e *ProtocolError) Is(target error) bool { return target == ErrProtocol }
 
 // Redirect is returned by a driver that cannot serve a URL itself but knows
 // another URL that names the resource: an HTTP 3xx Location, a wais or
