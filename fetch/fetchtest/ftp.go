@@ -1,10 +1,4 @@
-// Package localserver runs small protocol servers in-process on 127.0.0.1,
-// for the examples and for tests that want a real peer without installing
-// one: an FTP server (github.com/fclairamb/ftpserverlib over an afero file
-// system) and a gopher server over an fs.FS.
-//
-// They are for loopback use only: they bind 127.0.0.1 and serve read-only.
-package localserver
+package fetchtest
 
 import (
 	"crypto/tls"
@@ -73,12 +67,12 @@ func (d *ftpMain) GetSettings() (*ftpserver.Settings, error) {
 }
 
 func (d *ftpMain) ClientConnected(ftpserver.ClientContext) (string, error) {
-	return "fetch localserver ready", nil
+	return "fetchtest ready", nil
 }
 
 func (d *ftpMain) ClientDisconnected(ftpserver.ClientContext) {}
 
-var errLogin = errors.New("localserver: login incorrect")
+var errLogin = errors.New("fetchtest: login incorrect")
 
 func (d *ftpMain) AuthUser(_ ftpserver.ClientContext, user, pass string) (ftpserver.ClientDriver, error) {
 	if user == "anonymous" || user == "ftp" || d.opts.User != "" && user == d.opts.User && pass == d.opts.Password {
@@ -88,7 +82,7 @@ func (d *ftpMain) AuthUser(_ ftpserver.ClientContext, user, pass string) (ftpser
 }
 
 func (d *ftpMain) GetTLSConfig() (*tls.Config, error) {
-	return nil, errors.New("localserver: no TLS")
+	return nil, errors.New("fetchtest: no TLS")
 }
 
 // StartFTP serves fsys on 127.0.0.1 (or opts.Host) at a free port until

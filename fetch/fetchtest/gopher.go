@@ -1,4 +1,4 @@
-package localserver
+package fetchtest
 
 import (
 	"bufio"

@@ -1,8 +1,4 @@
-// Package nntptest is an in-process NNTP server for tests (RFC 3977 reader
-// commands, RFC 4643 AUTHINFO USER/PASS, RFC 2980 XOVER): groups of
-// numbered articles, with or without an overview, recording every command
-// it receives. It listens on 127.0.0.1 only.
-package nntptest
+package fetchtest
 
 import (
 	"bufio"
@@ -18,9 +14,12 @@ import (
 	"time"
 )
 
-// Server is a fake news server. Set its fields before Start; change the
-// groups while it runs with Post and Expire.
-type Server struct {
+// NNTP is an in-process news server (RFC 3977 reader commands, RFC 4643
+// AUTHINFO USER/PASS, RFC 2980 XOVER): groups of numbered articles, with
+// or without an overview, recording every command it receives. Set its
+// fields before Start or Listen; change the groups while it runs with Post
+// and Expire.
+type NNTP struct {
 	// Over selects the overview commands served: "OVER" (OVER and XOVER,
 	// OVER in CAPABILITIES), "XOVER" (XOVER only) or "" (neither: both
 	// answer 500).
@@ -49,6 +48,10 @@ type Server struct {
 
 	Addr string
 
+	ln     net.Listener
+	conns  map[net.Conn]bool
+	closed bool
+	wg     sync.WaitGroup
 	mu     sync.Mutex
 	groups map[string]map[int64]string // article texts, LF line ends
 	log    []string
@@ -56,37 +59,84 @@ type Server struct {
 }
 
 // Start listens on 127.0.0.1:0 and serves until the test ends.
-func (s *Server) Start(t testing.TB) {
+func (s *NNTP) Start(t testing.TB) {
 	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
+	if err := s.Listen("127.0.0.1:0"); err != nil {
 		t.Fatal(err)
 	}
+	t.Cleanup(func() { s.Close() })
+}
+
+// Listen serves on addr (a loopback host:port; port 0 picks a free one)
+// until Close, and sets Addr to the address it listens on.
+func (s *NNTP) Listen(addr string) error {
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return err
+	}
+	s.mu.Lock()
+	s.ln = ln
+	s.mu.Unlock()
 	s.Addr = ln.Addr().String()
-	var wg sync.WaitGroup
-	t.Cleanup(func() { ln.Close(); wg.Wait() })
-	wg.Add(1)
+	s.wg.Add(1)
 	go func() {
-		defer wg.Done()
+		defer s.wg.Done()
 		for {
 			c, err := ln.Accept()
 			if err != nil {
 				return
 			}
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				defer c.Close()
-				c.SetDeadline(time.Now().Add(20 * time.Second))
-				s.serve(c)
-			}()
+			s.wg.Add(1)
+			go s.handle(c)
 		}
 	}()
+	return nil
+}
+
+// handle serves one connection, known to Close while it is open.
+func (s *NNTP) handle(c net.Conn) {
+	defer s.wg.Done()
+	s.mu.Lock()
+	if s.conns == nil {
+		s.conns = make(map[net.Conn]bool)
+	}
+	s.conns[c] = true
+	closed := s.closed
+	s.mu.Unlock()
+	defer func() {
+		s.mu.Lock()
+		delete(s.conns, c)
+		s.mu.Unlock()
+		c.Close()
+	}()
+	if closed {
+		return
+	}
+	c.SetDeadline(time.Now().Add(20 * time.Second))
+	s.serve(c)
+}
+
+// Close stops accepting, closes the open connections, waits for their
+// goroutines to end and returns.
+func (s *NNTP) Close() error {
+	s.mu.Lock()
+	ln := s.ln
+	s.closed = true
+	for c := range s.conns {
+		c.Close()
+	}
+	s.mu.Unlock()
+	if ln == nil {
+		return nil
+	}
+	err := ln.Close()
+	s.wg.Wait()
+	return err
 }
 
 // Post adds an article (text with LF line ends) to each group under the
 // given numbers: groups[i] gets number nums[i].
-func (s *Server) Post(text string, groups []string, nums []int64) {
+func (s *NNTP) Post(text string, groups []string, nums []int64) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.groups == nil {
@@ -101,7 +151,7 @@ func (s *Server) Post(text string, groups []string, nums []int64) {
 }
 
 // AddGroup makes an empty group.
-func (s *Server) AddGroup(g string) {
+func (s *NNTP) AddGroup(g string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.groups == nil {
@@ -114,7 +164,7 @@ func (s *Server) AddGroup(g string) {
 
 // SetMarks makes GROUP give count, low and high for group g (see Marks);
 // ClearMarks gives back its articles' own.
-func (s *Server) SetMarks(g string, count, low, high int64) {
+func (s *NNTP) SetMarks(g string, count, low, high int64) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.Marks == nil {
@@ -124,21 +174,21 @@ func (s *Server) SetMarks(g string, count, low, high int64) {
 }
 
 // ClearMarks undoes SetMarks for group g.
-func (s *Server) ClearMarks(g string) {
+func (s *NNTP) ClearMarks(g string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	delete(s.Marks, g)
 }
 
 // Expire removes article n of group g.
-func (s *Server) Expire(g string, n int64) {
+func (s *NNTP) Expire(g string, n int64) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	delete(s.groups[g], n)
 }
 
 // Log returns the command lines received so far, in order.
-func (s *Server) Log() []string {
+func (s *NNTP) Log() []string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return slices.Clone(s.log)
@@ -150,21 +200,21 @@ func (s *Server) Log() []string {
 // reply to it (pipelining, RFC 3977 section 3.5). It is 0 for a client
 // that waits for each reply; it can be less than a client sent at once
 // when TCP delivers the lines apart.
-func (s *Server) Ahead(verb string) int {
+func (s *NNTP) Ahead(verb string) int {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.ahead[verb]
 }
 
 // ResetLog forgets the commands received, and what Ahead saw.
-func (s *Server) ResetLog() {
+func (s *NNTP) ResetLog() {
 	s.mu.Lock()
 	s.log, s.ahead = nil, nil
 	s.mu.Unlock()
 }
 
 // Count returns how many logged commands start with prefix.
-func (s *Server) Count(prefix string) int {
+func (s *NNTP) Count(prefix string) int {
 	n := 0
 	for _, l := range s.Log() {
 		if strings.HasPrefix(l, prefix) {
@@ -174,7 +224,7 @@ func (s *Server) Count(prefix string) int {
 	return n
 }
 
-func (s *Server) marks(g string) (low, high int64, count int) {
+func (s *NNTP) marks(g string) (low, high int64, count int) {
 	if m, ok := s.Marks[g]; ok {
 		return m[1], m[2], int(m[0])
 	}
@@ -203,7 +253,7 @@ func MessageID(text string) string {
 	return ""
 }
 
-func (s *Server) serve(c net.Conn) {
+func (s *NNTP) serve(c net.Conn) {
 	r := bufio.NewReader(c)
 	w := bufio.NewWriter(c)
 	reply := func(format string, args ...any) {
@@ -432,7 +482,7 @@ func (s *Server) serve(c net.Conn) {
 
 // numbers returns the numbers of group's articles from lo to hi, in
 // order. The caller holds s.mu.
-func (s *Server) numbers(group string, lo, hi int64) []int64 {
+func (s *NNTP) numbers(group string, lo, hi int64) []int64 {
 	var nums []int64
 	for n := range s.groups[group] {
 		if n >= lo && n <= hi {
