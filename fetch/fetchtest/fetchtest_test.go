@@ -3,6 +3,7 @@ package fetchtest
 import (
 	"context"
 	"io"
+	"strings"
 	"testing"
 	"testing/fstest"
 	"time"
@@ -93,5 +94,48 @@ func TestGopherServesMenusAndFiles(t *testing.T) {
 	_, err = d.Fetch(context.Background(), uri.MustParse("gopher://"+srv.Addr()+"/0/nope"), nil)
 	if err == nil {
 		t.Errorf("missing selector: no error")
+	}
+}
+
+// TestGopherPlusItems checks the Items of GopherOptions against the gopher
+// driver: a "!" request gets +INFO and the item's blocks (gopherplus.txt
+// section 2.5), a "?" item is listed as such and its +ASK form is answered
+// (section 2.8, RFC 1738 section 3.4.9), and a type 7 search gets its
+// string (RFC 1436 section 3.7).
+func TestGopherPlusItems(t *testing.T) {
+	fsys := fstest.MapFS{"about.txt": {Data: []byte("about\n")}}
+	srv, err := StartGopherWith(fsys, GopherOptions{Items: map[string]GopherItem{
+		"/about.txt": {Attributes: "+ADMIN:\n Admin: Demo <demo@example.org>\n+VIEWS:\n text/plain: <1k>\n"},
+		"/form": {Type: "0", Ask: []string{"Select: Subscribe?:0"},
+			Serve: func(_ string, answers []string) []byte { return []byte(strings.Join(answers, ",") + "\n") }},
+		"/search": {Type: "7", Title: "Search",
+			Serve: func(q string, _ []string) []byte { return []byte("i" + q + "\t\terror.host\t1\r\n.\r\n") }},
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Close()
+	d := &gopher.Driver{}
+	base := "gopher://" + srv.Addr()
+
+	resp, _ := get(t, d, base+"/1", nil)
+	var kinds []string
+	for _, e := range resp.Entries[1:] { // after the "Index of /" line
+		kinds = append(kinds, e.ItemType+e.Name+e.Extra["plus"])
+	}
+	if want := "0about.txt+ 0form? 7Search+"; strings.Join(kinds, " ") != want {
+		t.Errorf("menu items = %q, want %q", kinds, want)
+	}
+	resp, _ = get(t, d, base+"/0/about.txt%09%09!", nil)
+	attrs, _ := resp.Info["attributes"].([]gopher.Attributes)
+	if len(attrs) != 1 || attrs[0].Admin["Admin"] != "Demo <demo@example.org>" || len(attrs[0].Views) != 1 || attrs[0].Info == nil {
+		t.Errorf("attributes = %+v", attrs)
+	}
+	if _, body := get(t, d, base+"/0/form%09%09?", &proto.Request{Form: map[string]string{"1": "1"}}); body != "1\n" {
+		t.Errorf("form answer = %q, want the answer line back", body)
+	}
+	resp, _ = get(t, d, base+"/7/search", &proto.Request{Search: "two words"})
+	if len(resp.Entries) != 1 || resp.Entries[0].Name != "two words" {
+		t.Errorf("search result = %+v", resp.Entries)
 	}
 }

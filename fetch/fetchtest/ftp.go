@@ -4,6 +4,7 @@ import (
 	"crypto/tls"
 	"errors"
 	"net"
+	"strconv"
 	"strings"
 
 	ftpserver "github.com/fclairamb/ftpserverlib"
@@ -28,6 +29,8 @@ type FTPOptions struct {
 	// Host is the loopback address to serve on: "" means 127.0.0.1;
 	// "::1" serves over IPv6 (passive mode by EPSV only).
 	Host string
+	// Port is the control port; 0 picks a free one.
+	Port int
 }
 
 // publicHost is the address PASV names: none over IPv6, where PASV
@@ -85,10 +88,10 @@ func (d *ftpMain) GetTLSConfig() (*tls.Config, error) {
 	return nil, errors.New("fetchtest: no TLS")
 }
 
-// StartFTP serves fsys on 127.0.0.1 (or opts.Host) at a free port until
-// Close.
+// StartFTP serves fsys on 127.0.0.1 (or opts.Host) at opts.Port (a free
+// port when 0) until Close.
 func StartFTP(fsys afero.Fs, opts FTPOptions) (*FTP, error) {
-	ln, err := net.Listen("tcp", net.JoinHostPort(opts.host(), "0"))
+	ln, err := net.Listen("tcp", net.JoinHostPort(opts.host(), strconv.Itoa(opts.Port)))
 	if err != nil {
 		return nil, err
 	}
