@@ -35,30 +35,46 @@ var tourHeadings = []string{"Using it", "Tour", "tour", "Usage"}
 
 // tourLine is one command line of the tour.
 type tourLine struct {
-	text string // as written in the README
-	exit int    // the exit code the README states: "(exit N)", else 0
+	text  string // as written in the README
+	exit  int    // the exit code the README states: "(exit N)", else 0
+	block int    // the number of its ```sh block: a block's lines share a directory
 }
 
-var exitNote = regexp.MustCompile(`\(exit (\d+)\)`)
+var (
+	exitNote = regexp.MustCompile(`\(exit (\d+)\)`)
+	// inlineRun is a command in the prose that runs against the demo
+	// servers: "`fetch --interactive telnet://127.0.0.1:2323/`".
+	inlineRun = regexp.MustCompile("`(fetch [^`]*://127\\.0\\.0\\.1:[^`]*)`")
+)
 
 // tourLines returns the command lines of the README's tour: every line of
 // its ```sh blocks that is not blank, not a comment, and does not name
-// example.org (an illustration, not run). A line ending in "\" goes on
-// with the next.
+// example.org (an illustration, not run), and every fetch command in its
+// prose that names a demo server (each a block of its own). A line ending
+// in "\" goes on with the next.
 func tourLines(readme []byte) ([]tourLine, error) {
 	section, err := tourSection(readme)
 	if err != nil {
 		return nil, err
 	}
 	var lines []tourLine
-	in, cont := false, ""
+	in, cont, block := false, "", 0
 	for l := range strings.Lines(section) {
 		l = strings.TrimRight(l, "\r\n")
 		switch {
 		case strings.HasPrefix(l, "```"):
 			in = !in && strings.TrimSpace(l) == "```sh"
+			if in {
+				block++
+			}
 			continue
-		case !in || strings.TrimSpace(l) == "" || strings.HasPrefix(strings.TrimSpace(l), "#"):
+		case !in:
+			for _, m := range inlineRun.FindAllStringSubmatch(l, -1) {
+				block++
+				lines = append(lines, tourLine{text: m[1], block: block})
+			}
+			continue
+		case strings.TrimSpace(l) == "" || strings.HasPrefix(strings.TrimSpace(l), "#"):
 			continue
 		case strings.HasSuffix(l, "\\"):
 			cont += strings.TrimSuffix(l, "\\") + " "
@@ -68,7 +84,7 @@ func tourLines(readme []byte) ([]tourLine, error) {
 		if strings.Contains(l, "example.org") {
 			continue
 		}
-		tl := tourLine{text: l}
+		tl := tourLine{text: l, block: block}
 		if m := exitNote.FindStringSubmatch(l); m != nil {
 			tl.exit, _ = strconv.Atoi(m[1])
 		}
@@ -113,8 +129,10 @@ func containsAny(s string, subs []string) bool {
 
 // TestReadmeTour starts the demo servers on free ports, builds the fetch
 // command, and runs every command line of README.md's tour against them
-// (the README's ports rewritten to the servers' own), each in a new
-// directory with a timeout, checking the exit code the README states.
+// (the README's ports rewritten to the servers' own), in order, with a
+// timeout each, checking the exit code the README states. The lines of one
+// block run in one new directory, as a session would: a second mirror
+// finds the first one's files.
 // A line with --interactive runs on a pseudo-terminal and leaves with
 // Ctrl-] once the telnet banner shows.
 func TestReadmeTour(t *testing.T) {
@@ -135,10 +153,14 @@ func TestReadmeTour(t *testing.T) {
 	}
 	defer d.Close()
 	bin := buildFetch(t)
+	dirs := map[int]string{}
 	for i, l := range lines {
 		line := d.rewrite(l.text)
+		if dirs[l.block] == "" {
+			dirs[l.block] = t.TempDir()
+		}
 		t.Run(strconv.Itoa(i+1), func(t *testing.T) {
-			code, out := runLine(t, bin, line)
+			code, out := runLine(t, bin, dirs[l.block], line)
 			if code != l.exit {
 				t.Errorf("README line\n\t%s\nran as\n\t%s\nexit %d, the README states %d; output:\n%s", l.text, line, code, l.exit, out)
 			}
@@ -171,13 +193,13 @@ func buildFetch(t *testing.T) string {
 // lineTimeout bounds one README line.
 const lineTimeout = time.Minute
 
-// runLine runs line with sh in a new directory, fetch resolved to the
-// built one, and returns its exit code and output.
-func runLine(t *testing.T, bin, line string) (int, string) {
+// runLine runs line with sh in dir, fetch resolved to the built one in
+// bin, and returns its exit code and output.
+func runLine(t *testing.T, bin, dir, line string) (int, string) {
 	ctx, cancel := context.WithTimeout(context.Background(), lineTimeout)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, "sh", "-c", line)
-	cmd.Dir = t.TempDir()
+	cmd.Dir = dir
 	cmd.Env = lineEnv(bin, cmd.Dir)
 	if strings.Contains(line, "--interactive") {
 		return runOnTerminal(t, cmd)
