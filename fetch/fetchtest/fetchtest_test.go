@@ -3,6 +3,7 @@ package fetchtest
 import (
 	"context"
 	"io"
+	"net"
 	"strings"
 	"testing"
 	"testing/fstest"
@@ -137,5 +138,34 @@ func TestGopherPlusItems(t *testing.T) {
 	resp, _ = get(t, d, base+"/7/search", &proto.Request{Search: "two words"})
 	if len(resp.Entries) != 1 || resp.Entries[0].Name != "two words" {
 		t.Errorf("search result = %+v", resp.Entries)
+	}
+}
+
+// TestNNTPHeadBodyOver checks the reader commands on one article: HEAD and
+// BODY send its parts (RFC 3977 sections 6.2.2, 6.2.3), OVER its headers'
+// values (section 8.3.2), a dot-started line is doubled (section 3.1.1).
+func TestNNTPHeadBodyOver(t *testing.T) {
+	s := &NNTP{Over: "OVER"}
+	s.Post("From: a@example.org\nSubject: Hi\tthere\nDate: Tue, 20 Dec 1994 12:00:00 +0000\nMessage-ID: <1@x>\n\nbody\n.dot\n", []string{"g"}, []int64{1})
+	s.Start(t)
+	c, err := net.DialTimeout("tcp", s.Addr, 5*time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	c.SetDeadline(time.Now().Add(10 * time.Second))
+	io.WriteString(c, "GROUP g\r\nHEAD 1\r\nBODY 1\r\nOVER 1-1\r\nQUIT\r\n")
+	got, err := io.ReadAll(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "200 fetchtest news server ready\r\n" +
+		"211 1 1 1 g\r\n" +
+		"221 1 <1@x>\r\nFrom: a@example.org\r\nSubject: Hi\tthere\r\nDate: Tue, 20 Dec 1994 12:00:00 +0000\r\nMessage-ID: <1@x>\r\n.\r\n" +
+		"222 1 <1@x>\r\nbody\r\n..dot\r\n.\r\n" +
+		"224 overview follows\r\n1\tHi there\ta@example.org\tTue, 20 Dec 1994 12:00:00 +0000\t<1@x>\t\t105\t2\r\n.\r\n" +
+		"205 bye\r\n"
+	if string(got) != want {
+		t.Errorf("replies:\n%q\nwant\n%q", got, want)
 	}
 }

@@ -253,231 +253,334 @@ func MessageID(text string) string {
 	return ""
 }
 
+// nntpSession is the state of one connection.
+type nntpSession struct {
+	s      *NNTP
+	w      *bufio.Writer
+	group  string // the selected group
+	user   string // given with AUTHINFO USER
+	authed bool
+}
+
+// reply writes one reply line.
+func (ss *nntpSession) reply(format string, args ...any) {
+	fmt.Fprintf(ss.w, format+"\r\n", args...)
+}
+
+// block writes text (LF line ends) as a multi-line data block: CRLF line
+// ends, dots doubled, a "." line at the end (RFC 3977 section 3.1.1).
+func (ss *nntpSession) block(text string) {
+	for line := range strings.Lines(text) {
+		line = strings.TrimSuffix(line, "\n")
+		if strings.HasPrefix(line, ".") {
+			line = "." + line
+		}
+		ss.w.WriteString(line + "\r\n")
+	}
+	ss.w.WriteString(".\r\n")
+}
+
+// nntpCommands are the commands served, by verb. Each runs with s.mu held
+// and is given the command's fields; it returns true to end the session.
+var nntpCommands = map[string]func(ss *nntpSession, f []string) bool{
+	"MODE":         func(ss *nntpSession, _ []string) bool { ss.reply("200 reader mode"); return false },
+	"CAPABILITIES": (*nntpSession).capabilities,
+	"AUTHINFO":     (*nntpSession).authinfo,
+	"GROUP":        (*nntpSession).groupCmd,
+	"OVER":         (*nntpSession).over,
+	"XOVER":        (*nntpSession).over,
+	"LISTGROUP":    (*nntpSession).listGroup,
+	"STAT":         (*nntpSession).article,
+	"ARTICLE":      (*nntpSession).article,
+	"HEAD":         (*nntpSession).article,
+	"BODY":         (*nntpSession).article,
+	"LIST":         (*nntpSession).list,
+	"QUIT":         func(ss *nntpSession, _ []string) bool { ss.reply("205 bye"); return true },
+}
+
+// openCommands are allowed before authentication.
+var openCommands = map[string]bool{"AUTHINFO": true, "MODE": true, "CAPABILITIES": true, "QUIT": true}
+
 func (s *NNTP) serve(c net.Conn) {
 	r := bufio.NewReader(c)
-	w := bufio.NewWriter(c)
-	reply := func(format string, args ...any) {
-		fmt.Fprintf(w, format+"\r\n", args...)
-	}
-	block := func(text string) {
-		for _, line := range strings.SplitAfter(text, "\n") {
-			if line == "" {
-				continue
-			}
-			line = strings.TrimSuffix(line, "\n")
-			if strings.HasPrefix(line, ".") {
-				line = "." + line
-			}
-			w.WriteString(line + "\r\n")
-		}
-		w.WriteString(".\r\n")
-	}
-	reply("200 nntptest ready")
-	w.Flush()
-	group := ""
-	authed := s.User == ""
-	user := ""
+	ss := &nntpSession{s: s, w: bufio.NewWriter(c), authed: s.User == ""}
+	ss.reply("200 fetchtest news server ready")
 	for {
 		// Flush only when no command waits: pipelined commands are answered
 		// in one write.
-		if r.Buffered() == 0 {
-			if w.Flush() != nil {
-				return
-			}
+		if r.Buffered() == 0 && ss.w.Flush() != nil {
+			return
 		}
 		line, err := r.ReadString('\n')
 		if err != nil {
 			return
 		}
-		line = strings.TrimRight(line, "\r\n")
-		shown := line
-		if strings.HasPrefix(strings.ToUpper(line), "AUTHINFO PASS ") {
-			shown = "AUTHINFO PASS " + strings.Repeat("*", len(line)-len("AUTHINFO PASS "))
-		}
-		ahead := 0
-		if n := r.Buffered(); n > 0 {
-			b, _ := r.Peek(n)
-			ahead = bytes.Count(b, []byte("\n"))
-		}
-		f := strings.Fields(line)
-		verb := ""
-		if len(f) > 0 {
-			verb = strings.ToUpper(f[0])
-		}
-		s.mu.Lock()
-		s.log = append(s.log, shown)
-		if s.ahead == nil {
-			s.ahead = map[string]int{}
-		}
-		s.ahead[verb] = max(s.ahead[verb], ahead)
-		s.mu.Unlock()
-		if len(f) == 0 {
-			reply("500 empty")
-			continue
-		}
-		arg := ""
-		if len(f) > 1 {
-			arg = f[1]
-		}
-		if !authed && verb != "AUTHINFO" && verb != "MODE" && verb != "CAPABILITIES" && verb != "QUIT" {
-			reply("480 authentication required")
-			continue
-		}
-		s.mu.Lock()
-		switch verb {
-		case "MODE":
-			reply("200 reader mode")
-		case "CAPABILITIES":
-			reply("101 capabilities")
-			reply("VERSION 2")
-			reply("READER")
-			if s.Over == "OVER" {
-				reply("OVER")
-			}
-			if s.User != "" {
-				reply("AUTHINFO USER")
-			}
-			reply(".")
-		case "AUTHINFO":
-			switch {
-			case strings.EqualFold(arg, "USER") && len(f) > 2:
-				user = f[2]
-				reply("381 password required")
-			case strings.EqualFold(arg, "PASS") && len(f) > 2:
-				if user == s.User && f[2] == s.Pass {
-					authed = true
-					reply("281 ok")
-				} else {
-					reply("481 rejected")
-				}
-			default:
-				reply("501 syntax")
-			}
-		case "GROUP":
-			if _, ok := s.groups[arg]; !ok {
-				reply("411 no such group")
-				break
-			}
-			group = arg
-			low, high, count := s.marks(arg)
-			reply("211 %d %d %d %s", count, low, high, arg)
-		case "OVER", "XOVER":
-			if s.Over == "" || (s.Over == "XOVER" && verb == "OVER") {
-				reply("500 unknown command")
-				break
-			}
-			if group == "" {
-				reply("412 no group")
-				break
-			}
-			lo, hi, ok := parseRange(arg)
-			if !ok {
-				reply("501 bad range")
-				break
-			}
-			nums := s.numbers(group, lo, hi)
-			switch {
-			case len(nums) > 0:
-			case s.EmptyRange != 0:
-				reply("%d no article(s) selected", s.EmptyRange)
-			case verb == "OVER":
-				reply("423 No articles in %s", arg)
-			}
-			if len(nums) == 0 && (s.EmptyRange != 0 || verb == "OVER") {
-				break
-			}
-			reply("224 overview follows")
-			for _, n := range nums {
-				text := s.groups[group][n]
-				reply("%d\tsubject\tfrom\tdate\t%s\t\t%d\t1", n, MessageID(text), len(text))
-			}
-			reply(".")
-		case "LISTGROUP":
-			lo, hi, ok := int64(1), int64(1<<62), true
-			if len(f) > 2 {
-				lo, hi, ok = parseRange(f[2])
-			}
-			if s.ListGroup == "" {
-				reply("500 unknown command")
-				break
-			}
-			if !ok || len(f) > 2 && s.ListGroup == "plain" {
-				reply("501 bad range")
-				break
-			}
-			if arg != "" {
-				if _, ok := s.groups[arg]; !ok {
-					reply("411 no such group")
-					break
-				}
-				group = arg
-			}
-			if group == "" {
-				reply("412 no group")
-				break
-			}
-			nums := s.numbers(group, lo, hi)
-			low, high, count := s.marks(group)
-			reply("211 %d %d %d %s list follows", count, low, high, group)
-			for _, n := range nums {
-				reply("%d", n)
-			}
-			reply(".")
-		case "STAT", "ARTICLE":
-			n, err := strconv.ParseInt(arg, 10, 64)
-			text, ok := s.groups[group][n]
-			switch {
-			case group == "":
-				reply("412 no group")
-			case err != nil:
-				reply("501 bad number")
-			case !ok:
-				reply("423 no such article")
-			case verb == "STAT":
-				reply("223 %d %s", n, MessageID(text))
-			default:
-				if s.Stall != nil {
-					s.mu.Unlock()
-					w.Flush()
-					<-s.Stall
-					s.mu.Lock()
-				}
-				reply("220 %d %s", n, MessageID(text))
-				block(text)
-			}
-		case "LIST":
-			if !strings.EqualFold(arg, "ACTIVE") {
-				reply("501 only LIST ACTIVE")
-				break
-			}
-			pattern := "*"
-			if len(f) > 2 {
-				pattern = f[2]
-			}
-			var names []string
-			for g := range s.groups {
-				if ok, _ := path.Match(pattern, g); ok {
-					names = append(names, g)
-				}
-			}
-			slices.Sort(names)
-			reply("215 list follows")
-			for _, g := range names {
-				_, high, _ := s.marks(g)
-				low, _, _ := s.marks(g)
-				reply("%s %d %d y", g, high, low)
-			}
-			reply(".")
-		case "QUIT":
-			reply("205 bye")
-			s.mu.Unlock()
-			w.Flush()
+		f := strings.Fields(strings.TrimRight(line, "\r\n"))
+		s.record(r, line, f)
+		if ss.dispatch(f) {
+			ss.w.Flush()
 			return
-		default:
-			reply("500 unknown command")
 		}
-		s.mu.Unlock()
 	}
+}
+
+// record logs a command line (the AUTHINFO password starred) and how many
+// whole commands had arrived beyond it.
+func (s *NNTP) record(r *bufio.Reader, line string, f []string) {
+	line = strings.TrimRight(line, "\r\n")
+	shown := line
+	if strings.HasPrefix(strings.ToUpper(line), "AUTHINFO PASS ") {
+		shown = "AUTHINFO PASS " + strings.Repeat("*", len(line)-len("AUTHINFO PASS "))
+	}
+	ahead := 0
+	if n := r.Buffered(); n > 0 {
+		b, _ := r.Peek(n)
+		ahead = bytes.Count(b, []byte("\n"))
+	}
+	verb := ""
+	if len(f) > 0 {
+		verb = strings.ToUpper(f[0])
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.log = append(s.log, shown)
+	if s.ahead == nil {
+		s.ahead = map[string]int{}
+	}
+	s.ahead[verb] = max(s.ahead[verb], ahead)
+}
+
+// dispatch runs one command; it returns true to end the session.
+func (ss *nntpSession) dispatch(f []string) bool {
+	if len(f) == 0 {
+		ss.reply("500 empty")
+		return false
+	}
+	verb := strings.ToUpper(f[0])
+	cmd, ok := nntpCommands[verb]
+	switch {
+	case !ss.authed && !openCommands[verb]:
+		ss.reply("480 authentication required")
+		return false
+	case !ok:
+		ss.reply("500 unknown command")
+		return false
+	}
+	ss.s.mu.Lock()
+	defer ss.s.mu.Unlock()
+	return cmd(ss, f)
+}
+
+// arg returns field i, or "".
+func arg(f []string, i int) string {
+	if i < len(f) {
+		return f[i]
+	}
+	return ""
+}
+
+func (ss *nntpSession) capabilities(_ []string) bool {
+	ss.reply("101 capabilities")
+	ss.reply("VERSION 2")
+	ss.reply("READER")
+	if ss.s.Over == "OVER" {
+		ss.reply("OVER")
+	}
+	if ss.s.User != "" {
+		ss.reply("AUTHINFO USER")
+	}
+	ss.reply(".")
+	return false
+}
+
+func (ss *nntpSession) authinfo(f []string) bool {
+	switch {
+	case strings.EqualFold(arg(f, 1), "USER") && len(f) > 2:
+		ss.user = f[2]
+		ss.reply("381 password required")
+	case strings.EqualFold(arg(f, 1), "PASS") && len(f) > 2:
+		if ss.user == ss.s.User && f[2] == ss.s.Pass {
+			ss.authed = true
+			ss.reply("281 ok")
+		} else {
+			ss.reply("481 rejected")
+		}
+	default:
+		ss.reply("501 syntax")
+	}
+	return false
+}
+
+func (ss *nntpSession) groupCmd(f []string) bool {
+	g := arg(f, 1)
+	if _, ok := ss.s.groups[g]; !ok {
+		ss.reply("411 no such group")
+		return false
+	}
+	ss.group = g
+	low, high, count := ss.s.marks(g)
+	ss.reply("211 %d %d %d %s", count, low, high, g)
+	return false
+}
+
+// over serves OVER and XOVER: the overview fields of RFC 3977 section
+// 8.3.2 (subject, from, date, message-id, references, bytes, lines) from
+// the articles' own headers.
+func (ss *nntpSession) over(f []string) bool {
+	verb := strings.ToUpper(f[0])
+	s := ss.s
+	if s.Over == "" || (s.Over == "XOVER" && verb == "OVER") {
+		ss.reply("500 unknown command")
+		return false
+	}
+	if ss.group == "" {
+		ss.reply("412 no group")
+		return false
+	}
+	lo, hi, ok := parseRange(arg(f, 1))
+	if !ok {
+		ss.reply("501 bad range")
+		return false
+	}
+	nums := s.numbers(ss.group, lo, hi)
+	switch {
+	case len(nums) > 0:
+	case s.EmptyRange != 0:
+		ss.reply("%d no article(s) selected", s.EmptyRange)
+		return false
+	case verb == "OVER":
+		ss.reply("423 No articles in %s", arg(f, 1))
+		return false
+	}
+	ss.reply("224 overview follows")
+	for _, n := range nums {
+		text := s.groups[ss.group][n]
+		ss.reply("%d\t%s\t%s\t%s\t%s\t%s\t%d\t%d", n, overField(text, "Subject", "subject"), overField(text, "From", "from"),
+			overField(text, "Date", "date"), MessageID(text), overField(text, "References", ""), len(text), bodyLines(text))
+	}
+	ss.reply(".")
+	return false
+}
+
+func (ss *nntpSession) listGroup(f []string) bool {
+	lo, hi, ok := int64(1), int64(1<<62), true
+	if len(f) > 2 {
+		lo, hi, ok = parseRange(f[2])
+	}
+	s := ss.s
+	switch {
+	case s.ListGroup == "":
+		ss.reply("500 unknown command")
+		return false
+	case !ok || len(f) > 2 && s.ListGroup == "plain":
+		ss.reply("501 bad range")
+		return false
+	}
+	if g := arg(f, 1); g != "" {
+		if _, ok := s.groups[g]; !ok {
+			ss.reply("411 no such group")
+			return false
+		}
+		ss.group = g
+	}
+	if ss.group == "" {
+		ss.reply("412 no group")
+		return false
+	}
+	nums := s.numbers(ss.group, lo, hi)
+	low, high, count := s.marks(ss.group)
+	ss.reply("211 %d %d %d %s list follows", count, low, high, ss.group)
+	for _, n := range nums {
+		ss.reply("%d", n)
+	}
+	ss.reply(".")
+	return false
+}
+
+// article serves STAT, ARTICLE, HEAD and BODY by article number.
+func (ss *nntpSession) article(f []string) bool {
+	verb := strings.ToUpper(f[0])
+	n, err := strconv.ParseInt(arg(f, 1), 10, 64)
+	text, ok := ss.s.groups[ss.group][n]
+	switch {
+	case ss.group == "":
+		ss.reply("412 no group")
+		return false
+	case err != nil:
+		ss.reply("501 bad number")
+		return false
+	case !ok:
+		ss.reply("423 no such article")
+		return false
+	case verb == "STAT":
+		ss.reply("223 %d %s", n, MessageID(text))
+		return false
+	}
+	if verb == "ARTICLE" && ss.s.Stall != nil {
+		ss.s.mu.Unlock()
+		ss.w.Flush()
+		<-ss.s.Stall
+		ss.s.mu.Lock()
+	}
+	head, body, _ := strings.Cut(text, "\n\n")
+	switch verb {
+	case "HEAD":
+		ss.reply("221 %d %s", n, MessageID(text))
+		ss.block(head + "\n")
+	case "BODY":
+		ss.reply("222 %d %s", n, MessageID(text))
+		ss.block(body)
+	default:
+		ss.reply("220 %d %s", n, MessageID(text))
+		ss.block(text)
+	}
+	return false
+}
+
+// list serves LIST ACTIVE [wildmat] (RFC 3977 section 7.6.3; the wildmat
+// read as a path.Match pattern).
+func (ss *nntpSession) list(f []string) bool {
+	if !strings.EqualFold(arg(f, 1), "ACTIVE") {
+		ss.reply("501 only LIST ACTIVE")
+		return false
+	}
+	pattern := "*"
+	if len(f) > 2 {
+		pattern = f[2]
+	}
+	var names []string
+	for g := range ss.s.groups {
+		if ok, _ := path.Match(pattern, g); ok {
+			names = append(names, g)
+		}
+	}
+	slices.Sort(names)
+	ss.reply("215 list follows")
+	for _, g := range names {
+		low, high, _ := ss.s.marks(g)
+		ss.reply("%s %d %d y", g, high, low)
+	}
+	ss.reply(".")
+	return false
+}
+
+// overField returns the value of header name in an article's head, TABs
+// and line breaks made spaces (RFC 3977 section 8.3.2); def when absent.
+func overField(text, name, def string) string {
+	head, _, _ := strings.Cut(text, "\n\n")
+	for line := range strings.Lines(head) {
+		k, v, ok := strings.Cut(strings.TrimSuffix(line, "\n"), ":")
+		if ok && strings.EqualFold(k, name) {
+			return strings.NewReplacer("\t", " ", "\r", " ").Replace(strings.TrimSpace(v))
+		}
+	}
+	return def
+}
+
+// bodyLines counts the lines of an article's body.
+func bodyLines(text string) int {
+	_, body, _ := strings.Cut(text, "\n\n")
+	return strings.Count(body, "\n")
 }
 
 // numbers returns the numbers of group's articles from lo to hi, in
