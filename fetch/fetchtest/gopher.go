@@ -324,11 +324,7 @@ func stuffed(text []byte) []byte {
 	return append(b, ".\r\n"...)
 }
 
-// itemType guesses the RFC 1436 item type of an entry from its name.
-func itemType(e fs.DirEntry) string {
-	return itemTypeOf(e.Name(), e.IsDir())
-}
-
+// itemTypeOf guesses the RFC 1436 item type of an entry from its name.
 func itemTypeOf(name string, dir bool) string {
 	if dir {
 		return "1"
