@@ -25,7 +25,7 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/rfc1738/fetch/internal/testrig/localserver"
+	"github.com/rfc1738/fetch/fetch/fetchtest"
 )
 
 type config struct {
@@ -139,7 +139,7 @@ func measure(cfg config, g *genFS, scheme string) (fresh, again result, err erro
 func serve(g *genFS, scheme string) (url string, stop func(), err error) {
 	switch scheme {
 	case "ftp":
-		s, err := localserver.StartFTP(g, localserver.FTPOptions{})
+		s, err := fetchtest.StartFTP(g, fetchtest.FTPOptions{})
 		if err != nil {
 			return "", nil, err
 		}
