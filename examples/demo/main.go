@@ -20,13 +20,16 @@ import (
 	"syscall"
 )
 
+// defaultPorts are the ports the README's tour names.
+var defaultPorts = ports{FTP: 2121, Gopher: 7070, NNTP: 1119, Telnet: 2323, HTTP: 8080}
+
 func main() {
-	var p ports
-	flag.IntVar(&p.FTP, "ftp", 2121, "FTP `port`")
-	flag.IntVar(&p.Gopher, "gopher", 7070, "gopher `port`")
-	flag.IntVar(&p.NNTP, "nntp", 1119, "NNTP `port`")
-	flag.IntVar(&p.Telnet, "telnet", 2323, "telnet `port`")
-	flag.IntVar(&p.HTTP, "http", 8080, "HTTP `port`")
+	p := defaultPorts
+	flag.IntVar(&p.FTP, "ftp", p.FTP, "FTP `port`")
+	flag.IntVar(&p.Gopher, "gopher", p.Gopher, "gopher `port`")
+	flag.IntVar(&p.NNTP, "nntp", p.NNTP, "NNTP `port`")
+	flag.IntVar(&p.Telnet, "telnet", p.Telnet, "telnet `port`")
+	flag.IntVar(&p.HTTP, "http", p.HTTP, "HTTP `port`")
 	flag.Parse()
 	if flag.NArg() > 0 {
 		fmt.Fprintln(os.Stderr, "demo: no arguments are taken, only flags")

@@ -24,9 +24,14 @@ import (
 // The README's tour is run on Linux only: its lines are sh command lines,
 // and the --interactive one needs a pseudo-terminal (package ptytest).
 
-// readmePorts are the ports the README's lines name, by scheme.
+// readmePorts are the ports the README's lines name, by scheme: the
+// demo's defaults.
 var readmePorts = map[string]string{
-	"ftp": "2121", "gopher": "7070", "nntp": "1119", "telnet": "2323", "http": "8080",
+	"ftp":    strconv.Itoa(defaultPorts.FTP),
+	"gopher": strconv.Itoa(defaultPorts.Gopher),
+	"nntp":   strconv.Itoa(defaultPorts.NNTP),
+	"telnet": strconv.Itoa(defaultPorts.Telnet),
+	"http":   strconv.Itoa(defaultPorts.HTTP),
 }
 
 // tourHeadings name the README section whose ```sh blocks are run: the
@@ -146,6 +151,11 @@ func TestReadmeTour(t *testing.T) {
 	}
 	if len(lines) < 5 {
 		t.Fatalf("README.md's tour has %d runnable lines, want at least 5: %+v", len(lines), lines)
+	}
+	for scheme, port := range readmePorts {
+		if !bytes.Contains(readme, []byte("127.0.0.1:"+port)) {
+			t.Errorf("README.md names no %s server at the demo's port 127.0.0.1:%s", scheme, port)
+		}
 	}
 	d, err := start(ports{})
 	if err != nil {
