@@ -31,7 +31,9 @@ const (
 	about = "About this gopher hole\n" +
 		"\n" +
 		"It is served by examples/demo with package fetchtest. Ask for this item's\n" +
-		"Gopher+ attributes with the gopher+ string \"!\": ...about.txt%09%09!\n"
+		"Gopher+ attributes with the gopher+ string \"!\": ...about.txt%09%09!\n" +
+		"Search it with a word or two: the type 7 item lists the texts that hold\n" +
+		"one of the words.\n"
 )
 
 // bigSize is the size of /pub/big.iso: large enough to interrupt and
@@ -161,7 +163,7 @@ func search(files fstest.MapFS, hostPort, q string) []byte {
 	}
 	sort.Strings(names)
 	var b strings.Builder
-	fmt.Fprintf(&b, "i%d texts hold a word of %q\t\terror.host\t1\r\n", len(names), q)
+	fmt.Fprintf(&b, "iTexts holding a word of %q: %d\t\terror.host\t1\r\n", q, len(names))
 	for _, n := range names {
 		fmt.Fprintf(&b, "0%s\t/%s\t%s\t%s\r\n", n, n, host, port)
 	}
