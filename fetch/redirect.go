@@ -4,8 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net"
 	"net/netip"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/rfc1738/fetch/safety"
@@ -93,10 +95,35 @@ func (c *Client) vetHop(ctx context.Context, u, next *uri.URL, stay *uri.URL) (c
 	if c.AllowPrivateRedirect {
 		return ctx, nil
 	}
-	if ctx.Value(privateHopKey{}) != nil || c.publicHost(ctx, u) {
-		ctx = context.WithValue(ctx, privateHopKey{}, &privateHop{from: u.Redacted(), to: next.Redacted()})
+	if ctx.Value(privateHopKey{}) == nil && !c.publicHost(ctx, u) {
+		return ctx, nil
 	}
-	return ctx, nil
+	ctx = context.WithValue(ctx, privateHopKey{}, &privateHop{from: u.Redacted(), to: next.Redacted()})
+	return ctx, c.localTarget(ctx, next)
+}
+
+// localTarget refuses next, under the private-address rule of ctx, when
+// its host has a local address: judged here as well as at dial time,
+// because a driver may have a connection to that host open already (a
+// keep-alive pool, an FTP login kept between the URLs of one command)
+// and dial nothing. A host that cannot be looked up is left to the
+// driver, whose dial fails the same way.
+func (c *Client) localTarget(ctx context.Context, next *uri.URL) error {
+	host := next.Hostname()
+	if host == "" {
+		return nil
+	}
+	ips, err := c.lookup(ctx, "tcp", host)
+	if err != nil {
+		return nil
+	}
+	port := strconv.Itoa(next.PortNumber())
+	for _, ip := range ips {
+		if err := checkPrivateHop(ctx, net.JoinHostPort(ip.String(), port)); err != nil {
+			return &Error{Op: "redirect", URL: next.Redacted(), Err: err}
+		}
+	}
+	return nil
 }
 
 func (c *Client) redirectAllowed(scheme string) bool {

@@ -12,11 +12,13 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/rfc1738/fetch/mirror"
 	"github.com/rfc1738/fetch/proto"
+	fhttp "github.com/rfc1738/fetch/proto/http"
 	"github.com/rfc1738/fetch/safety"
 	"github.com/rfc1738/fetch/uri"
 )
@@ -194,23 +196,25 @@ func TestRedirectToPrivateDecision(t *testing.T) {
 		{"http://10.0.0.1/", "http://127.0.0.1/", "127.0.0.1:80", false, false},
 		{"http://8.8.8.8/", "http://127.0.0.1/", "127.0.0.1:80", true, false},
 	}
+	noDNS := fakeResolver{c: &counters{}}
 	for _, tt := range tests {
-		c := &Client{AllowPrivateRedirect: tt.allow}
+		c := &Client{AllowPrivateRedirect: tt.allow, Resolver: noDNS}
 		from, to := mustParse(t, tt.from), mustParse(t, tt.to)
+		// An IP literal target is refused by vetHop, a name (which
+		// the fake resolver does not know) when it is dialled.
 		ctx, err := c.vetHop(t.Context(), from, to, nil)
-		if err != nil {
-			t.Fatalf("vetHop(%s, %s) = %v", tt.from, tt.to, err)
+		if err == nil {
+			err = checkPrivateHop(ctx, tt.addr)
 		}
-		err = checkPrivateHop(ctx, tt.addr)
 		var re *RedirectError
-		refused := errors.As(err, &re) && re.Rule == RuleRedirectToPrivate && re.Address == tt.addr && re.Reason != ""
+		refused := errors.As(err, &re) && re.Rule == RuleRedirectToPrivate && re.Address == tt.addr && re.Reason != "" && ExitCode(err) == ExitRefused
 		if refused != tt.refused || (err != nil) != tt.refused {
 			t.Errorf("%s -> %s at %s (allowed %v): %v, want refused %v", tt.from, tt.to, tt.addr, tt.allow, err, tt.refused)
 		}
 	}
 	// A hop after a refused-to-be-local one stays under the rule, even
 	// from a URL whose own host is not public.
-	c := &Client{}
+	c := &Client{Resolver: noDNS}
 	ctx, _ := c.vetHop(t.Context(), mustParse(t, "http://8.8.8.8/"), mustParse(t, "http://1.1.1.1/"), nil)
 	ctx, _ = c.vetHop(ctx, mustParse(t, "http://name.invalid/"), mustParse(t, "http://x.invalid/"), nil)
 	if err := checkPrivateHop(ctx, "127.0.0.1:80"); err == nil {
@@ -333,5 +337,48 @@ func TestMirrorRedirectOffServer(t *testing.T) {
 	}
 	if b, err := os.ReadFile(filepath.Join(dir, "a.txt")); err != nil || string(b) != "a\n" {
 		t.Errorf("a.txt = %q, %v", b, err)
+	}
+}
+
+// A connection kept alive to a local server from an earlier fetch is not
+// a way round the private-address rule: the target of a redirect from a
+// public address is judged before the driver is called, not only when it
+// dials.
+func TestRedirectToPrivateKeptConnection(t *testing.T) {
+	pretendPublic(t, "127.0.0.1")
+	ln, err := net.Listen("tcp", "127.0.0.2:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var requests atomic.Int64
+	inside := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		requests.Add(1)
+		io.WriteString(w, "inside")
+	}))
+	inside.Listener.Close()
+	inside.Listener = ln
+	inside.Start()
+	defer inside.Close()
+	outside := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		http.Redirect(w, r, inside.URL+"/secret", http.StatusFound)
+	}))
+	defer outside.Close()
+	r := NewRegistry()
+	r.Register("http", &fhttp.Driver{KeepAlive: true})
+	c := &Client{Registry: r, ConnectTimeout: 5 * time.Second, IdleTimeout: 5 * time.Second}
+	defer c.CloseIdleConnections()
+	resp, err := c.Get(t.Context(), inside.URL+"/first")
+	if err != nil {
+		t.Fatal(err)
+	}
+	io.Copy(io.Discard, resp.Body)
+	resp.Body.Close()
+	_, err = c.Get(t.Context(), outside.URL+"/")
+	var re *RedirectError
+	if !errors.As(err, &re) || re.Rule != RuleRedirectToPrivate || ExitCode(err) != ExitRefused {
+		t.Errorf("Get = %v, want a refusal by %s", err, RuleRedirectToPrivate)
+	}
+	if n := requests.Load(); n != 1 {
+		t.Errorf("the local server got %d requests, want only the first", n)
 	}
 }
