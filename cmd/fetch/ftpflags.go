@@ -46,6 +46,7 @@ func (o *getOptions) setFTPOptions(f *proto.FTPOptions) {
 	}
 	f.CACert = o.cacert
 	f.Insecure = o.insecure
+	f.Binary = o.binary
 }
 
 // warnFTP says that -k turns certificate verification off: a protection

@@ -59,6 +59,9 @@ type getOptions struct {
 	cacert       string // --cacert FILE
 	insecure     bool   // -k
 
+	binary bool   // --binary: no transfer type guessed from the name (ftptype.go)
+	user   string // -u USER[:PASSWORD] (user.go)
+
 	parallel    bool          // -Z (parallel.go)
 	parallelMax int           // --parallel-max
 	tally       *atomic.Int64 // with -Z and a bar: bytes written, for the bar
@@ -137,6 +140,7 @@ func addGetFlags(f *pflag.FlagSet, o *getOptions, cont *bool) {
 	f.StringVar(&o.netrcFile, "netrc-file", "", "look up passwords in `FILE`")
 	f.StringVar(&o.ftpMethod, "ftp-method", "", "multicwd, singlecwd or nocwd")
 	addFTPFlags(f, o)
+	f.BoolVar(&o.binary, "binary", false, "FTP: fetch a URL without ;type= in binary (TYPE I), even a name that looks like text")
 	f.BoolVar(&o.headersOnly, "headers-only", false, "only the headers (news articles, HTTP)")
 	f.BoolVar(&o.bodyOnly, "body-only", false, "only the body of news articles")
 	f.StringArrayVar(&o.gateways, "gateway", nil, "fetch `SCHEME=TEMPLATE` URLs through a gateway (wais, prospero)")

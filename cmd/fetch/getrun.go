@@ -195,6 +195,7 @@ func getOne(ctx context.Context, c *fetch.Client, raw string, o *getOptions, e *
 	if err != nil {
 		return err
 	}
+	o.checkResume(e, u, d)
 	form, _ := pairs("--form", o.form)
 	req := &proto.Request{Offset: d.offset, Search: o.search, Raw: o.raw}
 	if c.WARC != nil && req.Offset > 0 {
@@ -274,6 +275,7 @@ func (o *getOptions) checkListing(e *env, red *redactor, resp *fetch.Response) e
 // server refused), unless -s. The text comes from the server: control
 // characters are removed and passwords hidden.
 func (o *getOptions) warnResponse(e *env, red *redactor, resp *fetch.Response) {
+	o.noteConverted(e, red, resp)
 	if o.silent {
 		return
 	}

@@ -71,3 +71,8 @@ func guessType(name string) string {
 func saysBinary(msg string) bool {
 	return strings.Contains(strings.ToLower(msg), "binary mode")
 }
+
+// GuessType returns the transfer type this package uses for a file named
+// name when its URL has no typecode and Options.FTP.Binary is false: "A"
+// (text, line ends converted) for the names in the table above, else "I".
+func GuessType(name string) string { return guessType(name) }
