@@ -222,3 +222,34 @@ func TestGetFTPTextRetry(t *testing.T) {
 		t.Fatalf("file: %d bytes (%v), want %d", len(got), err, len(want))
 	}
 }
+
+// The mirror is byte-exact: it asks for every FTP file with ;type=i, so a
+// text name with CRLF line ends arrives as stored, and nothing is noted.
+// (The in-process server converts in TYPE A, so a guess would show.)
+func TestMirrorFTPTextByteExact(t *testing.T) {
+	stored := crlfText(100)
+	mem := afero.NewMemMapFs()
+	for _, name := range []string{"/pub/README", "/pub/notes.txt"} {
+		if err := afero.WriteFile(mem, name, stored, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	srv, err := localserver.StartFTP(mem, localserver.FTPOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Close()
+	dir := t.TempDir()
+	r := runArgs(t, nil, "", "mirror", "ftp://"+srv.Addr()+"/pub/", dir)
+	if r.code != fetch.ExitOK {
+		t.Fatalf("mirror = %d\n%s", r.code, r.err)
+	}
+	for _, name := range []string{"README", "notes.txt"} {
+		if got, err := os.ReadFile(filepath.Join(dir, name)); err != nil || !bytes.Equal(got, stored) {
+			t.Errorf("%s: %d bytes (%v), want the stored %d", name, len(got), err, len(stored))
+		}
+	}
+	if strings.Contains(r.err, "TYPE A") {
+		t.Errorf("mirror noted a conversion:\n%s", r.err)
+	}
+}
