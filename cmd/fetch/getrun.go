@@ -24,6 +24,9 @@ func runGet(ctx context.Context, o *getOptions, e *env) (err error) {
 	if err := o.validate(); err != nil {
 		return err
 	}
+	for i, raw := range o.urls {
+		o.urls[i] = o.withUser(raw)
+	}
 	if o.parallel {
 		return runParallel(ctx, o, e)
 	}

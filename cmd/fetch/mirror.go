@@ -99,7 +99,7 @@ one group at a time each; --delete removes articles the server has expired;
   NNTPSERVER=127.0.0.1:1119 fetch mirror --maildir ./Maildir news:local.test ./news`,
 		Args: exactArgs(2),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			o.url, o.dir = args[0], args[1]
+			o.url, o.dir = o.get.withUser(args[0]), args[1]
 			return runMirror(cmd.Context(), o, e)
 		},
 	}
