@@ -86,6 +86,12 @@ place when complete; with -C - the partial data is kept in FILE.part and the
 next run resumes from it. With several URLs, the ones that can be fetched are,
 and the exit status is 8 when some failed.
 
+An FTP URL without ;type= whose name is text by convention (README, *.txt, ...)
+is fetched in TYPE A with local line ends, as RFC 1738 asks, and a note on
+stderr says so; --binary keeps the stored bytes. FILE.part.type records the
+type a FILE.part was written in: converted text is fetched whole again, never
+resumed.
+
 An FTP listing line that fits no known layout is named in a warning on stderr
 (and under "unparsed" with --json), and the exit status is 8: the listing may
 lack entries.
