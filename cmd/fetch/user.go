@@ -26,14 +26,21 @@ func (o *getOptions) validateUser() error {
 	return nil
 }
 
-// withUser returns raw with the -u login in place of its own, or raw as
-// it is without -u, or when it is not a URL with a server part (the
-// command reports the malformed ones as usual).
+// withUser returns raw with the -u login in place of its own (an
+// abbreviated URL completed first, as parseArg would), or raw as it is
+// without -u, or when it is not a URL with a server part (the command
+// reports the malformed ones as usual).
 func (o *getOptions) withUser(raw string) string {
 	if o.user == "" {
 		return raw
 	}
 	u, err := uri.Parse(raw)
+	if err == nil && u.Scheme == "" {
+		// "ftp.example.org/pub/": the abbreviation parseArg would take.
+		if a, ok := uri.Abbreviated(raw); ok {
+			u = a
+		}
+	}
 	if err != nil || u.Scheme == "" || !u.HasAuthority || u.Host == "" {
 		return raw
 	}

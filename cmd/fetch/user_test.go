@@ -126,3 +126,28 @@ func TestUserFlagUsage(t *testing.T) {
 		t.Fatalf("exit %d, want %d\n%s", r.code, fetch.ExitUsage, r.err)
 	}
 }
+
+// withUser puts the -u login into each form of URL with a server part,
+// the abbreviated ones (RFC 2396 Appendix F) completed first, escaping
+// what RFC 1738 section 3.1 reserves in a user or password.
+func TestWithUser(t *testing.T) {
+	tests := []struct {
+		user, raw, want string
+	}{
+		{"", "ftp://x:y@h/f", "ftp://x:y@h/f"},
+		{"a:b", "ftp://h/f", "ftp://a:b@h/f"},
+		{"a:b", "ftp://x:y@h:21/f;type=i", "ftp://a:b@h:21/f;type=i"},
+		{"a", "ftp://x:y@h/f", "ftp://a@h/f"},
+		{"a@b:p/q:r", "ftp://h/", "ftp://a%40b:p%2Fq%3Ar@h/"},
+		{"a:", "ftp://h/", "ftp://a:@h/"},
+		{"a:b", "ftp.example.org/pub/", "ftp://a:b@ftp.example.org/pub/"},
+		{"a:b", "mailto:x@example.org", "mailto:x@example.org"},
+		{"a:b", "news:comp.lang.go", "news:comp.lang.go"},
+	}
+	for _, tt := range tests {
+		o := &getOptions{user: tt.user}
+		if got := o.withUser(tt.raw); got != tt.want {
+			t.Errorf("-u %q %q = %q, want %q", tt.user, tt.raw, got, tt.want)
+		}
+	}
+}
