@@ -81,8 +81,11 @@ type FTPOptions struct {
 	Size int64
 
 	// Binary turns off the transfer type guessed from the file name: a URL
-	// without ;type= is always fetched as TYPE I. False means the guess.
-	// No flag.
+	// without ;type= is always fetched as TYPE I, the stored bytes. False
+	// means the guess (RFC 1738 section 3.2.2): names that are text by
+	// convention (README, *.txt, ...) come in TYPE A with their line ends
+	// converted, and the response says so (Info["ftp_type"] "A",
+	// Info["ftp_type_guessed"] true). Flag: --binary.
 	Binary bool
 
 	// ListAll asks for every name of a directory, those that begin with

@@ -9,6 +9,8 @@ import (
 	"path"
 	"sort"
 	"sync"
+	"sync/atomic"
+	"time"
 
 	"github.com/spf13/cobra"
 	"github.com/vbauerster/mpb/v8"
@@ -99,7 +101,7 @@ one group at a time each; --delete removes articles the server has expired;
   NNTPSERVER=127.0.0.1:1119 fetch mirror --maildir ./Maildir news:local.test ./news`,
 		Args: exactArgs(2),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			o.url, o.dir = args[0], args[1]
+			o.url, o.dir = o.get.withUser(args[0]), args[1]
 			return runMirror(cmd.Context(), o, e)
 		},
 	}
@@ -291,31 +293,61 @@ func byteCount(n int64) string {
 	return fmt.Sprintf("%d bytes", n)
 }
 
-// mirrorBars draws an overall bar and one bar per worker on stderr, only
-// when stderr is a terminal and neither -s nor -v is given.
+// mirrorBars draws an overall bar (files, bytes, rate, time left) and
+// one bar per file in flight, named by its path, on stderr: only when
+// stderr is a terminal and neither -s nor -v is given. A file's bar goes
+// when the file is done; the overall bar ends full.
 type mirrorBars struct {
-	mu      sync.Mutex
-	p       *mpb.Progress
-	total   *mpb.Bar
-	workers map[int]*mpb.Bar
-	files   int64
+	mu    sync.Mutex
+	p     *mpb.Progress
+	total *mpb.Bar
+	files map[int]*fileBar // by worker: the file it transfers
+	start time.Time
+
+	// The overall bar's figures, read by its decorator as it draws.
+	done, bytes, known atomic.Int64
+	ended              atomic.Bool
+}
+
+// fileBar is the bar of one file in flight.
+type fileBar struct {
+	path  string
+	bar   *mpb.Bar
+	bytes int64 // as last reported
 }
 
 func newMirrorBars(ctx context.Context, e *env, o *mirrorOptions) *mirrorBars {
-	b := &mirrorBars{workers: map[int]*mpb.Bar{}}
 	if o.get.silent || o.get.verbose || o.get.json || !e.stderrTTY {
-		return b
+		return &mirrorBars{}
 	}
-	b.p = mpb.NewWithContext(ctx, mpb.WithOutput(e.err), mpb.WithAutoRefresh(), mpb.WithWidth(30))
-	b.total = b.p.AddBar(0,
-		mpb.PrependDecorators(decor.Name("files", decor.WCSyncSpaceR), decor.CurrentNoUnit("%d done", decor.WCSyncSpace)),
-		mpb.BarPriority(-1))
-	for i := 0; i < o.jobs; i++ {
-		b.workers[i] = b.p.AddBar(0,
-			mpb.PrependDecorators(decor.Name(fmt.Sprintf("worker %d", i+1), decor.WCSyncSpaceR)),
-			mpb.AppendDecorators(decor.CountersKibiByte("% .1f / % .1f", decor.WCSyncSpace)))
-	}
+	return startMirrorBars(ctx, e.err, termCols(e.err))
+}
+
+// startMirrorBars draws the bars on w, a terminal cols wide when it is
+// not one whose width can be asked.
+func startMirrorBars(ctx context.Context, w io.Writer, cols int) *mirrorBars {
+	b := &mirrorBars{files: map[int]*fileBar{}, start: time.Now()}
+	b.p = mpb.NewWithContext(ctx, mpb.WithOutput(w), mpb.WithAutoRefresh(), mpb.WithWidth(cols))
+	b.total = b.p.AddBar(0, mpb.BarPriority(-1), mpb.BarWidth(barCols),
+		mpb.PrependDecorators(nameDecor("all files")),
+		mpb.AppendDecorators(decor.Any(func(s decor.Statistics) string {
+			return overallText(b.figures())
+		})))
 	return b
+}
+
+// figures are the overall bar's figures now.
+func (b *mirrorBars) figures() overall {
+	return overall{files: b.done.Load(), bytes: b.bytes.Load(), known: b.known.Load(),
+		elapsed: time.Since(b.start), done: b.ended.Load()}
+}
+
+// nameDecor shows name cut to the width the terminal leaves it.
+func nameDecor(name string) decor.Decorator {
+	return decor.Any(func(s decor.Statistics) string {
+		n := nameCols(s.AvailableWidth)
+		return padRight(cutName(name, n), n)
+	})
 }
 
 func (b *mirrorBars) event(ev fetch.MirrorEvent) {
@@ -324,26 +356,58 @@ func (b *mirrorBars) event(ev fetch.MirrorEvent) {
 	}
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	bar := b.workers[ev.Worker]
-	if bar == nil {
-		return
+	fb := b.files[ev.Worker]
+	if fb == nil || fb.path != ev.Path {
+		if fb != nil {
+			fb.bar.Abort(true) // a file left without its end
+		}
+		fb = &fileBar{path: ev.Path, bar: b.p.AddBar(0, mpb.BarRemoveOnComplete(), mpb.BarWidth(barCols),
+			mpb.PrependDecorators(nameDecor(ev.Path)),
+			mpb.AppendDecorators(decor.Any(fileCounters)))}
+		b.files[ev.Worker] = fb
+		b.known.Add(max(ev.Size, 0))
+		b.total.SetTotal(b.known.Load(), false)
 	}
-	bar.SetTotal(max(ev.Size, ev.Bytes), false)
-	bar.SetCurrent(ev.Bytes)
+	b.bytes.Add(ev.Bytes - fb.bytes)
+	fb.bytes = ev.Bytes
+	if ev.Size > 0 {
+		fb.bar.SetTotal(max(ev.Size, ev.Bytes), false)
+	}
+	fb.bar.SetCurrent(ev.Bytes)
+	b.total.SetCurrent(b.bytes.Load())
 	if ev.Done {
-		b.files++
-		b.total.SetTotal(b.files+1, false)
-		b.total.SetCurrent(b.files)
+		b.endFile(ev, fb)
 	}
 }
 
+// endFile ends the bar of a file: full when it was transferred, removed
+// when it failed.
+func (b *mirrorBars) endFile(ev fetch.MirrorEvent, fb *fileBar) {
+	delete(b.files, ev.Worker)
+	if ev.Status == "failed" {
+		fb.bar.Abort(true)
+		return
+	}
+	b.done.Add(1)
+	if ev.Size <= 0 {
+		b.known.Add(ev.Bytes) // the size became known at the end
+		b.total.SetTotal(b.known.Load(), false)
+	}
+	fb.bar.SetTotal(-1, true)
+}
+
+// wait ends the bars: each file's that is left is removed, and the
+// overall bar is drawn full, with the run's figures.
 func (b *mirrorBars) wait() {
 	if b.p == nil {
 		return
 	}
-	for _, bar := range b.workers {
-		bar.Abort(true)
+	b.mu.Lock()
+	for _, fb := range b.files {
+		fb.bar.Abort(true)
 	}
-	b.total.Abort(true)
+	b.ended.Store(true)
+	b.total.SetTotal(-1, true)
+	b.mu.Unlock()
 	b.p.Wait()
 }
