@@ -79,6 +79,10 @@ func (r *run) file(ctx context.Context, worker int, rf remoteFile) EntryReport {
 		rep.Status, rep.Reason = statusFor(loc), "dry run: would fetch"
 		return rep
 	}
+	if ok, bound := r.bound.admit(); !ok {
+		r.stopWalk()
+		return boundSkip(rf.rel, rep.URL, bound, "not fetched")
+	}
 	return r.download(ctx, worker, rf, loc, rec, known, rep)
 }
 
@@ -310,6 +314,7 @@ func (r *run) asDir(rf remoteFile, d dirJob, loc local, known bool, rep EntryRep
 // connection back, and hands the bytes to the placer.
 func (r *run) handSmall(worker int, rf remoteFile, loc local, rec Record, known bool, rep EntryReport, body io.ReadCloser) EntryReport {
 	data, sum, err := readSmall(body, rf.size)
+	r.bound.received(int64(len(data)))
 	if cerr := body.Close(); err == nil && cerr != nil {
 		err = cerr
 	}
@@ -373,6 +378,7 @@ func (r *run) receive(worker int, rf remoteFile, offset int64, body io.Reader) (
 	// io.Copy hands the copy to the body's WriteTo (pooled buffers in the
 	// client and the ftp driver).
 	n, err := io.Copy(dst, body)
+	r.bound.received(n)
 	if cerr := f.Close(); err == nil {
 		err = cerr
 	}

@@ -121,6 +121,20 @@ type Options struct {
 	// 1 means one process mirrors everything. Delete cannot be combined
 	// with Shards above 1.
 	Shard, Shards int
+	// MaxDepth bounds how deep the walk goes (wget's -l): the starting
+	// directory is at depth 0, and directories at depth MaxDepth and
+	// below are not listed, so files down to that depth are fetched.
+	// Zero means DefaultMaxDepth; a negative value, no bound.
+	MaxDepth int
+	// MaxFiles bounds the transfers one run starts. Zero means no bound.
+	MaxFiles int64
+	// Quota bounds the bytes one run receives (wget's -Q): no transfer
+	// starts once that many arrived. Zero means no bound.
+	Quota int64
+	// ListingCap bounds the bytes of one listing, menu or index page, as
+	// they arrive; a listing over it fails its directory with an error
+	// wrapping proto.ErrProtocol. Zero means proto.DefaultListingCap.
+	ListingCap int64
 }
 
 // Event reports the progress of one transfer.
@@ -184,10 +198,14 @@ type Summary struct {
 	// it cut short at its limit ("226 Output truncated to 10000
 	// matches"): entries past the limit were not mirrored. Any makes the
 	// run partial (ErrPartial).
-	Truncated int           `json:"truncated"`
-	Warnings  []Warning     `json:"warnings,omitempty"`
-	Entries   []EntryReport `json:"entries"`
-	mu        sync.Mutex
+	Truncated int `json:"truncated"`
+	// Bound names the bound (Options.MaxDepth, MaxFiles, Quota) that the
+	// run reached, as "max-depth 64", "max-files 10" or "quota 1048576
+	// bytes", or is empty. Any makes the run partial (ErrBound).
+	Bound    string        `json:"bound,omitempty"`
+	Warnings []Warning     `json:"warnings,omitempty"`
+	Entries  []EntryReport `json:"entries"`
+	mu       sync.Mutex
 
 	// Notices are things about the whole run worth saying once, such as
 	// a server that allowed fewer connections than Jobs.
@@ -338,6 +356,7 @@ func Run(ctx context.Context, f Fetcher, start *uri.URL, dir string, opts Option
 	r := &run{
 		f: f, w: w, root: root, m: m, opts: opts, sum: sum, jobs: jobs, dirs: newDirs(root),
 		slots: make(chan struct{}, jobs), seen: map[string]bool{}, reported: map[string]bool{}, menus: map[string]menuRead{},
+		bound: newBounds(opts),
 	}
 	_, r.archiving = f.(Syncer)
 	if !r.archiving {
@@ -360,6 +379,9 @@ func Run(ctx context.Context, f Fetcher, start *uri.URL, dir string, opts Option
 	}
 	if walkErr != nil {
 		return sum, walkErr
+	}
+	if sum.Bound = r.bound.name(); sum.Bound != "" {
+		return sum, fmt.Errorf("%w: %w: %s", ErrPartial, ErrBound, sum.Bound)
 	}
 	switch {
 	case sum.Unparsed > 0 || sum.NLSTFallback > 0 || sum.Truncated > 0:
@@ -416,6 +438,9 @@ type run struct {
 
 	// placer writes the small files the workers receive.
 	placer *placer
+
+	// bound holds the bounds of the walk and what they counted.
+	bound *bounds
 
 	// durable, when set, puts on stable storage the files the manifest
 	// is about to record, before each save (a news mirror's articles:
@@ -515,6 +540,7 @@ func (r *run) run(ctx context.Context) error {
 					// Still outstanding itself, so the walk
 					// is not over yet (see walk).
 					r.outstanding.Add(1)
+					rep.dir.depth = depthOf(rep.dir.rel)
 					dirs.push(*rep.dir)
 					r.outstanding.Done()
 					continue
@@ -562,7 +588,9 @@ func (r *run) run(ctx context.Context) error {
 	if walkErr == nil && r.opts.Delete {
 		r.deleteStale(ctx)
 	}
-	if walkErr == nil && !r.opts.DryRun {
+	if walkErr == nil && !r.opts.DryRun && !r.bound.stopped.Load() {
+		// A walk stopped at a bound leaves the partial files of the
+		// entries it did not reach for a later run.
 		r.prunePartials()
 	}
 	return walkErr
@@ -662,7 +690,7 @@ func (r *run) walk(ctx context.Context, dirs *queue[dirJob], files *queue[remote
 
 // visit lists one directory below the start and takes what it holds.
 func (r *run) visit(ctx context.Context, d dirJob, dirs *queue[dirJob], files *queue[remoteFile], pending *sync.WaitGroup) {
-	if ctx.Err() != nil {
+	if ctx.Err() != nil || r.beyondBound(d) {
 		return
 	}
 	l, err := r.listAgain(ctx, d)
@@ -728,7 +756,7 @@ func (r *run) take(d dirJob, l *listing, dirs *queue[dirJob], files *queue[remot
 		if r.excluded(sub.rel, true) || !r.claim(sub.rel) {
 			continue
 		}
-		sub.above = chain
+		sub.above, sub.depth = chain, d.depth+1
 		pending.Add(1)
 		dirs.push(sub)
 	}

@@ -25,6 +25,9 @@ type dirJob struct {
 	// above identifies the directories above this one on the walk, from
 	// the start down, by what their listings hold (see linkAbove).
 	above []listingSum
+	// depth is how many directories down from the start it is (the
+	// start: 0), by the walk; see bounds.
+	depth int
 }
 
 // listingSum identifies a directory by what its listing holds: by its
