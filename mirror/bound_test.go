@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/rfc1738/fetch/proto"
 	"github.com/rfc1738/fetch/uri"
 )
 
@@ -144,5 +145,43 @@ func TestMirrorQuota(t *testing.T) {
 	// Without a bound, the tree is whole and the run is not partial.
 	if _, err := Run(t.Context(), f, uri.MustParse("ftp://h/pub/"), dir, Options{Jobs: 1}); err != nil {
 		t.Fatalf("Run without a bound = %v", err)
+	}
+}
+
+// TestMirrorListingCap: Options.ListingCap bounds every listing as it
+// arrives (here gopher menus, read by the driver and by the mirror): a
+// menu below the start over it is a failed directory, named, with nothing
+// below it deleted; the start over it ends the run with an error wrapping
+// proto.ErrProtocol (exit 9).
+func TestMirrorListingCap(t *testing.T) {
+	big := strings.Repeat("iinformation, no entry\t\terror.host\t1\r\n", 100) // 3.7 kB
+	addr := scriptedGopher(t, func(line string, _ int) string {
+		switch line {
+		case "":
+			return "1big\t/big\tHOST\tPORT\r\n0a\t/a\tHOST\tPORT\r\n.\r\n"
+		case "/big":
+			return big + "0b\t/big/b\tHOST\tPORT\r\n.\r\n"
+		}
+		return "text\r\n.\r\n"
+	})
+	dir := t.TempDir()
+	putFiles(t, dir, map[string]string{"big/kept": "x"})
+	s, err := runGopher(t, addr, dir, Options{ListingCap: 2000, Delete: true})
+	if !errors.Is(err, ErrPartial) || s.Failed != 1 {
+		t.Fatalf("Run = %v, failed %d; want ErrPartial, 1 failed", err, s.Failed)
+	}
+	for _, e := range s.Entries {
+		if e.Status == StatusFailed && (e.Path != "big" || !strings.Contains(e.Reason, "2000 bytes")) {
+			t.Errorf("failed entry %+v, want big, over 2000 bytes", e)
+		}
+	}
+	checkFiles(t, dir, true, "a", "big/kept")
+	// The default cap holds the menu.
+	if _, err := runGopher(t, addr, t.TempDir(), Options{}); err != nil {
+		t.Fatalf("Run with the default cap = %v", err)
+	}
+	_, err = runGopher(t, addr, t.TempDir(), Options{ListingCap: 40})
+	if !errors.Is(err, proto.ErrProtocol) {
+		t.Fatalf("Run with the start over the cap = %v, want proto.ErrProtocol", err)
 	}
 }

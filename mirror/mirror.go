@@ -380,17 +380,24 @@ func Run(ctx context.Context, f Fetcher, start *uri.URL, dir string, opts Option
 	if walkErr != nil {
 		return sum, walkErr
 	}
-	if sum.Bound = r.bound.name(); sum.Bound != "" {
-		return sum, fmt.Errorf("%w: %w: %s", ErrPartial, ErrBound, sum.Bound)
-	}
+	sum.Bound = r.bound.name()
+	return sum, sum.partial()
+}
+
+// partial returns the error of a run that finished with s: one wrapping
+// ErrPartial (and ErrBound) when it stopped at a bound, some entries
+// failed or some listings are in doubt, else nil.
+func (s *Summary) partial() error {
 	switch {
-	case sum.Unparsed > 0 || sum.NLSTFallback > 0 || sum.Truncated > 0:
-		return sum, fmt.Errorf("%w: %d failed, %d listing lines not understood, %d directories listed by NLST, %d listings cut short by the server",
-			ErrPartial, sum.Failed, sum.Unparsed, sum.NLSTFallback, sum.Truncated)
-	case sum.Failed > 0:
-		return sum, fmt.Errorf("%w: %d failed", ErrPartial, sum.Failed)
+	case s.Bound != "":
+		return fmt.Errorf("%w: %w: %s", ErrPartial, ErrBound, s.Bound)
+	case s.Unparsed > 0 || s.NLSTFallback > 0 || s.Truncated > 0:
+		return fmt.Errorf("%w: %d failed, %d listing lines not understood, %d directories listed by NLST, %d listings cut short by the server",
+			ErrPartial, s.Failed, s.Unparsed, s.NLSTFallback, s.Truncated)
+	case s.Failed > 0:
+		return fmt.Errorf("%w: %d failed", ErrPartial, s.Failed)
 	}
-	return sum, nil
+	return nil
 }
 
 // openRoot opens dir as an os.Root. In a dry run the directory may not
@@ -585,15 +592,23 @@ func (r *run) run(ctx context.Context) error {
 		walkErr = ctx.Err()
 	}
 	r.judgeMenus()
-	if walkErr == nil && r.opts.Delete {
+	if walkErr == nil {
+		r.tidy(ctx)
+	}
+	return walkErr
+}
+
+// tidy ends a walk that finished: it deletes what the remote side no
+// longer holds (Delete), and the partial files of entries not failed.
+func (r *run) tidy(ctx context.Context) {
+	if r.opts.Delete {
 		r.deleteStale(ctx)
 	}
-	if walkErr == nil && !r.opts.DryRun && !r.bound.stopped.Load() {
+	if !r.opts.DryRun && !r.bound.stopped.Load() {
 		// A walk stopped at a bound leaves the partial files of the
 		// entries it did not reach for a later run.
 		r.prunePartials()
 	}
-	return walkErr
 }
 
 // syncer returns what the manifest's save calls before it writes (see
@@ -872,6 +887,9 @@ func (r *run) excluded(rel string, isDir bool) bool {
 func (r *run) request(opts proto.Options) *proto.Request {
 	req := r.opts.Request
 	req.Options = req.Options.Merge(opts)
+	if req.Options.ListingCap <= 0 {
+		req.Options.ListingCap = r.opts.ListingCap
+	}
 	return &req
 }
 

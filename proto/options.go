@@ -46,6 +46,14 @@ type Options struct {
 	// scheme, means no gateway. Flag: --gateway SCHEME=TEMPLATE.
 	Gateways map[string]string
 
+	// ListingCap bounds the bytes of one directory listing or gopher
+	// menu (or attribute response), enforced as they arrive: a longer one
+	// is an error wrapping ErrProtocol. Read by ftp and gopher, and by
+	// the mirror for every listing and index page it reads. Zero means
+	// the driver's own limit field, else DefaultListingCap. Flag:
+	// --max-listing (mirror).
+	ListingCap int64
+
 	// FTP holds the settings of the ftp driver.
 	FTP FTPOptions
 
@@ -217,6 +225,9 @@ func (o Options) Merge(over Options) Options {
 			r.Gateways = make(map[string]string, len(over.Gateways))
 		}
 		maps.Copy(r.Gateways, over.Gateways)
+	}
+	if over.ListingCap > 0 {
+		r.ListingCap = over.ListingCap
 	}
 	r.FTP = o.FTP.merge(over.FTP)
 	if over.HTTP.Exchange {

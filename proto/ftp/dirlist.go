@@ -28,6 +28,7 @@ type dirList struct {
 	verb   string // LIST, MLSD or NLST
 	arg    string // the command's argument; "" for none
 	format string // formatLIST, formatMLSD or formatNLST: how to parse it
+	cap    int64  // the most bytes of the listing read (Driver.listingCap)
 
 	end     *textproto.Error // the last line of the completion reply
 	endText string           // its whole text
@@ -52,7 +53,7 @@ func (l *dirList) cmd() string {
 // once sends the command and reads its data and completion reply.
 func (l *dirList) once() ([]byte, error) {
 	c := l.c
-	c.cap = &capture{max: l.d.limits().maxListing}
+	c.cap = &capture{max: l.cap}
 	err := errNoPipeline
 	if sp := c.activePort(); sp != nil {
 		err = c.activeList(sp, l.verb, l.arg)
@@ -137,7 +138,7 @@ func (l *dirList) unreadable(got listed) error {
 // the listing's bytes. It fails with errNoPipeline, sending nothing, on a
 // passive connection whose server refused EPSV.
 func (d *Driver) listLIST(c *conn, arg string) ([]byte, error) {
-	l := &dirList{d: d, c: c, verb: "LIST", arg: arg, format: formatLIST, own: true}
+	l := &dirList{d: d, c: c, verb: "LIST", arg: arg, format: formatLIST, own: true, cap: d.listingCap(c)}
 	return l.whole() // the callers read the lines their own way
 }
 

@@ -23,7 +23,7 @@ const (
 	defaultIdleTimeout  = 30 * time.Second
 	defaultMaxReplyLine = 8 << 10
 	defaultMaxReply     = 256 << 10
-	defaultMaxListing   = 64 << 20
+	defaultMaxListing   = proto.DefaultListingCap
 )
 
 // Driver retrieves ftp URLs. The zero value is ready to use; a Driver must
@@ -59,8 +59,9 @@ type Driver struct {
 	// 256 KiB or 32 lines' worth, whichever is more.
 	MaxReplyLine int
 
-	// MaxListing bounds the bytes of one directory listing. Zero means
-	// 64 MiB.
+	// MaxListing bounds the bytes of one directory listing, as they
+	// arrive, where the request's Options.ListingCap does not. Zero
+	// means proto.DefaultListingCap.
 	MaxListing int64
 
 	// PipelinePassive, for callers that retrieve many files in a row
@@ -119,6 +120,15 @@ func (d *Driver) limits() limits {
 		l.maxListing = defaultMaxListing
 	}
 	return l
+}
+
+// listingCap is the most bytes of a listing read on c: its request's
+// Options.ListingCap, else MaxListing.
+func (d *Driver) listingCap(c *conn) int64 {
+	if c.req != nil && c.req.Options.ListingCap > 0 {
+		return c.req.Options.ListingCap
+	}
+	return d.limits().maxListing
 }
 
 // CloseIdleConnections closes (with QUIT) every connection not in use.
@@ -416,7 +426,7 @@ func (d *Driver) listing(c *conn, u *uri.URL, pl plan) (*proto.Response, error) 
 			return nil, err
 		}
 	}
-	l := &dirList{d: d, c: c, nlst: pl.act == actNLST, verb: verb, arg: pl.arg, format: format}
+	l := &dirList{d: d, c: c, nlst: pl.act == actNLST, verb: verb, arg: pl.arg, format: format, cap: d.listingCap(c)}
 	// Names that begin with a dot, when asked for (listall.go).
 	listAll, dotNames := l.askAll(pl.arg)
 	got, err := l.run()

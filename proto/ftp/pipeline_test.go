@@ -398,6 +398,19 @@ func TestPipelinedListingFailures(t *testing.T) {
 			t.Errorf("%d control connections, want 2 (the first one ends with the overlong listing)", n)
 		}
 	})
+	t.Run("over the request's ListingCap", func(t *testing.T) {
+		f := newFake(t)
+		f.lists = map[string][]byte{"LIST": bytes.Repeat([]byte("-rw-r--r-- 1 u g 7 Jan 01 2024 a\r\n"), 1000)}
+		d, req := startPiped(t, f)
+		req.Options.ListingCap = 4096
+		if _, _, err := get(t, d, f.url("/"), req); !errors.Is(err, proto.ErrProtocol) {
+			t.Fatalf("got %v, want proto.ErrProtocol", err)
+		}
+		req.Options.ListingCap = 0
+		if resp, _, err := get(t, d, f.url("/"), req); err != nil || len(resp.Entries) != 1000 {
+			t.Fatalf("without the cap: %v", err)
+		}
+	})
 	t.Run("EPSV refused", func(t *testing.T) {
 		f := newFake(t)
 		f.noEPSV = true
