@@ -13,6 +13,7 @@
 package mirror
 
 import (
+	"bytes"
 	"context"
 	"crypto/sha256"
 	"errors"
@@ -812,23 +813,30 @@ func summed(d dirJob, l *listing) (s listingSum, ok bool) {
 
 // likeSum identifies a listing by what it holds: its directories by name,
 // its files by name, size and time, its links by name and target; ok is
-// false for a listing of none.
+// false for a listing of none. Each entry is hashed on its own, and the
+// sorted hashes together, so that the order of the listing does not
+// matter and a listing of many entries takes 32 bytes for each.
 func likeSum(l *listing) (sum [sha256.Size]byte, ok bool) {
-	lines := make([]string, 0, len(l.dirs)+len(l.files))
+	sums := make([][sha256.Size]byte, 0, len(l.dirs)+len(l.files))
+	var b []byte
 	for _, d := range l.dirs {
-		lines = append(lines, "d "+strconv.Quote(path.Base(d.rel)))
+		b = strconv.AppendQuote(append(b[:0], "d "...), path.Base(d.rel))
+		sums = append(sums, sha256.Sum256(b))
 	}
 	for _, f := range l.files {
-		lines = append(lines, fmt.Sprintf("f %q %d %d %q", path.Base(f.rel), f.size, f.mtime.UnixNano(), f.link))
+		b = strconv.AppendQuote(append(b[:0], "f "...), path.Base(f.rel))
+		b = strconv.AppendInt(append(b, ' '), f.size, 10)
+		b = strconv.AppendInt(append(b, ' '), f.mtime.UnixNano(), 10)
+		b = strconv.AppendQuote(append(b, ' '), f.link)
+		sums = append(sums, sha256.Sum256(b))
 	}
-	if len(lines) == 0 {
+	if len(sums) == 0 {
 		return sum, false
 	}
-	slices.Sort(lines)
+	slices.SortFunc(sums, func(x, y [sha256.Size]byte) int { return bytes.Compare(x[:], y[:]) })
 	h := sha256.New()
-	for _, s := range lines {
-		h.Write([]byte(s))
-		h.Write([]byte{'\n'})
+	for _, s := range sums {
+		h.Write(s[:])
 	}
 	h.Sum(sum[:0])
 	return sum, true

@@ -112,6 +112,27 @@ func fetchListing(ctx context.Context, f Fetcher, req *proto.Request, u *uri.URL
 	return resp, b, nil
 }
 
+// drainListing fetches a listing URL and reads its body through without
+// keeping it (the driver gave the entries), failing with an error
+// wrapping proto.ErrProtocol as soon as more than the request's
+// ListingCap bytes arrive.
+func drainListing(ctx context.Context, f Fetcher, req *proto.Request, u *uri.URL) (*proto.Response, error) {
+	resp, err := f.Fetch(ctx, u, req)
+	if err != nil {
+		return nil, err
+	}
+	defer resp.Body.Close()
+	limit := listingCap(req)
+	n, err := io.Copy(io.Discard, io.LimitReader(resp.Body, limit+1))
+	switch {
+	case err != nil:
+		return nil, err
+	case n > limit:
+		return nil, overCap(u, limit)
+	}
+	return resp, nil
+}
+
 // listingCap is the most bytes of a listing that req reads.
 func listingCap(req *proto.Request) int64 {
 	if req.Options.ListingCap > 0 {

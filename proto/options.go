@@ -100,6 +100,12 @@ type FTPOptions struct {
 	// No flag: the mirror sets it.
 	ListAll bool
 
+	// Lean asks for listing entries that hold only what a mirror reads:
+	// no URL, and of Extra only "unique" and "vms_version". A listing of
+	// many entries then takes much less memory (a map for each entry is
+	// most of it). False gives every field. No flag: the mirror sets it.
+	Lean bool
+
 	// Port asks for active mode (curl's --ftp-port): "-" listens on the
 	// control connection's local address; an IP address, optionally with a
 	// port or a port range ("192.0.2.7", "192.0.2.7:40000",
@@ -257,6 +263,9 @@ func (o FTPOptions) merge(over FTPOptions) FTPOptions {
 	}
 	if over.ListAll {
 		o.ListAll = true
+	}
+	if over.Lean {
+		o.Lean = true
 	}
 	if over.Port != "" {
 		o.Port = over.Port

@@ -36,7 +36,10 @@ type dirList struct {
 
 // listed is a listing's bytes and what they hold (parseListingSelf).
 type listed struct {
-	raw      []byte
+	// text is the listing's bytes as a string, which the entries' names
+	// share; the bytes as read are not kept besides, so that a listing
+	// is held once.
+	text     string
 	entries  []proto.Entry
 	unparsed []string
 	self     bool // an entry "." or ".." was listed
@@ -107,8 +110,15 @@ func (l *dirList) whole() ([]byte, error) {
 }
 
 func (l *dirList) parse(raw []byte) listed {
-	e, u, self := parseListingSelf(raw, l.format, l.c.syst, time.Now())
-	return listed{raw: raw, entries: e, unparsed: u, self: self}
+	text := string(raw)
+	if l.format == formatNLST {
+		e, u, self := parseListingSelf(raw, l.format, l.c.syst, time.Now())
+		return listed{text: text, entries: e, unparsed: u, self: self}
+	}
+	p := newLineParser(l.format, l.c.syst, time.Now())
+	p.lean = l.c.req != nil && l.c.req.Options.FTP.Lean
+	e, u, self := p.parseText(text, l.format)
+	return listed{text: text, entries: e, unparsed: u, self: self}
 }
 
 // unreadable returns the failure that a successful listing is when its

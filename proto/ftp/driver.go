@@ -1,7 +1,6 @@
 package ftp
 
 import (
-	"bytes"
 	"context"
 	"crypto/tls"
 	"errors"
@@ -456,7 +455,7 @@ func (d *Driver) listing(c *conn, u *uri.URL, pl plan) (*proto.Response, error) 
 	if err != nil {
 		return nil, c.fail("", err)
 	}
-	format, raw, entries, unparsed := l.format, got.raw, got.entries, got.unparsed
+	format, entries, unparsed := l.format, got.entries, got.unparsed
 	if err := l.linkTargets(pl.arg, entries); err != nil {
 		return nil, c.fail("", err)
 	}
@@ -472,10 +471,12 @@ func (d *Driver) listing(c *conn, u *uri.URL, pl plan) (*proto.Response, error) 
 			entries, fallback = fb, true
 		}
 	}
-	body := raw
+	// The body is the listing as a string, which the entries' names
+	// share: the bytes as read are not kept besides.
+	body := got.text
 	if format == formatNLST {
-		body = localLineEnds(raw)
-	} else {
+		body = string(localLineEnds([]byte(got.text)))
+	} else if !c.req.Options.FTP.Lean {
 		base := entryBase(u)
 		for i := range entries {
 			entries[i].URL = entryURL(base, entries[i])
@@ -483,7 +484,7 @@ func (d *Driver) listing(c *conn, u *uri.URL, pl plan) (*proto.Response, error) 
 	}
 	resp := &proto.Response{
 		Kind:    proto.KindDirectory,
-		Body:    io.NopCloser(bytes.NewReader(body)),
+		Body:    io.NopCloser(strings.NewReader(body)),
 		Size:    int64(len(body)),
 		Name:    pl.name,
 		Entries: entries,
