@@ -273,13 +273,26 @@ var ErrUnsupported = errors.New("mirror: scheme cannot be mirrored (ftp, gopher,
 
 // remoteFile is one file (or symbolic link) found on the remote side.
 type remoteFile struct {
-	rel     string
-	url     *uri.URL
+	rel  string
+	full *uri.URL // its URL; nil when base and tail make it (url)
+	// base and tail make the URL of an FTP file, base's path followed by
+	// tail, when it is asked for: a listing of many files then holds a
+	// name for each, not a URL.
+	base    *uri.URL
+	tail    string
 	size    int64 // -1 unknown
 	mtime   time.Time
 	link    string // symbolic link target; "" for files
 	raw     bool   // ask the driver for the bytes as sent
 	attempt        // its failures so far (again)
+}
+
+// url is rf's URL.
+func (rf *remoteFile) url() *uri.URL {
+	if rf.full != nil {
+		return rf.full
+	}
+	return withPath(rf.base, rf.base.Path+rf.tail)
 }
 
 // retryable reports whether a failed transfer or listing is worth one more

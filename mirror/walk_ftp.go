@@ -112,10 +112,10 @@ func (w *ftpWalker) list(ctx context.Context, f Fetcher, req *proto.Request, d d
 				l.skipped = append(l.skipped, skip(rel, nil, errors.New("symbolic link without a target in the listing")))
 				continue
 			}
-			l.files = append(l.files, remoteFile{rel: rel, url: withPath(d.url, d.url.Path+esc), size: -1, link: e.Target})
+			l.files = append(l.files, remoteFile{rel: rel, base: d.url, tail: esc, size: -1, link: e.Target})
 		case proto.EntryFile:
-			u := withPath(d.url, d.url.Path+esc+";type="+w.typecode)
-			l.files = append(l.files, remoteFile{rel: rel, url: u, size: e.Size, mtime: e.ModTime})
+			tail := esc + ";type=" + w.typecode
+			l.files = append(l.files, remoteFile{rel: rel, base: d.url, tail: tail, size: e.Size, mtime: e.ModTime})
 		default:
 			l.skipped = append(l.skipped, skip(rel, nil, fmt.Errorf("not a regular file (%s)", e.Type)))
 		}
