@@ -496,8 +496,8 @@ func TestListingLean(t *testing.T) {
 	f.lists = map[string][]byte{"LIST": []byte(list)}
 	d, req := startPiped(t, f)
 	resp, body, err := get(t, d, f.url("/"), req)
-	if err != nil || len(resp.Entries) != 2 || resp.Entries[0].URL == "" || resp.Entries[0].Extra["perm"] == "" {
-		t.Fatalf("without Lean: %+v, %v; want URL and perm", resp, err)
+	if err != nil || len(resp.Entries) != 2 || resp.Entries[0].URL == "" || resp.Entries[0].Extra["perm"] == "" || string(body) != list {
+		t.Fatalf("without Lean: %+v, body %q, %v; want URL and perm", resp, body, err)
 	}
 	req.Options.FTP.Lean = true
 	resp, body, err = get(t, d, f.url("/"), req)
