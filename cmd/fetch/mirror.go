@@ -17,6 +17,7 @@ import (
 	"github.com/vbauerster/mpb/v8/decor"
 
 	"github.com/rfc1738/fetch/fetch"
+	"github.com/rfc1738/fetch/proto"
 )
 
 // mirrorOptions are the flags of "fetch mirror". The connection flags are
@@ -31,6 +32,10 @@ type mirrorOptions struct {
 	maxArticles      int
 	mbox, maildir    string
 	shard            string // --shard K/N (shard.go)
+	maxDepth         int
+	maxFiles         int64
+	quota            byteSize
+	maxListing       byteSize
 }
 
 func newMirrorCmd(e *env) *cobra.Command {
@@ -131,11 +136,17 @@ one group at a time each; --delete removes articles the server has expired;
 	f.StringVar(&o.get.netrcFile, "netrc-file", "", "look up logins and passwords in `FILE`")
 	addFTPFlags(f, &o.get)
 	addWARCFlags(f, &o.get.warc)
+	f.IntVar(&o.maxDepth, "max-depth", fetch.DefaultMirrorDepth, "list directories down to `N` levels below URL, so fetch files down to N (wget's -l; 0: no bound)")
+	f.Int64Var(&o.maxFiles, "max-files", 0, "start at most `N` transfers (0: no bound)")
+	f.Var(&o.quota, "quota", "start no transfer once `BYTES` arrived (suffix k, m, g: KiB, MiB, GiB; 0: no bound)")
+	o.maxListing = byteSize(proto.DefaultListingCap)
+	f.Var(&o.maxListing, "max-listing", "fail a directory whose listing, menu or index page is over `BYTES` (suffix k, m, g)")
 	f.StringVar(&o.shard, "shard", "", "transfer only shard `K/N` of the files (K from 0 to N-1), into a DIR of its own; see fetch manifest merge")
 	return cmd
 }
 
-func runMirror(ctx context.Context, o *mirrorOptions, e *env) (err error) {
+// validate checks the flags of o.
+func (o *mirrorOptions) validate() error {
 	if o.jobs < 1 || o.jobs > 64 {
 		return flagErrorf("--jobs %d: want 1 to 64", o.jobs)
 	}
@@ -156,6 +167,32 @@ func runMirror(ctx context.Context, o *mirrorOptions, e *env) (err error) {
 	if o.maxArticles < 0 {
 		return flagErrorf("--max-articles %d: want 0 or more", o.maxArticles)
 	}
+	if o.maxDepth < 0 || o.maxFiles < 0 {
+		return flagErrorf("--max-depth and --max-files want 0 or more")
+	}
+	if o.maxListing == 0 {
+		return flagErrorf("--max-listing wants more than 0 bytes")
+	}
+	return nil
+}
+
+// options are the library's options for the flags of o.
+func (o *mirrorOptions) options() fetch.MirrorOptions {
+	opts := fetch.MirrorOptions{
+		Jobs: o.jobs, Delete: o.delete, DryRun: o.dryRun,
+		Include: o.include, Exclude: o.exclude, KeepVersions: o.keepVersions, MaxArticles: o.maxArticles, Retry: o.get.retryPolicy(),
+		MaxDepth: o.maxDepth, MaxFiles: o.maxFiles, Quota: int64(o.quota), ListingCap: int64(o.maxListing),
+	}
+	if o.maxDepth == 0 {
+		opts.MaxDepth = -1 // wget's -l 0: no bound
+	}
+	return opts
+}
+
+func runMirror(ctx context.Context, o *mirrorOptions, e *env) (err error) {
+	if err := o.validate(); err != nil {
+		return err
+	}
 	red := newRedactor([]string{o.url})
 	c := o.get.client(e, red)
 	defer c.CloseIdleConnections()
@@ -164,10 +201,7 @@ func runMirror(ctx context.Context, o *mirrorOptions, e *env) (err error) {
 	}
 	defer closeWARC(c, e, &err)
 	o.get.warnAllowPorts(e)
-	opts := fetch.MirrorOptions{
-		Jobs: o.jobs, Delete: o.delete, DryRun: o.dryRun,
-		Include: o.include, Exclude: o.exclude, KeepVersions: o.keepVersions, MaxArticles: o.maxArticles, Retry: o.get.retryPolicy(),
-	}
+	opts := o.options()
 	if opts.Shard, opts.Shards, err = parseShard(o.shard); err != nil {
 		return err
 	}
@@ -196,19 +230,28 @@ func runMirror(ctx context.Context, o *mirrorOptions, e *env) (err error) {
 		return nil
 	}
 	if errors.Is(err, fetch.ErrMirrorPartial) {
-		if sum.Failed > 0 {
-			fmt.Fprintf(e.err, "fetch: mirror: %d entries failed\n", sum.Failed)
-		}
-		if sum.Unparsed > 0 || sum.NLSTFallback > 0 {
-			fmt.Fprintf(e.err, "fetch: mirror: %d listing lines fit no known layout (%d directories listed by NLST instead): some entries may be missing\n",
-				sum.Unparsed, sum.NLSTFallback)
-		}
-		if sum.Truncated > 0 {
-			fmt.Fprintf(e.err, "fetch: mirror: the server cut %d listings short at its limit: entries past it are missing\n", sum.Truncated)
-		}
-		return &exitError{code: fetch.ExitPartial}
+		return partialMirror(e, sum)
 	}
 	return err
+}
+
+// partialMirror says on stderr why a run was partial, and returns its
+// exit code.
+func partialMirror(e *env, sum *fetch.MirrorSummary) error {
+	if sum.Bound != "" {
+		fmt.Fprintf(e.err, "fetch: mirror: stopped at the bound %s: entries past it are not mirrored\n", sum.Bound)
+	}
+	if sum.Failed > 0 {
+		fmt.Fprintf(e.err, "fetch: mirror: %d entries failed\n", sum.Failed)
+	}
+	if sum.Unparsed > 0 || sum.NLSTFallback > 0 {
+		fmt.Fprintf(e.err, "fetch: mirror: %d listing lines fit no known layout (%d directories listed by NLST instead): some entries may be missing\n",
+			sum.Unparsed, sum.NLSTFallback)
+	}
+	if sum.Truncated > 0 {
+		fmt.Fprintf(e.err, "fetch: mirror: the server cut %d listings short at its limit: entries past it are missing\n", sum.Truncated)
+	}
+	return &exitError{code: fetch.ExitPartial}
 }
 
 // printMirrorWarnings writes the listing problems of a run on w, one line
@@ -275,6 +318,9 @@ func printMirror(w io.Writer, s *fetch.MirrorSummary, o *mirrorOptions) error {
 	dry := ""
 	if s.DryRun {
 		dry = " (dry run: nothing written)"
+	}
+	if s.Bound != "" {
+		dry += " (stopped at the bound " + s.Bound + ")"
 	}
 	_, err := fmt.Fprintf(w, "new %d, updated %d, unchanged %d, skipped %d, failed %d, deleted %d, unparsed %d; %s in %.2f s%s\n",
 		s.New, s.Updated, s.Unchanged, s.Skipped, s.Failed, s.Deleted, s.Unparsed, byteCount(s.Bytes), s.Duration.Seconds(), dry)

@@ -1,7 +1,6 @@
 package ftp
 
 import (
-	"bytes"
 	"context"
 	"crypto/tls"
 	"errors"
@@ -23,7 +22,7 @@ const (
 	defaultIdleTimeout  = 30 * time.Second
 	defaultMaxReplyLine = 8 << 10
 	defaultMaxReply     = 256 << 10
-	defaultMaxListing   = 64 << 20
+	defaultMaxListing   = proto.DefaultListingCap
 )
 
 // Driver retrieves ftp URLs. The zero value is ready to use; a Driver must
@@ -59,8 +58,9 @@ type Driver struct {
 	// 256 KiB or 32 lines' worth, whichever is more.
 	MaxReplyLine int
 
-	// MaxListing bounds the bytes of one directory listing. Zero means
-	// 64 MiB.
+	// MaxListing bounds the bytes of one directory listing, as they
+	// arrive, where the request's Options.ListingCap does not. Zero
+	// means proto.DefaultListingCap.
 	MaxListing int64
 
 	// PipelinePassive, for callers that retrieve many files in a row
@@ -119,6 +119,15 @@ func (d *Driver) limits() limits {
 		l.maxListing = defaultMaxListing
 	}
 	return l
+}
+
+// listingCap is the most bytes of a listing read on c: its request's
+// Options.ListingCap, else MaxListing.
+func (d *Driver) listingCap(c *conn) int64 {
+	if c.req != nil && c.req.Options.ListingCap > 0 {
+		return c.req.Options.ListingCap
+	}
+	return d.limits().maxListing
 }
 
 // CloseIdleConnections closes (with QUIT) every connection not in use.
@@ -416,7 +425,7 @@ func (d *Driver) listing(c *conn, u *uri.URL, pl plan) (*proto.Response, error) 
 			return nil, err
 		}
 	}
-	l := &dirList{d: d, c: c, nlst: pl.act == actNLST, verb: verb, arg: pl.arg, format: format}
+	l := &dirList{d: d, c: c, nlst: pl.act == actNLST, verb: verb, arg: pl.arg, format: format, cap: d.listingCap(c)}
 	// Names that begin with a dot, when asked for (listall.go).
 	listAll, dotNames := l.askAll(pl.arg)
 	got, err := l.run()
@@ -446,7 +455,7 @@ func (d *Driver) listing(c *conn, u *uri.URL, pl plan) (*proto.Response, error) 
 	if err != nil {
 		return nil, c.fail("", err)
 	}
-	format, raw, entries, unparsed := l.format, got.raw, got.entries, got.unparsed
+	format, entries, unparsed := l.format, got.entries, got.unparsed
 	if err := l.linkTargets(pl.arg, entries); err != nil {
 		return nil, c.fail("", err)
 	}
@@ -462,10 +471,12 @@ func (d *Driver) listing(c *conn, u *uri.URL, pl plan) (*proto.Response, error) 
 			entries, fallback = fb, true
 		}
 	}
-	body := raw
+	// The body is the listing as a string, which the entries' names
+	// share: the bytes as read are not kept besides.
+	body := got.text
 	if format == formatNLST {
-		body = localLineEnds(raw)
-	} else {
+		body = string(localLineEnds([]byte(got.text)))
+	} else if !c.req.Options.FTP.Lean {
 		base := entryBase(u)
 		for i := range entries {
 			entries[i].URL = entryURL(base, entries[i])
@@ -473,7 +484,7 @@ func (d *Driver) listing(c *conn, u *uri.URL, pl plan) (*proto.Response, error) 
 	}
 	resp := &proto.Response{
 		Kind:    proto.KindDirectory,
-		Body:    io.NopCloser(bytes.NewReader(body)),
+		Body:    io.NopCloser(strings.NewReader(body)),
 		Size:    int64(len(body)),
 		Name:    pl.name,
 		Entries: entries,
