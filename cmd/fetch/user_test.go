@@ -13,7 +13,7 @@ import (
 	"github.com/spf13/afero"
 
 	"github.com/rfc1738/fetch/fetch"
-	"github.com/rfc1738/fetch/internal/testrig/localserver"
+	"github.com/rfc1738/fetch/fetch/fetchtest"
 )
 
 // answerPrompt is a terminal that answers every question with answer,
@@ -54,7 +54,7 @@ func TestGetUserFlag(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			srv, err := localserver.StartFTP(mem, localserver.FTPOptions{User: "a", Password: tt.pass})
+			srv, err := fetchtest.StartFTP(mem, fetchtest.FTPOptions{User: "a", Password: tt.pass})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -97,7 +97,7 @@ func TestMirrorUserFlag(t *testing.T) {
 	if err := afero.WriteFile(mem, "/pub/f.bin", []byte("data\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	srv, err := localserver.StartFTP(mem, localserver.FTPOptions{User: "a", Password: "s3cret-pw"})
+	srv, err := fetchtest.StartFTP(mem, fetchtest.FTPOptions{User: "a", Password: "s3cret-pw"})
 	if err != nil {
 		t.Fatal(err)
 	}
