@@ -434,6 +434,7 @@ type run struct {
 	unlistable []string            // directories whose listing failed
 	dotless    []string            // directories listed without the names that begin with a dot
 	menus      map[string]menuRead // gopher: the menus read, by directory
+	links      []remoteFile        // the links listed, made at the end (links.go)
 
 	// menuDot: the gopher server has ended a menu with a "." line
 	// (walk_gopher.go); menuDotKept: a gophermap kept by an earlier run
@@ -562,6 +563,7 @@ func (r *run) run(ctx context.Context) error {
 	if walkErr == nil && r.opts.Delete {
 		r.deleteStale(ctx)
 	}
+	r.placeLinks()
 	if walkErr == nil && !r.opts.DryRun {
 		r.prunePartials()
 	}
@@ -734,6 +736,10 @@ func (r *run) take(d dirJob, l *listing, dirs *queue[dirJob], files *queue[remot
 	}
 	for _, rf := range l.files {
 		if r.excluded(rf.rel, false) || !r.claim(rf.rel) {
+			continue
+		}
+		if rf.link != "" {
+			r.addLink(rf)
 			continue
 		}
 		r.outstanding.Add(1)
