@@ -5,6 +5,7 @@ import (
 	"io/fs"
 	"os"
 	"path"
+	"path/filepath"
 	"slices"
 	"strings"
 )
@@ -65,7 +66,7 @@ func (m *linkModel) lookup(rel string, onDisk bool) (target string, isLink bool)
 	if err != nil {
 		return "", true // a link that cannot be read is refused
 	}
-	return t, true
+	return filepath.ToSlash(t), true
 }
 
 // resolve follows rel from the root, every link on the way and rel itself
@@ -131,9 +132,10 @@ func (m *linkModel) absent(cur []string) bool {
 
 // plainTarget reports whether a link target can be resolved inside the
 // tree at all: not empty, not absolute, no backslash (a separator on
-// Windows) and no NUL.
+// Windows), no volume name (Windows) and no NUL.
 func plainTarget(t string) bool {
-	return t != "" && !strings.HasPrefix(t, "/") && !strings.ContainsAny(t, "\\\x00")
+	return t != "" && !strings.HasPrefix(t, "/") && !strings.ContainsAny(t, "\\\x00") &&
+		filepath.VolumeName(filepath.FromSlash(t)) == ""
 }
 
 // reversed splits a slash path into its components, last first.
@@ -266,7 +268,7 @@ func (r *run) makeLink(rf remoteFile) EntryReport {
 	rep := EntryReport{Path: rf.rel, URL: rf.url.Redacted()}
 	cur, err := r.root.Readlink(rf.rel)
 	exists := err == nil
-	if rec, ok := r.m.get(rf.rel); ok && rec.Link == rf.link && exists && cur == rf.link {
+	if rec, ok := r.m.get(rf.rel); ok && rec.Link == rf.link && exists && filepath.ToSlash(cur) == rf.link {
 		rep.Status = StatusUnchanged
 		return rep
 	}

@@ -208,7 +208,7 @@ func randomTree(rng *rand.Rand, f *fakeFTP) {
 // each run no entry resolves outside the target or into its state.
 func TestMirrorRandomLinkTrees(t *testing.T) {
 	rng := rand.New(rand.NewPCG(29, 1))
-	for i := range 150 {
+	for i := range 60 {
 		dir := filepath.Join(t.TempDir(), "target")
 		for run := range 2 {
 			f := newFakeFTP()
