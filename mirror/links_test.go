@@ -10,7 +10,11 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/rfc1738/fetch/internal/testrig/localserver"
+	"github.com/rfc1738/fetch/proto"
+	"github.com/rfc1738/fetch/proto/ftp"
 	"github.com/rfc1738/fetch/uri"
 )
 
@@ -231,4 +235,59 @@ func describeTree(f *fakeFTP, s *Summary) string {
 	}
 	slices.Sort(lines)
 	return fmt.Sprintf("links %q, report %+v", lines, s.Entries)
+}
+
+// TestMirrorLinkChainsRealFTP mirrors the listings of issue 29 as an FTP
+// server sends them (LIST lines, through the ftp driver): /pub/x/y holds
+// d -> ../.., /pub holds e -> x/y/d/.. and f -> x/y/d/../../etc, the
+// chain a/b/c/d/L and w, links into .fetch, a name listed twice and a
+// file beside a directory of its name. Nothing made resolves out of the
+// target or into .fetch; each link refused and each collision is named;
+// the run is partial (the collisions).
+func TestMirrorLinkChainsRealFTP(t *testing.T) {
+	file := func(name string, size int) string {
+		return fmt.Sprintf("-rw-r--r--    1 0        0    %d Feb 03  2001 %s\r\n", size, name)
+	}
+	dir := func(name string) string { return "drwxr-xr-x    2 0        0    4096 Feb 03  2001 " + name + "\r\n" }
+	link := func(name, target string) string {
+		return fmt.Sprintf("lrwxrwxrwx    1 0        0    %d Feb 03  2001 %s -> %s\r\n", len(target), name, target)
+	}
+	srv := &localserver.RawFTP{
+		Listings: map[string]string{
+			"/pub": dir("x") + link("e", "x/y/d/..") + link("f", "x/y/d/../../etc") + dir("a") +
+				link("w", "a/b/c/d/L/../../../../../etc/passwd") + link("st", ".fetch") + link("man", ".fetch/manifest.json") +
+				file("twice", 4) + file("twice", 5) + file("same", 4) + file("same", 4) + file("k", 4) + dir("k"),
+			"/": dir("pub"), "/pub/x": dir("y"), "/pub/x/y": link("d", "../.."),
+			"/pub/a": dir("b"), "/pub/a/b": dir("c"), "/pub/a/b/c": dir("d"), "/pub/a/b/c/d": link("L", "../../../.."),
+			"/pub/k": file("in", 4),
+		},
+		Files: map[string][]byte{"/pub/twice": []byte("two!"), "/pub/same": []byte("same"), "/pub/k": []byte("file"), "/pub/k/in": []byte("in!\n")},
+	}
+	if err := localserver.StartRawFTP(srv); err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Close()
+	drv := &ftp.Driver{}
+	defer drv.CloseIdleConnections()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	target := filepath.Join(t.TempDir(), "target")
+	s, err := Run(ctx, drivers{"ftp": drv}, uri.MustParse("ftp://"+srv.Addr()+"/pub/"), target,
+		Options{Jobs: 2, Request: proto.Request{IdleTimeout: 5 * time.Second}})
+	resolvesInside(t, target)
+	if got, want := collided(s), []string{"k", "twice"}; !errors.Is(err, ErrPartial) || !slices.Equal(got, want) {
+		t.Errorf("Run = %v, collisions %q; want ErrPartial, %q", err, got, want)
+	}
+	skipped := reasons(s, StatusSkipped)
+	for _, p := range []string{"e", "f", "w", "st", "man"} {
+		if _, ok := skipped[p]; !ok {
+			t.Errorf("link %s not named in the report (skipped %q)", p, skipped)
+		}
+	}
+	for _, p := range []string{"x/y/d", "a/b/c/d/L"} {
+		if _, err := os.Readlink(filepath.Join(target, p)); err != nil {
+			t.Errorf("link %s, which stays inside, not made: %v", p, err)
+		}
+	}
+	wantDirKept(t, target, "k", "in", "in!\n")
 }
