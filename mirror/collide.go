@@ -85,6 +85,8 @@ func (r *run) claim(rel string, u *uri.URL, k entryKind) bool {
 // prev was taken.
 func collision(prev, k entryKind) string {
 	switch {
+	case prev.dir && k.link != "":
+		return "name collision: a directory of this name is mirrored, this link is not"
 	case prev.dir:
 		return "name collision: a directory of this name is mirrored, this file is not"
 	case k.dir:
