@@ -6,6 +6,7 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 )
@@ -34,25 +35,47 @@ var (
 
 // linkModel is the tree against which links are resolved: the disk below
 // root, where over sets the links of the run and gone removes the refused
-// ones.
+// ones. Both are keyed by name (fold).
 type linkModel struct {
 	root *os.Root
 	over map[string]string // relative path -> link target
 	gone map[string]bool   // relative paths taken out
+	// fold maps a relative path to the key of the names the file
+	// system takes for one: itself where names differ by case,
+	// lower case where they do not.
+	fold func(string) string
 }
 
+// foldCase tells whether the file systems of this system take names
+// that differ by case for one name, as Windows' and macOS's do by
+// default: there a link "X" is what a target "x/.." passes through.
+var foldCase = runtime.GOOS == "windows" || runtime.GOOS == "darwin"
+
 func newLinkModel(root *os.Root) *linkModel {
-	return &linkModel{root: root, over: map[string]string{}, gone: map[string]bool{}}
+	m := &linkModel{root: root, over: map[string]string{}, gone: map[string]bool{}, fold: func(s string) string { return s }}
+	if foldCase {
+		m.fold = strings.ToLower
+	}
+	return m
+}
+
+// set puts a link at rel into the model.
+func (m *linkModel) set(rel, target string) { m.over[m.fold(rel)] = target }
+
+// has reports whether the model has a link of the run at rel.
+func (m *linkModel) has(rel string) bool {
+	_, ok := m.over[m.fold(rel)]
+	return ok
 }
 
 // lookup reports whether rel is a link in the model, and its target; on
 // disk only when onDisk. Its parent directories have been resolved
 // already (resolve), so that the lookup on disk passes no link.
 func (m *linkModel) lookup(rel string, onDisk bool) (target string, isLink bool) {
-	if m.gone[rel] {
+	if m.gone[m.fold(rel)] {
 		return "", false
 	}
-	if t, ok := m.over[rel]; ok {
+	if t, ok := m.over[m.fold(rel)]; ok {
 		return t, true
 	}
 	if !onDisk {
@@ -123,7 +146,7 @@ func (m *linkModel) resolve(rel string) error {
 // below it, nothing is looked up on disk.
 func (m *linkModel) absent(cur []string) bool {
 	rel := strings.Join(cur, "/")
-	if m.gone[rel] {
+	if m.gone[m.fold(rel)] {
 		return true
 	}
 	st, err := m.root.Lstat(rel)
@@ -168,7 +191,7 @@ func (m *linkModel) settle(rels []string) map[string]error {
 		}
 		for rel, err := range round {
 			refused[rel] = err
-			m.gone[rel] = true
+			m.gone[m.fold(rel)] = true
 		}
 	}
 }
@@ -193,13 +216,13 @@ func (r *run) placeLinks() {
 				Reason: "a file or directory stands at this local path"})
 			continue
 		}
-		m.over[rf.rel] = rf.link
+		m.set(rf.rel, rf.link)
 		rels = append(rels, rf.rel)
 	}
-	old := r.earlierLinks(m.over)
+	old := r.earlierLinks(m)
 	refused := m.settle(append(rels, old...))
 	for _, rf := range r.links {
-		if _, ok := m.over[rf.rel]; !ok {
+		if !m.has(rf.rel) {
 			continue
 		}
 		if err := refused[rf.rel]; err != nil {
@@ -216,12 +239,12 @@ func (r *run) placeLinks() {
 }
 
 // earlierLinks returns the links the manifest records that this run did
-// not list (listed), and that still stand on disk, sorted.
-func (r *run) earlierLinks(listed map[string]string) []string {
+// not list (m has them), and that still stand on disk, sorted.
+func (r *run) earlierLinks(m *linkModel) []string {
 	r.m.mu.Lock()
 	var rels []string
 	for rel, rec := range r.m.Files {
-		if _, ok := listed[rel]; !ok && rec.Link != "" {
+		if !m.has(rel) && rec.Link != "" {
 			rels = append(rels, rel)
 		}
 	}
