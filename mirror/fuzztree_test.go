@@ -101,7 +101,7 @@ func nothingLost(t *testing.T, f *treeFake, dir string, s *Summary) {
 				continue // the directory itself and its parent
 			}
 			rel := joinRel(d, e.Name)
-			if named[rel] || named[joinRel(d, quoteName(e.Name))] || d != "" && named[d] || present(dir, rel, e.Type) {
+			if named[rel] || named[joinRel(d, quoteName(e.Name))] || d != "" && named[d] || mirroredAs(dir, rel, e.Type) {
 				continue
 			}
 			t.Errorf("%s (%s) listed in %q: neither mirrored nor named in the report", rel, e.Type, d)
@@ -109,8 +109,8 @@ func nothingLost(t *testing.T, f *treeFake, dir string, s *Summary) {
 	}
 }
 
-// present reports whether the target holds rel as an entry of type typ.
-func present(dir, rel string, typ proto.EntryType) bool {
+// mirroredAs reports whether the target holds rel as an entry of type typ.
+func mirroredAs(dir, rel string, typ proto.EntryType) bool {
 	if checkRel(rel) != nil {
 		return false
 	}

@@ -60,9 +60,9 @@ func resolvesInside(t *testing.T, dir string) {
 	})
 }
 
-// reasons maps the paths of the report's entries of status st to their
+// reportReasons maps the paths of the report's entries of status st to their
 // reasons.
-func reasons(s *Summary, st Status) map[string]string {
+func reportReasons(s *Summary, st Status) map[string]string {
 	m := map[string]string{}
 	for _, e := range s.Entries {
 		if e.Status == st {
@@ -104,7 +104,7 @@ func TestMirrorLinkChains(t *testing.T) {
 			dir := filepath.Join(t.TempDir(), "target")
 			s, _ := Run(context.Background(), f, uri.MustParse("ftp://h/pub/"), dir, Options{})
 			resolvesInside(t, dir)
-			skipped := reasons(s, StatusSkipped)
+			skipped := reportReasons(s, StatusSkipped)
 			for _, p := range tc.refused {
 				if _, ok := skipped[p]; !ok {
 					t.Errorf("link %s not named in the report (skipped: %q)", p, skipped)
@@ -144,10 +144,10 @@ func TestMirrorLinkOfEarlierRunRemoved(t *testing.T) {
 	f.link("q", ".") // now q/.. leads above the top
 	s, _ = Run(context.Background(), f, uri.MustParse("ftp://h/"), dir, Options{})
 	resolvesInside(t, dir)
-	if why, ok := reasons(s, StatusDeleted)["e"]; !ok || !strings.Contains(why, errLinkOutside.Error()) {
+	if why, ok := reportReasons(s, StatusDeleted)["e"]; !ok || !strings.Contains(why, errLinkOutside.Error()) {
 		t.Errorf("link e of the first run not reported deleted: %+v", s.Entries)
 	}
-	if _, ok := reasons(s, StatusSkipped)["kept"]; !ok {
+	if _, ok := reportReasons(s, StatusSkipped)["kept"]; !ok {
 		t.Errorf("link kept not reported skipped: %+v", s.Entries)
 	}
 	for _, p := range []string{"e", "kept"} {
@@ -278,7 +278,7 @@ func TestMirrorLinkChainsRealFTP(t *testing.T) {
 	if got, want := collided(s), []string{"k", "twice"}; !errors.Is(err, ErrPartial) || !slices.Equal(got, want) {
 		t.Errorf("Run = %v, collisions %q; want ErrPartial, %q", err, got, want)
 	}
-	skipped := reasons(s, StatusSkipped)
+	skipped := reportReasons(s, StatusSkipped)
 	for _, p := range []string{"e", "f", "w", "st", "man"} {
 		if _, ok := skipped[p]; !ok {
 			t.Errorf("link %s not named in the report (skipped %q)", p, skipped)
