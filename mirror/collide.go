@@ -62,8 +62,9 @@ func (k entryKind) String() string {
 // claim records rel as present on the remote side, as an entry of kind k;
 // it reports false when rel was taken before. An entry of another kind
 // or other facts than the one taken is a name collision: it is reported
-// failed, and a directory so refused is kept out of Delete.
-func (r *run) claim(rel string, u *uri.URL, k entryKind) bool {
+// failed, with its URL (u, called then only), and a directory so refused
+// is kept out of Delete.
+func (r *run) claim(rel string, k entryKind, u func() *uri.URL) bool {
 	r.mu.Lock()
 	prev, taken := r.kinds[rel]
 	if !r.seen[rel] {
@@ -76,7 +77,7 @@ func (r *run) claim(rel string, u *uri.URL, k entryKind) bool {
 	}
 	r.mu.Unlock()
 	if taken && !prev.same(k) {
-		r.sum.add(EntryReport{Path: rel, URL: u.Redacted(), Status: StatusFailed, Reason: collision(prev, k)})
+		r.sum.add(EntryReport{Path: rel, URL: u().Redacted(), Status: StatusFailed, Reason: collision(prev, k)})
 	}
 	return false
 }

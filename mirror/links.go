@@ -212,7 +212,7 @@ func (r *run) placeLinks() {
 	var rels []string
 	for _, rf := range r.links {
 		if st, err := r.root.Lstat(rf.rel); err == nil && st.Mode()&fs.ModeSymlink == 0 {
-			r.sum.add(EntryReport{Path: rf.rel, URL: rf.url.Redacted(), Status: StatusSkipped,
+			r.sum.add(EntryReport{Path: rf.rel, URL: rf.url().Redacted(), Status: StatusSkipped,
 				Reason: "a file or directory stands at this local path"})
 			continue
 		}
@@ -259,7 +259,7 @@ func (r *run) earlierLinks(m *linkModel) []string {
 // refuseLink reports a listed link that does not resolve inside, and
 // removes the link an earlier run made at its path.
 func (r *run) refuseLink(rf remoteFile, why error) {
-	rep := EntryReport{Path: rf.rel, URL: rf.url.Redacted(), Status: StatusSkipped, Reason: why.Error() + ": " + quoteName(rf.link)}
+	rep := EntryReport{Path: rf.rel, URL: rf.url().Redacted(), Status: StatusSkipped, Reason: why.Error() + ": " + quoteName(rf.link)}
 	if !r.opts.DryRun {
 		if st, err := r.root.Lstat(rf.rel); err == nil && st.Mode()&fs.ModeSymlink != 0 {
 			r.root.Remove(rf.rel)
@@ -288,7 +288,7 @@ func (r *run) removeLink(rel string, why error) {
 
 // makeLink makes one link that resolves inside.
 func (r *run) makeLink(rf remoteFile) EntryReport {
-	rep := EntryReport{Path: rf.rel, URL: rf.url.Redacted()}
+	rep := EntryReport{Path: rf.rel, URL: rf.url().Redacted()}
 	cur, err := r.root.Readlink(rf.rel)
 	exists := err == nil
 	if rec, ok := r.m.get(rf.rel); ok && rec.Link == rf.link && exists && filepath.ToSlash(cur) == rf.link {
@@ -316,6 +316,6 @@ func (r *run) makeLink(rf remoteFile) EntryReport {
 		rep.Status, rep.Reason = StatusFailed, err.Error()
 		return rep
 	}
-	r.m.put(rf.rel, Record{Size: 0, Link: rf.link, URL: rf.url.Redacted()})
+	r.m.put(rf.rel, Record{Size: 0, Link: rf.link, URL: rf.url().Redacted()})
 	return rep
 }

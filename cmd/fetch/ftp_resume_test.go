@@ -63,7 +63,7 @@ func TestGetFTPCutAndResume(t *testing.T) {
 	if err != nil || fi.Size() == 0 || fi.Size() >= int64(len(content)) {
 		t.Fatalf("after the cut, %s: %v, %v", out+partSuffix, fi, err)
 	}
-	assertOnly(t, dir, "big.bin.part")
+	assertOnly(t, dir, "big.bin.part", "big.bin.part.type") // the type the .part was written in (ftptype.go)
 
 	r := runArgs(t, nil, "", "get", "-v", "-C", "-", "-o", out, raw)
 	if r.code != fetch.ExitOK {

@@ -136,7 +136,7 @@ func TestGetProgressFTP(t *testing.T) {
 	if b, _ := os.ReadFile(dst); sum(b) != sum(bigBody) {
 		t.Errorf("got %d bytes, want %d", len(b), len(bigBody))
 	}
-	if !strings.Contains(errb.String(), "1.0 MiB / 1.0 MiB") {
-		t.Errorf("the bar does not reach 1.0 MiB / 1.0 MiB: %q", errb.String())
+	if !strings.Contains(errb.String(), "big.bin") || !strings.Contains(errb.String(), "1.0 MiB / 1.0 MiB  100 %") {
+		t.Errorf("the bar is not named big.bin, or does not reach 1.0 MiB / 1.0 MiB  100 %%: %q", errb.String())
 	}
 }

@@ -1,3 +1,5 @@
+//go:build unix
+
 // Command scale measures how fetch mirror grows with the tree: it serves a
 // generated tree of N files (N/per-dir directories of per-dir files, made up
 // as they are read) over FTP and as HTTP index pages from this process on
