@@ -36,7 +36,7 @@ func start(p ports) (d *demo, err error) {
 			d = nil
 		}
 	}()
-	if d.ftp, err = fetchtest.StartFTP(ftpArchive(), fetchtest.FTPOptions{Port: p.FTP}); err != nil {
+	if d.ftp, err = fetchtest.StartFTP(ftpArchive(), fetchtest.FTPOptions{Port: p.FTP, User: "demo", Password: "demo"}); err != nil {
 		return nil, fmt.Errorf("ftp on port %d: %w", p.FTP, err)
 	}
 	if d.gopher, err = startGopher(p.Gopher); err != nil {
