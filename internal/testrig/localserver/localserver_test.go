@@ -2,7 +2,11 @@ package localserver
 
 import (
 	"context"
+	"fmt"
 	"io"
+	"net"
+	"net/textproto"
+	"strings"
 	"testing"
 	"testing/fstest"
 	"time"
@@ -93,5 +97,49 @@ func TestGopherServesMenusAndFiles(t *testing.T) {
 	_, err = d.Fetch(context.Background(), uri.MustParse("gopher://"+srv.Addr()+"/0/nope"), nil)
 	if err == nil {
 		t.Errorf("missing selector: no error")
+	}
+}
+
+// TestFTPPassivePorts: with PassivePorts set, the port EPSV names (RFC
+// 2428 section 3: "229 ... (|||port|)") is in the range. The range is one
+// port that was just free, which the kernel would pick for port 0 only
+// by chance.
+func TestFTPPassivePorts(t *testing.T) {
+	probe, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	port := probe.Addr().(*net.TCPAddr).Port
+	probe.Close()
+	srv, err := StartFTP(afero.NewMemMapFs(), FTPOptions{PassivePorts: [2]int{port, port}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Close()
+	nc, err := net.DialTimeout("tcp", srv.Addr(), 10*time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer nc.Close()
+	nc.SetDeadline(time.Now().Add(10 * time.Second))
+	c := textproto.NewConn(nc)
+	steps := []struct {
+		cmd  string
+		code int
+	}{{"", 220}, {"USER anonymous", 331}, {"PASS x", 230}, {"EPSV", 229}}
+	var msg string
+	for _, s := range steps {
+		if s.cmd != "" {
+			if err := c.PrintfLine("%s", s.cmd); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if _, msg, err = c.ReadResponse(s.code); err != nil {
+			t.Fatalf("%q: %v", s.cmd, err)
+		}
+	}
+	want := fmt.Sprintf("(|||%d|)", port)
+	if !strings.Contains(msg, want) {
+		t.Errorf("EPSV reply %q does not name %s", msg, want)
 	}
 }
