@@ -1,4 +1,4 @@
-//go:build linux
+//go:build unix
 
 // Command scale measures how fetch mirror grows with the tree: it serves a
 // generated tree of N files (N/per-dir directories of per-dir files, made up
@@ -6,8 +6,8 @@
 // 127.0.0.1, runs the fetch binary to mirror it fresh and again unchanged,
 // and prints for each size and scheme the wall time, the peak RSS of the
 // fetch process, its CPU time and the server's, the manifest's size and
-// the figures per file. It reads the kernel's accounting of processes, as
-// Linux keeps it.
+// the figures per file, from the kernel's accounting of processes (Unix
+// only).
 //
 //	go build -o /tmp/fetch ./cmd/fetch
 //	go run ./scripts/bench/scale -fetch /tmp/fetch -files 10000,100000 -dir /dev/shm
@@ -29,7 +29,7 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/rfc1738/fetch/internal/testrig/localserver"
+	"github.com/rfc1738/fetch/fetch/fetchtest"
 )
 
 type config struct {
@@ -160,7 +160,7 @@ var passivePorts = [2]int{61000, 65535}
 func serve(g *genFS, scheme string) (url string, stop func(), err error) {
 	switch scheme {
 	case "ftp":
-		s, err := localserver.StartFTP(g, localserver.FTPOptions{PassivePorts: passivePorts})
+		s, err := fetchtest.StartFTP(g, fetchtest.FTPOptions{PassivePorts: passivePorts})
 		if err != nil {
 			return "", nil, err
 		}

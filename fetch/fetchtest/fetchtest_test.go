@@ -1,4 +1,4 @@
-package localserver
+package fetchtest
 
 import (
 	"context"
@@ -97,6 +97,78 @@ func TestGopherServesMenusAndFiles(t *testing.T) {
 	_, err = d.Fetch(context.Background(), uri.MustParse("gopher://"+srv.Addr()+"/0/nope"), nil)
 	if err == nil {
 		t.Errorf("missing selector: no error")
+	}
+}
+
+// TestGopherPlusItems checks the Items of GopherOptions against the gopher
+// driver: a "!" request gets +INFO and the item's blocks (gopherplus.txt
+// section 2.5), a "?" item is listed as such and its +ASK form is answered
+// (section 2.8, RFC 1738 section 3.4.9), and a type 7 search gets its
+// string (RFC 1436 section 3.7).
+func TestGopherPlusItems(t *testing.T) {
+	fsys := fstest.MapFS{"about.txt": {Data: []byte("about\n")}}
+	srv, err := StartGopherWith(fsys, GopherOptions{Items: map[string]GopherItem{
+		"/about.txt": {Attributes: "+ADMIN:\n Admin: Demo <demo@example.org>\n+VIEWS:\n text/plain: <1k>\n"},
+		"/form": {Type: "0", Ask: []string{"Select: Subscribe?:0"},
+			Serve: func(_ string, answers []string) []byte { return []byte(strings.Join(answers, ",") + "\n") }},
+		"/search": {Type: "7", Title: "Search",
+			Serve: func(q string, _ []string) []byte { return []byte("i" + q + "\t\terror.host\t1\r\n.\r\n") }},
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Close()
+	d := &gopher.Driver{}
+	base := "gopher://" + srv.Addr()
+
+	resp, _ := get(t, d, base+"/1", nil)
+	var kinds []string
+	for _, e := range resp.Entries[1:] { // after the "Index of /" line
+		kinds = append(kinds, e.ItemType+e.Name+e.Extra["plus"])
+	}
+	if want := "0about.txt+ 0form? 7Search+"; strings.Join(kinds, " ") != want {
+		t.Errorf("menu items = %q, want %q", kinds, want)
+	}
+	resp, _ = get(t, d, base+"/0/about.txt%09%09!", nil)
+	attrs, _ := resp.Info["attributes"].([]gopher.Attributes)
+	if len(attrs) != 1 || attrs[0].Admin["Admin"] != "Demo <demo@example.org>" || len(attrs[0].Views) != 1 || attrs[0].Info == nil {
+		t.Errorf("attributes = %+v", attrs)
+	}
+	if _, body := get(t, d, base+"/0/form%09%09?", &proto.Request{Form: map[string]string{"1": "1"}}); body != "1\n" {
+		t.Errorf("form answer = %q, want the answer line back", body)
+	}
+	resp, _ = get(t, d, base+"/7/search", &proto.Request{Search: "two words"})
+	if len(resp.Entries) != 1 || resp.Entries[0].Name != "two words" {
+		t.Errorf("search result = %+v", resp.Entries)
+	}
+}
+
+// TestNNTPHeadBodyOver checks the reader commands on one article: HEAD and
+// BODY send its parts (RFC 3977 sections 6.2.2, 6.2.3), OVER its headers'
+// values (section 8.3.2), a dot-started line is doubled (section 3.1.1).
+func TestNNTPHeadBodyOver(t *testing.T) {
+	s := &NNTP{Over: "OVER"}
+	s.Post("From: a@example.org\nSubject: Hi\tthere\nDate: Tue, 20 Dec 1994 12:00:00 +0000\nMessage-ID: <1@x>\n\nbody\n.dot\n", []string{"g"}, []int64{1})
+	s.Start(t)
+	c, err := net.DialTimeout("tcp", s.Addr, 5*time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	c.SetDeadline(time.Now().Add(10 * time.Second))
+	io.WriteString(c, "GROUP g\r\nHEAD 1\r\nBODY 1\r\nOVER 1-1\r\nQUIT\r\n")
+	got, err := io.ReadAll(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "200 fetchtest news server ready\r\n" +
+		"211 1 1 1 g\r\n" +
+		"221 1 <1@x>\r\nFrom: a@example.org\r\nSubject: Hi\tthere\r\nDate: Tue, 20 Dec 1994 12:00:00 +0000\r\nMessage-ID: <1@x>\r\n.\r\n" +
+		"222 1 <1@x>\r\nbody\r\n..dot\r\n.\r\n" +
+		"224 overview follows\r\n1\tHi there\ta@example.org\tTue, 20 Dec 1994 12:00:00 +0000\t<1@x>\t\t105\t2\r\n.\r\n" +
+		"205 bye\r\n"
+	if string(got) != want {
+		t.Errorf("replies:\n%q\nwant\n%q", got, want)
 	}
 }
 
