@@ -56,9 +56,6 @@ func (r *run) stat(rel string) local {
 // file mirrors one remote file or link.
 func (r *run) file(ctx context.Context, worker int, rf remoteFile) EntryReport {
 	rep := EntryReport{Path: rf.rel, URL: rf.url().Redacted()}
-	if rf.link != "" {
-		return r.symlink(rf, rep)
-	}
 	loc := r.stat(rf.rel)
 	if _, linksDirs := r.w.(dirLinker); loc.exists && !loc.regular && !(linksDirs && loc.dir && !r.opts.DryRun) {
 		// A directory that an earlier run found behind an HTTP link
@@ -445,45 +442,6 @@ func (r *run) place(rf remoteFile, timed bool) error {
 		r.root.Remove(partMeta + "/" + rf.rel)
 	}
 	return nil
-}
-
-// symlink recreates a remote symbolic link when its target stays inside.
-func (r *run) symlink(rf remoteFile, rep EntryReport) EntryReport {
-	if !linkInside(rf.rel, rf.link) {
-		rep.Status, rep.Reason = StatusSkipped, errLinkOutside.Error()+": "+quoteName(rf.link)
-		return rep
-	}
-	if rec, ok := r.m.get(rf.rel); ok && rec.Link == rf.link {
-		if cur, err := r.root.Readlink(rf.rel); err == nil && cur == rf.link {
-			rep.Status = StatusUnchanged
-			return rep
-		}
-	}
-	loc := r.stat(rf.rel)
-	if r.opts.DryRun {
-		rep.Status, rep.Reason = statusFor(loc), "dry run: would link"
-		return rep
-	}
-	if loc.exists {
-		if st, err := r.root.Lstat(rf.rel); err == nil && st.Mode()&fs.ModeSymlink == 0 {
-			rep.Status, rep.Reason = StatusSkipped, "a file or directory stands at this local path"
-			return rep
-		}
-		r.root.Remove(rf.rel)
-	}
-	if dir := path.Dir(rf.rel); dir != "." {
-		if err := r.root.MkdirAll(dir, 0o755); err != nil {
-			rep.Status, rep.Reason = StatusFailed, err.Error()
-			return rep
-		}
-	}
-	if err := r.root.Symlink(rf.link, rf.rel); err != nil {
-		rep.Status, rep.Reason = StatusFailed, err.Error()
-		return rep
-	}
-	r.m.put(rf.rel, Record{Size: 0, Link: rf.link, URL: rf.url().Redacted()})
-	rep.Status = statusFor(loc)
-	return rep
 }
 
 // saveMenu keeps a gopher menu as a file, written atomically. When it

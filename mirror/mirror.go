@@ -370,7 +370,7 @@ func Run(ctx context.Context, f Fetcher, start *uri.URL, dir string, opts Option
 	}
 	r := &run{
 		f: f, w: w, root: root, m: m, opts: opts, sum: sum, jobs: jobs, dirs: newDirs(root),
-		slots: make(chan struct{}, jobs), seen: map[string]bool{}, reported: map[string]bool{}, menus: map[string]menuRead{},
+		slots: make(chan struct{}, jobs), seen: map[string]bool{}, kinds: map[string]entryKind{}, reported: map[string]bool{}, menus: map[string]menuRead{},
 		bound: newBounds(opts),
 	}
 	_, r.archiving = f.(Syncer)
@@ -474,31 +474,20 @@ type run struct {
 	outstanding sync.WaitGroup
 
 	mu         sync.Mutex
-	held       int                 // slots held for good: connections the server refused
-	owed       atomic.Int32        // slots to keep for good at their next release
-	seen       map[string]bool     // relative paths found on the remote side
-	reported   map[string]bool     // skipped entries already in the report
-	unlistable []string            // directories whose listing failed
-	dotless    []string            // directories listed without the names that begin with a dot
-	menus      map[string]menuRead // gopher: the menus read, by directory
+	held       int                  // slots held for good: connections the server refused
+	owed       atomic.Int32         // slots to keep for good at their next release
+	seen       map[string]bool      // relative paths found on the remote side
+	kinds      map[string]entryKind // what the walk took at each path (claim)
+	reported   map[string]bool      // skipped entries already in the report
+	unlistable []string             // directories whose listing failed
+	dotless    []string             // directories listed without the names that begin with a dot
+	menus      map[string]menuRead  // gopher: the menus read, by directory
+	links      []remoteFile         // the links listed, made at the end (links.go)
 
 	// menuDot: the gopher server has ended a menu with a "." line
 	// (walk_gopher.go); menuDotKept: a gophermap kept by an earlier run
 	// ends with one.
 	menuDot, menuDotKept atomic.Bool
-}
-
-// claim records rel as present on the remote side; it reports false when
-// rel was found before (a gopher menu or an index page may link to an
-// entry twice, or back to a menu already walked).
-func (r *run) claim(rel string) bool {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	if r.seen[rel] {
-		return false
-	}
-	r.seen[rel] = true
-	return true
 }
 
 func (r *run) markSeen(rel string) {
@@ -610,6 +599,7 @@ func (r *run) run(ctx context.Context) error {
 	if walkErr == nil {
 		r.tidy(ctx)
 	}
+	r.placeLinks()
 	return walkErr
 }
 
@@ -793,8 +783,16 @@ func (r *run) take(d dirJob, l *listing, dirs *queue[dirJob], files *queue[remot
 	if ok {
 		chain = append(slices.Clip(d.above), s)
 	}
+	r.queueEntries(d, l, chain, dirs, files, pending)
+}
+
+// queueEntries queues the subdirectories and files of a listing that are
+// not excluded and not taken before, directories first: of a directory
+// and a file of one name in a listing, the directory is kept (claim).
+// Links are kept for the end of the walk (placeLinks).
+func (r *run) queueEntries(d dirJob, l *listing, chain []listingSum, dirs *queue[dirJob], files *queue[remoteFile], pending *sync.WaitGroup) {
 	for _, sub := range l.dirs {
-		if r.excluded(sub.rel, true) || !r.claim(sub.rel) {
+		if r.excluded(sub.rel, true) || !r.claim(sub.rel, entryKind{dir: true}, func() *uri.URL { return sub.url }) {
 			continue
 		}
 		sub.above, sub.depth = chain, d.depth+1
@@ -802,7 +800,11 @@ func (r *run) take(d dirJob, l *listing, dirs *queue[dirJob], files *queue[remot
 		dirs.push(sub)
 	}
 	for _, rf := range l.files {
-		if r.excluded(rf.rel, false) || !r.claim(rf.rel) {
+		if r.excluded(rf.rel, false) || !r.claim(rf.rel, fileKind(rf), rf.url) {
+			continue
+		}
+		if rf.link != "" {
+			r.addLink(rf)
 			continue
 		}
 		r.outstanding.Add(1)

@@ -2,7 +2,6 @@ package mirror
 
 import (
 	"errors"
-	"path"
 	"strings"
 )
 
@@ -63,17 +62,6 @@ func checkRel(rel string) error {
 		}
 	}
 	return nil
-}
-
-// linkInside reports whether a symbolic link at rel pointing at target
-// stays inside the tree: target must be relative, and rel's directory
-// joined with target must not climb above the root.
-func linkInside(rel, target string) bool {
-	if target == "" || strings.HasPrefix(target, "/") || strings.ContainsAny(target, "\\\x00") {
-		return false
-	}
-	j := path.Join(path.Dir(rel), target)
-	return j != ".." && !strings.HasPrefix(j, "../")
 }
 
 // joinRel joins a directory's relative path and a child name.
