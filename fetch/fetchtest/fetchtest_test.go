@@ -2,8 +2,10 @@ package fetchtest
 
 import (
 	"context"
+	"fmt"
 	"io"
 	"net"
+	"net/textproto"
 	"strings"
 	"testing"
 	"testing/fstest"
@@ -167,5 +169,45 @@ func TestNNTPHeadBodyOver(t *testing.T) {
 		"205 bye\r\n"
 	if string(got) != want {
 		t.Errorf("replies:\n%q\nwant\n%q", got, want)
+	}
+}
+
+// TestFTPPassivePorts: with PassivePorts set, the port EPSV names (RFC
+// 2428 section 3: "229 ... (|||port|)") is in the range. The range lies
+// above Linux's default ephemeral ports (32768-60999), where a bind to
+// port 0 would not land.
+func TestFTPPassivePorts(t *testing.T) {
+	first, last := 61000, 65535
+	srv, err := StartFTP(afero.NewMemMapFs(), FTPOptions{PassivePorts: [2]int{first, last}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Close()
+	nc, err := net.DialTimeout("tcp", srv.Addr(), 10*time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer nc.Close()
+	nc.SetDeadline(time.Now().Add(10 * time.Second))
+	c := textproto.NewConn(nc)
+	steps := []struct {
+		cmd  string
+		code int
+	}{{"", 220}, {"USER anonymous", 331}, {"PASS x", 230}, {"EPSV", 229}}
+	var msg string
+	for _, s := range steps {
+		if s.cmd != "" {
+			if err := c.PrintfLine("%s", s.cmd); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if _, msg, err = c.ReadResponse(s.code); err != nil {
+			t.Fatalf("%q: %v", s.cmd, err)
+		}
+	}
+	var port int
+	_, tail, _ := strings.Cut(msg, "(|||")
+	if _, err := fmt.Sscanf(tail, "%d|)", &port); err != nil || port < first || port > last {
+		t.Errorf("EPSV reply %q: port %d (%v), want one in %d-%d", msg, port, err, first, last)
 	}
 }
