@@ -83,9 +83,11 @@ place when complete; with -C - the partial data is kept in FILE.part and the
 next run resumes from it. With several URLs, the ones that can be fetched are,
 and the exit status is 8 when some failed.
 
-An FTP listing line that fits no known layout is named in a warning on stderr
-(and under "unparsed" with --json), and the exit status is 8: the listing may
-lack entries.
+An FTP listing line that fits no known layout, or a gopher menu line that is
+no menu line (a NUL byte, a port that is not a number), is named in a warning
+on stderr (and under "unparsed" with --json), and the exit status is 8: the
+listing may lack entries. A gopher menu with no item at all, and no "." line
+to say it is empty, is the server breaking the protocol (exit 9).
 
 With -Z (--parallel), up to --parallel-max URLs (default 8) are fetched at a
 time, sharing connections per server (FTP logins reused and pipelined, HTTP
