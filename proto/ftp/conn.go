@@ -329,7 +329,8 @@ func isConnError(err error) bool {
 	var ne net.Error
 	var pe *proto.ProtocolError
 	var tpe textproto.ProtocolError
-	return errors.As(err, &ne) || errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) ||
+	var se *sessionEnded
+	return errors.As(err, &ne) || errors.As(err, &se) || errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) ||
 		errors.Is(err, net.ErrClosed) || errors.Is(err, syscall.ECONNRESET) || errors.Is(err, syscall.EPIPE) ||
 		errors.Is(err, os.ErrDeadlineExceeded) || errors.As(err, &pe) || errors.As(err, &tpe) ||
 		errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded)
