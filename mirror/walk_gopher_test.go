@@ -383,3 +383,68 @@ func TestMirrorGopherDeleteConfirmed(t *testing.T) {
 		})
 	}
 }
+
+// Issue 29: a gopher menu that cannot be read (nothing but lines that are
+// no menu lines: NUL garbage, a port that is no number) is a failed
+// directory, counted in the report, the run ErrPartial; a menu with some
+// such lines is mirrored and its lines counted (Summary.Unparsed) and
+// named; a menu that sends nothing at all is, from a server that ends its
+// menus with a "." line, a failed directory, and from one never seen to
+// send it (pygopherd's empty directory), an empty directory.
+func TestMirrorGopherUnreadableMenus(t *testing.T) {
+	for _, tt := range []struct {
+		name     string
+		dot      string // the "." line of the menus that have one, or ""
+		failed   []string
+		unparsed int
+		keep     []string
+		gone     []string
+	}{
+		{"server that sends the dot", ".\r\n", []string{"empty", "garbage"}, 2, []string{"some/x", "empty/old"}, []string{"empty/gophermap"}},
+		{"server that never sends it", "", []string{"garbage"}, 2, []string{"some/x", "empty/gophermap"}, nil},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			addr := scriptedGopher(t, func(line string, _ int) string {
+				switch line {
+				case "":
+					return "1garbage\t/garbage\tHOST\tPORT\r\n1empty\t/empty\tHOST\tPORT\r\n1some\t/some\tHOST\tPORT\r\n" + tt.dot
+				case "/garbage":
+					return strings.Repeat("\x00\x00\x00\r\n", 30)
+				case "/empty":
+					return ""
+				case "/some":
+					return "9x\t/some/x\tHOST\tPORT\r\n9y\t/some/y\tHOST\tabc\r\n\x00\r\n" + tt.dot
+				case "/some/x":
+					return "data of " + line
+				}
+				return "3no\t\terror.host\t1\r\n.\r\n"
+			})
+			dir := t.TempDir()
+			putFiles(t, dir, map[string]string{"empty/old": "kept: its menu failed", "garbage/old": "kept"})
+			s, err := runGopher(t, addr, dir, Options{})
+			if !errors.Is(err, ErrPartial) || s.Failed != len(tt.failed) || s.Unparsed != tt.unparsed {
+				t.Fatalf("Run = %v, %d failed, %d unparsed; want ErrPartial, %d, %d", err, s.Failed, s.Unparsed, len(tt.failed), tt.unparsed)
+			}
+			var failed []string
+			for _, e := range s.Entries {
+				if e.Status == StatusFailed {
+					failed = append(failed, e.Path)
+				}
+			}
+			if strings.Join(failed, " ") != strings.Join(tt.failed, " ") {
+				t.Errorf("failed entries %q, want %q", failed, tt.failed)
+			}
+			var named int
+			for _, w := range s.Warnings {
+				if w.Kind == WarnUnparsed && w.Path == "some" {
+					named++
+				}
+			}
+			if named != 2 {
+				t.Errorf("%d warnings name the unparsed lines of some/, want 2: %+v", named, s.Warnings)
+			}
+			checkFiles(t, dir, true, tt.keep...)
+			checkFiles(t, dir, false, tt.gone...)
+		})
+	}
+}

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"io"
 	"net"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -155,5 +156,23 @@ func TestGetGopherMenuUnparsed(t *testing.T) {
 	addr = canned{request: "line", reply: []byte(".\r\n"), hangup: true}.start(t)
 	if r := runArgs(t, &netlog{}, "", "get", "gopher://"+addr+"/1/"); r.code != fetch.ExitOK {
 		t.Errorf("get of a menu that is its \".\" line: exit %d, stderr %q; want 0", r.code, r.err)
+	}
+}
+
+// A mirror whose starting gopher menu cannot be read stops as a get of it
+// does: exit 9, the server broke the protocol (a menu below the start is a
+// failed directory of the report instead, exit 8: mirror's
+// TestMirrorGopherUnreadableMenus).
+func TestMirrorGopherStartUnreadable(t *testing.T) {
+	for name, menu := range map[string][]byte{
+		"NUL garbage": bytes.Repeat([]byte{0, 0, '\r', '\n'}, 5),
+		"nothing":     nil,
+		"bad ports":   []byte("1a\t/a\t127.0.0.1\tabc\r\n1b\tx\t/b\t127.0.0.1\t70\r\n"),
+	} {
+		addr := canned{request: "line", reply: menu, hangup: true}.start(t)
+		r := runArgs(t, &netlog{}, "", "mirror", "gopher://"+addr+"/1/", filepath.Join(t.TempDir(), "m"))
+		if r.code != fetch.ExitProtocol {
+			t.Errorf("%s: mirror exit %d, want %d; stderr %q", name, r.code, fetch.ExitProtocol, r.err)
+		}
 	}
 }
