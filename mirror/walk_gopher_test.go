@@ -8,6 +8,7 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -431,6 +432,7 @@ func TestMirrorGopherUnreadableMenus(t *testing.T) {
 					failed = append(failed, e.Path)
 				}
 			}
+			slices.Sort(failed) // listed by several listers at once
 			if strings.Join(failed, " ") != strings.Join(tt.failed, " ") {
 				t.Errorf("failed entries %q, want %q", failed, tt.failed)
 			}
