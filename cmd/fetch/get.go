@@ -130,7 +130,7 @@ func addGetFlags(f *pflag.FlagSet, o *getOptions, cont *bool) {
 	f.IntSliceVar(&o.allowPorts, "allow-port", nil, "lift the port rules for `PORT` (repeatable)")
 	f.BoolVar(&o.denyPrivate, "deny-private", false, "refuse loopback, private and link-local addresses")
 	f.BoolVar(&o.json, "json", false, "listings, menus, advice and attributes as JSON")
-	f.BoolVar(&o.raw, "raw", false, "bytes as the server sent them (no menu parsing or unstuffing)")
+	f.BoolVar(&o.raw, "raw", false, "bytes as the server sent them (no menu parsing, no dot-unstuffing or line-end conversion)")
 	f.StringVar(&o.search, "search", "", "search `STRING` for gopher type 7 items")
 	f.StringArrayVar(&o.form, "form", nil, "answer a Gopher+ +ASK question, `NAME=VALUE` (repeatable)")
 	f.StringVar(&o.nntpServer, "nntp-server", "", "news server `HOST[:PORT]` for news: URLs (default $NNTPSERVER)")

@@ -176,3 +176,20 @@ func TestMirrorGopherStartUnreadable(t *testing.T) {
 		}
 	}
 }
+
+// Issue 29, "What to build" 6: with --raw an NNTP article is written as
+// the server sent it (RFC 3977 section 3.1.1: dot-stuffed, CR LF line
+// ends), without the status line and the terminating "." line, as the
+// help says of --raw ("bytes as the server sent them").
+func TestGetRawNNTP(t *testing.T) {
+	const article = "Subject: s\r\nFrom: a@example.org\r\n\r\n..dot\r\nline\r\n"
+	addr := canned{reply: []byte("201 hi\r\n201 reader\r\n211 1 1 1 g\r\n220 1 <a@example.org>\r\n" + article + ".\r\n205 bye\r\n")}.start(t)
+	r := runArgs(t, &netlog{}, "", "get", "--raw", "nntp://"+addr+"/g/1")
+	if r.code != fetch.ExitOK || r.out != article {
+		t.Errorf("get --raw: exit %d, %q; want 0, %q (stderr %q)", r.code, r.out, article, r.err)
+	}
+	r = runArgs(t, &netlog{}, "", "get", "nntp://"+addr+"/g/1")
+	if want := "Subject: s\nFrom: a@example.org\n\n.dot\nline\n"; r.code != fetch.ExitOK || r.out != want {
+		t.Errorf("get: exit %d, %q; want 0, %q (stderr %q)", r.code, r.out, want, r.err)
+	}
+}
