@@ -115,3 +115,36 @@ func FuzzRawBlock(f *testing.F) {
 		}
 	})
 }
+
+// A reply that is no NNTP reply is the server breaking the protocol
+// (proto.ErrProtocol, exit 9); a reply cut by the end of the connection is
+// a lost connection (io.ErrUnexpectedEOF, exit 5), never a protocol error.
+// RFC 3977 section 3.1: a status line begins with a three-digit code;
+// section 3.1.1: lines are at most 512 octets (this client allows
+// Driver.MaxLineLength before it gives up).
+func TestBrokenReplies(t *testing.T) {
+	for _, tt := range []struct {
+		name   string
+		server string
+		proto  bool // want proto.ErrProtocol; else io.ErrUnexpectedEOF
+	}{
+		{"greeting not a reply", "hello there\r\n", true},
+		{"greeting code of two digits", "20 hi\r\n", true},
+		{"greeting over the line limit", "200 " + strings.Repeat("x", DefaultMaxLineLength+10) + "\r\n", true},
+		{"GROUP reply not a reply", script("200 hi", "200 ok") + "what\r\n", true},
+		{"no greeting", "", false},
+		{"greeting cut", "200 hel", false},
+		{"GROUP reply cut", script("200 hi", "200 ok") + "21", false},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			s := newScripted(tt.server)
+			_, _, err := s.run(t, "nntp://127.0.0.1/local.test/2", proto.Options{})
+			if got := errors.Is(err, proto.ErrProtocol); got != tt.proto {
+				t.Errorf("Fetch = %v: errors.Is(err, proto.ErrProtocol) = %v, want %v", err, got, tt.proto)
+			}
+			if !tt.proto && !errors.Is(err, io.ErrUnexpectedEOF) {
+				t.Errorf("Fetch = %v, want io.ErrUnexpectedEOF (a lost connection)", err)
+			}
+		})
+	}
+}
