@@ -391,7 +391,8 @@ func TestMirrorGopherDeleteConfirmed(t *testing.T) {
 // such lines is mirrored and its lines counted (Summary.Unparsed) and
 // named; a menu that sends nothing at all is, from a server that ends its
 // menus with a "." line, a failed directory, and from one never seen to
-// send it (pygopherd's empty directory), an empty directory.
+// send it (pygopherd's empty directory), an empty directory. With --delete
+// nothing below a failed menu, or one with such lines, is deleted.
 func TestMirrorGopherUnreadableMenus(t *testing.T) {
 	for _, tt := range []struct {
 		name     string
@@ -401,8 +402,12 @@ func TestMirrorGopherUnreadableMenus(t *testing.T) {
 		keep     []string
 		gone     []string
 	}{
-		{"server that sends the dot", ".\r\n", []string{"empty", "garbage"}, 2, []string{"some/x", "empty/old"}, []string{"empty/gophermap"}},
-		{"server that never sends it", "", []string{"garbage"}, 2, []string{"some/x", "empty/gophermap"}, nil},
+		{"server that sends the dot", ".\r\n", []string{"empty", "garbage"}, 2,
+			[]string{"some/x", "some/old", "garbage/old", "empty/old"}, []string{"empty/gophermap"}},
+		// With --delete the empty menu is read again, and is nothing
+		// again: what was below it goes.
+		{"server that never sends it", "", []string{"garbage"}, 2,
+			[]string{"some/x", "some/old", "garbage/old", "empty/gophermap"}, []string{"empty/old"}},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			addr := scriptedGopher(t, func(line string, _ int) string {
@@ -421,8 +426,8 @@ func TestMirrorGopherUnreadableMenus(t *testing.T) {
 				return "3no\t\terror.host\t1\r\n.\r\n"
 			})
 			dir := t.TempDir()
-			putFiles(t, dir, map[string]string{"empty/old": "kept: its menu failed", "garbage/old": "kept"})
-			s, err := runGopher(t, addr, dir, Options{})
+			putFiles(t, dir, map[string]string{"empty/old": "gone from an empty menu", "garbage/old": "kept", "some/old": "kept"})
+			s, err := runGopher(t, addr, dir, Options{Delete: true})
 			if !errors.Is(err, ErrPartial) || s.Failed != len(tt.failed) || s.Unparsed != tt.unparsed {
 				t.Fatalf("Run = %v, %d failed, %d unparsed; want ErrPartial, %d, %d", err, s.Failed, s.Unparsed, len(tt.failed), tt.unparsed)
 			}
