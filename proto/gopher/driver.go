@@ -455,7 +455,7 @@ func (d *Driver) menuResponse(t *target, resp *proto.Response, raw []byte, end s
 	if err := allErrors(items); err != nil {
 		return nil, err
 	}
-	if err := noItems(items, unparsed, end); err != nil {
+	if err := noItems(items, unparsed, end, t.Type == "7"); err != nil {
 		return nil, err
 	}
 	entries := make([]proto.Entry, len(items))
@@ -489,14 +489,16 @@ var ErrEmptyMenu = &proto.ProtocolError{Proto: "gopher", Msg: `the server sent n
 // one that held nothing and ended at the close, a *proto.ProtocolError
 // for one whose every line is no menu line (binary garbage). A menu that
 // is its "." line alone, or whose Gopher+ length was given, is empty and
-// whole.
-func noItems(items []Item, unparsed []string, end string) error {
+// whole; so is the result of a search (type 7) that held nothing: no hits
+// is the common answer, and a server that never sends the "." line sends
+// nothing for it.
+func noItems(items []Item, unparsed []string, end string, search bool) error {
 	switch {
 	case len(items) > 0:
 		return nil
 	case len(unparsed) > 0:
 		return protoErr("no line of the menu is a menu line (%d lines, the first %s)", len(unparsed), strconv.Quote(sanitizeShort(unparsed[0])))
-	case end == MenuEndClose:
+	case end == MenuEndClose && !search:
 		return ErrEmptyMenu
 	}
 	return nil

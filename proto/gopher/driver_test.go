@@ -822,6 +822,8 @@ func TestFetchMenuWithoutItems(t *testing.T) {
 		"/badport":    reply("0a\t/a\th\tabc\r\n"),
 		"/some":       reply("0a\t/a\th\tabc\r\n0b\t/b\th\t70\r\n\x00\r\n.\r\n"),
 		"/info":       reply("iJust words\tfake\t(NULL)\t0\r\n"),
+		"/find\tzzz":  reply(""),
+		"/find\tnul":  reply("\x00\r\n"),
 	})
 	for _, tt := range []struct {
 		url      string
@@ -838,6 +840,9 @@ func TestFetchMenuWithoutItems(t *testing.T) {
 		{"gopher://SRV/1/badport", proto.ErrProtocol, 0, nil},
 		{"gopher://SRV/1/some", nil, 1, []string{"0a\t/a\th\tabc", "\x00"}},
 		{"gopher://SRV/1/info", nil, 1, nil},
+		// A search that finds nothing: no hits, not a broken server.
+		{"gopher://SRV/7/find%09zzz", nil, 0, nil},
+		{"gopher://SRV/7/find%09nul", proto.ErrProtocol, 0, nil},
 	} {
 		t.Run(tt.url, func(t *testing.T) {
 			resp, _, err := fetchURL(t, &Driver{}, srv, tt.url, nil)
