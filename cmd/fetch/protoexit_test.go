@@ -105,6 +105,8 @@ func TestExitProtocolBrokenServers(t *testing.T) {
 		{"http malformed header", "http", "/", canned{request: "http", reply: []byte("HTTP/1.1 200 OK\r\nno colon here\r\n\r\n")}, fetch.ExitProtocol},
 		{"http 20 MB header", "http", "/", canned{request: "http", reply: []byte("HTTP/1.1 200 OK\r\nX-Big: " + long(20<<20) + "\r\n\r\n")}, fetch.ExitProtocol},
 		{"http reply cut", "http", "/", canned{request: "http", reply: []byte("HTTP/1.1 200 OK\r\nContent-"), hangup: true}, fetch.ExitNetwork},
+		{"http chunk size not hex", "http", "/", canned{request: "http", reply: []byte("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n")}, fetch.ExitProtocol},
+		{"http body cut", "http", "/", canned{request: "http", reply: []byte("HTTP/1.1 200 OK\r\nContent-Length: 10\r\n\r\nabc"), hangup: true}, fetch.ExitNetwork},
 		{"http reply cut after a header line", "http", "/", canned{request: "http", reply: []byte("HTTP/1.1 200 OK\r\nContent-Length: 5\r\n"), hangup: true}, fetch.ExitNetwork},
 		{"http no reply", "http", "/", canned{request: "http", hangup: true}, fetch.ExitNetwork},
 		// NNTP (RFC 3977 section 3.1: a response begins with a status line

@@ -86,3 +86,43 @@ func TestBrokenResponseHead(t *testing.T) {
 		})
 	}
 }
+
+// A chunked body whose framing cannot be read is the server breaking the
+// protocol (RFC 9112 section 7.1: chunk-size is hex digits, then CRLF);
+// a body cut by the end of the connection, in its framing or its data, is
+// a lost connection.
+func TestBrokenBody(t *testing.T) {
+	const chunked = "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n"
+	for _, tt := range []struct {
+		name  string
+		reply string
+		end   bool
+		proto bool // want proto.ErrProtocol; else io.ErrUnexpectedEOF
+	}{
+		{"chunk size not hex", chunked + "zz\r\nabc\r\n0\r\n\r\n", false, true},
+		{"chunk size not hex, then closed", chunked + "zz\r\nabc\r\n0\r\n\r\n", true, true},
+		{"chunk data without its CRLF", chunked + "3\r\nabcX\r\n0\r\n\r\n", false, true},
+		{"cut in a chunk", chunked + "5\r\nab", true, false},
+		{"cut in a chunk size", chunked + "3\r\nabc\r\n1", true, false},
+		{"cut after a chunk", chunked + "3\r\nabc\r\n", true, false},
+		{"cut before its length", "HTTP/1.1 200 OK\r\nContent-Length: 10\r\n\r\nabc", true, false},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			raw := serveRaw(t, tt.reply, tt.end)
+			d := &Driver{}
+			defer d.CloseIdleConnections()
+			resp, err := d.Fetch(t.Context(), uri.MustParse(raw), testRequest())
+			if err != nil {
+				t.Fatal(err)
+			}
+			_, err = io.ReadAll(resp.Body)
+			resp.Body.Close()
+			if got := errors.Is(err, proto.ErrProtocol); got != tt.proto {
+				t.Errorf("read = %v: errors.Is(err, proto.ErrProtocol) = %v, want %v", err, got, tt.proto)
+			}
+			if !tt.proto && !errors.Is(err, io.ErrUnexpectedEOF) {
+				t.Errorf("read = %v, want io.ErrUnexpectedEOF (a lost connection)", err)
+			}
+		})
+	}
+}

@@ -176,7 +176,7 @@ func (d *Driver) Fetch(ctx context.Context, u *uri.URL, req *proto.Request) (*pr
 		return nil, err
 	}
 	resp.Name = remoteName(u)
-	resp.Body = &body{rc: resp.Body, tr: tr, keep: shared, x: x}
+	resp.Body = &body{rc: resp.Body, tr: tr, keep: shared, x: x, h: &h}
 	return resp, nil
 }
 
@@ -335,6 +335,7 @@ type body struct {
 	tr   *http.Transport
 	keep bool
 	x    *exchange // nil when not recorded
+	h    *head     // classifies read errors (bodyErr)
 	once sync.Once
 	err  error
 }
@@ -343,6 +344,9 @@ func (b *body) Read(p []byte) (int, error) {
 	n, err := b.rc.Read(p)
 	if err != nil && b.x != nil {
 		b.x.stop()
+	}
+	if err != nil && b.h != nil {
+		err = b.h.bodyErr(err)
 	}
 	return n, err
 }
