@@ -375,7 +375,8 @@ func (c *Client) fetchOnce(ctx context.Context, u *uri.URL, req *proto.Request, 
 		return nil, err
 	case resp == nil:
 		release()
-		return nil, &proto.ProtocolError{Proto: u.Scheme, Msg: "driver returned neither a response nor an error"}
+		// A bug of the driver, not of the server: no protocol error.
+		return nil, fmt.Errorf("fetch: the %s driver returned neither a response nor an error", u.Scheme)
 	case resp.Body == nil:
 		resp.Body = io.NopCloser(eofReader{})
 	}

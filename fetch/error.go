@@ -135,16 +135,17 @@ func ExitCode(err error) int {
 // it, or a server that closed the session saying it cannot serve now but
 // will later (NNTP 400, RFC 3977 sections 3.2.1 and 5.1.1): the class worth
 // trying again later. (net.Error alone is not enough: every syscall.Errno
-// implements it.)
+// implements it.) A server that broke the protocol is not in it: ExitCode
+// gives proto.ErrProtocol exit 9 first, and retry.Transient never retries
+// it.
 func isNetwork(err error) bool {
 	var (
 		ne net.Error
 		oe *net.OpError
 		de *net.DNSError
-		pe *proto.ProtocolError
 		ce *tls.CertificateVerificationError
 	)
-	return errors.As(err, &oe) || errors.As(err, &de) || errors.As(err, &pe) || errors.As(err, &ce) ||
+	return errors.As(err, &oe) || errors.As(err, &de) || errors.As(err, &ce) ||
 		errors.As(err, &ne) && ne.Timeout() ||
 		errors.Is(err, context.DeadlineExceeded) || errors.Is(err, os.ErrDeadlineExceeded) ||
 		errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, net.ErrClosed) ||

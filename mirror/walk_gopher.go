@@ -65,6 +65,15 @@ const gopherFileTypes = "04569gIsdhp;PcMx"
 
 func (w *gopherWalker) list(ctx context.Context, f Fetcher, req *proto.Request, d dirJob) (*listing, error) {
 	resp, raw, err := fetchListing(ctx, f, req, d.url)
+	if errors.Is(err, gopher.ErrEmptyMenu) && d.rel != "" {
+		// Nothing, and no "." line: pygopherd's empty directory, or a
+		// menu cut before its first line. It is judged as a menu that
+		// ended at the close (checkMenuEnd, judgeMenus): empty from a
+		// server never seen to send the line, failed from one that does.
+		// The starting menu has no such benefit: a mirror of nothing is
+		// a failure.
+		return &listing{menu: []byte{}, menuEnd: gopher.MenuEndClose}, nil
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -73,6 +82,10 @@ func (w *gopherWalker) list(ctx context.Context, f Fetcher, req *proto.Request, 
 	}
 	l := &listing{menu: raw}
 	l.menuEnd, _ = resp.Info[gopher.InfoMenuEnd].(string)
+	// Lines that are no menu line (a NUL byte, a port that is no number):
+	// counted and named in the report, as an FTP listing's lines of no
+	// known layout are, and nothing below the menu is deleted.
+	l.unparsed, _ = resp.Info[gopher.InfoUnparsed].([]string)
 	menuRel := joinRel(d.rel, menuName)
 	plus := false
 	for _, e := range resp.Entries {
@@ -331,6 +344,9 @@ func (r *run) readAgain(ctx context.Context, m menuRead) error {
 	}
 	defer r.releaseSlot()
 	_, raw, err := fetchListing(ctx, r.f, r.request(proto.Options{}), m.url)
+	if errors.Is(err, gopher.ErrEmptyMenu) {
+		raw, err = nil, nil // nothing again: compared as no bytes (see list)
+	}
 	if err != nil {
 		return err
 	}

@@ -116,8 +116,13 @@ func Transient(err error) bool {
 	if errors.As(err, &ue) || errors.As(err, &ce) {
 		return false
 	}
+	// A server that broke the protocol (proto.ErrProtocol, exit 9) is
+	// not tried again, whatever else the error wraps: the same server
+	// gives the same malformed or over-long reply, and a retry only adds
+	// load and delay. A reply cut by a lost connection is no protocol
+	// error (the drivers wrap io.ErrUnexpectedEOF) and is tried again.
 	for _, permanent := range []error{safety.ErrRefused, proto.ErrUnsafeArgument, proto.ErrLogin,
-		proto.ErrNotFound, proto.ErrPermission, proto.ErrNoAccessMethod, proto.ErrNeedInput} {
+		proto.ErrNotFound, proto.ErrPermission, proto.ErrNoAccessMethod, proto.ErrNeedInput, proto.ErrProtocol} {
 		if errors.Is(err, permanent) {
 			return false
 		}

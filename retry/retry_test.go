@@ -58,6 +58,9 @@ var transientTests = []struct {
 	{"need input", proto.ErrNeedInput, false},
 	{"certificate", &tls.CertificateVerificationError{Err: errors.New("x")}, false},
 	{"cancelled", fmt.Errorf("read: %w (%w)", context.Canceled, net.ErrClosed), false},
+	{"protocol error", &proto.ProtocolError{Proto: "nntp", Msg: "malformed reply"}, false},
+	{"protocol error with a 421", fmt.Errorf("%w: %w", proto.ErrProtocol, reply(421)), false},
+	{"protocol error of a timed-out reader", fmt.Errorf("%w (%w)", &proto.ProtocolError{Proto: "ftp"}, os.ErrDeadlineExceeded), false},
 	{"other", errors.New("something else"), false},
 	{"nil", nil, false},
 }

@@ -93,9 +93,11 @@ stderr says so; --binary keeps the stored bytes. FILE.part.type records the
 type a FILE.part was written in: converted text is fetched whole again, never
 resumed.
 
-An FTP listing line that fits no known layout is named in a warning on stderr
-(and under "unparsed" with --json), and the exit status is 8: the listing may
-lack entries.
+An FTP listing line that fits no known layout, or a gopher menu line that is
+no menu line (a NUL byte, a port that is not a number), is named in a warning
+on stderr (and under "unparsed" with --json), and the exit status is 8: the
+listing may lack entries. A gopher menu with no item at all, and no "." line
+to say it is empty, is the server breaking the protocol (exit 9).
 
 With -Z (--parallel), up to --parallel-max URLs (default 8) are fetched at a
 time, sharing connections per server (FTP logins reused and pipelined, HTTP
@@ -139,7 +141,7 @@ func addGetFlags(f *pflag.FlagSet, o *getOptions, cont *bool) {
 	f.BoolVar(&o.denyPrivate, "deny-private", false, "refuse loopback, private and link-local addresses")
 	addRedirectFlags(f, &o.redirect)
 	f.BoolVar(&o.json, "json", false, "listings, menus, advice and attributes as JSON")
-	f.BoolVar(&o.raw, "raw", false, "bytes as the server sent them (no menu parsing or unstuffing)")
+	f.BoolVar(&o.raw, "raw", false, "bytes as the server sent them (no menu parsing, no dot-unstuffing or line-end conversion)")
 	f.StringVar(&o.search, "search", "", "search `STRING` for gopher type 7 items")
 	f.StringArrayVar(&o.form, "form", nil, "answer a Gopher+ +ASK question, `NAME=VALUE` (repeatable)")
 	f.StringVar(&o.nntpServer, "nntp-server", "", "news server `HOST[:PORT]` for news: URLs (default $NNTPSERVER)")

@@ -14,6 +14,7 @@ import (
 
 	"github.com/rfc1738/fetch/fetch"
 	"github.com/rfc1738/fetch/proto"
+	"github.com/rfc1738/fetch/proto/gopher"
 )
 
 // document is the --json form of a listing, menu, advice or attribute set.
@@ -22,7 +23,8 @@ type document struct {
 	Kind    string        `json:"kind"`             // "directory", "advisory", "data"
 	Entries []proto.Entry `json:"entries,omitzero"` // non-nil for a directory
 	// Unparsed: the lines of an FTP listing that fit no known layout
-	// (empty, not absent, for an FTP listing that had none).
+	// (empty, not absent, for an FTP listing that had none), or of a
+	// gopher menu that are no menu line (absent when there are none).
 	Unparsed []string `json:"unparsed,omitzero"`
 	// NLSTFallback: not one line of the FTP listing fit a known layout;
 	// the entries are NLST's names, probed with CWD, SIZE and MDTM.
@@ -60,6 +62,8 @@ func renderListing(w io.Writer, resp *fetch.Response, asJSON bool) error {
 			}
 			doc.NLSTFallback, _ = resp.Info["ftp_nlst_fallback"].(bool)
 			doc.Truncated, _ = resp.Info["ftp_truncated"].(string)
+		} else {
+			doc.Unparsed = unparsedLines(resp)
 		}
 		return writeJSON(w, doc)
 	}
@@ -261,8 +265,12 @@ func (e *errWriter) Write(p []byte) (int, error) {
 }
 
 // unparsedLines returns the lines of an FTP listing that fit no known
-// layout (Info["ftp_unparsed"]).
+// layout (Info["ftp_unparsed"]), or of a gopher menu that are no menu line
+// (Info[gopher.InfoUnparsed]).
 func unparsedLines(resp *fetch.Response) []string {
-	lines, _ := resp.Info["ftp_unparsed"].([]string)
+	if lines, ok := resp.Info["ftp_unparsed"].([]string); ok {
+		return lines
+	}
+	lines, _ := resp.Info[gopher.InfoUnparsed].([]string)
 	return lines
 }

@@ -24,7 +24,6 @@ package http
 import (
 	"context"
 	"crypto/tls"
-	"errors"
 	"fmt"
 	"io"
 	"mime"
@@ -127,10 +126,11 @@ func (d *Driver) Fetch(ctx context.Context, u *uri.URL, req *proto.Request) (*pr
 		return nil, err
 	}
 	var x *exchange
-	rctx := ctx
+	var h head
+	rctx := h.watch(ctx)
 	if req.Options.HTTP.Exchange {
 		x = &exchange{}
-		rctx = x.trace(ctx)
+		rctx = x.trace(rctx)
 	}
 	hreq, err := d.newRequest(rctx, target, req)
 	if err != nil {
@@ -153,12 +153,7 @@ func (d *Driver) Fetch(ctx context.Context, u *uri.URL, req *proto.Request) (*pr
 		if !shared {
 			tr.CloseIdleConnections()
 		}
-		if errors.Is(err, io.EOF) {
-			// The connection ended before a response (net/http's
-			// bare EOF): lost (exit 5, retried), said so.
-			err = fmt.Errorf("the server closed the connection before its response: %w", io.ErrUnexpectedEOF)
-		}
-		return nil, fmt.Errorf("http: %w", err)
+		return nil, fmt.Errorf("http: %w", h.classify(err))
 	}
 	t.response(hresp)
 	resp, err := response(target, hreq, hresp, req.Offset)
@@ -181,7 +176,7 @@ func (d *Driver) Fetch(ctx context.Context, u *uri.URL, req *proto.Request) (*pr
 		return nil, err
 	}
 	resp.Name = remoteName(u)
-	resp.Body = &body{rc: resp.Body, tr: tr, keep: shared, x: x}
+	resp.Body = &body{rc: resp.Body, tr: tr, keep: shared, x: x, h: &h}
 	return resp, nil
 }
 
@@ -340,6 +335,7 @@ type body struct {
 	tr   *http.Transport
 	keep bool
 	x    *exchange // nil when not recorded
+	h    *head     // classifies read errors (bodyErr)
 	once sync.Once
 	err  error
 }
@@ -348,6 +344,9 @@ func (b *body) Read(p []byte) (int, error) {
 	n, err := b.rc.Read(p)
 	if err != nil && b.x != nil {
 		b.x.stop()
+	}
+	if err != nil && b.h != nil {
+		err = b.h.bodyErr(err)
 	}
 	return n, err
 }
