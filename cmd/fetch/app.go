@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 
+	"github.com/spf13/cobra"
 	"golang.org/x/term"
 
 	"github.com/rfc1738/fetch/fetch"
@@ -73,14 +74,18 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 func execute(ctx context.Context, args []string, e *env) int {
 	e.args = args
 	root := newRootCmd(e)
+	if err := unknownCommand(root, args); err != nil {
+		return exitCode(ctx, err, e, root)
+	}
 	root.SetArgs(withDefaultCommand(root, args))
-	err := root.ExecuteContext(ctx)
-	return exitCode(err, e)
+	cmd, err := root.ExecuteContextC(ctx)
+	return exitCode(ctx, err, e, cmd)
 }
 
 // exitCode reports err on stderr (unless a command already did) and maps
-// it to an exit code.
-func exitCode(err error, e *env) int {
+// it to an exit code. A usage error names the help of cmd, the command
+// that failed.
+func exitCode(ctx context.Context, err error, e *env, cmd *cobra.Command) int {
 	var (
 		fe *FlagError
 		xe *exitError
@@ -91,10 +96,24 @@ func exitCode(err error, e *env) int {
 	case errors.As(err, &xe):
 		return xe.code
 	case errors.As(err, &fe):
-		fmt.Fprintf(e.err, "fetch: %v\nRun 'fetch --help' for usage.\n", fe.err)
+		path := "fetch"
+		if cmd != nil {
+			path = cmd.CommandPath()
+		}
+		fmt.Fprintf(e.err, "fetch: %v\nRun '%s --help' for usage.\n", fe.err, path)
 		return fetch.ExitUsage
 	}
 	fmt.Fprintf(e.err, "fetch: %s\n", message(err))
+	return codeOf(err)
+}
+
+// codeOf is the exit code of err: a usage error is ExitUsage, the rest as
+// fetch.ExitCode says.
+func codeOf(err error) int {
+	var fe *FlagError
+	if errors.As(err, &fe) {
+		return fetch.ExitUsage
+	}
 	return fetch.ExitCode(err)
 }
 

@@ -96,7 +96,7 @@ kept alive); data for stdout still comes out in the order of the URLs.`,
   fetch --json gopher://gopher.example.org/1/
   fetch -v --deny-private http://example.org/
   fetch -Z --parallel-max 8 -O ftp://ftp.example.org/pub/a.txt ftp://ftp.example.org/pub/b.txt`,
-		Args: minArgs(1),
+		Args: minArgs("URL"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if cont {
 				o.continueAt = "-"
@@ -135,7 +135,7 @@ func addGetFlags(f *pflag.FlagSet, o *getOptions, cont *bool) {
 	f.StringVar(&o.email, "email", "", "`ADDRESS` sent as the anonymous FTP password (default $FETCH_EMAIL)")
 	f.BoolVar(&o.netrc, "netrc", false, "look up passwords in ~/.netrc")
 	f.StringVar(&o.netrcFile, "netrc-file", "", "look up passwords in `FILE`")
-	f.StringVar(&o.ftpMethod, "ftp-method", "", "multicwd, singlecwd or nocwd")
+	f.StringVar(&o.ftpMethod, "ftp-method", "", "reach the file by `METHOD`: multicwd (a CWD per directory), singlecwd (one CWD) or nocwd (the full path in RETR)")
 	addFTPFlags(f, o)
 	f.BoolVar(&o.headersOnly, "headers-only", false, "only the headers (news articles, HTTP)")
 	f.BoolVar(&o.bodyOnly, "body-only", false, "only the body of news articles")

@@ -49,7 +49,7 @@ func runGet(ctx context.Context, o *getOptions, e *env) (err error) {
 		if err != nil {
 			fmt.Fprintf(e.err, "fetch: %s\n", red.redact(message(err)))
 		}
-		code := fetch.ExitCode(err)
+		code := codeOf(err)
 		var le *listingError
 		if errors.As(err, &le) {
 			code = fetch.ExitPartial

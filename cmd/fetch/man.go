@@ -15,10 +15,9 @@ import (
 // themselves: fetch(1) and fetch-SUBCOMMAND(1) for each subcommand.
 func newManCmd(e *env) *cobra.Command {
 	return &cobra.Command{
-		Use:    "man DIR",
-		Short:  "Write the man pages into DIR",
-		Hidden: true,
-		Args:   exactArgs(1),
+		Use:   "man DIR",
+		Short: "Write the man pages into DIR",
+		Args:  exactArgs("DIR"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if err := writeManPages(cmd.Root(), args[0]); err != nil {
 				return err

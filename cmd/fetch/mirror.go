@@ -97,7 +97,7 @@ one group at a time each; --delete removes articles the server has expired;
   fetch mirror --dry-run --json http://127.0.0.1:8080/dir/ ./dir
   fetch mirror -j 4 --mbox news.mbox 'nntp://127.0.0.1:1119/local.*' ./news
   NNTPSERVER=127.0.0.1:1119 fetch mirror --maildir ./Maildir news:local.test ./news`,
-		Args: exactArgs(2),
+		Args: exactArgs("URL", "DIR"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.url, o.dir = args[0], args[1]
 			return runMirror(cmd.Context(), o, e)
@@ -105,7 +105,7 @@ one group at a time each; --delete removes articles the server has expired;
 	}
 	f := cmd.Flags()
 	f.SortFlags = false
-	f.IntVarP(&o.jobs, "jobs", "j", 4, "connections used at once, for listings and transfers (each keeps its FTP login)")
+	f.IntVarP(&o.jobs, "jobs", "j", 4, "use `N` connections at once, for listings and transfers (each keeps its FTP login)")
 	f.BoolVar(&o.delete, "delete", false, "delete local files that are no longer on the remote side")
 	f.StringArrayVar(&o.include, "include", nil, "mirror only files matching `GLOB` (repeatable)")
 	f.StringArrayVar(&o.exclude, "exclude", nil, "skip files and directories matching `GLOB` (repeatable)")

@@ -46,7 +46,7 @@ func (o *getOptions) destination(u *uri.URL) (*dest, error) {
 	if o.remoteName {
 		name := urlName(u)
 		if name == "" && d.resume {
-			return nil, fmt.Errorf("%s names no file; use -o with -C", u.Redacted())
+			return nil, flagErrorf("%s names no file; use -o with -C", u.Redacted())
 		}
 		if name != "" {
 			if err := validName(name); err != nil {
@@ -83,14 +83,14 @@ func urlName(u *uri.URL) string {
 }
 
 // validName refuses remote names that are not a plain file name in the
-// current directory.
+// current directory: a usage error, since -o names the file instead.
 func validName(name string) error {
 	bad := name == "" || name == "." || name == ".." || strings.ContainsAny(name, `/\`)
 	for i := 0; i < len(name) && !bad; i++ {
 		bad = name[i] < 0x20 || name[i] == 0x7f
 	}
 	if bad {
-		return fmt.Errorf("remote name %q cannot be used as a file name; use -o", name)
+		return flagErrorf("remote name %q cannot be used as a file name; use -o", name)
 	}
 	return nil
 }
@@ -120,6 +120,9 @@ func (d *dest) open(resp *fetch.Response, e *env) (sink, error) {
 		return &stdoutSink{w: e.out, skip: d.offset - resp.Offset}, nil
 	}
 	if d.path == "" {
+		if resp.Name == "" {
+			return nil, flagErrorf("-O: %s names no file (a directory, a menu or a listing): name the output with -o FILE", resp.URL.Redacted())
+		}
 		if err := validName(resp.Name); err != nil {
 			return nil, err
 		}
