@@ -26,7 +26,14 @@ type Error struct {
 	Err error
 }
 
-func (e *Error) Error() string { return "fetch: " + e.Op + " " + e.URL + ": " + e.Err.Error() }
+// Error names the URL and the cause; the operation too, but for "get" and
+// "mirror", which the URL says.
+func (e *Error) Error() string {
+	if e.Op == "get" || e.Op == "mirror" {
+		return "fetch: " + e.URL + ": " + e.Err.Error()
+	}
+	return "fetch: " + e.Op + " " + e.URL + ": " + e.Err.Error()
+}
 
 func (e *Error) Unwrap() error { return e.Err }
 

@@ -5,10 +5,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net"
 	"net/textproto"
 	"os"
 	"path/filepath"
+	"slices"
+	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -150,5 +154,57 @@ func TestMirrorBusyWithOneJob(t *testing.T) {
 	}
 	if f.refused != 3 || len(s.Notices) != 0 {
 		t.Errorf("%d refusals, notices %q; want 3 (listing: 1 + 2 retries), none", f.refused, s.Notices)
+	}
+}
+
+// retryLog records the retries a policy announces.
+type retryLog struct {
+	mu    sync.Mutex
+	calls []string
+}
+
+func (l *retryLog) policy(max int) *retry.Policy {
+	p := quick(max)
+	p.OnRetry = func(n, max int, wait time.Duration, err error) {
+		l.mu.Lock()
+		defer l.mu.Unlock()
+		if wait <= 0 || err == nil {
+			l.calls = append(l.calls, "bad call")
+		}
+		l.calls = append(l.calls, fmt.Sprintf("%d/%d", n, max))
+	}
+	return p
+}
+
+// Every retry, of the starting listing and of a file, is announced
+// through Policy.OnRetry; the final failure says how many attempts it
+// took, and stays typed.
+func TestMirrorRetryAnnounced(t *testing.T) {
+	refused := &net.OpError{Op: "dial", Net: "tcp", Err: &os.SyscallError{Syscall: "connect", Err: syscall.ECONNREFUSED}}
+	f := newFakeFTP()
+	f.nodes[""].refuse = refused
+	var l retryLog
+	_, err := Run(context.Background(), f, uri.MustParse("ftp://h/"), t.TempDir(), Options{Retry: l.policy(2)})
+	var (
+		le *ListError
+		ae *retry.AttemptsError
+	)
+	if !errors.As(err, &le) || !errors.As(err, &ae) || ae.Attempts != 3 || !errors.Is(err, syscall.ECONNREFUSED) {
+		t.Errorf("Run = %v; want a ListError after 3 attempts, connection refused", err)
+	}
+	if want := []string{"1/2", "2/2"}; !slices.Equal(l.calls, want) {
+		t.Errorf("retries announced %q, want %q", l.calls, want)
+	}
+
+	f = newFakeFTP()
+	f.file("busy.txt", "later")
+	f.nodes["busy.txt"].refuse = fmt.Errorf("fake: RETR: %w", &textproto.Error{Code: 450, Msg: "busy"})
+	l = retryLog{}
+	s, err := Run(context.Background(), f, uri.MustParse("ftp://h/"), t.TempDir(), Options{Retry: l.policy(3)})
+	if !errors.Is(err, ErrPartial) || len(s.Entries) != 1 || !strings.HasSuffix(s.Entries[0].Reason, " (4 attempts)") {
+		t.Errorf("Run = %v, %+v; want busy.txt failed after 4 attempts", err, s.Entries)
+	}
+	if want := []string{"1/3", "2/3", "3/3"}; !slices.Equal(l.calls, want) {
+		t.Errorf("retries announced %q, want %q", l.calls, want)
 	}
 }

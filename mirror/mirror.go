@@ -133,6 +133,18 @@ type Event struct {
 	Status Status
 }
 
+// ListError is the failure to list the starting URL, which ends a run
+// before anything was fetched.
+type ListError struct {
+	URL string // redacted
+	Err error
+}
+
+func (e *ListError) Error() string { return "mirror: list " + e.URL + ": " + e.Err.Error() }
+
+// Unwrap returns the listing's failure.
+func (e *ListError) Unwrap() error { return e.Err }
+
 // Status is what happened to one entry.
 type Status string
 
@@ -519,7 +531,7 @@ func (r *run) run(ctx context.Context) error {
 					r.outstanding.Done()
 					continue
 				}
-				if rep.Status == StatusFailed && r.again(ctx, &rf, rep.err, files) {
+				if rep.Status == StatusFailed && r.again(ctx, &rf, &rep, files) {
 					continue
 				}
 				r.sum.add(rep)
@@ -635,7 +647,7 @@ func (r *run) walk(ctx context.Context, dirs *queue[dirJob], files *queue[remote
 		if ctx.Err() != nil {
 			return ctx.Err()
 		}
-		return fmt.Errorf("mirror: list %s: %w", start.url.Redacted(), err)
+		return &ListError{URL: start.url.Redacted(), Err: err}
 	}
 	pending := &r.outstanding // directories and files queued and not yet done
 	r.take(start, l, dirs, files, pending)

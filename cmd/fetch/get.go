@@ -157,9 +157,16 @@ func addRetryFlags(f *pflag.FlagSet, o *getOptions, retries int) {
 	f.Var((*seconds)(&o.speedTime), "speed-time", "cut a transfer slower than --speed-limit (default 1 byte/s) for `SECONDS`")
 }
 
-// retryPolicy is the policy of --retry and --retry-max-time.
-func (o *getOptions) retryPolicy() *fetch.Retry {
-	return &fetch.Retry{Max: max(o.retry, 0), MaxTime: o.retryMaxTime}
+// retryPolicy is the policy of --retry and --retry-max-time. Each retry
+// is announced on stderr, with the failure it answers, unless -s.
+func (o *getOptions) retryPolicy(e *env, red *redactor) *fetch.Retry {
+	p := &fetch.Retry{Max: max(o.retry, 0), MaxTime: o.retryMaxTime}
+	if !o.silent {
+		p.OnRetry = func(n, max int, wait time.Duration, err error) {
+			fmt.Fprintf(e.err, "fetch: retrying in %.1f s (%d/%d): %s\n", wait.Seconds(), n, max, red.redact(message(err)))
+		}
+	}
+	return p
 }
 
 // speed returns the --speed-limit and --speed-time in force: either flag

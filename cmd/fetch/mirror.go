@@ -164,7 +164,7 @@ func runMirror(ctx context.Context, o *mirrorOptions, e *env) (err error) {
 	o.get.warnAllowPorts(e)
 	opts := fetch.MirrorOptions{
 		Jobs: o.jobs, Delete: o.delete, DryRun: o.dryRun,
-		Include: o.include, Exclude: o.exclude, KeepVersions: o.keepVersions, MaxArticles: o.maxArticles, Retry: o.get.retryPolicy(),
+		Include: o.include, Exclude: o.exclude, KeepVersions: o.keepVersions, MaxArticles: o.maxArticles, Retry: o.get.retryPolicy(e, red),
 	}
 	if opts.Shard, opts.Shards, err = parseShard(o.shard); err != nil {
 		return err

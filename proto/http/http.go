@@ -158,6 +158,10 @@ func (d *Driver) Fetch(ctx context.Context, u *uri.URL, req *proto.Request) (*pr
 			// bare EOF): lost (exit 5, retried), said so.
 			err = fmt.Errorf("the server closed the connection before its response: %w", io.ErrUnexpectedEOF)
 		}
+		var oe *net.OpError
+		if errors.As(err, &oe) && oe.Op == "dial" {
+			return nil, err // a dial error names what it dialled
+		}
 		return nil, fmt.Errorf("http: %w", err)
 	}
 	t.response(hresp)

@@ -1,0 +1,46 @@
+package main
+
+import (
+	"context"
+	"net"
+	"os"
+	"regexp"
+	"syscall"
+	"testing"
+
+	"github.com/rfc1738/fetch/fetch"
+)
+
+// refuseDial fails every connection as a port where nothing listens does
+// (ECONNREFUSED), without touching the network.
+func refuseDial(ctx context.Context, network, addr string) (net.Conn, error) {
+	return nil, &net.OpError{Op: "dial", Net: network, Err: &os.SyscallError{Syscall: "connect", Err: syscall.ECONNREFUSED}}
+}
+
+// Each retry is announced on stderr, -s silences it, and the final error
+// says how many attempts it took, the URL said once: for a mirror whose
+// start cannot be listed, and for get.
+func TestRetryAnnounced(t *testing.T) {
+	const port = "2121"
+	dir := t.TempDir()
+	for _, tc := range []struct {
+		args []string
+		want string // stderr, as a regular expression
+	}{
+		{[]string{"mirror", "--retry", "1", "ftp://127.0.0.1:" + port + "/pub/", dir},
+			`^fetch: retrying in [0-9.]+ s \(1/1\): ftp://127\.0\.0\.1:` + port + `/pub/: connection refused\n` +
+				`fetch: ftp://127\.0\.0\.1:` + port + `/pub/: connection refused \(2 attempts\)\n$`},
+		{[]string{"mirror", "-s", "--retry", "1", "ftp://127.0.0.1:" + port + "/pub/", dir},
+			`^fetch: ftp://127\.0\.0\.1:` + port + `/pub/: connection refused \(2 attempts\)\n$`},
+		{[]string{"get", "--retry", "1", "ftp://127.0.0.1:" + port + "/pub/a"},
+			`^fetch: retrying in [0-9.]+ s \(1/1\): ftp://127\.0\.0\.1:` + port + `/pub/a: connection refused\n` +
+				`fetch: ftp://127\.0\.0\.1:` + port + `/pub/a: connection refused \(2 attempts\)\n$`},
+	} {
+		e, _, errb := newEnv("", &netlog{})
+		e.dial = refuseDial
+		code := runIn(t, e, tc.args...)
+		if code != fetch.ExitNetwork || !regexp.MustCompile(tc.want).MatchString(errb.String()) {
+			t.Errorf("fetch %q = %d, stderr\n%s\nwant 5 and\n%s", tc.args, code, errb, tc.want)
+		}
+	}
+}
