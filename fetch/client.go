@@ -263,11 +263,8 @@ func (c *Client) registry() *Registry {
 // follow fetches u, following redirects.
 func (c *Client) follow(ctx context.Context, u *uri.URL, req *proto.Request, lookup lookupFunc) (*Response, error) {
 	var chain []string
+	op := "get" // what the failure of u is: "redirect" or "gateway" after one
 	for {
-		op := "get"
-		if len(chain) > 0 {
-			op = "redirect"
-		}
 		findings, err := c.Policy.Evaluate(u)
 		if err != nil {
 			return nil, &Error{Op: "check", URL: u.Redacted(), Err: err}
@@ -291,6 +288,10 @@ func (c *Client) follow(ctx context.Context, u *uri.URL, req *proto.Request, loo
 		c.tracef("* redirect (%s) to %s", r.Reason, next.Redacted())
 		chain = append(chain, u.Redacted())
 		u = next
+		op = "redirect"
+		if r.Reason == "gateway" {
+			op = "gateway"
+		}
 	}
 }
 

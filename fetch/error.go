@@ -18,7 +18,9 @@ import (
 // Error is the error of every Client operation: what was being done, to
 // which URL, and why.
 type Error struct {
-	// Op is "parse", "check", "get" or "redirect".
+	// Op is "parse", "check", "get", "redirect" (the target of a
+	// redirect), "gateway" (the gateway URL a scheme is fetched through),
+	// "mirror" or "warc".
 	Op string
 	// URL is the URL concerned, always redacted (no password).
 	URL string

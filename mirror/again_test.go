@@ -208,3 +208,39 @@ func TestMirrorRetryAnnounced(t *testing.T) {
 		t.Errorf("retries announced %q, want %q", l.calls, want)
 	}
 }
+
+// A first run that fails before it records anything leaves nothing behind:
+// no .fetch, and not the target directory when the run created it. A run
+// into a target with a manifest keeps it.
+func TestFirstRunFailureLeavesNothing(t *testing.T) {
+	refused := &net.OpError{Op: "dial", Net: "tcp", Err: &os.SyscallError{Syscall: "connect", Err: syscall.ECONNREFUSED}}
+	f := newFakeFTP()
+	f.nodes[""].refuse = refused
+	base := t.TempDir()
+	made := filepath.Join(base, "new", "dir")
+	if _, err := Run(context.Background(), f, uri.MustParse("ftp://h/"), made, Options{Retry: quick(0)}); err == nil {
+		t.Fatal("Run of a refused start succeeded")
+	}
+	if _, err := os.Stat(made); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("the target the run created is left behind (%v)", err)
+	}
+	have := filepath.Join(base, "have")
+	os.Mkdir(have, 0o755)
+	Run(context.Background(), f, uri.MustParse("ftp://h/"), have, Options{Retry: quick(0)})
+	if ents, err := os.ReadDir(have); err != nil || len(ents) != 0 {
+		t.Errorf("the run left %v in a target it did not create (%v)", ents, err)
+	}
+
+	f = newFakeFTP()
+	f.file("a.txt", "a")
+	if _, err := Run(context.Background(), f, uri.MustParse("ftp://h/"), have, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	f.nodes[""].refuse = refused
+	if _, err := Run(context.Background(), f, uri.MustParse("ftp://h/"), have, Options{Retry: quick(0)}); err == nil {
+		t.Fatal("Run of a refused start succeeded")
+	}
+	if _, err := os.Stat(filepath.Join(have, manifestName)); err != nil {
+		t.Errorf("a failed later run lost the manifest: %v", err)
+	}
+}

@@ -325,10 +325,9 @@ func Run(ctx context.Context, f Fetcher, start *uri.URL, dir string, opts Option
 			return sum, err
 		}
 	}
-	if !opts.DryRun {
-		if err := os.MkdirAll(dir, 0o755); err != nil {
-			return sum, fmt.Errorf("mirror: %w", err)
-		}
+	created, err := makeTarget(dir, opts.DryRun)
+	if err != nil {
+		return sum, err
 	}
 	root, err := openRoot(dir, opts.DryRun)
 	if err != nil {
@@ -365,12 +364,7 @@ func Run(ctx context.Context, f Fetcher, start *uri.URL, dir string, opts Option
 	// Directories are listed in parallel: their warnings in path order.
 	slices.SortStableFunc(sum.Warnings, func(a, b Warning) int { return strings.Compare(a.Path, b.Path) })
 	r.noteBusy()
-	if !opts.DryRun {
-		if err := m.save(root, r.syncer()); err != nil && walkErr == nil {
-			walkErr = err
-		}
-	}
-	if walkErr != nil {
+	if walkErr = r.finish(walkErr, dir, created); walkErr != nil {
 		return sum, walkErr
 	}
 	switch {
@@ -381,6 +375,43 @@ func Run(ctx context.Context, f Fetcher, start *uri.URL, dir string, opts Option
 		return sum, fmt.Errorf("%w: %d failed", ErrPartial, sum.Failed)
 	}
 	return sum, nil
+}
+
+// makeTarget creates dir (but in a dry run) and reports whether it did.
+func makeTarget(dir string, dry bool) (created bool, err error) {
+	if dry {
+		return false, nil
+	}
+	if _, err := os.Stat(dir); err == nil {
+		return false, nil
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return false, fmt.Errorf("mirror: %w", err)
+	}
+	return true, nil
+}
+
+// finish saves the manifest at the end of a run that ended with walkErr,
+// and returns the run's error. A first run (no manifest before) that
+// failed before it recorded anything (a refused connection, a wrong
+// password) leaves nothing behind instead: no manifest, its state
+// directory removed when empty, and dir too when the run created it and
+// it is empty; the next run starts again as a first one.
+func (r *run) finish(walkErr error, dir string, created bool) error {
+	if r.opts.DryRun {
+		return walkErr
+	}
+	if walkErr != nil && r.m.fresh && r.m.empty() {
+		r.root.Remove(stateDir) // only when empty: it may keep partial files' records
+		if created {
+			os.Remove(dir) // only when empty
+		}
+		return walkErr
+	}
+	if err := r.m.save(r.root, r.syncer()); err != nil && walkErr == nil {
+		return err
+	}
+	return walkErr
 }
 
 // openRoot opens dir as an os.Root. In a dry run the directory may not

@@ -4,6 +4,7 @@ import (
 	"context"
 	"net"
 	"os"
+	"path/filepath"
 	"regexp"
 	"syscall"
 	"testing"
@@ -42,5 +43,25 @@ func TestRetryAnnounced(t *testing.T) {
 		if code != fetch.ExitNetwork || !regexp.MustCompile(tc.want).MatchString(errb.String()) {
 			t.Errorf("fetch %q = %d, stderr\n%s\nwant 5 and\n%s", tc.args, code, errb, tc.want)
 		}
+	}
+}
+
+// A file error names the user's own path, not the temporary file beside
+// it; a gateway that fails is named as the gateway, not as a redirect.
+func TestErrorsNameWhatTheUserGave(t *testing.T) {
+	dir := t.TempDir()
+	src := filepath.Join(dir, "src")
+	os.WriteFile(src, []byte("x"), 0o644)
+	out := filepath.Join(dir, "missing", "f")
+	r := runArgs(t, nil, "", "-o", out, "file://"+src)
+	if want := "fetch: create " + out + ": no such file or directory\n"; r.code != fetch.ExitError || r.err != want {
+		t.Errorf("-o %s = %d, stderr %q; want 1, %q", out, r.code, r.err, want)
+	}
+
+	e, _, errb := newEnv("", &netlog{})
+	e.dial = refuseDial
+	code := runIn(t, e, "--gateway", "wais=http://127.0.0.1:8080/{database}", "wais://h/db")
+	if want := "fetch: gateway http://127.0.0.1:8080/db: connection refused\n"; code != fetch.ExitNetwork || errb.String() != want {
+		t.Errorf("gateway = %d, stderr %q; want 5, %q", code, errb, want)
 	}
 }
