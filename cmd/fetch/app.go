@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"sync"
 
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
@@ -48,6 +49,48 @@ type env struct {
 	// args is the command line (without the program name), for the
 	// warcinfo record of --warc-file.
 	args []string
+
+	// kept collects what an interrupted run leaves behind, said at
+	// the end (interrupted). Shared by the copies of env that -Z makes.
+	kept *notes
+}
+
+// notes is a list of lines that several goroutines may add to.
+type notes struct {
+	mu    sync.Mutex
+	lines []string
+}
+
+func (n *notes) add(line string) {
+	if n == nil {
+		return
+	}
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	n.lines = append(n.lines, line)
+}
+
+// exitInterrupted is the exit code after Ctrl-C (SIGINT): 128 + 2, as a
+// shell reports a command killed by it.
+const exitInterrupted = 130
+
+// interrupted says that the run was interrupted, and what it kept (a
+// .part file and how to resume it), and returns exitInterrupted.
+func interrupted(e *env) int {
+	e.kept.mu.Lock()
+	defer e.kept.mu.Unlock()
+	switch len(e.kept.lines) {
+	case 0:
+		fmt.Fprintln(e.err, "fetch: interrupted")
+	case 1:
+		fmt.Fprintf(e.err, "fetch: interrupted; %s\n", e.kept.lines[0])
+	default:
+		fmt.Fprintln(e.err, "fetch: interrupted")
+		for _, l := range e.kept.lines {
+			fmt.Fprintf(e.err, "fetch: %s\n", l)
+		}
+	}
+	return exitInterrupted
 }
 
 // run is the whole program: it parses args, runs the command, and returns
@@ -73,12 +116,18 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 // execute runs the command line args in e and returns the exit code.
 func execute(ctx context.Context, args []string, e *env) int {
 	e.args = args
+	if e.kept == nil {
+		e.kept = &notes{}
+	}
 	root := newRootCmd(e)
 	if err := unknownCommand(root, args); err != nil {
 		return exitCode(ctx, err, e, root)
 	}
 	root.SetArgs(withDefaultCommand(root, args))
 	cmd, err := root.ExecuteContextC(ctx)
+	if err != nil && errors.Is(ctx.Err(), context.Canceled) {
+		return interrupted(e)
+	}
 	return exitCode(ctx, err, e, cmd)
 }
 

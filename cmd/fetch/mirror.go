@@ -100,7 +100,11 @@ one group at a time each; --delete removes articles the server has expired;
 		Args: exactArgs("URL", "DIR"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.url, o.dir = args[0], args[1]
-			return runMirror(cmd.Context(), o, e)
+			err := runMirror(cmd.Context(), o, e)
+			if cmd.Context().Err() != nil {
+				e.kept.add("the same command again goes on where this mirror stopped")
+			}
+			return err
 		},
 	}
 	f := cmd.Flags()

@@ -138,7 +138,7 @@ func runParallel(ctx context.Context, o *getOptions, e *env) error {
 				we.stderrTTY = false // no bar per URL: the overall one counts
 				err := getOne(ctx, c, o.urls[i], &po, &we, red)
 				out.finish(i)
-				if err != nil {
+				if err != nil && ctx.Err() == nil { // an interruption is said once, at the end
 					fmt.Fprintf(pe.err, "fetch: %s\n", urlMessage(red, o.urls[i], err))
 				}
 				codes[i], ran[i] = codeOf(err), true

@@ -132,7 +132,7 @@ func (d *dest) open(resp *fetch.Response, e *env) (sink, error) {
 		return openSpecial(d, fi)
 	}
 	if d.resume {
-		return openPart(d, resp)
+		return openPart(d, resp, e.kept)
 	}
 	if s, ok := openUnnamed(d.path); ok {
 		return s, nil
@@ -164,8 +164,10 @@ func openSpecial(d *dest, fi os.FileInfo) (sink, error) {
 	return &specialSink{f: f}, nil
 }
 
-// openPart opens path.part at the byte the response starts at.
-func openPart(d *dest, resp *fetch.Response) (sink, error) {
+// openPart opens path.part at the byte the response starts at. When the
+// transfer is aborted, kept gets a line that names the file and how to
+// resume it.
+func openPart(d *dest, resp *fetch.Response, kept *notes) (sink, error) {
 	if resp.Offset != 0 && resp.Offset != d.offset {
 		return nil, fmt.Errorf("%s: the server resumed at byte %d, not %d", resp.URL.Redacted(), resp.Offset, d.offset)
 	}
@@ -185,7 +187,8 @@ func openPart(d *dest, resp *fetch.Response) (sink, error) {
 		f.Close()
 		return nil, err
 	}
-	return &fileSink{f: f, final: d.path, keep: true}, nil
+	resume := "fetch -C - -o " + shellWord(d.path) + " " + shellWord(resp.URL.Redacted())
+	return &fileSink{f: f, final: d.path, keep: true, kept: kept, resume: resume}, nil
 }
 
 // writeError is a failure to write the output (disk full, closed pipe).
@@ -242,6 +245,10 @@ type fileSink struct {
 	f     *os.File
 	final string
 	keep  bool // keep the file on abort (.part)
+	// kept, when keep, is told about the file kept on abort, and
+	// resume is the command that resumes it.
+	kept   *notes
+	resume string
 }
 
 func (s *fileSink) Write(p []byte) (int, error) {
@@ -277,5 +284,22 @@ func (s *fileSink) abort() {
 	s.f.Close()
 	if !s.keep {
 		os.Remove(s.f.Name())
+		return
 	}
+	if s.kept != nil {
+		s.kept.add(fmt.Sprintf("kept %s (%s): %s resumes", s.f.Name(), byteCount(fileSize(s.f.Name())), s.resume))
+	}
+}
+
+// shellWord quotes w for a POSIX shell when it holds anything but
+// letters, digits and -_./:@%+=,~ (a URL or path as a user may paste it).
+func shellWord(w string) string {
+	ok := w != ""
+	for _, r := range w {
+		ok = ok && (r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("-_./:@%+=,~", r))
+	}
+	if ok {
+		return w
+	}
+	return "'" + strings.ReplaceAll(w, "'", `'\''`) + "'"
 }
