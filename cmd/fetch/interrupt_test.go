@@ -8,6 +8,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 )
@@ -62,4 +63,36 @@ func (c *drainedConn) Read(p []byte) (int, error) {
 	n, err := c.Conn.Read(p)
 	c.seen += bytes.Count(p[:n], []byte("#"))
 	return n, err
+}
+
+// An interrupted mirror exits 130 and says that running it again goes on.
+func TestInterruptedMirror(t *testing.T) {
+	const body = 2048
+	mux := http.NewServeMux()
+	mux.HandleFunc("/pub/", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html")
+		w.Write([]byte(`<html><body><a href="big.bin">big.bin</a></body></html>`))
+	})
+	mux.HandleFunc("/pub/big.bin", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Length", "100000")
+		w.Write(bytes.Repeat([]byte("#"), body))
+		w.(http.Flusher).Flush()
+		<-r.Context().Done()
+	})
+	srv := httptest.NewServer(mux)
+	defer srv.Close()
+	e, _, errb := newEnv("", &netlog{})
+	ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
+	defer cancel()
+	ictx, interrupt := context.WithCancel(ctx)
+	e.dial = func(ctx context.Context, network, addr string) (net.Conn, error) {
+		var d net.Dialer
+		c, err := d.DialContext(ctx, network, addr)
+		return &drainedConn{Conn: c, want: body, drained: interrupt}, err
+	}
+	code := execute(ictx, []string{"mirror", "-s", srv.URL + "/pub/", t.TempDir()}, e)
+	want := "fetch: interrupted; the same command again goes on where this mirror stopped\n"
+	if code != exitInterrupted || !strings.HasSuffix(errb.String(), want) || strings.Contains(errb.String(), "context canceled") {
+		t.Errorf("interrupted mirror = %d, stderr\n%s\nwant 130, ending in\n%s", code, errb, want)
+	}
 }

@@ -105,7 +105,8 @@ const exitStatusMarkdown = `# EXIT STATUS
 the safety policy (nothing was sent); 5 network failure (connect, DNS, timeout,
 connection lost); 6 the server refused (not found, permission denied, login
 failed); 7 no access method (wais or prospero without a gateway, file: on
-another host, unsupported scheme); 8 partial (some of several URLs failed).
+another host, unsupported scheme); 8 partial (some of several URLs failed);
+9 the server broke the protocol; 130 interrupted (Ctrl\-C).
 
 `
 
