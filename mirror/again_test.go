@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -214,16 +215,20 @@ func TestMirrorRetryAnnounced(t *testing.T) {
 // into a target with a manifest keeps it.
 func TestFirstRunFailureLeavesNothing(t *testing.T) {
 	refused := &net.OpError{Op: "dial", Net: "tcp", Err: &os.SyscallError{Syscall: "connect", Err: syscall.ECONNREFUSED}}
+	base := t.TempDir()
+	for i, cause := range []error{refused, fmt.Errorf("fake: 530 Login incorrect: %w", proto.ErrLogin)} {
+		f := newFakeFTP()
+		f.nodes[""].refuse = cause
+		made := filepath.Join(base, "new", strconv.Itoa(i))
+		if _, err := Run(context.Background(), f, uri.MustParse("ftp://h/"), made, Options{Retry: quick(0)}); err == nil {
+			t.Fatal("Run of a refused start succeeded")
+		}
+		if _, err := os.Stat(made); !errors.Is(err, os.ErrNotExist) {
+			t.Errorf("%v: the target the run created is left behind (%v)", cause, err)
+		}
+	}
 	f := newFakeFTP()
 	f.nodes[""].refuse = refused
-	base := t.TempDir()
-	made := filepath.Join(base, "new", "dir")
-	if _, err := Run(context.Background(), f, uri.MustParse("ftp://h/"), made, Options{Retry: quick(0)}); err == nil {
-		t.Fatal("Run of a refused start succeeded")
-	}
-	if _, err := os.Stat(made); !errors.Is(err, os.ErrNotExist) {
-		t.Errorf("the target the run created is left behind (%v)", err)
-	}
 	have := filepath.Join(base, "have")
 	os.Mkdir(have, 0o755)
 	Run(context.Background(), f, uri.MustParse("ftp://h/"), have, Options{Retry: quick(0)})
