@@ -18,7 +18,8 @@ type Options struct {
 	// ftp.DefaultEmail. Flag: --email (else $FETCH_EMAIL).
 	Email string
 
-	// Netrc is the path of a .netrc file to look up passwords in. Read by
+	// Netrc is the path of a .netrc file to look up logins (for a URL
+	// without a user) and passwords in. Read by
 	// ftp and nntp. Empty means none is read. Flags: --netrc (~/.netrc),
 	// --netrc-file.
 	Netrc string

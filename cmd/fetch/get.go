@@ -38,6 +38,7 @@ type getOptions struct {
 
 	allowPorts  []int
 	denyPrivate bool
+	redirect    redirectOptions // --proto-redir, --allow-private-redirect (redirectflags.go)
 
 	json, raw   bool
 	search      string
@@ -127,14 +128,15 @@ func addGetFlags(f *pflag.FlagSet, o *getOptions, cont *bool) {
 	addPoliteFlags(f, &o.polite)
 	f.IntSliceVar(&o.allowPorts, "allow-port", nil, "lift the port rules for `PORT` (repeatable)")
 	f.BoolVar(&o.denyPrivate, "deny-private", false, "refuse loopback, private and link-local addresses")
+	addRedirectFlags(f, &o.redirect)
 	f.BoolVar(&o.json, "json", false, "listings, menus, advice and attributes as JSON")
 	f.BoolVar(&o.raw, "raw", false, "bytes as the server sent them (no menu parsing or unstuffing)")
 	f.StringVar(&o.search, "search", "", "search `STRING` for gopher type 7 items")
 	f.StringArrayVar(&o.form, "form", nil, "answer a Gopher+ +ASK question, `NAME=VALUE` (repeatable)")
 	f.StringVar(&o.nntpServer, "nntp-server", "", "news server `HOST[:PORT]` for news: URLs (default $NNTPSERVER)")
 	f.StringVar(&o.email, "email", "", "`ADDRESS` sent as the anonymous FTP password (default $FETCH_EMAIL)")
-	f.BoolVar(&o.netrc, "netrc", false, "look up passwords in ~/.netrc")
-	f.StringVar(&o.netrcFile, "netrc-file", "", "look up passwords in `FILE`")
+	f.BoolVar(&o.netrc, "netrc", false, "look up logins and passwords in ~/.netrc")
+	f.StringVar(&o.netrcFile, "netrc-file", "", "look up logins and passwords in `FILE`")
 	f.StringVar(&o.ftpMethod, "ftp-method", "", "reach the file by `METHOD`: multicwd (a CWD per directory), singlecwd (one CWD) or nocwd (the full path in RETR)")
 	addFTPFlags(f, o)
 	f.BoolVar(&o.headersOnly, "headers-only", false, "only the headers (news articles, HTTP)")
@@ -201,13 +203,7 @@ func (o *getOptions) validate() error {
 	case !slices.Contains([]proto.FTPMethod{proto.MethodDefault, proto.MethodMultiCWD, proto.MethodSingleCWD, proto.MethodNoCWD}, proto.FTPMethod(o.ftpMethod)):
 		return flagErrorf("--ftp-method %q: want multicwd, singlecwd or nocwd", o.ftpMethod)
 	}
-	if err := o.validateFTP(); err != nil {
-		return err
-	}
-	if err := o.polite.validate(); err != nil {
-		return err
-	}
-	if _, err := o.offset(); err != nil {
+	if err := o.validateGroups(); err != nil {
 		return err
 	}
 	for _, p := range o.allowPorts {
@@ -223,6 +219,22 @@ func (o *getOptions) validate() error {
 		return err
 	}
 	return checkGateways(gw)
+}
+
+// validateGroups checks the flags that have a validation of their own:
+// FTP, politeness, -C, --proto-redir.
+func (o *getOptions) validateGroups() error {
+	if err := o.validateFTP(); err != nil {
+		return err
+	}
+	if err := o.polite.validate(); err != nil {
+		return err
+	}
+	if _, err := o.offset(); err != nil {
+		return err
+	}
+	_, err := o.redirect.protocols()
+	return err
 }
 
 // gatewayCheckers check a --gateway template per scheme, so that a bad

@@ -132,6 +132,7 @@ func (o *getOptions) client(e *env, red *redactor) *fetch.Client {
 	}
 	c.SpeedLimit, c.SpeedTime = o.speed()
 	o.polite.apply(c)
+	o.redirect.apply(c)
 	if o.verbose {
 		c.Trace = red.writer(e.err)
 	}
@@ -178,6 +179,7 @@ func (o *getOptions) warnAllowPorts(e *env) {
 	for _, p := range o.allowPorts {
 		fmt.Fprintf(e.err, "fetch: warning: the port rules are lifted for port %d (--allow-port)\n", p)
 	}
+	o.redirect.warn(e)
 	o.warnFTP(e)
 }
 
@@ -348,6 +350,8 @@ func message(err error) string {
 	case errors.As(err, &re):
 		f := firstError(re.Findings)
 		return fmt.Sprintf("refused: %s: %s: %s", re.URL, f.Rule, f.Message)
+	case errors.As(err, &rd) && rd.Address != "":
+		return fmt.Sprintf("refused: %s: %s: redirect to %s (%s is %s)", rd.From, rd.Rule, rd.To, rd.Address, rd.Reason)
 	case errors.As(err, &rd):
 		return fmt.Sprintf("refused: %s: %s: redirect to %s", rd.From, rd.Rule, rd.To)
 	case errors.As(err, &ae) && errors.As(err, &fe):

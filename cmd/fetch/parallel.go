@@ -33,7 +33,7 @@ import (
 //     address a handful of sessions (vsftpd's max_per_ip, proftpd's
 //     MaxClientsPerHost) and answer more with 421: 50 logins at once would
 //     be refused, or unfriendly. Eight connections already hide the round
-//     trips of small files (BENCHMARKS.md, "fetch get -Z"), and match the
+//     trips of small files (BENCHMARKS.md, "Parallel get"), and match the
 //     -P 8 / -j 8 that lftp and "fetch mirror" users pick.
 //   - Data for stdout is not interleaved. curl writes each transfer's
 //     bytes to stdout as they come, mixed with the others' (curl issue

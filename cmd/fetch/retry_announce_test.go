@@ -60,7 +60,7 @@ func TestErrorsNameWhatTheUserGave(t *testing.T) {
 
 	e, _, errb := newEnv("", &netlog{})
 	e.dial = refuseDial
-	code := runIn(t, e, "--gateway", "wais=http://127.0.0.1:8080/{database}", "wais://h/db")
+	code := runIn(t, e, "--gateway", "wais=http://127.0.0.1:8080/{database}", "wais://127.0.0.1/db")
 	if want := "fetch: gateway http://127.0.0.1:8080/db: connection refused\n"; code != fetch.ExitNetwork || errb.String() != want {
 		t.Errorf("gateway = %d, stderr %q; want 5, %q", code, errb, want)
 	}
