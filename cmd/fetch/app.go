@@ -121,20 +121,20 @@ func execute(ctx context.Context, args []string, e *env) int {
 	}
 	root := newRootCmd(e)
 	if err := unknownCommand(root, args); err != nil {
-		return exitCode(ctx, err, e, root)
+		return exitCode(err, e, root)
 	}
 	root.SetArgs(withDefaultCommand(root, args))
 	cmd, err := root.ExecuteContextC(ctx)
 	if err != nil && errors.Is(ctx.Err(), context.Canceled) {
 		return interrupted(e)
 	}
-	return exitCode(ctx, err, e, cmd)
+	return exitCode(err, e, cmd)
 }
 
 // exitCode reports err on stderr (unless a command already did) and maps
 // it to an exit code. A usage error names the help of cmd, the command
 // that failed.
-func exitCode(ctx context.Context, err error, e *env, cmd *cobra.Command) int {
+func exitCode(err error, e *env, cmd *cobra.Command) int {
 	var (
 		fe *FlagError
 		xe *exitError

@@ -88,7 +88,7 @@ func isRootWord(root *cobra.Command, word string) bool {
 // close to. A URL always has a scheme (ftp:...), and a word with a '/',
 // '.', '@' or '%' may be a mistyped URL: those stay for "get", which says
 // what is wrong with them (exit 3). A plain word such as "mirorr" or
-// "version" can only be a command.
+// "localhost" cannot be a URL, only a command mistyped.
 func unknownCommand(root *cobra.Command, args []string) error {
 	if len(args) == 0 {
 		return nil
