@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"io"
 	"slices"
 	"strconv"
 	"strings"
@@ -160,12 +161,13 @@ func addRetryFlags(f *pflag.FlagSet, o *getOptions, retries int) {
 }
 
 // retryPolicy is the policy of --retry and --retry-max-time. Each retry
-// is announced on stderr, with the failure it answers, unless -s.
-func (o *getOptions) retryPolicy(e *env, red *redactor) *fetch.Retry {
+// is announced on w (stderr, or above the progress bars), with the
+// failure it answers, unless -s.
+func (o *getOptions) retryPolicy(w io.Writer, red *redactor) *fetch.Retry {
 	p := &fetch.Retry{Max: max(o.retry, 0), MaxTime: o.retryMaxTime}
 	if !o.silent {
 		p.OnRetry = func(n, max int, wait time.Duration, err error) {
-			fmt.Fprintf(e.err, "fetch: retrying in %.1f s (%d/%d): %s\n", wait.Seconds(), n, max, red.redact(message(err)))
+			fmt.Fprintf(w, "fetch: retrying in %.1f s (%d/%d): %s\n", wait.Seconds(), n, max, red.redact(message(err)))
 		}
 	}
 	return p

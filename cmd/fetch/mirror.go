@@ -168,13 +168,14 @@ func runMirror(ctx context.Context, o *mirrorOptions, e *env) (err error) {
 	o.get.warnAllowPorts(e)
 	opts := fetch.MirrorOptions{
 		Jobs: o.jobs, Delete: o.delete, DryRun: o.dryRun,
-		Include: o.include, Exclude: o.exclude, KeepVersions: o.keepVersions, MaxArticles: o.maxArticles, Retry: o.get.retryPolicy(e, red),
+		Include: o.include, Exclude: o.exclude, KeepVersions: o.keepVersions, MaxArticles: o.maxArticles,
 	}
 	if opts.Shard, opts.Shards, err = parseShard(o.shard); err != nil {
 		return err
 	}
 	bars := newMirrorBars(ctx, e, o)
 	opts.Progress = bars.event
+	opts.Retry = o.get.retryPolicy(bars.lines(e.err), red)
 	sum, err := c.Mirror(ctx, o.url, o.dir, opts)
 	bars.wait()
 	if sum != nil {
@@ -320,6 +321,28 @@ func newMirrorBars(ctx context.Context, e *env, o *mirrorOptions) *mirrorBars {
 			mpb.AppendDecorators(decor.CountersKibiByte("% .1f / % .1f", decor.WCSyncSpace)))
 	}
 	return b
+}
+
+// lines is where a line for the person goes while the bars are drawn:
+// above them (mpb prints it at its next refresh), else w.
+func (b *mirrorBars) lines(w io.Writer) io.Writer {
+	if b.p == nil {
+		return w
+	}
+	return &aboveBars{p: b.p, w: w}
+}
+
+// aboveBars writes lines above running bars, and to w once they are done.
+type aboveBars struct {
+	p *mpb.Progress
+	w io.Writer
+}
+
+func (a *aboveBars) Write(p []byte) (int, error) {
+	if n, err := a.p.Write(p); err == nil {
+		return n, nil
+	}
+	return a.w.Write(p)
 }
 
 func (b *mirrorBars) event(ev fetch.MirrorEvent) {

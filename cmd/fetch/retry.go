@@ -23,7 +23,7 @@ import (
 // again, its first bytes skipped: a resumed transfer would not be archived
 // (fetch.Client records whole transfers only).
 func getRetry(ctx context.Context, c *fetch.Client, u *uri.URL, req *proto.Request, d *dest, o *getOptions, e *env, red *redactor) error {
-	pol := o.retryPolicy(e, red)
+	pol := o.retryPolicy(e.err, red)
 	start := time.Now()
 	whole := c.WARC != nil // getOne asked for byte 0 already
 	var (

@@ -1,13 +1,18 @@
 package main
 
 import (
+	"bytes"
 	"context"
+	"fmt"
 	"net"
 	"os"
 	"path/filepath"
 	"regexp"
+	"strings"
 	"syscall"
 	"testing"
+
+	"github.com/vbauerster/mpb/v8"
 
 	"github.com/rfc1738/fetch/fetch"
 )
@@ -63,5 +68,25 @@ func TestErrorsNameWhatTheUserGave(t *testing.T) {
 	code := runIn(t, e, "--gateway", "wais=http://127.0.0.1:8080/{database}", "wais://127.0.0.1/db")
 	if want := "fetch: gateway http://127.0.0.1:8080/db: connection refused\n"; code != fetch.ExitNetwork || errb.String() != want {
 		t.Errorf("gateway = %d, stderr %q; want 5, %q", code, errb, want)
+	}
+}
+
+// While the mirror's bars are drawn, a retry line goes above them
+// through the bars' own writer (a line written beside them would be
+// drawn over); once they are done, straight to stderr.
+func TestRetryLinesAboveBars(t *testing.T) {
+	var drawn, direct bytes.Buffer
+	b := &mirrorBars{p: mpb.NewWithContext(t.Context(), mpb.WithOutput(&drawn), mpb.WithAutoRefresh(), mpb.WithWidth(30))}
+	b.total = b.p.AddBar(1)
+	b.workers = map[int]*mpb.Bar{0: b.p.AddBar(1)}
+	w := b.lines(&direct)
+	fmt.Fprintln(w, "fetch: retrying in 1.0 s (1/3): x")
+	b.wait()
+	fmt.Fprintln(w, "fetch: after")
+	if !strings.Contains(drawn.String(), "fetch: retrying in 1.0 s (1/3): x\n") || direct.String() != "fetch: after\n" {
+		t.Errorf("above the bars %q, on stderr %q", drawn.String(), direct.String())
+	}
+	if w := (&mirrorBars{}).lines(&direct); w != &direct {
+		t.Errorf("without bars the lines go to %T", w)
 	}
 }
