@@ -35,6 +35,14 @@ func TestErrorsSaidOnce(t *testing.T) {
 		_, err := c.Get(ctx, tc.url)
 		checkRefused(t, tc.url, err, tc.want)
 	}
+	// A name that does not resolve: the look-up's own words, once.
+	for _, url := range []string{"http://nohost.test/a", "ftp://nohost.test/a", "gopher://nohost.test/0a"} {
+		_, err := c.Get(ctx, url)
+		var de *net.DNSError
+		if want := "fetch: " + url + ": lookup nohost.test: no such host"; !errors.As(err, &de) || err.Error() != want {
+			t.Errorf("%s:\n got %v\nwant %s", url, err, want)
+		}
+	}
 	url := "ftp://127.0.0.1:" + port + "/pub/"
 	_, err := c.Mirror(ctx, url, t.TempDir(), MirrorOptions{Retry: &Retry{Max: 2, Base: time.Millisecond, Cap: time.Millisecond}})
 	checkRefused(t, "mirror "+url, err, "fetch: "+url+": connection refused (3 attempts)")

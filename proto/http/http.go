@@ -153,16 +153,7 @@ func (d *Driver) Fetch(ctx context.Context, u *uri.URL, req *proto.Request) (*pr
 		if !shared {
 			tr.CloseIdleConnections()
 		}
-		if errors.Is(err, io.EOF) {
-			// The connection ended before a response (net/http's
-			// bare EOF): lost (exit 5, retried), said so.
-			err = fmt.Errorf("the server closed the connection before its response: %w", io.ErrUnexpectedEOF)
-		}
-		var oe *net.OpError
-		if errors.As(err, &oe) && oe.Op == "dial" {
-			return nil, err // a dial error names what it dialled
-		}
-		return nil, fmt.Errorf("http: %w", err)
+		return nil, roundTripError(err)
 	}
 	t.response(hresp)
 	resp, err := response(target, hreq, hresp, req.Offset)
@@ -187,6 +178,24 @@ func (d *Driver) Fetch(ctx context.Context, u *uri.URL, req *proto.Request) (*pr
 	resp.Name = remoteName(u)
 	resp.Body = &body{rc: resp.Body, tr: tr, keep: shared, x: x}
 	return resp, nil
+}
+
+// roundTripError is the error of a request that got no response: a
+// failed dial or look-up as it is (it names what it dialled or looked up),
+// the rest after "http: ". A connection that ended before a response
+// (net/http's bare EOF) is lost (exit 5, retried), and said so.
+func roundTripError(err error) error {
+	if errors.Is(err, io.EOF) {
+		err = fmt.Errorf("the server closed the connection before its response: %w", io.ErrUnexpectedEOF)
+	}
+	var (
+		oe *net.OpError
+		de *net.DNSError
+	)
+	if errors.As(err, &oe) && oe.Op == "dial" || errors.As(err, &de) {
+		return err
+	}
+	return fmt.Errorf("http: %w", err)
 }
 
 func (d *Driver) newRequest(ctx context.Context, target *url.URL, req *proto.Request) (*http.Request, error) {
