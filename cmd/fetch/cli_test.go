@@ -25,6 +25,8 @@ func TestUnknownCommand(t *testing.T) {
 			"fetch: unknown command \"mirorr\" (did you mean \"mirror\"?)\nRun 'fetch --help' for usage.\n"},
 		{[]string{"lnit", "ftp://h/"}, fetch.ExitUsage,
 			"fetch: unknown command \"lnit\" (did you mean \"lint\"?)\nRun 'fetch --help' for usage.\n"},
+		{[]string{"versoin"}, fetch.ExitUsage,
+			"fetch: unknown command \"versoin\" (did you mean \"version\"?)\nRun 'fetch --help' for usage.\n"},
 		{[]string{"localhost"}, fetch.ExitUsage,
 			"fetch: unknown command \"localhost\" (a URL starts with its scheme, as ftp://host/)\nRun 'fetch --help' for usage.\n"},
 		{[]string{"./x"}, fetch.ExitMalformed, ""},
