@@ -172,7 +172,10 @@ type Response struct {
 const defaultMaxRedirects = 10
 
 // Get fetches rawURL with the client's settings. The returned body must be
-// closed.
+// closed. An FTP URL without ;type= is fetched as text (TYPE A, line ends
+// converted) when its name looks like text, as RFC 1738 section 3.2.2
+// asks; Response.Info["ftp_type_guessed"] says so, and
+// Options.FTP.Binary keeps the stored bytes instead.
 func (c *Client) Get(ctx context.Context, rawURL string) (*Response, error) {
 	return c.Fetch(ctx, rawURL, nil)
 }
@@ -285,6 +288,10 @@ func (c *Client) registry() *Registry {
 	return defaultRegistry()
 }
 
+// gatewayReason is the Reason of the *proto.Redirect a gateway driver
+// returns (package proto/gateway).
+const gatewayReason = "gateway"
+
 // follow fetches u, following the redirects that vetHop allows.
 func (c *Client) follow(ctx context.Context, u *uri.URL, req *proto.Request, sc scope) (*Response, error) {
 	var chain []string
@@ -311,8 +318,12 @@ func (c *Client) follow(ctx context.Context, u *uri.URL, req *proto.Request, sc 
 			return nil, err
 		}
 		c.tracef("* redirect (%s) to %s", r.Reason, next.Redacted())
-		if ctx, err = c.vetHop(ctx, u, next, sc.stay); err != nil {
-			return nil, err
+		// A gateway is the user's own template, not a server's choice:
+		// only a mirror's stay-on-the-server rule applies to it.
+		if r.Reason != gatewayReason || sc.stay != nil {
+			if ctx, err = c.vetHop(ctx, u, next, sc.stay); err != nil {
+				return nil, err
+			}
 		}
 		chain = append(chain, u.Redacted())
 		u = next

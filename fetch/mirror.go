@@ -51,7 +51,14 @@ var (
 	ErrMirrorPartial = mirror.ErrPartial
 	// ErrMirrorUnsupported: the scheme cannot be mirrored.
 	ErrMirrorUnsupported = mirror.ErrUnsupported
+	// ErrMirrorBound: the run stopped at a bound (MaxDepth, MaxFiles,
+	// Quota; MirrorSummary.Bound names it). It comes with ErrMirrorPartial.
+	ErrMirrorBound = mirror.ErrBound
 )
+
+// DefaultMirrorDepth is the depth bound of a mirror whose
+// MirrorOptions.MaxDepth is zero.
+const DefaultMirrorDepth = mirror.DefaultMaxDepth
 
 // Mirror copies the FTP directory, gopher menu or HTTP index page named by
 // rawURL, and everything below it on the same host and port, into dir; or

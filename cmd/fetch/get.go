@@ -61,6 +61,9 @@ type getOptions struct {
 	cacert       string // --cacert FILE
 	insecure     bool   // -k
 
+	binary bool   // --binary: no transfer type guessed from the name (ftptype.go)
+	user   string // -u USER[:PASSWORD] (user.go)
+
 	parallel    bool          // -Z (parallel.go)
 	parallelMax int           // --parallel-max
 	tally       *atomic.Int64 // with -Z and a bar: bytes written, for the bar
@@ -84,6 +87,12 @@ Files are written under a temporary name in the same directory and renamed into
 place when complete; with -C - the partial data is kept in FILE.part and the
 next run resumes from it. With several URLs, the ones that can be fetched are,
 and the exit status is 8 when some failed.
+
+An FTP URL without ;type= whose name is text by convention (README, *.txt, ...)
+is fetched in TYPE A with local line ends, as RFC 1738 asks, and a note on
+stderr says so; --binary keeps the stored bytes. FILE.part.type records the
+type a FILE.part was written in: converted text is fetched whole again, never
+resumed.
 
 An FTP listing line that fits no known layout is named in a warning on stderr
 (and under "unparsed" with --json), and the exit status is 8: the listing may
@@ -140,6 +149,7 @@ func addGetFlags(f *pflag.FlagSet, o *getOptions, cont *bool) {
 	f.StringVar(&o.netrcFile, "netrc-file", "", "look up logins and passwords in `FILE`")
 	f.StringVar(&o.ftpMethod, "ftp-method", "", "reach the file by `METHOD`: multicwd (a CWD per directory), singlecwd (one CWD) or nocwd (the full path in RETR)")
 	addFTPFlags(f, o)
+	f.BoolVar(&o.binary, "binary", false, "FTP: fetch a URL without ;type= in binary (TYPE I), even a name that looks like text")
 	f.BoolVar(&o.headersOnly, "headers-only", false, "only the headers (news articles, HTTP)")
 	f.BoolVar(&o.bodyOnly, "body-only", false, "only the body of news articles")
 	f.StringArrayVar(&o.gateways, "gateway", nil, "fetch `SCHEME=TEMPLATE` URLs through a gateway (wais, prospero)")

@@ -24,6 +24,9 @@ func runGet(ctx context.Context, o *getOptions, e *env) (err error) {
 	if err := o.validate(); err != nil {
 		return err
 	}
+	for i, raw := range o.urls {
+		o.urls[i] = o.withUser(raw)
+	}
 	if o.parallel {
 		return runParallel(ctx, o, e)
 	}
@@ -197,6 +200,7 @@ func getOne(ctx context.Context, c *fetch.Client, raw string, o *getOptions, e *
 	if err != nil {
 		return err
 	}
+	o.checkResume(e, u, d)
 	form, _ := pairs("--form", o.form)
 	req := &proto.Request{Offset: d.offset, Search: o.search, Raw: o.raw}
 	if c.WARC != nil && req.Offset > 0 {
@@ -276,6 +280,7 @@ func (o *getOptions) checkListing(e *env, red *redactor, resp *fetch.Response) e
 // server refused), unless -s. The text comes from the server: control
 // characters are removed and passwords hidden.
 func (o *getOptions) warnResponse(e *env, red *redactor, resp *fetch.Response) {
+	o.noteConverted(e, red, resp)
 	if o.silent {
 		return
 	}

@@ -13,6 +13,7 @@ import (
 	"github.com/spf13/afero"
 
 	"github.com/rfc1738/fetch/fetch"
+	"github.com/rfc1738/fetch/fetch/fetchtest"
 	"github.com/rfc1738/fetch/internal/testrig/localserver"
 	"github.com/rfc1738/fetch/proto/ftp"
 )
@@ -36,7 +37,7 @@ func TestMirrorCommand(t *testing.T) {
 	afero.WriteFile(mem, "/pub/a.txt", []byte("a\n"), 0o644)
 	afero.WriteFile(mem, "/pub/sub/b.bin", []byte{0, 1}, 0o644)
 	afero.WriteFile(mem, "/pub/skip.iso", []byte("big"), 0o644)
-	srv, err := localserver.StartFTP(mem, localserver.FTPOptions{})
+	srv, err := fetchtest.StartFTP(mem, fetchtest.FTPOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}

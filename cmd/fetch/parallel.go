@@ -364,7 +364,7 @@ func (o *getOptions) overallBar(ctx context.Context, e *env) *parallelBar {
 			decor.Any(func(decor.Statistics) string {
 				n := b.bytes.Load()
 				rate := float64(n) / max(time.Since(start).Seconds(), 1e-3)
-				return fmt.Sprintf("% .1f  % .1f/s", decor.SizeB1024(n), decor.SizeB1024(int64(rate)))
+				return humanBytes(n) + "  " + humanBytes(int64(rate)) + "/s"
 			}, decor.WCSyncSpace)))
 	return b
 }

@@ -12,8 +12,6 @@ import (
 	"syscall"
 	"testing"
 
-	"github.com/vbauerster/mpb/v8"
-
 	"github.com/rfc1738/fetch/fetch"
 )
 
@@ -76,9 +74,7 @@ func TestErrorsNameWhatTheUserGave(t *testing.T) {
 // drawn over); once they are done, straight to stderr.
 func TestRetryLinesAboveBars(t *testing.T) {
 	var drawn, direct bytes.Buffer
-	b := &mirrorBars{p: mpb.NewWithContext(t.Context(), mpb.WithOutput(&drawn), mpb.WithAutoRefresh(), mpb.WithWidth(30))}
-	b.total = b.p.AddBar(1)
-	b.workers = map[int]*mpb.Bar{0: b.p.AddBar(1)}
+	b := startMirrorBars(t.Context(), &drawn, 80)
 	w := b.lines(&direct)
 	fmt.Fprintln(w, "fetch: retrying in 1.0 s (1/3): x")
 	b.wait()

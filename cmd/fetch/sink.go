@@ -187,8 +187,12 @@ func openPart(d *dest, resp *fetch.Response, kept *notes) (sink, error) {
 		f.Close()
 		return nil, err
 	}
+	if err := writePartType(name, resp); err != nil {
+		f.Close()
+		return nil, err
+	}
 	resume := "fetch -C - -o " + shellWord(d.path) + " " + shellWord(resp.URL.Redacted())
-	return &fileSink{f: f, final: d.path, keep: true, kept: kept, resume: resume}, nil
+	return &fileSink{f: f, final: d.path, keep: true, typeFile: name + partTypeSuffix, kept: kept, resume: resume}, nil
 }
 
 // writeError is a failure to write the output (disk full, closed pipe).
@@ -245,6 +249,9 @@ type fileSink struct {
 	f     *os.File
 	final string
 	keep  bool // keep the file on abort (.part)
+	// typeFile records the FTP type of a .part (ftptype.go); removed
+	// with the .part once it is in place.
+	typeFile string
 	// kept, when keep, is told about the file kept on abort, and
 	// resume is the command that resumes it.
 	kept   *notes
@@ -276,6 +283,9 @@ func (s *fileSink) commit(resp *fetch.Response, keepTime bool) error {
 	if err := renameFile(s.f.Name(), s.final); err != nil {
 		s.abort()
 		return &writeError{err}
+	}
+	if s.typeFile != "" {
+		os.Remove(s.typeFile)
 	}
 	return nil
 }

@@ -76,7 +76,12 @@
 // Options.FTP.Binary turns the guess off, and a resumed transfer
 // is always binary. TYPE A data is converted to local line ends (CRLF to
 // LF; nothing on Windows) and its Size is -1, since SIZE counts stored
-// bytes.
+// bytes. A server that answers TYPE A's RETR with "150 Opening BINARY
+// mode ..." (vsftpd's default) sends the stored bytes: they are passed on
+// unconverted. Response.Info["ftp_type"] is the type of the data the body
+// delivers ("A" converted, "I" the stored bytes; "I" too for that server,
+// with Info["ftp_server_binary"] set), and Info["ftp_type_guessed"] is
+// true when the type came from the name, so that a caller can say so.
 //
 // # Login
 //

@@ -1,3 +1,5 @@
+//go:build unix
+
 // Command scale measures how fetch mirror grows with the tree: it serves a
 // generated tree of N files (N/per-dir directories of per-dir files, made up
 // as they are read) over FTP and as HTTP index pages from this process on
@@ -25,7 +27,7 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/rfc1738/fetch/internal/testrig/localserver"
+	"github.com/rfc1738/fetch/fetch/fetchtest"
 )
 
 type config struct {
@@ -139,7 +141,7 @@ func measure(cfg config, g *genFS, scheme string) (fresh, again result, err erro
 func serve(g *genFS, scheme string) (url string, stop func(), err error) {
 	switch scheme {
 	case "ftp":
-		s, err := localserver.StartFTP(g, localserver.FTPOptions{})
+		s, err := fetchtest.StartFTP(g, fetchtest.FTPOptions{})
 		if err != nil {
 			return "", nil, err
 		}
