@@ -227,8 +227,17 @@ func TestFirstRunFailureLeavesNothing(t *testing.T) {
 			t.Errorf("%v: the target the run created is left behind (%v)", cause, err)
 		}
 	}
+	// The periodic saver may have written the (empty) manifest meanwhile.
+	saved := filepath.Join(base, "saved")
 	f := newFakeFTP()
 	f.nodes[""].refuse = refused
+	sf := &savingFetcher{fakeFTP: f, manifest: filepath.Join(saved, manifestName)}
+	if _, err := Run(context.Background(), sf, uri.MustParse("ftp://h/"), saved, Options{Retry: quick(0)}); err == nil || !sf.wrote {
+		t.Fatalf("Run of a refused start = %v (manifest written: %v)", err, sf.wrote)
+	}
+	if _, err := os.Stat(saved); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("the manifest saved during a failed first run is left behind (%v)", err)
+	}
 	have := filepath.Join(base, "have")
 	os.Mkdir(have, 0o755)
 	Run(context.Background(), f, uri.MustParse("ftp://h/"), have, Options{Retry: quick(0)})
@@ -248,4 +257,21 @@ func TestFirstRunFailureLeavesNothing(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(have, manifestName)); err != nil {
 		t.Errorf("a failed later run lost the manifest: %v", err)
 	}
+}
+
+// savingFetcher writes an empty manifest, as the run's periodic saver
+// does, before its first fetch.
+type savingFetcher struct {
+	*fakeFTP
+	manifest string
+	wrote    bool
+}
+
+func (s *savingFetcher) Fetch(ctx context.Context, u *uri.URL, req *proto.Request) (*proto.Response, error) {
+	if !s.wrote {
+		s.wrote = true
+		os.MkdirAll(filepath.Dir(s.manifest), 0o755)
+		os.WriteFile(s.manifest, []byte(`{"version": 1, "source": "ftp://h/", "files": {}}`+"\n"), 0o644)
+	}
+	return s.fakeFTP.Fetch(ctx, u, req)
 }

@@ -445,6 +445,9 @@ func (r *run) finish(walkErr error, dir string, created bool) error {
 		return walkErr
 	}
 	if walkErr != nil && r.m.fresh && r.m.empty() {
+		// The manifest, if the periodic saver wrote one, is this run's
+		// own and records nothing.
+		r.root.Remove(manifestName)
 		r.root.Remove(stateDir) // only when empty: it may keep partial files' records
 		if created {
 			os.Remove(dir) // only when empty
