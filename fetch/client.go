@@ -295,11 +295,8 @@ const gatewayReason = "gateway"
 // follow fetches u, following the redirects that vetHop allows.
 func (c *Client) follow(ctx context.Context, u *uri.URL, req *proto.Request, sc scope) (*Response, error) {
 	var chain []string
+	op := "get" // what the failure of u is: "redirect" or "gateway" after one
 	for {
-		op := "get"
-		if len(chain) > 0 {
-			op = "redirect"
-		}
 		findings, err := c.Policy.Evaluate(u)
 		if err != nil {
 			return nil, &Error{Op: "check", URL: u.Redacted(), Err: err}
@@ -330,6 +327,10 @@ func (c *Client) follow(ctx context.Context, u *uri.URL, req *proto.Request, sc 
 		}
 		chain = append(chain, u.Redacted())
 		u = next
+		op = "redirect"
+		if r.Reason == "gateway" {
+			op = "gateway"
+		}
 	}
 }
 

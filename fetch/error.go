@@ -18,7 +18,9 @@ import (
 // Error is the error of every Client operation: what was being done, to
 // which URL, and why.
 type Error struct {
-	// Op is "parse", "check", "get" or "redirect".
+	// Op is "parse", "check", "get", "redirect" (the target of a
+	// redirect), "gateway" (the gateway URL a scheme is fetched through),
+	// "mirror" or "warc".
 	Op string
 	// URL is the URL concerned, always redacted (no password).
 	URL string
@@ -26,7 +28,14 @@ type Error struct {
 	Err error
 }
 
-func (e *Error) Error() string { return "fetch: " + e.Op + " " + e.URL + ": " + e.Err.Error() }
+// Error names the URL and the cause; the operation too, but for "get" and
+// "mirror", which the URL says.
+func (e *Error) Error() string {
+	if e.Op == "get" || e.Op == "mirror" {
+		return "fetch: " + e.URL + ": " + e.Err.Error()
+	}
+	return "fetch: " + e.Op + " " + e.URL + ": " + e.Err.Error()
+}
 
 func (e *Error) Unwrap() error { return e.Err }
 

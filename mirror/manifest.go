@@ -26,6 +26,7 @@ type Record struct {
 type manifest struct {
 	mu      sync.Mutex
 	dirty   bool              // changed since loaded or saved
+	fresh   bool              // there was no manifest to load
 	Version int               `json:"version"`
 	Source  string            `json:"source"`
 	Files   map[string]Record `json:"files"`
@@ -47,7 +48,7 @@ type GroupMark struct {
 func loadManifest(root *os.Root) (*manifest, error) {
 	b, err := root.ReadFile(manifestName)
 	if errors.Is(err, fs.ErrNotExist) {
-		return &manifest{Version: 1, Files: map[string]Record{}}, nil
+		return &manifest{Version: 1, Files: map[string]Record{}, fresh: true}, nil
 	}
 	if err != nil {
 		return nil, fmt.Errorf("mirror: read manifest: %w", err)
@@ -59,6 +60,14 @@ func loadManifest(root *os.Root) (*manifest, error) {
 		return &manifest{Version: 1, Files: map[string]Record{}}, nil
 	}
 	return m, nil
+}
+
+// empty reports whether the manifest records nothing: no file, link,
+// group or article.
+func (m *manifest) empty() bool {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return len(m.Files) == 0 && len(m.Groups) == 0 && len(m.MessageIDs) == 0
 }
 
 // len returns how many files and links the manifest records.

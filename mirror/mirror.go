@@ -149,6 +149,18 @@ type Event struct {
 	Status Status
 }
 
+// ListError is the failure to list the starting URL, which ends a run
+// before anything was fetched.
+type ListError struct {
+	URL string // redacted
+	Err error
+}
+
+func (e *ListError) Error() string { return "mirror: list " + e.URL + ": " + e.Err.Error() }
+
+// Unwrap returns the listing's failure.
+func (e *ListError) Unwrap() error { return e.Err }
+
 // Status is what happened to one entry.
 type Status string
 
@@ -346,10 +358,9 @@ func Run(ctx context.Context, f Fetcher, start *uri.URL, dir string, opts Option
 			return sum, err
 		}
 	}
-	if !opts.DryRun {
-		if err := os.MkdirAll(dir, 0o755); err != nil {
-			return sum, fmt.Errorf("mirror: %w", err)
-		}
+	created, err := makeTarget(dir, opts.DryRun)
+	if err != nil {
+		return sum, err
 	}
 	root, err := openRoot(dir, opts.DryRun)
 	if err != nil {
@@ -387,12 +398,7 @@ func Run(ctx context.Context, f Fetcher, start *uri.URL, dir string, opts Option
 	// Directories are listed in parallel: their warnings in path order.
 	slices.SortStableFunc(sum.Warnings, func(a, b Warning) int { return strings.Compare(a.Path, b.Path) })
 	r.noteBusy()
-	if !opts.DryRun {
-		if err := m.save(root, r.syncer()); err != nil && walkErr == nil {
-			walkErr = err
-		}
-	}
-	if walkErr != nil {
+	if walkErr = r.finish(walkErr, dir, created); walkErr != nil {
 		return sum, walkErr
 	}
 	sum.Bound = r.bound.name()
@@ -413,6 +419,46 @@ func (s *Summary) partial() error {
 		return fmt.Errorf("%w: %d failed", ErrPartial, s.Failed)
 	}
 	return nil
+}
+
+// makeTarget creates dir (but in a dry run) and reports whether it did.
+func makeTarget(dir string, dry bool) (created bool, err error) {
+	if dry {
+		return false, nil
+	}
+	if _, err := os.Stat(dir); err == nil {
+		return false, nil
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return false, fmt.Errorf("mirror: %w", err)
+	}
+	return true, nil
+}
+
+// finish saves the manifest at the end of a run that ended with walkErr,
+// and returns the run's error. A first run (no manifest before) that
+// failed before it recorded anything (a refused connection, a wrong
+// password) leaves nothing behind instead: no manifest, its state
+// directory removed when empty, and dir too when the run created it and
+// it is empty; the next run starts again as a first one.
+func (r *run) finish(walkErr error, dir string, created bool) error {
+	if r.opts.DryRun {
+		return walkErr
+	}
+	if walkErr != nil && r.m.fresh && r.m.empty() {
+		// The manifest, if the periodic saver wrote one, is this run's
+		// own and records nothing.
+		r.root.Remove(manifestName)
+		r.root.Remove(stateDir) // only when empty: it may keep partial files' records
+		if created {
+			os.Remove(dir) // only when empty
+		}
+		return walkErr
+	}
+	if err := r.m.save(r.root, r.syncer()); err != nil && walkErr == nil {
+		return err
+	}
+	return walkErr
 }
 
 // openRoot opens dir as an os.Root. In a dry run the directory may not
@@ -556,7 +602,7 @@ func (r *run) run(ctx context.Context) error {
 					r.outstanding.Done()
 					continue
 				}
-				if rep.Status == StatusFailed && r.again(ctx, &rf, rep.err, files) {
+				if rep.Status == StatusFailed && r.again(ctx, &rf, &rep, files) {
 					continue
 				}
 				r.sum.add(rep)
@@ -694,7 +740,7 @@ func (r *run) walk(ctx context.Context, dirs *queue[dirJob], files *queue[remote
 		if ctx.Err() != nil {
 			return ctx.Err()
 		}
-		return fmt.Errorf("mirror: list %s: %w", start.url.Redacted(), err)
+		return &ListError{URL: start.url.Redacted(), Err: err}
 	}
 	pending := &r.outstanding // directories and files queued and not yet done
 	r.take(start, l, dirs, files, pending)

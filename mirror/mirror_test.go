@@ -28,7 +28,7 @@ type fakeNode struct {
 	isDir  bool
 	cutAt  int   // when > 0, the body fails after this many bytes of the file
 	cuts   int   // how many fetches are cut at cutAt (0 means 1)
-	refuse error // when set, every fetch fails with it
+	refuse error // when set, every fetch (or listing) fails with it
 	noSize bool  // listing gives no size (as a gopher or http server would)
 	noTime bool  // listing gives no time either (as an http server would)
 	skew   int64 // added to the size the listing gives
@@ -82,6 +82,9 @@ func (f *fakeFTP) Fetch(ctx context.Context, u *uri.URL, req *proto.Request) (*p
 	if isDir {
 		if !n.isDir {
 			return nil, fmt.Errorf("fake: %s not a dir: %w", p, proto.ErrNotFound)
+		}
+		if n.refuse != nil {
+			return nil, n.refuse
 		}
 		return &proto.Response{Kind: proto.KindDirectory, Body: io.NopCloser(strings.NewReader("listing")), Entries: f.list(p), Size: -1}, nil
 	}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"io"
 	"slices"
 	"strconv"
 	"strings"
@@ -108,7 +109,7 @@ kept alive); data for stdout still comes out in the order of the URLs.`,
   fetch --json gopher://gopher.example.org/1/
   fetch -v --deny-private http://example.org/
   fetch -Z --parallel-max 8 -O ftp://ftp.example.org/pub/a.txt ftp://ftp.example.org/pub/b.txt`,
-		Args: minArgs(1),
+		Args: minArgs("URL"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if cont {
 				o.continueAt = "-"
@@ -148,7 +149,7 @@ func addGetFlags(f *pflag.FlagSet, o *getOptions, cont *bool) {
 	f.StringVar(&o.email, "email", "", "`ADDRESS` sent as the anonymous FTP password (default $FETCH_EMAIL)")
 	f.BoolVar(&o.netrc, "netrc", false, "look up logins and passwords in ~/.netrc")
 	f.StringVar(&o.netrcFile, "netrc-file", "", "look up logins and passwords in `FILE`")
-	f.StringVar(&o.ftpMethod, "ftp-method", "", "multicwd, singlecwd or nocwd")
+	f.StringVar(&o.ftpMethod, "ftp-method", "", "reach the file by `METHOD`: multicwd (a CWD per directory), singlecwd (one CWD) or nocwd (the full path in RETR)")
 	addFTPFlags(f, o)
 	f.BoolVar(&o.binary, "binary", false, "FTP: fetch a URL without ;type= in binary (TYPE I), even a name that looks like text")
 	f.BoolVar(&o.headersOnly, "headers-only", false, "only the headers (news articles, HTTP)")
@@ -171,9 +172,17 @@ func addRetryFlags(f *pflag.FlagSet, o *getOptions, retries int) {
 	f.Var((*seconds)(&o.speedTime), "speed-time", "cut a transfer slower than --speed-limit (default 1 byte/s) for `SECONDS`")
 }
 
-// retryPolicy is the policy of --retry and --retry-max-time.
-func (o *getOptions) retryPolicy() *fetch.Retry {
-	return &fetch.Retry{Max: max(o.retry, 0), MaxTime: o.retryMaxTime}
+// retryPolicy is the policy of --retry and --retry-max-time. Each retry
+// is announced on w (stderr, or above the progress bars), with the
+// failure it answers, unless -s.
+func (o *getOptions) retryPolicy(w io.Writer, red *redactor) *fetch.Retry {
+	p := &fetch.Retry{Max: max(o.retry, 0), MaxTime: o.retryMaxTime}
+	if !o.silent {
+		p.OnRetry = func(n, max int, wait time.Duration, err error) {
+			fmt.Fprintf(w, "fetch: retrying in %.1f s (%d/%d): %s\n", wait.Seconds(), n, max, red.redact(message(err)))
+		}
+	}
+	return p
 }
 
 // speed returns the --speed-limit and --speed-time in force: either flag

@@ -49,10 +49,10 @@ func runGet(ctx context.Context, o *getOptions, e *env) (err error) {
 	}
 	for _, raw := range o.urls {
 		err := getOne(ctx, c, raw, o, e, red)
-		if err != nil {
+		if err != nil && ctx.Err() == nil { // an interruption is said once, at the end
 			fmt.Fprintf(e.err, "fetch: %s\n", red.redact(message(err)))
 		}
-		code := fetch.ExitCode(err)
+		code := codeOf(err)
 		var le *listingError
 		if errors.As(err, &le) {
 			code = fetch.ExitPartial

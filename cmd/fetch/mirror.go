@@ -104,15 +104,19 @@ one group at a time each; --delete removes articles the server has expired;
   fetch mirror --dry-run --json http://127.0.0.1:8080/dir/ ./dir
   fetch mirror -j 4 --mbox news.mbox 'nntp://127.0.0.1:1119/local.*' ./news
   NNTPSERVER=127.0.0.1:1119 fetch mirror --maildir ./Maildir news:local.test ./news`,
-		Args: exactArgs(2),
+		Args: exactArgs("URL", "DIR"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.url, o.dir = o.get.withUser(args[0]), args[1]
-			return runMirror(cmd.Context(), o, e)
+			err := runMirror(cmd.Context(), o, e)
+			if cmd.Context().Err() != nil {
+				e.kept.add("the same command again goes on where this mirror stopped")
+			}
+			return err
 		},
 	}
 	f := cmd.Flags()
 	f.SortFlags = false
-	f.IntVarP(&o.jobs, "jobs", "j", 4, "connections used at once, for listings and transfers (each keeps its FTP login)")
+	f.IntVarP(&o.jobs, "jobs", "j", 4, "use `N` connections at once, for listings and transfers (each keeps its FTP login)")
 	f.BoolVar(&o.delete, "delete", false, "delete local files that are no longer on the remote side")
 	f.StringArrayVar(&o.include, "include", nil, "mirror only files matching `GLOB` (repeatable)")
 	f.StringArrayVar(&o.exclude, "exclude", nil, "skip files and directories matching `GLOB` (repeatable)")
@@ -180,7 +184,7 @@ func (o *mirrorOptions) validate() error {
 func (o *mirrorOptions) options() fetch.MirrorOptions {
 	opts := fetch.MirrorOptions{
 		Jobs: o.jobs, Delete: o.delete, DryRun: o.dryRun,
-		Include: o.include, Exclude: o.exclude, KeepVersions: o.keepVersions, MaxArticles: o.maxArticles, Retry: o.get.retryPolicy(),
+		Include: o.include, Exclude: o.exclude, KeepVersions: o.keepVersions, MaxArticles: o.maxArticles,
 		MaxDepth: o.maxDepth, MaxFiles: o.maxFiles, Quota: int64(o.quota), ListingCap: int64(o.maxListing),
 	}
 	if o.maxDepth == 0 {
@@ -207,6 +211,7 @@ func runMirror(ctx context.Context, o *mirrorOptions, e *env) (err error) {
 	}
 	bars := newMirrorBars(ctx, e, o)
 	opts.Progress = bars.event
+	opts.Retry = o.get.retryPolicy(bars.lines(e.err), red)
 	sum, err := c.Mirror(ctx, o.url, o.dir, opts)
 	bars.wait()
 	if sum != nil {
@@ -380,6 +385,28 @@ func startMirrorBars(ctx context.Context, w io.Writer, cols int) *mirrorBars {
 			return overallText(b.figures())
 		})))
 	return b
+}
+
+// lines is where a line for the person goes while the bars are drawn:
+// above them (mpb prints it at its next refresh), else w.
+func (b *mirrorBars) lines(w io.Writer) io.Writer {
+	if b.p == nil {
+		return w
+	}
+	return &aboveBars{p: b.p, w: w}
+}
+
+// aboveBars writes lines above running bars, and to w once they are done.
+type aboveBars struct {
+	p *mpb.Progress
+	w io.Writer
+}
+
+func (a *aboveBars) Write(p []byte) (int, error) {
+	if n, err := a.p.Write(p); err == nil {
+		return n, nil
+	}
+	return a.w.Write(p)
 }
 
 // figures are the overall bar's figures now.

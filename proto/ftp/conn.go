@@ -118,7 +118,7 @@ func dialConn(ctx context.Context, req *proto.Request, key poolKey, cr creds, li
 	if err != nil {
 		stop()
 		cancel()
-		return nil, fmt.Errorf("ftp: dial %s: %w", key.addr, err)
+		return nil, err // a dial error names what it dialled
 	}
 	tcp, ok := raw.RemoteAddr().(*net.TCPAddr)
 	if !ok {

@@ -24,6 +24,7 @@ package http
 import (
 	"context"
 	"crypto/tls"
+	"errors"
 	"fmt"
 	"io"
 	"mime"
@@ -153,7 +154,7 @@ func (d *Driver) Fetch(ctx context.Context, u *uri.URL, req *proto.Request) (*pr
 		if !shared {
 			tr.CloseIdleConnections()
 		}
-		return nil, fmt.Errorf("http: %w", h.classify(err))
+		return nil, roundTripError(h.classify(err))
 	}
 	t.response(hresp)
 	resp, err := response(target, hreq, hresp, req.Offset)
@@ -178,6 +179,20 @@ func (d *Driver) Fetch(ctx context.Context, u *uri.URL, req *proto.Request) (*pr
 	resp.Name = remoteName(u)
 	resp.Body = &body{rc: resp.Body, tr: tr, keep: shared, x: x, h: &h}
 	return resp, nil
+}
+
+// roundTripError is the error of a request that got no response, as
+// head.classify gave it: a failed dial or look-up as it is (it names what
+// it dialled or looked up), the rest after "http: ".
+func roundTripError(err error) error {
+	var (
+		oe *net.OpError
+		de *net.DNSError
+	)
+	if errors.As(err, &oe) && oe.Op == "dial" || errors.As(err, &de) {
+		return err
+	}
+	return fmt.Errorf("http: %w", err)
 }
 
 func (d *Driver) newRequest(ctx context.Context, target *url.URL, req *proto.Request) (*http.Request, error) {

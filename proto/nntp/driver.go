@@ -183,7 +183,7 @@ func (d *Driver) run(ctx context.Context, t *target, req *proto.Request) (*proto
 func (d *Driver) connect(ctx context.Context, t *target, req *proto.Request) (*client, error) {
 	nc, err := req.DialContext(ctx, "tcp", t.addr)
 	if err != nil {
-		return nil, fmt.Errorf("nntp: dial %s: %w", t.addr, err)
+		return nil, err // a dial error names what it dialled
 	}
 	var trace io.Writer
 	var prompt proto.Prompter
