@@ -330,12 +330,18 @@ func parseArg(raw string, e *env) (*uri.URL, error) {
 }
 
 // warnFindings prints the warning-level safety findings about u (the
-// refusals are reported as errors by the client), unless -s.
+// refusals are reported as errors by the client), unless -s. A password
+// given with -u is in u only because withUser put it there: the user did
+// not write it into a URL, so password-in-url does not apply.
 func (o *getOptions) warnFindings(e *env, u *uri.URL, p safety.Policy) {
 	if o.silent {
 		return
 	}
+	_, fromFlag, _ := strings.Cut(o.user, ":")
 	for _, f := range safety.Check(u, p) {
+		if f.Rule == safety.RulePasswordInURL && fromFlag != "" {
+			continue
+		}
 		if f.Level == safety.Warning {
 			fmt.Fprintf(e.err, "fetch: warning: %s: %s: %s\n", u.Redacted(), f.Rule, f.Message)
 		}

@@ -78,6 +78,10 @@ func TestGetUserFlag(t *testing.T) {
 			if !strings.Contains(errb.String(), want) {
 				t.Errorf("no %q in the trace:\n%s", want, errb.String())
 			}
+			// The password came with -u, not in a URL the user wrote.
+			if tt.url == "" && strings.Contains(errb.String(), "password-in-url") {
+				t.Errorf("-u gave a password-in-url warning:\n%s", errb.String())
+			}
 			if code == fetch.ExitOK && out.String() != "data\n" {
 				t.Errorf("stdout = %q", out.String())
 			}
