@@ -94,7 +94,7 @@ func exitCode(err error, e *env) int {
 		fmt.Fprintf(e.err, "fetch: %v\nRun 'fetch --help' for usage.\n", fe.err)
 		return fetch.ExitUsage
 	}
-	fmt.Fprintf(e.err, "fetch: %s\n", message(err))
+	fmt.Fprintf(e.err, "fetch: %s\n", clean(message(err)))
 	return fetch.ExitCode(err)
 }
 

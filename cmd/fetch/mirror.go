@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -175,7 +174,7 @@ func runMirror(ctx context.Context, o *mirrorOptions, e *env) (err error) {
 	bars.wait()
 	if sum != nil {
 		for _, n := range sum.Notices {
-			fmt.Fprintf(e.err, "fetch: mirror: %s\n", n)
+			fmt.Fprintf(e.err, "fetch: mirror: %s\n", clean(n))
 		}
 	}
 	ran := err == nil || errors.Is(err, fetch.ErrMirrorPartial) || ctx.Err() != nil
@@ -255,9 +254,7 @@ func printMirror(w io.Writer, s *fetch.MirrorSummary, o *mirrorOptions) error {
 	}
 	sort.Slice(s.Entries, func(i, j int) bool { return s.Entries[i].Path < s.Entries[j].Path })
 	if o.get.json {
-		enc := json.NewEncoder(w)
-		enc.SetIndent("", "  ")
-		return enc.Encode(s)
+		return encodeJSON(w, s)
 	}
 	for _, en := range s.Entries {
 		quiet := en.Status == "new" || en.Status == "updated" || en.Status == "unchanged"

@@ -193,3 +193,30 @@ func TestMirrorCommandPartial(t *testing.T) {
 		t.Errorf("sent RETR noread.txt %d times, CWD noaccess %d times; want once each", n["RETR noread.txt"], n["CWD noaccess"])
 	}
 }
+
+// TestMirrorReportBidi: a name holding a bidirectional override is
+// mirrored under its own bytes, and shown escaped in both reports: the
+// human one (-v lists every entry) and the JSON one, which decodes to
+// the name as it is.
+func TestMirrorReportBidi(t *testing.T) {
+	const name = "x\u202egpj.exe"
+	mem := afero.NewMemMapFs()
+	afero.WriteFile(mem, "/pub/"+name, []byte("a\n"), 0o644)
+	srv, err := localserver.StartFTP(mem, localserver.FTPOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Close()
+	src := "ftp://" + srv.Addr() + "/pub/"
+
+	code, out, stderr := mirrorCLI(t, "mirror", "-v", "-s", src, filepath.Join(t.TempDir(), "h"))
+	if code != fetch.ExitOK || strings.Contains(out, "\u202e") || !strings.Contains(out, `x\u202egpj.exe`) {
+		t.Errorf("human report: exit %d, want the name escaped\n%s%s", code, out, stderr)
+	}
+	code, out, stderr = mirrorCLI(t, "mirror", "--json", src, filepath.Join(t.TempDir(), "j"))
+	var rep struct{ Entries []struct{ Path string } }
+	if code != fetch.ExitOK || strings.Contains(out, "\u202e") || json.Unmarshal([]byte(out), &rep) != nil ||
+		len(rep.Entries) != 1 || rep.Entries[0].Path != name {
+		t.Errorf("JSON report: exit %d, %+v, want the name escaped\n%s%s", code, rep, out, stderr)
+	}
+}
