@@ -3,6 +3,7 @@ package mirror
 import (
 	"context"
 	"crypto/sha256"
+	"errors"
 	"fmt"
 	"io"
 	"strings"
@@ -114,8 +115,15 @@ func fetchListing(ctx context.Context, f Fetcher, req *proto.Request, u *uri.URL
 	return resp, b, nil
 }
 
+// skip reports an entry that is not mirrored: skipped when it is not an
+// entry of the tree to copy (another server, a name that leaves the
+// target), failed when it is one whose name cannot be a local name
+// (errNotLocal).
 func skip(rel string, u *uri.URL, err error) EntryReport {
 	r := EntryReport{Path: rel, Status: StatusSkipped, Reason: err.Error()}
+	if errors.Is(err, errNotLocal) {
+		r.Status = StatusFailed
+	}
 	if u != nil {
 		r.URL = u.Redacted()
 	}

@@ -96,8 +96,8 @@ func (w *ftpWalker) list(ctx context.Context, f Fetcher, req *proto.Request, d d
 			l.skipped = append(l.skipped, skip(joinRel(d.rel, quoteName(e.Name)), nil, err))
 			continue
 		}
-		if d.rel == "" && name == stateDir {
-			l.skipped = append(l.skipped, skip(rel, nil, errNameReserved))
+		if err := checkFTPRel(d.rel, name, rel); err != nil {
+			l.skipped = append(l.skipped, skip(rel, nil, err))
 			continue
 		}
 		esc := uri.Escape(e.Name, "")
@@ -220,4 +220,13 @@ func versionNumber(e proto.Entry) int {
 		return -1
 	}
 	return n
+}
+
+// checkFTPRel refuses the name of an entry of the directory dirRel that
+// is the state directory's, or whose relative path rel is too long.
+func checkFTPRel(dirRel, name, rel string) error {
+	if dirRel == "" && isStateDir(name) {
+		return errNameReserved
+	}
+	return checkRelLen(rel)
 }
