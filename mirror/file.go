@@ -79,6 +79,9 @@ func (r *run) file(ctx context.Context, worker int, rf remoteFile) EntryReport {
 		rep.Status, rep.Reason = statusFor(loc), "dry run: would fetch"
 		return rep
 	}
+	if r.full.Load() {
+		return r.failed(worker, rf, rep, fmt.Errorf("not fetched: %w", errDiskFull))
+	}
 	return r.download(ctx, worker, rf, loc, rec, known, rep)
 }
 
@@ -329,6 +332,9 @@ func (r *run) handSmall(worker int, rf remoteFile, loc local, rec Record, known 
 // failed reports rf as failed with err.
 func (r *run) failed(worker int, rf remoteFile, rep EntryReport, err error) EntryReport {
 	err = r.shrink(err) // while the transfer still holds its connection slot
+	if diskFull(err) {
+		r.noteFull(err)
+	}
 	rep.Status, rep.Reason, rep.err = StatusFailed, err.Error(), err
 	r.progress(Event{Worker: worker, Path: rf.rel, Size: rf.size, Done: true, Status: StatusFailed})
 	return rep
@@ -366,9 +372,10 @@ func (r *run) receive(worker int, rf remoteFile, offset int64, body io.Reader) (
 	if err != nil {
 		return 0, "", err
 	}
-	var dst io.Writer = io.MultiWriter(f, h)
+	fw := r.writeThrough(part, f)
+	var dst io.Writer = io.MultiWriter(fw, h)
 	if r.opts.Progress != nil {
-		dst = io.MultiWriter(f, h, &progressWriter{r: r, ev: Event{Worker: worker, Path: rf.rel, Size: rf.size, Bytes: offset}})
+		dst = io.MultiWriter(fw, h, &progressWriter{r: r, ev: Event{Worker: worker, Path: rf.rel, Size: rf.size, Bytes: offset}})
 	}
 	// io.Copy hands the copy to the body's WriteTo (pooled buffers in the
 	// client and the ftp driver).
@@ -490,6 +497,9 @@ func (r *run) saveMenu(d dirJob, data []byte) {
 		return
 	}
 	if err := r.writeMenu(d.rel, rel, data); err != nil {
+		if diskFull(err) {
+			r.noteFull(err)
+		}
 		r.sum.add(EntryReport{Path: rel, URL: d.url.Redacted(), Status: StatusFailed, Reason: "cannot keep the menu: " + err.Error()})
 	}
 }

@@ -26,6 +26,7 @@ type Record struct {
 type manifest struct {
 	mu      sync.Mutex
 	dirty   bool              // changed since loaded or saved
+	size    int               // bytes of the last manifest saved
 	Version int               `json:"version"`
 	Source  string            `json:"source"`
 	Files   map[string]Record `json:"files"`
@@ -126,7 +127,18 @@ func (m *manifest) save(root *os.Root, before func() error) error {
 		m.markDirty()
 		return fmt.Errorf("mirror: write manifest: %w", err)
 	}
+	m.mu.Lock()
+	m.size = len(b) + 1
+	m.mu.Unlock()
 	return nil
+}
+
+// savedSize returns the bytes of the last manifest saved (0 when this
+// run saved none).
+func (m *manifest) savedSize() int {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.size
 }
 
 // writeAtomic writes b to name+".tmp", syncs it and renames it to name.

@@ -17,6 +17,7 @@ import (
 	"crypto/sha256"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path"
@@ -121,6 +122,10 @@ type Options struct {
 	// 1 means one process mirrors everything. Delete cannot be combined
 	// with Shards above 1.
 	Shard, Shards int
+
+	// writeThrough, when set, wraps the writer of every local file's
+	// data (tests: a file system that fills up).
+	writeThrough func(rel string, w io.Writer) io.Writer
 }
 
 // Event reports the progress of one transfer.
@@ -271,6 +276,9 @@ func retryable(ctx context.Context, err error) bool {
 	if err == nil || ctx.Err() != nil {
 		return false
 	}
+	if diskFull(err) {
+		return false
+	}
 	for _, permanent := range []error{proto.ErrNotFound, proto.ErrPermission, proto.ErrLogin,
 		proto.ErrUnsafeArgument, proto.ErrNoAccessMethod, proto.ErrNeedInput, safety.ErrRefused, errNotFile} {
 		if errors.Is(err, permanent) {
@@ -340,6 +348,10 @@ func Run(ctx context.Context, f Fetcher, start *uri.URL, dir string, opts Option
 		slots: make(chan struct{}, jobs), seen: map[string]bool{}, reported: map[string]bool{}, menus: map[string]menuRead{},
 	}
 	_, r.archiving = f.(Syncer)
+	if !opts.DryRun {
+		// Room for the manifest, should the disk fill up (full.go).
+		r.growReserve(reserveFor(manifestSize(root)))
+	}
 	if !r.archiving {
 		r.resumable = r.findResumable()
 	}
@@ -354,21 +366,50 @@ func Run(ctx context.Context, f Fetcher, start *uri.URL, dir string, opts Option
 	slices.SortStableFunc(sum.Warnings, func(a, b Warning) int { return strings.Compare(a.Path, b.Path) })
 	r.noteBusy()
 	if !opts.DryRun {
-		if err := m.save(root, r.syncer()); err != nil && walkErr == nil {
+		if err := r.saveLast(); err != nil && walkErr == nil {
 			walkErr = err
 		}
 	}
 	if walkErr != nil {
 		return sum, walkErr
 	}
+	return sum, partial(sum)
+}
+
+// saveLast saves the manifest at the end of the run. When the disk filled
+// up, the reserve is removed first, to make room for it; and a manifest
+// that still cannot be written is a notice, not the run's error: the
+// files in place have their remote times, by which the next run knows
+// them (unchanged).
+func (r *run) saveLast() error {
+	if r.full.Load() {
+		r.releaseReserve()
+	}
+	err := r.m.save(r.root, r.syncer())
+	switch {
+	case err == nil && !r.full.Load():
+		r.growReserve(reserveFor(r.m.savedSize()))
+	case err != nil && diskFull(err):
+		r.noteFull(err)
+		r.sum.mu.Lock()
+		r.sum.Notices = append(r.sum.Notices, "the manifest could not be saved: "+err.Error())
+		r.sum.mu.Unlock()
+		return nil
+	}
+	return err
+}
+
+// partial returns an error wrapping ErrPartial when the summary holds
+// failed entries or listings not understood, else nil.
+func partial(sum *Summary) error {
 	switch {
 	case sum.Unparsed > 0 || sum.NLSTFallback > 0 || sum.Truncated > 0:
-		return sum, fmt.Errorf("%w: %d failed, %d listing lines not understood, %d directories listed by NLST, %d listings cut short by the server",
+		return fmt.Errorf("%w: %d failed, %d listing lines not understood, %d directories listed by NLST, %d listings cut short by the server",
 			ErrPartial, sum.Failed, sum.Unparsed, sum.NLSTFallback, sum.Truncated)
 	case sum.Failed > 0:
-		return sum, fmt.Errorf("%w: %d failed", ErrPartial, sum.Failed)
+		return fmt.Errorf("%w: %d failed", ErrPartial, sum.Failed)
 	}
-	return sum, nil
+	return nil
 }
 
 // openRoot opens dir as an os.Root. In a dry run the directory may not
@@ -434,6 +475,9 @@ type run struct {
 	unlistable []string            // directories whose listing failed
 	dotless    []string            // directories listed without the names that begin with a dot
 	menus      map[string]menuRead // gopher: the menus read, by directory
+
+	// full: a write found the local disk full (noteFull).
+	full atomic.Bool
 
 	// menuDot: the gopher server has ended a menu with a "." line
 	// (walk_gopher.go); menuDotKept: a gophermap kept by an earlier run
@@ -611,7 +655,9 @@ func (r *run) startSaver() func() {
 			case <-done:
 				return
 			case <-t.C:
-				r.m.save(r.root, r.syncer())
+				if r.m.save(r.root, r.syncer()) == nil && !r.full.Load() {
+					r.growReserve(reserveFor(r.m.savedSize()))
+				}
 			}
 		}
 	}()
