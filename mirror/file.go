@@ -106,9 +106,41 @@ func (r *run) unchanged(rf remoteFile, loc local, rec Record, known bool) bool {
 		return false
 	}
 	if known && rec.Size == rf.size && rec.ModTime.Equal(rf.mtime) {
-		return true
+		// Unless MDTM is to tell (condition).
+		return !askMDTM(rf, loc, rec)
 	}
 	return loc.mtime.Equal(rf.mtime)
+}
+
+// askMDTM reports whether rf, whose listing shows the size and time
+// recorded, is still to be checked with MDTM: the listing's time is
+// coarser than MDTM's, and an earlier run recorded MDTM's time.
+func askMDTM(rf remoteFile, loc local, rec Record) bool {
+	return rf.askTime && !rec.ExactTime.IsZero() && loc.regular && loc.size == rec.Size && rec.Link == ""
+}
+
+// condition returns the time to fetch a file known to the manifest on
+// condition of (proto.Options.IfModifiedSince), or zero for none: the
+// exact time recorded, for a file MDTM is to check (askMDTM); the time
+// recorded, when the listing gave nothing to compare (an HTTP index
+// page).
+func condition(rf remoteFile, loc local, rec Record) time.Time {
+	switch {
+	case rf.size == rec.Size && rf.mtime.Equal(rec.ModTime) && askMDTM(rf, loc, rec):
+		return rec.ExactTime
+	case rf.size < 0 && rf.mtime.IsZero() && loc.regular && loc.size == rec.Size && !rec.ModTime.IsZero() && rec.Link == "":
+		return rec.ModTime
+	}
+	return time.Time{}
+}
+
+// exactTime returns the time MDTM gave for rf's transfer (resp), when it
+// was asked (askTime); zero otherwise.
+func exactTime(rf remoteFile, resp *proto.Response) time.Time {
+	if !rf.askTime {
+		return time.Time{}
+	}
+	return resp.ModTime
 }
 
 // sameTime reports whether a transfer's time, or when it gave none the
@@ -217,11 +249,8 @@ func (r *run) download(ctx context.Context, worker int, rf remoteFile, loc local
 	offset, check := r.resumeOffset(rf)
 	req := r.request(r.w.fileOptions(rf))
 	req.Offset, req.Raw = offset, rf.raw
-	if offset == 0 && rf.size < 0 && rf.mtime.IsZero() && known && loc.regular &&
-		loc.size == rec.Size && !rec.ModTime.IsZero() && rec.Link == "" {
-		// The listing gave nothing to compare (an HTTP index page): ask
-		// for the file only if it changed since the recorded time.
-		req.Options.IfModifiedSince = rec.ModTime
+	if offset == 0 && known {
+		req.Options.IfModifiedSince = condition(rf, loc, rec)
 	}
 	resp, err := r.f.Fetch(ctx, rf.url, req)
 	if dl, ok := r.w.(dirLinker); ok && err == nil && resp.Location != nil {
@@ -268,7 +297,7 @@ func (r *run) download(ctx context.Context, worker int, rf remoteFile, loc local
 	if resp.Offset != offset {
 		offset = 0
 	}
-	rf.size, rf.mtime = size, mtime
+	rf.size, rf.mtime, rf.exact = size, mtime, exactTime(rf, resp)
 	if offset == 0 && size >= 0 && size <= smallMax {
 		return r.handSmall(worker, rf, loc, rec, known, rep, resp.Body)
 	}
@@ -285,7 +314,7 @@ func (r *run) download(ctx context.Context, worker int, rf remoteFile, loc local
 	if err := r.place(rf, false); err != nil {
 		return fail(err)
 	}
-	r.m.put(rf.rel, Record{Size: offset + n, ModTime: mtime, SHA256: sum, URL: rf.url.Redacted()})
+	r.m.put(rf.rel, Record{Size: offset + n, ModTime: mtime, ExactTime: rf.exact, SHA256: sum, URL: rf.url.Redacted()})
 	rep.Status, rep.Bytes = statusFor(loc), n
 	r.progress(Event{Worker: worker, Path: rf.rel, Size: size, Bytes: offset + n, Done: true, Status: rep.Status})
 	return rep

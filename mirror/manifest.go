@@ -16,6 +16,11 @@ const manifestName = stateDir + "/manifest.json"
 type Record struct {
 	Size    int64     `json:"size"`
 	ModTime time.Time `json:"remote_time,omitzero"`
+	// ExactTime is the time MDTM gave when the listing's (ModTime) is
+	// coarser (LIST: minutes or days); zero otherwise. A later run
+	// whose listing shows the same size and time asks MDTM again, and
+	// fetches the file only when MDTM gives another time.
+	ExactTime time.Time `json:"exact_time,omitzero"`
 	SHA256  string    `json:"sha256"`
 	URL     string    `json:"url"`
 	// Link is the target of a recreated symbolic link; empty for files.

@@ -265,6 +265,10 @@ type remoteFile struct {
 	mtime   time.Time
 	link    string // symbolic link target; "" for files
 	raw     bool   // ask the driver for the bytes as sent
+	// askTime: the listing's time is coarser than the server's MDTM
+	// (coarseTimes); exact is the time MDTM gave for the transfer.
+	askTime bool
+	exact   time.Time
 	attempt        // its failures so far (again)
 }
 

@@ -57,6 +57,11 @@ func (w *ftpWalker) fileOptions(rf remoteFile) proto.Options {
 		// a later run, finding the listed time, would keep it.
 		return proto.Options{FTP: proto.FTPOptions{Stat: proto.StatSize}}
 	}
+	if rf.askTime {
+		// The listing's time is coarser than MDTM's: MDTM gives the
+		// exact time, which the manifest keeps (Record.ExactTime).
+		return proto.Options{FTP: proto.FTPOptions{Stat: proto.StatTime, Size: rf.size}}
+	}
 	return proto.Options{FTP: proto.FTPOptions{Stat: proto.StatNone, Size: rf.size}}
 }
 
@@ -78,6 +83,7 @@ func (w *ftpWalker) list(ctx context.Context, f Fetcher, req *proto.Request, d d
 	l.fallback, _ = resp.Info["ftp_nlst_fallback"].(bool)
 	l.dotNames, _ = resp.Info["ftp_dot_names"].(string)
 	l.truncated, _ = resp.Info["ftp_truncated"].(string)
+	askTime := coarseTimes(resp.Info)
 	entries := resp.Entries
 	if !w.keepVersions {
 		entries = highestVersions(entries)
@@ -112,7 +118,7 @@ func (w *ftpWalker) list(ctx context.Context, f Fetcher, req *proto.Request, d d
 			l.files = append(l.files, remoteFile{rel: rel, url: withPath(d.url, d.url.Path+esc), size: -1, link: e.Target})
 		case proto.EntryFile:
 			u := withPath(d.url, d.url.Path+esc+";type="+w.typecode)
-			l.files = append(l.files, remoteFile{rel: rel, url: u, size: e.Size, mtime: e.ModTime})
+			l.files = append(l.files, remoteFile{rel: rel, url: u, size: e.Size, mtime: e.ModTime, askTime: askTime && !e.ModTime.IsZero()})
 		default:
 			l.skipped = append(l.skipped, skip(rel, nil, fmt.Errorf("not a regular file (%s)", e.Type)))
 		}
@@ -229,4 +235,18 @@ func checkFTPRel(dirRel, name, rel string) error {
 		return errNameReserved
 	}
 	return checkRelLen(rel)
+}
+
+// coarseTimes reports, from a listing's Info, whether its times are
+// coarser than MDTM's and the server has MDTM: a LIST line gives minutes,
+// or days for an older file ("Nov 29  2024"), where MLSD and MDTM give
+// seconds (RFC 3659 sections 2.3 and 7.5.3). A file changed within the
+// listed minute, to other content of the same size, looks unchanged in
+// the listing: MDTM tells (run.condition). The names of the NLST fallback
+// have their times from MDTM already.
+func coarseTimes(info map[string]any) bool {
+	format, _ := info["ftp_listing"].(string)
+	mdtm, _ := info["ftp_mdtm"].(bool)
+	fallback, _ := info["ftp_nlst_fallback"].(bool)
+	return format == "list" && mdtm && !fallback
 }

@@ -1,0 +1,73 @@
+package mirror
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/spf13/afero"
+
+	"github.com/rfc1738/fetch/internal/testrig/localserver"
+	"github.com/rfc1738/fetch/proto"
+	"github.com/rfc1738/fetch/proto/ftp"
+	"github.com/rfc1738/fetch/uri"
+)
+
+// TestMirrorMDTMSameMinute: a server that lists with LIST (times to the
+// minute) and has MDTM (seconds). A file changed to other content of the
+// same size within the listed minute looked unchanged: the re-run kept
+// it stale. The first run records MDTM's time (exact_time); a re-run
+// whose listing shows the size and time recorded asks MDTM, fetches the
+// file whose time moved, and not the one whose time stayed (no RETR).
+func TestMirrorMDTMSameMinute(t *testing.T) {
+	mem := afero.NewMemMapFs()
+	minute := time.Now().Add(-time.Hour).UTC().Truncate(time.Minute)
+	put := func(name, data string, at time.Time) {
+		afero.WriteFile(mem, "/pub/"+name, []byte(data), 0o644)
+		mem.Chtimes("/pub/"+name, at, at)
+	}
+	put("changed.txt", "old content", minute.Add(15*time.Second))
+	put("same.txt", "same content", minute.Add(20*time.Second))
+	srv, err := localserver.StartFTP(mem, localserver.FTPOptions{DisableMLSD: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Close()
+	drv := &ftp.Driver{PipelinePassive: true}
+	defer drv.CloseIdleConnections()
+	tr := &trace{}
+	opts := Options{Jobs: 1, Request: proto.Request{Trace: tr, IdleTimeout: 10 * time.Second}}
+	dir := t.TempDir()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	start := uri.MustParse("ftp://" + srv.Addr() + "/pub/")
+
+	if s, err := Run(ctx, drivers{"ftp": drv}, start, dir, opts); err != nil || s.New != 2 {
+		t.Fatalf("first run: %v, %+v", err, s)
+	}
+	if n := tr.commands("LIST"); n == 0 {
+		t.Fatal("the server was not listed with LIST")
+	}
+	put("changed.txt", "new content", minute.Add(45*time.Second)) // same size, same minute
+	tr.reset()
+	s, err := Run(ctx, drivers{"ftp": drv}, start, dir, opts)
+	if err != nil || s.Updated != 1 || s.Unchanged != 1 {
+		t.Fatalf("re-run: %v, %+v; want changed.txt updated, same.txt unchanged", err, s)
+	}
+	if got, _ := os.ReadFile(filepath.Join(dir, "changed.txt")); string(got) != "new content" {
+		t.Errorf("changed.txt = %q, want the new content", got)
+	}
+	if r, m := tr.commands("RETR"), tr.commands("MDTM"); r != 1 || m != 2 {
+		t.Errorf("re-run sent %d RETR and %d MDTM, want 1 (changed.txt) and 2", r, m)
+	}
+
+	tr.reset()
+	if s, err := Run(ctx, drivers{"ftp": drv}, start, dir, opts); err != nil || s.Unchanged != 2 {
+		t.Fatalf("third run: %v, %+v; want both unchanged", err, s)
+	}
+	if n := tr.commands("RETR"); n != 0 {
+		t.Errorf("third run sent %d RETR, want 0", n)
+	}
+}
