@@ -21,8 +21,8 @@ type Record struct {
 	// whose listing shows the same size and time asks MDTM again, and
 	// fetches the file only when MDTM gives another time.
 	ExactTime time.Time `json:"exact_time,omitzero"`
-	SHA256  string    `json:"sha256"`
-	URL     string    `json:"url"`
+	SHA256    string    `json:"sha256"`
+	URL       string    `json:"url"`
 	// Link is the target of a recreated symbolic link; empty for files.
 	Link string `json:"link,omitempty"`
 }

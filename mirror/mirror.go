@@ -259,17 +259,17 @@ var ErrUnsupported = errors.New("mirror: scheme cannot be mirrored (ftp, gopher,
 
 // remoteFile is one file (or symbolic link) found on the remote side.
 type remoteFile struct {
-	rel     string
-	url     *uri.URL
-	size    int64 // -1 unknown
-	mtime   time.Time
-	link    string // symbolic link target; "" for files
-	raw     bool   // ask the driver for the bytes as sent
+	rel   string
+	url   *uri.URL
+	size  int64 // -1 unknown
+	mtime time.Time
+	link  string // symbolic link target; "" for files
+	raw   bool   // ask the driver for the bytes as sent
 	// askTime: the listing's time is coarser than the server's MDTM
 	// (coarseTimes); exact is the time MDTM gave for the transfer.
 	askTime bool
 	exact   time.Time
-	attempt        // its failures so far (again)
+	attempt // its failures so far (again)
 }
 
 // retryable reports whether a failed transfer or listing is worth one more
