@@ -523,12 +523,13 @@ func (d *Driver) retrieve(c *conn, pl plan) (*proto.Response, error) {
 		d.release(c)
 		return nil, err
 	}
-	size, mtime, err := c.statFor(pl)
+	ahead := d.mdtmAhead(c)
+	size, mtime, err := c.statFor(pl, ahead)
 	if err != nil {
 		d.release(c)
 		return nil, err
 	}
-	if ims := c.req.Options.IfModifiedSince; !ims.IsZero() && c.req.Options.FTP.Stat == proto.StatTime && mtime.Equal(ims) {
+	if notModified(c.req, mtime) {
 		d.release(c)
 		return &proto.Response{Kind: proto.KindData, Size: -1, ModTime: mtime, Name: pl.name, NotModified: true,
 			Body: io.NopCloser(strings.NewReader("")), Info: map[string]any{"ftp_type": pl.typ}}, nil
@@ -591,17 +592,14 @@ func (d *Driver) retrieve(c *conn, pl plan) (*proto.Response, error) {
 		return resp, nil
 	}
 	if offset == 0 && d.PipelinePassive && !c.noPipeline {
-		t, err := c.pipelinedRetr(pl.arg, true)
-		if err == nil {
-			b := newBody(d, c, t, pl.typ == "A", want(0))
-			b.cmd = t.cmd // the wire's last command may be the EPSV sent with it
-			resp.Body = b
-			return resp, nil
-		}
-		if !errors.Is(err, errNoPipeline) {
+		done, err := d.pipelined(c, pl, resp, want(0), ahead)
+		if err != nil {
 			err = c.fail("", err)
 			d.release(c)
 			return nil, err
+		}
+		if done {
+			return resp, nil
 		}
 	}
 	r, err := c.sc.RetrFrom(pl.arg, uint64(offset))
@@ -622,8 +620,9 @@ func (d *Driver) retrieve(c *conn, pl plan) (*proto.Response, error) {
 
 // statFor returns the size and time of the file of pl as the request's
 // FTPOptions.Stat asks: from SIZE and MDTM, from MDTM and the caller's
-// size (StatTime), or from the caller alone (StatNone).
-func (c *conn) statFor(pl plan) (size int64, mtime time.Time, err error) {
+// size (StatTime), or from the caller alone (StatNone). With mdtmAhead
+// the MDTM of StatTime is left to the pipelined retrieval.
+func (c *conn) statFor(pl plan, mdtmAhead bool) (size int64, mtime time.Time, err error) {
 	o := c.req.Options.FTP
 	switch o.Stat {
 	case proto.StatNone, proto.StatTime:
@@ -631,12 +630,57 @@ func (c *conn) statFor(pl plan) (size int64, mtime time.Time, err error) {
 		if o.Size > 0 && pl.typ == "I" {
 			size = o.Size // the caller's listing said it
 		}
-		if o.Stat == proto.StatTime {
+		if o.Stat == proto.StatTime && !mdtmAhead {
 			mtime, err = c.mdtm(pl)
 		}
 		return size, mtime, err
 	}
 	return c.stat(pl, o.Stat != proto.StatSize)
+}
+
+// mdtmAhead reports whether the MDTM of a retrieval with StatTime and no
+// condition goes in the same write as RETR (pipelined): it need not be
+// answered before RETR is sent.
+func (d *Driver) mdtmAhead(c *conn) bool {
+	o := c.req.Options
+	return d.PipelinePassive && !c.noPipeline && c.activePort() == nil && c.req.Offset == 0 &&
+		o.FTP.Stat == proto.StatTime && o.IfModifiedSince.IsZero() && c.sc.IsGetTimeSupported()
+}
+
+// notModified reports whether MDTM's time (mtime) of a retrieval with
+// StatTime is the request's IfModifiedSince: the file is not retrieved.
+func notModified(req *proto.Request, mtime time.Time) bool {
+	ims := req.Options.IfModifiedSince
+	return !ims.IsZero() && req.Options.FTP.Stat == proto.StatTime && mtime.Equal(ims)
+}
+
+// pipelined starts the retrieval of pl on the pipelined path into resp,
+// with MDTM in the same write as RETR when ahead is set (its reply is
+// resp.ModTime). It returns false, and no error, when the server refused
+// EPSV: the caller retrieves without pipelining (MDTM is then asked here
+// first).
+func (d *Driver) pipelined(c *conn, pl plan, resp *proto.Response, want int64, ahead bool) (bool, error) {
+	mdtm := ""
+	if ahead {
+		mdtm = pl.arg
+	}
+	t, err := c.pipelinedRetr(pl.arg, true, mdtm)
+	switch {
+	case err == nil:
+		b := newBody(d, c, t, pl.typ == "A", want)
+		b.cmd = t.cmd // the wire's last command may be the EPSV sent with it
+		resp.Body = b
+		if ahead {
+			resp.ModTime = t.mtime
+		}
+		return true, nil
+	case !errors.Is(err, errNoPipeline):
+		return false, err
+	case ahead:
+		resp.ModTime, err = c.mdtm(pl)
+		return false, err
+	}
+	return false, nil
 }
 
 // stat asks SIZE (in TYPE I only: in TYPE A it would count stored bytes,

@@ -13,7 +13,9 @@ import (
 // section 3) as the response's; with Options.IfModifiedSince that very
 // time, the file is not retrieved: NotModified, no RETR sent. Another
 // time, earlier or later, retrieves it. A server without MDTM in FEAT
-// gets no MDTM, and the file is retrieved.
+// gets no MDTM, and the file is retrieved. Without a condition, MDTM
+// goes with RETR, after the data connection is open (pipelined: no round
+// trip of its own); a refused MDTM leaves the time unknown.
 func TestStatTime(t *testing.T) {
 	mdtm := time.Date(2024, 1, 2, 3, 4, 5, 0, time.UTC) // the fake's MDTM answer
 	for _, c := range []struct {
@@ -23,12 +25,15 @@ func TestStatTime(t *testing.T) {
 		notMod  bool
 		retr    bool
 		wantMod time.Time
+		order   string // the client's commands, in this order and in a row
+		refuse  bool   // MDTM answers 550
 	}{
-		{"unchanged", true, mdtm, true, false, mdtm},
-		{"later", true, mdtm.Add(-time.Second), false, true, mdtm},
-		{"earlier", true, mdtm.Add(time.Second), false, true, mdtm},
-		{"no condition", true, time.Time{}, false, true, mdtm},
-		{"no MDTM in FEAT", false, mdtm, false, true, time.Time{}},
+		{"unchanged", true, mdtm, true, false, mdtm, "MDTM a.bin\r\n", false},
+		{"later", true, mdtm.Add(-time.Second), false, true, mdtm, "MDTM a.bin\r\nEPSV\r\nRETR a.bin\r\n", false},
+		{"earlier", true, mdtm.Add(time.Second), false, true, mdtm, "MDTM a.bin\r\nEPSV\r\nRETR a.bin\r\n", false},
+		{"no condition", true, time.Time{}, false, true, mdtm, "EPSV\r\nMDTM a.bin\r\nRETR a.bin\r\n", false},
+		{"no condition, refused", true, time.Time{}, false, true, time.Time{}, "EPSV\r\nMDTM a.bin\r\nRETR a.bin\r\n", true},
+		{"no MDTM in FEAT", false, mdtm, false, true, time.Time{}, "EPSV\r\nRETR a.bin\r\n", false},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			f := newFake(t)
@@ -36,6 +41,9 @@ func TestStatTime(t *testing.T) {
 				f.feat = []string{"SIZE", "EPSV", "PASV"}
 			}
 			f.files["a.bin"] = []byte("0123456789")
+			if c.refuse {
+				f.replies["MDTM a.bin"] = "550 not now"
+			}
 			f.start()
 			d := &Driver{PipelinePassive: true}
 			defer d.CloseIdleConnections()
@@ -52,6 +60,9 @@ func TestStatTime(t *testing.T) {
 			}
 			if c.retr && string(body) != "0123456789" || !c.retr && len(body) != 0 {
 				t.Errorf("body %q", body)
+			}
+			if !strings.Contains(sent, c.order) {
+				t.Errorf("sent no %q:\n%s", c.order, sent)
 			}
 			if strings.Contains(sent, "SIZE") || strings.Contains(sent, "MDTM") != c.feat {
 				t.Errorf("sent SIZE, or MDTM where FEAT has it not (or not where it has):\n%s", sent)
