@@ -116,7 +116,7 @@ func (r *run) unchanged(rf remoteFile, loc local, rec Record, known bool) bool {
 // recorded, is still to be checked with MDTM: the listing's time is
 // coarser than MDTM's, and an earlier run recorded MDTM's time.
 func askMDTM(rf remoteFile, loc local, rec Record) bool {
-	return rf.askTime && !rec.ExactTime.IsZero() && loc.regular && loc.size == rec.Size && rec.Link == ""
+	return rf.coarse && !rec.ExactTime.IsZero() && loc.regular && loc.size == rec.Size && rec.Link == ""
 }
 
 // condition returns the time to fetch a file known to the manifest on
@@ -132,6 +132,26 @@ func condition(rf remoteFile, loc local, rec Record) time.Time {
 		return rec.ModTime
 	}
 	return time.Time{}
+}
+
+// setCondition sets the condition of req (condition); one on MDTM's time
+// asks MDTM (proto.StatTime).
+func setCondition(req *proto.Request, rf remoteFile, loc local, rec Record) {
+	req.Options.IfModifiedSince = condition(rf, loc, rec)
+	if !req.Options.IfModifiedSince.IsZero() && rf.coarse {
+		req.Options.FTP.Stat = proto.StatTime
+	}
+}
+
+// confirmed records that the server said rf did not change since rec.
+// When MDTM said so of a file whose listed minute is no longer fresh,
+// the copy is the last version of that minute: its exact time is
+// dropped, and later runs trust the listing (coarseTimes).
+func (r *run) confirmed(rf remoteFile, rec Record) {
+	if rf.coarse && !rf.askTime && !rec.ExactTime.IsZero() {
+		rec.ExactTime = time.Time{}
+		r.m.put(rf.rel, rec)
+	}
 }
 
 // exactTime returns the time MDTM gave for rf's transfer (resp), when it
@@ -250,7 +270,7 @@ func (r *run) download(ctx context.Context, worker int, rf remoteFile, loc local
 	req := r.request(r.w.fileOptions(rf))
 	req.Offset, req.Raw = offset, rf.raw
 	if offset == 0 && known {
-		req.Options.IfModifiedSince = condition(rf, loc, rec)
+		setCondition(req, rf, loc, rec)
 	}
 	resp, err := r.f.Fetch(ctx, rf.url, req)
 	if dl, ok := r.w.(dirLinker); ok && err == nil && resp.Location != nil {
@@ -265,6 +285,7 @@ func (r *run) download(ctx context.Context, worker int, rf remoteFile, loc local
 	}
 	if err == nil && resp.NotModified {
 		resp.Body.Close()
+		r.confirmed(rf, rec)
 		rep.Status = StatusUnchanged
 		return rep
 	}

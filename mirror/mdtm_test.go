@@ -20,7 +20,9 @@ import (
 // same size within the listed minute looked unchanged: the re-run kept
 // it stale. The first run records MDTM's time (exact_time); a re-run
 // whose listing shows the size and time recorded asks MDTM, fetches the
-// file whose time moved, and not the one whose time stayed (no RETR).
+// file whose time moved, and not the one whose time stayed (no RETR). A
+// file listed days old, whose minute closed long before it was fetched,
+// costs no MDTM, in either run.
 func TestMirrorMDTMSameMinute(t *testing.T) {
 	mem := afero.NewMemMapFs()
 	minute := time.Now().Add(-time.Hour).UTC().Truncate(time.Minute)
@@ -30,6 +32,7 @@ func TestMirrorMDTMSameMinute(t *testing.T) {
 	}
 	put("changed.txt", "old content", minute.Add(15*time.Second))
 	put("same.txt", "same content", minute.Add(20*time.Second))
+	put("old.txt", "old file", minute.Add(-72*time.Hour))
 	srv, err := localserver.StartFTP(mem, localserver.FTPOptions{DisableMLSD: true})
 	if err != nil {
 		t.Fatal(err)
@@ -44,16 +47,19 @@ func TestMirrorMDTMSameMinute(t *testing.T) {
 	defer cancel()
 	start := uri.MustParse("ftp://" + srv.Addr() + "/pub/")
 
-	if s, err := Run(ctx, drivers{"ftp": drv}, start, dir, opts); err != nil || s.New != 2 {
+	if s, err := Run(ctx, drivers{"ftp": drv}, start, dir, opts); err != nil || s.New != 3 {
 		t.Fatalf("first run: %v, %+v", err, s)
 	}
 	if n := tr.commands("LIST"); n == 0 {
 		t.Fatal("the server was not listed with LIST")
 	}
+	if n := tr.commands("MDTM"); n != 2 {
+		t.Errorf("first run sent %d MDTM, want 2 (not for old.txt)", n)
+	}
 	put("changed.txt", "new content", minute.Add(45*time.Second)) // same size, same minute
 	tr.reset()
 	s, err := Run(ctx, drivers{"ftp": drv}, start, dir, opts)
-	if err != nil || s.Updated != 1 || s.Unchanged != 1 {
+	if err != nil || s.Updated != 1 || s.Unchanged != 2 {
 		t.Fatalf("re-run: %v, %+v; want changed.txt updated, same.txt unchanged", err, s)
 	}
 	if got, _ := os.ReadFile(filepath.Join(dir, "changed.txt")); string(got) != "new content" {
@@ -64,7 +70,7 @@ func TestMirrorMDTMSameMinute(t *testing.T) {
 	}
 
 	tr.reset()
-	if s, err := Run(ctx, drivers{"ftp": drv}, start, dir, opts); err != nil || s.Unchanged != 2 {
+	if s, err := Run(ctx, drivers{"ftp": drv}, start, dir, opts); err != nil || s.Unchanged != 3 {
 		t.Fatalf("third run: %v, %+v; want both unchanged", err, s)
 	}
 	if n := tr.commands("RETR"); n != 0 {

@@ -265,11 +265,13 @@ type remoteFile struct {
 	mtime time.Time
 	link  string // symbolic link target; "" for files
 	raw   bool   // ask the driver for the bytes as sent
-	// askTime: the listing's time is coarser than the server's MDTM
-	// (coarseTimes); exact is the time MDTM gave for the transfer.
-	askTime bool
-	exact   time.Time
-	attempt // its failures so far (again)
+	// coarse: the listing's time is coarser than the server's MDTM
+	// (coarseTimes); askTime: and the listed minute is recent (fresh),
+	// so MDTM's time is asked with the transfer; exact is the time MDTM
+	// gave for it.
+	coarse, askTime bool
+	exact           time.Time
+	attempt         // its failures so far (again)
 }
 
 // retryable reports whether a failed transfer or listing is worth one more

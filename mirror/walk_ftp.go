@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/rfc1738/fetch/proto"
 	"github.com/rfc1738/fetch/uri"
@@ -83,7 +84,7 @@ func (w *ftpWalker) list(ctx context.Context, f Fetcher, req *proto.Request, d d
 	l.fallback, _ = resp.Info["ftp_nlst_fallback"].(bool)
 	l.dotNames, _ = resp.Info["ftp_dot_names"].(string)
 	l.truncated, _ = resp.Info["ftp_truncated"].(string)
-	askTime := coarseTimes(resp.Info)
+	coarse, now := coarseTimes(resp.Info), time.Now()
 	entries := resp.Entries
 	if !w.keepVersions {
 		entries = highestVersions(entries)
@@ -118,7 +119,8 @@ func (w *ftpWalker) list(ctx context.Context, f Fetcher, req *proto.Request, d d
 			l.files = append(l.files, remoteFile{rel: rel, url: withPath(d.url, d.url.Path+esc), size: -1, link: e.Target})
 		case proto.EntryFile:
 			u := withPath(d.url, d.url.Path+esc+";type="+w.typecode)
-			l.files = append(l.files, remoteFile{rel: rel, url: u, size: e.Size, mtime: e.ModTime, askTime: askTime && !e.ModTime.IsZero()})
+			c := coarse && !e.ModTime.IsZero()
+			l.files = append(l.files, remoteFile{rel: rel, url: u, size: e.Size, mtime: e.ModTime, coarse: c, askTime: c && fresh(e.ModTime, now)})
 		default:
 			l.skipped = append(l.skipped, skip(rel, nil, fmt.Errorf("not a regular file (%s)", e.Type)))
 		}
@@ -244,9 +246,25 @@ func checkFTPRel(dirRel, name, rel string) error {
 // listed minute, to other content of the same size, looks unchanged in
 // the listing: MDTM tells (run.condition). The names of the NLST fallback
 // have their times from MDTM already.
+//
+// Only a file whose listed minute had not closed when it was fetched can
+// change unseen: a later change gives it a later minute. A LIST time is
+// the server's local time, in a zone the client does not know, so a
+// minute within 15 hours of now (UTC-12 to UTC+14) is taken as maybe not
+// closed (fresh). Such a file is fetched with MDTM (pipelined with RETR),
+// whose time the manifest keeps; a re-run asks MDTM for it until an
+// answer comes when its minute is no longer fresh. A file of an archive
+// listed hours or days old costs no MDTM at all.
 func coarseTimes(info map[string]any) bool {
 	format, _ := info["ftp_listing"].(string)
 	mdtm, _ := info["ftp_mdtm"].(bool)
 	fallback, _ := info["ftp_nlst_fallback"].(bool)
 	return format == "list" && mdtm && !fallback
+}
+
+// fresh reports whether a listed time t may be of a minute not yet
+// closed at now, in the server's unknown time zone (coarseTimes).
+func fresh(t, now time.Time) bool {
+	const zones = 15 * time.Hour
+	return t.After(now.Add(-zones)) && t.Before(now.Add(zones))
 }
