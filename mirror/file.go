@@ -116,7 +116,16 @@ func (r *run) unchanged(rf remoteFile, loc local, rec Record, known bool) bool {
 // recorded, is still to be checked with MDTM: the listing's time is
 // coarser than MDTM's, and an earlier run recorded MDTM's time.
 func askMDTM(rf remoteFile, loc local, rec Record) bool {
-	return rf.coarse && !rec.ExactTime.IsZero() && loc.regular && loc.size == rec.Size && rec.Link == ""
+	return rf.coarse && !since(rec).IsZero() && loc.regular && loc.size == rec.Size && rec.Link == ""
+}
+
+// since returns the time a version of the file no later than the copy
+// has (askMDTM): MDTM's, or else when the copy was fetched.
+func since(rec Record) time.Time {
+	if !rec.ExactTime.IsZero() {
+		return rec.ExactTime
+	}
+	return rec.Fetched
 }
 
 // condition returns the time to fetch a file known to the manifest on
@@ -127,7 +136,7 @@ func askMDTM(rf remoteFile, loc local, rec Record) bool {
 func condition(rf remoteFile, loc local, rec Record) time.Time {
 	switch {
 	case rf.size == rec.Size && rf.mtime.Equal(rec.ModTime) && askMDTM(rf, loc, rec):
-		return rec.ExactTime
+		return since(rec)
 	case rf.size < 0 && rf.mtime.IsZero() && loc.regular && loc.size == rec.Size && !rec.ModTime.IsZero() && rec.Link == "":
 		return rec.ModTime
 	}
@@ -143,24 +152,45 @@ func setCondition(req *proto.Request, rf remoteFile, loc local, rec Record) {
 	}
 }
 
-// confirmed records that the server said rf did not change since rec.
-// When MDTM said so of a file whose listed minute is no longer fresh,
-// the copy is the last version of that minute: its exact time is
-// dropped, and later runs trust the listing (coarseTimes).
-func (r *run) confirmed(rf remoteFile, rec Record) {
-	if rf.coarse && !rf.askTime && !rec.ExactTime.IsZero() {
+// confirmed records that MDTM said rf did not change (mdtm, its time):
+// that time is kept to compare the next answers with; or, when the
+// listed minute is no longer fresh, the copy is the last version of that
+// minute and the times are dropped: later runs trust the listing
+// (coarseTimes).
+func (r *run) confirmed(rf remoteFile, rec Record, mdtm time.Time) {
+	if !rf.coarse {
+		return
+	}
+	exact, fetched := rec.ExactTime, rec.Fetched
+	rec.ExactTime, rec.Fetched = mdtm, time.Time{}
+	if !rf.askTime {
 		rec.ExactTime = time.Time{}
+	}
+	if !rec.ExactTime.Equal(exact) || !fetched.IsZero() {
 		r.m.put(rf.rel, rec)
 	}
 }
 
 // exactTime returns the time MDTM gave for rf's transfer (resp), when it
-// was asked (askTime); zero otherwise.
+// was asked (a conditional fetch of a file whose listed minute is still
+// fresh); zero otherwise.
 func exactTime(rf remoteFile, resp *proto.Response) time.Time {
 	if !rf.askTime {
 		return time.Time{}
 	}
 	return resp.ModTime
+}
+
+// fetchedAt returns the time rf's transfer begins, when the manifest is
+// to keep it (askTime); zero otherwise.
+func (r *run) fetchedAt(rf remoteFile) time.Time {
+	switch {
+	case !rf.askTime:
+		return time.Time{}
+	case r.opts.now != nil:
+		return r.opts.now()
+	}
+	return time.Now()
 }
 
 // sameTime reports whether a transfer's time, or when it gave none the
@@ -272,6 +302,7 @@ func (r *run) download(ctx context.Context, worker int, rf remoteFile, loc local
 	if offset == 0 && known {
 		setCondition(req, rf, loc, rec)
 	}
+	rf.fetched = r.fetchedAt(rf)
 	resp, err := r.f.Fetch(ctx, rf.url, req)
 	if dl, ok := r.w.(dirLinker); ok && err == nil && resp.Location != nil {
 		if d, isDir, why := dl.redirected(rf, resp.Location); isDir || why != nil {
@@ -285,7 +316,7 @@ func (r *run) download(ctx context.Context, worker int, rf remoteFile, loc local
 	}
 	if err == nil && resp.NotModified {
 		resp.Body.Close()
-		r.confirmed(rf, rec)
+		r.confirmed(rf, rec, resp.ModTime)
 		rep.Status = StatusUnchanged
 		return rep
 	}
@@ -335,7 +366,7 @@ func (r *run) download(ctx context.Context, worker int, rf remoteFile, loc local
 	if err := r.place(rf, false); err != nil {
 		return fail(err)
 	}
-	r.m.put(rf.rel, Record{Size: offset + n, ModTime: mtime, ExactTime: rf.exact, SHA256: sum, URL: rf.url.Redacted()})
+	r.m.put(rf.rel, Record{Size: offset + n, ModTime: mtime, ExactTime: rf.exact, Fetched: rf.fetched, SHA256: sum, URL: rf.url.Redacted()})
 	rep.Status, rep.Bytes = statusFor(loc), n
 	r.progress(Event{Worker: worker, Path: rf.rel, Size: size, Bytes: offset + n, Done: true, Status: rep.Status})
 	return rep

@@ -21,8 +21,13 @@ type Record struct {
 	// whose listing shows the same size and time asks MDTM again, and
 	// fetches the file only when MDTM gives another time.
 	ExactTime time.Time `json:"exact_time,omitzero"`
-	SHA256    string    `json:"sha256"`
-	URL       string    `json:"url"`
+	// Fetched is when the transfer of a file with a coarse and fresh
+	// listed time (coarseTimes) began, by this machine's clock, until
+	// MDTM gives ExactTime: a version whose MDTM time is not after it
+	// is the one fetched.
+	Fetched time.Time `json:"fetched,omitzero"`
+	SHA256  string    `json:"sha256"`
+	URL     string    `json:"url"`
 	// Link is the target of a recreated symbolic link; empty for files.
 	Link string `json:"link,omitempty"`
 }

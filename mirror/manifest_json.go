@@ -68,6 +68,9 @@ func (m *manifest) encode() ([]byte, error) {
 		if b, err = appendTime(b, "exact_time", r.ExactTime); err != nil {
 			return nil, fmt.Errorf("%s: %w", name, err)
 		}
+		if b, err = appendTime(b, "fetched", r.Fetched); err != nil {
+			return nil, fmt.Errorf("%s: %w", name, err)
+		}
 		b = append(b, ",\n      \"sha256\": "...)
 		b = jsonstr.AppendBytes(b, r.SHA256, true)
 		b = append(b, ",\n      \"url\": "...)

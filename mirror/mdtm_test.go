@@ -17,12 +17,14 @@ import (
 
 // TestMirrorMDTMSameMinute: a server that lists with LIST (times to the
 // minute) and has MDTM (seconds). A file changed to other content of the
-// same size within the listed minute looked unchanged: the re-run kept
-// it stale. The first run records MDTM's time (exact_time); a re-run
+// same size within the listed minute, after the mirror fetched it, looked
+// unchanged: the re-run kept it stale. The first run sends no MDTM and
+// records when it fetched each file of a fresh minute (fetched); a re-run
 // whose listing shows the size and time recorded asks MDTM, fetches the
-// file whose time moved, and not the one whose time stayed (no RETR). A
-// file listed days old, whose minute closed long before it was fetched,
-// costs no MDTM, in either run.
+// file whose MDTM time is later than that, and not the other (no RETR),
+// whose MDTM time it keeps (exact_time) for the third run. A file listed
+// days old, whose minute closed long before it was fetched, costs no
+// MDTM, in any run.
 func TestMirrorMDTMSameMinute(t *testing.T) {
 	mem := afero.NewMemMapFs()
 	minute := time.Now().Add(-time.Hour).UTC().Truncate(time.Minute)
@@ -41,7 +43,9 @@ func TestMirrorMDTMSameMinute(t *testing.T) {
 	drv := &ftp.Driver{PipelinePassive: true}
 	defer drv.CloseIdleConnections()
 	tr := &trace{}
-	opts := Options{Jobs: 1, Request: proto.Request{Trace: tr, IdleTimeout: 10 * time.Second}}
+	// The first run fetches at second 30 of the listed minute.
+	opts := Options{Jobs: 1, Request: proto.Request{Trace: tr, IdleTimeout: 10 * time.Second},
+		now: func() time.Time { return minute.Add(30 * time.Second) }}
 	dir := t.TempDir()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
@@ -53,10 +57,11 @@ func TestMirrorMDTMSameMinute(t *testing.T) {
 	if n := tr.commands("LIST"); n == 0 {
 		t.Fatal("the server was not listed with LIST")
 	}
-	if n := tr.commands("MDTM"); n != 2 {
-		t.Errorf("first run sent %d MDTM, want 2 (not for old.txt)", n)
+	if n := tr.commands("MDTM"); n != 0 {
+		t.Errorf("first run sent %d MDTM, want none", n)
 	}
-	put("changed.txt", "new content", minute.Add(45*time.Second)) // same size, same minute
+	put("changed.txt", "new content", minute.Add(45*time.Second)) // same size, same minute, after the fetch
+	opts.now = nil
 	tr.reset()
 	s, err := Run(ctx, drivers{"ftp": drv}, start, dir, opts)
 	if err != nil || s.Updated != 1 || s.Unchanged != 2 {
@@ -73,7 +78,7 @@ func TestMirrorMDTMSameMinute(t *testing.T) {
 	if s, err := Run(ctx, drivers{"ftp": drv}, start, dir, opts); err != nil || s.Unchanged != 3 {
 		t.Fatalf("third run: %v, %+v; want both unchanged", err, s)
 	}
-	if n := tr.commands("RETR"); n != 0 {
-		t.Errorf("third run sent %d RETR, want 0", n)
+	if r, m := tr.commands("RETR"), tr.commands("MDTM"); r != 0 || m != 2 {
+		t.Errorf("third run sent %d RETR and %d MDTM, want 0 and 2", r, m)
 	}
 }

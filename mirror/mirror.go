@@ -126,6 +126,8 @@ type Options struct {
 	// writeThrough, when set, wraps the writer of every local file's
 	// data (tests: a file system that fills up).
 	writeThrough func(rel string, w io.Writer) io.Writer
+	// now, when set, is the clock of Record.Fetched (tests).
+	now func() time.Time
 }
 
 // Event reports the progress of one transfer.
@@ -266,11 +268,12 @@ type remoteFile struct {
 	link  string // symbolic link target; "" for files
 	raw   bool   // ask the driver for the bytes as sent
 	// coarse: the listing's time is coarser than the server's MDTM
-	// (coarseTimes); askTime: and the listed minute is recent (fresh),
-	// so MDTM's time is asked with the transfer; exact is the time MDTM
-	// gave for it.
+	// (coarseTimes); askTime: and the listed minute may not have closed
+	// (fresh), so the time of the transfer is kept (Record.Fetched);
+	// exact is the time MDTM gave for the transfer, when it was asked
+	// (a conditional fetch), fetched when it began.
 	coarse, askTime bool
-	exact           time.Time
+	exact, fetched  time.Time
 	attempt         // its failures so far (again)
 }
 

@@ -120,7 +120,7 @@ func fetchListing(ctx context.Context, f Fetcher, req *proto.Request, u *uri.URL
 // target), failed when it is one whose name cannot be a local name
 // (errNotLocal).
 func skip(rel string, u *uri.URL, err error) EntryReport {
-	r := EntryReport{Path: rel, Status: StatusSkipped, Reason: err.Error()}
+	r := EntryReport{Path: rel, Status: StatusSkipped, Reason: err.Error(), err: err}
 	if errors.Is(err, errNotLocal) {
 		r.Status = StatusFailed
 	}

@@ -58,11 +58,6 @@ func (w *ftpWalker) fileOptions(rf remoteFile) proto.Options {
 		// a later run, finding the listed time, would keep it.
 		return proto.Options{FTP: proto.FTPOptions{Stat: proto.StatSize}}
 	}
-	if rf.askTime {
-		// The listing's time is coarser than MDTM's: MDTM gives the
-		// exact time, which the manifest keeps (Record.ExactTime).
-		return proto.Options{FTP: proto.FTPOptions{Stat: proto.StatTime, Size: rf.size}}
-	}
 	return proto.Options{FTP: proto.FTPOptions{Stat: proto.StatNone, Size: rf.size}}
 }
 
@@ -251,10 +246,13 @@ func checkFTPRel(dirRel, name, rel string) error {
 // change unseen: a later change gives it a later minute. A LIST time is
 // the server's local time, in a zone the client does not know, so a
 // minute within 15 hours of now (UTC-12 to UTC+14) is taken as maybe not
-// closed (fresh). Such a file is fetched with MDTM (pipelined with RETR),
-// whose time the manifest keeps; a re-run asks MDTM for it until an
-// answer comes when its minute is no longer fresh. A file of an archive
-// listed hours or days old costs no MDTM at all.
+// closed (fresh). The manifest keeps when such a file was fetched
+// (Record.Fetched); a re-run that finds the size and time recorded asks
+// MDTM, and fetches it again when MDTM gives a later time (this assumes
+// the server's clock agrees with this one), else keeps MDTM's time
+// (Record.ExactTime) to compare the next answers with, until an answer
+// comes when the minute is no longer fresh. No MDTM in a first run; none
+// for a file listed hours or days old.
 func coarseTimes(info map[string]any) bool {
 	format, _ := info["ftp_listing"].(string)
 	mdtm, _ := info["ftp_mdtm"].(bool)

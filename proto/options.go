@@ -28,7 +28,7 @@ type Options struct {
 	// RFC 9110 section 13.1.3) returns a Response with NotModified set and
 	// an empty Body when it did not; the others send the resource. Read by
 	// http, and by ftp with FTPOptions.Stat StatTime: NotModified when
-	// MDTM gives that very time (a time that went back is a change too).
+	// MDTM gives this time or an earlier one.
 	// The zero time means no condition. No flag: the mirror sets it.
 	IfModifiedSince time.Time
 

@@ -648,10 +648,11 @@ func (d *Driver) mdtmAhead(c *conn) bool {
 }
 
 // notModified reports whether MDTM's time (mtime) of a retrieval with
-// StatTime is the request's IfModifiedSince: the file is not retrieved.
+// StatTime is not after the request's IfModifiedSince: the file is not
+// retrieved.
 func notModified(req *proto.Request, mtime time.Time) bool {
 	ims := req.Options.IfModifiedSince
-	return !ims.IsZero() && req.Options.FTP.Stat == proto.StatTime && mtime.Equal(ims)
+	return !ims.IsZero() && req.Options.FTP.Stat == proto.StatTime && !mtime.IsZero() && !mtime.After(ims)
 }
 
 // pipelined starts the retrieval of pl on the pipelined path into resp,

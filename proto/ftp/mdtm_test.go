@@ -10,9 +10,9 @@ import (
 
 // TestStatTime: with FTPOptions.Stat StatTime the driver sends MDTM and
 // not SIZE (the caller knows the size), and gives MDTM's time (RFC 3659
-// section 3) as the response's; with Options.IfModifiedSince that very
-// time, the file is not retrieved: NotModified, no RETR sent. Another
-// time, earlier or later, retrieves it. A server without MDTM in FEAT
+// section 3) as the response's; with Options.IfModifiedSince that time
+// or a later one, the file is not retrieved: NotModified, no RETR sent.
+// A file changed after it is retrieved. A server without MDTM in FEAT
 // gets no MDTM, and the file is retrieved. Without a condition, MDTM
 // goes with RETR, after the data connection is open (pipelined: no round
 // trip of its own); a refused MDTM leaves the time unknown.
@@ -30,7 +30,7 @@ func TestStatTime(t *testing.T) {
 	}{
 		{"unchanged", true, mdtm, true, false, mdtm, "MDTM a.bin\r\n", false},
 		{"later", true, mdtm.Add(-time.Second), false, true, mdtm, "MDTM a.bin\r\nEPSV\r\nRETR a.bin\r\n", false},
-		{"earlier", true, mdtm.Add(time.Second), false, true, mdtm, "MDTM a.bin\r\nEPSV\r\nRETR a.bin\r\n", false},
+		{"since a later time", true, mdtm.Add(time.Second), true, false, mdtm, "MDTM a.bin\r\n", false},
 		{"no condition", true, time.Time{}, false, true, mdtm, "EPSV\r\nMDTM a.bin\r\nRETR a.bin\r\n", false},
 		{"no condition, refused", true, time.Time{}, false, true, time.Time{}, "EPSV\r\nMDTM a.bin\r\nRETR a.bin\r\n", true},
 		{"no MDTM in FEAT", false, mdtm, false, true, time.Time{}, "EPSV\r\nRETR a.bin\r\n", false},
