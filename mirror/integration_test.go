@@ -570,6 +570,12 @@ var fixtureNames = []string{"a&b.txt", "café.txt", "x?y.txt", "100%.txt", "with
 func checkNames(t *testing.T, dir string) {
 	t.Helper()
 	for _, name := range fixtureNames {
+		if notLocal(name) {
+			if _, err := os.Lstat(filepath.Join(dir, "names", name)); !errors.Is(err, fs.ErrNotExist) {
+				t.Errorf("names/%s: written, though no local name (%v)", name, err)
+			}
+			continue
+		}
 		got, err := os.ReadFile(filepath.Join(dir, "names", name))
 		if want := "the file named " + name + "\n"; err != nil || string(got) != want {
 			t.Errorf("names/%s = %q, %v; want %q", name, got, err, want)
@@ -610,7 +616,7 @@ func TestPythonHTTPServerMirror(t *testing.T) {
 	tr := &trace{}
 	sum, err = Run(ctx, f, start, dir, Options{Jobs: 4, Request: proto.Request{Trace: tr}})
 	// The file removed above is fetched again.
-	if err != nil || sum.Unchanged != n-1 || sum.New != 1 || sum.Updated != 0 {
+	if !partialForNames(err, sum) || sum.Unchanged != n-1 || sum.New != 1 || sum.Updated != 0 {
 		t.Errorf("second run = %v, unchanged %d new %d updated %d", err, sum.Unchanged, sum.New, sum.Updated)
 	}
 	if got := tr.replies("304"); got != n-1 {
