@@ -7,6 +7,7 @@ require (
 	github.com/fclairamb/ftpserverlib v0.25.0
 	github.com/jlaffaye/ftp v0.2.4
 	github.com/klauspost/compress v1.18.0
+	github.com/mattn/go-runewidth v0.0.16
 	github.com/nlnwa/gowarc/v2 v2.2.4
 	github.com/spf13/afero v1.11.0
 	github.com/spf13/cobra v1.8.1
@@ -25,7 +26,6 @@ require (
 	github.com/fclairamb/go-log v0.5.0 // indirect
 	github.com/google/uuid v1.6.0 // indirect
 	github.com/inconshreveable/mousetrap v1.1.0 // indirect
-	github.com/mattn/go-runewidth v0.0.16 // indirect
 	github.com/nlnwa/whatwg-url v0.6.2 // indirect
 	github.com/rivo/uniseg v0.4.7 // indirect
 	github.com/russross/blackfriday/v2 v2.1.0 // indirect

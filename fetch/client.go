@@ -14,7 +14,12 @@
 //
 // A driver that answers with a *proto.Redirect (an HTTP 3xx, a gateway,
 // file-via-ftp) sends the client back to step 1 with the target, a bounded
-// number of times; a redirect from a network URL to file: is refused.
+// number of times, once the hop itself is allowed, before anything is sent
+// to the target: a redirect from a network URL to file: is refused; an
+// HTTP redirect may lead only to the schemes of RedirectProtocols; a
+// redirect from a public address may not lead to a local one unless
+// AllowPrivateRedirect is set (judged on each address the target resolves
+// to, at dial time); a mirror's redirect may not leave its server.
 //
 // Every error is a *Error whose URL is redacted; ExitCode classifies it.
 package fetch
@@ -67,6 +72,19 @@ type Client struct {
 	// MaxRedirects bounds the redirects followed for one fetch. Zero means
 	// 10; a negative value means none are followed.
 	MaxRedirects int
+
+	// RedirectProtocols are the schemes an HTTP redirect (from an http or
+	// https URL) may lead to (curl's --proto-redir; see
+	// ParseRedirectProtocols). Nil means DefaultRedirectProtocols: ftp,
+	// http and https. A redirect to file: is refused whatever it holds.
+	RedirectProtocols []string
+
+	// AllowPrivateRedirect lets a redirect from a public address lead to
+	// a loopback, private or link-local one (--allow-private-redirect).
+	// False refuses it, as browsers' Private Network Access does: a
+	// server on the Internet cannot steer the client to this machine or
+	// its network. Redirects from a local address are not concerned.
+	AllowPrivateRedirect bool
 
 	// Trace receives the protocol transcript ("> " sent, "< " received,
 	// "* " notes such as look-ups, connections and redirects), passwords
@@ -154,7 +172,10 @@ type Response struct {
 const defaultMaxRedirects = 10
 
 // Get fetches rawURL with the client's settings. The returned body must be
-// closed.
+// closed. An FTP URL without ;type= is fetched as text (TYPE A, line ends
+// converted) when its name looks like text, as RFC 1738 section 3.2.2
+// asks; Response.Info["ftp_type_guessed"] says so, and
+// Options.FTP.Binary keeps the stored bytes instead.
 func (c *Client) Get(ctx context.Context, rawURL string) (*Response, error) {
 	return c.Fetch(ctx, rawURL, nil)
 }
@@ -174,11 +195,18 @@ func (c *Client) Fetch(ctx context.Context, rawURL string, req *proto.Request) (
 // FetchURL is Fetch for a URL already parsed. u is checked with the safety
 // policy like any other.
 func (c *Client) FetchURL(ctx context.Context, u *uri.URL, req *proto.Request) (*Response, error) {
-	return c.fetchURL(ctx, u, req, c.registry().Lookup)
+	return c.fetchURL(ctx, u, req, scope{lookup: c.registry().Lookup})
 }
 
-// fetchURL is FetchURL with the drivers that lookup finds.
-func (c *Client) fetchURL(ctx context.Context, u *uri.URL, req *proto.Request, lookup lookupFunc) (*Response, error) {
+// scope is what a fetch may reach: the drivers that lookup finds and, when
+// stay is not nil (a mirror), stay's server only.
+type scope struct {
+	lookup lookupFunc
+	stay   *uri.URL
+}
+
+// fetchURL is FetchURL within sc.
+func (c *Client) fetchURL(ctx context.Context, u *uri.URL, req *proto.Request, sc scope) (*Response, error) {
 	cancel := context.CancelFunc(func() {})
 	if c.MaxTime > 0 {
 		ctx, cancel = context.WithTimeout(ctx, c.MaxTime)
@@ -195,7 +223,7 @@ func (c *Client) fetchURL(ctx context.Context, u *uri.URL, req *proto.Request, l
 	if c.WARC != nil {
 		tb = c.warcRequest(u, req)
 	}
-	resp, err := c.follow(ctx, u, req, lookup)
+	resp, err := c.follow(ctx, u, req, sc)
 	if err != nil {
 		cancel()
 		return nil, err
@@ -260,8 +288,12 @@ func (c *Client) registry() *Registry {
 	return defaultRegistry()
 }
 
-// follow fetches u, following redirects.
-func (c *Client) follow(ctx context.Context, u *uri.URL, req *proto.Request, lookup lookupFunc) (*Response, error) {
+// gatewayReason is the Reason of the *proto.Redirect a gateway driver
+// returns (package proto/gateway).
+const gatewayReason = "gateway"
+
+// follow fetches u, following the redirects that vetHop allows.
+func (c *Client) follow(ctx context.Context, u *uri.URL, req *proto.Request, sc scope) (*Response, error) {
 	var chain []string
 	for {
 		op := "get"
@@ -272,7 +304,7 @@ func (c *Client) follow(ctx context.Context, u *uri.URL, req *proto.Request, loo
 		if err != nil {
 			return nil, &Error{Op: "check", URL: u.Redacted(), Err: err}
 		}
-		pr, err := c.fetchOnce(ctx, u, req, lookup)
+		pr, err := c.fetchOnce(ctx, u, req, sc.lookup)
 		var r *proto.Redirect
 		if !errors.As(err, &r) {
 			if err != nil {
@@ -289,13 +321,21 @@ func (c *Client) follow(ctx context.Context, u *uri.URL, req *proto.Request, loo
 			return nil, err
 		}
 		c.tracef("* redirect (%s) to %s", r.Reason, next.Redacted())
+		// A gateway is the user's own template, not a server's choice:
+		// only a mirror's stay-on-the-server rule applies to it.
+		if r.Reason != gatewayReason || sc.stay != nil {
+			if ctx, err = c.vetHop(ctx, u, next, sc.stay); err != nil {
+				return nil, err
+			}
+		}
 		chain = append(chain, u.Redacted())
 		u = next
 	}
 }
 
 // redirect parses and vets the target of r, the hops-th redirect from u.
-// The target's safety check happens at the top of follow's loop.
+// vetHop judges the hop next; the target's safety check happens at the
+// top of follow's loop.
 func (c *Client) redirect(u *uri.URL, r *proto.Redirect, hops int) (*uri.URL, error) {
 	max := c.MaxRedirects
 	if max == 0 {

@@ -54,6 +54,10 @@ func (c *Client) dialAddr(ctx context.Context, network, addr string) (net.Conn, 
 		c.tracef("* refused %s: %v", addr, err)
 		return nil, &net.OpError{Op: "dial", Net: network, Err: err}
 	}
+	if err := checkPrivateHop(ctx, addr); err != nil {
+		c.tracef("* refused %s: %v", addr, err)
+		return nil, &net.OpError{Op: "dial", Net: network, Err: err}
+	}
 	c.tracef("* connect %s", addr)
 	if c.Dial != nil {
 		return c.Dial(ctx, network, addr)

@@ -53,17 +53,26 @@ var (
 // on a remote server's say).
 const RuleRedirectToFile = "redirect-to-file"
 
-// RedirectError is a redirect the client refuses to follow. It satisfies
-// errors.Is(err, safety.ErrRefused).
+// RedirectError is a redirect the client refuses to follow; nothing was
+// sent to its target. It satisfies errors.Is(err, safety.ErrRefused).
 type RedirectError struct {
-	// Rule is the rule id, RuleRedirectToFile.
+	// Rule is the rule id: RuleRedirectToFile, RuleRedirectProtocol,
+	// RuleRedirectToPrivate or RuleRedirectOffMirror.
 	Rule string
 	// From and To are the redacted URLs.
 	From, To string
+	// Address and Reason are, for RuleRedirectToPrivate, the address
+	// ("ip:port") the target resolved to and its range ("loopback",
+	// "private (RFC 1918)", ...). Empty for the other rules.
+	Address, Reason string
 }
 
 func (e *RedirectError) Error() string {
-	return "fetch: refused redirect from " + e.From + " to " + e.To + ": " + e.Rule
+	s := "fetch: refused redirect from " + e.From + " to " + e.To + ": " + e.Rule
+	if e.Address != "" {
+		s += " (" + e.Address + " is " + e.Reason + ")"
+	}
+	return s
 }
 
 // Unwrap returns safety.ErrRefused.

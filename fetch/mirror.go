@@ -51,14 +51,23 @@ var (
 	ErrMirrorPartial = mirror.ErrPartial
 	// ErrMirrorUnsupported: the scheme cannot be mirrored.
 	ErrMirrorUnsupported = mirror.ErrUnsupported
+	// ErrMirrorBound: the run stopped at a bound (MaxDepth, MaxFiles,
+	// Quota; MirrorSummary.Bound names it). It comes with ErrMirrorPartial.
+	ErrMirrorBound = mirror.ErrBound
 )
+
+// DefaultMirrorDepth is the depth bound of a mirror whose
+// MirrorOptions.MaxDepth is zero.
+const DefaultMirrorDepth = mirror.DefaultMaxDepth
 
 // Mirror copies the FTP directory, gopher menu or HTTP index page named by
 // rawURL, and everything below it on the same host and port, into dir; or
 // the newsgroup or groups (a wildmat) named by an nntp or news URL, one
 // file per article (see mirror's news.go). Every
 // URL the mirror derives goes through the client's safety policy; a
-// redirect that leaves the starting host and port is refused. See package
+// redirect that leaves the starting scheme, host and port is refused
+// before anything is sent to its target (a *RedirectError with
+// RuleRedirectOffMirror, naming the target). See package
 // mirror for the guarantees: nothing is written outside dir, no
 // partial file stands under its final name, and a second run fetches only
 // what changed. The client's politeness limits hold for every listing and
@@ -168,13 +177,9 @@ func (f *mirrorFetcher) lookup(scheme string) (proto.Driver, bool) {
 }
 
 func (f *mirrorFetcher) Fetch(ctx context.Context, u *uri.URL, req *proto.Request) (*proto.Response, error) {
-	resp, err := f.c.fetchURL(ctx, u, req, f.lookup)
+	resp, err := f.c.fetchURL(ctx, u, req, scope{lookup: f.lookup, stay: f.start})
 	if err != nil {
 		return nil, err
-	}
-	if got := resp.URL; got != nil && !sameServer(f.start, got) {
-		resp.Body.Close()
-		return nil, fmt.Errorf("fetch: mirror: %s redirected to %s, another server: %w", u.Redacted(), got.Redacted(), safety.ErrRefused)
 	}
 	return &resp.Response, nil
 }

@@ -29,7 +29,7 @@ const maxTranscript = 64 << 10
 
 // maxListing bounds what is read of a listing that its caller closes
 // unread, to record it.
-const maxListing = 64 << 20
+const maxListing = proto.DefaultListingCap
 
 // warcRequest prepares r, the request of a fetch (made by Client.request:
 // a copy the client owns), for a capture: the HTTP driver is asked for

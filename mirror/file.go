@@ -55,7 +55,7 @@ func (r *run) stat(rel string) local {
 
 // file mirrors one remote file or link.
 func (r *run) file(ctx context.Context, worker int, rf remoteFile) EntryReport {
-	rep := EntryReport{Path: rf.rel, URL: rf.url.Redacted()}
+	rep := EntryReport{Path: rf.rel, URL: rf.url().Redacted()}
 	if rf.link != "" {
 		return r.symlink(rf, rep)
 	}
@@ -81,6 +81,10 @@ func (r *run) file(ctx context.Context, worker int, rf remoteFile) EntryReport {
 	}
 	if r.full.Load() {
 		return r.failed(worker, rf, rep, fmt.Errorf("not fetched: %w", errDiskFull))
+	}
+	if ok, bound := r.bound.admit(); !ok {
+		r.stopWalk()
+		return boundSkip(rf.rel, rep.URL, bound, "not fetched")
 	}
 	return r.download(ctx, worker, rf, loc, rec, known, rep)
 }
@@ -215,7 +219,7 @@ func (r *run) recordExisting(rf remoteFile, loc local) {
 	if err != nil {
 		return
 	}
-	r.m.put(rf.rel, Record{Size: loc.size, ModTime: rf.mtime, SHA256: sum, URL: rf.url.Redacted()})
+	r.m.put(rf.rel, Record{Size: loc.size, ModTime: rf.mtime, SHA256: sum, URL: rf.url().Redacted()})
 }
 
 func (r *run) hashFile(rel string, limit int64) (string, error) {
@@ -303,7 +307,7 @@ func (r *run) download(ctx context.Context, worker int, rf remoteFile, loc local
 		setCondition(req, rf, loc, rec)
 	}
 	rf.fetched = r.fetchedAt(rf)
-	resp, err := r.f.Fetch(ctx, rf.url, req)
+	resp, err := r.f.Fetch(ctx, rf.url(), req)
 	if dl, ok := r.w.(dirLinker); ok && err == nil && resp.Location != nil {
 		if d, isDir, why := dl.redirected(rf, resp.Location); isDir || why != nil {
 			resp.Body.Close()
@@ -325,7 +329,7 @@ func (r *run) download(ctx context.Context, worker int, rf remoteFile, loc local
 		// The partial file belongs to an older version: start again.
 		resp.Body.Close()
 		offset, req.Offset = 0, 0
-		resp, err = r.f.Fetch(ctx, rf.url, req)
+		resp, err = r.f.Fetch(ctx, rf.url(), req)
 	}
 	if err != nil {
 		return fail(err)
@@ -366,7 +370,7 @@ func (r *run) download(ctx context.Context, worker int, rf remoteFile, loc local
 	if err := r.place(rf, false); err != nil {
 		return fail(err)
 	}
-	r.m.put(rf.rel, Record{Size: offset + n, ModTime: mtime, ExactTime: rf.exact, Fetched: rf.fetched, SHA256: sum, URL: rf.url.Redacted()})
+	r.m.put(rf.rel, Record{Size: offset + n, ModTime: mtime, ExactTime: rf.exact, Fetched: rf.fetched, SHA256: sum, URL: rf.url().Redacted()})
 	rep.Status, rep.Bytes = statusFor(loc), n
 	r.progress(Event{Worker: worker, Path: rf.rel, Size: size, Bytes: offset + n, Done: true, Status: rep.Status})
 	return rep
@@ -394,6 +398,7 @@ func (r *run) asDir(rf remoteFile, d dirJob, loc local, known bool, rep EntryRep
 // connection back, and hands the bytes to the placer.
 func (r *run) handSmall(worker int, rf remoteFile, loc local, rec Record, known bool, rep EntryReport, body io.ReadCloser) EntryReport {
 	data, sum, err := readSmall(body, rf.size)
+	r.bound.received(int64(len(data)))
 	if cerr := body.Close(); err == nil && cerr != nil {
 		err = cerr
 	}
@@ -461,6 +466,7 @@ func (r *run) receive(worker int, rf remoteFile, offset int64, body io.Reader) (
 	// io.Copy hands the copy to the body's WriteTo (pooled buffers in the
 	// client and the ftp driver).
 	n, err := io.Copy(dst, body)
+	r.bound.received(n)
 	if cerr := f.Close(); err == nil {
 		err = cerr
 	}
@@ -478,7 +484,7 @@ func (r *run) writeMeta(rf remoteFile) error {
 	if err := r.root.MkdirAll(path.Dir(meta), 0o755); err != nil {
 		return err
 	}
-	b, _ := json.Marshal(partialInfo{Size: rf.size, ModTime: rf.mtime, URL: rf.url.Redacted()})
+	b, _ := json.Marshal(partialInfo{Size: rf.size, ModTime: rf.mtime, URL: rf.url().Redacted()})
 	if err := r.root.WriteFile(meta, b, 0o644); err != nil {
 		return err
 	}
@@ -563,7 +569,7 @@ func (r *run) symlink(rf remoteFile, rep EntryReport) EntryReport {
 		rep.Status, rep.Reason = StatusFailed, err.Error()
 		return rep
 	}
-	r.m.put(rf.rel, Record{Size: 0, Link: rf.link, URL: rf.url.Redacted()})
+	r.m.put(rf.rel, Record{Size: 0, Link: rf.link, URL: rf.url().Redacted()})
 	rep.Status = statusFor(loc)
 	return rep
 }

@@ -30,7 +30,7 @@ func checkListing(t *testing.T, start *uri.URL, l *listing) {
 		check(d.rel, d.url)
 	}
 	for _, f := range l.files {
-		check(f.rel, f.url)
+		check(f.rel, f.url())
 		if f.link != "" && linkInside(f.rel, f.link) && strings.HasPrefix(f.link, "/") {
 			t.Fatalf("absolute link target %q taken as inside", f.link)
 		}
@@ -117,7 +117,7 @@ func urlsOf(l *listing) []*uri.URL {
 		out = append(out, d.url)
 	}
 	for _, f := range l.files {
-		out = append(out, f.url)
+		out = append(out, f.url())
 	}
 	return out
 }
@@ -216,7 +216,7 @@ func FuzzIndexPage(f *testing.F) {
 			check(d.rel, d.url)
 		}
 		for _, rf := range l.files {
-			check(rf.rel, rf.url)
+			check(rf.rel, rf.url())
 		}
 		for _, s := range l.skipped {
 			if s.Status != StatusSkipped && s.Status != StatusFailed || s.Reason == "" || s.Path == "" {

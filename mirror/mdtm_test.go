@@ -9,7 +9,7 @@ import (
 
 	"github.com/spf13/afero"
 
-	"github.com/rfc1738/fetch/internal/testrig/localserver"
+	"github.com/rfc1738/fetch/fetch/fetchtest"
 	"github.com/rfc1738/fetch/proto"
 	"github.com/rfc1738/fetch/proto/ftp"
 	"github.com/rfc1738/fetch/uri"
@@ -35,7 +35,7 @@ func TestMirrorMDTMSameMinute(t *testing.T) {
 	put("changed.txt", "old content", minute.Add(15*time.Second))
 	put("same.txt", "same content", minute.Add(20*time.Second))
 	put("old.txt", "old file", minute.Add(-72*time.Hour))
-	srv, err := localserver.StartFTP(mem, localserver.FTPOptions{DisableMLSD: true})
+	srv, err := fetchtest.StartFTP(mem, fetchtest.FTPOptions{DisableMLSD: true})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -13,6 +13,7 @@
 package mirror
 
 import (
+	"bytes"
 	"context"
 	"crypto/sha256"
 	"errors"
@@ -122,6 +123,20 @@ type Options struct {
 	// 1 means one process mirrors everything. Delete cannot be combined
 	// with Shards above 1.
 	Shard, Shards int
+	// MaxDepth bounds how deep the walk goes (wget's -l): the starting
+	// directory is at depth 0, and directories at depth MaxDepth and
+	// below are not listed, so files down to that depth are fetched.
+	// Zero means DefaultMaxDepth; a negative value, no bound.
+	MaxDepth int
+	// MaxFiles bounds the transfers one run starts. Zero means no bound.
+	MaxFiles int64
+	// Quota bounds the bytes one run receives (wget's -Q): no transfer
+	// starts once that many arrived. Zero means no bound.
+	Quota int64
+	// ListingCap bounds the bytes of one listing, menu or index page, as
+	// they arrive; a listing over it fails its directory with an error
+	// wrapping proto.ErrProtocol. Zero means proto.DefaultListingCap.
+	ListingCap int64
 
 	// writeThrough, when set, wraps the writer of every local file's
 	// data (tests: a file system that fills up).
@@ -191,10 +206,14 @@ type Summary struct {
 	// it cut short at its limit ("226 Output truncated to 10000
 	// matches"): entries past the limit were not mirrored. Any makes the
 	// run partial (ErrPartial).
-	Truncated int           `json:"truncated"`
-	Warnings  []Warning     `json:"warnings,omitempty"`
-	Entries   []EntryReport `json:"entries"`
-	mu        sync.Mutex
+	Truncated int `json:"truncated"`
+	// Bound names the bound (Options.MaxDepth, MaxFiles, Quota) that the
+	// run reached, as "max-depth 64", "max-files 10" or "quota 1048576
+	// bytes", or is empty. Any makes the run partial (ErrBound).
+	Bound    string        `json:"bound,omitempty"`
+	Warnings []Warning     `json:"warnings,omitempty"`
+	Entries  []EntryReport `json:"entries"`
+	mu       sync.Mutex
 
 	// Notices are things about the whole run worth saying once, such as
 	// a server that allowed fewer connections than Jobs.
@@ -261,8 +280,13 @@ var ErrUnsupported = errors.New("mirror: scheme cannot be mirrored (ftp, gopher,
 
 // remoteFile is one file (or symbolic link) found on the remote side.
 type remoteFile struct {
-	rel   string
-	url   *uri.URL
+	rel  string
+	full *uri.URL // its URL; nil when base and tail make it (url)
+	// base and tail make the URL of an FTP file, base's path followed by
+	// tail, when it is asked for: a listing of many files then holds a
+	// name for each, not a URL.
+	base  *uri.URL
+	tail  string
 	size  int64 // -1 unknown
 	mtime time.Time
 	link  string // symbolic link target; "" for files
@@ -275,6 +299,14 @@ type remoteFile struct {
 	coarse, askTime bool
 	exact, fetched  time.Time
 	attempt         // its failures so far (again)
+}
+
+// url is rf's URL.
+func (rf *remoteFile) url() *uri.URL {
+	if rf.full != nil {
+		return rf.full
+	}
+	return withPath(rf.base, rf.base.Path+rf.tail)
 }
 
 // retryable reports whether a failed transfer or listing is worth one more
@@ -355,6 +387,7 @@ func Run(ctx context.Context, f Fetcher, start *uri.URL, dir string, opts Option
 	r := &run{
 		f: f, w: w, root: root, m: m, opts: opts, sum: sum, jobs: jobs, dirs: newDirs(root),
 		slots: make(chan struct{}, jobs), seen: map[string]bool{}, reported: map[string]bool{}, menus: map[string]menuRead{},
+		bound: newBounds(opts),
 	}
 	_, r.archiving = f.(Syncer)
 	if !opts.DryRun {
@@ -382,7 +415,8 @@ func Run(ctx context.Context, f Fetcher, start *uri.URL, dir string, opts Option
 	if walkErr != nil {
 		return sum, walkErr
 	}
-	return sum, partial(sum)
+	sum.Bound = r.bound.name()
+	return sum, sum.partial()
 }
 
 // saveLast saves the manifest at the end of the run. When the disk filled
@@ -408,15 +442,18 @@ func (r *run) saveLast() error {
 	return err
 }
 
-// partial returns an error wrapping ErrPartial when the summary holds
-// failed entries or listings not understood, else nil.
-func partial(sum *Summary) error {
+// partial returns the error of a run that finished with s: one wrapping
+// ErrPartial (and ErrBound) when it stopped at a bound, some entries
+// failed or some listings are in doubt, else nil.
+func (s *Summary) partial() error {
 	switch {
-	case sum.Unparsed > 0 || sum.NLSTFallback > 0 || sum.Truncated > 0:
+	case s.Bound != "":
+		return fmt.Errorf("%w: %w: %s", ErrPartial, ErrBound, s.Bound)
+	case s.Unparsed > 0 || s.NLSTFallback > 0 || s.Truncated > 0:
 		return fmt.Errorf("%w: %d failed, %d listing lines not understood, %d directories listed by NLST, %d listings cut short by the server",
-			ErrPartial, sum.Failed, sum.Unparsed, sum.NLSTFallback, sum.Truncated)
-	case sum.Failed > 0:
-		return fmt.Errorf("%w: %d failed", ErrPartial, sum.Failed)
+			ErrPartial, s.Failed, s.Unparsed, s.NLSTFallback, s.Truncated)
+	case s.Failed > 0:
+		return fmt.Errorf("%w: %d failed", ErrPartial, s.Failed)
 	}
 	return nil
 }
@@ -466,6 +503,9 @@ type run struct {
 
 	// placer writes the small files the workers receive.
 	placer *placer
+
+	// bound holds the bounds of the walk and what they counted.
+	bound *bounds
 
 	// durable, when set, puts on stable storage the files the manifest
 	// is about to record, before each save (a news mirror's articles:
@@ -568,6 +608,7 @@ func (r *run) run(ctx context.Context) error {
 					// Still outstanding itself, so the walk
 					// is not over yet (see walk).
 					r.outstanding.Add(1)
+					rep.dir.depth = depthOf(rep.dir.rel)
 					dirs.push(*rep.dir)
 					r.outstanding.Done()
 					continue
@@ -612,13 +653,23 @@ func (r *run) run(ctx context.Context) error {
 		walkErr = ctx.Err()
 	}
 	r.judgeMenus()
-	if walkErr == nil && r.opts.Delete {
-		r.deleteStale(ctx)
-	}
-	if walkErr == nil && !r.opts.DryRun {
-		r.prunePartials()
+	if walkErr == nil {
+		r.tidy(ctx)
 	}
 	return walkErr
+}
+
+// tidy ends a walk that finished: it deletes what the remote side no
+// longer holds (Delete), and the partial files of entries not failed.
+func (r *run) tidy(ctx context.Context) {
+	if r.opts.Delete {
+		r.deleteStale(ctx)
+	}
+	if !r.opts.DryRun && !r.bound.stopped.Load() {
+		// A walk stopped at a bound leaves the partial files of the
+		// entries it did not reach for a later run.
+		r.prunePartials()
+	}
 }
 
 // syncer returns what the manifest's save calls before it writes (see
@@ -717,7 +768,7 @@ func (r *run) walk(ctx context.Context, dirs *queue[dirJob], files *queue[remote
 
 // visit lists one directory below the start and takes what it holds.
 func (r *run) visit(ctx context.Context, d dirJob, dirs *queue[dirJob], files *queue[remoteFile], pending *sync.WaitGroup) {
-	if ctx.Err() != nil {
+	if ctx.Err() != nil || r.beyondBound(d) {
 		return
 	}
 	l, err := r.listAgain(ctx, d)
@@ -783,7 +834,7 @@ func (r *run) take(d dirJob, l *listing, dirs *queue[dirJob], files *queue[remot
 		if r.excluded(sub.rel, true) || !r.claim(sub.rel) {
 			continue
 		}
-		sub.above = chain
+		sub.above, sub.depth = chain, d.depth+1
 		pending.Add(1)
 		dirs.push(sub)
 	}
@@ -824,23 +875,30 @@ func summed(d dirJob, l *listing) (s listingSum, ok bool) {
 
 // likeSum identifies a listing by what it holds: its directories by name,
 // its files by name, size and time, its links by name and target; ok is
-// false for a listing of none.
+// false for a listing of none. Each entry is hashed on its own, and the
+// sorted hashes together, so that the order of the listing does not
+// matter and a listing of many entries takes 32 bytes for each.
 func likeSum(l *listing) (sum [sha256.Size]byte, ok bool) {
-	lines := make([]string, 0, len(l.dirs)+len(l.files))
+	sums := make([][sha256.Size]byte, 0, len(l.dirs)+len(l.files))
+	var b []byte
 	for _, d := range l.dirs {
-		lines = append(lines, "d "+strconv.Quote(path.Base(d.rel)))
+		b = strconv.AppendQuote(append(b[:0], "d "...), path.Base(d.rel))
+		sums = append(sums, sha256.Sum256(b))
 	}
 	for _, f := range l.files {
-		lines = append(lines, fmt.Sprintf("f %q %d %d %q", path.Base(f.rel), f.size, f.mtime.UnixNano(), f.link))
+		b = strconv.AppendQuote(append(b[:0], "f "...), path.Base(f.rel))
+		b = strconv.AppendInt(append(b, ' '), f.size, 10)
+		b = strconv.AppendInt(append(b, ' '), f.mtime.UnixNano(), 10)
+		b = strconv.AppendQuote(append(b, ' '), f.link)
+		sums = append(sums, sha256.Sum256(b))
 	}
-	if len(lines) == 0 {
+	if len(sums) == 0 {
 		return sum, false
 	}
-	slices.Sort(lines)
+	slices.SortFunc(sums, func(x, y [sha256.Size]byte) int { return bytes.Compare(x[:], y[:]) })
 	h := sha256.New()
-	for _, s := range lines {
-		h.Write([]byte(s))
-		h.Write([]byte{'\n'})
+	for _, s := range sums {
+		h.Write(s[:])
 	}
 	h.Sum(sum[:0])
 	return sum, true
@@ -899,6 +957,9 @@ func (r *run) excluded(rel string, isDir bool) bool {
 func (r *run) request(opts proto.Options) *proto.Request {
 	req := r.opts.Request
 	req.Options = req.Options.Merge(opts)
+	if req.Options.ListingCap <= 0 {
+		req.Options.ListingCap = r.opts.ListingCap
+	}
 	return &req
 }
 

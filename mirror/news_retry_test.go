@@ -10,8 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/rfc1738/fetch/fetch/fetchtest"
 	"github.com/rfc1738/fetch/internal/testrig/faultproxy"
-	"github.com/rfc1738/fetch/internal/testrig/nntptest"
 	"github.com/rfc1738/fetch/proto/nntp"
 	"github.com/rfc1738/fetch/uri"
 )
@@ -42,7 +42,7 @@ func checkNews(t *testing.T, dir string) {
 // stored; the run ends complete, with no failure reported. Before, the
 // group failed and the run was partial.
 func TestNewsMirrorRetries(t *testing.T) {
-	srv := &nntptest.Server{Over: "OVER"}
+	srv := &fetchtest.NNTP{Over: "OVER"}
 	fillNews(srv)
 	srv.Start(t)
 	// The bytes of a whole run on one connection, for where to cut.
@@ -87,7 +87,7 @@ func TestNewsMirrorRetries(t *testing.T) {
 // names what failed, and keeps each group's high water mark below its
 // first article not stored, so that the next run fetches the rest.
 func TestNewsMirrorRetriesGiveUp(t *testing.T) {
-	srv := &nntptest.Server{Over: "OVER"}
+	srv := &fetchtest.NNTP{Over: "OVER"}
 	fillNews(srv)
 	srv.Start(t)
 	p, err := faultproxy.Start(faultproxy.Config{Target: srv.Addr,
@@ -125,7 +125,7 @@ func TestNewsMirrorRetriesGiveUp(t *testing.T) {
 // each refused worker failed its group after the retries, and the run was
 // partial.
 func TestNewsMirrorFewerConnections(t *testing.T) {
-	srv := &nntptest.Server{Over: "OVER"}
+	srv := &fetchtest.NNTP{Over: "OVER"}
 	fillNews(srv)
 	srv.AddGroup("n.c")
 	srv.AddGroup("n.d")

@@ -111,7 +111,7 @@ func (r *run) placeSmall(pl placement) EntryReport {
 		return fail(err)
 	}
 	n := int64(len(pl.data))
-	r.m.put(rf.rel, Record{Size: n, ModTime: rf.mtime, ExactTime: rf.exact, Fetched: rf.fetched, SHA256: pl.sum, URL: rf.url.Redacted()})
+	r.m.put(rf.rel, Record{Size: n, ModTime: rf.mtime, ExactTime: rf.exact, Fetched: rf.fetched, SHA256: pl.sum, URL: rf.url().Redacted()})
 	rep.Status, rep.Bytes = statusFor(pl.loc), n
 	r.progress(Event{Worker: pl.worker, Path: rf.rel, Size: n, Bytes: n, Done: true, Status: rep.Status})
 	return rep

@@ -12,9 +12,6 @@ import (
 	"github.com/rfc1738/fetch/uri"
 )
 
-// maxListing bounds the bytes read from one listing, menu or index page.
-const maxListing = 32 << 20
-
 // menuName is the file a gopher menu is kept in, in the directory that
 // stands for it, so that the hole can be browsed offline.
 const menuName = "gophermap"
@@ -26,6 +23,9 @@ type dirJob struct {
 	// above identifies the directories above this one on the walk, from
 	// the start down, by what their listings hold (see linkAbove).
 	above []listingSum
+	// depth is how many directories down from the start it is (the
+	// start: 0), by the walk; see bounds.
+	depth int
 }
 
 // listingSum identifies a directory by what its listing holds: by its
@@ -97,22 +97,67 @@ func newWalker(start *uri.URL, opts Options) (walker, error) {
 	return nil, fmt.Errorf("%w: %s", ErrUnsupported, start.Scheme)
 }
 
-// fetchListing fetches a listing URL and reads at most maxListing bytes of
-// its body.
+// fetchListing fetches a listing URL and reads its body, failing with
+// an error wrapping proto.ErrProtocol as soon as more than the request's
+// ListingCap bytes arrive.
 func fetchListing(ctx context.Context, f Fetcher, req *proto.Request, u *uri.URL) (*proto.Response, []byte, error) {
 	resp, err := f.Fetch(ctx, u, req)
 	if err != nil {
 		return nil, nil, err
 	}
 	defer resp.Body.Close()
-	b, err := io.ReadAll(io.LimitReader(resp.Body, maxListing+1))
+	b, err := readListing(resp.Body, listingCap(req), u)
 	if err != nil {
 		return nil, nil, err
 	}
-	if len(b) > maxListing {
-		return nil, nil, fmt.Errorf("mirror: listing of %s is over %d bytes", u.Redacted(), maxListing)
-	}
 	return resp, b, nil
+}
+
+// drainListing fetches a listing URL and reads its body through without
+// keeping it (the driver gave the entries), failing with an error
+// wrapping proto.ErrProtocol as soon as more than the request's
+// ListingCap bytes arrive.
+func drainListing(ctx context.Context, f Fetcher, req *proto.Request, u *uri.URL) (*proto.Response, error) {
+	resp, err := f.Fetch(ctx, u, req)
+	if err != nil {
+		return nil, err
+	}
+	defer resp.Body.Close()
+	limit := listingCap(req)
+	n, err := io.Copy(io.Discard, io.LimitReader(resp.Body, limit+1))
+	switch {
+	case err != nil:
+		return nil, err
+	case n > limit:
+		return nil, overCap(u, limit)
+	}
+	return resp, nil
+}
+
+// listingCap is the most bytes of a listing that req reads.
+func listingCap(req *proto.Request) int64 {
+	if req.Options.ListingCap > 0 {
+		return req.Options.ListingCap
+	}
+	return proto.DefaultListingCap
+}
+
+// readListing reads body to its end, failing with an error wrapping
+// proto.ErrProtocol as soon as more than limit bytes arrive.
+func readListing(body io.Reader, limit int64, u *uri.URL) ([]byte, error) {
+	b, err := io.ReadAll(io.LimitReader(body, limit+1))
+	if err != nil {
+		return nil, err
+	}
+	if int64(len(b)) > limit {
+		return nil, overCap(u, limit)
+	}
+	return b, nil
+}
+
+// overCap is the error of a listing of u over limit bytes.
+func overCap(u *uri.URL, limit int64) error {
+	return fmt.Errorf("mirror: listing of %s is over %d bytes (--max-listing): %w", u.Redacted(), limit, proto.ErrProtocol)
 }
 
 // skip reports an entry that is not mirrored: skipped when it is not an

@@ -67,14 +67,17 @@ func (w *ftpWalker) list(ctx context.Context, f Fetcher, req *proto.Request, d d
 	// ".git" tree copies less than the server holds.
 	all := *req
 	all.Options.FTP.ListAll = true
-	resp, _, err := fetchListing(ctx, f, &all, d.url)
+	// Entries with only what the mirror reads, and the listing's bytes
+	// read through, not kept: the driver has parsed them.
+	all.Options.FTP.Lean = true
+	resp, err := drainListing(ctx, f, &all, d.url)
 	if err != nil {
 		return nil, err
 	}
 	if resp.Kind != proto.KindDirectory {
 		return nil, fmt.Errorf("mirror: %s is not a directory", d.url.Redacted())
 	}
-	l := &listing{}
+	l := &listing{files: make([]remoteFile, 0, len(resp.Entries))}
 	l.unparsed, _ = resp.Info["ftp_unparsed"].([]string)
 	l.fallback, _ = resp.Info["ftp_nlst_fallback"].(bool)
 	l.dotNames, _ = resp.Info["ftp_dot_names"].(string)
@@ -111,11 +114,11 @@ func (w *ftpWalker) list(ctx context.Context, f Fetcher, req *proto.Request, d d
 				l.skipped = append(l.skipped, skip(rel, nil, errors.New("symbolic link without a target in the listing")))
 				continue
 			}
-			l.files = append(l.files, remoteFile{rel: rel, url: withPath(d.url, d.url.Path+esc), size: -1, link: e.Target})
+			l.files = append(l.files, remoteFile{rel: rel, base: d.url, tail: esc, size: -1, link: e.Target})
 		case proto.EntryFile:
-			u := withPath(d.url, d.url.Path+esc+";type="+w.typecode)
+			tail := esc + ";type=" + w.typecode
 			c := coarse && !e.ModTime.IsZero()
-			l.files = append(l.files, remoteFile{rel: rel, url: u, size: e.Size, mtime: e.ModTime, coarse: c, askTime: c && fresh(e.ModTime, now)})
+			l.files = append(l.files, remoteFile{rel: rel, base: d.url, tail: tail, size: e.Size, mtime: e.ModTime, coarse: c, askTime: c && fresh(e.ModTime, now)})
 		default:
 			l.skipped = append(l.skipped, skip(rel, nil, fmt.Errorf("not a regular file (%s)", e.Type)))
 		}

@@ -126,7 +126,7 @@ func (w *gopherWalker) addModTimes(ctx context.Context, f Fetcher, req *proto.Re
 		}
 	}
 	for i, rf := range l.files {
-		v, err := rf.url.Gopher()
+		v, err := rf.url().Gopher()
 		if err != nil || v.Plus == nil {
 			continue // a plain gopher item: the server may not know it
 		}
@@ -171,13 +171,13 @@ func (l *listing) addItem(w *gopherWalker, e proto.Entry) {
 		// dots the server doubled (gopher.NewTextReader tells a server
 		// that does so from one that sends files as they are). Other
 		// documents are the bytes until the close.
-		rf := remoteFile{rel: rel, url: u, size: -1, raw: t != "0"}
+		rf := remoteFile{rel: rel, full: u, size: -1, raw: t != "0"}
 		if e.Extra["plus"] == "+" {
 			// A Gopher+ item: the "+" view starts with a length header, so
 			// the bytes are exact whatever the server does with "." lines.
 			plus := *u
 			plus.Path = u.Path + "%09%09+"
-			rf.url, rf.raw = &plus, false
+			rf.full, rf.raw = &plus, false
 		}
 		l.files = append(l.files, rf)
 	default:

@@ -56,9 +56,9 @@ func (w *httpWalker) redirected(rf remoteFile, loc *uri.URL) (dirJob, bool, erro
 		return dirJob{}, false, nil
 	}
 	got, ok := pathSegments(loc.Path)
-	asked, _ := pathSegments(rf.url.Path)
+	asked, _ := pathSegments(rf.url().Path)
 	if ok && sameServer(w.start, loc) && loc.RawQuery == "" && !loc.ForceQuery && slices.Equal(got, asked) {
-		return dirJob{rel: rf.rel, url: withPath(rf.url, rf.url.Path+"/")}, true, nil
+		return dirJob{rel: rf.rel, url: withPath(rf.url(), rf.url().Path+"/")}, true, nil
 	}
 	return dirJob{}, false, fmt.Errorf("the server redirects it to the directory %s", loc.Redacted())
 }
@@ -112,7 +112,7 @@ func (w *httpWalker) parsePage(d dirJob, page []byte) *listing {
 		case e.isDir:
 			l.dirs = append(l.dirs, dirJob{rel: e.rel, url: e.url})
 		default:
-			l.files = append(l.files, remoteFile{rel: e.rel, url: e.url, size: -1})
+			l.files = append(l.files, remoteFile{rel: e.rel, full: e.url, size: -1})
 		}
 	}
 	return l

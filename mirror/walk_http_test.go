@@ -160,8 +160,8 @@ func TestIndexPageURLs(t *testing.T) {
 	}
 	for _, f := range l.files {
 		if p, ok := want[f.rel]; ok {
-			if f.url.Path != p || f.url.Host != "127.0.0.1" || f.url.Port != "8080" {
-				t.Errorf("%s: URL %s, want path %s on 127.0.0.1:8080", f.rel, f.url, p)
+			if f.url().Path != p || f.url().Host != "127.0.0.1" || f.url().Port != "8080" {
+				t.Errorf("%s: URL %s, want path %s on 127.0.0.1:8080", f.rel, f.url(), p)
 			}
 			delete(want, f.rel)
 		}
@@ -329,8 +329,8 @@ func TestIndexOnce(t *testing.T) {
 	if want := `s/ a&b.txt skip:".." skip:"../"`; got != want {
 		t.Errorf("entries %q, want %q", got, want)
 	}
-	if len(l.files) == 1 && l.files[0].url.Path != "/d/a%26b.txt" {
-		t.Errorf("a&b.txt at %s, want the first link's /d/a%%26b.txt", l.files[0].url)
+	if len(l.files) == 1 && l.files[0].url().Path != "/d/a%26b.txt" {
+		t.Errorf("a&b.txt at %s, want the first link's /d/a%%26b.txt", l.files[0].url())
 	}
 }
 
@@ -366,12 +366,12 @@ func TestIndexUserinfo(t *testing.T) {
 			t.Fatalf("%s: entries %q", root, got)
 		}
 		for _, f := range l.files {
-			if (f.url.User == nil) != (want == nil) {
-				t.Errorf("%s: %s fetched with user info %v, want %v", uri.MustParse(root).Redacted(), f.rel, f.url.User != nil, want != nil)
+			if (f.url().User == nil) != (want == nil) {
+				t.Errorf("%s: %s fetched with user info %v, want %v", uri.MustParse(root).Redacted(), f.rel, f.url().User != nil, want != nil)
 				continue
 			}
-			if want != nil && f.url.User != want && f.url.User.Username() != want.Username() {
-				t.Errorf("%s: %s fetched as user %q", uri.MustParse(root).Redacted(), f.rel, f.url.User.Username())
+			if want != nil && f.url().User != want && f.url().User.Username() != want.Username() {
+				t.Errorf("%s: %s fetched as user %q", uri.MustParse(root).Redacted(), f.rel, f.url().User.Username())
 			}
 		}
 	}
@@ -440,7 +440,7 @@ func TestHTTPRedirected(t *testing.T) {
 		{"/pub/sub", "http://127.0.0.1:8080/pub/sub/?C=N", "skip"},
 		{"/pub/sub", "http://127.0.0.1:8080/pub/sub//", "skip"},
 	} {
-		rf := remoteFile{rel: "x", url: uri.MustParse("http://127.0.0.1:8080" + c.link), size: -1}
+		rf := remoteFile{rel: "x", full: uri.MustParse("http://127.0.0.1:8080" + c.link), size: -1}
 		start := uri.MustParse("http://127.0.0.1:8080/pub/")
 		loc, err := uri.Resolve(start, uri.MustParse(c.loc), uri.RFC3986)
 		if err != nil {

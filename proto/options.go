@@ -18,7 +18,8 @@ type Options struct {
 	// ftp.DefaultEmail. Flag: --email (else $FETCH_EMAIL).
 	Email string
 
-	// Netrc is the path of a .netrc file to look up passwords in. Read by
+	// Netrc is the path of a .netrc file to look up logins (for a URL
+	// without a user) and passwords in. Read by
 	// ftp and nntp. Empty means none is read. Flags: --netrc (~/.netrc),
 	// --netrc-file.
 	Netrc string
@@ -47,6 +48,14 @@ type Options struct {
 	// proto/gateway). Read by wais and prospero. Nil, or no entry for the
 	// scheme, means no gateway. Flag: --gateway SCHEME=TEMPLATE.
 	Gateways map[string]string
+
+	// ListingCap bounds the bytes of one directory listing or gopher
+	// menu (or attribute response), enforced as they arrive: a longer one
+	// is an error wrapping ErrProtocol. Read by ftp and gopher, and by
+	// the mirror for every listing and index page it reads. Zero means
+	// the driver's own limit field, else DefaultListingCap. Flag:
+	// --max-listing (mirror).
+	ListingCap int64
 
 	// FTP holds the settings of the ftp driver.
 	FTP FTPOptions
@@ -82,8 +91,11 @@ type FTPOptions struct {
 	Size int64
 
 	// Binary turns off the transfer type guessed from the file name: a URL
-	// without ;type= is always fetched as TYPE I. False means the guess.
-	// No flag.
+	// without ;type= is always fetched as TYPE I, the stored bytes. False
+	// means the guess (RFC 1738 section 3.2.2): names that are text by
+	// convention (README, *.txt, ...) come in TYPE A with their line ends
+	// converted, and the response says so (Info["ftp_type"] "A",
+	// Info["ftp_type_guessed"] true). Flag: --binary.
 	Binary bool
 
 	// ListAll asks for every name of a directory, those that begin with
@@ -93,6 +105,12 @@ type FTPOptions struct {
 	// (Response.Info["ftp_dot_names"] says so). False lists as ls does.
 	// No flag: the mirror sets it.
 	ListAll bool
+
+	// Lean asks for listing entries that hold only what a mirror reads:
+	// no URL, and of Extra only "unique" and "vms_version". A listing of
+	// many entries then takes much less memory (a map for each entry is
+	// most of it). False gives every field. No flag: the mirror sets it.
+	Lean bool
 
 	// Port asks for active mode (curl's --ftp-port): "-" listens on the
 	// control connection's local address; an IP address, optionally with a
@@ -226,6 +244,9 @@ func (o Options) Merge(over Options) Options {
 		}
 		maps.Copy(r.Gateways, over.Gateways)
 	}
+	if over.ListingCap > 0 {
+		r.ListingCap = over.ListingCap
+	}
 	r.FTP = o.FTP.merge(over.FTP)
 	if over.HTTP.Exchange {
 		r.HTTP.Exchange = true
@@ -254,6 +275,9 @@ func (o FTPOptions) merge(over FTPOptions) FTPOptions {
 	}
 	if over.ListAll {
 		o.ListAll = true
+	}
+	if over.Lean {
+		o.Lean = true
 	}
 	if over.Port != "" {
 		o.Port = over.Port

@@ -249,6 +249,12 @@ var (
 	ErrProtocol = errors.New("the server broke the protocol")
 )
 
+// DefaultListingCap is the most bytes of one directory listing, gopher
+// menu, HTTP index page or news list that is read, the same for every
+// scheme, where neither Options.ListingCap nor a driver's field says
+// otherwise. 64 MiB holds some 600,000 lines of an ls -l listing.
+const DefaultListingCap = 64 << 20
+
 // ProtocolError is a peer that broke the protocol: a malformed reply, an
 // over-long line, a reply that does not fit the command.
 type ProtocolError struct {

@@ -117,7 +117,7 @@ fetch_unpacked() {
 	if [ ! -s "$deb" ]; then
 		say "apt-get download $p $ver"
 		# apt's _apt sandbox user cannot write into a root-owned cache directory.
-		(cd "$cache/debs" && apt-get download -q -o APT::Sandbox::User=root "$p=$ver") || die "apt-get download $p failed"
+		(cd "$cache/debs" && quiet apt-get download -q -o APT::Sandbox::User=root "$p=$ver") || die "apt-get download $p failed"
 		[ -s "$deb" ] || die "apt-get download $p did not write $deb"
 	fi
 	tmp=$(mktemp -d "$cache/root/.$p.XXXXXX")
@@ -159,20 +159,35 @@ innconf_copy=""
 cleanup() {
 	restore_policy
 	[ -n "$innconf_copy" ] && rm -f "$innconf_copy"
+	[ -n "${log:-}" ] && rm -f "$log"
 	return 0
 }
 trap cleanup EXIT
 printf '#!/bin/sh\n# installed by fetch scripts/ci-deps.sh while apt runs\nexit 101\n' >"$policy"
 chmod 755 "$policy"
 
+# quiet CMD...: run CMD with its output in $log, shown only when it fails
+# (apt and dpkg print pages of progress, and inn2's first configuration
+# prints an error that finish_inn2 then mends).
+log=$(mktemp /tmp/ci-deps.log.XXXXXX)
+quiet() {
+	if "$@" >>"$log" 2>&1; then
+		return 0
+	fi
+	local rc=$?
+	say "failed: $*; its output:"
+	tail -n 60 "$log" >&2
+	return "$rc"
+}
+
 before=$(dpkg-query -W -f='${binary:Package}=${Version} ${db:Status-Abbrev}\n' 2>/dev/null | awk '$2 == "ii" {print $1}' | sort)
 
 say "apt-get update"
-apt-get update -q -o DPkg::Lock::Timeout=300 || die "apt-get update failed"
+quiet apt-get update -q -o DPkg::Lock::Timeout=300 || die "apt-get update failed"
 
 if [ "$need_mta" -eq 1 ]; then
 	say "installing msmtp-mta (keeps exim4 out)"
-	apt-get install "${apt_opts[@]}" msmtp-mta || die "installing msmtp-mta failed"
+	quiet apt-get install "${apt_opts[@]}" msmtp-mta || die "installing msmtp-mta failed"
 fi
 
 # inn2's postinst runs innconfval, which fails when the host name has no domain
@@ -185,7 +200,7 @@ finish_inn2() {
 	grep -q '^domain:' "$innconf_copy" || printf 'domain: localdomain\n' >>"$innconf_copy"
 	chmod 644 "$innconf_copy"
 	say "finishing inn2 configuration with domain localdomain"
-	INNCONF=$innconf_copy dpkg --configure -a || die "dpkg --configure -a failed for inn2"
+	INNCONF=$innconf_copy quiet dpkg --configure -a || die "dpkg --configure -a failed for inn2"
 }
 
 if [ "${#need_unpack[@]}" -gt 0 ]; then
@@ -207,7 +222,7 @@ done
 
 if [ "${#others[@]}" -gt 0 ]; then
 	say "installing ${others[*]}"
-	apt-get install "${apt_opts[@]}" "${others[@]}" || die "apt-get install ${others[*]} failed"
+	quiet apt-get install "${apt_opts[@]}" "${others[@]}" || die "apt-get install ${others[*]} failed"
 fi
 if [ "$inn" -eq 1 ]; then
 	if [ -n "$inn_state" ] && [ -f /etc/news/inn.conf ]; then
@@ -216,12 +231,37 @@ if [ "$inn" -eq 1 ]; then
 	fi
 	if ! installed inn2; then
 		say "installing inn2"
-		if ! apt-get install "${apt_opts[@]}" inn2; then
-			say "inn2 did not configure; retrying its configuration"
+		# Its postinst fails where the host name has no domain; the
+		# output of that attempt is not shown: finish_inn2 mends it.
+		if ! apt-get install "${apt_opts[@]}" inn2 >>"$log" 2>&1; then
 			finish_inn2
 		fi
 	fi
 fi
+
+# The packages' daemons are enabled at boot by their postinst: the tests start
+# their own servers, so the services of packages installed here are disabled.
+services_of() { # services_of PKG: the boot services PKG installs
+	case $1 in
+	apache2) echo apache2 apache-htcacheclean ;;
+	inetutils-telnetd) echo inetutils-inetd ;;
+	msmtp-mta) echo msmtpd ;;
+	nginx | lighttpd | vsftpd | inn2 | pygopherd) echo "$1" ;;
+	esac
+}
+disable_boot() {
+	local p svc
+	for p in "$@"; do
+		for svc in $(services_of "$p"); do
+			if command -v systemctl >/dev/null 2>&1; then
+				systemctl disable --quiet "$svc" >>"$log" 2>&1 || true
+			fi
+			update-rc.d "$svc" disable >>"$log" 2>&1 || true
+		done
+	done
+}
+disable_boot "${missing[@]}"
+[ "$need_mta" -eq 0 ] || disable_boot msmtp-mta
 
 failed=()
 for p in "${missing[@]}"; do

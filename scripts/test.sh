@@ -97,12 +97,16 @@ if [ -z "$base" ]; then
 fi
 
 dir=""
+sumbin=""
 started=0
 cleanup() {
 	local rc=$?
 	trap - EXIT INT TERM HUP
+	[ -z "$sumbin" ] || rm -rf -- "$sumbin"
 	if [ "$started" -eq 1 ]; then
-		if ! as_root bash "$here/servers.sh" stop "$dir" >&2; then
+		# Quiet when it works, so that the tests' summary stays the last line.
+		if ! out=$(as_root bash "$here/servers.sh" stop "$dir" 2>&1); then
+			printf '%s\n' "$out" >&2
 			say "stopping the servers failed; see $dir/pids"
 			[ "$rc" -ne 0 ] || rc=1
 		fi
@@ -152,9 +156,25 @@ cd "$repo"
 gotest=(go test)
 [ "$pkgs" -eq 1 ] || gotest+=(./...)
 gotest+=(${args[@]+"${args[@]}"})
+# Unless the caller asked for -json itself, go test's events go through
+# scripts/testsum: a line per package as it ends, the output of what failed,
+# and the summary lines at the end.
+json=0
+for a in ${args[@]+"${args[@]}"}; do
+	[ "$a" = -json ] && json=1
+done
+if [ "$json" -eq 0 ]; then
+	sumbin=$(mktemp -d "${TMPDIR:-/tmp}/fetch-testsum.XXXXXX")
+	go build -o "$sumbin/testsum" ./scripts/testsum
+	set -- "${gotest[@]}" -json
+	runner=(bash -c 'set -o pipefail; bin=$1; shift; "$@" | "$bin"' testsum "$sumbin/testsum" "$@")
+else
+	runner=("${gotest[@]}")
+fi
+say "running: ${gotest[*]}"
 # setsid does not fork here (this shell's background child is no group leader),
-# so $! is go itself and leads the new process group.
-setsid "${gotest[@]}" </dev/null &
+# so $! leads the new process group, and go and testsum are in it.
+setsid "${runner[@]}" </dev/null &
 gopid=$!
 rc=0
 wait "$gopid" || rc=$?

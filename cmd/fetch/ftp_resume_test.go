@@ -14,7 +14,7 @@ import (
 	"github.com/spf13/afero"
 
 	"github.com/rfc1738/fetch/fetch"
-	"github.com/rfc1738/fetch/internal/testrig/localserver"
+	"github.com/rfc1738/fetch/fetch/fetchtest"
 )
 
 // Issue 4 acceptance: an FTP transfer cut in the middle leaves no file
@@ -29,7 +29,7 @@ func TestGetFTPCutAndResume(t *testing.T) {
 	if err := afero.WriteFile(mem, "/pub/big.bin", content, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	srv, err := localserver.StartFTP(mem, localserver.FTPOptions{})
+	srv, err := fetchtest.StartFTP(mem, fetchtest.FTPOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -63,7 +63,7 @@ func TestGetFTPCutAndResume(t *testing.T) {
 	if err != nil || fi.Size() == 0 || fi.Size() >= int64(len(content)) {
 		t.Fatalf("after the cut, %s: %v, %v", out+partSuffix, fi, err)
 	}
-	assertOnly(t, dir, "big.bin.part")
+	assertOnly(t, dir, "big.bin.part", "big.bin.part.type") // the type the .part was written in (ftptype.go)
 
 	r := runArgs(t, nil, "", "get", "-v", "-C", "-", "-o", out, raw)
 	if r.code != fetch.ExitOK {

@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/afero"
 
 	"github.com/rfc1738/fetch/fetch"
+	"github.com/rfc1738/fetch/fetch/fetchtest"
 	"github.com/rfc1738/fetch/internal/testrig/localserver"
 	"github.com/rfc1738/fetch/uri"
 )
@@ -86,7 +87,7 @@ func startFTP(t *testing.T, files map[string][]byte, mtime time.Time) string {
 		}
 		mem.Chtimes(name, mtime, mtime)
 	}
-	srv, err := localserver.StartFTP(mem, localserver.FTPOptions{})
+	srv, err := fetchtest.StartFTP(mem, fetchtest.FTPOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -136,7 +137,7 @@ func TestGetProgressFTP(t *testing.T) {
 	if b, _ := os.ReadFile(dst); sum(b) != sum(bigBody) {
 		t.Errorf("got %d bytes, want %d", len(b), len(bigBody))
 	}
-	if !strings.Contains(errb.String(), "1.0 MiB / 1.0 MiB") {
-		t.Errorf("the bar does not reach 1.0 MiB / 1.0 MiB: %q", errb.String())
+	if !strings.Contains(errb.String(), "big.bin") || !strings.Contains(errb.String(), "1.0 MiB / 1.0 MiB  100 %") {
+		t.Errorf("the bar is not named big.bin, or does not reach 1.0 MiB / 1.0 MiB  100 %%: %q", errb.String())
 	}
 }

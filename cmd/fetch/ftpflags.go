@@ -18,10 +18,14 @@ func addFTPFlags(f *pflag.FlagSet, o *getOptions) {
 	f.BoolVar(&o.sslReqd, "ssl-reqd", false, "FTP: require TLS; fail before sending the user name when the server refuses it")
 	f.StringVar(&o.cacert, "cacert", "", "FTPS: trust the CA certificates of PEM `FILE` instead of the system's")
 	f.BoolVarP(&o.insecure, "insecure", "k", false, "FTPS: do not verify the server's certificate (encrypted, but not authenticated)")
+	f.StringVarP(&o.user, "user", "u", "", "log in as `USER[:PASSWORD]` instead of the URL's user (the password is asked for when left out)")
 }
 
 // validateFTP checks the FTP flags.
 func (o *getOptions) validateFTP() error {
+	if err := o.validateUser(); err != nil {
+		return err
+	}
 	if o.ftpPort != "" {
 		if err := ftp.ParseActivePort(o.ftpPort); err != nil {
 			return flagErrorf("--ftp-port: %v", err)
@@ -46,6 +50,7 @@ func (o *getOptions) setFTPOptions(f *proto.FTPOptions) {
 	}
 	f.CACert = o.cacert
 	f.Insecure = o.insecure
+	f.Binary = o.binary
 }
 
 // warnFTP says that -k turns certificate verification off: a protection

@@ -12,7 +12,7 @@ import (
 	"github.com/spf13/afero"
 
 	"github.com/rfc1738/fetch/fetch"
-	"github.com/rfc1738/fetch/internal/testrig/localserver"
+	"github.com/rfc1738/fetch/fetch/fetchtest"
 )
 
 // smallDisk mounts a tmpfs of size bytes and returns its path; it is
@@ -44,7 +44,7 @@ func TestMirrorCommandDiskFull(t *testing.T) {
 	for i := range files {
 		afero.WriteFile(mem, fmt.Sprintf("/pub/f%d.bin", i), []byte(strings.Repeat(string(rune('a'+i)), 200<<10)), 0o644)
 	}
-	srv, err := localserver.StartFTP(mem, localserver.FTPOptions{})
+	srv, err := fetchtest.StartFTP(mem, fetchtest.FTPOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}

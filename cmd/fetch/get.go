@@ -38,6 +38,7 @@ type getOptions struct {
 
 	allowPorts  []int
 	denyPrivate bool
+	redirect    redirectOptions // --proto-redir, --allow-private-redirect (redirectflags.go)
 
 	json, raw   bool
 	search      string
@@ -58,6 +59,9 @@ type getOptions struct {
 	ssl, sslReqd bool   // --ssl, --ssl-reqd
 	cacert       string // --cacert FILE
 	insecure     bool   // -k
+
+	binary bool   // --binary: no transfer type guessed from the name (ftptype.go)
+	user   string // -u USER[:PASSWORD] (user.go)
 
 	parallel    bool          // -Z (parallel.go)
 	parallelMax int           // --parallel-max
@@ -82,6 +86,12 @@ Files are written under a temporary name in the same directory and renamed into
 place when complete; with -C - the partial data is kept in FILE.part and the
 next run resumes from it. With several URLs, the ones that can be fetched are,
 and the exit status is 8 when some failed.
+
+An FTP URL without ;type= whose name is text by convention (README, *.txt, ...)
+is fetched in TYPE A with local line ends, as RFC 1738 asks, and a note on
+stderr says so; --binary keeps the stored bytes. FILE.part.type records the
+type a FILE.part was written in: converted text is fetched whole again, never
+resumed.
 
 An FTP listing line that fits no known layout is named in a warning on stderr
 (and under "unparsed" with --json), and the exit status is 8: the listing may
@@ -127,16 +137,18 @@ func addGetFlags(f *pflag.FlagSet, o *getOptions, cont *bool) {
 	addPoliteFlags(f, &o.polite)
 	f.IntSliceVar(&o.allowPorts, "allow-port", nil, "lift the port rules for `PORT` (repeatable)")
 	f.BoolVar(&o.denyPrivate, "deny-private", false, "refuse loopback, private and link-local addresses")
+	addRedirectFlags(f, &o.redirect)
 	f.BoolVar(&o.json, "json", false, "listings, menus, advice and attributes as JSON")
 	f.BoolVar(&o.raw, "raw", false, "bytes as the server sent them (no menu parsing or unstuffing)")
 	f.StringVar(&o.search, "search", "", "search `STRING` for gopher type 7 items")
 	f.StringArrayVar(&o.form, "form", nil, "answer a Gopher+ +ASK question, `NAME=VALUE` (repeatable)")
 	f.StringVar(&o.nntpServer, "nntp-server", "", "news server `HOST[:PORT]` for news: URLs (default $NNTPSERVER)")
 	f.StringVar(&o.email, "email", "", "`ADDRESS` sent as the anonymous FTP password (default $FETCH_EMAIL)")
-	f.BoolVar(&o.netrc, "netrc", false, "look up passwords in ~/.netrc")
-	f.StringVar(&o.netrcFile, "netrc-file", "", "look up passwords in `FILE`")
+	f.BoolVar(&o.netrc, "netrc", false, "look up logins and passwords in ~/.netrc")
+	f.StringVar(&o.netrcFile, "netrc-file", "", "look up logins and passwords in `FILE`")
 	f.StringVar(&o.ftpMethod, "ftp-method", "", "multicwd, singlecwd or nocwd")
 	addFTPFlags(f, o)
+	f.BoolVar(&o.binary, "binary", false, "FTP: fetch a URL without ;type= in binary (TYPE I), even a name that looks like text")
 	f.BoolVar(&o.headersOnly, "headers-only", false, "only the headers (news articles, HTTP)")
 	f.BoolVar(&o.bodyOnly, "body-only", false, "only the body of news articles")
 	f.StringArrayVar(&o.gateways, "gateway", nil, "fetch `SCHEME=TEMPLATE` URLs through a gateway (wais, prospero)")
@@ -194,13 +206,7 @@ func (o *getOptions) validate() error {
 	case !slices.Contains([]proto.FTPMethod{proto.MethodDefault, proto.MethodMultiCWD, proto.MethodSingleCWD, proto.MethodNoCWD}, proto.FTPMethod(o.ftpMethod)):
 		return flagErrorf("--ftp-method %q: want multicwd, singlecwd or nocwd", o.ftpMethod)
 	}
-	if err := o.validateFTP(); err != nil {
-		return err
-	}
-	if err := o.polite.validate(); err != nil {
-		return err
-	}
-	if _, err := o.offset(); err != nil {
+	if err := o.validateGroups(); err != nil {
 		return err
 	}
 	for _, p := range o.allowPorts {
@@ -216,6 +222,22 @@ func (o *getOptions) validate() error {
 		return err
 	}
 	return checkGateways(gw)
+}
+
+// validateGroups checks the flags that have a validation of their own:
+// FTP, politeness, -C, --proto-redir.
+func (o *getOptions) validateGroups() error {
+	if err := o.validateFTP(); err != nil {
+		return err
+	}
+	if err := o.polite.validate(); err != nil {
+		return err
+	}
+	if _, err := o.offset(); err != nil {
+		return err
+	}
+	_, err := o.redirect.protocols()
+	return err
 }
 
 // gatewayCheckers check a --gateway template per scheme, so that a bad

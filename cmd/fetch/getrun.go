@@ -24,6 +24,9 @@ func runGet(ctx context.Context, o *getOptions, e *env) (err error) {
 	if err := o.validate(); err != nil {
 		return err
 	}
+	for i, raw := range o.urls {
+		o.urls[i] = o.withUser(raw)
+	}
 	if o.parallel {
 		return runParallel(ctx, o, e)
 	}
@@ -132,6 +135,7 @@ func (o *getOptions) client(e *env, red *redactor) *fetch.Client {
 	}
 	c.SpeedLimit, c.SpeedTime = o.speed()
 	o.polite.apply(c)
+	o.redirect.apply(c)
 	if o.verbose {
 		c.Trace = red.writer(e.err)
 	}
@@ -178,6 +182,7 @@ func (o *getOptions) warnAllowPorts(e *env) {
 	for _, p := range o.allowPorts {
 		fmt.Fprintf(e.err, "fetch: warning: the port rules are lifted for port %d (--allow-port)\n", p)
 	}
+	o.redirect.warn(e)
 	o.warnFTP(e)
 }
 
@@ -195,6 +200,7 @@ func getOne(ctx context.Context, c *fetch.Client, raw string, o *getOptions, e *
 	if err != nil {
 		return err
 	}
+	o.checkResume(e, u, d)
 	form, _ := pairs("--form", o.form)
 	req := &proto.Request{Offset: d.offset, Search: o.search, Raw: o.raw}
 	if c.WARC != nil && req.Offset > 0 {
@@ -274,6 +280,7 @@ func (o *getOptions) checkListing(e *env, red *redactor, resp *fetch.Response) e
 // server refused), unless -s. The text comes from the server: control
 // characters are removed and passwords hidden.
 func (o *getOptions) warnResponse(e *env, red *redactor, resp *fetch.Response) {
+	o.noteConverted(e, red, resp)
 	if o.silent {
 		return
 	}
@@ -348,6 +355,8 @@ func message(err error) string {
 	case errors.As(err, &re):
 		f := firstError(re.Findings)
 		return fmt.Sprintf("refused: %s: %s: %s", re.URL, f.Rule, f.Message)
+	case errors.As(err, &rd) && rd.Address != "":
+		return fmt.Sprintf("refused: %s: %s: redirect to %s (%s is %s)", rd.From, rd.Rule, rd.To, rd.Address, rd.Reason)
 	case errors.As(err, &rd):
 		return fmt.Sprintf("refused: %s: %s: redirect to %s", rd.From, rd.Rule, rd.To)
 	case errors.As(err, &ae) && errors.As(err, &fe):

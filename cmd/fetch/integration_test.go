@@ -130,7 +130,7 @@ func TestIntegrationResume(t *testing.T) {
 	if err != nil || fi.Size() == 0 || fi.Size() >= servertest.Bin5MSize {
 		t.Fatalf("after the cut: %v, %v", fi, err)
 	}
-	assertOnly(t, dir, "bin5m.bin.part")
+	assertOnly(t, dir, "bin5m.bin.part") // HTTP: no FILE.part.type (ftptype.go)
 
 	r := runArgs(t, nil, "", "get", "-v", "-C", "-", "-o", out, raw)
 	if r.code != 0 || !strings.Contains(r.err, "> Range: bytes=") || !strings.Contains(r.err, "< HTTP/1.1 206 Partial Content") {

@@ -8,12 +8,15 @@ import (
 	"path"
 	"sort"
 	"sync"
+	"sync/atomic"
+	"time"
 
 	"github.com/spf13/cobra"
 	"github.com/vbauerster/mpb/v8"
 	"github.com/vbauerster/mpb/v8/decor"
 
 	"github.com/rfc1738/fetch/fetch"
+	"github.com/rfc1738/fetch/proto"
 )
 
 // mirrorOptions are the flags of "fetch mirror". The connection flags are
@@ -28,6 +31,10 @@ type mirrorOptions struct {
 	maxArticles      int
 	mbox, maildir    string
 	shard            string // --shard K/N (shard.go)
+	maxDepth         int
+	maxFiles         int64
+	quota            byteSize
+	maxListing       byteSize
 }
 
 func newMirrorCmd(e *env) *cobra.Command {
@@ -102,7 +109,7 @@ one group at a time each; --delete removes articles the server has expired;
   NNTPSERVER=127.0.0.1:1119 fetch mirror --maildir ./Maildir news:local.test ./news`,
 		Args: exactArgs(2),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			o.url, o.dir = args[0], args[1]
+			o.url, o.dir = o.get.withUser(args[0]), args[1]
 			return runMirror(cmd.Context(), o, e)
 		},
 	}
@@ -128,15 +135,21 @@ one group at a time each; --delete removes articles the server has expired;
 	f.StringVar(&o.mbox, "mbox", "", "news: after the run, write every article to `FILE` (mboxrd)")
 	f.StringVar(&o.maildir, "maildir", "", "news: after the run, deliver every article into the maildir `DIR`")
 	f.StringVar(&o.get.nntpServer, "nntp-server", "", "news server `HOST[:PORT]` for news: URLs (default $NNTPSERVER)")
-	f.BoolVar(&o.get.netrc, "netrc", false, "look up passwords in ~/.netrc")
-	f.StringVar(&o.get.netrcFile, "netrc-file", "", "look up passwords in `FILE`")
+	f.BoolVar(&o.get.netrc, "netrc", false, "look up logins and passwords in ~/.netrc")
+	f.StringVar(&o.get.netrcFile, "netrc-file", "", "look up logins and passwords in `FILE`")
 	addFTPFlags(f, &o.get)
 	addWARCFlags(f, &o.get.warc)
+	f.IntVar(&o.maxDepth, "max-depth", fetch.DefaultMirrorDepth, "list directories down to `N` levels below URL, so fetch files down to N (wget's -l; 0: no bound)")
+	f.Int64Var(&o.maxFiles, "max-files", 0, "start at most `N` transfers (0: no bound)")
+	f.Var(&o.quota, "quota", "start no transfer once `BYTES` arrived (suffix k, m, g: KiB, MiB, GiB; 0: no bound)")
+	o.maxListing = byteSize(proto.DefaultListingCap)
+	f.Var(&o.maxListing, "max-listing", "fail a directory whose listing, menu or index page is over `BYTES` (suffix k, m, g)")
 	f.StringVar(&o.shard, "shard", "", "transfer only shard `K/N` of the files (K from 0 to N-1), into a DIR of its own; see fetch manifest merge")
 	return cmd
 }
 
-func runMirror(ctx context.Context, o *mirrorOptions, e *env) (err error) {
+// validate checks the flags of o.
+func (o *mirrorOptions) validate() error {
 	if o.jobs < 1 || o.jobs > 64 {
 		return flagErrorf("--jobs %d: want 1 to 64", o.jobs)
 	}
@@ -157,6 +170,32 @@ func runMirror(ctx context.Context, o *mirrorOptions, e *env) (err error) {
 	if o.maxArticles < 0 {
 		return flagErrorf("--max-articles %d: want 0 or more", o.maxArticles)
 	}
+	if o.maxDepth < 0 || o.maxFiles < 0 {
+		return flagErrorf("--max-depth and --max-files want 0 or more")
+	}
+	if o.maxListing == 0 {
+		return flagErrorf("--max-listing wants more than 0 bytes")
+	}
+	return nil
+}
+
+// options are the library's options for the flags of o.
+func (o *mirrorOptions) options() fetch.MirrorOptions {
+	opts := fetch.MirrorOptions{
+		Jobs: o.jobs, Delete: o.delete, DryRun: o.dryRun,
+		Include: o.include, Exclude: o.exclude, KeepVersions: o.keepVersions, MaxArticles: o.maxArticles, Retry: o.get.retryPolicy(),
+		MaxDepth: o.maxDepth, MaxFiles: o.maxFiles, Quota: int64(o.quota), ListingCap: int64(o.maxListing),
+	}
+	if o.maxDepth == 0 {
+		opts.MaxDepth = -1 // wget's -l 0: no bound
+	}
+	return opts
+}
+
+func runMirror(ctx context.Context, o *mirrorOptions, e *env) (err error) {
+	if err := o.validate(); err != nil {
+		return err
+	}
 	red := newRedactor([]string{o.url})
 	c := o.get.client(e, red)
 	defer c.CloseIdleConnections()
@@ -165,10 +204,7 @@ func runMirror(ctx context.Context, o *mirrorOptions, e *env) (err error) {
 	}
 	defer closeWARC(c, e, &err)
 	o.get.warnAllowPorts(e)
-	opts := fetch.MirrorOptions{
-		Jobs: o.jobs, Delete: o.delete, DryRun: o.dryRun,
-		Include: o.include, Exclude: o.exclude, KeepVersions: o.keepVersions, MaxArticles: o.maxArticles, Retry: o.get.retryPolicy(),
-	}
+	opts := o.options()
 	if opts.Shard, opts.Shards, err = parseShard(o.shard); err != nil {
 		return err
 	}
@@ -197,19 +233,28 @@ func runMirror(ctx context.Context, o *mirrorOptions, e *env) (err error) {
 		return nil
 	}
 	if errors.Is(err, fetch.ErrMirrorPartial) {
-		if sum.Failed > 0 {
-			fmt.Fprintf(e.err, "fetch: mirror: %d entries failed\n", sum.Failed)
-		}
-		if sum.Unparsed > 0 || sum.NLSTFallback > 0 {
-			fmt.Fprintf(e.err, "fetch: mirror: %d listing lines fit no known layout (%d directories listed by NLST instead): some entries may be missing\n",
-				sum.Unparsed, sum.NLSTFallback)
-		}
-		if sum.Truncated > 0 {
-			fmt.Fprintf(e.err, "fetch: mirror: the server cut %d listings short at its limit: entries past it are missing\n", sum.Truncated)
-		}
-		return &exitError{code: fetch.ExitPartial}
+		return partialMirror(e, sum)
 	}
 	return err
+}
+
+// partialMirror says on stderr why a run was partial, and returns its
+// exit code.
+func partialMirror(e *env, sum *fetch.MirrorSummary) error {
+	if sum.Bound != "" {
+		fmt.Fprintf(e.err, "fetch: mirror: stopped at the bound %s: entries past it are not mirrored\n", sum.Bound)
+	}
+	if sum.Failed > 0 {
+		fmt.Fprintf(e.err, "fetch: mirror: %d entries failed\n", sum.Failed)
+	}
+	if sum.Unparsed > 0 || sum.NLSTFallback > 0 {
+		fmt.Fprintf(e.err, "fetch: mirror: %d listing lines fit no known layout (%d directories listed by NLST instead): some entries may be missing\n",
+			sum.Unparsed, sum.NLSTFallback)
+	}
+	if sum.Truncated > 0 {
+		fmt.Fprintf(e.err, "fetch: mirror: the server cut %d listings short at its limit: entries past it are missing\n", sum.Truncated)
+	}
+	return &exitError{code: fetch.ExitPartial}
 }
 
 // printMirrorWarnings writes the listing problems of a run on w, one line
@@ -275,6 +320,9 @@ func printMirror(w io.Writer, s *fetch.MirrorSummary, o *mirrorOptions) error {
 	if s.DryRun {
 		dry = " (dry run: nothing written)"
 	}
+	if s.Bound != "" {
+		dry += " (stopped at the bound " + s.Bound + ")"
+	}
 	_, err := fmt.Fprintf(w, "new %d, updated %d, unchanged %d, skipped %d, failed %d, deleted %d, unparsed %d; %s in %.2f s%s\n",
 		s.New, s.Updated, s.Unchanged, s.Skipped, s.Failed, s.Deleted, s.Unparsed, byteCount(s.Bytes), s.Duration.Seconds(), dry)
 	return err
@@ -292,31 +340,61 @@ func byteCount(n int64) string {
 	return fmt.Sprintf("%d bytes", n)
 }
 
-// mirrorBars draws an overall bar and one bar per worker on stderr, only
-// when stderr is a terminal and neither -s nor -v is given.
+// mirrorBars draws an overall bar (files, bytes, rate, time left) and
+// one bar per file in flight, named by its path, on stderr: only when
+// stderr is a terminal and neither -s nor -v is given. A file's bar goes
+// when the file is done; the overall bar ends full.
 type mirrorBars struct {
-	mu      sync.Mutex
-	p       *mpb.Progress
-	total   *mpb.Bar
-	workers map[int]*mpb.Bar
-	files   int64
+	mu    sync.Mutex
+	p     *mpb.Progress
+	total *mpb.Bar
+	files map[int]*fileBar // by worker: the file it transfers
+	start time.Time
+
+	// The overall bar's figures, read by its decorator as it draws.
+	done, bytes, known atomic.Int64
+	ended              atomic.Bool
+}
+
+// fileBar is the bar of one file in flight.
+type fileBar struct {
+	path  string
+	bar   *mpb.Bar
+	bytes int64 // as last reported
 }
 
 func newMirrorBars(ctx context.Context, e *env, o *mirrorOptions) *mirrorBars {
-	b := &mirrorBars{workers: map[int]*mpb.Bar{}}
 	if o.get.silent || o.get.verbose || o.get.json || !e.stderrTTY {
-		return b
+		return &mirrorBars{}
 	}
-	b.p = mpb.NewWithContext(ctx, mpb.WithOutput(e.err), mpb.WithAutoRefresh(), mpb.WithWidth(30))
-	b.total = b.p.AddBar(0,
-		mpb.PrependDecorators(decor.Name("files", decor.WCSyncSpaceR), decor.CurrentNoUnit("%d done", decor.WCSyncSpace)),
-		mpb.BarPriority(-1))
-	for i := 0; i < o.jobs; i++ {
-		b.workers[i] = b.p.AddBar(0,
-			mpb.PrependDecorators(decor.Name(fmt.Sprintf("worker %d", i+1), decor.WCSyncSpaceR)),
-			mpb.AppendDecorators(decor.CountersKibiByte("% .1f / % .1f", decor.WCSyncSpace)))
-	}
+	return startMirrorBars(ctx, e.err, termCols(e.err))
+}
+
+// startMirrorBars draws the bars on w, a terminal cols wide when it is
+// not one whose width can be asked.
+func startMirrorBars(ctx context.Context, w io.Writer, cols int) *mirrorBars {
+	b := &mirrorBars{files: map[int]*fileBar{}, start: time.Now()}
+	b.p = mpb.NewWithContext(ctx, mpb.WithOutput(w), mpb.WithAutoRefresh(), mpb.WithWidth(cols))
+	b.total = b.p.AddBar(0, mpb.BarPriority(-1), mpb.BarWidth(barCols),
+		mpb.PrependDecorators(nameDecor("all files")),
+		mpb.AppendDecorators(decor.Any(func(s decor.Statistics) string {
+			return overallText(b.figures())
+		})))
 	return b
+}
+
+// figures are the overall bar's figures now.
+func (b *mirrorBars) figures() overall {
+	return overall{files: b.done.Load(), bytes: b.bytes.Load(), known: b.known.Load(),
+		elapsed: time.Since(b.start), done: b.ended.Load()}
+}
+
+// nameDecor shows name cut to the width the terminal leaves it.
+func nameDecor(name string) decor.Decorator {
+	return decor.Any(func(s decor.Statistics) string {
+		n := nameCols(s.AvailableWidth)
+		return padRight(cutName(name, n), n)
+	})
 }
 
 func (b *mirrorBars) event(ev fetch.MirrorEvent) {
@@ -325,26 +403,58 @@ func (b *mirrorBars) event(ev fetch.MirrorEvent) {
 	}
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	bar := b.workers[ev.Worker]
-	if bar == nil {
-		return
+	fb := b.files[ev.Worker]
+	if fb == nil || fb.path != ev.Path {
+		if fb != nil {
+			fb.bar.Abort(true) // a file left without its end
+		}
+		fb = &fileBar{path: ev.Path, bar: b.p.AddBar(0, mpb.BarRemoveOnComplete(), mpb.BarWidth(barCols),
+			mpb.PrependDecorators(nameDecor(ev.Path)),
+			mpb.AppendDecorators(decor.Any(fileCounters)))}
+		b.files[ev.Worker] = fb
+		b.known.Add(max(ev.Size, 0))
+		b.total.SetTotal(b.known.Load(), false)
 	}
-	bar.SetTotal(max(ev.Size, ev.Bytes), false)
-	bar.SetCurrent(ev.Bytes)
+	b.bytes.Add(ev.Bytes - fb.bytes)
+	fb.bytes = ev.Bytes
+	if ev.Size > 0 {
+		fb.bar.SetTotal(max(ev.Size, ev.Bytes), false)
+	}
+	fb.bar.SetCurrent(ev.Bytes)
+	b.total.SetCurrent(b.bytes.Load())
 	if ev.Done {
-		b.files++
-		b.total.SetTotal(b.files+1, false)
-		b.total.SetCurrent(b.files)
+		b.endFile(ev, fb)
 	}
 }
 
+// endFile ends the bar of a file: full when it was transferred, removed
+// when it failed.
+func (b *mirrorBars) endFile(ev fetch.MirrorEvent, fb *fileBar) {
+	delete(b.files, ev.Worker)
+	if ev.Status == "failed" {
+		fb.bar.Abort(true)
+		return
+	}
+	b.done.Add(1)
+	if ev.Size <= 0 {
+		b.known.Add(ev.Bytes) // the size became known at the end
+		b.total.SetTotal(b.known.Load(), false)
+	}
+	fb.bar.SetTotal(-1, true)
+}
+
+// wait ends the bars: each file's that is left is removed, and the
+// overall bar is drawn full, with the run's figures.
 func (b *mirrorBars) wait() {
 	if b.p == nil {
 		return
 	}
-	for _, bar := range b.workers {
-		bar.Abort(true)
+	b.mu.Lock()
+	for _, fb := range b.files {
+		fb.bar.Abort(true)
 	}
-	b.total.Abort(true)
+	b.ended.Store(true)
+	b.total.SetTotal(-1, true)
+	b.mu.Unlock()
 	b.p.Wait()
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/spf13/afero"
 
 	"github.com/rfc1738/fetch/fetch"
+	"github.com/rfc1738/fetch/fetch/fetchtest"
 	"github.com/rfc1738/fetch/internal/testrig/localserver"
 	"github.com/rfc1738/fetch/proto/ftp"
 )
@@ -37,7 +38,7 @@ func TestMirrorCommand(t *testing.T) {
 	afero.WriteFile(mem, "/pub/a.txt", []byte("a\n"), 0o644)
 	afero.WriteFile(mem, "/pub/sub/b.bin", []byte{0, 1}, 0o644)
 	afero.WriteFile(mem, "/pub/skip.iso", []byte("big"), 0o644)
-	srv, err := localserver.StartFTP(mem, localserver.FTPOptions{})
+	srv, err := fetchtest.StartFTP(mem, fetchtest.FTPOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -212,7 +213,7 @@ func TestMirrorReportBidi(t *testing.T) {
 	const name = "x\u202egpj.exe"
 	mem := afero.NewMemMapFs()
 	afero.WriteFile(mem, "/pub/"+name, []byte("a\n"), 0o644)
-	srv, err := localserver.StartFTP(mem, localserver.FTPOptions{})
+	srv, err := fetchtest.StartFTP(mem, fetchtest.FTPOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}

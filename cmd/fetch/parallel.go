@@ -33,7 +33,7 @@ import (
 //     address a handful of sessions (vsftpd's max_per_ip, proftpd's
 //     MaxClientsPerHost) and answer more with 421: 50 logins at once would
 //     be refused, or unfriendly. Eight connections already hide the round
-//     trips of small files (BENCHMARKS.md, "fetch get -Z"), and match the
+//     trips of small files (BENCHMARKS.md, "Parallel get"), and match the
 //     -P 8 / -j 8 that lftp and "fetch mirror" users pick.
 //   - Data for stdout is not interleaved. curl writes each transfer's
 //     bytes to stdout as they come, mixed with the others' (curl issue
@@ -364,7 +364,7 @@ func (o *getOptions) overallBar(ctx context.Context, e *env) *parallelBar {
 			decor.Any(func(decor.Statistics) string {
 				n := b.bytes.Load()
 				rate := float64(n) / max(time.Since(start).Seconds(), 1e-3)
-				return fmt.Sprintf("% .1f  % .1f/s", decor.SizeB1024(n), decor.SizeB1024(int64(rate)))
+				return humanBytes(n) + "  " + humanBytes(int64(rate)) + "/s"
 			}, decor.WCSyncSpace)))
 	return b
 }

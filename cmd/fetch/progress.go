@@ -28,17 +28,21 @@ func (o *getOptions) progress(ctx context.Context, w io.Writer, resp *fetch.Resp
 	if o.silent || o.verbose || !e.stderrTTY {
 		return w, func(bool) {}
 	}
-	p := mpb.NewWithContext(ctx, mpb.WithOutput(e.err), mpb.WithAutoRefresh(), mpb.WithWidth(40))
-	total := max(resp.Size, 0)
+	p := mpb.NewWithContext(ctx, mpb.WithOutput(e.err), mpb.WithAutoRefresh(), mpb.WithWidth(termCols(e.err)))
 	label := urlName(resp.URL)
 	if label == "" {
 		label = resp.URL.Hostname()
 	}
-	bar := p.AddBar(total,
-		mpb.PrependDecorators(decor.Name(clean(label), decor.WCSyncSpaceR)),
+	start := time.Now()
+	bar := p.AddBar(0, mpb.BarWidth(barCols),
+		mpb.PrependDecorators(nameDecor(label)),
 		mpb.AppendDecorators(
-			decor.CountersKibiByte("% .1f / % .1f", decor.WCSyncSpace),
-			decor.EwmaSpeed(decor.SizeB1024(0), "% .1f", 30, decor.WCSyncSpace)))
+			decor.Any(fileCounters, decor.WCSyncSpace),
+			decor.Any(func(s decor.Statistics) string {
+				rate := float64(s.Current-resp.Offset) / max(time.Since(start).Seconds(), 1e-3)
+				return humanBytes(int64(rate)) + "/s"
+			}, decor.WCSyncSpace)))
+	bar.SetTotal(max(resp.Size, 0), false)
 	if resp.Offset > 0 {
 		bar.SetCurrent(resp.Offset)
 	}

@@ -41,17 +41,15 @@ func getRetry(ctx context.Context, c *fetch.Client, u *uri.URL, req *proto.Reque
 			}
 			defer resp.Body.Close()
 			if s == nil {
-				o.warnResponse(e, red, resp)
-				if s, err = d.open(resp, e); err != nil {
-					return &finalError{err}
-				}
-				if resp.Kind != proto.KindData || o.json && len(resp.Info) > 0 {
-					if err := write(ctx, s, resp, o, e); err != nil {
-						return &finalError{err}
-					}
-					return s.commit(resp, o.remoteTime)
+				var rendered bool
+				if s, rendered, err = openFirst(ctx, resp, d, o, e, red); err != nil || rendered {
+					return err
 				}
 				pos = resp.Offset
+				// Converted text (TYPE A) has no offsets to resume
+				// at: a retry asks for it whole, in the same type,
+				// and skips what the output has.
+				whole = whole || resp.Info["ftp_type"] == "A"
 			}
 			if resp.Offset > pos {
 				return &finalError{fmt.Errorf("%s: the server resumed at byte %d, not %d", resp.URL.Redacted(), resp.Offset, pos)}
@@ -91,6 +89,24 @@ func getRetry(ctx context.Context, c *fetch.Client, u *uri.URL, req *proto.Reque
 			return err
 		}
 	}
+}
+
+// openFirst opens the output for getRetry's first response. A response
+// that is rendered rather than copied (a listing, a menu, --json) is
+// written and committed at once: rendered is true, and a failure is a
+// *finalError, as is a failure to open the output.
+func openFirst(ctx context.Context, resp *fetch.Response, d *dest, o *getOptions, e *env, red *redactor) (s sink, rendered bool, err error) {
+	o.warnResponse(e, red, resp)
+	if s, err = d.open(resp, e); err != nil {
+		return nil, false, &finalError{err}
+	}
+	if resp.Kind == proto.KindData && (!o.json || len(resp.Info) == 0) {
+		return s, false, nil
+	}
+	if err := write(ctx, s, resp, o, e); err != nil {
+		return s, true, &finalError{err}
+	}
+	return s, true, s.commit(resp, o.remoteTime)
 }
 
 // finalError marks a failure of getRetry that no retry can mend (the

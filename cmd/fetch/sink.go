@@ -182,7 +182,11 @@ func openPart(d *dest, resp *fetch.Response) (sink, error) {
 		f.Close()
 		return nil, err
 	}
-	return &fileSink{f: f, final: d.path, keep: true}, nil
+	if err := writePartType(name, resp); err != nil {
+		f.Close()
+		return nil, err
+	}
+	return &fileSink{f: f, final: d.path, keep: true, typeFile: name + partTypeSuffix}, nil
 }
 
 // writeError is a failure to write the output (disk full, closed pipe).
@@ -239,6 +243,9 @@ type fileSink struct {
 	f     *os.File
 	final string
 	keep  bool // keep the file on abort (.part)
+	// typeFile records the FTP type of a .part (ftptype.go); removed
+	// with the .part once it is in place.
+	typeFile string
 }
 
 func (s *fileSink) Write(p []byte) (int, error) {
@@ -266,6 +273,9 @@ func (s *fileSink) commit(resp *fetch.Response, keepTime bool) error {
 	if err := renameFile(s.f.Name(), s.final); err != nil {
 		s.abort()
 		return &writeError{err}
+	}
+	if s.typeFile != "" {
+		os.Remove(s.typeFile)
 	}
 	return nil
 }

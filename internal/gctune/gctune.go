@@ -8,7 +8,7 @@
 // collected every few megabytes: ten cycles for 2,000 files, each of which
 // stops the goroutines twice, takes a processor for its mark worker and
 // slows the allocating goroutines with assists. On a busy machine that cost
-// the mirror 4-10 % of its wall time (BENCHMARKS.md, session 5).
+// the mirror 4-10 % of its wall time (BENCHMARKS.md, "Measured choices").
 //
 // After every cycle the tuner sets the GOGC percentage so that the heap may
 // grow by Headroom above the live heap: 100*Headroom/live, but never below

@@ -28,6 +28,7 @@ type dirList struct {
 	verb   string // LIST, MLSD or NLST
 	arg    string // the command's argument; "" for none
 	format string // formatLIST, formatMLSD or formatNLST: how to parse it
+	cap    int64  // the most bytes of the listing read (Driver.listingCap)
 
 	end     *textproto.Error // the last line of the completion reply
 	endText string           // its whole text
@@ -35,7 +36,10 @@ type dirList struct {
 
 // listed is a listing's bytes and what they hold (parseListingSelf).
 type listed struct {
-	raw      []byte
+	// text is the listing's bytes as a string, which the entries' names
+	// share; the bytes as read are not kept besides, so that a listing
+	// is held once.
+	text     string
 	entries  []proto.Entry
 	unparsed []string
 	self     bool // an entry "." or ".." was listed
@@ -52,7 +56,7 @@ func (l *dirList) cmd() string {
 // once sends the command and reads its data and completion reply.
 func (l *dirList) once() ([]byte, error) {
 	c := l.c
-	c.cap = &capture{max: l.d.limits().maxListing}
+	c.cap = &capture{max: l.cap}
 	err := errNoPipeline
 	if sp := c.activePort(); sp != nil {
 		err = c.activeList(sp, l.verb, l.arg)
@@ -106,8 +110,15 @@ func (l *dirList) whole() ([]byte, error) {
 }
 
 func (l *dirList) parse(raw []byte) listed {
-	e, u, self := parseListingSelf(raw, l.format, l.c.syst, time.Now())
-	return listed{raw: raw, entries: e, unparsed: u, self: self}
+	text := string(raw)
+	if l.format == formatNLST {
+		e, u, self := parseListingSelf(raw, l.format, l.c.syst, time.Now())
+		return listed{text: text, entries: e, unparsed: u, self: self}
+	}
+	p := newLineParser(l.format, l.c.syst, time.Now())
+	p.lean = l.c.req != nil && l.c.req.Options.FTP.Lean
+	e, u, self := p.parseText(text, l.format)
+	return listed{text: text, entries: e, unparsed: u, self: self}
 }
 
 // unreadable returns the failure that a successful listing is when its
@@ -137,7 +148,7 @@ func (l *dirList) unreadable(got listed) error {
 // the listing's bytes. It fails with errNoPipeline, sending nothing, on a
 // passive connection whose server refused EPSV.
 func (d *Driver) listLIST(c *conn, arg string) ([]byte, error) {
-	l := &dirList{d: d, c: c, verb: "LIST", arg: arg, format: formatLIST, own: true}
+	l := &dirList{d: d, c: c, verb: "LIST", arg: arg, format: formatLIST, own: true, cap: d.listingCap(c)}
 	return l.whole() // the callers read the lines their own way
 }
 

@@ -76,12 +76,21 @@
 // Options.FTP.Binary turns the guess off, and a resumed transfer
 // is always binary. TYPE A data is converted to local line ends (CRLF to
 // LF; nothing on Windows) and its Size is -1, since SIZE counts stored
-// bytes.
+// bytes. A server that answers TYPE A's RETR with "150 Opening BINARY
+// mode ..." (vsftpd's default) sends the stored bytes: they are passed on
+// unconverted. Response.Info["ftp_type"] is the type of the data the body
+// delivers ("A" converted, "I" the stored bytes; "I" too for that server,
+// with Info["ftp_server_binary"] set), and Info["ftp_type_guessed"] is
+// true when the type came from the name, so that a caller can say so.
 //
 // # Login
 //
-// No user in the URL: "anonymous" with Options.Email (default
-// "anonymous@") as the password. A user without a password: the .netrc
+// No user in the URL: the login of the host's entry in the .netrc file
+// named by Options.Netrc (the first "machine" entry for the host that
+// names a login, else the "default" entry's), as curl and ftp(1) do, and
+// then its password as below; without such a file or entry, "anonymous"
+// with Options.Email (default "anonymous@") as the password. A user
+// without a password: the .netrc
 // file named by Options.Netrc, else a password typed earlier for the
 // same server and user on this Driver, else Request.Prompt (no echo),
 // else an error wrapping proto.ErrLogin. The password is found before
@@ -94,7 +103,8 @@
 // "machine" entry for the host (compared without regard to case) that
 // has a password and names the URL's user or no login, else from the
 // "default" entry the same way. A missing or unreadable file, one over
-// 1 MiB, or a malformed one is an error; a malformed file gives
+// 1 MiB, or a malformed one is an error (a missing one is no entry when
+// only a login is looked for); a malformed file gives
 // "ftp: netrc PATH: line N: ..." wrapping a *NetrcError, which names no
 // password.
 //

@@ -1,7 +1,6 @@
 package ftp
 
 import (
-	"bytes"
 	"context"
 	"crypto/tls"
 	"errors"
@@ -23,7 +22,7 @@ const (
 	defaultIdleTimeout  = 30 * time.Second
 	defaultMaxReplyLine = 8 << 10
 	defaultMaxReply     = 256 << 10
-	defaultMaxListing   = 64 << 20
+	defaultMaxListing   = proto.DefaultListingCap
 )
 
 // Driver retrieves ftp URLs. The zero value is ready to use; a Driver must
@@ -59,8 +58,9 @@ type Driver struct {
 	// 256 KiB or 32 lines' worth, whichever is more.
 	MaxReplyLine int
 
-	// MaxListing bounds the bytes of one directory listing. Zero means
-	// 64 MiB.
+	// MaxListing bounds the bytes of one directory listing, as they
+	// arrive, where the request's Options.ListingCap does not. Zero
+	// means proto.DefaultListingCap.
 	MaxListing int64
 
 	// PipelinePassive, for callers that retrieve many files in a row
@@ -119,6 +119,15 @@ func (d *Driver) limits() limits {
 		l.maxListing = defaultMaxListing
 	}
 	return l
+}
+
+// listingCap is the most bytes of a listing read on c: its request's
+// Options.ListingCap, else MaxListing.
+func (d *Driver) listingCap(c *conn) int64 {
+	if c.req != nil && c.req.Options.ListingCap > 0 {
+		return c.req.Options.ListingCap
+	}
+	return d.limits().maxListing
 }
 
 // CloseIdleConnections closes (with QUIT) every connection not in use.
@@ -416,7 +425,7 @@ func (d *Driver) listing(c *conn, u *uri.URL, pl plan) (*proto.Response, error) 
 			return nil, err
 		}
 	}
-	l := &dirList{d: d, c: c, nlst: pl.act == actNLST, verb: verb, arg: pl.arg, format: format}
+	l := &dirList{d: d, c: c, nlst: pl.act == actNLST, verb: verb, arg: pl.arg, format: format, cap: d.listingCap(c)}
 	// Names that begin with a dot, when asked for (listall.go).
 	listAll, dotNames := l.askAll(pl.arg)
 	got, err := l.run()
@@ -446,7 +455,7 @@ func (d *Driver) listing(c *conn, u *uri.URL, pl plan) (*proto.Response, error) 
 	if err != nil {
 		return nil, c.fail("", err)
 	}
-	format, raw, entries, unparsed := l.format, got.raw, got.entries, got.unparsed
+	format, entries, unparsed := l.format, got.entries, got.unparsed
 	if err := l.linkTargets(pl.arg, entries); err != nil {
 		return nil, c.fail("", err)
 	}
@@ -462,10 +471,12 @@ func (d *Driver) listing(c *conn, u *uri.URL, pl plan) (*proto.Response, error) 
 			entries, fallback = fb, true
 		}
 	}
-	body := raw
+	// The body is the listing as a string, which the entries' names
+	// share: the bytes as read are not kept besides.
+	body := got.text
 	if format == formatNLST {
-		body = localLineEnds(raw)
-	} else {
+		body = string(localLineEnds([]byte(got.text)))
+	} else if !c.req.Options.FTP.Lean {
 		base := entryBase(u)
 		for i := range entries {
 			entries[i].URL = entryURL(base, entries[i])
@@ -473,7 +484,7 @@ func (d *Driver) listing(c *conn, u *uri.URL, pl plan) (*proto.Response, error) 
 	}
 	resp := &proto.Response{
 		Kind:    proto.KindDirectory,
-		Body:    io.NopCloser(bytes.NewReader(body)),
+		Body:    io.NopCloser(strings.NewReader(body)),
 		Size:    int64(len(body)),
 		Name:    pl.name,
 		Entries: entries,
@@ -523,8 +534,7 @@ func (d *Driver) retrieve(c *conn, pl plan) (*proto.Response, error) {
 		d.release(c)
 		return nil, err
 	}
-	ahead := d.mdtmAhead(c)
-	size, mtime, err := c.statFor(pl, ahead)
+	size, mtime, err := c.statFor(pl)
 	if err != nil {
 		d.release(c)
 		return nil, err
@@ -534,15 +544,7 @@ func (d *Driver) retrieve(c *conn, pl plan) (*proto.Response, error) {
 		return &proto.Response{Kind: proto.KindData, Size: -1, ModTime: mtime, Name: pl.name, NotModified: true,
 			Body: io.NopCloser(strings.NewReader("")), Info: map[string]any{"ftp_type": pl.typ}}, nil
 	}
-	offset := c.req.Offset
-	switch {
-	case offset > 0 && pl.typ == "A":
-		c.w.note("no resume in TYPE A (a REST offset counts stored bytes): restarting from 0")
-		offset = 0
-	case offset > 0 && size >= 0 && offset > size:
-		c.w.note("resume offset %d is beyond the file's %d bytes: restarting from 0", offset, size)
-		offset = 0
-	}
+	offset := c.resumeOffset(pl.typ, size)
 	resp := &proto.Response{
 		Kind:    proto.KindData,
 		Size:    size,
@@ -571,58 +573,30 @@ func (d *Driver) retrieve(c *conn, pl plan) (*proto.Response, error) {
 		d.release(c)
 		return resp, nil
 	}
-	// want is how many bytes the data connection must bring.
-	want := func(offset int64) int64 {
-		if size < 0 || pl.typ != "I" {
-			return -1
-		}
-		return size - offset
-	}
-	if sp := c.activePort(); sp != nil {
-		t, offset, err := c.activeRetr(sp, pl.arg, offset)
-		if err != nil {
-			err = c.fail("", err)
-			d.release(c)
-			return nil, err
-		}
-		b := newBody(d, c, t, pl.typ == "A", want(offset))
-		b.cmd = t.cmd
-		resp.Offset = offset
-		resp.Body = b
-		return resp, nil
-	}
-	if offset == 0 && d.PipelinePassive && !c.noPipeline {
-		done, err := d.pipelined(c, pl, resp, want(0), ahead)
-		if err != nil {
-			err = c.fail("", err)
-			d.release(c)
-			return nil, err
-		}
-		if done {
-			return resp, nil
-		}
-	}
-	r, err := c.sc.RetrFrom(pl.arg, uint64(offset))
-	if err != nil && offset > 0 && c.w.lastVerb == "REST" && replyCode(err) != 0 {
-		c.w.note("REST %d refused (%v): restarting from 0", offset, err)
-		offset = 0
-		r, err = c.sc.Retr(pl.arg)
-	}
+	r, cmd, offset, err := d.startRetr(c, pl.arg, offset)
 	if err != nil {
 		err = c.fail("", err)
 		d.release(c)
 		return nil, err
 	}
+	// want is how many bytes the data connection must bring.
+	want := int64(-1)
+	if size >= 0 && pl.typ == "I" {
+		want = size - offset
+	}
+	b := newBody(d, c, r, c.converts(pl.typ, resp), want)
+	if cmd != "" {
+		b.cmd = cmd // the wire's last command may be the EPSV sent with it
+	}
 	resp.Offset = offset
-	resp.Body = newBody(d, c, r, pl.typ == "A", want(offset))
+	resp.Body = b
 	return resp, nil
 }
 
 // statFor returns the size and time of the file of pl as the request's
 // FTPOptions.Stat asks: from SIZE and MDTM, from MDTM and the caller's
-// size (StatTime), or from the caller alone (StatNone). With mdtmAhead
-// the MDTM of StatTime is left to the pipelined retrieval.
-func (c *conn) statFor(pl plan, mdtmAhead bool) (size int64, mtime time.Time, err error) {
+// size (StatTime), or from the caller alone (StatNone).
+func (c *conn) statFor(pl plan) (size int64, mtime time.Time, err error) {
 	o := c.req.Options.FTP
 	switch o.Stat {
 	case proto.StatNone, proto.StatTime:
@@ -630,21 +604,12 @@ func (c *conn) statFor(pl plan, mdtmAhead bool) (size int64, mtime time.Time, er
 		if o.Size > 0 && pl.typ == "I" {
 			size = o.Size // the caller's listing said it
 		}
-		if o.Stat == proto.StatTime && !mdtmAhead {
+		if o.Stat == proto.StatTime {
 			mtime, err = c.mdtm(pl)
 		}
 		return size, mtime, err
 	}
 	return c.stat(pl, o.Stat != proto.StatSize)
-}
-
-// mdtmAhead reports whether the MDTM of a retrieval with StatTime and no
-// condition goes in the same write as RETR (pipelined): it need not be
-// answered before RETR is sent.
-func (d *Driver) mdtmAhead(c *conn) bool {
-	o := c.req.Options
-	return d.PipelinePassive && !c.noPipeline && c.activePort() == nil && c.req.Offset == 0 &&
-		o.FTP.Stat == proto.StatTime && o.IfModifiedSince.IsZero() && c.sc.IsGetTimeSupported()
 }
 
 // notModified reports whether MDTM's time (mtime) of a retrieval with
@@ -655,33 +620,72 @@ func notModified(req *proto.Request, mtime time.Time) bool {
 	return !ims.IsZero() && req.Options.FTP.Stat == proto.StatTime && !mtime.IsZero() && !mtime.After(ims)
 }
 
-// pipelined starts the retrieval of pl on the pipelined path into resp,
-// with MDTM in the same write as RETR when ahead is set (its reply is
-// resp.ModTime). It returns false, and no error, when the server refused
-// EPSV: the caller retrieves without pipelining (MDTM is then asked here
-// first).
-func (d *Driver) pipelined(c *conn, pl plan, resp *proto.Response, want int64, ahead bool) (bool, error) {
-	mdtm := ""
-	if ahead {
-		mdtm = pl.arg
-	}
-	t, err := c.pipelinedRetr(pl.arg, true, mdtm)
+// resumeOffset is the byte the retrieval starts at: Request.Offset, or 0
+// when that cannot be resumed (TYPE A, or beyond the file's size).
+func (c *conn) resumeOffset(typ string, size int64) int64 {
+	offset := c.req.Offset
 	switch {
-	case err == nil:
-		b := newBody(d, c, t, pl.typ == "A", want)
-		b.cmd = t.cmd // the wire's last command may be the EPSV sent with it
-		resp.Body = b
-		if ahead {
-			resp.ModTime = t.mtime
-		}
-		return true, nil
-	case !errors.Is(err, errNoPipeline):
-		return false, err
-	case ahead:
-		resp.ModTime, err = c.mdtm(pl)
-		return false, err
+	case offset > 0 && typ == "A":
+		c.w.note("no resume in TYPE A (a REST offset counts stored bytes): restarting from 0")
+		offset = 0
+	case offset > 0 && size >= 0 && offset > size:
+		c.w.note("resume offset %d is beyond the file's %d bytes: restarting from 0", offset, size)
+		offset = 0
 	}
-	return false, nil
+	return offset
+}
+
+// startRetr sends RETR arg (with REST offset when offset > 0) in active
+// mode, pipelined passive mode or the library's passive mode, and returns
+// the data, the command for errors ("" for the wire's last one) and the
+// offset the data starts at (0 when the server refused REST). The caller
+// handles an error with c.fail and releases c.
+func (d *Driver) startRetr(c *conn, arg string, offset int64) (io.ReadCloser, string, int64, error) {
+	if sp := c.activePort(); sp != nil {
+		t, offset, err := c.activeRetr(sp, arg, offset)
+		if err != nil {
+			return nil, "", 0, err
+		}
+		return t, t.cmd, offset, nil
+	}
+	if offset == 0 && d.PipelinePassive && !c.noPipeline {
+		t, err := c.pipelinedRetr(arg, true)
+		if err == nil {
+			return t, t.cmd, 0, nil
+		}
+		if !errors.Is(err, errNoPipeline) {
+			return nil, "", 0, err
+		}
+	}
+	r, err := c.sc.RetrFrom(arg, uint64(offset))
+	if err != nil && offset > 0 && c.w.lastVerb == "REST" && replyCode(err) != 0 {
+		c.w.note("REST %d refused (%v): restarting from 0", offset, err)
+		offset = 0
+		r, err = c.sc.Retr(arg)
+	}
+	if err != nil {
+		return nil, "", 0, err
+	}
+	return r, "", offset, nil
+}
+
+// converts reports whether the data of a retrieval in type typ, just
+// started, is to be converted from CRLF to local line ends: in TYPE A,
+// unless the server's preliminary reply says it sends binary anyway
+// (vsftpd without ascii_download_enable answers "150 Opening BINARY mode
+// data connection"), in which case the bytes are the stored ones and
+// resp.Info["ftp_type"] becomes "I" to say so.
+func (c *conn) converts(typ string, resp *proto.Response) bool {
+	if typ != "A" {
+		return false
+	}
+	if p := c.w.prelim; p != nil && saysBinary(p.Msg) {
+		c.w.note("TYPE A, but the server sends binary (%s): nothing converted", p.Msg)
+		resp.Info["ftp_type"] = "I"
+		resp.Info["ftp_server_binary"] = true
+		return false
+	}
+	return true
 }
 
 // stat asks SIZE (in TYPE I only: in TYPE A it would count stored bytes,

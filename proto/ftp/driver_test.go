@@ -328,3 +328,42 @@ func TestEntryURL(t *testing.T) {
 		}
 	}
 }
+
+// TYPE A sent, but the 150 says the data comes in binary mode (vsftpd's
+// default, without ascii_download_enable): the bytes are the stored ones
+// and nothing is converted, whether the type came from ;type=a or from
+// the guess; Info["ftp_type"] says "I". A server that says ASCII mode
+// gets its CRLFs converted.
+func TestTypeAServerSendsBinary(t *testing.T) {
+	stored := []byte("one\r\ntwo\r\nbare\rcr\r\n")
+	tests := []struct {
+		name, path, opening, want, typ string
+	}{
+		{"guess, binary 150", "/pub/notes.txt", "Opening BINARY mode data connection for notes.txt (19 bytes).", string(stored), "I"},
+		{";type=a, binary 150", "/pub/notes.txt;type=a", "Opening BINARY mode data connection for notes.txt (19 bytes).", string(stored), "I"},
+		{"guess, ascii 150", "/pub/notes.txt", "Opening ASCII mode data connection for notes.txt (19 bytes).", "one\ntwo\nbare\rcr\n", "A"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			f := newFake(t)
+			f.files["notes.txt"] = stored
+			f.opening = tt.opening
+			f.start()
+			d := &Driver{}
+			defer d.CloseIdleConnections()
+			resp, b, err := get(t, d, f.url(tt.path), quickReq())
+			if err != nil {
+				t.Fatal(err)
+			}
+			if string(b) != tt.want {
+				t.Errorf("body = %q, want %q", b, tt.want)
+			}
+			if got := resp.Info["ftp_type"]; got != tt.typ {
+				t.Errorf(`Info["ftp_type"] = %v, want %q`, got, tt.typ)
+			}
+			if !strings.Contains(f.sent(), "TYPE A\r\n") {
+				t.Errorf("TYPE A not sent:\n%s", f.sent())
+			}
+		})
+	}
+}

@@ -47,6 +47,7 @@ type fakeFTP struct {
 	oopsEPSV int                 // the nth EPSV (counted over all sessions) gets vsftpd's "500 OOPS" and the session ends
 	telnet   bool                // read command lines as Telnet, as the BSD ftpd and inetutils-ftpd do (telnetLine)
 	dropIAC  bool                // read on past a command line whose verb holds the byte 0xff, and never answer it (Pure-FTPd)
+	opening  string              // the text of the 150 before passive data; "" means "opening data connection"
 
 	// Active mode and TLS (active_test.go, tls_test.go).
 	noEPRT     bool        // refuse EPRT with 500: the client falls back to PORT
@@ -357,7 +358,7 @@ func (s *fakeSession) send(verb string, b []byte) {
 		s.dataLn = nil
 		defer ln.Close()
 		ln.(*net.TCPListener).SetDeadline(time.Now().Add(5 * time.Second))
-		s.reply("150 opening data connection")
+		s.reply("150 " + cmpOr(f.opening, "opening data connection"))
 		var err error
 		dc, err = ln.Accept()
 		if err != nil {
@@ -436,4 +437,11 @@ func (s *fakeSession) send(verb string, b []byte) {
 		return
 	}
 	s.reply("226 transfer complete")
+}
+
+func cmpOr(a, b string) string {
+	if a != "" {
+		return a
+	}
+	return b
 }

@@ -27,7 +27,7 @@ const maxProbes = 2000
 // not be returned to.
 func (d *Driver) nlstFallback(c *conn, pl plan) ([]proto.Entry, error) {
 	c.w.note("no line of the LIST answer fits a known layout: names from NLST, each probed with CWD, SIZE and MDTM")
-	c.cap = &capture{max: d.limits().maxListing}
+	c.cap = &capture{max: d.listingCap(c)}
 	err := errNoPipeline
 	if d.PipelinePassive && !c.noPipeline {
 		err = c.pipelinedList("NLST", "")

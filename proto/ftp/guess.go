@@ -60,3 +60,19 @@ func guessType(name string) string {
 	}
 	return "I"
 }
+
+// saysBinary reports whether msg, the text of the preliminary reply (125
+// or 150) to a RETR sent in TYPE A, says that the data comes in binary
+// mode ("Opening BINARY mode data connection for f.txt (25 bytes)."):
+// vsftpd sends that, and the stored bytes, unless ascii_download_enable
+// is set. RFC 959 section 4.2 leaves the text of a reply free; the words
+// "BINARY mode" (any case) are what the servers that do this write, and
+// "ASCII mode" the ones that convert.
+func saysBinary(msg string) bool {
+	return strings.Contains(strings.ToLower(msg), "binary mode")
+}
+
+// GuessType returns the transfer type this package uses for a file named
+// name when its URL has no typecode and Options.FTP.Binary is false: "A"
+// (text, line ends converted) for the names in the table above, else "I".
+func GuessType(name string) string { return guessType(name) }

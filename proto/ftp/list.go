@@ -93,6 +93,7 @@ const (
 type lineParser struct {
 	now   time.Time
 	mlsd  bool
+	lean  bool              // entries lean (proto.FTPOptions.Lean)
 	order [numLayouts]uint8 // layouts to try, most likely first
 }
 

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"strings"
 
 	"github.com/rfc1738/fetch/internal/netrc"
@@ -25,30 +26,50 @@ type creds struct {
 
 // credentials decides the login for u (RFC 1738 section 3.2.1):
 //
-//   - no user (or an empty one): "anonymous" with the e-mail address;
+//   - no user (or an empty one): the login of the host's entry in the
+//     .netrc file named by Options.Netrc (see netrcLogin), as curl and
+//     ftp(1) do, then as below; without such a file or entry,
+//     "anonymous" with the e-mail address;
 //   - a user and a password (even an empty one): those;
-//   - the user "anonymous" or "ftp" without a password: the e-mail address;
-//   - another user without a password: the .netrc file named by
-//     Options.Netrc (see lookupNetrc; a missing, unreadable or
-//     malformed file, or one over 1 MiB, is an error), else a password
-//     given earlier for the same server and user on this Driver, else a
-//     prompt on the terminal (no echo), else an error wrapping
-//     proto.ErrLogin. The password is asked for before connecting, so
-//     that one answer serves every URL of that server and user.
+//   - otherwise see userCredentials.
 func (d *Driver) credentials(ctx context.Context, u *uri.URL, req *proto.Request, addr string) (creds, error) {
 	email := DefaultEmail
 	if req.Options.Email != "" {
 		email = req.Options.Email
 	}
-	if u.User == nil || u.User.Username() == "" {
-		return creds{user: "anonymous", pass: email}, nil
-	}
 	user := u.User.Username()
-	if err := proto.CheckArg(user); err != nil {
-		return creds{}, fmt.Errorf("ftp: user name: %w", err)
+	if user == "" {
+		login, err := netrcLogin(req.Options.Netrc, u.Hostname())
+		if err != nil {
+			return creds{}, err
+		}
+		if login == "" {
+			return creds{user: "anonymous", pass: email}, nil
+		}
+		return d.userCredentials(ctx, u, req, addr, login, email)
 	}
 	if p, ok := u.User.Password(); ok {
+		if err := proto.CheckArg(user); err != nil {
+			return creds{}, fmt.Errorf("ftp: user name: %w", err)
+		}
 		return creds{user: user, pass: p}, nil
+	}
+	return d.userCredentials(ctx, u, req, addr, user, email)
+}
+
+// userCredentials finds the password of user on u's server:
+//
+//   - the user "anonymous" or "ftp": the e-mail address;
+//   - another user: the .netrc file named by Options.Netrc (see
+//     lookupNetrc; a missing, unreadable or malformed file, or one over
+//     1 MiB, is an error), else a password given earlier for the same
+//     server and user on this Driver, else a prompt on the terminal (no
+//     echo), else an error wrapping proto.ErrLogin. The password is
+//     asked for before connecting, so that one answer serves every URL
+//     of that server and user.
+func (d *Driver) userCredentials(ctx context.Context, u *uri.URL, req *proto.Request, addr, user, email string) (creds, error) {
+	if err := proto.CheckArg(user); err != nil {
+		return creds{}, fmt.Errorf("ftp: user name: %w", err)
 	}
 	if lu := strings.ToLower(user); lu == "anonymous" || lu == "ftp" {
 		return creds{user: user, pass: email}, nil
@@ -73,6 +94,25 @@ func (d *Driver) credentials(ctx context.Context, u *uri.URL, req *proto.Request
 		return creds{}, fmt.Errorf("ftp: password for %q on %s: %w", user, addr, err)
 	}
 	return creds{user: user, pass: p, prompted: true}, nil
+}
+
+// netrcLogin returns the login of host's entry in the .netrc file at
+// path, or "" when path is empty, the file does not exist or no entry for
+// host names a login: an anonymous URL still works for a user who asks
+// for a .netrc file they do not have. An unreadable or malformed file is
+// an error, as it is when looking up a password.
+func netrcLogin(path, host string) (string, error) {
+	if path == "" {
+		return "", nil
+	}
+	entries, err := readNetrc(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return "", nil
+	}
+	if err != nil {
+		return "", err
+	}
+	return loginFor(entries, host), nil
 }
 
 // readNetrc reads the .netrc file at path. A malformed file gives an error

@@ -13,9 +13,8 @@ import (
 // section 3) as the response's; with Options.IfModifiedSince that time
 // or a later one, the file is not retrieved: NotModified, no RETR sent.
 // A file changed after it is retrieved. A server without MDTM in FEAT
-// gets no MDTM, and the file is retrieved. Without a condition, MDTM
-// goes with RETR, after the data connection is open (pipelined: no round
-// trip of its own); a refused MDTM leaves the time unknown.
+// gets no MDTM, and the file is retrieved. A refused MDTM leaves the
+// time unknown.
 func TestStatTime(t *testing.T) {
 	mdtm := time.Date(2024, 1, 2, 3, 4, 5, 0, time.UTC) // the fake's MDTM answer
 	for _, c := range []struct {
@@ -31,8 +30,8 @@ func TestStatTime(t *testing.T) {
 		{"unchanged", true, mdtm, true, false, mdtm, "MDTM a.bin\r\n", false},
 		{"later", true, mdtm.Add(-time.Second), false, true, mdtm, "MDTM a.bin\r\nEPSV\r\nRETR a.bin\r\n", false},
 		{"since a later time", true, mdtm.Add(time.Second), true, false, mdtm, "MDTM a.bin\r\n", false},
-		{"no condition", true, time.Time{}, false, true, mdtm, "EPSV\r\nMDTM a.bin\r\nRETR a.bin\r\n", false},
-		{"no condition, refused", true, time.Time{}, false, true, time.Time{}, "EPSV\r\nMDTM a.bin\r\nRETR a.bin\r\n", true},
+		{"no condition", true, time.Time{}, false, true, mdtm, "MDTM a.bin\r\nEPSV\r\nRETR a.bin\r\n", false},
+		{"no condition, refused", true, time.Time{}, false, true, time.Time{}, "MDTM a.bin\r\nEPSV\r\nRETR a.bin\r\n", true},
 		{"no MDTM in FEAT", false, mdtm, false, true, time.Time{}, "EPSV\r\nRETR a.bin\r\n", false},
 	} {
 		t.Run(c.name, func(t *testing.T) {

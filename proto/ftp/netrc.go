@@ -34,3 +34,18 @@ func lookupNetrc(entries []netrc.Entry, host, user string) (string, bool) {
 	}
 	return "", false
 }
+
+// loginFor returns the login of the first "machine host" entry that names
+// one, else that of a "default" entry that names one, else "": the user
+// that curl and ftp(1) log in as when the URL names none. Host names
+// compare without regard to case.
+func loginFor(entries []netrc.Entry, host string) string {
+	for _, def := range []bool{false, true} {
+		for _, e := range entries {
+			if e.Default == def && (def || strings.EqualFold(e.Machine, host)) && e.Login != "" {
+				return e.Login
+			}
+		}
+	}
+	return ""
+}

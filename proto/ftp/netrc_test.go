@@ -38,6 +38,21 @@ func TestLookupNetrc(t *testing.T) {
 			t.Errorf("lookupNetrc(%q, %q) = %q, %v; want %q, %v", tt.host, tt.user, got, ok, tt.want, tt.ok)
 		}
 	}
+	// The login of a URL without a user: the host's first entry that
+	// names one, else the default's.
+	for host, want := range map[string]string{
+		"FTP.example.org": "alice",
+		"other":           "dave", // its entry names no login
+		"nopass":          "carol",
+		"elsewhere":       "dave",
+	} {
+		if got := loginFor(entries, host); got != want {
+			t.Errorf("loginFor(%q) = %q, want %q", host, got, want)
+		}
+	}
+	if got := loginFor(entries[:4], "elsewhere"); got != "" {
+		t.Errorf("loginFor without a default entry = %q, want none", got)
+	}
 }
 
 // fakePrompt answers every question with answer and counts them.
@@ -157,6 +172,57 @@ func TestLoginSources(t *testing.T) {
 		}
 		if f.connCount() != before {
 			t.Errorf("a connection was made with a malformed .netrc")
+		}
+	})
+}
+
+// curl and ftp(1): with a .netrc, a URL that names no user logs in as the
+// login of its host's entry; without an entry for the host, or without
+// the file, anonymously.
+func TestNetrcLogin(t *testing.T) {
+	f := newFake(t)
+	f.files["f"] = []byte("x")
+	f.start()
+	dir := t.TempDir()
+	netrcPath := filepath.Join(dir, "netrc")
+	host, port := "127.0.0.1", f.port()
+	if err := os.WriteFile(netrcPath, []byte("machine "+host+" login bob password fromnetrc\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	t.Run("netrc login for a URL without user", func(t *testing.T) {
+		// curl and ftp(1): with a .netrc, a URL that names no user
+		// logs in as the machine's login, with its password.
+		req := quickReq()
+		req.Options = proto.Options{Netrc: netrcPath, Email: "me@example.org"}
+		d := &Driver{}
+		defer d.CloseIdleConnections()
+		before := len(f.sent())
+		if _, _, err := get(t, d, "ftp://"+host+":"+port+"/f", req); err != nil {
+			t.Fatal(err)
+		}
+		if s := f.sent()[before:]; !strings.Contains(s, "USER bob\r\nPASS fromnetrc\r\n") || strings.Contains(s, "me@example.org") {
+			t.Errorf("sent %q, want the .netrc login and password, not an anonymous login", s)
+		}
+	})
+	t.Run("netrc without the host", func(t *testing.T) {
+		// No entry for this host (and no default): anonymous; a
+		// missing file is no entry either.
+		other := filepath.Join(dir, "other")
+		if err := os.WriteFile(other, []byte("machine elsewhere login bob password b\n"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		for _, path := range []string{other, filepath.Join(dir, "absent")} {
+			req := quickReq()
+			req.Options = proto.Options{Netrc: path, Email: "anon" + filepath.Base(path) + "@example.org"}
+			d := &Driver{}
+			before := len(f.sent())
+			if _, _, err := get(t, d, "ftp://"+host+":"+port+"/f", req); err != nil {
+				t.Fatal(err)
+			}
+			d.CloseIdleConnections()
+			if s := f.sent()[before:]; !strings.Contains(s, "USER anonymous\r\nPASS "+req.Options.Email+"\r\n") {
+				t.Errorf("%s: sent %q, want an anonymous login", path, s)
+			}
 		}
 	})
 }

@@ -1,7 +1,6 @@
 package ftp
 
 import (
-	"bytes"
 	"slices"
 	"strconv"
 	"strings"
@@ -22,9 +21,12 @@ const (
 // before the LF is dropped (RFC 959 sends listings as lines ending CRLF;
 // some servers send bare LF). A CR elsewhere stays part of the line. Empty
 // lines are left out.
-func splitLines(raw []byte) []string {
-	lines := make([]string, 0, bytes.Count(raw, []byte{'\n'})+1)
-	s := string(raw)
+func splitLines(raw []byte) []string { return splitText(string(raw)) }
+
+// splitText is splitLines of a listing already in a string: the lines
+// share its memory.
+func splitText(s string) []string {
+	lines := make([]string, 0, strings.Count(s, "\n")+1)
 	for s != "" {
 		line, rest, _ := strings.Cut(s, "\n")
 		s = rest
@@ -60,7 +62,14 @@ func parseListing(raw []byte, format, syst string, now time.Time) (entries []pro
 // had an entry "." or ".." (left out of entries): a LIST answer with one
 // shows that the server honoured LIST -a (listall.go).
 func parseListingSelf(raw []byte, format, syst string, now time.Time) (entries []proto.Entry, unparsed []string, self bool) {
-	lines := splitLines(raw)
+	p := newLineParser(format, syst, now)
+	return p.parseText(string(raw), format)
+}
+
+// parseText is parseListingSelf of a listing in a string, whose memory
+// the entries' names share.
+func (p lineParser) parseText(text, format string) (entries []proto.Entry, unparsed []string, self bool) {
+	lines := splitText(text)
 	if format == formatNLST {
 		entries = make([]proto.Entry, 0, len(lines))
 		for _, line := range lines {
@@ -74,7 +83,6 @@ func parseListingSelf(raw []byte, format, syst string, now time.Time) (entries [
 		}
 		return entries, nil, self
 	}
-	p := newLineParser(format, syst, now)
 	l := p.parseLines(lines)
 	entries = l.entries[:0]
 	if l.inOrder {
@@ -139,6 +147,14 @@ func (l *listing) drop(r *parsedLine) {
 // what the whole listing shows decides the rest: the language of month
 // names (readLocal) and whether a space after a year is padding
 // (settlePadding).
+// add adds e, read from the line r, to l (lean when p is).
+func (p *lineParser) add(l *listing, r *parsedLine, e proto.Entry) {
+	if p.lean {
+		lean(&e)
+	}
+	l.add(r, e)
+}
+
 func (p *lineParser) parseLines(lines []string) *listing {
 	l := &listing{
 		lines:   make([]parsedLine, len(lines)),
@@ -158,14 +174,14 @@ func (p *lineParser) parseLines(lines []string) *listing {
 			// A VMS name too long for its column, its details on the
 			// next line.
 			if e, ok = parseVMSLine(strings.TrimSpace(r.line) + " " + lines[i+1]); ok {
-				l.add(r, e)
+				p.add(l, r, e)
 				i++
 				l.lines[i] = parsedLine{line: lines[i], skip: true}
 				continue
 			}
 		}
 		if ok {
-			l.add(r, e)
+			p.add(l, r, e)
 			r.unix, r.date = unix, date
 		}
 		failed = failed || !ok
@@ -387,6 +403,22 @@ func parseMLSDTime(v string) (time.Time, bool) {
 		t = t.Add(time.Duration(ns))
 	}
 	return t, true
+}
+
+// lean leaves in e only what a mirror reads (proto.FTPOptions.Lean): of
+// Extra, "unique" and "vms_version".
+func lean(e *proto.Entry) {
+	if e.Extra == nil {
+		return
+	}
+	u, v := e.Extra["unique"], e.Extra["vms_version"]
+	e.Extra = nil
+	if u != "" {
+		setExtra(e, "unique", u)
+	}
+	if v != "" {
+		setExtra(e, "vms_version", v)
+	}
 }
 
 func setExtra(e *proto.Entry, k, v string) {

@@ -545,3 +545,35 @@ var lsTotals = sync.OnceValue(func() map[string]bool {
 
 // first returns the entries of a parseListing result.
 func first(entries []proto.Entry, _ []string) []proto.Entry { return entries }
+
+// RFC 959 section 4.2: the text of a 150 reply is free; servers that send
+// TYPE A data unconverted say "BINARY mode" in it (vsftpd), those that
+// convert say "ASCII mode" (vsftpd with ascii_download_enable, ProFTPD).
+func TestSaysBinary(t *testing.T) {
+	tests := []struct {
+		msg  string
+		want bool
+	}{
+		{"Opening BINARY mode data connection for a.txt (25 bytes).", true},
+		{"opening binary mode data connection", true},
+		{"Opening ASCII mode data connection for a.txt (25 bytes).", false},
+		{"Opening ASCII mode data connection for binary.txt", false},
+		{"Using transfer connection", false},
+		{"", false},
+	}
+	for _, tt := range tests {
+		if got := saysBinary(tt.msg); got != tt.want {
+			t.Errorf("saysBinary(%q) = %v, want %v", tt.msg, got, tt.want)
+		}
+	}
+}
+
+func FuzzSaysBinary(f *testing.F) {
+	f.Add("Opening BINARY mode data connection")
+	f.Add("Opening ASCII mode")
+	f.Fuzz(func(t *testing.T, msg string) {
+		if saysBinary(msg) && !strings.Contains(strings.ToLower(msg), "binary") {
+			t.Errorf("saysBinary(%q) without the word binary", msg)
+		}
+	})
+}

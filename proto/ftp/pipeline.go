@@ -9,7 +9,6 @@ import (
 	"net/textproto"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/rfc1738/fetch/proto"
 )
@@ -194,23 +193,16 @@ func halfClose(c *conn, data net.Conn) {
 // reply. It returns errNoPipeline, with nothing sent but EPSV, when the
 // server refused EPSV. With prefetchNext, vsftpd (conn.vsftpd) gets the
 // next EPSV in the same write as RETR; it reads it once the transfer has
-// ended. With mdtm not empty, "MDTM mdtm" goes before RETR in the same
-// write, and its time is the transfer's (zero when refused).
-func (c *conn) pipelinedRetr(arg string, prefetchNext bool, mdtm string) (*pipedTransfer, error) {
+// ended.
+func (c *conn) pipelinedRetr(arg string, prefetchNext bool) (*pipedTransfer, error) {
 	if err := proto.CheckArg(arg); err != nil {
 		return nil, fmt.Errorf("ftp: RETR: %w", err)
-	}
-	if err := proto.CheckArg(mdtm); err != nil {
-		return nil, fmt.Errorf("ftp: MDTM: %w", err)
 	}
 	data, err := c.passive()
 	if err != nil {
 		return nil, err
 	}
 	cmd, line := displayCmd("RETR", arg), "RETR "+arg
-	if mdtm != "" {
-		line = "MDTM " + mdtm + "\r\n" + line
-	}
 	early := prefetchNext && c.vsftpd
 	if early {
 		line += "\r\nEPSV"
@@ -223,36 +215,10 @@ func (c *conn) pipelinedRetr(arg string, prefetchNext bool, mdtm string) (*piped
 		c.owe()
 		prefetchNext = false
 	}
-	var mtime time.Time
-	if mdtm != "" {
-		if mtime, err = c.mdtmReply(); err != nil {
-			data.Close()
-			return nil, c.fail(displayCmd("MDTM", mdtm), err)
-		}
-	}
 	if err := c.preliminary(data, cmd); err != nil {
 		return nil, err
 	}
-	return &pipedTransfer{c: c, data: data, cmd: cmd, next: prefetchNext, mtime: mtime}, nil
-}
-
-// mdtmReply reads the reply to a pipelined MDTM: the time of a 213 (RFC
-// 3659 section 3: YYYYMMDDHHMMSS in UTC, maybe with a fraction), zero for
-// a refusal or a time that does not parse; an error only when no reply
-// came.
-func (c *conn) mdtmReply() (time.Time, error) {
-	code, msg, err := c.reply(0)
-	if err != nil {
-		return time.Time{}, err
-	}
-	if code != StatusFile {
-		return time.Time{}, nil
-	}
-	t, err := time.ParseInLocation("20060102150405", strings.TrimSpace(msg), time.UTC)
-	if err != nil {
-		return time.Time{}, nil
-	}
-	return t, nil
+	return &pipedTransfer{c: c, data: data, cmd: cmd, next: prefetchNext}, nil
 }
 
 // preliminary reads the reply that opens a transfer (125 or 150). Any
@@ -331,9 +297,8 @@ func (c *conn) drainListing(data net.Conn, cmd string) error {
 type pipedTransfer struct {
 	c      *conn
 	data   net.Conn
-	cmd    string    // "RETR name", for errors
-	next   bool      // prefetch the next EPSV before reading the completion reply
-	mtime  time.Time // MDTM's answer, when it went with RETR
+	cmd    string // "RETR name", for errors
+	next   bool   // prefetch the next EPSV before reading the completion reply
 	closed bool
 }
 

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"strings"
 	"testing"
 	"time"
@@ -398,6 +399,19 @@ func TestPipelinedListingFailures(t *testing.T) {
 			t.Errorf("%d control connections, want 2 (the first one ends with the overlong listing)", n)
 		}
 	})
+	t.Run("over the request's ListingCap", func(t *testing.T) {
+		f := newFake(t)
+		f.lists = map[string][]byte{"LIST": bytes.Repeat([]byte("-rw-r--r-- 1 u g 7 Jan 01 2024 a\r\n"), 1000)}
+		d, req := startPiped(t, f)
+		req.Options.ListingCap = 4096
+		if _, _, err := get(t, d, f.url("/"), req); !errors.Is(err, proto.ErrProtocol) {
+			t.Fatalf("got %v, want proto.ErrProtocol", err)
+		}
+		req.Options.ListingCap = 0
+		if resp, _, err := get(t, d, f.url("/"), req); err != nil || len(resp.Entries) != 1000 {
+			t.Fatalf("without the cap: %v", err)
+		}
+	})
 	t.Run("EPSV refused", func(t *testing.T) {
 		f := newFake(t)
 		f.noEPSV = true
@@ -469,5 +483,49 @@ func TestPipelinedVsftpdOOPS(t *testing.T) {
 	}
 	if n := f.connCount(); n != 2 {
 		t.Errorf("%d control connections, want 2", n)
+	}
+}
+
+// TestListingLean: with Options.FTP.Lean (the mirror's listings) the
+// entries hold no URL and no Extra but "unique" and "vms_version": a map
+// for each entry was most of the memory of a listing of many; the body
+// is the listing's bytes all the same.
+func TestListingLean(t *testing.T) {
+	f := newFake(t)
+	list := "-rw-r--r-- 1 u g 7 Jan 01 2024 a\r\ndrwxr-xr-x 2 u g 4096 Jan 01 2024 d\r\n"
+	f.lists = map[string][]byte{"LIST": []byte(list)}
+	d, req := startPiped(t, f)
+	resp, body, err := get(t, d, f.url("/"), req)
+	if err != nil || len(resp.Entries) != 2 || resp.Entries[0].URL == "" || resp.Entries[0].Extra["perm"] == "" || string(body) != list {
+		t.Fatalf("without Lean: %+v, body %q, %v; want URL and perm", resp, body, err)
+	}
+	req.Options.FTP.Lean = true
+	resp, body, err = get(t, d, f.url("/"), req)
+	if err != nil || len(resp.Entries) != 2 || string(body) != list {
+		t.Fatalf("Lean: %+v, body %q, %v", resp, body, err)
+	}
+	for _, e := range resp.Entries {
+		if e.URL != "" || e.Extra != nil || e.Name == "" || e.Size < 0 {
+			t.Errorf("Lean entry %+v, want a name and size, no URL, no Extra", e)
+		}
+	}
+}
+
+// TestLean: lean keeps of Extra what the mirror reads, the MLSD unique
+// fact (RFC 3659 section 7.5.2) and the VMS version, and nothing else.
+func TestLean(t *testing.T) {
+	for _, tc := range []struct {
+		extra, want map[string]string
+	}{
+		{nil, nil},
+		{map[string]string{"perm": "-rw-r--r--", "owner": "u"}, nil},
+		{map[string]string{"unique": "802U1", "perm": "r"}, map[string]string{"unique": "802U1"}},
+		{map[string]string{"vms_version": "3", "blocks": "1"}, map[string]string{"vms_version": "3"}},
+	} {
+		e := proto.Entry{Extra: tc.extra}
+		lean(&e)
+		if !maps.Equal(e.Extra, tc.want) || (tc.want == nil) != (e.Extra == nil) {
+			t.Errorf("lean(%v) = %v, want %v", tc.extra, e.Extra, tc.want)
+		}
 	}
 }

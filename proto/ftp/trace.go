@@ -48,6 +48,7 @@ type wire struct {
 	lastVerb string
 	last     *textproto.Error // the last final reply line received
 	lastText string           // the whole text of that reply, its lines joined by "\n"
+	prelim   *textproto.Error // the last preliminary (1yz) reply since the last command
 	cur      []string         // the lines of the reply being read (at most maxReplyLines)
 	err      error            // sticky: a limit was broken
 
@@ -116,6 +117,9 @@ func (w *wire) endLine() {
 	if len(line) >= 4 && line[3] == ' ' && isDigits(line[:3]) && w.inLen <= traceMax {
 		code, _ := strconv.Atoi(line[:3])
 		w.last = &textproto.Error{Code: code, Msg: line[4:]}
+		if code/100 == 1 {
+			w.prelim = w.last
+		}
 		w.lastText = strings.Join(w.cur, "\n")
 		w.cur = w.cur[:0]
 	}
@@ -165,6 +169,7 @@ func (w *wire) endCommand() {
 	line := strings.TrimSuffix(string(w.out), "\r")
 	w.out = w.out[:0]
 	w.replyN = 0
+	w.prelim = nil
 	verb, arg, hasArg := strings.Cut(line, " ")
 	verb = strings.ToUpper(verb)
 	switch {

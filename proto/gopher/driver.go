@@ -25,7 +25,8 @@ type Driver struct {
 	// response, in bytes. Zero means DefaultMaxLine (64 KiB).
 	MaxLine int
 	// MaxMenuBytes bounds a menu or attribute response, which is read
-	// into memory to be parsed. Zero means DefaultMaxMenuBytes (16 MiB).
+	// into memory to be parsed, where the request's Options.ListingCap
+	// does not. Zero means DefaultMaxMenuBytes.
 	MaxMenuBytes int64
 	// MaxItems bounds the items of one menu and the attribute blocks of
 	// one response. Zero means DefaultMaxItems.
@@ -273,6 +274,9 @@ func (d *Driver) do(ctx context.Context, t *target, req *proto.Request, w wireRe
 		return nil, err
 	}
 	lim := d.limits()
+	if req.Options.ListingCap > 0 {
+		lim.maxBytes = req.Options.ListingCap
+	}
 	c, err := open(ctx, req, t.addr, line, max(lim.line(), 4096))
 	if err != nil {
 		return nil, err

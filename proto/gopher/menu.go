@@ -43,8 +43,8 @@ const (
 	// accepted, in bytes, line end included.
 	DefaultMaxLine = 64 << 10
 	// DefaultMaxMenuBytes is the largest menu or attribute response read
-	// into memory.
-	DefaultMaxMenuBytes = 16 << 20
+	// into memory: the listing cap of every scheme.
+	DefaultMaxMenuBytes = proto.DefaultListingCap
 	// DefaultMaxItems is the largest number of items in one menu (and of
 	// attribute records in one "$" response).
 	DefaultMaxItems = 200_000

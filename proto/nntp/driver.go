@@ -22,7 +22,7 @@ const (
 	DefaultMaxLineLength   = 64 << 10
 	DefaultMaxArticles     = 10000
 	DefaultMaxGroups       = 250000
-	DefaultMaxListBytes    = 64 << 20
+	DefaultMaxListBytes    = proto.DefaultListingCap
 	DefaultMaxHeadFallback = 100
 	DefaultMaxHeaderBytes  = 256 << 10
 )

@@ -220,7 +220,7 @@ load1=$(cut -d' ' -f1-3 /proc/loadavg)
 	echo "| --- | ---: | ---: | ---: | ---: | ---: | ---: |"
 	cat "$work/rows"
 	echo
-	echo "Target (issue 16, as the project reads it since session 15; README, \"What writing WARC"
+	echo "Target (docs/warc.md, \"What writing WARC"
 	echo "costs\"): B/A wall at most 1.10 where the network or the server sets the mirror's pace:"
 	echo "every row through the proxy (1, 10 and 50 ms) but the two of 1 MiB files at 10 ms through"
 	echo "a link as fast as the loopback, and the gopher and news rows, whose servers set the pace"

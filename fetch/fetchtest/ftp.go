@@ -1,15 +1,10 @@
-// Package localserver runs small protocol servers in-process on 127.0.0.1,
-// for the examples and for tests that want a real peer without installing
-// one: an FTP server (github.com/fclairamb/ftpserverlib over an afero file
-// system) and a gopher server over an fs.FS.
-//
-// They are for loopback use only: they bind 127.0.0.1 and serve read-only.
-package localserver
+package fetchtest
 
 import (
 	"crypto/tls"
 	"errors"
 	"net"
+	"strconv"
 	"strings"
 
 	ftpserver "github.com/fclairamb/ftpserverlib"
@@ -34,6 +29,8 @@ type FTPOptions struct {
 	// Host is the loopback address to serve on: "" means 127.0.0.1;
 	// "::1" serves over IPv6 (passive mode by EPSV only).
 	Host string
+	// Port is the control port; 0 picks a free one.
+	Port int
 }
 
 // publicHost is the address PASV names: none over IPv6, where PASV
@@ -73,12 +70,12 @@ func (d *ftpMain) GetSettings() (*ftpserver.Settings, error) {
 }
 
 func (d *ftpMain) ClientConnected(ftpserver.ClientContext) (string, error) {
-	return "fetch localserver ready", nil
+	return "fetchtest ready", nil
 }
 
 func (d *ftpMain) ClientDisconnected(ftpserver.ClientContext) {}
 
-var errLogin = errors.New("localserver: login incorrect")
+var errLogin = errors.New("fetchtest: login incorrect")
 
 func (d *ftpMain) AuthUser(_ ftpserver.ClientContext, user, pass string) (ftpserver.ClientDriver, error) {
 	if user == "anonymous" || user == "ftp" || d.opts.User != "" && user == d.opts.User && pass == d.opts.Password {
@@ -88,13 +85,13 @@ func (d *ftpMain) AuthUser(_ ftpserver.ClientContext, user, pass string) (ftpser
 }
 
 func (d *ftpMain) GetTLSConfig() (*tls.Config, error) {
-	return nil, errors.New("localserver: no TLS")
+	return nil, errors.New("fetchtest: no TLS")
 }
 
-// StartFTP serves fsys on 127.0.0.1 (or opts.Host) at a free port until
-// Close.
+// StartFTP serves fsys on 127.0.0.1 (or opts.Host) at opts.Port (a free
+// port when 0) until Close.
 func StartFTP(fsys afero.Fs, opts FTPOptions) (*FTP, error) {
-	ln, err := net.Listen("tcp", net.JoinHostPort(opts.host(), "0"))
+	ln, err := net.Listen("tcp", net.JoinHostPort(opts.host(), strconv.Itoa(opts.Port)))
 	if err != nil {
 		return nil, err
 	}
