@@ -88,6 +88,14 @@ func (r *run) growReserve(size int64) error {
 	return err
 }
 
+// keepReserve makes the reserve, at the start of a run that writes, big
+// enough for the manifest the target holds.
+func (r *run) keepReserve() {
+	if !r.opts.DryRun {
+		r.growReserve(reserveFor(manifestSize(r.root)))
+	}
+}
+
 // releaseReserve removes the reserve, giving its room to the manifest.
 func (r *run) releaseReserve() { r.root.Remove(reserveName) }
 

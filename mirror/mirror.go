@@ -175,6 +175,7 @@ type EntryReport struct {
 	Reason string `json:"reason,omitempty"`
 	Bytes  int64  `json:"bytes,omitempty"`
 	err    error  // why it failed, to decide on a retry
+	rel    string // the relative path, unquoted, of a listing's entry not mirrored
 	handed bool   // given to the placer, which reports it
 
 	// dir: the file's link named a directory, to walk (dirLinker).
@@ -390,10 +391,7 @@ func Run(ctx context.Context, f Fetcher, start *uri.URL, dir string, opts Option
 		bound: newBounds(opts),
 	}
 	_, r.archiving = f.(Syncer)
-	if !opts.DryRun {
-		// Room for the manifest, should the disk fill up (full.go).
-		r.growReserve(reserveFor(manifestSize(root)))
-	}
+	r.keepReserve()
 	if !r.archiving {
 		r.resumable = r.findResumable()
 	}
@@ -824,6 +822,9 @@ func (r *run) take(d dirJob, l *listing, dirs *queue[dirJob], files *queue[remot
 		r.mu.Unlock()
 	}
 	for _, s := range l.skipped {
+		if s.rel != "" && r.excluded(s.rel, false) {
+			continue // excluded: not an entry of this mirror
+		}
 		r.skipped(s)
 	}
 	chain := d.above

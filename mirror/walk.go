@@ -175,6 +175,13 @@ func skip(rel string, u *uri.URL, err error) EntryReport {
 	return r
 }
 
+// named records the relative path rel of an entry that is not mirrored,
+// so that --exclude can leave it out of the report (run.take).
+func named(r EntryReport, rel string) EntryReport {
+	r.rel = rel
+	return r
+}
+
 // quoteName renders a hostile remote name safely for a report.
 func quoteName(name string) string { return fmt.Sprintf("%q", name) }
 

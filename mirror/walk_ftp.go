@@ -98,11 +98,11 @@ func (w *ftpWalker) list(ctx context.Context, f Fetcher, req *proto.Request, d d
 		}
 		rel := joinRel(d.rel, name)
 		if err := checkName(name); err != nil {
-			l.skipped = append(l.skipped, skip(joinRel(d.rel, quoteName(e.Name)), nil, err))
+			l.skipped = append(l.skipped, named(skip(joinRel(d.rel, quoteName(e.Name)), nil, err), rel))
 			continue
 		}
 		if err := checkFTPRel(d.rel, name, rel); err != nil {
-			l.skipped = append(l.skipped, skip(rel, nil, err))
+			l.skipped = append(l.skipped, named(skip(rel, nil, err), rel))
 			continue
 		}
 		esc := uri.Escape(e.Name, "")
