@@ -73,7 +73,7 @@ func comparePub(t *testing.T, root, dst string) {
 		}
 		rel, _ := filepath.Rel(src, p)
 		base := d.Name()
-		if rel != "." && (base == "noread.txt" || base == "noaccess" || strings.HasPrefix(base, "scratch-")) {
+		if rel != "." && (base == "noread.txt" || base == "noaccess" || strings.HasPrefix(base, "scratch-") || slices.Contains(notLocalNames, base)) {
 			if d.IsDir() {
 				return filepath.SkipDir
 			}
