@@ -172,3 +172,17 @@ func TestMirrorGopherMenuName(t *testing.T) {
 		t.Errorf("sub/gophermap begins %q, want the menu of /sub", first)
 	}
 }
+
+// TestMirrorNamesNotLocalExcluded: an entry whose name cannot be a local
+// name is left out of the report, and of the run's failures, when
+// --exclude matches it: the user asked for it not to be mirrored.
+func TestMirrorNamesNotLocalExcluded(t *testing.T) {
+	f := newFakeFTP()
+	f.file("ok.txt", "fine")
+	f.file("aux.txt", "x")
+	f.file("sub/a:b", "x")
+	s, err := Run(context.Background(), f, uri.MustParse("ftp://h/"), t.TempDir(), Options{Exclude: []string{"aux.txt", "a:b"}})
+	if err != nil || s.Failed != 0 || s.New != 1 {
+		t.Fatalf("Run = %v, failed %d new %d; want no failure, ok.txt new: %+v", err, s.Failed, s.New, s.Entries)
+	}
+}
