@@ -82,3 +82,30 @@ func TestMirrorMDTMSameMinute(t *testing.T) {
 		t.Errorf("third run sent %d RETR and %d MDTM, want 0 and 2", r, m)
 	}
 }
+
+// TestConfirmed: what a run keeps when MDTM says a file did not change.
+// While its listed minute is fresh, MDTM's time (to compare the next
+// answers with) in place of the time of the transfer; once it is no
+// longer fresh, neither: the copy is the last version of that minute, and
+// later runs trust the listing.
+func TestConfirmed(t *testing.T) {
+	fetched := time.Date(2026, 1, 2, 3, 4, 30, 0, time.UTC)
+	mdtm := fetched.Add(-10 * time.Second)
+	for _, c := range []struct {
+		name      string
+		rf        remoteFile
+		wantExact time.Time
+	}{
+		{"fresh", remoteFile{rel: "f", coarse: true, askTime: true}, mdtm},
+		{"no longer fresh", remoteFile{rel: "f", coarse: true}, time.Time{}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			r := &run{m: &manifest{Files: map[string]Record{}}}
+			r.confirmed(c.rf, Record{Size: 1, Fetched: fetched}, mdtm)
+			got, ok := r.m.get("f")
+			if !ok || !got.ExactTime.Equal(c.wantExact) || !got.Fetched.IsZero() {
+				t.Errorf("record %+v (%v), want exact time %v and no fetched time", got, ok, c.wantExact)
+			}
+		})
+	}
+}
