@@ -54,6 +54,7 @@ func ExampleRun() {
 	// Output:
 	// new 2, failed 0, 35 bytes
 	// .fetch/manifest.json
+	// .fetch/reserve
 	// README
 	// src/main.c
 }

@@ -18,6 +18,7 @@ import (
 	"crypto/sha256"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path"
@@ -137,6 +138,12 @@ type Options struct {
 	// they arrive; a listing over it fails its directory with an error
 	// wrapping proto.ErrProtocol. Zero means proto.DefaultListingCap.
 	ListingCap int64
+
+	// writeThrough, when set, wraps the writer of every local file's
+	// data (tests: a file system that fills up).
+	writeThrough func(rel string, w io.Writer) io.Writer
+	// now, when set, is the clock of Record.Fetched (tests).
+	now func() time.Time
 }
 
 // Event reports the progress of one transfer.
@@ -181,6 +188,7 @@ type EntryReport struct {
 	Reason string `json:"reason,omitempty"`
 	Bytes  int64  `json:"bytes,omitempty"`
 	err    error  // why it failed, to decide on a retry
+	rel    string // the relative path, unquoted, of a listing's entry not mirrored
 	handed bool   // given to the placer, which reports it
 
 	// dir: the file's link named a directory, to walk (dirLinker).
@@ -291,13 +299,20 @@ type remoteFile struct {
 	// base and tail make the URL of an FTP file, base's path followed by
 	// tail, when it is asked for: a listing of many files then holds a
 	// name for each, not a URL.
-	base    *uri.URL
-	tail    string
-	size    int64 // -1 unknown
-	mtime   time.Time
-	link    string // symbolic link target; "" for files
-	raw     bool   // ask the driver for the bytes as sent
-	attempt        // its failures so far (again)
+	base  *uri.URL
+	tail  string
+	size  int64 // -1 unknown
+	mtime time.Time
+	link  string // symbolic link target; "" for files
+	raw   bool   // ask the driver for the bytes as sent
+	// coarse: the listing's time is coarser than the server's MDTM
+	// (coarseTimes); askTime: and the listed minute may not have closed
+	// (fresh), so the time of the transfer is kept (Record.Fetched);
+	// exact is the time MDTM gave for the transfer, when it was asked
+	// (a conditional fetch), fetched when it began.
+	coarse, askTime bool
+	exact, fetched  time.Time
+	attempt         // its failures so far (again)
 }
 
 // url is rf's URL.
@@ -314,6 +329,9 @@ func (rf *remoteFile) url() *uri.URL {
 // or timed out, a server hiccup ("421", "500 OOPS") or a short transfer is.
 func retryable(ctx context.Context, err error) bool {
 	if err == nil || ctx.Err() != nil {
+		return false
+	}
+	if diskFull(err) {
 		return false
 	}
 	for _, permanent := range []error{proto.ErrNotFound, proto.ErrPermission, proto.ErrLogin,
@@ -385,6 +403,7 @@ func Run(ctx context.Context, f Fetcher, start *uri.URL, dir string, opts Option
 		bound: newBounds(opts),
 	}
 	_, r.archiving = f.(Syncer)
+	r.keepReserve()
 	if !r.archiving {
 		r.resumable = r.findResumable()
 	}
@@ -403,6 +422,29 @@ func Run(ctx context.Context, f Fetcher, start *uri.URL, dir string, opts Option
 	}
 	sum.Bound = r.bound.name()
 	return sum, sum.partial()
+}
+
+// saveLast saves the manifest at the end of the run. When the disk filled
+// up, the reserve is removed first, to make room for it; and a manifest
+// that still cannot be written is a notice, not the run's error: the
+// files in place have their remote times, by which the next run knows
+// them (unchanged).
+func (r *run) saveLast() error {
+	if r.full.Load() {
+		r.releaseReserve()
+	}
+	err := r.m.save(r.root, r.syncer())
+	switch {
+	case err == nil && !r.full.Load():
+		r.growReserve(reserveFor(r.m.savedSize()))
+	case err != nil && diskFull(err):
+		r.noteFull(err)
+		r.sum.mu.Lock()
+		r.sum.Notices = append(r.sum.Notices, "the manifest could not be saved: "+err.Error())
+		r.sum.mu.Unlock()
+		return nil
+	}
+	return err
 }
 
 // partial returns the error of a run that finished with s: one wrapping
@@ -449,13 +491,14 @@ func (r *run) finish(walkErr error, dir string, created bool) error {
 		// The manifest, if the periodic saver wrote one, is this run's
 		// own and records nothing.
 		r.root.Remove(manifestName)
+		r.releaseReserve()
 		r.root.Remove(stateDir) // only when empty: it may keep partial files' records
 		if created {
 			os.Remove(dir) // only when empty
 		}
 		return walkErr
 	}
-	if err := r.m.save(r.root, r.syncer()); err != nil && walkErr == nil {
+	if err := r.saveLast(); err != nil && walkErr == nil {
 		return err
 	}
 	return walkErr
@@ -529,6 +572,9 @@ type run struct {
 	dotless    []string             // directories listed without the names that begin with a dot
 	menus      map[string]menuRead  // gopher: the menus read, by directory
 	links      []remoteFile         // the links listed, made at the end (links.go)
+
+	// full: a write found the local disk full (noteFull).
+	full atomic.Bool
 
 	// menuDot: the gopher server has ended a menu with a "." line
 	// (walk_gopher.go); menuDotKept: a gophermap kept by an earlier run
@@ -706,7 +752,9 @@ func (r *run) startSaver() func() {
 				return
 			case <-t.C:
 				start := time.Now()
-				r.m.save(r.root, r.syncer())
+				if r.m.save(r.root, r.syncer()) == nil && !r.full.Load() {
+					r.growReserve(reserveFor(r.m.savedSize()))
+				}
 				t.Reset(saveWait(every, time.Since(start)))
 			}
 		}
@@ -823,6 +871,9 @@ func (r *run) take(d dirJob, l *listing, dirs *queue[dirJob], files *queue[remot
 		r.mu.Unlock()
 	}
 	for _, s := range l.skipped {
+		if s.rel != "" && r.excluded(s.rel, false) {
+			continue // excluded: not an entry of this mirror
+		}
 		r.skipped(s)
 	}
 	chain := d.above

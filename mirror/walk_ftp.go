@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/rfc1738/fetch/proto"
 	"github.com/rfc1738/fetch/uri"
@@ -81,6 +82,7 @@ func (w *ftpWalker) list(ctx context.Context, f Fetcher, req *proto.Request, d d
 	l.fallback, _ = resp.Info["ftp_nlst_fallback"].(bool)
 	l.dotNames, _ = resp.Info["ftp_dot_names"].(string)
 	l.truncated, _ = resp.Info["ftp_truncated"].(string)
+	coarse, now := coarseTimes(resp.Info), time.Now()
 	entries := resp.Entries
 	if !w.keepVersions {
 		entries = highestVersions(entries)
@@ -96,11 +98,11 @@ func (w *ftpWalker) list(ctx context.Context, f Fetcher, req *proto.Request, d d
 		}
 		rel := joinRel(d.rel, name)
 		if err := checkName(name); err != nil {
-			l.skipped = append(l.skipped, skip(joinRel(d.rel, quoteName(e.Name)), nil, err))
+			l.skipped = append(l.skipped, named(skip(joinRel(d.rel, quoteName(e.Name)), nil, err), rel))
 			continue
 		}
-		if d.rel == "" && name == stateDir {
-			l.skipped = append(l.skipped, skip(rel, nil, errNameReserved))
+		if err := checkFTPRel(d.rel, name, rel); err != nil {
+			l.skipped = append(l.skipped, named(skip(rel, nil, err), rel))
 			continue
 		}
 		esc := uri.Escape(e.Name, "")
@@ -115,7 +117,8 @@ func (w *ftpWalker) list(ctx context.Context, f Fetcher, req *proto.Request, d d
 			l.files = append(l.files, remoteFile{rel: rel, base: d.url, tail: esc, size: -1, link: e.Target})
 		case proto.EntryFile:
 			tail := esc + ";type=" + w.typecode
-			l.files = append(l.files, remoteFile{rel: rel, base: d.url, tail: tail, size: e.Size, mtime: e.ModTime})
+			c := coarse && !e.ModTime.IsZero()
+			l.files = append(l.files, remoteFile{rel: rel, base: d.url, tail: tail, size: e.Size, mtime: e.ModTime, coarse: c, askTime: c && fresh(e.ModTime, now)})
 		default:
 			l.skipped = append(l.skipped, skip(rel, nil, fmt.Errorf("not a regular file (%s)", e.Type)))
 		}
@@ -223,4 +226,46 @@ func versionNumber(e proto.Entry) int {
 		return -1
 	}
 	return n
+}
+
+// checkFTPRel refuses the name of an entry of the directory dirRel that
+// is the state directory's, or whose relative path rel is too long.
+func checkFTPRel(dirRel, name, rel string) error {
+	if dirRel == "" && isStateDir(name) {
+		return errNameReserved
+	}
+	return checkRelLen(rel)
+}
+
+// coarseTimes reports, from a listing's Info, whether its times are
+// coarser than MDTM's and the server has MDTM: a LIST line gives minutes,
+// or days for an older file ("Nov 29  2024"), where MLSD and MDTM give
+// seconds (RFC 3659 sections 2.3 and 7.5.3). A file changed within the
+// listed minute, to other content of the same size, looks unchanged in
+// the listing: MDTM tells (run.condition). The names of the NLST fallback
+// have their times from MDTM already.
+//
+// Only a file whose listed minute had not closed when it was fetched can
+// change unseen: a later change gives it a later minute. A LIST time is
+// the server's local time, in a zone the client does not know, so a
+// minute within 15 hours of now (UTC-12 to UTC+14) is taken as maybe not
+// closed (fresh). The manifest keeps when such a file was fetched
+// (Record.Fetched); a re-run that finds the size and time recorded asks
+// MDTM, and fetches it again when MDTM gives a later time (this assumes
+// the server's clock agrees with this one), else keeps MDTM's time
+// (Record.ExactTime) to compare the next answers with, until an answer
+// comes when the minute is no longer fresh. No MDTM in a first run; none
+// for a file listed hours or days old.
+func coarseTimes(info map[string]any) bool {
+	format, _ := info["ftp_listing"].(string)
+	mdtm, _ := info["ftp_mdtm"].(bool)
+	fallback, _ := info["ftp_nlst_fallback"].(bool)
+	return format == "list" && mdtm && !fallback
+}
+
+// fresh reports whether a listed time t may be of a minute not yet
+// closed at now, in the server's unknown time zone (coarseTimes).
+func fresh(t, now time.Time) bool {
+	const zones = 15 * time.Hour
+	return t.After(now.Add(-zones)) && t.Before(now.Add(zones))
 }

@@ -56,6 +56,13 @@ func (w *gopherWalker) relOf(sel string) (string, error) {
 	if err := checkRel(rest); err != nil {
 		return "", err
 	}
+	for _, part := range strings.Split(rest, "/") {
+		if strings.EqualFold(part, menuName) {
+			// The name of the file each directory keeps its menu in
+			// (saveMenu): later runs trust it to tell a cut menu.
+			return "", errNameMenu
+		}
+	}
 	return rest, nil
 }
 
@@ -86,10 +93,9 @@ func (w *gopherWalker) list(ctx context.Context, f Fetcher, req *proto.Request, 
 	// counted and named in the report, as an FTP listing's lines of no
 	// known layout are, and nothing below the menu is deleted.
 	l.unparsed, _ = resp.Info[gopher.InfoUnparsed].([]string)
-	menuRel := joinRel(d.rel, menuName)
 	plus := false
 	for _, e := range resp.Entries {
-		l.addItem(w, e, menuRel)
+		l.addItem(w, e)
 		plus = plus || e.Extra["plus"] == "+"
 	}
 	if plus {
@@ -143,7 +149,7 @@ func (w *gopherWalker) addModTimes(ctx context.Context, f Fetcher, req *proto.Re
 	}
 }
 
-func (l *listing) addItem(w *gopherWalker, e proto.Entry, menuRel string) {
+func (l *listing) addItem(w *gopherWalker, e proto.Entry) {
 	t := e.ItemType
 	if t == "i" || t == "3" || e.URL == "" {
 		return
@@ -173,10 +179,6 @@ func (l *listing) addItem(w *gopherWalker, e proto.Entry, menuRel string) {
 	case t == "h" && strings.HasPrefix(v.Selector, "URL:"):
 		l.skipped = append(l.skipped, skip(rel, u, fmt.Errorf("item type h points at another URL")))
 	case strings.Contains(gopherFileTypes, t) && len(t) == 1:
-		if rel == menuRel {
-			l.skipped = append(l.skipped, skip(rel, u, fmt.Errorf("name is reserved for the saved menu")))
-			return
-		}
 		// A text (type 0) is read as RFC 1436 section 3.8 has it: the
 		// "." line that ends it is not part of the document, nor are the
 		// dots the server doubled (gopher.NewTextReader tells a server

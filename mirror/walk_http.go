@@ -113,7 +113,7 @@ func (w *httpWalker) parsePage(d dirJob, page []byte) *listing {
 		seen[key] = true
 		switch {
 		case e.err != nil:
-			l.skipped = append(l.skipped, skip(quoteName(e.rel), e.url, e.err))
+			l.skipped = append(l.skipped, named(skip(quoteName(e.rel), e.url, e.err), e.rel))
 		case e.isDir:
 			l.dirs = append(l.dirs, dirJob{rel: e.rel, url: e.url})
 		default:

@@ -152,7 +152,7 @@ func exitCode(err error, e *env, cmd *cobra.Command) int {
 		fmt.Fprintf(e.err, "fetch: %v\nRun '%s --help' for usage.\n", fe.err, path)
 		return fetch.ExitUsage
 	}
-	fmt.Fprintf(e.err, "fetch: %s\n", message(err))
+	fmt.Fprintf(e.err, "fetch: %s\n", clean(message(err)))
 	return codeOf(err)
 }
 

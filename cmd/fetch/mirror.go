@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -53,7 +52,11 @@ complete, so no file ever stands partial under its final name; a run that was
 interrupted (Ctrl-C, or killed) resumes its partial files next time when the
 remote file is unchanged. Remote names with "/", "..", control characters or an
 absolute form are skipped and named in the report; nothing is written outside
-DIR and local symbolic links are never followed out of it.
+DIR and local symbolic links are never followed out of it. Names that some
+system could not hold as they are, so that DIR can be copied to Windows too
+(over 255 bytes; CON, PRN, AUX, NUL, COM0-9, LPT0-9 with any extension; a
+final space or dot; < > : " | ? *), the name .fetch at the top, and gophermap
+in a gopher mirror are not fetched: failed entries, named, exit 8.
 
 Gopher menus are kept as DIR/.../gophermap so the hole can be browsed offline.
 Once the server has ended a menu with a "." line (RFC 1436; in this run, or
@@ -216,7 +219,7 @@ func runMirror(ctx context.Context, o *mirrorOptions, e *env) (err error) {
 	bars.wait()
 	if sum != nil {
 		for _, n := range sum.Notices {
-			fmt.Fprintf(e.err, "fetch: mirror: %s\n", n)
+			fmt.Fprintf(e.err, "fetch: mirror: %s\n", clean(n))
 		}
 	}
 	ran := err == nil || errors.Is(err, fetch.ErrMirrorPartial) || ctx.Err() != nil
@@ -305,9 +308,7 @@ func printMirror(w io.Writer, s *fetch.MirrorSummary, o *mirrorOptions) error {
 	}
 	sort.Slice(s.Entries, func(i, j int) bool { return s.Entries[i].Path < s.Entries[j].Path })
 	if o.get.json {
-		enc := json.NewEncoder(w)
-		enc.SetIndent("", "  ")
-		return enc.Encode(s)
+		return encodeJSON(w, s)
 	}
 	for _, en := range s.Entries {
 		quiet := en.Status == "new" || en.Status == "updated" || en.Status == "unchanged"

@@ -154,7 +154,7 @@ func TestWARCMirrorServers(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := filepath.Join(work, tc.name)
-			r := runLong(t, "mirror", "--json", "--exclude", "big", "--exclude", "scratch-*", "--warc-file", name, "--warc-cdx", tc.url, dir)
+			r := runLong(t, append(append([]string{"mirror", "--json", "--exclude", "big", "--exclude", "scratch-*"}, notLocalExcludes()...), "--warc-file", name, "--warc-cdx", tc.url, dir)...)
 			checkMirrorOutcome(t, r, tc.failed)
 			files := warcFiles(t, name)
 			recs := warctest.Check(t, files...)
@@ -229,7 +229,7 @@ func TestWARCMirrorServers(t *testing.T) {
 				}
 			}
 			// A second run finds every file unchanged: nothing new.
-			r = runLong(t, "mirror", "--json", "--exclude", "big", "--exclude", "scratch-*", "--warc-file", name, "--warc-cdx", tc.url, dir)
+			r = runLong(t, append(append([]string{"mirror", "--json", "--exclude", "big", "--exclude", "scratch-*"}, notLocalExcludes()...), "--warc-file", name, "--warc-cdx", tc.url, dir)...)
 			checkMirrorOutcome(t, r, tc.failed)
 			again := warcFiles(t, name)
 			for _, f := range again[len(files):] {
