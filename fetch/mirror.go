@@ -63,7 +63,7 @@ const DefaultMirrorDepth = mirror.DefaultMaxDepth
 // Mirror copies the FTP directory, gopher menu or HTTP index page named by
 // rawURL, and everything below it on the same host and port, into dir; or
 // the newsgroup or groups (a wildmat) named by an nntp or news URL, one
-// file per article (see mirror's news.go). Every
+// file per article (see package mirror). Every
 // URL the mirror derives goes through the client's safety policy; a
 // redirect that leaves the starting scheme, host and port is refused
 // before anything is sent to its target (a *RedirectError with

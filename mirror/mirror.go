@@ -1,7 +1,7 @@
 // Package mirror copies a remote tree (an FTP directory, a gopher menu and
 // the menus below it, an HTTP index page and the pages below it) into a
-// local directory, safely and incrementally. It also keeps newsgroups
-// (news.go): one file per article, fetched once, through a Fetcher that is
+// local directory, safely and incrementally. It also keeps newsgroups:
+// one file per article, fetched once, through a Fetcher that is
 // also a NewsDialer.
 //
 // Every write goes through an os.Root opened on the target directory, so
@@ -83,7 +83,7 @@ type Options struct {
 	// (only inside the target, never the manifest, never below a directory
 	// whose listing failed or is in doubt). A gopher menu that ended at
 	// the close, without a "." line, is read again before anything below
-	// it is deleted, and must be the same bytes (walk_gopher.go). False
+	// it is deleted, and must be the same bytes. False
 	// keeps them.
 	Delete bool
 	// Include and Exclude are path.Match globs tried against each entry's

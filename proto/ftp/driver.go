@@ -69,7 +69,7 @@ type Driver struct {
 	// connection reaches its end; with vsftpd, along with the RETR): each
 	// file then waits for the server twice instead of three times.
 	// Listings take the prefetched EPSV too. With vsftpd each data
-	// connection is half-closed as soon as it is open (pipeline.go). A
+	// connection is half-closed as soon as it is open. A
 	// connection whose server refuses EPSV goes on without it (and with
 	// PASV). The last retrieval on each connection leaves one EPSV
 	// unused, and so does a CWD between two retrievals.
