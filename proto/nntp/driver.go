@@ -158,13 +158,14 @@ func (d *Driver) run(ctx context.Context, t *target, req *proto.Request) (*proto
 	if err != nil {
 		return nil, err
 	}
+	raw := req != nil && req.Raw // a nil request is the zero Request
 	var resp *proto.Response
 	switch {
 	case t.msgID != "":
-		resp, err = d.article(ctx, c, t, t.msgID, req.Raw)
+		resp, err = d.article(ctx, c, t, t.msgID, raw)
 	case t.hasNumber:
 		if _, _, err = c.cmd(ctx, StatusGroupSelected, "GROUP %s", t.group); err == nil {
-			resp, err = d.article(ctx, c, t, strconv.FormatInt(t.number, 10), req.Raw)
+			resp, err = d.article(ctx, c, t, strconv.FormatInt(t.number, 10), raw)
 		}
 	case t.all:
 		resp, err = d.groups(ctx, c, t)

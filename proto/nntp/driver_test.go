@@ -779,3 +779,29 @@ func TestWireCheck(t *testing.T) {
 		}
 	}
 }
+
+// A nil *proto.Request is the zero Request (default dialer and timeouts),
+// as for the other drivers: Fetch of an article, List and Open all work.
+func TestNilRequest(t *testing.T) {
+	s := newsServer(t, "OVER")
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	var d Driver
+	resp, err := d.Fetch(ctx, uri.MustParse("nntp://"+s.Addr+"/g.one/2"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if err != nil || !strings.Contains(string(b), "body 2\n") {
+		t.Errorf("article = %q, %v", b, err)
+	}
+	if entries, err := d.List(ctx, uri.MustParse("nntp://"+s.Addr+"/g.one"), nil); err != nil || len(entries) != 4 {
+		t.Errorf("List = %d entries, %v; want 4", len(entries), err)
+	}
+	sess, err := d.Open(ctx, uri.MustParse("nntp://"+s.Addr+"/g.one"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sess.Close()
+}
