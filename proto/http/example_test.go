@@ -34,6 +34,8 @@ func ExampleDriver_Fetch() {
 		return
 	}
 	fmt.Println(r.Reason, "to", strings.TrimPrefix(r.URL, srv.URL))
+	// A caller checks r.URL with package safety before it follows it, as
+	// fetch.Client does.
 	resp, err := d.Fetch(ctx, uri.MustParse(r.URL), nil)
 	if err != nil {
 		fmt.Println(err)
