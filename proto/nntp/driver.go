@@ -158,7 +158,7 @@ func (d *Driver) run(ctx context.Context, t *target, req *proto.Request) (*proto
 	if err != nil {
 		return nil, err
 	}
-	raw := req != nil && req.Raw // a nil request is the zero Request
+	raw := wantRaw(req)
 	var resp *proto.Response
 	switch {
 	case t.msgID != "":
@@ -205,6 +205,10 @@ func (d *Driver) connect(ctx context.Context, t *target, req *proto.Request) (*c
 	}
 	return c, nil
 }
+
+// wantRaw reports whether req asks for the article as the server sent it;
+// a nil request is the zero Request, which does not.
+func wantRaw(req *proto.Request) bool { return req != nil && req.Raw }
 
 // resolve reads the URL and the request's options into a target, and
 // checks every argument that will be written to the wire.
