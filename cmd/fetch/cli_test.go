@@ -1,6 +1,8 @@
 package main
 
 import (
+	"bytes"
+	"os"
 	"runtime/debug"
 	"strings"
 	"testing"
@@ -128,4 +130,29 @@ func TestUsageErrorsNameTheCommand(t *testing.T) {
 			t.Errorf("fetch %q = %d, stderr\n%s\nwant 2,\n%s", tc.args, r.code, r.err, tc.err)
 		}
 	}
+}
+
+// docs/commands.md names every flag of every command, so that the page
+// cannot fall behind the code.
+func TestDocsNameEveryFlag(t *testing.T) {
+	page, err := os.ReadFile("../../docs/commands.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	e, _, _ := newEnv("", &netlog{})
+	var walk func(c *cobra.Command)
+	walk = func(c *cobra.Command) {
+		c.LocalFlags().VisitAll(func(f *pflag.Flag) {
+			if f.Hidden || f.Name == "help" {
+				return
+			}
+			if !bytes.Contains(page, []byte("`--"+f.Name+"`")) && !bytes.Contains(page, []byte("`--"+f.Name+" ")) {
+				t.Errorf("docs/commands.md does not name %s --%s", c.CommandPath(), f.Name)
+			}
+		})
+		for _, sub := range c.Commands() {
+			walk(sub)
+		}
+	}
+	walk(newRootCmd(e))
 }
