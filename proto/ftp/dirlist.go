@@ -1,7 +1,6 @@
 package ftp
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -54,7 +53,7 @@ func (l *dirList) cmd() string {
 }
 
 // once sends the command and reads its data and completion reply.
-func (l *dirList) once() ([]byte, error) {
+func (l *dirList) once() (string, error) {
 	c := l.c
 	c.cap = &capture{max: l.cap}
 	err := errNoPipeline
@@ -70,7 +69,7 @@ func (l *dirList) once() ([]byte, error) {
 	default:
 		_, err = c.sc.List(l.arg)
 	}
-	raw := c.cap.buf
+	raw := c.cap.buf.String()
 	c.cap = nil
 	l.end, l.endText = c.w.last, c.w.lastText
 	return raw, err
@@ -92,7 +91,7 @@ func (l *dirList) run() (listed, error) {
 // name; or a server that ends its last line with nothing. The same bytes
 // twice are the listing; a second answer that ends with its line end
 // replaces the first; two different cut answers are io.ErrUnexpectedEOF.
-func (l *dirList) whole() ([]byte, error) {
+func (l *dirList) whole() (string, error) {
 	raw, err := l.once()
 	if err == nil && len(raw) > 0 && raw[len(raw)-1] != '\n' {
 		l.c.w.note("the %s data ended in the middle of a line (%d bytes): asking again", l.verb, len(raw))
@@ -100,7 +99,7 @@ func (l *dirList) whole() ([]byte, error) {
 		switch {
 		case aerr != nil:
 			err = aerr
-		case bytes.Equal(again, raw) || len(again) > 0 && again[len(again)-1] == '\n':
+		case again == raw || len(again) > 0 && again[len(again)-1] == '\n':
 			raw = again
 		default:
 			err = &CommandError{Cmd: l.verb, Err: fmt.Errorf("listing cut short: its data ended in the middle of a line twice, after %d and %d bytes: %w", len(raw), len(again), io.ErrUnexpectedEOF)}
@@ -109,14 +108,9 @@ func (l *dirList) whole() ([]byte, error) {
 	return raw, err
 }
 
-func (l *dirList) parse(raw []byte) listed {
-	text := string(raw)
-	if l.format == formatNLST {
-		e, u, self := parseListingSelf(raw, l.format, l.c.syst, time.Now())
-		return listed{text: text, entries: e, unparsed: u, self: self}
-	}
+func (l *dirList) parse(text string) listed {
 	p := newLineParser(l.format, l.c.syst, time.Now())
-	p.lean = l.c.req != nil && l.c.req.Options.FTP.Lean
+	p.lean = l.format != formatNLST && l.c.req != nil && l.c.req.Options.FTP.Lean
 	e, u, self := p.parseText(text, l.format)
 	return listed{text: text, entries: e, unparsed: u, self: self}
 }
@@ -149,7 +143,8 @@ func (l *dirList) unreadable(got listed) error {
 // passive connection whose server refused EPSV.
 func (d *Driver) listLIST(c *conn, arg string) ([]byte, error) {
 	l := &dirList{d: d, c: c, verb: "LIST", arg: arg, format: formatLIST, own: true, cap: d.listingCap(c)}
-	return l.whole() // the callers read the lines their own way
+	raw, err := l.whole() // the callers read the lines their own way
+	return []byte(raw), err
 }
 
 // maxLinkLookups bounds the symbolic links of one listing whose targets

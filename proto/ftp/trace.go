@@ -230,9 +230,11 @@ func isDigits(s string) bool {
 }
 
 // capture records the bytes of a listing as the library reads them from
-// the data connection, up to a limit.
+// the data connection, up to a limit. The bytes go into a string
+// builder, so that the listing becomes a string (which the entries' names
+// share) without a copy.
 type capture struct {
-	buf []byte
+	buf strings.Builder
 	max int64
 }
 
@@ -245,10 +247,10 @@ type dataConn struct {
 func (d *dataConn) Read(p []byte) (int, error) {
 	n, err := d.Conn.Read(p)
 	if d.cap != nil && n > 0 {
-		if int64(len(d.cap.buf)+n) > d.cap.max {
+		if int64(d.cap.buf.Len()+n) > d.cap.max {
 			return 0, &proto.ProtocolError{Proto: "ftp", Msg: "listing longer than " + strconv.FormatInt(d.cap.max, 10) + " bytes"}
 		}
-		d.cap.buf = append(d.cap.buf, p[:n]...)
+		d.cap.buf.Write(p[:n])
 	}
 	return n, err
 }

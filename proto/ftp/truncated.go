@@ -178,5 +178,5 @@ func (l *dirList) complete(path string, got listed) (listed, string, error) {
 		return got, cut, err
 	}
 	l.format = formatLIST
-	return l.parse(whole), "", nil
+	return l.parse(string(whole)), "", nil
 }
