@@ -407,7 +407,7 @@ func (p *lineParser) readLocal(l *listing) {
 	read := false
 	for i := range l.lines {
 		if r := &l.lines[i]; r.e == nil && !r.skip {
-			if _, d, ok := parseUnix(r.line, p.now, anyMonth); ok {
+			if _, d, ok := parseUnix(r.line, p.now, anyMonth, false); ok {
 				read = true
 				if d.month != "" { // "" for a month written as a number
 					seen = append(seen, d.month)
@@ -422,8 +422,8 @@ func (p *lineParser) readLocal(l *listing) {
 	date := set.month
 	for i := range l.lines {
 		if r := &l.lines[i]; r.e == nil && !r.skip {
-			if e, d, ok := parseUnix(r.line, p.now, date); ok {
-				l.add(r, e)
+			if e, d, ok := parseUnix(r.line, p.now, date, !p.lean); ok {
+				p.add(l, r, e)
 				r.unix, r.date = true, d
 				l.inOrder = false
 			}

@@ -69,8 +69,8 @@ func parseListingSelf(raw []byte, format, syst string, now time.Time) (entries [
 // parseText is parseListingSelf of a listing in a string, whose memory
 // the entries' names share.
 func (p lineParser) parseText(text, format string) (entries []proto.Entry, unparsed []string, self bool) {
-	lines := splitText(text)
 	if format == formatNLST {
+		lines := splitText(text)
 		entries = make([]proto.Entry, 0, len(lines))
 		for _, line := range lines {
 			if line == "." || line == ".." {
@@ -83,7 +83,7 @@ func (p lineParser) parseText(text, format string) (entries []proto.Entry, unpar
 		}
 		return entries, nil, self
 	}
-	l := p.parseLines(lines)
+	l := p.parseRows(splitRows(text))
 	entries = l.entries[:0]
 	if l.inOrder {
 		// Every entry in the order of its line: left out are only "."
@@ -156,27 +156,50 @@ func (p *lineParser) add(l *listing, r *parsedLine, e proto.Entry) {
 }
 
 func (p *lineParser) parseLines(lines []string) *listing {
+	rows := make([]parsedLine, len(lines))
+	for i, line := range lines {
+		rows[i].line = line
+	}
+	return p.parseRows(rows)
+}
+
+// splitRows is splitText into the rows that parseRows reads: a listing
+// of many lines is not held as a slice of lines besides.
+func splitRows(s string) []parsedLine {
+	rows := make([]parsedLine, 0, strings.Count(s, "\n")+1)
+	for s != "" {
+		line, rest, _ := strings.Cut(s, "\n")
+		s = rest
+		line = strings.TrimSuffix(line, "\r")
+		if line != "" {
+			rows = append(rows, parsedLine{line: line})
+		}
+	}
+	return rows
+}
+
+// parseRows is parseLines of rows that hold only their lines.
+func (p *lineParser) parseRows(rows []parsedLine) *listing {
 	l := &listing{
-		lines:   make([]parsedLine, len(lines)),
-		entries: make([]proto.Entry, 0, len(lines)),
+		lines:   rows,
+		entries: make([]proto.Entry, 0, len(rows)),
 		inOrder: true,
 	}
 	failed := false
-	for i := 0; i < len(lines); i++ {
+	for i := 0; i < len(rows); i++ {
 		r := &l.lines[i]
-		r.line = lines[i]
 		if isBlank(r.line) || isNonEntryLine(r.line) || p.mlsd && isMLSDSelf(r.line) {
 			r.skip = true
 			continue
 		}
 		e, unix, date, ok := p.parseLine(r.line)
-		if !ok && i+1 < len(lines) && isVMSNameLine(r.line) {
+		if !ok && i+1 < len(rows) && isVMSNameLine(r.line) {
 			// A VMS name too long for its column, its details on the
 			// next line.
-			if e, ok = parseVMSLine(strings.TrimSpace(r.line) + " " + lines[i+1]); ok {
+			if e, ok = parseVMSLine(strings.TrimSpace(r.line) + " " + rows[i+1].line); ok {
 				p.add(l, r, e)
 				i++
-				l.lines[i] = parsedLine{line: lines[i], skip: true}
+				l.lines[i] = parsedLine{line: rows[i].line, skip: true}
 				continue
 			}
 		}
@@ -503,7 +526,7 @@ func month(s string) (time.Month, bool) {
 // settlePadding.) A date without a year is placed in the twelve months
 // before now (plus a day of slack for clocks that differ).
 func parseUnixLine(line string, now time.Time) (proto.Entry, bool) {
-	e, _, ok := parseUnix(line, now, nil)
+	e, _, ok := parseUnix(line, now, nil, true)
 	return e, ok
 }
 
@@ -536,8 +559,10 @@ type lineDate struct {
 
 // parseUnix is parseUnixLine that also tells of the date. With a month
 // function it reads dates in other languages instead (localDate), their
-// month names read by month.
-func parseUnix(line string, now time.Time, month func(string) (time.Month, bool)) (proto.Entry, lineDate, bool) {
+// month names read by month. extra says whether the entry gets its Extra
+// (perm, owner, group); a lean parse (proto.FTPOptions.Lean), which would
+// drop them, does not make the map for every line.
+func parseUnix(line string, now time.Time, month func(string) (time.Month, bool), extra bool) (proto.Entry, lineDate, bool) {
 	var buf [12]field
 	fs := fields(buf[:0], line)
 	if len(fs) < 5 {
@@ -570,6 +595,9 @@ func parseUnix(line string, now time.Time, month func(string) (time.Month, bool)
 		sizeAt, ok := unixSize(&e, fs, i)
 		if !ok || end+1 >= len(line) || !setUnixName(&e, line[end+1:]) {
 			continue
+		}
+		if !extra {
+			return e, lineDate{form: form, nameAt: end + 1, month: name}, true
 		}
 		setExtra(&e, "perm", perm)
 		switch sizeAt {
