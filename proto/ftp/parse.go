@@ -1,6 +1,7 @@
 package ftp
 
 import (
+	"math"
 	"slices"
 	"strconv"
 	"strings"
@@ -117,9 +118,24 @@ func (p lineParser) parseText(text, format string) (entries []proto.Entry, unpar
 type parsedLine struct {
 	line string
 	e    *proto.Entry // the entry the line describes; nil for none
-	skip bool         // the line describes the listing, or was read with the line before
-	unix bool         // read as ls -l, with date
-	date lineDate     // of a line read as ls -l
+	// Of a line read as ls -l: the byte offset of the name in the line,
+	// and how its date ends (lineDate; its month name is not kept, so
+	// that a listing of many lines takes 32 bytes a line here).
+	nameAt int32
+	form   dateForm
+	skip   bool // the line describes the listing, or was read with the line before
+	unix   bool // read as ls -l, with date
+}
+
+// setDate keeps of d what settlePadding reads. A name past what int32
+// holds (a line of 2 GiB, under a --max-listing that large) is kept as
+// read, formYear being a form settlePadding leaves alone.
+func (r *parsedLine) setDate(d lineDate) {
+	if d.nameAt > math.MaxInt32 {
+		r.form, r.nameAt = formYear, 0
+		return
+	}
+	r.form, r.nameAt = d.form, int32(d.nameAt)
 }
 
 // listing is what parseLines made of a listing: its lines, and their
@@ -205,7 +221,8 @@ func (p *lineParser) parseRows(rows []parsedLine) *listing {
 		}
 		if ok {
 			p.add(l, r, e)
-			r.unix, r.date = unix, date
+			r.unix = unix
+			r.setDate(date)
 		}
 		failed = failed || !ok
 	}
