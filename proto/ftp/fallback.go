@@ -35,7 +35,7 @@ func (d *Driver) nlstFallback(c *conn, pl plan) ([]proto.Entry, error) {
 	if errors.Is(err, errNoPipeline) {
 		_, err = c.sc.NameList("")
 	}
-	raw := c.cap.buf.String()
+	raw := c.cap.text().String()
 	c.cap = nil
 	if err != nil {
 		if replyCode(err) != 0 {

@@ -69,9 +69,17 @@ func parseListingSelf(raw []byte, format, syst string, now time.Time) (entries [
 
 // parseText is parseListingSelf of a listing in a string, whose memory
 // the entries' names share.
-func (p lineParser) parseText(text, format string) (entries []proto.Entry, unparsed []string, self bool) {
+func (p lineParser) parseText(s, format string) (entries []proto.Entry, unparsed []string, self bool) {
+	return p.parseChunks(text{s}, format)
+}
+
+// parseChunks is parseText of a listing in chunks of whole lines (text).
+func (p lineParser) parseChunks(t text, format string) (entries []proto.Entry, unparsed []string, self bool) {
 	if format == formatNLST {
-		lines := splitText(text)
+		var lines []string
+		for _, s := range t {
+			lines = append(lines, splitText(s)...)
+		}
 		entries = make([]proto.Entry, 0, len(lines))
 		for _, line := range lines {
 			if line == "." || line == ".." {
@@ -84,7 +92,7 @@ func (p lineParser) parseText(text, format string) (entries []proto.Entry, unpar
 		}
 		return entries, nil, self
 	}
-	l := p.parseRows(splitRows(text))
+	l := p.parseRows(splitRows(t))
 	entries = l.entries[:0]
 	if l.inOrder {
 		// Every entry in the order of its line: left out are only "."
@@ -179,10 +187,22 @@ func (p *lineParser) parseLines(lines []string) *listing {
 	return p.parseRows(rows)
 }
 
-// splitRows is splitText into the rows that parseRows reads: a listing
-// of many lines is not held as a slice of lines besides.
-func splitRows(s string) []parsedLine {
-	rows := make([]parsedLine, 0, strings.Count(s, "\n")+1)
+// splitRows is splitText of each chunk into the rows that parseRows
+// reads: a listing of many lines is not held as a slice of lines besides.
+func splitRows(t text) []parsedLine {
+	n := 0
+	for _, s := range t {
+		n += strings.Count(s, "\n") + 1
+	}
+	rows := make([]parsedLine, 0, n)
+	for _, s := range t {
+		rows = appendRows(rows, s)
+	}
+	return rows
+}
+
+// appendRows appends the lines of s to rows.
+func appendRows(rows []parsedLine, s string) []parsedLine {
 	for s != "" {
 		line, rest, _ := strings.Cut(s, "\n")
 		s = rest

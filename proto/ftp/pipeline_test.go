@@ -531,3 +531,37 @@ func TestLean(t *testing.T) {
 		}
 	}
 }
+
+// TestListingChunks: a listing of several MiB is read in chunks of whole
+// lines (capture): every entry keeps its whole name, a line longer than
+// a chunk too, wherever the reads cut the data, and the body is the
+// listing byte for byte.
+func TestListingChunks(t *testing.T) {
+	f := newFake(t)
+	var b strings.Builder
+	var want []string
+	for i := range 40_000 {
+		name := fmt.Sprintf("f%d-%s", i, strings.Repeat("x", i%97))
+		if i == 20_000 {
+			name = strings.Repeat("L", captureChunk+captureChunk/2)
+		}
+		fmt.Fprintf(&b, "-rw-r--r-- 1 u g %d Jan 01 2024 %s\r\n", i, name)
+		want = append(want, name)
+	}
+	list := b.String()
+	f.lists = map[string][]byte{"LIST": []byte(list)}
+	d, req := startPiped(t, f)
+	req.Options.FTP.Lean = true
+	resp, body, err := get(t, d, f.url("/"), req)
+	if err != nil || string(body) != list || resp.Size != int64(len(list)) {
+		t.Fatalf("%v; body of %d bytes (size %d), want %d", err, len(body), resp.Size, len(list))
+	}
+	if len(resp.Entries) != len(want) {
+		t.Fatalf("%d entries, want %d", len(resp.Entries), len(want))
+	}
+	for i, e := range resp.Entries {
+		if e.Name != want[i] || e.Size != int64(i) {
+			t.Fatalf("entry %d: %d bytes of name, size %d; want %d, %d", i, len(e.Name), e.Size, len(want[i]), i)
+		}
+	}
+}
