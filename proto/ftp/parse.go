@@ -92,7 +92,19 @@ func (p lineParser) parseChunks(t text, format string) (entries []proto.Entry, u
 		}
 		return entries, nil, self
 	}
-	l := p.parseRows(splitRows(t))
+	q := p // parseEach moves layouts to the front of q's order
+	entries, self, ok := q.parseEach(t)
+	if ok {
+		return entries, nil, self
+	}
+	return p.parseAll(t, entries)
+}
+
+// parseAll is parseChunks of a LIST or MLSD listing, each line with a
+// row (parseRows). buf, when it has room for an entry a line, is used for
+// the entries.
+func (p lineParser) parseAll(t text, buf []proto.Entry) (entries []proto.Entry, unparsed []string, self bool) {
+	l := p.parseRows(splitRows(t), buf)
 	entries = l.entries[:0]
 	if l.inOrder {
 		// Every entry in the order of its line: left out are only "."
@@ -184,7 +196,7 @@ func (p *lineParser) parseLines(lines []string) *listing {
 	for i, line := range lines {
 		rows[i].line = line
 	}
-	return p.parseRows(rows)
+	return p.parseRows(rows, nil)
 }
 
 // splitRows is splitText of each chunk into the rows that parseRows
@@ -214,11 +226,53 @@ func appendRows(rows []parsedLine, s string) []parsedLine {
 	return rows
 }
 
-// parseRows is parseLines of rows that hold only their lines.
-func (p *lineParser) parseRows(rows []parsedLine) *listing {
+// parseEach reads a listing whose lines are each read on their own: each
+// fits a layout or describes the listing, and none is an ls line whose
+// year the whole listing decides (settlePadding). It keeps no row for
+// each line, which parseRows needs for the rest. ok is false for a
+// listing it cannot read so; entries then has room for an entry a line,
+// which parseRows may use.
+func (p *lineParser) parseEach(t text) (entries []proto.Entry, self, ok bool) {
+	n := 0
+	for _, s := range t {
+		n += strings.Count(s, "\n") + 1
+	}
+	entries = make([]proto.Entry, 0, n)
+	for _, s := range t {
+		for s != "" {
+			line, rest, _ := strings.Cut(s, "\n")
+			s = rest
+			line = strings.TrimSuffix(line, "\r")
+			if line == "" || isBlank(line) || isNonEntryLine(line) || p.mlsd && isMLSDSelf(line) {
+				continue
+			}
+			e, unix, date, ok := p.parseLine(line)
+			if !ok || unix && (date.form == formYearPadded || date.form == formYearLast) {
+				return entries, false, false
+			}
+			if e.Name == "." || e.Name == ".." {
+				self = true
+				continue
+			}
+			if p.lean {
+				lean(&e)
+			}
+			entries = append(entries, e)
+		}
+	}
+	return entries, self, true
+}
+
+// parseRows is parseLines of rows that hold only their lines. buf, when
+// it has room for an entry a row, is used for the entries.
+func (p *lineParser) parseRows(rows []parsedLine, buf []proto.Entry) *listing {
+	if cap(buf) < len(rows) {
+		buf = make([]proto.Entry, 0, len(rows))
+	}
+	clear(buf[:cap(buf)])
 	l := &listing{
 		lines:   rows,
-		entries: make([]proto.Entry, 0, len(rows)),
+		entries: buf[:0],
 		inOrder: true,
 	}
 	failed := false
