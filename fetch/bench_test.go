@@ -7,7 +7,7 @@ import (
 
 	"github.com/spf13/afero"
 
-	"github.com/rfc1738/fetch/internal/testrig/localserver"
+	"github.com/rfc1738/fetch/fetch/fetchtest"
 )
 
 // writeOnly is a sink with nothing but Write, like the command's output
@@ -37,7 +37,7 @@ func BenchmarkClientFTP(b *testing.B) {
 	if err := afero.WriteFile(mem, "/big.bin", make([]byte, size), 0o644); err != nil {
 		b.Fatal(err)
 	}
-	srv, err := localserver.StartFTP(mem, localserver.FTPOptions{})
+	srv, err := fetchtest.StartFTP(mem, fetchtest.FTPOptions{})
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -12,7 +12,7 @@ import (
 
 	"github.com/spf13/afero"
 
-	"github.com/rfc1738/fetch/internal/testrig/localserver"
+	"github.com/rfc1738/fetch/fetch/fetchtest"
 	"github.com/rfc1738/fetch/proto"
 	"github.com/rfc1738/fetch/uri"
 )
@@ -125,7 +125,7 @@ func TestBodyWriteToStops(t *testing.T) {
 	if err := afero.WriteFile(mem, "/big.bin", make([]byte, size), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	srv, err := localserver.StartFTP(mem, localserver.FTPOptions{})
+	srv, err := fetchtest.StartFTP(mem, fetchtest.FTPOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}

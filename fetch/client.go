@@ -288,14 +288,15 @@ func (c *Client) registry() *Registry {
 	return defaultRegistry()
 }
 
+// gatewayReason is the Reason of the *proto.Redirect a gateway driver
+// returns (package proto/gateway).
+const gatewayReason = "gateway"
+
 // follow fetches u, following the redirects that vetHop allows.
 func (c *Client) follow(ctx context.Context, u *uri.URL, req *proto.Request, sc scope) (*Response, error) {
 	var chain []string
+	op := "get" // what the failure of u is: "redirect" or "gateway" after one
 	for {
-		op := "get"
-		if len(chain) > 0 {
-			op = "redirect"
-		}
 		findings, err := c.Policy.Evaluate(u)
 		if err != nil {
 			return nil, &Error{Op: "check", URL: u.Redacted(), Err: err}
@@ -317,11 +318,19 @@ func (c *Client) follow(ctx context.Context, u *uri.URL, req *proto.Request, sc 
 			return nil, err
 		}
 		c.tracef("* redirect (%s) to %s", r.Reason, next.Redacted())
-		if ctx, err = c.vetHop(ctx, u, next, sc.stay); err != nil {
-			return nil, err
+		// A gateway is the user's own template, not a server's choice:
+		// only a mirror's stay-on-the-server rule applies to it.
+		if r.Reason != gatewayReason || sc.stay != nil {
+			if ctx, err = c.vetHop(ctx, u, next, sc.stay); err != nil {
+				return nil, err
+			}
 		}
 		chain = append(chain, u.Redacted())
 		u = next
+		op = "redirect"
+		if r.Reason == "gateway" {
+			op = "gateway"
+		}
 	}
 }
 
@@ -367,7 +376,8 @@ func (c *Client) fetchOnce(ctx context.Context, u *uri.URL, req *proto.Request, 
 		return nil, err
 	case resp == nil:
 		release()
-		return nil, &proto.ProtocolError{Proto: u.Scheme, Msg: "driver returned neither a response nor an error"}
+		// A bug of the driver, not of the server: no protocol error.
+		return nil, fmt.Errorf("fetch: the %s driver returned neither a response nor an error", u.Scheme)
 	case resp.Body == nil:
 		resp.Body = io.NopCloser(eofReader{})
 	}

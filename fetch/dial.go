@@ -2,9 +2,11 @@ package fetch
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net"
 	"net/netip"
+	"os"
 
 	"golang.org/x/net/idna"
 )
@@ -32,6 +34,13 @@ func (c *Client) dial(ctx context.Context, network, address string) (net.Conn, e
 	for _, ip := range ips {
 		addr := net.JoinHostPort(ip.String(), port)
 		conn, err := c.dialAddr(ctx, network, addr)
+		if err != nil {
+			de := &dialError{err: err}
+			if ip.String() != host {
+				de.addr = addr
+			}
+			err = de
+		}
 		if err == nil {
 			if c.WARC != nil {
 				c.WARC.NoteAddress(address, ip.String())
@@ -119,3 +128,32 @@ func asciiHost(host string) (string, error) {
 	}
 	return host, nil
 }
+
+// dialError is a failed connection, said once: the reason alone ("connection
+// refused", "i/o timeout"), since the URL around it names the host and
+// port, with the address tried when the host was a name. It unwraps to the
+// dialer's *net.OpError.
+type dialError struct {
+	addr string // the address tried, when the URL named a host
+	err  error
+}
+
+func (e *dialError) Error() string {
+	msg := e.err.Error()
+	var (
+		oe *net.OpError
+		se *os.SyscallError
+	)
+	if errors.As(e.err, &oe) && oe.Err != nil {
+		msg = oe.Err.Error()
+		if errors.As(oe.Err, &se) {
+			msg = se.Err.Error()
+		}
+	}
+	if e.addr != "" {
+		msg += " (" + e.addr + ")"
+	}
+	return msg
+}
+
+func (e *dialError) Unwrap() error { return e.err }

@@ -18,7 +18,9 @@ import (
 // Error is the error of every Client operation: what was being done, to
 // which URL, and why.
 type Error struct {
-	// Op is "parse", "check", "get" or "redirect".
+	// Op is "parse", "check", "get", "redirect" (the target of a
+	// redirect), "gateway" (the gateway URL a scheme is fetched through),
+	// "mirror" or "warc".
 	Op string
 	// URL is the URL concerned, always redacted (no password).
 	URL string
@@ -26,7 +28,14 @@ type Error struct {
 	Err error
 }
 
-func (e *Error) Error() string { return "fetch: " + e.Op + " " + e.URL + ": " + e.Err.Error() }
+// Error names the URL and the cause; the operation too, but for "get" and
+// "mirror", which the URL says.
+func (e *Error) Error() string {
+	if e.Op == "get" || e.Op == "mirror" {
+		return "fetch: " + e.URL + ": " + e.Err.Error()
+	}
+	return "fetch: " + e.Op + " " + e.URL + ": " + e.Err.Error()
+}
 
 func (e *Error) Unwrap() error { return e.Err }
 
@@ -135,16 +144,17 @@ func ExitCode(err error) int {
 // it, or a server that closed the session saying it cannot serve now but
 // will later (NNTP 400, RFC 3977 sections 3.2.1 and 5.1.1): the class worth
 // trying again later. (net.Error alone is not enough: every syscall.Errno
-// implements it.)
+// implements it.) A server that broke the protocol is not in it: ExitCode
+// gives proto.ErrProtocol exit 9 first, and retry.Transient never retries
+// it.
 func isNetwork(err error) bool {
 	var (
 		ne net.Error
 		oe *net.OpError
 		de *net.DNSError
-		pe *proto.ProtocolError
 		ce *tls.CertificateVerificationError
 	)
-	return errors.As(err, &oe) || errors.As(err, &de) || errors.As(err, &pe) || errors.As(err, &ce) ||
+	return errors.As(err, &oe) || errors.As(err, &de) || errors.As(err, &ce) ||
 		errors.As(err, &ne) && ne.Timeout() ||
 		errors.Is(err, context.DeadlineExceeded) || errors.Is(err, os.ErrDeadlineExceeded) ||
 		errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, net.ErrClosed) ||

@@ -63,7 +63,7 @@ const DefaultMirrorDepth = mirror.DefaultMaxDepth
 // Mirror copies the FTP directory, gopher menu or HTTP index page named by
 // rawURL, and everything below it on the same host and port, into dir; or
 // the newsgroup or groups (a wildmat) named by an nntp or news URL, one
-// file per article (see mirror's news.go). Every
+// file per article (see package mirror). Every
 // URL the mirror derives goes through the client's safety policy; a
 // redirect that leaves the starting scheme, host and port is refused
 // before anything is sent to its target (a *RedirectError with
@@ -123,11 +123,28 @@ func (c *Client) Mirror(ctx context.Context, rawURL, dir string, opts MirrorOpti
 	if errors.Is(err, mirror.ErrUnsupported) {
 		err = fmt.Errorf("%w: %w", ErrUnsupportedScheme, err)
 	}
-	var fe *Error
-	if err != nil && ctx.Err() == nil && !errors.Is(err, mirror.ErrPartial) && !errors.As(err, &fe) {
-		err = &Error{Op: "mirror", URL: u.Redacted(), Err: err}
+	return sum, mirrorError(ctx, u, err)
+}
+
+// mirrorError is the error of a mirror run that ended with err: an *Error
+// naming the URL once. The failure to list the starting URL is the
+// client's own *Error when it is one (it names the URL, and says how many
+// attempts it took), not wrapped again in the mirror's context.
+func mirrorError(ctx context.Context, u *uri.URL, err error) error {
+	if err == nil || ctx.Err() != nil || errors.Is(err, mirror.ErrPartial) {
+		return err
 	}
-	return sum, err
+	var (
+		le *mirror.ListError
+		fe *Error
+	)
+	if errors.As(err, &le) && errors.As(le.Err, &fe) {
+		return le.Err
+	}
+	if errors.As(err, &fe) {
+		return err
+	}
+	return &Error{Op: "mirror", URL: u.Redacted(), Err: err}
 }
 
 // mirrorFTP returns an FTP driver configured like d that keeps a logged-in

@@ -19,7 +19,7 @@ import (
 	"github.com/spf13/afero"
 
 	"github.com/rfc1738/fetch/fetch"
-	"github.com/rfc1738/fetch/internal/testrig/localserver"
+	"github.com/rfc1738/fetch/fetch/fetchtest"
 )
 
 // fastServer serves n bytes at once, as fast as the connection takes them.
@@ -293,7 +293,7 @@ func TestMirrorWaitFTP(t *testing.T) {
 		}
 	}
 	log := &openLog{Fs: mem}
-	srv, err := localserver.StartFTP(log, localserver.FTPOptions{})
+	srv, err := fetchtest.StartFTP(log, fetchtest.FTPOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -3,6 +3,7 @@ package fetch
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"net"
 	"net/http"
@@ -380,5 +381,35 @@ func TestRedirectToPrivateKeptConnection(t *testing.T) {
 	}
 	if n := requests.Load(); n != 1 {
 		t.Errorf("the local server got %d requests, want only the first", n)
+	}
+}
+
+// TestGatewayToLoopback: the gateway a user configured (--gateway, a
+// proto.Redirect with Reason "gateway") is not a server's redirect, so the
+// private-address rule does not stop it, whatever the host of the URL it
+// stands for (here "h", unknown to the resolver, so taken as public): the
+// README's tour calls a gateway on 127.0.0.1 for wais://h/db?query. The
+// host of that URL is not even looked up.
+func TestGatewayToLoopback(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		fmt.Fprintf(w, "db=%s q=%s", r.FormValue("db"), r.FormValue("q"))
+	}))
+	defer srv.Close()
+	counts := &counters{}
+	c := &Client{Resolver: fakeResolver{c: counts}}
+	defer c.CloseIdleConnections()
+	req := &proto.Request{}
+	req.Options.Gateways = map[string]string{"wais": srv.URL + "/wais?db={database}&q={search}"}
+	resp, err := c.Fetch(t.Context(), "wais://h/db?query", req)
+	if err != nil {
+		t.Fatalf("Fetch through a gateway on 127.0.0.1: %v", err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	if string(b) != "db=db q=query" {
+		t.Errorf("gateway answer = %q", b)
+	}
+	if n := counts.lookups.Load(); n != 0 {
+		t.Errorf("%d look-ups, want none (the wais host is never contacted)", n)
 	}
 }

@@ -18,7 +18,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/rfc1738/fetch/internal/testrig/nntptest"
+	"github.com/rfc1738/fetch/fetch/fetchtest"
 	"github.com/rfc1738/fetch/internal/testrig/warctest"
 	"github.com/rfc1738/fetch/proto"
 	fhttp "github.com/rfc1738/fetch/proto/http"
@@ -277,7 +277,7 @@ func TestWARCPartial(t *testing.T) {
 // without the URL's password (sent with AUTHINFO); a second run over the
 // same directory records nothing.
 func TestWARCNewsMirror(t *testing.T) {
-	srv := &nntptest.Server{Over: "OVER", User: "reader", Pass: "s3cret-news"}
+	srv := &fetchtest.NNTP{Over: "OVER", User: "reader", Pass: "s3cret-news"}
 	one := "From: a@x\nNewsgroups: n.a\nMessage-ID: <1@x>\n\n.leading dot, stuffed on the wire\nbody 1\n"
 	cross := "From: b@x\nNewsgroups: n.a,n.b\nMessage-ID: <2@x>\n\nbody 2\n"
 	two := "From: c@x\nNewsgroups: n.b\nMessage-ID: <3@x>\n\nbody 3\n"

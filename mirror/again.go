@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strconv"
 	"time"
 
 	"github.com/rfc1738/fetch/proto"
@@ -43,7 +44,21 @@ func (r *run) next(ctx context.Context, a *attempt, err error) (time.Duration, b
 	}
 	a.tries++
 	d := p.Delay(a.tries, err)
-	return d, p.Allow(a.tries, a.failed, d)
+	if !p.Allow(a.tries, a.failed, d) {
+		return 0, false
+	}
+	p.Announce(a.tries, d, err)
+	return d, true
+}
+
+// attempts is how many times the work of a was tried, the failed try
+// that next just counted included: with a policy, its retries and the
+// first; without, one or two.
+func (a *attempt) attempts() int {
+	if a.retried {
+		return 2
+	}
+	return a.tries
 }
 
 // pushAfter puts v on q after d (at once when d is 0): meanwhile it waits
@@ -59,14 +74,16 @@ func pushAfter[T any](ctx context.Context, q *queue[T], v T, d time.Duration) {
 	}()
 }
 
-// again decides whether the failed transfer of rf is tried again, and if
-// so puts it back on the queue: at once after a connection refused for
-// their number that made the run give up a connection (see shrink), else
-// as next says. It reports false when rf's failure is final.
-func (r *run) again(ctx context.Context, rf *remoteFile, err error, files *queue[remoteFile]) bool {
+// again decides whether the failed transfer of rf (rep) is tried again,
+// and if so puts it back on the queue: at once after a connection refused
+// for their number that made the run give up a connection (see shrink),
+// else as next says. It reports false when rf's failure is final; rep's
+// reason then says how many attempts it took, when more than one.
+func (r *run) again(ctx context.Context, rf *remoteFile, rep *EntryReport, files *queue[remoteFile]) bool {
 	if ctx.Err() != nil {
 		return false
 	}
+	err := rep.err
 	var se *shrunkError
 	if errors.As(err, &se) {
 		files.push(*rf)
@@ -76,6 +93,8 @@ func (r *run) again(ctx context.Context, rf *remoteFile, err error, files *queue
 	if ok {
 		// It stays outstanding, so the run waits for it.
 		pushAfter(ctx, files, *rf, d)
+	} else if n := rf.attempt.attempts(); n > 1 && rep.Reason != "" {
+		rep.Reason += " (" + strconv.Itoa(n) + " attempts)"
 	}
 	return ok
 }
@@ -101,11 +120,13 @@ func (r *run) listAgain(ctx context.Context, d dirJob) (*listing, error) {
 	if p == nil {
 		if retryable(ctx, err) {
 			l, err = r.list(ctx, d)
+			return l, retry.Tried(err, 2)
 		}
 		return l, err
 	}
 	var first time.Time
-	for n := 1; err != nil && ctx.Err() == nil; {
+	n := 1 // attempts so far
+	for err != nil && ctx.Err() == nil {
 		if errors.As(err, &se) {
 			l, err = r.list(ctx, d)
 			continue
@@ -117,13 +138,17 @@ func (r *run) listAgain(ctx context.Context, d dirJob) (*listing, error) {
 			first = time.Now()
 		}
 		delay := p.Delay(n, err)
-		if !p.Allow(n, first, delay) || retry.Wait(ctx, delay) != nil {
+		if !p.Allow(n, first, delay) {
+			break
+		}
+		p.Announce(n, delay, err)
+		if retry.Wait(ctx, delay) != nil {
 			break
 		}
 		n++
 		l, err = r.list(ctx, d)
 	}
-	return l, err
+	return l, retry.Tried(err, n)
 }
 
 // shrunkError is a connection refused for their number (proto.ErrBusy)

@@ -5,10 +5,15 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net"
 	"net/textproto"
 	"os"
 	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -151,4 +156,122 @@ func TestMirrorBusyWithOneJob(t *testing.T) {
 	if f.refused != 3 || len(s.Notices) != 0 {
 		t.Errorf("%d refusals, notices %q; want 3 (listing: 1 + 2 retries), none", f.refused, s.Notices)
 	}
+}
+
+// retryLog records the retries a policy announces.
+type retryLog struct {
+	mu    sync.Mutex
+	calls []string
+}
+
+func (l *retryLog) policy(max int) *retry.Policy {
+	p := quick(max)
+	p.OnRetry = func(n, max int, wait time.Duration, err error) {
+		l.mu.Lock()
+		defer l.mu.Unlock()
+		if wait <= 0 || err == nil {
+			l.calls = append(l.calls, "bad call")
+		}
+		l.calls = append(l.calls, fmt.Sprintf("%d/%d", n, max))
+	}
+	return p
+}
+
+// Every retry, of the starting listing and of a file, is announced
+// through Policy.OnRetry; the final failure says how many attempts it
+// took, and stays typed.
+func TestMirrorRetryAnnounced(t *testing.T) {
+	refused := &net.OpError{Op: "dial", Net: "tcp", Err: &os.SyscallError{Syscall: "connect", Err: syscall.ECONNREFUSED}}
+	f := newFakeFTP()
+	f.nodes[""].refuse = refused
+	var l retryLog
+	_, err := Run(context.Background(), f, uri.MustParse("ftp://h/"), t.TempDir(), Options{Retry: l.policy(2)})
+	var (
+		le *ListError
+		ae *retry.AttemptsError
+	)
+	if !errors.As(err, &le) || !errors.As(err, &ae) || ae.Attempts != 3 || !errors.Is(err, syscall.ECONNREFUSED) {
+		t.Errorf("Run = %v; want a ListError after 3 attempts, connection refused", err)
+	}
+	if want := []string{"1/2", "2/2"}; !slices.Equal(l.calls, want) {
+		t.Errorf("retries announced %q, want %q", l.calls, want)
+	}
+
+	f = newFakeFTP()
+	f.file("busy.txt", "later")
+	f.nodes["busy.txt"].refuse = fmt.Errorf("fake: RETR: %w", &textproto.Error{Code: 450, Msg: "busy"})
+	l = retryLog{}
+	s, err := Run(context.Background(), f, uri.MustParse("ftp://h/"), t.TempDir(), Options{Retry: l.policy(3)})
+	if !errors.Is(err, ErrPartial) || len(s.Entries) != 1 || !strings.HasSuffix(s.Entries[0].Reason, " (4 attempts)") {
+		t.Errorf("Run = %v, %+v; want busy.txt failed after 4 attempts", err, s.Entries)
+	}
+	if want := []string{"1/3", "2/3", "3/3"}; !slices.Equal(l.calls, want) {
+		t.Errorf("retries announced %q, want %q", l.calls, want)
+	}
+}
+
+// A first run that fails before it records anything leaves nothing behind:
+// no .fetch, and not the target directory when the run created it. A run
+// into a target with a manifest keeps it.
+func TestFirstRunFailureLeavesNothing(t *testing.T) {
+	refused := &net.OpError{Op: "dial", Net: "tcp", Err: &os.SyscallError{Syscall: "connect", Err: syscall.ECONNREFUSED}}
+	base := t.TempDir()
+	for i, cause := range []error{refused, fmt.Errorf("fake: 530 Login incorrect: %w", proto.ErrLogin)} {
+		f := newFakeFTP()
+		f.nodes[""].refuse = cause
+		made := filepath.Join(base, "new", strconv.Itoa(i))
+		if _, err := Run(context.Background(), f, uri.MustParse("ftp://h/"), made, Options{Retry: quick(0)}); err == nil {
+			t.Fatal("Run of a refused start succeeded")
+		}
+		if _, err := os.Stat(made); !errors.Is(err, os.ErrNotExist) {
+			t.Errorf("%v: the target the run created is left behind (%v)", cause, err)
+		}
+	}
+	// The periodic saver may have written the (empty) manifest meanwhile.
+	saved := filepath.Join(base, "saved")
+	f := newFakeFTP()
+	f.nodes[""].refuse = refused
+	sf := &savingFetcher{fakeFTP: f, manifest: filepath.Join(saved, manifestName)}
+	if _, err := Run(context.Background(), sf, uri.MustParse("ftp://h/"), saved, Options{Retry: quick(0)}); err == nil || !sf.wrote {
+		t.Fatalf("Run of a refused start = %v (manifest written: %v)", err, sf.wrote)
+	}
+	if _, err := os.Stat(saved); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("the manifest saved during a failed first run is left behind (%v)", err)
+	}
+	have := filepath.Join(base, "have")
+	os.Mkdir(have, 0o755)
+	Run(context.Background(), f, uri.MustParse("ftp://h/"), have, Options{Retry: quick(0)})
+	if ents, err := os.ReadDir(have); err != nil || len(ents) != 0 {
+		t.Errorf("the run left %v in a target it did not create (%v)", ents, err)
+	}
+
+	f = newFakeFTP()
+	f.file("a.txt", "a")
+	if _, err := Run(context.Background(), f, uri.MustParse("ftp://h/"), have, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	f.nodes[""].refuse = refused
+	if _, err := Run(context.Background(), f, uri.MustParse("ftp://h/"), have, Options{Retry: quick(0)}); err == nil {
+		t.Fatal("Run of a refused start succeeded")
+	}
+	if _, err := os.Stat(filepath.Join(have, manifestName)); err != nil {
+		t.Errorf("a failed later run lost the manifest: %v", err)
+	}
+}
+
+// savingFetcher writes an empty manifest, as the run's periodic saver
+// does, before its first fetch.
+type savingFetcher struct {
+	*fakeFTP
+	manifest string
+	wrote    bool
+}
+
+func (s *savingFetcher) Fetch(ctx context.Context, u *uri.URL, req *proto.Request) (*proto.Response, error) {
+	if !s.wrote {
+		s.wrote = true
+		os.MkdirAll(filepath.Dir(s.manifest), 0o755)
+		os.WriteFile(s.manifest, []byte(`{"version": 1, "source": "ftp://h/", "files": {}}`+"\n"), 0o644)
+	}
+	return s.fakeFTP.Fetch(ctx, u, req)
 }

@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/rfc1738/fetch/internal/testrig/nntptest"
+	"github.com/rfc1738/fetch/fetch/fetchtest"
 	"github.com/rfc1738/fetch/proto/nntp"
 	"github.com/rfc1738/fetch/uri"
 )
@@ -53,7 +53,7 @@ func recordSyncs(t *testing.T) *syncRecorder {
 // nothing syncs nothing.
 func TestNewsMirrorSyncsBeforeManifest(t *testing.T) {
 	rec := recordSyncs(t)
-	srv := &nntptest.Server{Over: "OVER"}
+	srv := &fetchtest.NNTP{Over: "OVER"}
 	fillNews(srv)
 	srv.Start(t)
 	dir := t.TempDir()
@@ -84,7 +84,7 @@ func TestNewsMirrorSyncFails(t *testing.T) {
 	rec := recordSyncs(t)
 	errDisk := errors.New("disk gone")
 	rec.fail = errDisk
-	srv := &nntptest.Server{Over: "OVER"}
+	srv := &fetchtest.NNTP{Over: "OVER"}
 	for i := 1; i <= 3; i++ {
 		srv.Post(article(i, "g"), []string{"g"}, []int64{int64(i)})
 	}

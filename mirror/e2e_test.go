@@ -16,7 +16,7 @@ import (
 
 	"github.com/spf13/afero"
 
-	"github.com/rfc1738/fetch/internal/testrig/localserver"
+	"github.com/rfc1738/fetch/fetch/fetchtest"
 	"github.com/rfc1738/fetch/proto"
 	"github.com/rfc1738/fetch/proto/ftp"
 	"github.com/rfc1738/fetch/proto/gopher"
@@ -70,7 +70,7 @@ func TestMirrorFTPEndToEnd(t *testing.T) {
 	add("with space.txt", []byte("spaced\n"))
 	add("empty.txt", nil)
 	add("a/b/c/deep.bin", bytes.Repeat([]byte{0, 0xff, '\r', '\n'}, 100000))
-	srv, err := localserver.StartFTP(mem, localserver.FTPOptions{})
+	srv, err := fetchtest.StartFTP(mem, fetchtest.FTPOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -129,7 +129,7 @@ func TestMirrorGopherEndToEnd(t *testing.T) {
 		"hole/sub/deeper/x.bin": {Data: bytes.Repeat([]byte{1, 2, 3}, 50000)},
 		"other/outside.txt":     {Data: []byte("not below the start")},
 	}
-	srv, err := localserver.StartGopher(fsys)
+	srv, err := fetchtest.StartGopher(fsys)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -178,7 +178,7 @@ func TestMirrorGopherRFC1436(t *testing.T) {
 		"hole/empty.txt":    {Data: []byte{}},
 		"hole/sub/x.bin":    {Data: []byte("binary\r\n.\r\n..\r\n")},
 	}
-	srv, err := localserver.StartGopherWith(fsys, localserver.GopherOptions{RFC1436: true})
+	srv, err := fetchtest.StartGopherWith(fsys, fetchtest.GopherOptions{RFC1436: true})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -56,9 +56,6 @@ func (r *run) stat(rel string) local {
 // file mirrors one remote file or link.
 func (r *run) file(ctx context.Context, worker int, rf remoteFile) EntryReport {
 	rep := EntryReport{Path: rf.rel, URL: rf.url().Redacted()}
-	if rf.link != "" {
-		return r.symlink(rf, rep)
-	}
 	loc := r.stat(rf.rel)
 	if _, linksDirs := r.w.(dirLinker); loc.exists && !loc.regular && !(linksDirs && loc.dir && !r.opts.DryRun) {
 		// A directory that an earlier run found behind an HTTP link
@@ -78,6 +75,9 @@ func (r *run) file(ctx context.Context, worker int, rf remoteFile) EntryReport {
 	if r.opts.DryRun {
 		rep.Status, rep.Reason = statusFor(loc), "dry run: would fetch"
 		return rep
+	}
+	if r.full.Load() {
+		return r.failed(worker, rf, rep, fmt.Errorf("not fetched: %w", errDiskFull))
 	}
 	if ok, bound := r.bound.admit(); !ok {
 		r.stopWalk()
@@ -107,9 +107,91 @@ func (r *run) unchanged(rf remoteFile, loc local, rec Record, known bool) bool {
 		return false
 	}
 	if known && rec.Size == rf.size && rec.ModTime.Equal(rf.mtime) {
-		return true
+		// Unless MDTM is to tell (condition).
+		return !askMDTM(rf, loc, rec)
 	}
 	return loc.mtime.Equal(rf.mtime)
+}
+
+// askMDTM reports whether rf, whose listing shows the size and time
+// recorded, is still to be checked with MDTM: the listing's time is
+// coarser than MDTM's, and an earlier run recorded MDTM's time.
+func askMDTM(rf remoteFile, loc local, rec Record) bool {
+	return rf.coarse && !since(rec).IsZero() && loc.regular && loc.size == rec.Size && rec.Link == ""
+}
+
+// since returns the time a version of the file no later than the copy
+// has (askMDTM): MDTM's, or else when the copy was fetched.
+func since(rec Record) time.Time {
+	if !rec.ExactTime.IsZero() {
+		return rec.ExactTime
+	}
+	return rec.Fetched
+}
+
+// condition returns the time to fetch a file known to the manifest on
+// condition of (proto.Options.IfModifiedSince), or zero for none: the
+// exact time recorded, for a file MDTM is to check (askMDTM); the time
+// recorded, when the listing gave nothing to compare (an HTTP index
+// page).
+func condition(rf remoteFile, loc local, rec Record) time.Time {
+	switch {
+	case rf.size == rec.Size && rf.mtime.Equal(rec.ModTime) && askMDTM(rf, loc, rec):
+		return since(rec)
+	case rf.size < 0 && rf.mtime.IsZero() && loc.regular && loc.size == rec.Size && !rec.ModTime.IsZero() && rec.Link == "":
+		return rec.ModTime
+	}
+	return time.Time{}
+}
+
+// setCondition sets the condition of req (condition); one on MDTM's time
+// asks MDTM (proto.StatTime).
+func setCondition(req *proto.Request, rf remoteFile, loc local, rec Record) {
+	req.Options.IfModifiedSince = condition(rf, loc, rec)
+	if !req.Options.IfModifiedSince.IsZero() && rf.coarse {
+		req.Options.FTP.Stat = proto.StatTime
+	}
+}
+
+// confirmed records that MDTM said rf did not change (mdtm, its time):
+// that time is kept to compare the next answers with; or, when the
+// listed minute is no longer fresh, the copy is the last version of that
+// minute and the times are dropped: later runs trust the listing
+// (coarseTimes).
+func (r *run) confirmed(rf remoteFile, rec Record, mdtm time.Time) {
+	if !rf.coarse {
+		return
+	}
+	exact, fetched := rec.ExactTime, rec.Fetched
+	rec.ExactTime, rec.Fetched = mdtm, time.Time{}
+	if !rf.askTime {
+		rec.ExactTime = time.Time{}
+	}
+	if !rec.ExactTime.Equal(exact) || !fetched.IsZero() {
+		r.m.put(rf.rel, rec)
+	}
+}
+
+// exactTime returns the time MDTM gave for rf's transfer (resp), when it
+// was asked (a conditional fetch of a file whose listed minute is still
+// fresh); zero otherwise.
+func exactTime(rf remoteFile, resp *proto.Response) time.Time {
+	if !rf.askTime {
+		return time.Time{}
+	}
+	return resp.ModTime
+}
+
+// fetchedAt returns the time rf's transfer begins, when the manifest is
+// to keep it (askTime); zero otherwise.
+func (r *run) fetchedAt(rf remoteFile) time.Time {
+	switch {
+	case !rf.askTime:
+		return time.Time{}
+	case r.opts.now != nil:
+		return r.opts.now()
+	}
+	return time.Now()
 }
 
 // sameTime reports whether a transfer's time, or when it gave none the
@@ -218,12 +300,10 @@ func (r *run) download(ctx context.Context, worker int, rf remoteFile, loc local
 	offset, check := r.resumeOffset(rf)
 	req := r.request(r.w.fileOptions(rf))
 	req.Offset, req.Raw = offset, rf.raw
-	if offset == 0 && rf.size < 0 && rf.mtime.IsZero() && known && loc.regular &&
-		loc.size == rec.Size && !rec.ModTime.IsZero() && rec.Link == "" {
-		// The listing gave nothing to compare (an HTTP index page): ask
-		// for the file only if it changed since the recorded time.
-		req.Options.IfModifiedSince = rec.ModTime
+	if offset == 0 && known {
+		setCondition(req, rf, loc, rec)
 	}
+	rf.fetched = r.fetchedAt(rf)
 	resp, err := r.f.Fetch(ctx, rf.url(), req)
 	if dl, ok := r.w.(dirLinker); ok && err == nil && resp.Location != nil {
 		if d, isDir, why := dl.redirected(rf, resp.Location); isDir || why != nil {
@@ -237,6 +317,7 @@ func (r *run) download(ctx context.Context, worker int, rf remoteFile, loc local
 	}
 	if err == nil && resp.NotModified {
 		resp.Body.Close()
+		r.confirmed(rf, rec, resp.ModTime)
 		rep.Status = StatusUnchanged
 		return rep
 	}
@@ -269,7 +350,7 @@ func (r *run) download(ctx context.Context, worker int, rf remoteFile, loc local
 	if resp.Offset != offset {
 		offset = 0
 	}
-	rf.size, rf.mtime = size, mtime
+	rf.size, rf.mtime, rf.exact = size, mtime, exactTime(rf, resp)
 	if offset == 0 && size >= 0 && size <= smallMax {
 		return r.handSmall(worker, rf, loc, rec, known, rep, resp.Body)
 	}
@@ -286,7 +367,7 @@ func (r *run) download(ctx context.Context, worker int, rf remoteFile, loc local
 	if err := r.place(rf, false); err != nil {
 		return fail(err)
 	}
-	r.m.put(rf.rel, Record{Size: offset + n, ModTime: mtime, SHA256: sum, URL: rf.url().Redacted()})
+	r.m.put(rf.rel, Record{Size: offset + n, ModTime: mtime, ExactTime: rf.exact, Fetched: rf.fetched, SHA256: sum, URL: rf.url().Redacted()})
 	rep.Status, rep.Bytes = statusFor(loc), n
 	r.progress(Event{Worker: worker, Path: rf.rel, Size: size, Bytes: offset + n, Done: true, Status: rep.Status})
 	return rep
@@ -334,6 +415,9 @@ func (r *run) handSmall(worker int, rf remoteFile, loc local, rec Record, known 
 // failed reports rf as failed with err.
 func (r *run) failed(worker int, rf remoteFile, rep EntryReport, err error) EntryReport {
 	err = r.shrink(err) // while the transfer still holds its connection slot
+	if diskFull(err) {
+		r.noteFull(err)
+	}
 	rep.Status, rep.Reason, rep.err = StatusFailed, err.Error(), err
 	r.progress(Event{Worker: worker, Path: rf.rel, Size: rf.size, Done: true, Status: StatusFailed})
 	return rep
@@ -371,9 +455,10 @@ func (r *run) receive(worker int, rf remoteFile, offset int64, body io.Reader) (
 	if err != nil {
 		return 0, "", err
 	}
-	var dst io.Writer = io.MultiWriter(f, h)
+	fw := r.writeThrough(part, f)
+	var dst io.Writer = io.MultiWriter(fw, h)
 	if r.opts.Progress != nil {
-		dst = io.MultiWriter(f, h, &progressWriter{r: r, ev: Event{Worker: worker, Path: rf.rel, Size: rf.size, Bytes: offset}})
+		dst = io.MultiWriter(fw, h, &progressWriter{r: r, ev: Event{Worker: worker, Path: rf.rel, Size: rf.size, Bytes: offset}})
 	}
 	// io.Copy hands the copy to the body's WriteTo (pooled buffers in the
 	// client and the ftp driver).
@@ -447,45 +532,6 @@ func (r *run) place(rf remoteFile, timed bool) error {
 	return nil
 }
 
-// symlink recreates a remote symbolic link when its target stays inside.
-func (r *run) symlink(rf remoteFile, rep EntryReport) EntryReport {
-	if !linkInside(rf.rel, rf.link) {
-		rep.Status, rep.Reason = StatusSkipped, errLinkOutside.Error()+": "+quoteName(rf.link)
-		return rep
-	}
-	if rec, ok := r.m.get(rf.rel); ok && rec.Link == rf.link {
-		if cur, err := r.root.Readlink(rf.rel); err == nil && cur == rf.link {
-			rep.Status = StatusUnchanged
-			return rep
-		}
-	}
-	loc := r.stat(rf.rel)
-	if r.opts.DryRun {
-		rep.Status, rep.Reason = statusFor(loc), "dry run: would link"
-		return rep
-	}
-	if loc.exists {
-		if st, err := r.root.Lstat(rf.rel); err == nil && st.Mode()&fs.ModeSymlink == 0 {
-			rep.Status, rep.Reason = StatusSkipped, "a file or directory stands at this local path"
-			return rep
-		}
-		r.root.Remove(rf.rel)
-	}
-	if dir := path.Dir(rf.rel); dir != "." {
-		if err := r.root.MkdirAll(dir, 0o755); err != nil {
-			rep.Status, rep.Reason = StatusFailed, err.Error()
-			return rep
-		}
-	}
-	if err := r.root.Symlink(rf.link, rf.rel); err != nil {
-		rep.Status, rep.Reason = StatusFailed, err.Error()
-		return rep
-	}
-	r.m.put(rf.rel, Record{Size: 0, Link: rf.link, URL: rf.url().Redacted()})
-	rep.Status = statusFor(loc)
-	return rep
-}
-
 // saveMenu keeps a gopher menu as a file, written atomically. When it
 // cannot be written, the menu is reported as a failed entry (with the
 // error): the gophermap is missing, or the one of an earlier run stands.
@@ -496,6 +542,9 @@ func (r *run) saveMenu(d dirJob, data []byte) {
 		return
 	}
 	if err := r.writeMenu(d.rel, rel, data); err != nil {
+		if diskFull(err) {
+			r.noteFull(err)
+		}
 		r.sum.add(EntryReport{Path: rel, URL: d.url.Redacted(), Status: StatusFailed, Reason: "cannot keep the menu: " + err.Error()})
 	}
 }

@@ -16,6 +16,16 @@ const manifestName = stateDir + "/manifest.json"
 type Record struct {
 	Size    int64     `json:"size"`
 	ModTime time.Time `json:"remote_time,omitzero"`
+	// ExactTime is the time MDTM gave when the listing's (ModTime) is
+	// coarser (LIST: minutes or days); zero otherwise. A later run
+	// whose listing shows the same size and time asks MDTM again, and
+	// fetches the file only when MDTM gives another time.
+	ExactTime time.Time `json:"exact_time,omitzero"`
+	// Fetched is when the transfer of a file with a coarse and fresh
+	// listed time (coarseTimes) began, by this machine's clock, until
+	// MDTM gives ExactTime: a version whose MDTM time is not after it
+	// is the one fetched.
+	Fetched time.Time `json:"fetched,omitzero"`
 	SHA256  string    `json:"sha256"`
 	URL     string    `json:"url"`
 	// Link is the target of a recreated symbolic link; empty for files.
@@ -26,6 +36,8 @@ type Record struct {
 type manifest struct {
 	mu      sync.Mutex
 	dirty   bool              // changed since loaded or saved
+	fresh   bool              // there was no manifest to load
+	size    int               // bytes of the last manifest saved
 	Version int               `json:"version"`
 	Source  string            `json:"source"`
 	Files   map[string]Record `json:"files"`
@@ -47,7 +59,7 @@ type GroupMark struct {
 func loadManifest(root *os.Root) (*manifest, error) {
 	b, err := root.ReadFile(manifestName)
 	if errors.Is(err, fs.ErrNotExist) {
-		return &manifest{Version: 1, Files: map[string]Record{}}, nil
+		return &manifest{Version: 1, Files: map[string]Record{}, fresh: true}, nil
 	}
 	if err != nil {
 		return nil, fmt.Errorf("mirror: read manifest: %w", err)
@@ -59,6 +71,14 @@ func loadManifest(root *os.Root) (*manifest, error) {
 		return &manifest{Version: 1, Files: map[string]Record{}}, nil
 	}
 	return m, nil
+}
+
+// empty reports whether the manifest records nothing: no file, link,
+// group or article.
+func (m *manifest) empty() bool {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return len(m.Files) == 0 && len(m.Groups) == 0 && len(m.MessageIDs) == 0
 }
 
 // len returns how many files and links the manifest records.
@@ -126,7 +146,18 @@ func (m *manifest) save(root *os.Root, before func() error) error {
 		m.markDirty()
 		return fmt.Errorf("mirror: write manifest: %w", err)
 	}
+	m.mu.Lock()
+	m.size = len(b) + 1
+	m.mu.Unlock()
 	return nil
+}
+
+// savedSize returns the bytes of the last manifest saved (0 when this
+// run saved none).
+func (m *manifest) savedSize() int {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.size
 }
 
 // writeAtomic writes b to name+".tmp", syncs it and renames it to name.

@@ -18,6 +18,23 @@ import (
 // encoding/json escapes them); the tests compare the two. They differ in
 // one thing only: a name that is not UTF-8 (a Latin-1 name of an old FTP
 // archive) keeps its bytes as PEP 383 escapes (jsonstr.AppendBytes), which
+// appendTime appends the field key of a record with the time t, as
+// encoding/json writes it; a zero t is left out (omitzero).
+func appendTime(b []byte, key string, t time.Time) ([]byte, error) {
+	if t.IsZero() {
+		return b, nil
+	}
+	// time.Time.MarshalJSON refuses years it cannot write in RFC 3339.
+	if y := t.Year(); y < 0 || y > 9999 {
+		return nil, fmt.Errorf("%s %v: year outside of [0,9999]", key, t)
+	}
+	b = append(b, ",\n      \""...)
+	b = append(b, key...)
+	b = append(b, "\": \""...)
+	b = t.AppendFormat(b, time.RFC3339Nano)
+	return append(b, '"'), nil
+}
+
 // decodeManifest reads back; encoding/json would write U+FFFD for each,
 // and two such names would be one.
 
@@ -44,15 +61,15 @@ func (m *manifest) encode() ([]byte, error) {
 		b = jsonstr.AppendBytes(b, name, true)
 		b = append(b, ": {\n      \"size\": "...)
 		b = strconv.AppendInt(b, r.Size, 10)
-		if !r.ModTime.IsZero() {
-			// time.Time.MarshalJSON refuses years it cannot write
-			// in RFC 3339.
-			if y := r.ModTime.Year(); y < 0 || y > 9999 {
-				return nil, fmt.Errorf("%s: remote time %v: year outside of [0,9999]", name, r.ModTime)
-			}
-			b = append(b, ",\n      \"remote_time\": \""...)
-			b = r.ModTime.AppendFormat(b, time.RFC3339Nano)
-			b = append(b, '"')
+		var err error
+		if b, err = appendTime(b, "remote_time", r.ModTime); err != nil {
+			return nil, fmt.Errorf("%s: %w", name, err)
+		}
+		if b, err = appendTime(b, "exact_time", r.ExactTime); err != nil {
+			return nil, fmt.Errorf("%s: %w", name, err)
+		}
+		if b, err = appendTime(b, "fetched", r.Fetched); err != nil {
+			return nil, fmt.Errorf("%s: %w", name, err)
 		}
 		b = append(b, ",\n      \"sha256\": "...)
 		b = jsonstr.AppendBytes(b, r.SHA256, true)

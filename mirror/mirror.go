@@ -1,7 +1,7 @@
 // Package mirror copies a remote tree (an FTP directory, a gopher menu and
 // the menus below it, an HTTP index page and the pages below it) into a
-// local directory, safely and incrementally. It also keeps newsgroups
-// (news.go): one file per article, fetched once, through a Fetcher that is
+// local directory, safely and incrementally. It also keeps newsgroups:
+// one file per article, fetched once, through a Fetcher that is
 // also a NewsDialer.
 //
 // Every write goes through an os.Root opened on the target directory, so
@@ -18,6 +18,7 @@ import (
 	"crypto/sha256"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path"
@@ -82,7 +83,7 @@ type Options struct {
 	// (only inside the target, never the manifest, never below a directory
 	// whose listing failed or is in doubt). A gopher menu that ended at
 	// the close, without a "." line, is read again before anything below
-	// it is deleted, and must be the same bytes (walk_gopher.go). False
+	// it is deleted, and must be the same bytes. False
 	// keeps them.
 	Delete bool
 	// Include and Exclude are path.Match globs tried against each entry's
@@ -102,7 +103,8 @@ type Options struct {
 	// group one run fetches: the newest ones. Zero means no bound.
 	MaxArticles int
 	// SaveEvery is how often the manifest is saved during a run. Zero means
-	// every 2 seconds.
+	// every 2 seconds. A save that takes long (a large tree) waits ten
+	// times its own time before the next one, when that is longer.
 	SaveEvery time.Duration
 	// KeepVersions keeps every version of a file that an FTP server on
 	// VMS lists ("NAME.EXT;3", "NAME.EXT;2"), each under its listed name.
@@ -136,6 +138,12 @@ type Options struct {
 	// they arrive; a listing over it fails its directory with an error
 	// wrapping proto.ErrProtocol. Zero means proto.DefaultListingCap.
 	ListingCap int64
+
+	// writeThrough, when set, wraps the writer of every local file's
+	// data (tests: a file system that fills up).
+	writeThrough func(rel string, w io.Writer) io.Writer
+	// now, when set, is the clock of Record.Fetched (tests).
+	now func() time.Time
 }
 
 // Event reports the progress of one transfer.
@@ -147,6 +155,18 @@ type Event struct {
 	Done   bool   // the transfer ended (see Status)
 	Status Status
 }
+
+// ListError is the failure to list the starting URL, which ends a run
+// before anything was fetched.
+type ListError struct {
+	URL string // redacted
+	Err error
+}
+
+func (e *ListError) Error() string { return "mirror: list " + e.URL + ": " + e.Err.Error() }
+
+// Unwrap returns the listing's failure.
+func (e *ListError) Unwrap() error { return e.Err }
 
 // Status is what happened to one entry.
 type Status string
@@ -168,6 +188,7 @@ type EntryReport struct {
 	Reason string `json:"reason,omitempty"`
 	Bytes  int64  `json:"bytes,omitempty"`
 	err    error  // why it failed, to decide on a retry
+	rel    string // the relative path, unquoted, of a listing's entry not mirrored
 	handed bool   // given to the placer, which reports it
 
 	// dir: the file's link named a directory, to walk (dirLinker).
@@ -287,7 +308,14 @@ type remoteFile struct {
 	// typecode is the FTP typecode that url puts after tail
 	// (";type=i"); 0 for none.
 	typecode byte
-	attempt  // its failures so far (again)
+	// coarse: the listing's time is coarser than the server's MDTM
+	// (coarseTimes); askTime: and the listed minute may not have closed
+	// (fresh), so the time of the transfer is kept (Record.Fetched);
+	// exact is the time MDTM gave for the transfer, when it was asked
+	// (a conditional fetch), fetched when it began.
+	coarse, askTime bool
+	exact, fetched  time.Time
+	attempt         // its failures so far (again)
 }
 
 // url is rf's URL.
@@ -307,6 +335,9 @@ func (rf *remoteFile) url() *uri.URL {
 // or timed out, a server hiccup ("421", "500 OOPS") or a short transfer is.
 func retryable(ctx context.Context, err error) bool {
 	if err == nil || ctx.Err() != nil {
+		return false
+	}
+	if diskFull(err) {
 		return false
 	}
 	for _, permanent := range []error{proto.ErrNotFound, proto.ErrPermission, proto.ErrLogin,
@@ -351,10 +382,9 @@ func Run(ctx context.Context, f Fetcher, start *uri.URL, dir string, opts Option
 			return sum, err
 		}
 	}
-	if !opts.DryRun {
-		if err := os.MkdirAll(dir, 0o755); err != nil {
-			return sum, fmt.Errorf("mirror: %w", err)
-		}
+	created, err := makeTarget(dir, opts.DryRun)
+	if err != nil {
+		return sum, err
 	}
 	root, err := openRoot(dir, opts.DryRun)
 	if err != nil {
@@ -375,10 +405,11 @@ func Run(ctx context.Context, f Fetcher, start *uri.URL, dir string, opts Option
 	}
 	r := &run{
 		f: f, w: w, root: root, m: m, opts: opts, sum: sum, jobs: jobs, dirs: newDirs(root),
-		slots: make(chan struct{}, jobs), seen: map[string]bool{}, reported: map[string]bool{}, menus: map[string]menuRead{},
+		slots: make(chan struct{}, jobs), seen: map[string]bool{}, kinds: map[string]entryKind{}, reported: map[string]bool{}, menus: map[string]menuRead{},
 		bound: newBounds(opts),
 	}
 	_, r.archiving = f.(Syncer)
+	r.keepReserve()
 	if !r.archiving {
 		r.resumable = r.findResumable()
 	}
@@ -392,16 +423,34 @@ func Run(ctx context.Context, f Fetcher, start *uri.URL, dir string, opts Option
 	// Directories are listed in parallel: their warnings in path order.
 	slices.SortStableFunc(sum.Warnings, func(a, b Warning) int { return strings.Compare(a.Path, b.Path) })
 	r.noteBusy()
-	if !opts.DryRun {
-		if err := m.save(root, r.syncer()); err != nil && walkErr == nil {
-			walkErr = err
-		}
-	}
-	if walkErr != nil {
+	if walkErr = r.finish(walkErr, dir, created); walkErr != nil {
 		return sum, walkErr
 	}
 	sum.Bound = r.bound.name()
 	return sum, sum.partial()
+}
+
+// saveLast saves the manifest at the end of the run. When the disk filled
+// up, the reserve is removed first, to make room for it; and a manifest
+// that still cannot be written is a notice, not the run's error: the
+// files in place have their remote times, by which the next run knows
+// them (unchanged).
+func (r *run) saveLast() error {
+	if r.full.Load() {
+		r.releaseReserve()
+	}
+	err := r.m.save(r.root, r.syncer())
+	switch {
+	case err == nil && !r.full.Load():
+		r.growReserve(reserveFor(r.m.savedSize()))
+	case err != nil && diskFull(err):
+		r.noteFull(err)
+		r.sum.mu.Lock()
+		r.sum.Notices = append(r.sum.Notices, "the manifest could not be saved: "+err.Error())
+		r.sum.mu.Unlock()
+		return nil
+	}
+	return err
 }
 
 // partial returns the error of a run that finished with s: one wrapping
@@ -418,6 +467,47 @@ func (s *Summary) partial() error {
 		return fmt.Errorf("%w: %d failed", ErrPartial, s.Failed)
 	}
 	return nil
+}
+
+// makeTarget creates dir (but in a dry run) and reports whether it did.
+func makeTarget(dir string, dry bool) (created bool, err error) {
+	if dry {
+		return false, nil
+	}
+	if _, err := os.Stat(dir); err == nil {
+		return false, nil
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return false, fmt.Errorf("mirror: %w", err)
+	}
+	return true, nil
+}
+
+// finish saves the manifest at the end of a run that ended with walkErr,
+// and returns the run's error. A first run (no manifest before) that
+// failed before it recorded anything (a refused connection, a wrong
+// password) leaves nothing behind instead: no manifest, its state
+// directory removed when empty, and dir too when the run created it and
+// it is empty; the next run starts again as a first one.
+func (r *run) finish(walkErr error, dir string, created bool) error {
+	if r.opts.DryRun {
+		return walkErr
+	}
+	if walkErr != nil && r.m.fresh && r.m.empty() {
+		// The manifest, if the periodic saver wrote one, is this run's
+		// own and records nothing.
+		r.root.Remove(manifestName)
+		r.releaseReserve()
+		r.root.Remove(stateDir) // only when empty: it may keep partial files' records
+		if created {
+			os.Remove(dir) // only when empty
+		}
+		return walkErr
+	}
+	if err := r.saveLast(); err != nil && walkErr == nil {
+		return err
+	}
+	return walkErr
 }
 
 // openRoot opens dir as an os.Root. In a dry run the directory may not
@@ -479,31 +569,23 @@ type run struct {
 	outstanding sync.WaitGroup
 
 	mu         sync.Mutex
-	held       int                 // slots held for good: connections the server refused
-	owed       atomic.Int32        // slots to keep for good at their next release
-	seen       map[string]bool     // relative paths found on the remote side
-	reported   map[string]bool     // skipped entries already in the report
-	unlistable []string            // directories whose listing failed
-	dotless    []string            // directories listed without the names that begin with a dot
-	menus      map[string]menuRead // gopher: the menus read, by directory
+	held       int                  // slots held for good: connections the server refused
+	owed       atomic.Int32         // slots to keep for good at their next release
+	seen       map[string]bool      // relative paths found on the remote side
+	kinds      map[string]entryKind // what the walk took at each path (claim)
+	reported   map[string]bool      // skipped entries already in the report
+	unlistable []string             // directories whose listing failed
+	dotless    []string             // directories listed without the names that begin with a dot
+	menus      map[string]menuRead  // gopher: the menus read, by directory
+	links      []remoteFile         // the links listed, made at the end (links.go)
+
+	// full: a write found the local disk full (noteFull).
+	full atomic.Bool
 
 	// menuDot: the gopher server has ended a menu with a "." line
 	// (walk_gopher.go); menuDotKept: a gophermap kept by an earlier run
 	// ends with one.
 	menuDot, menuDotKept atomic.Bool
-}
-
-// claim records rel as present on the remote side; it reports false when
-// rel was found before (a gopher menu or an index page may link to an
-// entry twice, or back to a menu already walked).
-func (r *run) claim(rel string) bool {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	if r.seen[rel] {
-		return false
-	}
-	r.seen[rel] = true
-	return true
 }
 
 func (r *run) markSeen(rel string) {
@@ -572,7 +654,7 @@ func (r *run) run(ctx context.Context) error {
 					r.outstanding.Done()
 					continue
 				}
-				if rep.Status == StatusFailed && r.again(ctx, &rf, rep.err, files) {
+				if rep.Status == StatusFailed && r.again(ctx, &rf, &rep, files) {
 					continue
 				}
 				r.sum.add(rep)
@@ -615,6 +697,7 @@ func (r *run) run(ctx context.Context) error {
 	if walkErr == nil {
 		r.tidy(ctx)
 	}
+	r.placeLinks()
 	return walkErr
 }
 
@@ -667,19 +750,32 @@ func (r *run) startSaver() func() {
 	wg.Add(1)
 	go func() {
 		defer wg.Done()
-		t := time.NewTicker(every)
+		t := time.NewTimer(every)
 		defer t.Stop()
 		for {
 			select {
 			case <-done:
 				return
 			case <-t.C:
-				r.m.save(r.root, r.syncer())
+				start := time.Now()
+				if r.m.save(r.root, r.syncer()) == nil && !r.full.Load() {
+					r.growReserve(reserveFor(r.m.savedSize()))
+				}
+				t.Reset(saveWait(every, time.Since(start)))
 			}
 		}
 	}()
 	return func() { close(done); wg.Wait() }
 }
+
+// saveWait is how long the saver waits after a save that took took: every,
+// or ten times took when that is longer. The manifest is encoded whole,
+// under the lock a worker takes to record a file, and that grows with the
+// tree (0.5 s for 100,000 files on a busy machine, 12 s for a million):
+// saved every 2 s, a large tree would spend most of its run saving, and
+// the run's time would grow with the square of its files. This bounds
+// saving to about a tenth of the run.
+func saveWait(every, took time.Duration) time.Duration { return max(every, 10*took) }
 
 // walk lists the starting directory, then the directories below it, up to
 // Jobs at a time, and queues every file for the workers as soon as its
@@ -698,7 +794,7 @@ func (r *run) walk(ctx context.Context, dirs *queue[dirJob], files *queue[remote
 		if ctx.Err() != nil {
 			return ctx.Err()
 		}
-		return fmt.Errorf("mirror: list %s: %w", start.url.Redacted(), err)
+		return &ListError{URL: start.url.Redacted(), Err: err}
 	}
 	pending := &r.outstanding // directories and files queued and not yet done
 	r.take(start, l, dirs, files, pending)
@@ -781,14 +877,25 @@ func (r *run) take(d dirJob, l *listing, dirs *queue[dirJob], files *queue[remot
 		r.mu.Unlock()
 	}
 	for _, s := range l.skipped {
+		if s.rel != "" && r.excluded(s.rel, false) {
+			continue // excluded: not an entry of this mirror
+		}
 		r.skipped(s)
 	}
 	chain := d.above
 	if ok {
 		chain = append(slices.Clip(d.above), s)
 	}
+	r.queueEntries(d, l, chain, dirs, files, pending)
+}
+
+// queueEntries queues the subdirectories and files of a listing that are
+// not excluded and not taken before, directories first: of a directory
+// and a file of one name in a listing, the directory is kept (claim).
+// Links are kept for the end of the walk (placeLinks).
+func (r *run) queueEntries(d dirJob, l *listing, chain []listingSum, dirs *queue[dirJob], files *queue[remoteFile], pending *sync.WaitGroup) {
 	for _, sub := range l.dirs {
-		if r.excluded(sub.rel, true) || !r.claim(sub.rel) {
+		if r.excluded(sub.rel, true) || !r.claim(sub.rel, entryKind{dir: true}, func() *uri.URL { return sub.url }) {
 			continue
 		}
 		sub.above, sub.depth = chain, d.depth+1
@@ -796,7 +903,11 @@ func (r *run) take(d dirJob, l *listing, dirs *queue[dirJob], files *queue[remot
 		dirs.push(sub)
 	}
 	for _, rf := range l.files {
-		if r.excluded(rf.rel, false) || !r.claim(rf.rel) {
+		if r.excluded(rf.rel, false) || !r.claim(rf.rel, fileKind(rf), rf.url) {
+			continue
+		}
+		if rf.link != "" {
+			r.addLink(rf)
 			continue
 		}
 		r.outstanding.Add(1)

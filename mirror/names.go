@@ -2,8 +2,24 @@ package mirror
 
 import (
 	"errors"
-	"path"
+	"fmt"
 	"strings"
+)
+
+// errNotLocal is what the reasons a remote name cannot be a local name
+// wrap: the entry is a real one of the remote tree that the mirror does
+// not write, so it is a failed entry of the report (exit 8), not a
+// skipped one.
+var errNotLocal = errors.New("not written: the name cannot be a local name")
+
+// maxNameLen is the longest name of one path component, in bytes
+// (NAME_MAX of Linux and the BSDs; Windows and macOS allow 255 UTF-16
+// units or UTF-8 bytes, no fewer). maxRelLen bounds a relative path so
+// that it fits in PATH_MAX (4096 bytes, with its NUL) below the state
+// directory's partial tree, where it is written first.
+const (
+	maxNameLen = 255
+	maxRelLen  = 4095 - len(partMeta) - 1
 )
 
 // Reasons an entry is skipped rather than written. They appear in the
@@ -13,7 +29,13 @@ var (
 	errNameDot       = errors.New(`name is "." or ".."`)
 	errNameSlash     = errors.New(`name contains "/" or "\"`)
 	errNameControl   = errors.New("name contains a control character or NUL")
-	errNameReserved  = errors.New("name is reserved for the mirror's own state (.fetch)")
+	errNameReserved  = fmt.Errorf("%w: it is reserved for the mirror's own state (.fetch)", errNotLocal)
+	errNameMenu      = fmt.Errorf("%w: it is reserved for the kept gopher menus (gophermap)", errNotLocal)
+	errNameLong      = fmt.Errorf("%w: it is longer than %d bytes", errNotLocal, maxNameLen)
+	errPathLong      = fmt.Errorf("%w: its path is longer than %d bytes", errNotLocal, maxRelLen)
+	errNameWindows   = fmt.Errorf("%w: it is reserved on Windows (CON, PRN, AUX, NUL, COM0-COM9, LPT0-LPT9, with any extension)", errNotLocal)
+	errNameEnd       = fmt.Errorf("%w: it ends with a space or a dot, which Windows drops", errNotLocal)
+	errNameChar      = fmt.Errorf(`%w: it contains one of < > : " | ? *, which Windows does not allow`, errNotLocal)
 	errOutsideTarget = errors.New("path leaves the target directory")
 	errLinkOutside   = errors.New("symbolic link target leaves the target directory")
 	errOtherServer   = errors.New("entry is on another host or port")
@@ -46,7 +68,51 @@ func checkName(name string) error {
 			return errNameControl
 		}
 	}
+	return checkLocal(name)
+}
+
+// checkLocal refuses the names that some system the mirror may be made
+// on, or copied to, cannot hold as they are: longer than maxNameLen
+// bytes; and on every system, so that a mirror made on Linux can be
+// copied to Windows, the names Windows reserves or changes (device names
+// with any extension: "CON", "aux.txt", "com1.tar.gz", "lpt1 .txt";
+// a name ending with a space or a dot; one holding < > : " | ? *). The
+// names are refused, not mapped: a mapping could collide with a real
+// name of the tree, and the report names each one (exit 8).
+func checkLocal(name string) error {
+	switch {
+	case len(name) > maxNameLen:
+		return errNameLong
+	case strings.HasSuffix(name, " ") || strings.HasSuffix(name, "."):
+		return errNameEnd
+	case strings.ContainsAny(name, `<>:"|?*`):
+		return errNameChar
+	case windowsDevice(name):
+		return errNameWindows
+	}
 	return nil
+}
+
+// windowsDevice reports whether Windows takes name for a device: its part
+// before the first dot, without trailing spaces, is CON, PRN, AUX, NUL,
+// COM0-COM9 or LPT0-LPT9 (also with a superscript 1, 2 or 3), in any
+// case.
+func windowsDevice(name string) bool {
+	stem, _, _ := strings.Cut(name, ".")
+	stem = strings.ToUpper(strings.TrimRight(stem, " "))
+	switch stem {
+	case "CON", "PRN", "AUX", "NUL":
+		return true
+	}
+	if len(stem) < 4 || stem[:3] != "COM" && stem[:3] != "LPT" {
+		return false
+	}
+	switch d := stem[3:]; d {
+	case "¹", "²", "³":
+		return true
+	default:
+		return len(d) == 1 && d[0] >= '0' && d[0] <= '9'
+	}
 }
 
 // checkRel validates a slash-separated relative path made of remote names.
@@ -58,23 +124,25 @@ func checkRel(rel string) error {
 		if err := checkName(part); err != nil {
 			return err
 		}
-		if i == 0 && part == stateDir {
+		if i == 0 && isStateDir(part) {
 			return errNameReserved
 		}
+	}
+	return checkRelLen(rel)
+}
+
+// checkRelLen refuses a relative path longer than maxRelLen.
+func checkRelLen(rel string) error {
+	if len(rel) > maxRelLen {
+		return errPathLong
 	}
 	return nil
 }
 
-// linkInside reports whether a symbolic link at rel pointing at target
-// stays inside the tree: target must be relative, and rel's directory
-// joined with target must not climb above the root.
-func linkInside(rel, target string) bool {
-	if target == "" || strings.HasPrefix(target, "/") || strings.ContainsAny(target, "\\\x00") {
-		return false
-	}
-	j := path.Join(path.Dir(rel), target)
-	return j != ".." && !strings.HasPrefix(j, "../")
-}
+// isStateDir reports whether name, at the top of the target, is the
+// state directory's, in any case (a file system that folds case takes
+// ".FETCH" for it).
+func isStateDir(name string) bool { return strings.EqualFold(name, stateDir) }
 
 // joinRel joins a directory's relative path and a child name.
 func joinRel(dir, name string) string {

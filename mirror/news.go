@@ -24,6 +24,7 @@ import (
 
 	"github.com/rfc1738/fetch/internal/numrange"
 	"github.com/rfc1738/fetch/proto"
+	"github.com/rfc1738/fetch/retry"
 	"github.com/rfc1738/fetch/uri"
 	"github.com/rfc1738/fetch/warc"
 )
@@ -252,7 +253,7 @@ func runNews(ctx context.Context, r *run, d NewsDialer, start *uri.URL) error {
 		}
 	}
 	if err != nil {
-		return err // it names the URL
+		return retry.Tried(err, a.attempts()) // it names the URL
 	}
 	slices.Sort(groups)
 	nr.server = s.Server()

@@ -6,8 +6,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/rfc1738/fetch/fetch/fetchtest"
 	"github.com/rfc1738/fetch/internal/testrig/faultproxy"
-	"github.com/rfc1738/fetch/internal/testrig/nntptest"
 	"github.com/rfc1738/fetch/proto/nntp"
 	"github.com/rfc1738/fetch/uri"
 )
@@ -34,7 +34,7 @@ func BenchmarkNewsSparse(b *testing.B) {
 		{"50ms/stat-pipelined", "", false, 25 * time.Millisecond},
 	} {
 		b.Run(tc.name, func(b *testing.B) {
-			srv := &nntptest.Server{ListGroup: tc.listGroup}
+			srv := &fetchtest.NNTP{ListGroup: tc.listGroup}
 			for i, n := range []int64{1, 7, 200, 350, 500} {
 				srv.Post(article(i, "old.g"), []string{"old.g"}, []int64{n})
 			}

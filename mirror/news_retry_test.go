@@ -10,9 +10,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/rfc1738/fetch/fetch/fetchtest"
 	"github.com/rfc1738/fetch/internal/testrig/faultproxy"
-	"github.com/rfc1738/fetch/internal/testrig/nntptest"
 	"github.com/rfc1738/fetch/proto/nntp"
+	"github.com/rfc1738/fetch/retry"
 	"github.com/rfc1738/fetch/uri"
 )
 
@@ -42,7 +43,7 @@ func checkNews(t *testing.T, dir string) {
 // stored; the run ends complete, with no failure reported. Before, the
 // group failed and the run was partial.
 func TestNewsMirrorRetries(t *testing.T) {
-	srv := &nntptest.Server{Over: "OVER"}
+	srv := &fetchtest.NNTP{Over: "OVER"}
 	fillNews(srv)
 	srv.Start(t)
 	// The bytes of a whole run on one connection, for where to cut.
@@ -87,7 +88,7 @@ func TestNewsMirrorRetries(t *testing.T) {
 // names what failed, and keeps each group's high water mark below its
 // first article not stored, so that the next run fetches the rest.
 func TestNewsMirrorRetriesGiveUp(t *testing.T) {
-	srv := &nntptest.Server{Over: "OVER"}
+	srv := &fetchtest.NNTP{Over: "OVER"}
 	fillNews(srv)
 	srv.Start(t)
 	p, err := faultproxy.Start(faultproxy.Config{Target: srv.Addr,
@@ -125,7 +126,7 @@ func TestNewsMirrorRetriesGiveUp(t *testing.T) {
 // each refused worker failed its group after the retries, and the run was
 // partial.
 func TestNewsMirrorFewerConnections(t *testing.T) {
-	srv := &nntptest.Server{Over: "OVER"}
+	srv := &fetchtest.NNTP{Over: "OVER"}
 	fillNews(srv)
 	srv.AddGroup("n.c")
 	srv.AddGroup("n.d")
@@ -160,5 +161,28 @@ func TestNewsMirrorFewerConnections(t *testing.T) {
 				t.Error("no connection refused: the test tests nothing")
 			}
 		})
+	}
+}
+
+// A news mirror whose server refuses every session gives up after the
+// policy's attempts and says how many it made.
+func TestNewsMirrorStartAttempts(t *testing.T) {
+	srv := &fetchtest.NNTP{Over: "OVER"}
+	fillNews(srv)
+	srv.Start(t)
+	p, err := faultproxy.Start(faultproxy.Config{Target: srv.Addr, Faults: []faultproxy.Fault{{Kind: faultproxy.Refuse}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	opts := newsRunOpts(1)
+	var l retryLog
+	opts.Retry = l.policy(2)
+	ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
+	defer cancel()
+	_, err = Run(ctx, newsFetcher{&nntp.Driver{}}, uri.MustParse("nntp://"+p.Addr()+"/n.*"), t.TempDir(), opts)
+	var ae *retry.AttemptsError
+	if !errors.As(err, &ae) || ae.Attempts != 3 || len(l.calls) != 2 {
+		t.Errorf("Run = %v, retries announced %q; want 3 attempts, 2 announced", err, l.calls)
 	}
 }

@@ -18,7 +18,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/rfc1738/fetch/internal/testrig/nntptest"
+	"github.com/rfc1738/fetch/fetch/fetchtest"
 	"github.com/rfc1738/fetch/proto"
 	"github.com/rfc1738/fetch/proto/nntp"
 	"github.com/rfc1738/fetch/uri"
@@ -112,7 +112,7 @@ func article(i int, groups ...string) string {
 
 // fillNews posts 30 articles: n.a gets 1..20, n.b 1..15 of which every
 // fifth is a crosspost also in n.a.
-func fillNews(s *nntptest.Server) {
+func fillNews(s *fetchtest.NNTP) {
 	a, b := int64(0), int64(0)
 	for i := range 30 {
 		switch {
@@ -149,7 +149,7 @@ func TestNewsMirror(t *testing.T) {
 	for _, over := range []string{"OVER", "XOVER", ""} {
 		for _, jobs := range []int{1, 3} {
 			t.Run(fmt.Sprintf("over=%q/j=%d", over, jobs), func(t *testing.T) {
-				srv := &nntptest.Server{Over: over}
+				srv := &fetchtest.NNTP{Over: over}
 				fillNews(srv)
 				srv.AddGroup("other")
 				srv.Start(t)
@@ -225,7 +225,7 @@ func readManifest(t *testing.T, dir string) *manifest {
 // --delete removes the articles the server expired; --max-articles keeps
 // to the newest.
 func TestNewsMirrorDeleteAndMax(t *testing.T) {
-	srv := &nntptest.Server{Over: "OVER"}
+	srv := &fetchtest.NNTP{Over: "OVER"}
 	for i := 1; i <= 10; i++ {
 		srv.Post(article(i, "g"), []string{"g"}, []int64{int64(i)})
 	}
@@ -275,7 +275,7 @@ func TestNewsMirrorDeleteAndMax(t *testing.T) {
 // A password in the URL never reaches the summary, the manifest or the
 // trace.
 func TestNewsMirrorPasswordNotShown(t *testing.T) {
-	srv := &nntptest.Server{Over: "OVER", User: "u", Pass: "pw-9f3k"}
+	srv := &fetchtest.NNTP{Over: "OVER", User: "u", Pass: "pw-9f3k"}
 	srv.Post(article(1, "g"), []string{"g"}, []int64{1})
 	srv.Start(t)
 	dir := t.TempDir()
@@ -297,7 +297,7 @@ func TestNewsMirrorPasswordNotShown(t *testing.T) {
 
 // A cancelled run stops and a re-run completes the mirror.
 func TestNewsMirrorCancel(t *testing.T) {
-	srv := &nntptest.Server{Over: "OVER", Stall: make(chan struct{})}
+	srv := &fetchtest.NNTP{Over: "OVER", Stall: make(chan struct{})}
 	srv.Post(article(1, "g"), []string{"g"}, []int64{1})
 	srv.Start(t)
 	dir := t.TempDir()
@@ -342,7 +342,7 @@ func TestGroupDir(t *testing.T) {
 // The exports hold each distinct article once (crossposts once), the mbox
 // quoted as mboxrd, the maildir without a second delivery on a re-export.
 func TestNewsExport(t *testing.T) {
-	srv := &nntptest.Server{Over: "OVER"}
+	srv := &fetchtest.NNTP{Over: "OVER"}
 	fillNews(srv)
 	srv.Start(t)
 	dir := t.TempDir()
@@ -468,7 +468,7 @@ func FuzzGroupDir(f *testing.F) {
 // One large group is fetched on several of the -j connections, in chunks, each
 // connection selecting the group; the high water mark is the group's.
 func TestNewsMirrorOneGroupManyConnections(t *testing.T) {
-	srv := &nntptest.Server{Over: "OVER"}
+	srv := &fetchtest.NNTP{Over: "OVER"}
 	for i := 1; i <= 200; i++ {
 		srv.Post(article(i, "big"), []string{"big"}, []int64{int64(i)})
 	}
@@ -505,7 +505,7 @@ func TestNewsMirrorOneGroupManyConnections(t *testing.T) {
 // under its own group, and when that fails too, the group's high water
 // mark drops below it so that the next run asks again.
 func TestNewsLinkLater(t *testing.T) {
-	srv := &nntptest.Server{Over: "OVER"}
+	srv := &fetchtest.NNTP{Over: "OVER"}
 	srv.Post(article(3, "n.a", "n.b"), []string{"n.a", "n.b"}, []int64{1, 3})
 	srv.Start(t)
 	dir := t.TempDir()
@@ -540,7 +540,7 @@ func TestNewsLinkLater(t *testing.T) {
 
 // --dry-run lists what would be fetched and writes nothing.
 func TestNewsMirrorDryRun(t *testing.T) {
-	srv := &nntptest.Server{Over: "OVER"}
+	srv := &fetchtest.NNTP{Over: "OVER"}
 	for i := 1; i <= 3; i++ {
 		srv.Post(article(i, "g"), []string{"g"}, []int64{int64(i)})
 	}
@@ -561,7 +561,7 @@ func TestNewsMirrorDryRun(t *testing.T) {
 // shards (each shard would fetch every article), and its manifest, whose
 // high water marks hold for one run only, is not merged with others.
 func TestNewsMirrorNoShards(t *testing.T) {
-	srv := &nntptest.Server{Over: "OVER"}
+	srv := &fetchtest.NNTP{Over: "OVER"}
 	srv.Post(article(1, "g"), []string{"g"}, []int64{1})
 	srv.Start(t)
 	dir := t.TempDir()
@@ -593,7 +593,7 @@ func TestNewsMirrorOverviewInRanges(t *testing.T) {
 	defer func(c int64) { overviewChunk = c }(overviewChunk)
 	overviewChunk = 100
 	const n = 234
-	srv := &nntptest.Server{Over: "OVER"}
+	srv := &fetchtest.NNTP{Over: "OVER"}
 	for i := int64(1); i <= n; i++ {
 		srv.Post(fmt.Sprintf("Message-ID: <big%d@x>\n\nbody %d\n", i, i), []string{"big.group"}, []int64{i})
 	}
@@ -632,12 +632,12 @@ func TestNewsMirrorOverviewGap(t *testing.T) {
 	overviewChunk = 10
 	for _, tc := range []struct {
 		over  string
-		empty int // nntptest.Server.EmptyRange: 0 as INN
+		empty int // fetchtest.NNTP.EmptyRange: 0 as INN
 	}{
 		{"OVER", 0}, {"OVER", 420}, {"XOVER", 0}, {"XOVER", 420},
 	} {
 		t.Run(fmt.Sprintf("%s/%d", tc.over, tc.empty), func(t *testing.T) {
-			srv := &nntptest.Server{Over: tc.over, EmptyRange: tc.empty}
+			srv := &fetchtest.NNTP{Over: tc.over, EmptyRange: tc.empty}
 			for n := int64(1); n <= 60; n++ {
 				if n <= 15 || n >= 46 {
 					srv.Post(article(int(n), "gap.g"), []string{"gap.g"}, []int64{n})
@@ -688,7 +688,7 @@ func TestNewsMirrorClaimedRange(t *testing.T) {
 		{"count 5/OVER", "OVER", "", spread, map[string]int{"OVER ": 1, "ARTICLE ": 5}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			srv := &nntptest.Server{Over: tc.over, ListGroup: tc.listGroup}
+			srv := &fetchtest.NNTP{Over: tc.over, ListGroup: tc.listGroup}
 			srv.AddGroup("wide.g")
 			if tc.nums == nil {
 				srv.Marks = map[string][3]int64{"wide.g": {0, 1, top}}
@@ -753,7 +753,7 @@ func TestNewsMirrorSparse(t *testing.T) {
 		{"plain", false, 20, 20000},
 	} {
 		t.Run(fmt.Sprintf("listgroup=%q/onebyone=%v/maxlist=%d", tc.listGroup, tc.oneByOne, tc.maxList), func(t *testing.T) {
-			srv := &nntptest.Server{ListGroup: tc.listGroup}
+			srv := &fetchtest.NNTP{ListGroup: tc.listGroup}
 			for i, n := range nums {
 				srv.Post(article(i, "old.g"), []string{"old.g"}, []int64{n})
 			}
@@ -803,7 +803,7 @@ func TestNewsMirrorSparse(t *testing.T) {
 // With them moved, the next run fetches the server's 1-3; the old 4
 // left in place is not overwritten by the server's new 4.
 func TestNewsMirrorRenumbered(t *testing.T) {
-	srv := &nntptest.Server{Over: "OVER"}
+	srv := &fetchtest.NNTP{Over: "OVER"}
 	for i := 1; i <= 5; i++ {
 		srv.Post(article(i, "g"), []string{"g"}, []int64{int64(i)})
 	}
@@ -871,7 +871,7 @@ func TestNewsMirrorRenumbered(t *testing.T) {
 
 // newsRunner returns a function that mirrors group from srv into dir, two
 // jobs, 30 s at the most.
-func newsRunner(t *testing.T, srv *nntptest.Server, group, dir string) func() (*Summary, error) {
+func newsRunner(t *testing.T, srv *fetchtest.NNTP, group, dir string) func() (*Summary, error) {
 	u := uri.MustParse("nntp://" + srv.Addr + "/" + group)
 	return func() (*Summary, error) {
 		t.Helper()
@@ -906,7 +906,7 @@ func failed(sum *Summary) []string {
 func TestNewsMirrorRenumberedGrown(t *testing.T) {
 	for _, over := range []string{"OVER", ""} {
 		t.Run("over="+over, func(t *testing.T) {
-			srv := &nntptest.Server{Over: over}
+			srv := &fetchtest.NNTP{Over: over}
 			for i := 1; i <= 3; i++ {
 				srv.Post(article(i, "g"), []string{"g"}, []int64{int64(i)})
 			}
@@ -957,7 +957,7 @@ func TestNewsMirrorRenumberedGrown(t *testing.T) {
 // server numbers from 1 again are asked for, and those whose numbers
 // hold other articles fail instead of being skipped for good.
 func TestNewsMirrorRenumberedEmpty(t *testing.T) {
-	srv := &nntptest.Server{Over: "OVER"}
+	srv := &fetchtest.NNTP{Over: "OVER"}
 	for i := 1; i <= 5; i++ {
 		srv.Post(article(i, "g"), []string{"g"}, []int64{int64(i)})
 	}

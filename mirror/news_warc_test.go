@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/rfc1738/fetch/internal/testrig/nntptest"
+	"github.com/rfc1738/fetch/fetch/fetchtest"
 	"github.com/rfc1738/fetch/internal/testrig/warctest"
 	"github.com/rfc1738/fetch/proto/nntp"
 	"github.com/rfc1738/fetch/uri"
@@ -67,7 +67,7 @@ func mirrorNewsWARC(t *testing.T, raw, dir, name string, jobs int) (*Summary, []
 func TestNewsMirrorWARC(t *testing.T) {
 	for _, jobs := range []int{1, 3} {
 		t.Run(fmt.Sprintf("j=%d", jobs), func(t *testing.T) {
-			srv := &nntptest.Server{Over: "OVER"}
+			srv := &fetchtest.NNTP{Over: "OVER"}
 			fillNews(srv)
 			srv.Start(t)
 			dir := t.TempDir()
@@ -130,7 +130,7 @@ func checkNewsRecords(t *testing.T, recs []warctest.Record, dir, server string, 
 		if err != nil || d.Before(since) || d.After(time.Now()) {
 			t.Errorf("%s: WARC-Date %q (%v)", u, r.Get("WARC-Date"), err)
 		}
-		id := nntptest.MessageID(string(r.Block))
+		id := fetchtest.MessageID(string(r.Block))
 		if ids[id] {
 			t.Errorf("%s recorded twice", id)
 		}
@@ -142,7 +142,7 @@ func checkNewsRecords(t *testing.T, recs []warctest.Record, dir, server string, 
 // TestNewsMirrorWARCFails: an article the WARC writer cannot take (here a
 // writer already closed) is a failed entry, not a silent loss.
 func TestNewsMirrorWARCFails(t *testing.T) {
-	srv := &nntptest.Server{Over: "OVER"}
+	srv := &fetchtest.NNTP{Over: "OVER"}
 	srv.Post(article(1, "n.a"), []string{"n.a"}, []int64{1})
 	srv.Post(article(2, "n.a"), []string{"n.a"}, []int64{2})
 	srv.Start(t)

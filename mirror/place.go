@@ -87,11 +87,14 @@ func readSmall(body io.Reader, size int64) ([]byte, string, error) {
 func (r *run) placeSmall(pl placement) EntryReport {
 	rf, rep := pl.rf, pl.rep
 	fail := func(err error) EntryReport { return r.failed(pl.worker, rf, rep, err) }
+	if r.full.Load() {
+		return fail(fmt.Errorf("not written: %w", errDiskFull))
+	}
 	f, err := r.openPartial(rf.rel, os.O_WRONLY|os.O_CREATE|os.O_TRUNC)
 	if err != nil {
 		return fail(err)
 	}
-	_, err = f.Write(pl.data)
+	_, err = r.writeThrough(partialDir+"/"+rf.rel, f).Write(pl.data)
 	timed := false
 	if err == nil && !rf.mtime.IsZero() {
 		// Through the descriptor when the system allows it; otherwise
@@ -108,7 +111,7 @@ func (r *run) placeSmall(pl placement) EntryReport {
 		return fail(err)
 	}
 	n := int64(len(pl.data))
-	r.m.put(rf.rel, Record{Size: n, ModTime: rf.mtime, SHA256: pl.sum, URL: rf.url().Redacted()})
+	r.m.put(rf.rel, Record{Size: n, ModTime: rf.mtime, ExactTime: rf.exact, Fetched: rf.fetched, SHA256: pl.sum, URL: rf.url().Redacted()})
 	rep.Status, rep.Bytes = statusFor(pl.loc), n
 	r.progress(Event{Worker: pl.worker, Path: rf.rel, Size: n, Bytes: n, Done: true, Status: rep.Status})
 	return rep

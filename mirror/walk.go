@@ -3,6 +3,7 @@ package mirror
 import (
 	"context"
 	"crypto/sha256"
+	"errors"
 	"fmt"
 	"io"
 	"strings"
@@ -166,11 +167,25 @@ func overCap(u *uri.URL, limit int64) error {
 	return fmt.Errorf("mirror: listing of %s is over %d bytes (--max-listing): %w", u.Redacted(), limit, proto.ErrProtocol)
 }
 
+// skip reports an entry that is not mirrored: skipped when it is not an
+// entry of the tree to copy (another server, a name that leaves the
+// target), failed when it is one whose name cannot be a local name
+// (errNotLocal).
 func skip(rel string, u *uri.URL, err error) EntryReport {
-	r := EntryReport{Path: rel, Status: StatusSkipped, Reason: err.Error()}
+	r := EntryReport{Path: rel, Status: StatusSkipped, Reason: err.Error(), err: err}
+	if errors.Is(err, errNotLocal) {
+		r.Status = StatusFailed
+	}
 	if u != nil {
 		r.URL = u.Redacted()
 	}
+	return r
+}
+
+// named records the relative path rel of an entry that is not mirrored,
+// so that --exclude can leave it out of the report (run.take).
+func named(r EntryReport, rel string) EntryReport {
+	r.rel = rel
 	return r
 }
 

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/rfc1738/fetch/proto"
 	"github.com/rfc1738/fetch/uri"
@@ -84,6 +85,7 @@ func (w *ftpWalker) list(ctx context.Context, f Fetcher, req *proto.Request, d d
 	l.fallback, _ = resp.Info["ftp_nlst_fallback"].(bool)
 	l.dotNames, _ = resp.Info["ftp_dot_names"].(string)
 	l.truncated, _ = resp.Info["ftp_truncated"].(string)
+	coarse, now := coarseTimes(resp.Info), time.Now()
 	entries := resp.Entries
 	if !w.keepVersions {
 		entries = highestVersions(entries)
@@ -95,7 +97,7 @@ func (w *ftpWalker) list(ctx context.Context, f Fetcher, req *proto.Request, d d
 	}
 	for _, e := range entries {
 		if e.Name != "." && e.Name != ".." {
-			w.add(l, &like, d, e)
+			w.add(l, &like, d, e, coarse, now)
 		}
 	}
 	if like != nil {
@@ -110,18 +112,21 @@ func (w *ftpWalker) list(ctx context.Context, f Fetcher, req *proto.Request, d d
 // then holds no state for them), but goes into like, when like is not
 // nil, as every file does: the listing's likeSum is that of all its
 // entries.
-func (w *ftpWalker) add(l *listing, like *likeHashes, d dirJob, e proto.Entry) {
+//
+// coarse says that the listing's times are coarser than the server's MDTM
+// (coarseTimes), now is when it was listed (fresh).
+func (w *ftpWalker) add(l *listing, like *likeHashes, d dirJob, e proto.Entry, coarse bool, now time.Time) {
 	name := e.Name // the local name
 	if !w.keepVersions {
 		name = versionless(e)
 	}
 	rel := joinRel(d.rel, name)
 	if err := checkName(name); err != nil {
-		l.skipped = append(l.skipped, skip(joinRel(d.rel, quoteName(e.Name)), nil, err))
+		l.skipped = append(l.skipped, named(skip(joinRel(d.rel, quoteName(e.Name)), nil, err), rel))
 		return
 	}
-	if d.rel == "" && name == stateDir {
-		l.skipped = append(l.skipped, skip(rel, nil, errNameReserved))
+	if err := checkFTPRel(d.rel, name, rel); err != nil {
+		l.skipped = append(l.skipped, named(skip(rel, nil, err), rel))
 		return
 	}
 	var rf remoteFile
@@ -139,7 +144,8 @@ func (w *ftpWalker) add(l *listing, like *likeHashes, d dirJob, e proto.Entry) {
 		}
 		rf = remoteFile{rel: rel, size: -1, link: e.Target}
 	case proto.EntryFile:
-		rf = remoteFile{rel: rel, size: e.Size, mtime: e.ModTime, typecode: w.typecode[0]}
+		c := coarse && !e.ModTime.IsZero()
+		rf = remoteFile{rel: rel, size: e.Size, mtime: e.ModTime, typecode: w.typecode[0], coarse: c, askTime: c && fresh(e.ModTime, now)}
 	default:
 		l.skipped = append(l.skipped, skip(rel, nil, fmt.Errorf("not a regular file (%s)", e.Type)))
 		return
@@ -254,4 +260,46 @@ func versionNumber(e proto.Entry) int {
 		return -1
 	}
 	return n
+}
+
+// checkFTPRel refuses the name of an entry of the directory dirRel that
+// is the state directory's, or whose relative path rel is too long.
+func checkFTPRel(dirRel, name, rel string) error {
+	if dirRel == "" && isStateDir(name) {
+		return errNameReserved
+	}
+	return checkRelLen(rel)
+}
+
+// coarseTimes reports, from a listing's Info, whether its times are
+// coarser than MDTM's and the server has MDTM: a LIST line gives minutes,
+// or days for an older file ("Nov 29  2024"), where MLSD and MDTM give
+// seconds (RFC 3659 sections 2.3 and 7.5.3). A file changed within the
+// listed minute, to other content of the same size, looks unchanged in
+// the listing: MDTM tells (run.condition). The names of the NLST fallback
+// have their times from MDTM already.
+//
+// Only a file whose listed minute had not closed when it was fetched can
+// change unseen: a later change gives it a later minute. A LIST time is
+// the server's local time, in a zone the client does not know, so a
+// minute within 15 hours of now (UTC-12 to UTC+14) is taken as maybe not
+// closed (fresh). The manifest keeps when such a file was fetched
+// (Record.Fetched); a re-run that finds the size and time recorded asks
+// MDTM, and fetches it again when MDTM gives a later time (this assumes
+// the server's clock agrees with this one), else keeps MDTM's time
+// (Record.ExactTime) to compare the next answers with, until an answer
+// comes when the minute is no longer fresh. No MDTM in a first run; none
+// for a file listed hours or days old.
+func coarseTimes(info map[string]any) bool {
+	format, _ := info["ftp_listing"].(string)
+	mdtm, _ := info["ftp_mdtm"].(bool)
+	fallback, _ := info["ftp_nlst_fallback"].(bool)
+	return format == "list" && mdtm && !fallback
+}
+
+// fresh reports whether a listed time t may be of a minute not yet
+// closed at now, in the server's unknown time zone (coarseTimes).
+func fresh(t, now time.Time) bool {
+	const zones = 15 * time.Hour
+	return t.After(now.Add(-zones)) && t.Before(now.Add(zones))
 }

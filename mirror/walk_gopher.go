@@ -56,6 +56,13 @@ func (w *gopherWalker) relOf(sel string) (string, error) {
 	if err := checkRel(rest); err != nil {
 		return "", err
 	}
+	for _, part := range strings.Split(rest, "/") {
+		if strings.EqualFold(part, menuName) {
+			// The name of the file each directory keeps its menu in
+			// (saveMenu): later runs trust it to tell a cut menu.
+			return "", errNameMenu
+		}
+	}
 	return rest, nil
 }
 
@@ -65,6 +72,15 @@ const gopherFileTypes = "04569gIsdhp;PcMx"
 
 func (w *gopherWalker) list(ctx context.Context, f Fetcher, req *proto.Request, d dirJob) (*listing, error) {
 	resp, raw, err := fetchListing(ctx, f, req, d.url)
+	if errors.Is(err, gopher.ErrEmptyMenu) && d.rel != "" {
+		// Nothing, and no "." line: pygopherd's empty directory, or a
+		// menu cut before its first line. It is judged as a menu that
+		// ended at the close (checkMenuEnd, judgeMenus): empty from a
+		// server never seen to send the line, failed from one that does.
+		// The starting menu has no such benefit: a mirror of nothing is
+		// a failure.
+		return &listing{menu: []byte{}, menuEnd: gopher.MenuEndClose}, nil
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -73,10 +89,13 @@ func (w *gopherWalker) list(ctx context.Context, f Fetcher, req *proto.Request, 
 	}
 	l := &listing{menu: raw}
 	l.menuEnd, _ = resp.Info[gopher.InfoMenuEnd].(string)
-	menuRel := joinRel(d.rel, menuName)
+	// Lines that are no menu line (a NUL byte, a port that is no number):
+	// counted and named in the report, as an FTP listing's lines of no
+	// known layout are, and nothing below the menu is deleted.
+	l.unparsed, _ = resp.Info[gopher.InfoUnparsed].([]string)
 	plus := false
 	for _, e := range resp.Entries {
-		l.addItem(w, e, menuRel)
+		l.addItem(w, e)
 		plus = plus || e.Extra["plus"] == "+"
 	}
 	if plus {
@@ -130,7 +149,7 @@ func (w *gopherWalker) addModTimes(ctx context.Context, f Fetcher, req *proto.Re
 	}
 }
 
-func (l *listing) addItem(w *gopherWalker, e proto.Entry, menuRel string) {
+func (l *listing) addItem(w *gopherWalker, e proto.Entry) {
 	t := e.ItemType
 	if t == "i" || t == "3" || e.URL == "" {
 		return
@@ -160,10 +179,6 @@ func (l *listing) addItem(w *gopherWalker, e proto.Entry, menuRel string) {
 	case t == "h" && strings.HasPrefix(v.Selector, "URL:"):
 		l.skipped = append(l.skipped, skip(rel, u, fmt.Errorf("item type h points at another URL")))
 	case strings.Contains(gopherFileTypes, t) && len(t) == 1:
-		if rel == menuRel {
-			l.skipped = append(l.skipped, skip(rel, u, fmt.Errorf("name is reserved for the saved menu")))
-			return
-		}
 		// A text (type 0) is read as RFC 1436 section 3.8 has it: the
 		// "." line that ends it is not part of the document, nor are the
 		// dots the server doubled (gopher.NewTextReader tells a server
@@ -331,6 +346,9 @@ func (r *run) readAgain(ctx context.Context, m menuRead) error {
 	}
 	defer r.releaseSlot()
 	_, raw, err := fetchListing(ctx, r.f, r.request(proto.Options{}), m.url)
+	if errors.Is(err, gopher.ErrEmptyMenu) {
+		raw, err = nil, nil // nothing again: compared as no bytes (see list)
+	}
 	if err != nil {
 		return err
 	}

@@ -8,6 +8,7 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -380,6 +381,77 @@ func TestMirrorGopherDeleteConfirmed(t *testing.T) {
 			}
 			checkFiles(t, dir, !confirmed, "b", "gone/e", "s/d")
 			checkFiles(t, dir, true, "a", "s/c", menuName, "s/"+menuName)
+		})
+	}
+}
+
+// Issue 29: a gopher menu that cannot be read (nothing but lines that are
+// no menu lines: NUL garbage, a port that is no number) is a failed
+// directory, counted in the report, the run ErrPartial; a menu with some
+// such lines is mirrored and its lines counted (Summary.Unparsed) and
+// named; a menu that sends nothing at all is, from a server that ends its
+// menus with a "." line, a failed directory, and from one never seen to
+// send it (pygopherd's empty directory), an empty directory. With --delete
+// nothing below a failed menu, or one with such lines, is deleted.
+func TestMirrorGopherUnreadableMenus(t *testing.T) {
+	for _, tt := range []struct {
+		name     string
+		dot      string // the "." line of the menus that have one, or ""
+		failed   []string
+		unparsed int
+		keep     []string
+		gone     []string
+	}{
+		{"server that sends the dot", ".\r\n", []string{"empty", "garbage"}, 2,
+			[]string{"some/x", "some/old", "garbage/old", "empty/old"}, []string{"empty/gophermap"}},
+		// With --delete the empty menu is read again, and is nothing
+		// again: what was below it goes.
+		{"server that never sends it", "", []string{"garbage"}, 2,
+			[]string{"some/x", "some/old", "garbage/old", "empty/gophermap"}, []string{"empty/old"}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			addr := scriptedGopher(t, func(line string, _ int) string {
+				switch line {
+				case "":
+					return "1garbage\t/garbage\tHOST\tPORT\r\n1empty\t/empty\tHOST\tPORT\r\n1some\t/some\tHOST\tPORT\r\n" + tt.dot
+				case "/garbage":
+					return strings.Repeat("\x00\x00\x00\r\n", 30)
+				case "/empty":
+					return ""
+				case "/some":
+					return "9x\t/some/x\tHOST\tPORT\r\n9y\t/some/y\tHOST\tabc\r\n\x00\r\n" + tt.dot
+				case "/some/x":
+					return "data of " + line
+				}
+				return "3no\t\terror.host\t1\r\n.\r\n"
+			})
+			dir := t.TempDir()
+			putFiles(t, dir, map[string]string{"empty/old": "gone from an empty menu", "garbage/old": "kept", "some/old": "kept"})
+			s, err := runGopher(t, addr, dir, Options{Delete: true})
+			if !errors.Is(err, ErrPartial) || s.Failed != len(tt.failed) || s.Unparsed != tt.unparsed {
+				t.Fatalf("Run = %v, %d failed, %d unparsed; want ErrPartial, %d, %d", err, s.Failed, s.Unparsed, len(tt.failed), tt.unparsed)
+			}
+			var failed []string
+			for _, e := range s.Entries {
+				if e.Status == StatusFailed {
+					failed = append(failed, e.Path)
+				}
+			}
+			slices.Sort(failed) // listed by several listers at once
+			if strings.Join(failed, " ") != strings.Join(tt.failed, " ") {
+				t.Errorf("failed entries %q, want %q", failed, tt.failed)
+			}
+			var named int
+			for _, w := range s.Warnings {
+				if w.Kind == WarnUnparsed && w.Path == "some" {
+					named++
+				}
+			}
+			if named != 2 {
+				t.Errorf("%d warnings name the unparsed lines of some/, want 2: %+v", named, s.Warnings)
+			}
+			checkFiles(t, dir, true, tt.keep...)
+			checkFiles(t, dir, false, tt.gone...)
 		})
 	}
 }

@@ -72,7 +72,8 @@ func (w *httpWalker) list(ctx context.Context, f Fetcher, req *proto.Request, d 
 }
 
 // parsePage turns the links of the index page of directory d into its
-// entries, in document order, each once. An entry is a link on the
+// entries, in document order, each once (a file and a directory of one
+// name are two). An entry is a link on the
 // starting server whose path lies below the starting path: a directory
 // when the link's path ends in "/", a file otherwise. Links that are not
 // entries are dropped without a word: the page's own directory and the
@@ -102,13 +103,17 @@ func (w *httpWalker) parsePage(d dirJob, page []byte) *listing {
 			href = "./" + href
 		}
 		e, ok := w.entry(base, href)
-		if !ok || seen[e.rel] || e.rel == d.rel || strings.HasPrefix(d.rel, e.rel+"/") {
+		key := e.rel // "a" and "a/" are two entries: the mirror decides (claim)
+		if e.isDir {
+			key += "/"
+		}
+		if !ok || seen[key] || e.rel == d.rel || strings.HasPrefix(d.rel, e.rel+"/") {
 			continue
 		}
-		seen[e.rel] = true
+		seen[key] = true
 		switch {
 		case e.err != nil:
-			l.skipped = append(l.skipped, skip(quoteName(e.rel), e.url, e.err))
+			l.skipped = append(l.skipped, named(skip(quoteName(e.rel), e.url, e.err), e.rel))
 		case e.isDir:
 			l.dirs = append(l.dirs, dirJob{rel: e.rel, url: e.url})
 		default:

@@ -28,7 +28,9 @@ type Options struct {
 	// time. A driver that can ask the server so (http: If-Modified-Since,
 	// RFC 9110 section 13.1.3) returns a Response with NotModified set and
 	// an empty Body when it did not; the others send the resource. Read by
-	// http. The zero time means no condition. No flag: the mirror sets it.
+	// http, and by ftp with FTPOptions.Stat StatTime: NotModified when
+	// MDTM gives this time or an earlier one.
+	// The zero time means no condition. No flag: the mirror sets it.
 	IfModifiedSince time.Time
 
 	// HeadersOnly asks for the header alone: http sends HEAD and returns
@@ -165,6 +167,12 @@ const (
 	// StatNone sends neither, for a caller that knows both (a mirror, from
 	// the listing).
 	StatNone FTPStat = "none"
+	// StatTime sends MDTM but not SIZE (when FEAT lists MDTM), for a
+	// caller that knows the size from a listing whose time is coarser
+	// than MDTM's (LIST: minutes or days), and wants the exact time
+	// (Response.ModTime) or, with Options.IfModifiedSince, to learn
+	// whether the file changed without retrieving it.
+	StatTime FTPStat = "time"
 )
 
 // FTPTLS says whether the ftp driver uses TLS (RFC 4217).

@@ -47,6 +47,42 @@ type Policy struct {
 	// Cap bounds each wait, a server's Retry-After included. Zero means
 	// DefaultCap.
 	Cap time.Duration
+	// OnRetry, when not nil, is called before each wait for a retry: n is
+	// the retry's number (1 for the first), of at most max; wait is how
+	// long until it starts; err is the failure that it answers. A program
+	// announces the retry with it (the library prints nothing). It may be
+	// called from several goroutines at once (a mirror's workers).
+	OnRetry func(n, max int, wait time.Duration, err error)
+}
+
+// Announce calls OnRetry, if set, for retry number n after err.
+func (p Policy) Announce(n int, wait time.Duration, err error) {
+	if p.OnRetry != nil {
+		p.OnRetry(n, p.Max, wait, err)
+	}
+}
+
+// AttemptsError is the last failure of an operation that was tried
+// Attempts times: its message ends with the count, "(3 attempts)".
+type AttemptsError struct {
+	Attempts int
+	Err      error
+}
+
+func (e *AttemptsError) Error() string {
+	return e.Err.Error() + " (" + strconv.Itoa(e.Attempts) + " attempts)"
+}
+
+// Unwrap returns the last failure.
+func (e *AttemptsError) Unwrap() error { return e.Err }
+
+// Tried returns err, the last failure after attempts attempts, as an
+// *AttemptsError when there was more than one; else err itself.
+func Tried(err error, attempts int) error {
+	if err == nil || attempts < 2 {
+		return err
+	}
+	return &AttemptsError{Attempts: attempts, Err: err}
 }
 
 // Delay returns the wait before retry number n (1 for the first) after
@@ -116,8 +152,13 @@ func Transient(err error) bool {
 	if errors.As(err, &ue) || errors.As(err, &ce) {
 		return false
 	}
+	// A server that broke the protocol (proto.ErrProtocol, exit 9) is
+	// not tried again, whatever else the error wraps: the same server
+	// gives the same malformed or over-long reply, and a retry only adds
+	// load and delay. A reply cut by a lost connection is no protocol
+	// error (the drivers wrap io.ErrUnexpectedEOF) and is tried again.
 	for _, permanent := range []error{safety.ErrRefused, proto.ErrUnsafeArgument, proto.ErrLogin,
-		proto.ErrNotFound, proto.ErrPermission, proto.ErrNoAccessMethod, proto.ErrNeedInput} {
+		proto.ErrNotFound, proto.ErrPermission, proto.ErrNoAccessMethod, proto.ErrNeedInput, proto.ErrProtocol} {
 		if errors.Is(err, permanent) {
 			return false
 		}

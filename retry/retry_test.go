@@ -9,6 +9,7 @@ import (
 	"net"
 	"net/textproto"
 	"os"
+	"slices"
 	"syscall"
 	"testing"
 	"time"
@@ -58,6 +59,9 @@ var transientTests = []struct {
 	{"need input", proto.ErrNeedInput, false},
 	{"certificate", &tls.CertificateVerificationError{Err: errors.New("x")}, false},
 	{"cancelled", fmt.Errorf("read: %w (%w)", context.Canceled, net.ErrClosed), false},
+	{"protocol error", &proto.ProtocolError{Proto: "nntp", Msg: "malformed reply"}, false},
+	{"protocol error with a 421", fmt.Errorf("%w: %w", proto.ErrProtocol, reply(421)), false},
+	{"protocol error of a timed-out reader", fmt.Errorf("%w (%w)", &proto.ProtocolError{Proto: "ftp"}, os.ErrDeadlineExceeded), false},
 	{"other", errors.New("something else"), false},
 	{"nil", nil, false},
 }
@@ -137,5 +141,38 @@ func TestSpeedError(t *testing.T) {
 	}
 	if got, want := err.Error(), "transfer too slow: 12 bytes/s for 2s, below the limit of 1000 bytes/s"; got != want {
 		t.Errorf("Error() = %q, want %q", got, want)
+	}
+}
+
+// Tried counts the attempts in the message, and the failure stays typed.
+func TestTried(t *testing.T) {
+	cause := &net.OpError{Op: "dial", Net: "tcp", Err: syscall.ECONNREFUSED}
+	if err := Tried(cause, 1); err != cause {
+		t.Errorf("Tried(err, 1) = %v, want err itself", err)
+	}
+	if Tried(nil, 3) != nil {
+		t.Error("Tried(nil, 3) is not nil")
+	}
+	err := Tried(cause, 3)
+	var ae *AttemptsError
+	if !errors.As(err, &ae) || ae.Attempts != 3 || !errors.Is(err, syscall.ECONNREFUSED) || !Transient(err) {
+		t.Errorf("Tried(err, 3) = %#v: not typed", err)
+	}
+	if want := cause.Error() + " (3 attempts)"; err.Error() != want {
+		t.Errorf("Tried(err, 3) = %q, want %q", err, want)
+	}
+}
+
+// Announce calls OnRetry with the retry's number and the policy's Max;
+// without OnRetry it does nothing.
+func TestAnnounce(t *testing.T) {
+	Policy{Max: 2}.Announce(1, time.Second, io.EOF) // no OnRetry: no panic
+	var got []string
+	p := Policy{Max: 3, OnRetry: func(n, max int, wait time.Duration, err error) {
+		got = append(got, fmt.Sprintf("%d/%d %v %v", n, max, wait, err))
+	}}
+	p.Announce(2, 1100*time.Millisecond, io.EOF)
+	if want := []string{"2/3 1.1s EOF"}; !slices.Equal(got, want) {
+		t.Errorf("OnRetry got %q, want %q", got, want)
 	}
 }

@@ -2,8 +2,8 @@
 // (ISO 28500:2017), gzip-compressed record by record, with an optional
 // CDXJ index beside each file, in the line format pywb reads.
 //
-// The writer builds and serialises the records itself (record.go; see the
-// README for why not with gowarc, which the tests use to read every record
+// The writer builds and serialises the records itself (see docs/warc.md
+// in the repository for why not with gowarc, which the tests use to read every record
 // back and check it): a record's block is spooled to a temporary file once
 // it passes 1 MiB, so memory stays bounded whatever the size of a capture;
 // every digest (sha1, base32, as web archives expect) is computed as the

@@ -6,7 +6,9 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"sync"
 
+	"github.com/spf13/cobra"
 	"golang.org/x/term"
 
 	"github.com/rfc1738/fetch/fetch"
@@ -47,6 +49,48 @@ type env struct {
 	// args is the command line (without the program name), for the
 	// warcinfo record of --warc-file.
 	args []string
+
+	// kept collects what an interrupted run leaves behind, said at
+	// the end (interrupted). Shared by the copies of env that -Z makes.
+	kept *notes
+}
+
+// notes is a list of lines that several goroutines may add to.
+type notes struct {
+	mu    sync.Mutex
+	lines []string
+}
+
+func (n *notes) add(line string) {
+	if n == nil {
+		return
+	}
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	n.lines = append(n.lines, line)
+}
+
+// exitInterrupted is the exit code after Ctrl-C (SIGINT): 128 + 2, as a
+// shell reports a command killed by it.
+const exitInterrupted = 130
+
+// interrupted says that the run was interrupted, and what it kept (a
+// .part file and how to resume it), and returns exitInterrupted.
+func interrupted(e *env) int {
+	e.kept.mu.Lock()
+	defer e.kept.mu.Unlock()
+	switch len(e.kept.lines) {
+	case 0:
+		fmt.Fprintln(e.err, "fetch: interrupted")
+	case 1:
+		fmt.Fprintf(e.err, "fetch: interrupted; %s\n", e.kept.lines[0])
+	default:
+		fmt.Fprintln(e.err, "fetch: interrupted")
+		for _, l := range e.kept.lines {
+			fmt.Fprintf(e.err, "fetch: %s\n", l)
+		}
+	}
+	return exitInterrupted
 }
 
 // run is the whole program: it parses args, runs the command, and returns
@@ -72,15 +116,25 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 // execute runs the command line args in e and returns the exit code.
 func execute(ctx context.Context, args []string, e *env) int {
 	e.args = args
+	if e.kept == nil {
+		e.kept = &notes{}
+	}
 	root := newRootCmd(e)
+	if err := unknownCommand(root, args); err != nil {
+		return exitCode(err, e, root)
+	}
 	root.SetArgs(withDefaultCommand(root, args))
-	err := root.ExecuteContext(ctx)
-	return exitCode(err, e)
+	cmd, err := root.ExecuteContextC(ctx)
+	if err != nil && errors.Is(ctx.Err(), context.Canceled) {
+		return interrupted(e)
+	}
+	return exitCode(err, e, cmd)
 }
 
 // exitCode reports err on stderr (unless a command already did) and maps
-// it to an exit code.
-func exitCode(err error, e *env) int {
+// it to an exit code. A usage error names the help of cmd, the command
+// that failed.
+func exitCode(err error, e *env, cmd *cobra.Command) int {
 	var (
 		fe *FlagError
 		xe *exitError
@@ -91,10 +145,24 @@ func exitCode(err error, e *env) int {
 	case errors.As(err, &xe):
 		return xe.code
 	case errors.As(err, &fe):
-		fmt.Fprintf(e.err, "fetch: %v\nRun 'fetch --help' for usage.\n", fe.err)
+		path := "fetch"
+		if cmd != nil {
+			path = cmd.CommandPath()
+		}
+		fmt.Fprintf(e.err, "fetch: %v\nRun '%s --help' for usage.\n", fe.err, path)
 		return fetch.ExitUsage
 	}
-	fmt.Fprintf(e.err, "fetch: %s\n", message(err))
+	fmt.Fprintf(e.err, "fetch: %s\n", clean(message(err)))
+	return codeOf(err)
+}
+
+// codeOf is the exit code of err: a usage error is ExitUsage, the rest as
+// fetch.ExitCode says.
+func codeOf(err error) int {
+	var fe *FlagError
+	if errors.As(err, &fe) {
+		return fetch.ExitUsage
+	}
 	return fetch.ExitCode(err)
 }
 

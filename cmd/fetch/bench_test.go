@@ -8,7 +8,7 @@ import (
 
 	"github.com/spf13/afero"
 
-	"github.com/rfc1738/fetch/internal/testrig/localserver"
+	"github.com/rfc1738/fetch/fetch/fetchtest"
 )
 
 // countWriter counts what the command writes to stdout; it has nothing
@@ -30,7 +30,7 @@ func BenchmarkGetFTP(b *testing.B) {
 	if err := afero.WriteFile(mem, "/big.bin", make([]byte, size), 0o644); err != nil {
 		b.Fatal(err)
 	}
-	srv, err := localserver.StartFTP(mem, localserver.FTPOptions{})
+	srv, err := fetchtest.StartFTP(mem, fetchtest.FTPOptions{})
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -14,7 +14,7 @@ func newCompletionCmd(e *env) *cobra.Command {
   fetch completion zsh > "${fpath[1]}/_fetch"
   fetch completion fish > ~/.config/fish/completions/fetch.fish`,
 		ValidArgs: []string{"bash", "zsh", "fish"},
-		Args:      exactArgs(1),
+		Args:      exactArgs("SHELL"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			root := cmd.Root()
 			switch args[0] {

@@ -33,7 +33,7 @@ func sameFiles(t *testing.T, src, dst string, skip func(rel string) bool) int {
 		if err != nil || rel == "." {
 			return nil
 		}
-		if skip(rel) || strings.HasPrefix(filepath.Base(rel), ".") {
+		if skip(rel) || strings.HasPrefix(filepath.Base(rel), ".") || slices.Contains(notLocalNames, filepath.Base(rel)) {
 			if d.IsDir() {
 				return fs.SkipDir
 			}
@@ -92,8 +92,8 @@ func TestFaultsMirrorVsftpd(t *testing.T) {
 			f.Data = f.Kind != faultproxy.Refuse
 			p := startProxy(t, faultproxy.Config{Target: s.Addr, Mode: faultproxy.FTP, Faults: []faultproxy.Fault{f}})
 			dir := filepath.Join(t.TempDir(), "m")
-			args := append([]string{"mirror", "-s", "-j", "4",
-				"--exclude", "many", "--exclude", "noaccess", "--exclude", "noread.txt", "--exclude", "scratch-*"}, tc.args...)
+			args := append(append([]string{"mirror", "-s", "-j", "4",
+				"--exclude", "many", "--exclude", "noaccess", "--exclude", "noread.txt", "--exclude", "scratch-*"}, notLocalExcludes()...), tc.args...)
 			r := runArgs(t, nil, "", append(args, "ftp://"+p.Addr()+"/pub/", dir)...)
 			if r.code != fetch.ExitOK {
 				t.Fatalf("exit %d\n%s%s", r.code, r.out, r.err)
@@ -115,7 +115,7 @@ func TestFaultsMirrorNginx(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			p := startProxy(t, faultproxy.Config{Target: s.Addr, Mode: faultproxy.HTTP, Faults: []faultproxy.Fault{tc.fault}})
 			dir := filepath.Join(t.TempDir(), "m")
-			args := append([]string{"mirror", "-s", "-j", "4"}, tc.args...)
+			args := append(append([]string{"mirror", "-s", "-j", "4"}, notLocalExcludes()...), tc.args...)
 			r := runArgs(t, nil, "", append(args, "http://"+p.Addr()+"/", dir)...)
 			if r.code != fetch.ExitOK {
 				t.Fatalf("exit %d\n%s%s", r.code, r.out, r.err)
@@ -195,8 +195,8 @@ func TestFaultsMirrorWARC(t *testing.T) {
 				base := scheme + "://" + p.Addr() + srv.path
 				work := t.TempDir()
 				dir, name := filepath.Join(work, "m"), filepath.Join(work, "w")
-				args := append([]string{"mirror", "-s", "-j", "4", "--warc-file", name,
-					"--exclude", "many", "--exclude", "noaccess", "--exclude", "noread.txt", "--exclude", "scratch-*"}, tc.args...)
+				args := append(append([]string{"mirror", "-s", "-j", "4", "--warc-file", name,
+					"--exclude", "many", "--exclude", "noaccess", "--exclude", "noread.txt", "--exclude", "scratch-*"}, notLocalExcludes()...), tc.args...)
 				r := runArgs(t, nil, "", append(args, base, dir)...)
 				if r.code != fetch.ExitOK {
 					t.Fatalf("exit %d\n%s%s", r.code, r.out, r.err)

@@ -14,7 +14,7 @@ import (
 	"github.com/spf13/afero"
 
 	"github.com/rfc1738/fetch/fetch"
-	"github.com/rfc1738/fetch/internal/testrig/localserver"
+	"github.com/rfc1738/fetch/fetch/fetchtest"
 )
 
 // Issue 4 acceptance: an FTP transfer cut in the middle leaves no file
@@ -29,7 +29,7 @@ func TestGetFTPCutAndResume(t *testing.T) {
 	if err := afero.WriteFile(mem, "/pub/big.bin", content, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	srv, err := localserver.StartFTP(mem, localserver.FTPOptions{})
+	srv, err := fetchtest.StartFTP(mem, fetchtest.FTPOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}

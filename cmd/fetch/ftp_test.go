@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/afero"
 
 	"github.com/rfc1738/fetch/fetch"
+	"github.com/rfc1738/fetch/fetch/fetchtest"
 	"github.com/rfc1738/fetch/internal/testrig/localserver"
 	"github.com/rfc1738/fetch/uri"
 )
@@ -86,7 +87,7 @@ func startFTP(t *testing.T, files map[string][]byte, mtime time.Time) string {
 		}
 		mem.Chtimes(name, mtime, mtime)
 	}
-	srv, err := localserver.StartFTP(mem, localserver.FTPOptions{})
+	srv, err := fetchtest.StartFTP(mem, fetchtest.FTPOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -14,7 +14,7 @@ import (
 	"github.com/spf13/afero"
 
 	"github.com/rfc1738/fetch/fetch"
-	"github.com/rfc1738/fetch/internal/testrig/localserver"
+	"github.com/rfc1738/fetch/fetch/fetchtest"
 )
 
 // crlfText is a text file as a server that keeps CRLF line ends stores
@@ -62,7 +62,7 @@ func TestGetFTPTextCutAndResume(t *testing.T) {
 	if err := afero.WriteFile(mem, "/pub/notes.txt", stored, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	srv, err := localserver.StartFTP(mem, localserver.FTPOptions{})
+	srv, err := fetchtest.StartFTP(mem, fetchtest.FTPOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -123,7 +123,7 @@ func TestGetFTPGuessNoted(t *testing.T) {
 	if err := afero.WriteFile(mem, "/pub/README.txt", stored, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	srv, err := localserver.StartFTP(mem, localserver.FTPOptions{})
+	srv, err := fetchtest.StartFTP(mem, fetchtest.FTPOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -203,7 +203,7 @@ func TestGetFTPTextRetry(t *testing.T) {
 	if err := afero.WriteFile(mem, "/pub/notes.txt", stored, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	srv, err := localserver.StartFTP(mem, localserver.FTPOptions{})
+	srv, err := fetchtest.StartFTP(mem, fetchtest.FTPOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -234,7 +234,7 @@ func TestMirrorFTPTextByteExact(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	srv, err := localserver.StartFTP(mem, localserver.FTPOptions{})
+	srv, err := fetchtest.StartFTP(mem, fetchtest.FTPOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"io"
 	"slices"
 	"strconv"
 	"strings"
@@ -93,9 +94,11 @@ stderr says so; --binary keeps the stored bytes. FILE.part.type records the
 type a FILE.part was written in: converted text is fetched whole again, never
 resumed.
 
-An FTP listing line that fits no known layout is named in a warning on stderr
-(and under "unparsed" with --json), and the exit status is 8: the listing may
-lack entries.
+An FTP listing line that fits no known layout, or a gopher menu line that is
+no menu line (a NUL byte, a port that is not a number), is named in a warning
+on stderr (and under "unparsed" with --json), and the exit status is 8: the
+listing may lack entries. A gopher menu with no item at all, and no "." line
+to say it is empty, is the server breaking the protocol (exit 9).
 
 With -Z (--parallel), up to --parallel-max URLs (default 8) are fetched at a
 time, sharing connections per server (FTP logins reused and pipelined, HTTP
@@ -106,7 +109,7 @@ kept alive); data for stdout still comes out in the order of the URLs.`,
   fetch --json gopher://gopher.example.org/1/
   fetch -v --deny-private http://example.org/
   fetch -Z --parallel-max 8 -O ftp://ftp.example.org/pub/a.txt ftp://ftp.example.org/pub/b.txt`,
-		Args: minArgs(1),
+		Args: minArgs("URL"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if cont {
 				o.continueAt = "-"
@@ -139,14 +142,14 @@ func addGetFlags(f *pflag.FlagSet, o *getOptions, cont *bool) {
 	f.BoolVar(&o.denyPrivate, "deny-private", false, "refuse loopback, private and link-local addresses")
 	addRedirectFlags(f, &o.redirect)
 	f.BoolVar(&o.json, "json", false, "listings, menus, advice and attributes as JSON")
-	f.BoolVar(&o.raw, "raw", false, "bytes as the server sent them (no menu parsing or unstuffing)")
+	f.BoolVar(&o.raw, "raw", false, "bytes as the server sent them (no menu parsing, no dot-unstuffing or line-end conversion)")
 	f.StringVar(&o.search, "search", "", "search `STRING` for gopher type 7 items")
 	f.StringArrayVar(&o.form, "form", nil, "answer a Gopher+ +ASK question, `NAME=VALUE` (repeatable)")
 	f.StringVar(&o.nntpServer, "nntp-server", "", "news server `HOST[:PORT]` for news: URLs (default $NNTPSERVER)")
 	f.StringVar(&o.email, "email", "", "`ADDRESS` sent as the anonymous FTP password (default $FETCH_EMAIL)")
 	f.BoolVar(&o.netrc, "netrc", false, "look up logins and passwords in ~/.netrc")
 	f.StringVar(&o.netrcFile, "netrc-file", "", "look up logins and passwords in `FILE`")
-	f.StringVar(&o.ftpMethod, "ftp-method", "", "multicwd, singlecwd or nocwd")
+	f.StringVar(&o.ftpMethod, "ftp-method", "", "reach the file by `METHOD`: multicwd (a CWD per directory), singlecwd (one CWD) or nocwd (the full path in RETR)")
 	addFTPFlags(f, o)
 	f.BoolVar(&o.binary, "binary", false, "FTP: fetch a URL without ;type= in binary (TYPE I), even a name that looks like text")
 	f.BoolVar(&o.headersOnly, "headers-only", false, "only the headers (news articles, HTTP)")
@@ -169,9 +172,17 @@ func addRetryFlags(f *pflag.FlagSet, o *getOptions, retries int) {
 	f.Var((*seconds)(&o.speedTime), "speed-time", "cut a transfer slower than --speed-limit (default 1 byte/s) for `SECONDS`")
 }
 
-// retryPolicy is the policy of --retry and --retry-max-time.
-func (o *getOptions) retryPolicy() *fetch.Retry {
-	return &fetch.Retry{Max: max(o.retry, 0), MaxTime: o.retryMaxTime}
+// retryPolicy is the policy of --retry and --retry-max-time. Each retry
+// is announced on w (stderr, or above the progress bars), with the
+// failure it answers, unless -s.
+func (o *getOptions) retryPolicy(w io.Writer, red *redactor) *fetch.Retry {
+	p := &fetch.Retry{Max: max(o.retry, 0), MaxTime: o.retryMaxTime}
+	if !o.silent {
+		p.OnRetry = func(n, max int, wait time.Duration, err error) {
+			fmt.Fprintf(w, "fetch: retrying in %.1f s (%d/%d): %s\n", wait.Seconds(), n, max, red.redact(message(err)))
+		}
+	}
+	return p
 }
 
 // speed returns the --speed-limit and --speed-time in force: either flag

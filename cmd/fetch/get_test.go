@@ -125,9 +125,9 @@ func TestGetFiles(t *testing.T) {
 		t.Errorf("get -O = %d (%s): %q", r.code, r.err, b)
 	}
 	assertOnly(t, dir, "big.bin", "hello.txt", "out.bin")
-	// -O of a URL without a file name is refused.
-	if r := runArgs(t, nil, "", "get", "-O", "--output-dir", dir, s.url("/dir/")); r.code != fetch.ExitError {
-		t.Errorf("get -O /dir/ = %d, want 1 (%s)", r.code, r.err)
+	// -O of a URL without a file name is refused, as a usage error.
+	if r := runArgs(t, nil, "", "get", "-O", "--output-dir", dir, s.url("/dir/")); r.code != fetch.ExitUsage {
+		t.Errorf("get -O /dir/ = %d, want 2 (%s)", r.code, r.err)
 	}
 }
 

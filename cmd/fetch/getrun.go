@@ -49,10 +49,10 @@ func runGet(ctx context.Context, o *getOptions, e *env) (err error) {
 	}
 	for _, raw := range o.urls {
 		err := getOne(ctx, c, raw, o, e, red)
-		if err != nil {
+		if err != nil && ctx.Err() == nil { // an interruption is said once, at the end
 			fmt.Fprintf(e.err, "fetch: %s\n", red.redact(message(err)))
 		}
-		code := fetch.ExitCode(err)
+		code := codeOf(err)
 		var le *listingError
 		if errors.As(err, &le) {
 			code = fetch.ExitPartial
@@ -330,12 +330,18 @@ func parseArg(raw string, e *env) (*uri.URL, error) {
 }
 
 // warnFindings prints the warning-level safety findings about u (the
-// refusals are reported as errors by the client), unless -s.
+// refusals are reported as errors by the client), unless -s. A password
+// given with -u is in u only because withUser put it there: the user did
+// not write it into a URL, so password-in-url does not apply.
 func (o *getOptions) warnFindings(e *env, u *uri.URL, p safety.Policy) {
 	if o.silent {
 		return
 	}
+	_, fromFlag, _ := strings.Cut(o.user, ":")
 	for _, f := range safety.Check(u, p) {
+		if f.Rule == safety.RulePasswordInURL && fromFlag != "" {
+			continue
+		}
 		if f.Level == safety.Warning {
 			fmt.Fprintf(e.err, "fetch: warning: %s: %s: %s\n", u.Redacted(), f.Rule, f.Message)
 		}

@@ -13,7 +13,7 @@ import (
 	"github.com/spf13/afero"
 
 	"github.com/rfc1738/fetch/fetch"
-	"github.com/rfc1738/fetch/internal/testrig/localserver"
+	"github.com/rfc1738/fetch/fetch/fetchtest"
 )
 
 // listen6 listens on the IPv6 loopback address [::1] (RFC 3986 section
@@ -39,7 +39,7 @@ func TestIPv6Loopback(t *testing.T) {
 		mem := afero.NewMemMapFs()
 		afero.WriteFile(mem, "/pub/a.txt", []byte("over IPv6\n"), 0o644)
 		afero.WriteFile(mem, "/pub/sub/b.txt", []byte("b\n"), 0o644)
-		srv, err := localserver.StartFTP(mem, localserver.FTPOptions{Host: "::1"})
+		srv, err := fetchtest.StartFTP(mem, fetchtest.FTPOptions{Host: "::1"})
 		if err != nil {
 			t.Fatal(err)
 		}

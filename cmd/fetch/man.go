@@ -15,10 +15,9 @@ import (
 // themselves: fetch(1) and fetch-SUBCOMMAND(1) for each subcommand.
 func newManCmd(e *env) *cobra.Command {
 	return &cobra.Command{
-		Use:    "man DIR",
-		Short:  "Write the man pages into DIR",
-		Hidden: true,
-		Args:   exactArgs(1),
+		Use:   "man DIR",
+		Short: "Write the man pages into DIR",
+		Args:  exactArgs("DIR"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if err := writeManPages(cmd.Root(), args[0]); err != nil {
 				return err
@@ -106,7 +105,8 @@ const exitStatusMarkdown = `# EXIT STATUS
 the safety policy (nothing was sent); 5 network failure (connect, DNS, timeout,
 connection lost); 6 the server refused (not found, permission denied, login
 failed); 7 no access method (wais or prospero without a gateway, file: on
-another host, unsupported scheme); 8 partial (some of several URLs failed).
+another host, unsupported scheme); 8 partial (some of several URLs failed);
+9 the server broke the protocol; 130 interrupted (Ctrl\-C).
 
 `
 

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -53,7 +52,11 @@ complete, so no file ever stands partial under its final name; a run that was
 interrupted (Ctrl-C, or killed) resumes its partial files next time when the
 remote file is unchanged. Remote names with "/", "..", control characters or an
 absolute form are skipped and named in the report; nothing is written outside
-DIR and local symbolic links are never followed out of it.
+DIR and local symbolic links are never followed out of it. Names that some
+system could not hold as they are, so that DIR can be copied to Windows too
+(over 255 bytes; CON, PRN, AUX, NUL, COM0-9, LPT0-9 with any extension; a
+final space or dot; < > : " | ? *), the name .fetch at the top, and gophermap
+in a gopher mirror are not fetched: failed entries, named, exit 8.
 
 Gopher menus are kept as DIR/.../gophermap so the hole can be browsed offline.
 Once the server has ended a menu with a "." line (RFC 1436; in this run, or
@@ -104,15 +107,19 @@ one group at a time each; --delete removes articles the server has expired;
   fetch mirror --dry-run --json http://127.0.0.1:8080/dir/ ./dir
   fetch mirror -j 4 --mbox news.mbox 'nntp://127.0.0.1:1119/local.*' ./news
   NNTPSERVER=127.0.0.1:1119 fetch mirror --maildir ./Maildir news:local.test ./news`,
-		Args: exactArgs(2),
+		Args: exactArgs("URL", "DIR"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.url, o.dir = o.get.withUser(args[0]), args[1]
-			return runMirror(cmd.Context(), o, e)
+			err := runMirror(cmd.Context(), o, e)
+			if cmd.Context().Err() != nil {
+				e.kept.add("the same command again goes on where this mirror stopped")
+			}
+			return err
 		},
 	}
 	f := cmd.Flags()
 	f.SortFlags = false
-	f.IntVarP(&o.jobs, "jobs", "j", 4, "connections used at once, for listings and transfers (each keeps its FTP login)")
+	f.IntVarP(&o.jobs, "jobs", "j", 4, "use `N` connections at once, for listings and transfers (each keeps its FTP login)")
 	f.BoolVar(&o.delete, "delete", false, "delete local files that are no longer on the remote side")
 	f.StringArrayVar(&o.include, "include", nil, "mirror only files matching `GLOB` (repeatable)")
 	f.StringArrayVar(&o.exclude, "exclude", nil, "skip files and directories matching `GLOB` (repeatable)")
@@ -180,7 +187,7 @@ func (o *mirrorOptions) validate() error {
 func (o *mirrorOptions) options() fetch.MirrorOptions {
 	opts := fetch.MirrorOptions{
 		Jobs: o.jobs, Delete: o.delete, DryRun: o.dryRun,
-		Include: o.include, Exclude: o.exclude, KeepVersions: o.keepVersions, MaxArticles: o.maxArticles, Retry: o.get.retryPolicy(),
+		Include: o.include, Exclude: o.exclude, KeepVersions: o.keepVersions, MaxArticles: o.maxArticles,
 		MaxDepth: o.maxDepth, MaxFiles: o.maxFiles, Quota: int64(o.quota), ListingCap: int64(o.maxListing),
 	}
 	if o.maxDepth == 0 {
@@ -207,11 +214,12 @@ func runMirror(ctx context.Context, o *mirrorOptions, e *env) (err error) {
 	}
 	bars := newMirrorBars(ctx, e, o)
 	opts.Progress = bars.event
+	opts.Retry = o.get.retryPolicy(bars.lines(e.err), red)
 	sum, err := c.Mirror(ctx, o.url, o.dir, opts)
 	bars.wait()
 	if sum != nil {
 		for _, n := range sum.Notices {
-			fmt.Fprintf(e.err, "fetch: mirror: %s\n", n)
+			fmt.Fprintf(e.err, "fetch: mirror: %s\n", clean(n))
 		}
 	}
 	ran := err == nil || errors.Is(err, fetch.ErrMirrorPartial) || ctx.Err() != nil
@@ -300,9 +308,7 @@ func printMirror(w io.Writer, s *fetch.MirrorSummary, o *mirrorOptions) error {
 	}
 	sort.Slice(s.Entries, func(i, j int) bool { return s.Entries[i].Path < s.Entries[j].Path })
 	if o.get.json {
-		enc := json.NewEncoder(w)
-		enc.SetIndent("", "  ")
-		return enc.Encode(s)
+		return encodeJSON(w, s)
 	}
 	for _, en := range s.Entries {
 		quiet := en.Status == "new" || en.Status == "updated" || en.Status == "unchanged"
@@ -380,6 +386,28 @@ func startMirrorBars(ctx context.Context, w io.Writer, cols int) *mirrorBars {
 			return overallText(b.figures())
 		})))
 	return b
+}
+
+// lines is where a line for the person goes while the bars are drawn:
+// above them (mpb prints it at its next refresh), else w.
+func (b *mirrorBars) lines(w io.Writer) io.Writer {
+	if b.p == nil {
+		return w
+	}
+	return &aboveBars{p: b.p, w: w}
+}
+
+// aboveBars writes lines above running bars, and to w once they are done.
+type aboveBars struct {
+	p *mpb.Progress
+	w io.Writer
+}
+
+func (a *aboveBars) Write(p []byte) (int, error) {
+	if n, err := a.p.Write(p); err == nil {
+		return n, nil
+	}
+	return a.w.Write(p)
 }
 
 // figures are the overall bar's figures now.

@@ -7,7 +7,7 @@ import (
 	"testing/fstest"
 
 	"github.com/rfc1738/fetch/fetch"
-	"github.com/rfc1738/fetch/internal/testrig/localserver"
+	"github.com/rfc1738/fetch/fetch/fetchtest"
 )
 
 // TestMirrorBoundFlags: --max-depth, --max-files and --quota end the run
@@ -20,7 +20,7 @@ func TestMirrorBoundFlags(t *testing.T) {
 		"b":         &fstest.MapFile{Data: []byte("bbbb")},
 		"d/e/f/g/h": &fstest.MapFile{Data: []byte("deep")},
 	}
-	srv, err := localserver.StartGopher(fsys)
+	srv, err := fetchtest.StartGopher(fsys)
 	if err != nil {
 		t.Fatal(err)
 	}

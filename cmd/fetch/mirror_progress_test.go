@@ -13,7 +13,7 @@ import (
 	"github.com/spf13/afero"
 
 	"github.com/rfc1738/fetch/fetch"
-	"github.com/rfc1738/fetch/internal/testrig/localserver"
+	"github.com/rfc1738/fetch/fetch/fetchtest"
 	"github.com/rfc1738/fetch/proto/ftp"
 )
 
@@ -25,7 +25,7 @@ func TestMirrorProgressBars(t *testing.T) {
 	for i := 0; i < 40; i++ {
 		afero.WriteFile(mem, fmt.Sprintf("/pub/f%02d.bin", i), bytes.Repeat([]byte{byte(i)}, 64<<10), 0o644)
 	}
-	srv, err := localserver.StartFTP(mem, localserver.FTPOptions{})
+	srv, err := fetchtest.StartFTP(mem, fetchtest.FTPOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}

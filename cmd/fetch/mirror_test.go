@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -13,6 +14,7 @@ import (
 	"github.com/spf13/afero"
 
 	"github.com/rfc1738/fetch/fetch"
+	"github.com/rfc1738/fetch/fetch/fetchtest"
 	"github.com/rfc1738/fetch/internal/testrig/localserver"
 	"github.com/rfc1738/fetch/proto/ftp"
 )
@@ -36,7 +38,7 @@ func TestMirrorCommand(t *testing.T) {
 	afero.WriteFile(mem, "/pub/a.txt", []byte("a\n"), 0o644)
 	afero.WriteFile(mem, "/pub/sub/b.bin", []byte{0, 1}, 0o644)
 	afero.WriteFile(mem, "/pub/skip.iso", []byte("big"), 0o644)
-	srv, err := localserver.StartFTP(mem, localserver.FTPOptions{})
+	srv, err := fetchtest.StartFTP(mem, fetchtest.FTPOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -98,7 +100,16 @@ func TestMirrorCommandHostileServer(t *testing.T) {
 	startRaw(t, srv)
 	src := "ftp://" + srv.Addr() + "/"
 	want := []string{`"../escape"`, `"/etc/passwd"`, `"a/../../b"`, `"cr\rinside"`, `"trailing-cr\r"`,
-		`"nul\x00inside"`, "etc", "up", `"../updir"`, `sub/"../../escape2"`, "sub/back", ".fetch"}
+		`"nul\x00inside"`, "etc", "up", `"../updir"`, `sub/"../../escape2"`, "sub/back"}
+	// ".fetch" is a real entry whose name the mirror keeps for its own
+	// state: failed, not skipped.
+	status := func(p string) string {
+		if p == ".fetch" {
+			return "failed"
+		}
+		return "skipped"
+	}
+	want = append(want, ".fetch")
 
 	parent := t.TempDir()
 	code, out, stderr := mirrorCLI(t, "mirror", "--json", src, filepath.Join(parent, "j"))
@@ -116,17 +127,17 @@ func TestMirrorCommandHostileServer(t *testing.T) {
 	}
 	skipped := map[string]bool{}
 	for _, e := range rep.Entries {
-		if e.Status == "skipped" && e.Reason != "" {
+		if e.Status == status(e.Path) && e.Reason != "" {
 			skipped[e.Path] = true
 		}
 	}
 	for _, w := range want {
 		if !skipped[w] {
-			t.Errorf("--json report does not name %s as skipped: %v", w, skipped)
+			t.Errorf("--json report does not name %s as %s: %v", w, status(w), skipped)
 		}
 	}
-	if rep.Skipped != len(want) || rep.New != 5 || rep.Failed != 0 {
-		t.Errorf("--json: new %d skipped %d failed %d, want 5, %d, 0", rep.New, rep.Skipped, rep.Failed, len(want))
+	if rep.Skipped != len(want)-1 || rep.New != 5 || rep.Failed != 1 {
+		t.Errorf("--json: new %d skipped %d failed %d, want 5, %d, 1", rep.New, rep.Skipped, rep.Failed, len(want)-1)
 	}
 
 	code, out, stderr = mirrorCLI(t, "mirror", "-s", src, filepath.Join(parent, "h"))
@@ -137,7 +148,7 @@ func TestMirrorCommandHostileServer(t *testing.T) {
 	for _, w := range want {
 		found := false
 		for _, l := range lines {
-			if strings.HasPrefix(l, "skipped   "+w+": ") {
+			if strings.HasPrefix(l, fmt.Sprintf("%-9s %s: ", status(w), w)) {
 				found = true
 			}
 		}
@@ -191,5 +202,32 @@ func TestMirrorCommandPartial(t *testing.T) {
 	}
 	if n["RETR noread.txt"] != 1 || n["CWD noaccess"] != 1 {
 		t.Errorf("sent RETR noread.txt %d times, CWD noaccess %d times; want once each", n["RETR noread.txt"], n["CWD noaccess"])
+	}
+}
+
+// TestMirrorReportBidi: a name holding a bidirectional override is
+// mirrored under its own bytes, and shown escaped in both reports: the
+// human one (-v lists every entry) and the JSON one, which decodes to
+// the name as it is.
+func TestMirrorReportBidi(t *testing.T) {
+	const name = "x\u202egpj.exe"
+	mem := afero.NewMemMapFs()
+	afero.WriteFile(mem, "/pub/"+name, []byte("a\n"), 0o644)
+	srv, err := fetchtest.StartFTP(mem, fetchtest.FTPOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Close()
+	src := "ftp://" + srv.Addr() + "/pub/"
+
+	code, out, stderr := mirrorCLI(t, "mirror", "-v", "-s", src, filepath.Join(t.TempDir(), "h"))
+	if code != fetch.ExitOK || strings.Contains(out, "\u202e") || !strings.Contains(out, `x\u202egpj.exe`) {
+		t.Errorf("human report: exit %d, want the name escaped\n%s%s", code, out, stderr)
+	}
+	code, out, stderr = mirrorCLI(t, "mirror", "--json", src, filepath.Join(t.TempDir(), "j"))
+	var rep struct{ Entries []struct{ Path string } }
+	if code != fetch.ExitOK || strings.Contains(out, "\u202e") || json.Unmarshal([]byte(out), &rep) != nil ||
+		len(rep.Entries) != 1 || rep.Entries[0].Path != name {
+		t.Errorf("JSON report: exit %d, %+v, want the name escaped\n%s%s", code, rep, out, stderr)
 	}
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"errors"
 	"io"
 	"os"
 	"path/filepath"
@@ -183,9 +184,29 @@ func TestClean(t *testing.T) {
 		"\xe2\x82":         `\xe2\x82`,
 		"\ufffd":           "\ufffd", // U+FFFD itself is a character
 		"":                 "",
+		// Bidirectional controls (UAX #9) and the line separators are
+		// written as \uXXXX: "x\u202egpj.exe" would show as "xexe.jpg".
+		"x\u202egpj.exe":              `x\u202egpj.exe`,
+		"\u202a\u202b\u202c\u202d":    `\u202a\u202b\u202c\u202d`,
+		"\u2066a\u2067b\u2068c\u2069": `\u2066a\u2067b\u2068c\u2069`,
+		"\u200e\u200f\u061c":          `\u200e\u200f\u061c`,
+		"a\u2028b\u2029c":             `a\u2028b\u2029c`,
+		"zw\u200dj":                   "zw\u200dj", // a joiner is kept (emoji sequences)
 	} {
 		if got := clean(in); got != want {
 			t.Errorf("clean(%q) = %q, want %q", in, got, want)
 		}
+	}
+}
+
+// TestExitCodeMessageClean: the message of the error that ends a command
+// (it may quote a server's reply or a remote name) is written through
+// clean, so that a bidirectional override in it cannot reorder stderr.
+func TestExitCodeMessageClean(t *testing.T) {
+	var stderr strings.Builder
+	e := &env{err: &stderr}
+	exitCode(errors.New("mirror: list x\u202egpj.exe: \x1b[2J"), e, nil)
+	if got, want := stderr.String(), "fetch: mirror: list x\\u202egpj.exe: ?[2J\n"; got != want {
+		t.Errorf("stderr = %q, want %q", got, want)
 	}
 }

@@ -7,13 +7,13 @@ import (
 	"testing"
 
 	"github.com/rfc1738/fetch/fetch"
-	"github.com/rfc1738/fetch/internal/testrig/nntptest"
+	"github.com/rfc1738/fetch/fetch/fetchtest"
 )
 
 // fetch mirror of a newsgroup from an in-process server: the articles, the
 // mbox export, the flags' errors, and no password in any output.
 func TestMirrorNewsCommand(t *testing.T) {
-	srv := &nntptest.Server{Over: "OVER", User: "u", Pass: "pw-z8q"}
+	srv := &fetchtest.NNTP{Over: "OVER", User: "u", Pass: "pw-z8q"}
 	for i := int64(1); i <= 5; i++ {
 		srv.Post("From: a@x\nMessage-ID: <"+string(rune('a'+i))+"@x>\n\nFrom here\n.dot\n", []string{"g.x"}, []int64{i})
 	}

@@ -138,10 +138,10 @@ func runParallel(ctx context.Context, o *getOptions, e *env) error {
 				we.stderrTTY = false // no bar per URL: the overall one counts
 				err := getOne(ctx, c, o.urls[i], &po, &we, red)
 				out.finish(i)
-				if err != nil {
+				if err != nil && ctx.Err() == nil { // an interruption is said once, at the end
 					fmt.Fprintf(pe.err, "fetch: %s\n", urlMessage(red, o.urls[i], err))
 				}
-				codes[i], ran[i] = fetch.ExitCode(err), true
+				codes[i], ran[i] = codeOf(err), true
 				bar.done()
 			}
 		}()
@@ -167,7 +167,7 @@ func runParallel(ctx context.Context, o *getOptions, e *env) error {
 		if err := out.err(i); err != nil && codes[i] == fetch.ExitOK {
 			err = &writeError{err}
 			fmt.Fprintf(e.err, "fetch: %s\n", urlMessage(red, o.urls[i], err))
-			codes[i] = fetch.ExitCode(err)
+			codes[i] = codeOf(err)
 		}
 		got = append(got, codes[i])
 	}

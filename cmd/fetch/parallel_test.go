@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/rfc1738/fetch/fetch"
+	"github.com/rfc1738/fetch/fetch/fetchtest"
 	"github.com/rfc1738/fetch/internal/testrig/localserver"
 )
 
@@ -265,7 +266,7 @@ func TestGetParallelGopher(t *testing.T) {
 	for i := range 10 {
 		fsys[fmt.Sprintf("f%d.bin", i)] = &fstest.MapFile{Data: bytes.Repeat([]byte{byte(i)}, 3000*i+1)}
 	}
-	srv, err := localserver.StartGopher(fsys)
+	srv, err := fetchtest.StartGopher(fsys)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -31,7 +31,7 @@ With --json each URL is one JSON object on its own line. A malformed URL is
 reported with the byte offset of the problem (exit 3).`,
 		Example: `  fetch parse --json 'gopher://h/0a%09b%09+'
   fetch parse 'ftp://myname@host.dom/%2Fetc/motd'`,
-		Args: minArgs(1),
+		Args: minArgs("URL"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.urls = args
 			return runParse(o, e)

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -14,6 +15,7 @@ import (
 
 	"github.com/rfc1738/fetch/fetch"
 	"github.com/rfc1738/fetch/proto"
+	"github.com/rfc1738/fetch/proto/gopher"
 )
 
 // document is the --json form of a listing, menu, advice or attribute set.
@@ -22,7 +24,8 @@ type document struct {
 	Kind    string        `json:"kind"`             // "directory", "advisory", "data"
 	Entries []proto.Entry `json:"entries,omitzero"` // non-nil for a directory
 	// Unparsed: the lines of an FTP listing that fit no known layout
-	// (empty, not absent, for an FTP listing that had none).
+	// (empty, not absent, for an FTP listing that had none), or of a
+	// gopher menu that are no menu line (absent when there are none).
 	Unparsed []string `json:"unparsed,omitzero"`
 	// NLSTFallback: not one line of the FTP listing fit a known layout;
 	// the entries are NLST's names, probed with CWD, SIZE and MDTM.
@@ -34,12 +37,42 @@ type document struct {
 }
 
 func writeJSON(w io.Writer, v any) error {
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	if err := enc.Encode(v); err != nil {
+	if err := encodeJSON(w, v); err != nil {
 		return &writeError{err}
 	}
 	return nil
+}
+
+// encodeJSON writes v as indented JSON, with the runes that reorder a
+// terminal's text (reorders) escaped as \uXXXX: the same string to a JSON
+// reader, and shown as it is on a terminal. (encoding/json escapes U+2028
+// and U+2029 by itself, not the bidirectional controls.)
+func encodeJSON(w io.Writer, v any) error {
+	b, err := json.MarshalIndent(v, "", "  ")
+	if err != nil {
+		return err
+	}
+	_, err = w.Write(append(escapeReorders(b), '\n'))
+	return err
+}
+
+// escapeReorders writes each rune of b that reorders (JSON text: such a
+// rune can stand only inside a string) as \uXXXX.
+func escapeReorders(b []byte) []byte {
+	if !bytes.ContainsFunc(b, reorders) {
+		return b
+	}
+	out := make([]byte, 0, len(b)+16)
+	for len(b) > 0 {
+		r, size := utf8.DecodeRune(b)
+		if reorders(r) {
+			out = fmt.Appendf(out, "\\u%04x", r)
+		} else {
+			out = append(out, b[:size]...)
+		}
+		b = b[size:]
+	}
+	return out
 }
 
 // renderListing writes a directory listing or menu: as JSON, as a gopher
@@ -60,6 +93,8 @@ func renderListing(w io.Writer, resp *fetch.Response, asJSON bool) error {
 			}
 			doc.NLSTFallback, _ = resp.Info["ftp_nlst_fallback"].(bool)
 			doc.Truncated, _ = resp.Info["ftp_truncated"].(string)
+		} else {
+			doc.Unparsed = unparsedLines(resp)
 		}
 		return writeJSON(w, doc)
 	}
@@ -214,10 +249,13 @@ func renderAdvisory(w io.Writer, resp *fetch.Response, asJSON bool) error {
 // clean replaces control characters other than newline and tab with '?',
 // so that a hostile listing cannot drive the terminal, and writes each byte
 // that is not UTF-8 (a Latin-1 name of an old archive) as \xNN, as "ls -b"
-// does, so that two such names are told apart.
+// does, so that two such names are told apart. The bidirectional controls
+// and the line and paragraph separators (reordering: a name "x\u202egpj.exe"
+// shows as "xexe.jpg") are written as \uXXXX, so that what is shown is what
+// the name holds.
 func clean(s string) string {
 	ok := func(r rune, size int) bool {
-		return !(r < 0x20 && r != '\n' && r != '\t' || r == 0x7f || r >= 0x80 && r < 0xa0 || r == utf8.RuneError && size == 1)
+		return !(r < 0x20 && r != '\n' && r != '\t' || r == 0x7f || r >= 0x80 && r < 0xa0 || r == utf8.RuneError && size == 1 || reorders(r))
 	}
 	i := 0
 	for i < len(s) {
@@ -238,6 +276,8 @@ func clean(s string) string {
 		switch {
 		case r == utf8.RuneError && size == 1:
 			fmt.Fprintf(&b, "\\x%02x", s[i])
+		case reorders(r):
+			fmt.Fprintf(&b, "\\u%04x", r)
 		case !ok(r, size):
 			b.WriteByte('?')
 		default:
@@ -246,6 +286,22 @@ func clean(s string) string {
 		i += size
 	}
 	return b.String()
+}
+
+// reorders reports the runes that change how a terminal lays out the text
+// around them: the bidirectional marks, embeddings, overrides and isolates
+// (Unicode Standard Annex #9: U+061C, U+200E, U+200F, U+202A to U+202E,
+// U+2066 to U+2069) and the line and paragraph separators (U+2028, U+2029).
+func reorders(r rune) bool {
+	switch {
+	case r == 0x061c, r == 0x200e, r == 0x200f:
+		return true
+	case r >= 0x2028 && r <= 0x202e:
+		return true
+	case r >= 0x2066 && r <= 0x2069:
+		return true
+	}
+	return false
 }
 
 // errWriter marks the errors of the writer below a bufio.Writer as write
@@ -261,8 +317,12 @@ func (e *errWriter) Write(p []byte) (int, error) {
 }
 
 // unparsedLines returns the lines of an FTP listing that fit no known
-// layout (Info["ftp_unparsed"]).
+// layout (Info["ftp_unparsed"]), or of a gopher menu that are no menu line
+// (Info[gopher.InfoUnparsed]).
 func unparsedLines(resp *fetch.Response) []string {
-	lines, _ := resp.Info["ftp_unparsed"].([]string)
+	if lines, ok := resp.Info["ftp_unparsed"].([]string); ok {
+		return lines
+	}
+	lines, _ := resp.Info[gopher.InfoUnparsed].([]string)
 	return lines
 }

@@ -25,13 +25,13 @@ func newResolveCmd(e *env) *cobra.Command {
 algorithm of RFC 3986 (the default), RFC 2396 or RFC 1808 (the 1996 URL draft).
 Passwords are printed as xxxxx.`,
 		Example: `  fetch resolve --rfc 2396 'http://a/b/c/d;p?q' '?y' '../g'`,
-		Args:    minArgs(2),
+		Args:    minArgs("BASE", "REF"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.base, o.refs = args[0], args[1:]
 			return runResolve(o, e)
 		},
 	}
-	cmd.Flags().StringVar(&o.rfc, "rfc", "3986", "resolution algorithm: 1808, 2396 or 3986")
+	cmd.Flags().StringVar(&o.rfc, "rfc", "3986", "resolve by the algorithm of RFC `NUMBER`: 1808, 2396 or 3986")
 	return cmd
 }
 

@@ -23,7 +23,7 @@ import (
 // again, its first bytes skipped: a resumed transfer would not be archived
 // (fetch.Client records whole transfers only).
 func getRetry(ctx context.Context, c *fetch.Client, u *uri.URL, req *proto.Request, d *dest, o *getOptions, e *env, red *redactor) error {
-	pol := o.retryPolicy()
+	pol := o.retryPolicy(e.err, red)
 	start := time.Now()
 	whole := c.WARC != nil // getOne asked for byte 0 already
 	var (
@@ -75,13 +75,11 @@ func getRetry(ctx context.Context, c *fetch.Client, u *uri.URL, req *proto.Reque
 				s.abort()
 			}
 			if fe != nil {
-				return fe.err
+				return retry.Tried(fe.err, n)
 			}
-			return err
+			return retry.Tried(err, n)
 		}
-		if !o.silent {
-			fmt.Fprintf(e.err, "fetch: %s; retrying in %.1f s (%d of %d)\n", red.redact(message(err)), delay.Seconds(), n, pol.Max)
-		}
+		pol.Announce(n, delay, err)
 		if err := retry.Wait(ctx, delay); err != nil {
 			if s != nil {
 				s.abort()

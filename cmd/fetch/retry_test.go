@@ -16,8 +16,8 @@ import (
 	"github.com/spf13/afero"
 
 	"github.com/rfc1738/fetch/fetch"
+	"github.com/rfc1738/fetch/fetch/fetchtest"
 	"github.com/rfc1738/fetch/internal/testrig/faultproxy"
-	"github.com/rfc1738/fetch/internal/testrig/localserver"
 )
 
 // patterned returns n bytes that differ from position to position.
@@ -39,7 +39,7 @@ func ftpBehind(t *testing.T, files map[string][]byte, cfg faultproxy.Config) *fa
 			t.Fatal(err)
 		}
 	}
-	srv, err := localserver.StartFTP(mem, localserver.FTPOptions{})
+	srv, err := fetchtest.StartFTP(mem, fetchtest.FTPOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}

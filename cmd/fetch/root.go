@@ -2,25 +2,12 @@ package main
 
 import (
 	"fmt"
-	"runtime/debug"
 	"slices"
+	"strconv"
+	"strings"
 
 	"github.com/spf13/cobra"
 )
-
-// version is set at link time (-ldflags "-X main.version=v1.2.3"); when it
-// is not, the module version from the build information is used.
-var version = ""
-
-func versionString() string {
-	if version != "" {
-		return version
-	}
-	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" {
-		return bi.Main.Version
-	}
-	return "(devel)"
-}
 
 // subcommands builds every subcommand, one file each. The mirror command
 // (mirror.go, newMirrorCmd) is added to this list when it exists.
@@ -34,6 +21,7 @@ var subcommands = []func(*env) *cobra.Command{
 	newManCmd,
 	newMirrorCmd,
 	newManifestCmd,
+	newVersionCmd,
 }
 
 func newRootCmd(e *env) *cobra.Command {
@@ -47,7 +35,7 @@ URLs for the dangers named in the specifications' security sections.
 "fetch URL..." is short for "fetch get URL...". Every URL is checked before
 anything is sent: a URL aimed at another protocol's port, or whose decoded
 parts would inject commands, is refused (exit 4).`,
-		Version:           versionString(),
+		Version:           versionLine(linkVersion, linkCommit, linkDate, buildInfo()),
 		SilenceErrors:     true,
 		SilenceUsage:      true,
 		Args:              cobra.NoArgs,
@@ -57,8 +45,9 @@ parts would inject commands, is refused (exit 4).`,
 			return flagErrorf("no command or URL given")
 		},
 	}
+	root.SuggestionsMinimumDistance = 2
 	root.Flags().Bool("version", false, "print the version and exit")
-	root.SetVersionTemplate("fetch {{.Version}}\n")
+	root.SetVersionTemplate("{{.Version}}\n")
 	root.SetIn(e.in)
 	root.SetOut(e.out)
 	root.SetErr(e.err)
@@ -73,37 +62,94 @@ parts would inject commands, is refused (exit 4).`,
 // subcommand or a flag of the root command, so that "fetch URL" and
 // "fetch -sO URL" mean "fetch get ...".
 func withDefaultCommand(root *cobra.Command, args []string) []string {
-	if len(args) == 0 {
+	if len(args) == 0 || isRootWord(root, args[0]) {
 		return args
-	}
-	first := args[0]
-	if slices.Contains([]string{"-h", "--help", "--version", "help",
-		cobra.ShellCompRequestCmd, cobra.ShellCompNoDescRequestCmd}, first) {
-		return args
-	}
-	for _, c := range root.Commands() {
-		if c.Name() == first || slices.Contains(c.Aliases, first) {
-			return args
-		}
 	}
 	return append([]string{"get"}, args...)
 }
 
-// exactArgs, minArgs: cobra argument checks that fail as usage errors.
-func minArgs(n int) cobra.PositionalArgs {
+// isRootWord reports whether word is for the root command itself: a
+// subcommand (or alias), help, --version, or a completion request.
+func isRootWord(root *cobra.Command, word string) bool {
+	if slices.Contains([]string{"-h", "--help", "--version", "help",
+		cobra.ShellCompRequestCmd, cobra.ShellCompNoDescRequestCmd}, word) {
+		return true
+	}
+	for _, c := range root.Commands() {
+		if c.Name() == word || slices.Contains(c.Aliases, word) {
+			return true
+		}
+	}
+	return false
+}
+
+// unknownCommand reports a first word that is neither a command, nor a
+// flag, nor possibly a URL, as a usage error naming the commands it is
+// close to. A URL always has a scheme (ftp:...), and a word with a '/',
+// '.', '@' or '%' may be a mistyped URL: those stay for "get", which says
+// what is wrong with them (exit 3). A plain word such as "mirorr" or
+// "localhost" cannot be a URL, only a command mistyped.
+func unknownCommand(root *cobra.Command, args []string) error {
+	if len(args) == 0 {
+		return nil
+	}
+	word := args[0]
+	if word == "" || strings.HasPrefix(word, "-") || isRootWord(root, word) ||
+		strings.ContainsAny(word, ":/.@%[]\\") {
+		return nil
+	}
+	switch s := root.SuggestionsFor(word); len(s) {
+	case 0:
+		return flagErrorf("unknown command %q (a URL starts with its scheme, as ftp://host/)", word)
+	case 1:
+		return flagErrorf("unknown command %q (did you mean %q?)", word, s[0])
+	default:
+		return flagErrorf("unknown command %q (did you mean one of %s?)", word, quotedList(s))
+	}
+}
+
+// quotedList is words quoted and joined as a sentence does ("a" or "b").
+func quotedList(words []string) string {
+	q := make([]string, len(words))
+	for i, w := range words {
+		q[i] = strconv.Quote(w)
+	}
+	return strings.Join(q[:len(q)-1], ", ") + " or " + q[len(q)-1]
+}
+
+// exactArgs and minArgs are cobra's argument checks, failing as usage
+// errors that say in words what is missing or too much. names are the
+// arguments of the command's usage line; with minArgs the last one may be
+// repeated.
+func exactArgs(names ...string) cobra.PositionalArgs {
 	return func(cmd *cobra.Command, args []string) error {
-		if len(args) < n {
-			return flagErrorf("%s needs at least %d argument(s), got %d", cmd.Name(), n, len(args))
+		switch {
+		case len(args) < len(names):
+			return flagErrorf("missing %s: %s needs %s", names[len(args)], cmd.CommandPath(), wordList(names))
+		case len(args) > len(names) && len(names) == 0:
+			return flagErrorf("%s takes no arguments, got %q", cmd.CommandPath(), args)
+		case len(args) > len(names):
+			return flagErrorf("too many arguments: %s needs %s, got %d: %q", cmd.CommandPath(), wordList(names), len(args), args)
 		}
 		return nil
 	}
 }
 
-func exactArgs(n int) cobra.PositionalArgs {
+func minArgs(names ...string) cobra.PositionalArgs {
 	return func(cmd *cobra.Command, args []string) error {
-		if len(args) != n {
-			return flagErrorf("%s needs exactly %d argument(s), got %d", cmd.Name(), n, len(args))
+		if len(args) < len(names) {
+			want := slices.Clone(names)
+			want[len(want)-1] = "at least one " + want[len(want)-1]
+			return flagErrorf("missing %s: %s needs %s", names[len(args)], cmd.CommandPath(), wordList(want))
 		}
 		return nil
 	}
+}
+
+// wordList joins words as a sentence does: "A", "A and B", "A, B and C".
+func wordList(words []string) string {
+	if len(words) < 2 {
+		return strings.Join(words, "")
+	}
+	return strings.Join(words[:len(words)-1], ", ") + " and " + words[len(words)-1]
 }

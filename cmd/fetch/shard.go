@@ -29,7 +29,7 @@ func newManifestCmd(e *env) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "manifest",
 		Short: "Work on mirror manifests (DIR/.fetch/manifest.json)",
-		Args:  exactArgs(0),
+		Args:  exactArgs(),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return flagErrorf("manifest needs a subcommand: merge")
 		},
@@ -46,7 +46,7 @@ unchanged. Each argument is a manifest file or a shard's directory. The
 manifests must mirror the same URL; a file recorded by two of them must be
 recorded alike.`,
 		Example: `  fetch manifest merge -o all/.fetch/manifest.json shard-0 shard-1 shard-2 shard-3`,
-		Args:    minArgs(1),
+		Args:    minArgs("MANIFEST|DIR"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if out == "" {
 				return flagErrorf("merge needs -o OUT")

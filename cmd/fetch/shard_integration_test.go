@@ -65,7 +65,7 @@ func TestShardsFTP(t *testing.T) {
 	url := "ftp://" + s.Addr + "/pub/"
 	// noaccess and noread.txt are refused by the server; scratch-* are
 	// made and removed by the tests of mirror while this runs.
-	skip := []string{"--exclude", "noaccess", "--exclude", "noread.txt", "--exclude", "scratch-*"}
+	skip := append([]string{"--exclude", "noaccess", "--exclude", "noread.txt", "--exclude", "scratch-*"}, notLocalExcludes()...)
 	work := t.TempDir()
 	whole := filepath.Join(work, "whole")
 	if r := runLong(t, append([]string{"mirror", "-s"}, append(skip, url, whole)...)...); r.code != 0 {

@@ -46,7 +46,7 @@ func (o *getOptions) destination(u *uri.URL) (*dest, error) {
 	if o.remoteName {
 		name := urlName(u)
 		if name == "" && d.resume {
-			return nil, fmt.Errorf("%s names no file; use -o with -C", u.Redacted())
+			return nil, flagErrorf("%s names no file; use -o with -C", u.Redacted())
 		}
 		if name != "" {
 			if err := validName(name); err != nil {
@@ -83,14 +83,14 @@ func urlName(u *uri.URL) string {
 }
 
 // validName refuses remote names that are not a plain file name in the
-// current directory.
+// current directory: a usage error, since -o names the file instead.
 func validName(name string) error {
 	bad := name == "" || name == "." || name == ".." || strings.ContainsAny(name, `/\`)
 	for i := 0; i < len(name) && !bad; i++ {
 		bad = name[i] < 0x20 || name[i] == 0x7f
 	}
 	if bad {
-		return fmt.Errorf("remote name %q cannot be used as a file name; use -o", name)
+		return flagErrorf("remote name %q cannot be used as a file name; use -o", name)
 	}
 	return nil
 }
@@ -120,6 +120,9 @@ func (d *dest) open(resp *fetch.Response, e *env) (sink, error) {
 		return &stdoutSink{w: e.out, skip: d.offset - resp.Offset}, nil
 	}
 	if d.path == "" {
+		if resp.Name == "" {
+			return nil, flagErrorf("-O: %s names no file (a directory, a menu or a listing): name the output with -o FILE", resp.URL.Redacted())
+		}
 		if err := validName(resp.Name); err != nil {
 			return nil, err
 		}
@@ -129,7 +132,7 @@ func (d *dest) open(resp *fetch.Response, e *env) (sink, error) {
 		return openSpecial(d, fi)
 	}
 	if d.resume {
-		return openPart(d, resp)
+		return openPart(d, resp, e.kept)
 	}
 	if s, ok := openUnnamed(d.path); ok {
 		return s, nil
@@ -161,8 +164,10 @@ func openSpecial(d *dest, fi os.FileInfo) (sink, error) {
 	return &specialSink{f: f}, nil
 }
 
-// openPart opens path.part at the byte the response starts at.
-func openPart(d *dest, resp *fetch.Response) (sink, error) {
+// openPart opens path.part at the byte the response starts at. When the
+// transfer is aborted, kept gets a line that names the file and how to
+// resume it.
+func openPart(d *dest, resp *fetch.Response, kept *notes) (sink, error) {
 	if resp.Offset != 0 && resp.Offset != d.offset {
 		return nil, fmt.Errorf("%s: the server resumed at byte %d, not %d", resp.URL.Redacted(), resp.Offset, d.offset)
 	}
@@ -186,7 +191,8 @@ func openPart(d *dest, resp *fetch.Response) (sink, error) {
 		f.Close()
 		return nil, err
 	}
-	return &fileSink{f: f, final: d.path, keep: true, typeFile: name + partTypeSuffix}, nil
+	resume := "fetch -C - -o " + shellWord(d.path) + " " + shellWord(resp.URL.Redacted())
+	return &fileSink{f: f, final: d.path, keep: true, typeFile: name + partTypeSuffix, kept: kept, resume: resume}, nil
 }
 
 // writeError is a failure to write the output (disk full, closed pipe).
@@ -246,6 +252,10 @@ type fileSink struct {
 	// typeFile records the FTP type of a .part (ftptype.go); removed
 	// with the .part once it is in place.
 	typeFile string
+	// kept, when keep, is told about the file kept on abort, and
+	// resume is the command that resumes it.
+	kept   *notes
+	resume string
 }
 
 func (s *fileSink) Write(p []byte) (int, error) {
@@ -284,5 +294,22 @@ func (s *fileSink) abort() {
 	s.f.Close()
 	if !s.keep {
 		os.Remove(s.f.Name())
+		return
 	}
+	if s.kept != nil {
+		s.kept.add(fmt.Sprintf("kept %s (%s): %s resumes", s.f.Name(), byteCount(fileSize(s.f.Name())), s.resume))
+	}
+}
+
+// shellWord quotes w for a POSIX shell when it holds anything but
+// letters, digits and -_./:@%+=,~ (a URL or path as a user may paste it).
+func shellWord(w string) string {
+	ok := w != ""
+	for _, r := range w {
+		ok = ok && (r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("-_./:@%+=,~", r))
+	}
+	if ok {
+		return w
+	}
+	return "'" + strings.ReplaceAll(w, "'", `'\''`) + "'"
 }

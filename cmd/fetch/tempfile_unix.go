@@ -12,7 +12,7 @@ import (
 )
 
 // createTemp creates a new file beside final, named ".NAME.RANDOM.tmp",
-// mode 0644, for writing. It does what os.CreateTemp and Chmod do with
+// mode 0644, for writing; a failure names final. It does what os.CreateTemp and Chmod do with
 // fewer system calls: os.OpenFile asks the poller to take a regular file
 // (which it refuses) and sets and clears O_NONBLOCK around it, four fcntl
 // and an epoll_ctl per file; with many small files at once (get -Z) they
@@ -26,7 +26,9 @@ func createTemp(final string) (*os.File, error) {
 			continue
 		}
 		if err != nil {
-			return nil, &os.PathError{Op: "open", Path: name, Err: err}
+			// The user's own name, not the temporary one: a missing
+			// directory or a read-only one is theirs to fix.
+			return nil, &os.PathError{Op: "create", Path: final, Err: err}
 		}
 		f := os.NewFile(uintptr(fd), name)
 		if err := f.Chmod(0o644); err != nil {

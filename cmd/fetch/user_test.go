@@ -13,7 +13,7 @@ import (
 	"github.com/spf13/afero"
 
 	"github.com/rfc1738/fetch/fetch"
-	"github.com/rfc1738/fetch/internal/testrig/localserver"
+	"github.com/rfc1738/fetch/fetch/fetchtest"
 )
 
 // answerPrompt is a terminal that answers every question with answer,
@@ -54,7 +54,7 @@ func TestGetUserFlag(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			srv, err := localserver.StartFTP(mem, localserver.FTPOptions{User: "a", Password: tt.pass})
+			srv, err := fetchtest.StartFTP(mem, fetchtest.FTPOptions{User: "a", Password: tt.pass})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -78,6 +78,10 @@ func TestGetUserFlag(t *testing.T) {
 			if !strings.Contains(errb.String(), want) {
 				t.Errorf("no %q in the trace:\n%s", want, errb.String())
 			}
+			// The password came with -u, not in a URL the user wrote.
+			if tt.url == "" && strings.Contains(errb.String(), "password-in-url") {
+				t.Errorf("-u gave a password-in-url warning:\n%s", errb.String())
+			}
 			if code == fetch.ExitOK && out.String() != "data\n" {
 				t.Errorf("stdout = %q", out.String())
 			}
@@ -97,7 +101,7 @@ func TestMirrorUserFlag(t *testing.T) {
 	if err := afero.WriteFile(mem, "/pub/f.bin", []byte("data\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	srv, err := localserver.StartFTP(mem, localserver.FTPOptions{User: "a", Password: "s3cret-pw"})
+	srv, err := fetchtest.StartFTP(mem, fetchtest.FTPOptions{User: "a", Password: "s3cret-pw"})
 	if err != nil {
 		t.Fatal(err)
 	}

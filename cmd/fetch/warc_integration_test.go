@@ -17,7 +17,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/rfc1738/fetch/internal/testrig/nntptest"
+	"github.com/rfc1738/fetch/fetch/fetchtest"
 	"github.com/rfc1738/fetch/internal/testrig/servertest"
 	"github.com/rfc1738/fetch/internal/testrig/warctest"
 )
@@ -154,7 +154,7 @@ func TestWARCMirrorServers(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := filepath.Join(work, tc.name)
-			r := runLong(t, "mirror", "--json", "--exclude", "big", "--exclude", "scratch-*", "--warc-file", name, "--warc-cdx", tc.url, dir)
+			r := runLong(t, append(append([]string{"mirror", "--json", "--exclude", "big", "--exclude", "scratch-*"}, notLocalExcludes()...), "--warc-file", name, "--warc-cdx", tc.url, dir)...)
 			checkMirrorOutcome(t, r, tc.failed)
 			files := warcFiles(t, name)
 			recs := warctest.Check(t, files...)
@@ -229,7 +229,7 @@ func TestWARCMirrorServers(t *testing.T) {
 				}
 			}
 			// A second run finds every file unchanged: nothing new.
-			r = runLong(t, "mirror", "--json", "--exclude", "big", "--exclude", "scratch-*", "--warc-file", name, "--warc-cdx", tc.url, dir)
+			r = runLong(t, append(append([]string{"mirror", "--json", "--exclude", "big", "--exclude", "scratch-*"}, notLocalExcludes()...), "--warc-file", name, "--warc-cdx", tc.url, dir)...)
 			checkMirrorOutcome(t, r, tc.failed)
 			again := warcFiles(t, name)
 			for _, f := range again[len(files):] {
@@ -383,7 +383,7 @@ func TestWARCNoPassword(t *testing.T) {
 	}
 	// A news mirror logging in with AUTHINFO (the in-process server,
 	// INN's reader needs no login), with the same password.
-	news := &nntptest.Server{Over: "OVER", User: "reader", Pass: s.Pass}
+	news := &fetchtest.NNTP{Over: "OVER", User: "reader", Pass: s.Pass}
 	news.Post("From: a@x\nMessage-ID: <p1@x>\n\nbody\n", []string{"p.g"}, []int64{1})
 	news.Start(t)
 	newsPort := news.Addr[strings.LastIndexByte(news.Addr, ':')+1:]

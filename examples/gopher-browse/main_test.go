@@ -8,7 +8,7 @@ import (
 	"testing/fstest"
 	"time"
 
-	"github.com/rfc1738/fetch/internal/testrig/localserver"
+	"github.com/rfc1738/fetch/fetch/fetchtest"
 	"github.com/rfc1738/fetch/proto"
 	"github.com/rfc1738/fetch/uri"
 )
@@ -20,7 +20,7 @@ func TestRun(t *testing.T) {
 		"docs/deep/b.txt":    {Data: []byte("b\n")},
 		"docs/deep/more/c.t": {Data: []byte("c\n")},
 	}
-	srv, err := localserver.StartGopher(fsys)
+	srv, err := fetchtest.StartGopher(fsys)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -21,7 +21,7 @@ import (
 	"github.com/spf13/afero"
 
 	"github.com/rfc1738/fetch/fetch"
-	"github.com/rfc1738/fetch/internal/testrig/localserver"
+	"github.com/rfc1738/fetch/fetch/fetchtest"
 	"github.com/rfc1738/fetch/proto/ftp"
 	"github.com/rfc1738/fetch/proto/gopher"
 	"github.com/rfc1738/fetch/safety"
@@ -61,12 +61,12 @@ func run(ctx context.Context, out io.Writer) error {
 		afero.WriteFile(mem, "/pub/"+name, data, 0o644)
 		mapfs["hole/"+name] = &fstest.MapFile{Data: data}
 	}
-	ftpSrv, err := localserver.StartFTP(mem, localserver.FTPOptions{})
+	ftpSrv, err := fetchtest.StartFTP(mem, fetchtest.FTPOptions{})
 	if err != nil {
 		return err
 	}
 	defer ftpSrv.Close()
-	gopherSrv, err := localserver.StartGopher(mapfs)
+	gopherSrv, err := fetchtest.StartGopher(mapfs)
 	if err != nil {
 		return err
 	}

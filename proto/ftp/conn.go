@@ -118,7 +118,7 @@ func dialConn(ctx context.Context, req *proto.Request, key poolKey, cr creds, li
 	if err != nil {
 		stop()
 		cancel()
-		return nil, fmt.Errorf("ftp: dial %s: %w", key.addr, err)
+		return nil, err // a dial error names what it dialled
 	}
 	tcp, ok := raw.RemoteAddr().(*net.TCPAddr)
 	if !ok {
@@ -269,7 +269,7 @@ func (c *conn) fail(what string, err error) error {
 	if cmd == "" {
 		cmd = "greeting"
 	}
-	if errors.Is(err, io.EOF) && replyCode(err) == 0 {
+	if errors.Is(err, io.EOF) && replyCode(err) == 0 || c.cutLine(err) {
 		// The control connection ended where a reply was due: lost
 		// (exit 5, retried), not a bare EOF (exit 1).
 		err = fmt.Errorf("the server closed the control connection before its reply: %w", io.ErrUnexpectedEOF)
@@ -284,6 +284,15 @@ func (c *conn) fail(what string, err error) error {
 	}
 	e := cmdError(cmd, err, c.w.last)
 	return c.scrub(e)
+}
+
+// cutLine reports whether err, net/textproto's complaint about a reply
+// line, is about the part of a line the connection held when it ended: the
+// library reads that part as a whole line, but the server did not send a
+// malformed reply, it stopped sending.
+func (c *conn) cutLine(err error) bool {
+	var tpe textproto.ProtocolError
+	return errors.As(err, &tpe) && c.w.ended && c.w.inLen > 0
 }
 
 // ctxErr returns the caller's context error, if its context is done.
@@ -320,7 +329,8 @@ func isConnError(err error) bool {
 	var ne net.Error
 	var pe *proto.ProtocolError
 	var tpe textproto.ProtocolError
-	return errors.As(err, &ne) || errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) ||
+	var se *sessionEnded
+	return errors.As(err, &ne) || errors.As(err, &se) || errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) ||
 		errors.Is(err, net.ErrClosed) || errors.Is(err, syscall.ECONNRESET) || errors.Is(err, syscall.EPIPE) ||
 		errors.Is(err, os.ErrDeadlineExceeded) || errors.As(err, &pe) || errors.As(err, &tpe) ||
 		errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded)

@@ -23,11 +23,11 @@
 // would still send MLSD are closed rather than kept. Driver.DisableMLSD
 // makes every listing use LIST.
 //
-// Before its first LIST a connection sends SYST once (syst.go): the
+// Before its first LIST a connection sends SYST once: the
 // system it names is the first layout tried. Lines of a listing that fit
 // no layout are returned in Response.Info["ftp_unparsed"], never dropped
 // silently. When not one line fits, the names come from NLST and each is
-// probed on the same connection (fallback.go): PWD once, then CWD name
+// probed on the same connection: PWD once, then CWD name
 // (a directory, when a PWD there names one below: CWD back to the first
 // PWD answer, or CDUP without one) or SIZE and MDTM name (a file);
 // Info["ftp_nlst_fallback"] is then true.
@@ -35,15 +35,13 @@
 // With Options.FTP.ListAll, a LIST to a server whose SYST names Unix is
 // "LIST -a", so that names which begin with a dot are listed too; a server
 // that refuses the option, or takes it for a name, is asked with LIST, and
-// Info["ftp_dot_names"] then says that such names may be missing
-// (listall.go).
+// Info["ftp_dot_names"] then says that such names may be missing.
 //
 // Before the first command whose argument holds the byte 0xff (Telnet's
 // IAC, a Latin-1 "ÿ" in a name), a connection sends "IAC NOP" and NOOP,
 // then PWD, to learn whether the server reads the control connection as
 // Telnet (the BSD ftpd and inetutils-ftpd do); to such a server every
-// 0xff is then sent doubled, as RFC 854 sends the byte as data
-// (telnet.go).
+// 0xff is then sent doubled, as RFC 854 sends the byte as data.
 //
 // MDTM is sent only when FEAT lists it; SIZE and MDTM are left out when
 // Options.FTP.Stat is proto.StatNone (a mirror that knows both from the
@@ -60,7 +58,7 @@
 // greeting), in the same write as the RETR. A retrieval from offset 0
 // then uses the 229 already on its way. Any other command first reads
 // that 229 and drops it. These retrievals, and listings, are done by the
-// driver itself (pipeline.go), not by the library; with vsftpd their data
+// driver itself, not by the library; with vsftpd their data
 // connections are half-closed as soon as they are open, and Warm leaves
 // its connections in the directory it was given, with their first EPSV
 // sent.
@@ -72,7 +70,7 @@
 //
 // Without a typecode the transfer type is guessed from the name, and is
 // binary when unsure: only names that are text by long convention (README,
-// INDEX, ls-lR, *.txt, ...; the table is in guess.go) are fetched as TYPE A.
+// INDEX, ls-lR, *.txt, ...; GuessType holds the table) are fetched as TYPE A.
 // Options.FTP.Binary turns the guess off, and a resumed transfer
 // is always binary. TYPE A data is converted to local line ends (CRLF to
 // LF; nothing on Windows) and its Size is -1, since SIZE counts stored
@@ -151,7 +149,7 @@
 // Request.Options.FTP.Port (curl's --ftp-port) turns every transfer of
 // the request into active mode: EPRT (RFC 2428), or PORT when the server
 // refuses EPRT, and a data connection accepted only from the control
-// connection's peer (RFC 2577 section 3); see active.go. The library has
+// connection's peer (RFC 2577 section 3). The library has
 // no active mode: these transfers are done by the driver, as the pipelined
 // ones are. With a Request.Dial that refuses private addresses, the
 // listener is the client's own and nothing is dialled for data: the peer
@@ -165,5 +163,5 @@
 // clear; PBSZ 0 and PROT P follow the login, data connections are TLS and
 // resume the control connection's session. Options.FTP.CACert and
 // Options.FTP.Insecure (curl's --cacert and -k) and Driver.TLSClientConfig
-// set the verification; see tls.go.
+// set the verification.
 package ftp

@@ -70,7 +70,7 @@ type Driver struct {
 	// connection reaches its end; with vsftpd, along with the RETR): each
 	// file then waits for the server twice instead of three times.
 	// Listings take the prefetched EPSV too. With vsftpd each data
-	// connection is half-closed as soon as it is open (pipeline.go). A
+	// connection is half-closed as soon as it is open. A
 	// connection whose server refuses EPSV goes on without it (and with
 	// PASV). The last retrieval on each connection leaves one EPSV
 	// unused, and so does a CWD between two retrievals.
@@ -490,7 +490,7 @@ func (d *Driver) listing(c *conn, u *uri.URL, pl plan) (*proto.Response, error) 
 		Size:    size,
 		Name:    pl.name,
 		Entries: entries,
-		Info:    map[string]any{"ftp_listing": format},
+		Info:    map[string]any{"ftp_listing": format, "ftp_mdtm": c.sc.IsGetTimeSupported()},
 	}
 	if c.tlsWarning != "" {
 		warnings = append(warnings, c.tlsWarning)
@@ -536,14 +536,15 @@ func (d *Driver) retrieve(c *conn, pl plan) (*proto.Response, error) {
 		d.release(c)
 		return nil, err
 	}
-	size, mtime := int64(-1), time.Time{}
-	if stat := c.req.Options.FTP.Stat; stat != proto.StatNone {
-		if size, mtime, err = c.stat(pl, stat != proto.StatSize); err != nil {
-			d.release(c)
-			return nil, err
-		}
-	} else if n := c.req.Options.FTP.Size; n > 0 && pl.typ == "I" {
-		size = n // the caller's listing said it
+	size, mtime, err := c.statFor(pl)
+	if err != nil {
+		d.release(c)
+		return nil, err
+	}
+	if notModified(c.req, mtime) {
+		d.release(c)
+		return &proto.Response{Kind: proto.KindData, Size: -1, ModTime: mtime, Name: pl.name, NotModified: true,
+			Body: io.NopCloser(strings.NewReader("")), Info: map[string]any{"ftp_type": pl.typ}}, nil
 	}
 	offset := c.resumeOffset(pl.typ, size)
 	resp := &proto.Response{
@@ -592,6 +593,33 @@ func (d *Driver) retrieve(c *conn, pl plan) (*proto.Response, error) {
 	resp.Offset = offset
 	resp.Body = b
 	return resp, nil
+}
+
+// statFor returns the size and time of the file of pl as the request's
+// FTPOptions.Stat asks: from SIZE and MDTM, from MDTM and the caller's
+// size (StatTime), or from the caller alone (StatNone).
+func (c *conn) statFor(pl plan) (size int64, mtime time.Time, err error) {
+	o := c.req.Options.FTP
+	switch o.Stat {
+	case proto.StatNone, proto.StatTime:
+		size = -1
+		if o.Size > 0 && pl.typ == "I" {
+			size = o.Size // the caller's listing said it
+		}
+		if o.Stat == proto.StatTime {
+			mtime, err = c.mdtm(pl)
+		}
+		return size, mtime, err
+	}
+	return c.stat(pl, o.Stat != proto.StatSize)
+}
+
+// notModified reports whether MDTM's time (mtime) of a retrieval with
+// StatTime is not after the request's IfModifiedSince: the file is not
+// retrieved.
+func notModified(req *proto.Request, mtime time.Time) bool {
+	ims := req.Options.IfModifiedSince
+	return !ims.IsZero() && req.Options.FTP.Stat == proto.StatTime && !mtime.IsZero() && !mtime.After(ims)
 }
 
 // resumeOffset is the byte the retrieval starts at: Request.Offset, or 0
@@ -676,16 +704,28 @@ func (c *conn) stat(pl plan, mdtm bool) (size int64, mtime time.Time, err error)
 			return -1, mtime, c.fail("", err)
 		}
 	}
-	if mdtm && c.sc.IsGetTimeSupported() {
-		t, err := c.sc.GetTime(pl.arg)
-		switch {
-		case err == nil:
-			mtime = t
-		case replyCode(err) == 0 && isConnError(err):
-			return -1, mtime, c.fail("", err)
+	if mdtm {
+		if mtime, err = c.mdtm(pl); err != nil {
+			return -1, mtime, err
 		}
 	}
 	return size, mtime, nil
+}
+
+// mdtm asks MDTM, when FEAT offers it. A refusal leaves the time unknown
+// (zero); only a failed connection is an error.
+func (c *conn) mdtm(pl plan) (time.Time, error) {
+	if !c.sc.IsGetTimeSupported() {
+		return time.Time{}, nil
+	}
+	t, err := c.sc.GetTime(pl.arg)
+	switch {
+	case err == nil:
+		return t, nil
+	case replyCode(err) == 0 && isConnError(err):
+		return time.Time{}, c.fail("", err)
+	}
+	return time.Time{}, nil
 }
 
 // entryBase is u's directory as a URL prefix ending in "/", with no

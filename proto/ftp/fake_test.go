@@ -26,6 +26,7 @@ type fakeFTP struct {
 	feat     []string            // FEAT lines (without the leading space)
 	replies  map[string]string   // exact command line -> reply (may hold CRLFs)
 	raw      map[string][]byte   // exact command line ("" for the greeting) -> bytes sent as they are
+	rawEnd   bool                // after sending a raw answer, close the control connection
 	files    map[string][]byte   // RETR/SIZE argument -> content
 	lists    map[string][]byte   // "LIST arg", "MLSD arg", "NLST arg" -> data
 	listSeq  map[string][][]byte // as lists, one answer per request in turn (the last repeats); before lists
@@ -144,6 +145,9 @@ func (f *fakeFTP) serve(c net.Conn) {
 	c.SetDeadline(time.Now().Add(20 * time.Second))
 	if b, ok := f.raw[""]; ok {
 		c.Write(b)
+		if f.rawEnd {
+			return
+		}
 	} else if f.greeting == "" {
 		s.silent = true
 	} else {
@@ -174,6 +178,9 @@ func (f *fakeFTP) serve(c net.Conn) {
 		}
 		if b, ok := f.raw[cmd]; ok {
 			c.Write(b)
+			if f.rawEnd {
+				return
+			}
 			continue
 		}
 		if r, ok := f.replies[cmd]; ok {

@@ -903,3 +903,47 @@ func TestListingAhead(t *testing.T) {
 		t.Errorf("%d control connections, want 1", n)
 	}
 }
+
+// A line that is no FTP reply is the server breaking the protocol
+// (proto.ErrProtocol, exit 9); a reply cut by the end of the connection is
+// a lost connection (io.ErrUnexpectedEOF, exit 5), whatever part of the
+// line arrived. RFC 959 section 4.2: a reply is a three-digit code whose
+// first digit is 1 to 5, then a space (the last line) or a hyphen.
+func TestReplyNotFTP(t *testing.T) {
+	for _, tt := range []struct {
+		name  string
+		cmd   string // "" for the greeting
+		reply string
+		end   bool // the server hangs up after the reply
+		proto bool // want proto.ErrProtocol; else io.ErrUnexpectedEOF
+	}{
+		{"greeting not a reply", "", "hello there\r\n", false, true},
+		{"greeting not a reply, then closed", "", "hello there\r\n", true, true},
+		{"greeting code 999", "", "999 hi\r\n", false, true},
+		{"greeting code 099", "", "099 hi\r\n", false, true},
+		{"greeting code 600", "", "600 hi\r\n", false, true},
+		{"greeting two digits", "", "22 hi\r\n", false, true},
+		{"CWD code 999", "CWD pub", "999 what\r\n", false, true},
+		{"CWD not a reply", "CWD pub", "what\r\n", false, true},
+		{"greeting cut in its code", "", "22", true, false},
+		{"greeting cut in its text", "", "220 hel", true, false},
+		{"multi-line greeting cut", "", "220-hello\r\n", true, false},
+		{"CWD reply cut", "CWD pub", "25", true, false},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			f := newFake(t)
+			f.raw[tt.cmd] = []byte(tt.reply)
+			f.rawEnd = tt.end
+			f.start()
+			d := &Driver{}
+			defer d.CloseIdleConnections()
+			_, _, err := get(t, d, f.url("/pub/f.bin"), quickReq())
+			if got := errors.Is(err, proto.ErrProtocol); got != tt.proto {
+				t.Errorf("Fetch = %v: errors.Is(err, proto.ErrProtocol) = %v, want %v", err, got, tt.proto)
+			}
+			if !tt.proto && !errors.Is(err, io.ErrUnexpectedEOF) {
+				t.Errorf("Fetch = %v, want io.ErrUnexpectedEOF (a lost connection)", err)
+			}
+		})
+	}
+}

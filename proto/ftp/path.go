@@ -44,9 +44,9 @@ func makePlan(p *uri.FTPPath, req *proto.Request) (plan, error) {
 		method = proto.MethodMultiCWD
 	}
 	switch s := req.Options.FTP.Stat; s {
-	case proto.StatAll, proto.StatSize, proto.StatNone:
+	case proto.StatAll, proto.StatSize, proto.StatNone, proto.StatTime:
 	default:
-		return plan{}, fmt.Errorf("ftp: unknown Options.FTP.Stat %q (want %q, %q or %q)", s, proto.StatAll, proto.StatSize, proto.StatNone)
+		return plan{}, fmt.Errorf("ftp: unknown Options.FTP.Stat %q (want %q, %q, %q or %q)", s, proto.StatAll, proto.StatSize, proto.StatNone, proto.StatTime)
 	}
 	var pl plan
 	pl.name = p.Name

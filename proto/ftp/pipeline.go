@@ -139,7 +139,7 @@ func (c *conn) passive() (net.Conn, error) {
 		// EPSV, when ten random ports of its passive range were taken):
 		// not a refusal of EPSV, but a connection to give up.
 		c.dead = true
-		return nil, &proto.ProtocolError{Proto: "ftp", Msg: "the server ended the session: " + sanitize(fmt.Sprintf("%d %s", te.Code, te.Msg), 200)}
+		return nil, &sessionEnded{reply: sanitize(fmt.Sprintf("%d %s", te.Code, te.Msg), 200)}
 	}
 	if err != nil {
 		switch replyCode(err) {
@@ -365,3 +365,13 @@ func parseEPSV(msg string) (int, error) {
 	}
 	return port, nil
 }
+
+// sessionEnded is vsftpd's "500 OOPS" to an EPSV: its own failure, after
+// which it closes the session. The server did not break the protocol; it
+// cannot serve now, and a new session may work: it wraps proto.ErrBusy
+// (exit 5, retried), and the connection is lost (isConnError).
+type sessionEnded struct{ reply string }
+
+func (e *sessionEnded) Error() string { return "ftp: the server ended the session: " + e.reply }
+
+func (e *sessionEnded) Unwrap() error { return proto.ErrBusy }

@@ -486,6 +486,22 @@ func TestPipelinedVsftpdOOPS(t *testing.T) {
 	}
 }
 
+// vsftpd's "500 OOPS" to the EPSV of a new session is the server failing
+// for now (no free passive port), not a break of the protocol: the error
+// wraps proto.ErrBusy (exit 5, tried again), never proto.ErrProtocol
+// (exit 9).
+func TestVsftpdOOPSNotProtocol(t *testing.T) {
+	f := newFake(t)
+	f.greeting = "220 (vsFTPd 3.0.3)"
+	f.oopsEPSV = 1
+	f.files = map[string][]byte{"a": []byte("one")}
+	d, req := startPiped(t, f)
+	_, _, err := get(t, d, f.url("/a"), req)
+	if !errors.Is(err, proto.ErrBusy) || errors.Is(err, proto.ErrProtocol) {
+		t.Errorf("Fetch = %v, want proto.ErrBusy and not proto.ErrProtocol", err)
+	}
+}
+
 // TestListingLean: with Options.FTP.Lean (the mirror's listings) the
 // entries hold no URL and no Extra but "unique" and "vms_version": a map
 // for each entry was most of the memory of a listing of many; the body

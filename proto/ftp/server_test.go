@@ -53,7 +53,7 @@ func startLibB(t testing.TB) *libServer {
 
 // startLibWith starts the server; with noMLSD its FEAT lists MLST but it
 // answers MLSD with "500 MLSD has been disabled", as some servers do.
-// (localserver.FTPOptions.DisableMLSD hides MLST as well.)
+// (fetchtest.FTPOptions.DisableMLSD hides MLST as well.)
 func startLibWith(t testing.TB, noMLSD bool) *libServer {
 	t.Helper()
 	s := &libServer{t: t, rec: prototest.Listen(t), fs: afero.NewMemMapFs(), mtime: time.Date(2023, 5, 6, 7, 8, 9, 0, time.UTC), noMLSD: noMLSD}

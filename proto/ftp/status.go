@@ -96,7 +96,8 @@ func StatusText(code int) string { return statusText[code] }
 // null argument shown as "(null argument)". Err is the server's reply as a
 // *textproto.Error, or the network error. Kind, when not nil, is the
 // proto sentinel the reply was classified as (proto.ErrNotFound,
-// proto.ErrPermission, proto.ErrLogin); errors.Is sees both Kind and Err.
+// proto.ErrPermission, proto.ErrLogin, or proto.ErrProtocol for a line
+// that is no FTP reply); errors.Is sees both Kind and Err.
 type CommandError struct {
 	Cmd  string
 	Kind error
@@ -188,8 +189,18 @@ func cmdError(cmd string, err error, last *textproto.Error) error {
 		te = last
 	}
 	ce := &CommandError{Cmd: cmd, Err: err}
-	if te != nil {
+	var tpe textproto.ProtocolError
+	switch {
+	case te != nil && (te.Code < 100 || te.Code > 599):
+		// RFC 959 section 4.2: the first digit of a reply code is 1 to
+		// 5; any other is no reply at all.
+		ce.Kind = proto.ErrProtocol
+	case te != nil:
 		ce.Kind = classify(verb, te)
+	case errors.As(err, &tpe):
+		// A line that is not a reply ("hello", "22"), as net/textproto
+		// reads it.
+		ce.Kind = proto.ErrProtocol
 	}
 	return ce
 }

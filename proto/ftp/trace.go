@@ -51,6 +51,7 @@ type wire struct {
 	prelim   *textproto.Error // the last preliminary (1yz) reply since the last command
 	cur      []string         // the lines of the reply being read (at most maxReplyLines)
 	err      error            // sticky: a limit was broken
+	ended    bool             // a read of the connection failed (end of stream, reset)
 
 	// iac: the server reads Telnet, and each byte 0xff written goes
 	// twice, as IAC IAC (telnet.go); the transcript shows it once.
@@ -83,6 +84,9 @@ func (w *wire) Read(p []byte) (int, error) {
 		return 0, w.err
 	}
 	n, err := w.Conn.Read(p)
+	if err != nil {
+		w.ended = true
+	}
 	for _, c := range p[:n] {
 		w.replyN++
 		if c == '\n' {

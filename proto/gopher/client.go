@@ -111,7 +111,7 @@ type conn struct {
 func open(ctx context.Context, req *proto.Request, addr string, b []byte, bufSize int) (*conn, error) {
 	c, err := req.DialContext(ctx, "tcp", addr)
 	if err != nil {
-		return nil, fmt.Errorf("gopher: %w", err)
+		return nil, err // a dial error names what it dialled
 	}
 	traceRequest(req.Trace, b)
 	if _, err := c.Write(b); err != nil {

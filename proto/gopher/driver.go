@@ -46,6 +46,11 @@ var (
 // learn from it which kind of server it reads.
 const InfoMenuEnd = "gopher_menu_end"
 
+// InfoUnparsed is the key of Response.Info that holds, for a parsed menu,
+// the lines that are no menu line ([]string; see ParseMenuLines), when
+// there are any.
+const InfoUnparsed = "gopher_unparsed"
+
 // The values of Response.Info[InfoMenuEnd].
 const (
 	// MenuEndDot: the menu ended with its "." line (RFC 1436), or, for
@@ -447,11 +452,14 @@ func (e *cutMenuError) Unwrap() error { return io.ErrUnexpectedEOF }
 // menuResponse parses the menu raw into resp's entries; end is how its
 // data ended (Info[InfoMenuEnd]).
 func (d *Driver) menuResponse(t *target, resp *proto.Response, raw []byte, end string, lim limits) (*proto.Response, error) {
-	items, err := parseMenu(raw, lim)
+	items, unparsed, err := parseMenu(raw, lim)
 	if err != nil {
 		return nil, err
 	}
 	if err := allErrors(items); err != nil {
+		return nil, err
+	}
+	if err := noItems(items, unparsed, end, t.Type == "7"); err != nil {
 		return nil, err
 	}
 	entries := make([]proto.Entry, len(items))
@@ -464,9 +472,48 @@ func (d *Driver) menuResponse(t *target, resp *proto.Response, raw []byte, end s
 	resp.Kind = proto.KindDirectory
 	resp.Entries = entries
 	resp.Info = map[string]any{InfoMenuEnd: end}
+	if len(unparsed) > 0 {
+		resp.Info[InfoUnparsed] = unparsed
+	}
 	resp.Size = int64(len(raw))
 	resp.Body = &body{Reader: bytes.NewReader(raw)}
 	return resp, nil
+}
+
+// ErrEmptyMenu is the error of a menu whose data held no line at all (or
+// only empty lines), and ended at the close without the "." line that
+// ends a menu (RFC 1436, appendix: Menu ::= {DirEntity} Lastline): nothing
+// tells it from a server that failed to answer. It is a
+// *proto.ProtocolError. pygopherd, which never sends the "." line, answers
+// so for an empty directory: a caller that knows it reads such a server
+// (as the mirror learns) may take it for an empty menu.
+var ErrEmptyMenu = &proto.ProtocolError{Proto: "gopher", Msg: `the server sent no menu: no item, and no "." line`}
+
+// noItems returns the error of a menu that gave no item: ErrEmptyMenu for
+// one that held nothing and ended at the close, a *proto.ProtocolError
+// for one whose every line is no menu line (binary garbage). A menu that
+// is its "." line alone, or whose Gopher+ length was given, is empty and
+// whole; so is the result of a search (type 7) that held nothing: no hits
+// is the common answer, and a server that never sends the "." line sends
+// nothing for it.
+func noItems(items []Item, unparsed []string, end string, search bool) error {
+	switch {
+	case len(items) > 0:
+		return nil
+	case len(unparsed) > 0:
+		return protoErr("no line of the menu is a menu line (%d lines, the first %s)", len(unparsed), strconv.Quote(sanitizeShort(unparsed[0])))
+	case end == MenuEndClose && !search:
+		return ErrEmptyMenu
+	}
+	return nil
+}
+
+// sanitizeShort cuts s to 60 bytes for a message.
+func sanitizeShort(s string) string {
+	if len(s) > 60 {
+		return s[:60] + "..."
+	}
+	return s
 }
 
 // readWhole reads a response that is parsed before it is handed on (a
@@ -538,7 +585,7 @@ func sniffError(c *conn, lim limits) error {
 	if !errors.Is(err, io.EOF) {
 		return nil
 	}
-	items, perr := parseMenu(all, lim)
+	items, _, perr := parseMenu(all, lim)
 	if perr != nil {
 		return nil
 	}

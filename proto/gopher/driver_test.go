@@ -805,3 +805,60 @@ func TestGophernicusErrorLine(t *testing.T) {
 		}
 	}
 }
+
+// A menu that gives no item is an error, unless it says it is empty: its
+// "." line alone (RFC 1436, appendix: Menu ::= {DirEntity} Lastline) or a
+// Gopher+ length. Nothing at all is ErrEmptyMenu; a menu of lines that are
+// no menu lines (binary garbage) is a *proto.ProtocolError; a menu with
+// some such lines gives its items, and the lines in Info[InfoUnparsed].
+func TestFetchMenuWithoutItems(t *testing.T) {
+	srv := newFake(t, map[string]handler{
+		"/nothing":    reply(""),
+		"/blank":      reply("\r\n\r\n"),
+		"/dot":        reply(".\r\n"),
+		"/plus0\t\t+": reply("+0\r\n"),
+		"/nul":        reply(strings.Repeat("\x00\x00\x00\r\n", 20)),
+		"/nuldot":     reply("\x00\x00\r\n.\r\n"),
+		"/badport":    reply("0a\t/a\th\tabc\r\n"),
+		"/some":       reply("0a\t/a\th\tabc\r\n0b\t/b\th\t70\r\n\x00\r\n.\r\n"),
+		"/info":       reply("iJust words\tfake\t(NULL)\t0\r\n"),
+		"/find\tzzz":  reply(""),
+		"/find\tnul":  reply("\x00\r\n"),
+	})
+	for _, tt := range []struct {
+		url      string
+		err      error // errors.Is; nil: success
+		items    int
+		unparsed []string
+	}{
+		{"gopher://SRV/1/nothing", ErrEmptyMenu, 0, nil},
+		{"gopher://SRV/1/blank", ErrEmptyMenu, 0, nil},
+		{"gopher://SRV/1/dot", nil, 0, nil},
+		{"gopher://SRV/1/plus0%09%09+", nil, 0, nil},
+		{"gopher://SRV/1/nul", proto.ErrProtocol, 0, nil},
+		{"gopher://SRV/1/nuldot", proto.ErrProtocol, 0, nil},
+		{"gopher://SRV/1/badport", proto.ErrProtocol, 0, nil},
+		{"gopher://SRV/1/some", nil, 1, []string{"0a\t/a\th\tabc", "\x00"}},
+		{"gopher://SRV/1/info", nil, 1, nil},
+		// A search that finds nothing: no hits, not a broken server.
+		{"gopher://SRV/7/find%09zzz", nil, 0, nil},
+		{"gopher://SRV/7/find%09nul", proto.ErrProtocol, 0, nil},
+	} {
+		t.Run(tt.url, func(t *testing.T) {
+			resp, _, err := fetchURL(t, &Driver{}, srv, tt.url, nil)
+			if tt.err != nil {
+				if !errors.Is(err, tt.err) || !errors.Is(err, proto.ErrProtocol) {
+					t.Fatalf("Fetch = %v, want %v (proto.ErrProtocol)", err, tt.err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, _ := resp.Info[InfoUnparsed].([]string)
+			if len(resp.Entries) != tt.items || !reflect.DeepEqual(got, tt.unparsed) {
+				t.Errorf("%d entries, Info[%q] = %q; want %d, %q", len(resp.Entries), InfoUnparsed, got, tt.items, tt.unparsed)
+			}
+		})
+	}
+}

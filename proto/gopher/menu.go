@@ -86,14 +86,36 @@ func (l limits) items() int {
 // without one (pygopherd simply closes). A line without any TAB is an info
 // line holding the whole line, unless it starts with "i" or "3".
 //
-// A line longer than DefaultMaxLine or more than DefaultMaxItems items give
+// Lines that are no menu line at all (see ParseMenuLines) are left out.
+// A line longer than DefaultMaxLine or more than DefaultMaxItems lines give
 // a *proto.ProtocolError.
 func ParseMenu(b []byte) ([]Item, error) {
+	items, _, err := parseMenu(b, limits{})
+	return items, err
+}
+
+// ParseMenuLines parses a menu as ParseMenu does, and returns apart, as
+// sent but for their line ends, the lines that are no menu line:
+//
+//   - a line holding a NUL byte, which no field may hold (RFC 1436,
+//     appendix: DisplayString, Selector and Host are made of UNASCII,
+//     "ASCII - [Tab CR-LF NUL]"); a menu of binary garbage is all such lines;
+//   - a line that begins with a TAB: it has no type (RFC 1436 section 3.8:
+//     the type is the line's first character, the display string follows);
+//   - an item (not "i" or "3") whose port field is there but is not a
+//     number from 1 to 65535 (RFC 1436, appendix: Port ::= DigitSeq), such
+//     as "abc"; this is also what a display string holding a TAB gives, the
+//     fields after it being shifted by one ("0a\tb\t/sel\thost\t70" has the
+//     port "host"). An "h" item whose selector is "URL:..." is exempt: its
+//     port is never used.
+//
+// Such a line was often an item: counting it, a caller can say that the
+// menu may lack entries instead of losing them without a word.
+func ParseMenuLines(b []byte) (items []Item, unparsed []string, err error) {
 	return parseMenu(b, limits{})
 }
 
-func parseMenu(b []byte, lim limits) ([]Item, error) {
-	var items []Item
+func parseMenu(b []byte, lim limits) (items []Item, unparsed []string, err error) {
 	maxLine, maxItems := lim.line(), lim.items()
 	for len(b) > 0 {
 		var line []byte
@@ -103,7 +125,7 @@ func parseMenu(b []byte, lim limits) ([]Item, error) {
 			line, b = b, nil
 		}
 		if len(line) > maxLine {
-			return nil, protoErr("menu line longer than %d bytes", maxLine)
+			return nil, nil, protoErr("menu line longer than %d bytes", maxLine)
 		}
 		line = trimEOL(line)
 		if len(line) == 0 {
@@ -112,12 +134,44 @@ func parseMenu(b []byte, lim limits) ([]Item, error) {
 		if len(line) == 1 && line[0] == '.' {
 			break
 		}
-		if len(items) >= maxItems {
-			return nil, protoErr("menu has more than %d items", maxItems)
+		if len(items)+len(unparsed) >= maxItems {
+			return nil, nil, protoErr("menu has more than %d items", maxItems)
 		}
-		items = append(items, parseItem(string(line)))
+		it := parseItem(string(line))
+		if !menuLine(string(line), it) {
+			unparsed = append(unparsed, string(line))
+			continue
+		}
+		items = append(items, it)
 	}
-	return items, nil
+	return items, unparsed, nil
+}
+
+// menuLine reports whether line, parsed as it, is a menu line by the rules
+// of ParseMenuLines.
+func menuLine(line string, it Item) bool {
+	if strings.IndexByte(line, 0) >= 0 || line[0] == '\t' {
+		return false
+	}
+	if it.IsInfo() || it.Type == "h" && (strings.HasPrefix(it.Selector, "URL:") || strings.HasPrefix(it.Selector, "/URL:")) {
+		return true
+	}
+	fields := strings.SplitN(line, "\t", 5)
+	if len(fields) < 4 {
+		return true // no port field: lenient, the default port
+	}
+	port := strings.TrimSpace(fields[3])
+	return port == "" || it.Port != 0 && isDigits(port)
+}
+
+// isDigits reports whether s is one or more ASCII digits.
+func isDigits(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return false
+		}
+	}
+	return s != ""
 }
 
 // ParseItem parses one menu line (without its line end) as ParseMenu does.

@@ -15,9 +15,10 @@ import (
 
 // parseMenuTests: RFC 1436 section 3.8 menus and what servers really send.
 var parseMenuTests = []struct {
-	name string
-	in   string
-	want []Item
+	name     string
+	in       string
+	want     []Item
+	unparsed []string // ParseMenuLines's lines that are no menu line
 }{
 	{
 		// RFC 1436 section 3.8 and gopherplus.txt section 2.2.
@@ -27,6 +28,7 @@ var parseMenuTests = []struct {
 			{Type: "0", Display: "About", Selector: "/about", Host: "host1", Port: 70},
 			{Type: "1", Display: "Dir", Selector: "/dir", Host: "host1", Port: 7070, Plus: "+"},
 		},
+		nil,
 	},
 	{
 		// pygopherd: no "." line, the server closes.
@@ -36,6 +38,7 @@ var parseMenuTests = []struct {
 			{Type: "0", Display: "a", Selector: "/a", Host: "h", Port: 70, Plus: "+"},
 			{Type: "i", Display: "info", Selector: "fake", Host: "(NULL)"},
 		},
+		nil,
 	},
 	{
 		"LF only",
@@ -44,17 +47,20 @@ var parseMenuTests = []struct {
 			{Type: "0", Display: "a", Selector: "/a", Host: "h", Port: 70},
 			{Type: "1", Display: "b", Selector: "/b", Host: "h", Port: 70},
 		},
+		nil,
 	},
 	{
 		"data after terminator ignored",
 		"0a\t/a\th\t70\r\n.\r\n0evil\t/e\th\t70\r\n",
 		[]Item{{Type: "0", Display: "a", Selector: "/a", Host: "h", Port: 70}},
+		nil,
 	},
 	{
 		// gopherplus.txt section 2.8: "?" marks an item with an +ASK form.
 		"ask flag and extra fields",
 		"0Form\tsel\th\t70\t?\textra\tmore\r\n",
 		[]Item{{Type: "0", Display: "Form", Selector: "sel", Host: "h", Port: 70, Plus: "?"}},
+		nil,
 	},
 	{
 		"missing fields",
@@ -63,21 +69,63 @@ var parseMenuTests = []struct {
 			{Type: "1", Display: "Only display and selector", Selector: "/x"},
 			{Type: "0", Display: "no port", Selector: "/y", Host: "h"},
 		},
+		nil,
 	},
 	{
+		// RFC 1436, appendix: Port ::= DigitSeq. A port that is no
+		// number from 1 to 65535 makes the line no menu line (it was
+		// sent to port 70); spaces around it are forgiven.
 		"bad ports",
-		"0a\t/a\th\tseventy\r\n0b\t/b\th\t70000\r\n0c\t/c\th\t-1\r\n0d\t/d\th\t 71 \r\n",
+		"0a\t/a\th\tseventy\r\n0b\t/b\th\t70000\r\n0c\t/c\th\t-1\r\n0d\t/d\th\t 71 \r\n" +
+			"0e\t/e\th\tabc\r\n0f\t/f\th\t0\r\n0g\t/g\th\t+70\r\n0k\t/k\th\t\r\n",
 		[]Item{
-			{Type: "0", Display: "a", Selector: "/a", Host: "h"},
-			{Type: "0", Display: "b", Selector: "/b", Host: "h"},
-			{Type: "0", Display: "c", Selector: "/c", Host: "h"},
 			{Type: "0", Display: "d", Selector: "/d", Host: "h", Port: 71},
+			{Type: "0", Display: "k", Selector: "/k", Host: "h"},
 		},
+		[]string{"0a\t/a\th\tseventy", "0b\t/b\th\t70000", "0c\t/c\th\t-1", "0e\t/e\th\tabc", "0f\t/f\th\t0", "0g\t/g\th\t+70"},
+	},
+	{
+		// RFC 1436 section 3.8: the display string ends at the first
+		// TAB; one that holds a TAB shifts the fields after it, and the
+		// port field is then the host. Gopher+ lines alike.
+		"tab in the display string",
+		"0Disp\tlay\t/sel\th\t70\r\n1Menu\tone\t/m\th\t70\t+\r\n0ok\t/ok\th\t70\r\n",
+		[]Item{{Type: "0", Display: "ok", Selector: "/ok", Host: "h", Port: 70}},
+		[]string{"0Disp\tlay\t/sel\th\t70", "1Menu\tone\t/m\th\t70\t+"},
+	},
+	{
+		// Info and error lines: their port is never used (servers send
+		// "0" or nothing); an "h" URL: item's neither.
+		"ports not used",
+		"iinfo\tfake\t(NULL)\tx\r\n3err\t\terror.host\t0\r\nhWeb\tURL:http://example.org/\th\t0\r\n",
+		[]Item{
+			{Type: "i", Display: "info", Selector: "fake", Host: "(NULL)"},
+			{Type: "3", Display: "err", Host: "error.host"},
+			{Type: "h", Display: "Web", Selector: "URL:http://example.org/", Host: "h"},
+		},
+		nil,
+	},
+	{
+		// RFC 1436, appendix: UNASCII ::= ASCII - [Tab CR-LF NUL]; no
+		// field holds a NUL.
+		"NUL bytes",
+		"\x00\x00\x00\r\n0a\t/a\x00\th\t70\r\n\x00\r\n0b\t/b\th\t70\r\n",
+		[]Item{{Type: "0", Display: "b", Selector: "/b", Host: "h", Port: 70}},
+		[]string{"\x00\x00\x00", "0a\t/a\x00\th\t70", "\x00"},
+	},
+	{
+		// RFC 1436 section 3.8: the type is the first character; a TAB
+		// is none.
+		"line beginning with a tab",
+		"\tno type\t/x\th\t70\r\n",
+		nil,
+		[]string{"\tno type\t/x\th\t70"},
 	},
 	{
 		"empty lines skipped",
 		"\r\n0a\t/a\th\t70\r\n\n\r\n",
 		[]Item{{Type: "0", Display: "a", Selector: "/a", Host: "h", Port: 70}},
+		nil,
 	},
 	{
 		"lines without tabs",
@@ -87,26 +135,34 @@ var parseMenuTests = []struct {
 			{Type: "i", Display: "Info without tabs"},
 			{Type: "3", Display: "Error without tabs"},
 		},
+		nil,
 	},
 	{
 		// RFC 1436: selectors may hold any byte but TAB, CR, LF.
 		"odd bytes in selector",
 		"9bin\t/a b?c#d%e\xff\th\t70\r\n",
 		[]Item{{Type: "9", Display: "bin", Selector: "/a b?c#d%e\xff", Host: "h", Port: 70}},
+		nil,
 	},
-	{"empty menu", "", nil},
-	{"only terminator", ".\r\n", nil},
+	{"empty menu", "", nil, nil},
+	{"only terminator", ".\r\n", nil, nil},
 }
 
 func TestParseMenu(t *testing.T) {
 	for _, tt := range parseMenuTests {
 		t.Run(tt.name, func(t *testing.T) {
-			got, err := ParseMenu([]byte(tt.in))
+			got, unparsed, err := ParseMenuLines([]byte(tt.in))
 			if err != nil {
-				t.Fatalf("ParseMenu(%q) = %v", tt.in, err)
+				t.Fatalf("ParseMenuLines(%q) = %v", tt.in, err)
 			}
 			if !reflect.DeepEqual(got, tt.want) {
-				t.Errorf("ParseMenu(%q) =\n%+v\nwant\n%+v", tt.in, got, tt.want)
+				t.Errorf("ParseMenuLines(%q) =\n%+v\nwant\n%+v", tt.in, got, tt.want)
+			}
+			if !reflect.DeepEqual(unparsed, tt.unparsed) {
+				t.Errorf("ParseMenuLines(%q) unparsed %q, want %q", tt.in, unparsed, tt.unparsed)
+			}
+			if items, err := ParseMenu([]byte(tt.in)); err != nil || !reflect.DeepEqual(items, tt.want) {
+				t.Errorf("ParseMenu(%q) = %+v, %v; want the items of ParseMenuLines", tt.in, items, err)
 			}
 		})
 	}
@@ -115,14 +171,14 @@ func TestParseMenu(t *testing.T) {
 func TestParseMenuLimits(t *testing.T) {
 	var pe *proto.ProtocolError
 	long := "0" + strings.Repeat("x", 200) + "\t/\th\t70\r\n"
-	if _, err := parseMenu([]byte(long), limits{maxLine: 100}); !errors.As(err, &pe) {
+	if _, _, err := parseMenu([]byte(long), limits{maxLine: 100}); !errors.As(err, &pe) {
 		t.Errorf("over-long line: err = %v, want *proto.ProtocolError", err)
 	}
 	many := strings.Repeat("0a\t/a\th\t70\r\n", 11)
-	if _, err := parseMenu([]byte(many), limits{maxItems: 10}); !errors.As(err, &pe) {
+	if _, _, err := parseMenu([]byte(many), limits{maxItems: 10}); !errors.As(err, &pe) {
 		t.Errorf("11 items with a limit of 10: err = %v, want *proto.ProtocolError", err)
 	}
-	if items, err := parseMenu([]byte(many), limits{maxItems: 11}); err != nil || len(items) != 11 {
+	if items, _, err := parseMenu([]byte(many), limits{maxItems: 11}); err != nil || len(items) != 11 {
 		t.Errorf("11 items with a limit of 11: %d items, %v", len(items), err)
 	}
 }
@@ -273,7 +329,7 @@ func FuzzParseMenu(f *testing.F) {
 	f.Add([]byte("h\tURL:\th\t70\r\n"))
 	f.Add([]byte("8\t@\t::1\t23\r\n"))
 	f.Fuzz(func(t *testing.T, in []byte) {
-		items, err := parseMenu(in, limits{maxLine: 1 << 10, maxItems: 1 << 10})
+		items, unparsed, err := parseMenu(in, limits{maxLine: 1 << 10, maxItems: 1 << 10})
 		if err != nil {
 			var pe *proto.ProtocolError
 			if !errors.As(err, &pe) {
@@ -281,8 +337,13 @@ func FuzzParseMenu(f *testing.F) {
 			}
 			return
 		}
-		if len(items) > 1<<10 || len(items) > bytes.Count(in, []byte("\n"))+1 {
-			t.Fatalf("%d items from %d bytes", len(items), len(in))
+		if n := len(items) + len(unparsed); n > 1<<10 || n > bytes.Count(in, []byte("\n"))+1 {
+			t.Fatalf("%d items and %d unparsed lines from %d bytes", len(items), len(unparsed), len(in))
+		}
+		for _, line := range unparsed {
+			if line == "" || strings.Contains(line, "\n") || !bytes.Contains(in, []byte(line)) {
+				t.Fatalf("unparsed line %q is not a line of the input", line)
+			}
 		}
 		for _, it := range items {
 			if len(it.Type) != 1 && !(it.Type == "i" && it.Display == "") {

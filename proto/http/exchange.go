@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"net/http/httptrace"
 	"sync"
+	"sync/atomic"
 
 	"github.com/rfc1738/fetch/proto"
 )
@@ -31,8 +32,9 @@ import (
 // recConn is a connection of the driver's transports; see above.
 type recConn struct {
 	net.Conn
-	mu sync.Mutex
-	x  *exchange // nil: nothing recorded
+	mu    sync.Mutex
+	x     *exchange   // nil: nothing recorded
+	ended atomic.Bool // a read failed: end of stream, reset, timeout (see head)
 }
 
 // attach makes c copy its traffic to x (nil: to nothing).
@@ -44,6 +46,9 @@ func (c *recConn) attach(x *exchange) {
 
 func (c *recConn) Read(p []byte) (int, error) {
 	n, err := c.Conn.Read(p)
+	if err != nil {
+		c.ended.Store(true)
+	}
 	if n > 0 {
 		c.mu.Lock()
 		if c.x != nil {

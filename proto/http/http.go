@@ -127,10 +127,11 @@ func (d *Driver) Fetch(ctx context.Context, u *uri.URL, req *proto.Request) (*pr
 		return nil, err
 	}
 	var x *exchange
-	rctx := ctx
+	var h head
+	rctx := h.watch(ctx)
 	if req.Options.HTTP.Exchange {
 		x = &exchange{}
-		rctx = x.trace(ctx)
+		rctx = x.trace(rctx)
 	}
 	hreq, err := d.newRequest(rctx, target, req)
 	if err != nil {
@@ -153,12 +154,7 @@ func (d *Driver) Fetch(ctx context.Context, u *uri.URL, req *proto.Request) (*pr
 		if !shared {
 			tr.CloseIdleConnections()
 		}
-		if errors.Is(err, io.EOF) {
-			// The connection ended before a response (net/http's
-			// bare EOF): lost (exit 5, retried), said so.
-			err = fmt.Errorf("the server closed the connection before its response: %w", io.ErrUnexpectedEOF)
-		}
-		return nil, fmt.Errorf("http: %w", err)
+		return nil, roundTripError(h.classify(err))
 	}
 	t.response(hresp)
 	resp, err := response(target, hreq, hresp, req.Offset)
@@ -181,8 +177,22 @@ func (d *Driver) Fetch(ctx context.Context, u *uri.URL, req *proto.Request) (*pr
 		return nil, err
 	}
 	resp.Name = remoteName(u)
-	resp.Body = &body{rc: resp.Body, tr: tr, keep: shared, x: x}
+	resp.Body = &body{rc: resp.Body, tr: tr, keep: shared, x: x, h: &h}
 	return resp, nil
+}
+
+// roundTripError is the error of a request that got no response, as
+// head.classify gave it: a failed dial or look-up as it is (it names what
+// it dialled or looked up), the rest after "http: ".
+func roundTripError(err error) error {
+	var (
+		oe *net.OpError
+		de *net.DNSError
+	)
+	if errors.As(err, &oe) && oe.Op == "dial" || errors.As(err, &de) {
+		return err
+	}
+	return fmt.Errorf("http: %w", err)
 }
 
 func (d *Driver) newRequest(ctx context.Context, target *url.URL, req *proto.Request) (*http.Request, error) {
@@ -340,6 +350,7 @@ type body struct {
 	tr   *http.Transport
 	keep bool
 	x    *exchange // nil when not recorded
+	h    *head     // classifies read errors (bodyErr)
 	once sync.Once
 	err  error
 }
@@ -348,6 +359,9 @@ func (b *body) Read(p []byte) (int, error) {
 	n, err := b.rc.Read(p)
 	if err != nil && b.x != nil {
 		b.x.stop()
+	}
+	if err != nil && b.h != nil {
+		err = b.h.bodyErr(err)
 	}
 	return n, err
 }

@@ -103,10 +103,52 @@ func peekHeader(r *bufio.Reader, max int) (block []byte, complete bool, err erro
 		case err != nil:
 			return block, false, err
 		}
-		if atLineStart && len(chunk) == 1 {
-			return block, true, nil
+		if atLineStart && (len(chunk) == 1 || len(chunk) == 2 && chunk[0] == '\r') {
+			return block, true, nil // an empty line, LF or CR LF (rawBlock)
 		}
 		atLineStart = true
 	}
 	return block, false, nil
+}
+
+// rawBlock reads a multi-line data block (RFC 3977 section 3.1.1) as it
+// was sent: every byte up to the terminating line "." CR LF, which it
+// leaves out, dot-stuffing and CR LF kept (Request.Raw). It ends at the
+// first line that is "." alone, with CR LF or, as textproto's DotReader
+// takes it too, LF alone. The end of the stream before that line is
+// io.ErrUnexpectedEOF. It hands on each line, or each part of a line
+// longer than the buffer, as soon as it has arrived: article text is not
+// bounded by the line limit of replies.
+type rawBlock struct {
+	r       *bufio.Reader
+	rest    []byte // the part of the current line not handed on yet
+	midLine bool   // rest's line began in an earlier part
+	done    bool
+}
+
+func (b *rawBlock) Read(p []byte) (int, error) {
+	if len(b.rest) == 0 {
+		if b.done {
+			return 0, io.EOF
+		}
+		line, err := b.r.ReadSlice('\n')
+		switch {
+		case errors.Is(err, bufio.ErrBufferFull):
+		case err == io.EOF:
+			return 0, io.ErrUnexpectedEOF
+		case err != nil:
+			return 0, err
+		}
+		if !b.midLine && (string(line) == ".\r\n" || string(line) == ".\n") {
+			b.done = true
+			return 0, io.EOF
+		}
+		b.midLine = err != nil
+		// line stays valid until the next read of b.r, which comes
+		// only once it has all been handed on.
+		b.rest = line
+	}
+	n := copy(p, b.rest)
+	b.rest = b.rest[n:]
+	return n, nil
 }

@@ -24,7 +24,8 @@
 //     (Request.Options.NNTP.Server), or the host of the
 //     news://server/... form of RFC 5538.
 //   - Articles come with LF line ends (textproto's DotReader turns the
-//     wire's CR LF into LF), dot-unstuffed.
+//     wire's CR LF into LF), dot-unstuffed; with Request.Raw, as the
+//     server sent them: dot-stuffed, CR LF, the "." line left out.
 //
 // Driver.Open gives a Session, one connection kept for many commands, for
 // a mirror: GROUP, OVER (else XOVER; neither gives ErrNoOverview),

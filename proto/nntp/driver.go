@@ -36,8 +36,11 @@ const (
 // Request.Options fields read: NNTP.Server (host[:port] for news: URLs),
 // Netrc (path of a .netrc file; a missing file gives no credentials, a
 // malformed one an error), HeadersOnly and BodyOnly.
-// Request.Raw and Request.Offset are not supported: articles always come
-// dot-unstuffed from their first byte (Response.Offset is 0).
+// Request.Raw gives an article (ARTICLE, HEAD, BODY) as the server sent
+// it: the bytes between the status line and the terminating "." line,
+// dot-stuffed and with their CR LF line ends; without it, articles come
+// dot-unstuffed with LF line ends. Request.Offset is not supported:
+// articles always come from their first byte (Response.Offset is 0).
 type Driver struct {
 	// MaxLineLength bounds one reply line and one line of a list, overview
 	// or header reply, in bytes. Article text streams and is not bounded by
@@ -158,10 +161,10 @@ func (d *Driver) run(ctx context.Context, t *target, req *proto.Request) (*proto
 	var resp *proto.Response
 	switch {
 	case t.msgID != "":
-		resp, err = d.article(ctx, c, t, t.msgID)
+		resp, err = d.article(ctx, c, t, t.msgID, req.Raw)
 	case t.hasNumber:
 		if _, _, err = c.cmd(ctx, StatusGroupSelected, "GROUP %s", t.group); err == nil {
-			resp, err = d.article(ctx, c, t, strconv.FormatInt(t.number, 10))
+			resp, err = d.article(ctx, c, t, strconv.FormatInt(t.number, 10), req.Raw)
 		}
 	case t.all:
 		resp, err = d.groups(ctx, c, t)
@@ -180,7 +183,7 @@ func (d *Driver) run(ctx context.Context, t *target, req *proto.Request) (*proto
 func (d *Driver) connect(ctx context.Context, t *target, req *proto.Request) (*client, error) {
 	nc, err := req.DialContext(ctx, "tcp", t.addr)
 	if err != nil {
-		return nil, fmt.Errorf("nntp: dial %s: %w", t.addr, err)
+		return nil, err // a dial error names what it dialled
 	}
 	var trace io.Writer
 	var prompt proto.Prompter
@@ -414,8 +417,9 @@ func readNetrc(path string) ([]netrc.Entry, error) {
 
 // article sends ARTICLE, HEAD or BODY for spec (a number in the selected
 // group, or a message-id) and returns the streaming response (RFC 3977
-// sections 6.2.1 to 6.2.3).
-func (d *Driver) article(ctx context.Context, c *client, t *target, spec string) (*proto.Response, error) {
+// sections 6.2.1 to 6.2.3): decoded, or with raw the bytes as sent
+// (rawBlock).
+func (d *Driver) article(ctx context.Context, c *client, t *target, spec string, raw bool) (*proto.Response, error) {
 	want, media := StatusArticleFollows, "message/rfc822"
 	switch t.verb {
 	case "HEAD":
@@ -439,7 +443,12 @@ func (d *Driver) article(ctx context.Context, c *client, t *target, spec string)
 	if t.group != "" {
 		info["group"] = t.group
 	}
-	br := bufio.NewReader(&promptReader{dot: c.r.DotReader(), buf: c.r.R})
+	var br *bufio.Reader
+	if raw {
+		br = bufio.NewReader(&rawBlock{r: c.r.R})
+	} else {
+		br = bufio.NewReader(&promptReader{dot: c.r.DotReader(), buf: c.r.R})
+	}
 	var r io.Reader = br
 	if t.verb != "BODY" {
 		block, complete, err := peekHeader(br, orDefault(d.MaxHeaderBytes, DefaultMaxHeaderBytes))
@@ -447,7 +456,7 @@ func (d *Driver) article(ctx context.Context, c *client, t *target, spec string)
 			return nil, c.ioErr(ctx.Err(), op, err)
 		}
 		if complete {
-			h := parseHeader(string(block))
+			h := parseHeader(string(block)) // CR LF or LF alike
 			for field, key := range map[string]string{"Subject": "subject", "From": "from", "Message-Id": "message_id", "Date": "date", "Newsgroups": "newsgroups", "References": "references"} {
 				if v, ok := h[field]; ok {
 					info[key] = decodeWords(v)

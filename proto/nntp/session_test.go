@@ -13,18 +13,18 @@ import (
 	"testing"
 	"time"
 
-	"github.com/rfc1738/fetch/internal/testrig/nntptest"
+	"github.com/rfc1738/fetch/fetch/fetchtest"
 	"github.com/rfc1738/fetch/proto"
 	"github.com/rfc1738/fetch/uri"
 )
 
-func newsServer(t *testing.T, over string) *nntptest.Server {
+func newsServer(t *testing.T, over string) *fetchtest.NNTP {
 	t.Helper()
-	return startNews(t, &nntptest.Server{Over: over})
+	return startNews(t, &fetchtest.NNTP{Over: over})
 }
 
 // startNews posts g.one's articles 1, 2, 3 and 5 to s and starts it.
-func startNews(t *testing.T, s *nntptest.Server) *nntptest.Server {
+func startNews(t *testing.T, s *fetchtest.NNTP) *fetchtest.NNTP {
 	t.Helper()
 	for n := int64(1); n <= 5; n++ {
 		if n == 4 {
@@ -109,7 +109,7 @@ func TestSessionOverview(t *testing.T) {
 func TestSessionOverviewEmptyRange(t *testing.T) {
 	for _, tt := range []struct {
 		over  string
-		empty int // nntptest.Server.EmptyRange
+		empty int // fetchtest.NNTP.EmptyRange
 		sent  string
 	}{
 		{"OVER", 0, "OVER 4-4"},     // 423
@@ -118,7 +118,7 @@ func TestSessionOverviewEmptyRange(t *testing.T) {
 		{"XOVER", 420, "XOVER 4-4"}, // 420
 	} {
 		t.Run(fmt.Sprintf("%s/%d", tt.over, tt.empty), func(t *testing.T) {
-			srv := startNews(t, &nntptest.Server{Over: tt.over, EmptyRange: tt.empty})
+			srv := startNews(t, &fetchtest.NNTP{Over: tt.over, EmptyRange: tt.empty})
 			ctx := context.Background()
 			s := openSession(t, ctx, "nntp://"+srv.Addr+"/g.one", nil)
 			if _, err := s.Group(ctx, "g.one"); err != nil {
@@ -199,7 +199,7 @@ func TestSessionArticles(t *testing.T) {
 // AUTHINFO USER/PASS (RFC 4643 section 2.3) from the URL; the password
 // is never in the trace.
 func TestSessionAuthinfo(t *testing.T) {
-	srv := &nntptest.Server{Over: "OVER", User: "reader", Pass: "s3cret-pw"}
+	srv := &fetchtest.NNTP{Over: "OVER", User: "reader", Pass: "s3cret-pw"}
 	srv.AddGroup("g.one")
 	srv.Start(t)
 	ctx := context.Background()
@@ -222,7 +222,7 @@ func TestSessionAuthinfo(t *testing.T) {
 
 // A cancelled context stops Articles while the server stalls.
 func TestSessionArticlesCancel(t *testing.T) {
-	srv := &nntptest.Server{Over: "OVER", Stall: make(chan struct{})}
+	srv := &fetchtest.NNTP{Over: "OVER", Stall: make(chan struct{})}
 	srv.Post("Message-ID: <x@y>\n\nb\n", []string{"g"}, []int64{1})
 	srv.Start(t)
 	defer close(srv.Stall)
@@ -269,7 +269,7 @@ func TestSessionListActive(t *testing.T) {
 func TestSessionArticleNumbers(t *testing.T) {
 	for _, lg := range []string{"range", "plain", ""} {
 		t.Run("listgroup="+lg, func(t *testing.T) {
-			srv := &nntptest.Server{ListGroup: lg}
+			srv := &fetchtest.NNTP{ListGroup: lg}
 			for n := int64(1); n <= 5; n++ {
 				if n != 4 {
 					srv.Post(fmt.Sprintf("Message-ID: <a%d@x>\n\nbody\n", n), []string{"g.one"}, []int64{n})
@@ -421,7 +421,7 @@ func TestSessionStatEachCancel(t *testing.T) {
 // flight (the server never holds more than 2 beyond the one it reads) and
 // refill as replies come, through all ten numbers, in order.
 func TestSessionSmallPipeline(t *testing.T) {
-	srv := &nntptest.Server{}
+	srv := &fetchtest.NNTP{}
 	for n := int64(1); n <= 10; n++ {
 		if n != 6 {
 			srv.Post(fmt.Sprintf("Message-ID: <a%d@x>\n\nbody %d\n", n, n), []string{"g"}, []int64{n})
@@ -582,7 +582,7 @@ func TestSessionReplyWithoutNumber(t *testing.T) {
 func TestSessionArticleNumbersInRanges(t *testing.T) {
 	defer func(c int64) { listGroupChunk = c }(listGroupChunk)
 	listGroupChunk = 2
-	srv := &nntptest.Server{ListGroup: "range"}
+	srv := &fetchtest.NNTP{ListGroup: "range"}
 	for _, n := range []int64{1, 2, 3, 5} {
 		srv.Post(fmt.Sprintf("Message-ID: <a%d@x>\n\nbody\n", n), []string{"g.one"}, []int64{n})
 	}
@@ -710,7 +710,7 @@ func TestSessionArticleNumbersReplies(t *testing.T) {
 // 100,000, StatEach of 300 numbers (under 3 KiB of commands, read by the
 // server in one go) never has more than 256 in flight.
 func TestSessionPipelineCap(t *testing.T) {
-	srv := &nntptest.Server{}
+	srv := &fetchtest.NNTP{}
 	srv.Post("Message-ID: <a@x>\n\nbody\n", []string{"g"}, []int64{7})
 	srv.Start(t)
 	ctx := context.Background()

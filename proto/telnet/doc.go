@@ -18,7 +18,7 @@
 // the library ends a session on IAC NOP and IAC DM ("unknown command"),
 // answers DO NAWS with a fixed 65535x65535 size written as eight unescaped
 // 255 bytes, agrees to echo the server's data back to it on DO ECHO, and
-// refuses TTYPE. See optionConn in option.go.
+// refuses TTYPE.
 //
 // Deviations: the Synch mechanism (RFC 854: urgent data and DM) is not
 // implemented; DM is dropped and no data is discarded. BINARY is refused,

@@ -1,11 +1,33 @@
 package localserver
 
 import (
+	"context"
+	"io"
 	"slices"
 	"testing"
+	"time"
 
+	"github.com/rfc1738/fetch/proto"
 	"github.com/rfc1738/fetch/proto/ftp"
+	"github.com/rfc1738/fetch/uri"
 )
+
+// get fetches raw with d and returns the response and its whole body.
+func get(t *testing.T, d proto.Driver, raw string, req *proto.Request) (*proto.Response, string) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	resp, err := d.Fetch(ctx, uri.MustParse(raw), req)
+	if err != nil {
+		t.Fatalf("Fetch(%s) = %v", raw, err)
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatalf("read %s: %v", raw, err)
+	}
+	return resp, string(b)
+}
 
 func TestRawFTPServesListingsAndFiles(t *testing.T) {
 	s := HostileFTP()

@@ -1,0 +1,84 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+
+	"github.com/spf13/afero"
+
+	"github.com/rfc1738/fetch/fetch"
+	"github.com/rfc1738/fetch/fetch/fetchtest"
+)
+
+// smallDisk mounts a tmpfs of size bytes and returns its path; it is
+// unmounted when the test ends. It needs root (CAP_SYS_ADMIN): without
+// it the test is skipped, and fails under CI=true, where it must run.
+func smallDisk(t *testing.T, size int) string {
+	t.Helper()
+	dir := t.TempDir()
+	err := syscall.Mount("tmpfs", dir, "tmpfs", 0, fmt.Sprintf("size=%d", size))
+	if err != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatalf("mount a tmpfs of %d bytes: %v (CI runs as root)", size, err)
+		}
+		t.Skipf("mount a tmpfs of %d bytes: %v (needs root)", size, err)
+	}
+	t.Cleanup(func() { syscall.Unmount(dir, 0) })
+	return dir
+}
+
+// TestMirrorCommandDiskFull: a mirror into a disk that fills up ended
+// with exit 1, no report and no manifest, the failed files unnamed. It
+// ends with exit 8, the --json report naming each file not mirrored,
+// and the manifest of the files that were (room for it is kept in
+// .fetch/reserve).
+func TestMirrorCommandDiskFull(t *testing.T) {
+	disk := smallDisk(t, 1<<20)
+	mem := afero.NewMemMapFs()
+	const files = 8
+	for i := range files {
+		afero.WriteFile(mem, fmt.Sprintf("/pub/f%d.bin", i), []byte(strings.Repeat(string(rune('a'+i)), 200<<10)), 0o644)
+	}
+	srv, err := fetchtest.StartFTP(mem, fetchtest.FTPOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Close()
+	dir := filepath.Join(disk, "m")
+	code, out, stderr := mirrorCLI(t, "mirror", "--json", "-j", "2", "ftp://"+srv.Addr()+"/pub/", dir)
+	var rep struct {
+		New, Failed int
+		Notices     []string
+		Entries     []struct{ Path, Status, Reason string }
+	}
+	if code != fetch.ExitPartial || json.Unmarshal([]byte(out), &rep) != nil {
+		t.Fatalf("exit %d, want 8 and a JSON report\n%s%s", code, out, stderr)
+	}
+	if rep.New == 0 || rep.Failed == 0 || rep.New+rep.Failed != files || len(rep.Entries) != files {
+		t.Errorf("new %d failed %d, %d entries; want some of each, %d in all", rep.New, rep.Failed, len(rep.Entries), files)
+	}
+	b, err := os.ReadFile(filepath.Join(dir, ".fetch", "manifest.json"))
+	var m struct{ Files map[string]json.RawMessage }
+	if err != nil || json.Unmarshal(b, &m) != nil {
+		t.Fatalf("manifest: %v\n%s", err, b)
+	}
+	for _, e := range rep.Entries {
+		_, recorded := m.Files[e.Path]
+		switch {
+		case e.Status == "new" && !recorded:
+			t.Errorf("%s is new but not in the manifest", e.Path)
+		case e.Status == "failed" && (recorded || e.Reason == ""):
+			t.Errorf("%s failed (%q) but is in the manifest, or has no reason", e.Path, e.Reason)
+		case e.Status != "new" && e.Status != "failed":
+			t.Errorf("%s: %s", e.Path, e.Status)
+		}
+	}
+	if !strings.Contains(stderr, "disk is full") {
+		t.Errorf("stderr does not say the disk is full:\n%s", stderr)
+	}
+}

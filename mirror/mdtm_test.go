@@ -1,0 +1,111 @@
+package mirror
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/spf13/afero"
+
+	"github.com/rfc1738/fetch/fetch/fetchtest"
+	"github.com/rfc1738/fetch/proto"
+	"github.com/rfc1738/fetch/proto/ftp"
+	"github.com/rfc1738/fetch/uri"
+)
+
+// TestMirrorMDTMSameMinute: a server that lists with LIST (times to the
+// minute) and has MDTM (seconds). A file changed to other content of the
+// same size within the listed minute, after the mirror fetched it, looked
+// unchanged: the re-run kept it stale. The first run sends no MDTM and
+// records when it fetched each file of a fresh minute (fetched); a re-run
+// whose listing shows the size and time recorded asks MDTM, fetches the
+// file whose MDTM time is later than that, and not the other (no RETR),
+// whose MDTM time it keeps (exact_time) for the third run. A file listed
+// days old, whose minute closed long before it was fetched, costs no
+// MDTM, in any run.
+func TestMirrorMDTMSameMinute(t *testing.T) {
+	mem := afero.NewMemMapFs()
+	minute := time.Now().Add(-time.Hour).UTC().Truncate(time.Minute)
+	put := func(name, data string, at time.Time) {
+		afero.WriteFile(mem, "/pub/"+name, []byte(data), 0o644)
+		mem.Chtimes("/pub/"+name, at, at)
+	}
+	put("changed.txt", "old content", minute.Add(15*time.Second))
+	put("same.txt", "same content", minute.Add(20*time.Second))
+	put("old.txt", "old file", minute.Add(-72*time.Hour))
+	srv, err := fetchtest.StartFTP(mem, fetchtest.FTPOptions{DisableMLSD: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Close()
+	drv := &ftp.Driver{PipelinePassive: true}
+	defer drv.CloseIdleConnections()
+	tr := &trace{}
+	// The first run fetches at second 30 of the listed minute.
+	opts := Options{Jobs: 1, Request: proto.Request{Trace: tr, IdleTimeout: 10 * time.Second},
+		now: func() time.Time { return minute.Add(30 * time.Second) }}
+	dir := t.TempDir()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	start := uri.MustParse("ftp://" + srv.Addr() + "/pub/")
+
+	if s, err := Run(ctx, drivers{"ftp": drv}, start, dir, opts); err != nil || s.New != 3 {
+		t.Fatalf("first run: %v, %+v", err, s)
+	}
+	if n := tr.commands("LIST"); n == 0 {
+		t.Fatal("the server was not listed with LIST")
+	}
+	if n := tr.commands("MDTM"); n != 0 {
+		t.Errorf("first run sent %d MDTM, want none", n)
+	}
+	put("changed.txt", "new content", minute.Add(45*time.Second)) // same size, same minute, after the fetch
+	opts.now = nil
+	tr.reset()
+	s, err := Run(ctx, drivers{"ftp": drv}, start, dir, opts)
+	if err != nil || s.Updated != 1 || s.Unchanged != 2 {
+		t.Fatalf("re-run: %v, %+v; want changed.txt updated, same.txt unchanged", err, s)
+	}
+	if got, _ := os.ReadFile(filepath.Join(dir, "changed.txt")); string(got) != "new content" {
+		t.Errorf("changed.txt = %q, want the new content", got)
+	}
+	if r, m := tr.commands("RETR"), tr.commands("MDTM"); r != 1 || m != 2 {
+		t.Errorf("re-run sent %d RETR and %d MDTM, want 1 (changed.txt) and 2", r, m)
+	}
+
+	tr.reset()
+	if s, err := Run(ctx, drivers{"ftp": drv}, start, dir, opts); err != nil || s.Unchanged != 3 {
+		t.Fatalf("third run: %v, %+v; want both unchanged", err, s)
+	}
+	if r, m := tr.commands("RETR"), tr.commands("MDTM"); r != 0 || m != 2 {
+		t.Errorf("third run sent %d RETR and %d MDTM, want 0 and 2", r, m)
+	}
+}
+
+// TestConfirmed: what a run keeps when MDTM says a file did not change.
+// While its listed minute is fresh, MDTM's time (to compare the next
+// answers with) in place of the time of the transfer; once it is no
+// longer fresh, neither: the copy is the last version of that minute, and
+// later runs trust the listing.
+func TestConfirmed(t *testing.T) {
+	fetched := time.Date(2026, 1, 2, 3, 4, 30, 0, time.UTC)
+	mdtm := fetched.Add(-10 * time.Second)
+	for _, c := range []struct {
+		name      string
+		rf        remoteFile
+		wantExact time.Time
+	}{
+		{"fresh", remoteFile{rel: "f", coarse: true, askTime: true}, mdtm},
+		{"no longer fresh", remoteFile{rel: "f", coarse: true}, time.Time{}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			r := &run{m: &manifest{Files: map[string]Record{}}}
+			r.confirmed(c.rf, Record{Size: 1, Fetched: fetched}, mdtm)
+			got, ok := r.m.get("f")
+			if !ok || !got.ExactTime.Equal(c.wantExact) || !got.Fetched.IsZero() {
+				t.Errorf("record %+v (%v), want exact time %v and no fetched time", got, ok, c.wantExact)
+			}
+		})
+	}
+}
