@@ -305,6 +305,9 @@ type remoteFile struct {
 	mtime time.Time
 	link  string // symbolic link target; "" for files
 	raw   bool   // ask the driver for the bytes as sent
+	// typecode is the FTP typecode that url puts after tail
+	// (";type=i"); 0 for none.
+	typecode byte
 	// coarse: the listing's time is coarser than the server's MDTM
 	// (coarseTimes); askTime: and the listed minute may not have closed
 	// (fresh), so the time of the transfer is kept (Record.Fetched);
@@ -319,6 +322,9 @@ type remoteFile struct {
 func (rf *remoteFile) url() *uri.URL {
 	if rf.full != nil {
 		return rf.full
+	}
+	if rf.typecode != 0 {
+		return withPath(rf.base, rf.base.Path+rf.tail+";type="+string(rf.typecode))
 	}
 	return withPath(rf.base, rf.base.Path+rf.tail)
 }
@@ -941,28 +947,51 @@ func summed(d dirJob, l *listing) (s listingSum, ok bool) {
 // sorted hashes together, so that the order of the listing does not
 // matter and a listing of many entries takes 32 bytes for each.
 func likeSum(l *listing) (sum [sha256.Size]byte, ok bool) {
-	sums := make([][sha256.Size]byte, 0, len(l.dirs)+len(l.files))
-	var b []byte
+	if l.hasLike {
+		return l.like, true
+	}
+	like := make(likeHashes, 0, len(l.dirs)+len(l.files))
 	for _, d := range l.dirs {
-		b = strconv.AppendQuote(append(b[:0], "d "...), path.Base(d.rel))
-		sums = append(sums, sha256.Sum256(b))
+		like.dir(path.Base(d.rel))
 	}
 	for _, f := range l.files {
-		b = strconv.AppendQuote(append(b[:0], "f "...), path.Base(f.rel))
-		b = strconv.AppendInt(append(b, ' '), f.size, 10)
-		b = strconv.AppendInt(append(b, ' '), f.mtime.UnixNano(), 10)
-		b = strconv.AppendQuote(append(b, ' '), f.link)
-		sums = append(sums, sha256.Sum256(b))
+		like.file(path.Base(f.rel), f.size, f.mtime, f.link)
 	}
-	if len(sums) == 0 {
+	return like.sum()
+}
+
+// likeHashes are the hashes of the entries of one listing, which likeSum
+// sums.
+type likeHashes [][sha256.Size]byte
+
+// dir adds the directory name.
+func (h *likeHashes) dir(name string) {
+	var buf [128]byte
+	b := strconv.AppendQuote(append(buf[:0], "d "...), name)
+	*h = append(*h, sha256.Sum256(b))
+}
+
+// file adds the file or link name.
+func (h *likeHashes) file(name string, size int64, mtime time.Time, link string) {
+	var buf [128]byte
+	b := strconv.AppendQuote(append(buf[:0], "f "...), name)
+	b = strconv.AppendInt(append(b, ' '), size, 10)
+	b = strconv.AppendInt(append(b, ' '), mtime.UnixNano(), 10)
+	b = strconv.AppendQuote(append(b, ' '), link)
+	*h = append(*h, sha256.Sum256(b))
+}
+
+// sum sums the hashes in their sorted order; ok is false for none.
+func (h likeHashes) sum() (sum [sha256.Size]byte, ok bool) {
+	if len(h) == 0 {
 		return sum, false
 	}
-	slices.SortFunc(sums, func(x, y [sha256.Size]byte) int { return bytes.Compare(x[:], y[:]) })
-	h := sha256.New()
-	for _, s := range sums {
-		h.Write(s[:])
+	slices.SortFunc(h, func(x, y [sha256.Size]byte) int { return bytes.Compare(x[:], y[:]) })
+	s := sha256.New()
+	for _, x := range h {
+		s.Write(x[:])
 	}
-	h.Sum(sum[:0])
+	s.Sum(sum[:0])
 	return sum, true
 }
 
@@ -990,6 +1019,11 @@ func (r *run) linkAbove(d dirJob, a listingSum) {
 // excluded applies Include and Exclude. Directories are only excluded by
 // Exclude (an Include glob for files must not stop the walk).
 func (r *run) excluded(rel string, isDir bool) bool {
+	return excludedBy(&r.opts, rel, isDir)
+}
+
+// excludedBy is run.excluded with the options opts.
+func excludedBy(opts *Options, rel string, isDir bool) bool {
 	base := path.Base(rel)
 	match := func(globs []string) bool {
 		for _, g := range globs {
@@ -1002,16 +1036,16 @@ func (r *run) excluded(rel string, isDir bool) bool {
 		}
 		return false
 	}
-	if match(r.opts.Exclude) {
+	if match(opts.Exclude) {
 		return true
 	}
-	if !isDir && r.opts.Shards > 1 && ShardOf(rel, r.opts.Shards) != r.opts.Shard {
+	if !isDir && opts.Shards > 1 && ShardOf(rel, opts.Shards) != opts.Shard {
 		return true // another shard's (shard.go)
 	}
-	if isDir || len(r.opts.Include) == 0 {
+	if isDir || len(opts.Include) == 0 {
 		return false
 	}
-	return !match(r.opts.Include)
+	return !match(opts.Include)
 }
 
 // request returns a copy of the template request with the per-call

@@ -99,7 +99,13 @@ func checkLocal(name string) error {
 // case.
 func windowsDevice(name string) bool {
 	stem, _, _ := strings.Cut(name, ".")
-	stem = strings.ToUpper(strings.TrimRight(stem, " "))
+	stem = strings.TrimRight(stem, " ")
+	if len(stem) > len("COM¹") {
+		// No device name is longer: the common name costs no upper-case
+		// copy (a listing of many names would make one for each).
+		return false
+	}
+	stem = strings.ToUpper(stem)
 	switch stem {
 	case "CON", "PRN", "AUX", "NUL":
 		return true

@@ -59,6 +59,10 @@ type listing struct {
 	// (hasUnique).
 	unique    [sha256.Size]byte
 	hasUnique bool
+	// ftp: likeSum of every entry listed, files left out by the run's
+	// Include and Exclude too, which files lacks (hasLike).
+	like    [sha256.Size]byte
+	hasLike bool
 }
 
 // walker knows how one scheme lays out a tree.
@@ -87,6 +91,9 @@ func newWalker(start *uri.URL, opts Options) (walker, error) {
 		w, err := newFTPWalker(start)
 		if err == nil {
 			w.keepVersions = opts.KeepVersions
+			if len(opts.Exclude) > 0 || len(opts.Include) > 0 || opts.Shards > 1 {
+				w.exclude = func(rel string) bool { return excludedBy(&opts, rel, false) }
+			}
 		}
 		return w, err
 	case "gopher":

@@ -21,6 +21,9 @@ type ftpWalker struct {
 	start        *uri.URL
 	typecode     string
 	keepVersions bool // Options.KeepVersions
+	// exclude reports whether the run leaves out the file rel (its
+	// Include, Exclude and shard); nil for none.
+	exclude func(rel string) bool
 }
 
 func newFTPWalker(u *uri.URL) (*ftpWalker, error) {
@@ -77,7 +80,7 @@ func (w *ftpWalker) list(ctx context.Context, f Fetcher, req *proto.Request, d d
 	if resp.Kind != proto.KindDirectory {
 		return nil, fmt.Errorf("mirror: %s is not a directory", d.url.Redacted())
 	}
-	l := &listing{files: make([]remoteFile, 0, len(resp.Entries))}
+	l := &listing{}
 	l.unparsed, _ = resp.Info["ftp_unparsed"].([]string)
 	l.fallback, _ = resp.Info["ftp_nlst_fallback"].(bool)
 	l.dotNames, _ = resp.Info["ftp_dot_names"].(string)
@@ -88,42 +91,73 @@ func (w *ftpWalker) list(ctx context.Context, f Fetcher, req *proto.Request, d d
 		entries = highestVersions(entries)
 	}
 	l.unique, l.hasUnique = entrySum(entries)
+	var like likeHashes
+	if !l.hasUnique && w.exclude != nil {
+		like = make(likeHashes, 0, len(entries))
+	}
 	for _, e := range entries {
-		if e.Name == "." || e.Name == ".." {
-			continue
-		}
-		name := e.Name // the local name
-		if !w.keepVersions {
-			name = versionless(e)
-		}
-		rel := joinRel(d.rel, name)
-		if err := checkName(name); err != nil {
-			l.skipped = append(l.skipped, named(skip(joinRel(d.rel, quoteName(e.Name)), nil, err), rel))
-			continue
-		}
-		if err := checkFTPRel(d.rel, name, rel); err != nil {
-			l.skipped = append(l.skipped, named(skip(rel, nil, err), rel))
-			continue
-		}
-		esc := uri.Escape(e.Name, "")
-		switch e.Type {
-		case proto.EntryDir:
-			l.dirs = append(l.dirs, dirJob{rel: rel, url: withPath(d.url, d.url.Path+esc+"/")})
-		case proto.EntryLink:
-			if e.Target == "" {
-				l.skipped = append(l.skipped, skip(rel, nil, errors.New("symbolic link without a target in the listing")))
-				continue
-			}
-			l.files = append(l.files, remoteFile{rel: rel, base: d.url, tail: esc, size: -1, link: e.Target})
-		case proto.EntryFile:
-			tail := esc + ";type=" + w.typecode
-			c := coarse && !e.ModTime.IsZero()
-			l.files = append(l.files, remoteFile{rel: rel, base: d.url, tail: tail, size: e.Size, mtime: e.ModTime, coarse: c, askTime: c && fresh(e.ModTime, now)})
-		default:
-			l.skipped = append(l.skipped, skip(rel, nil, fmt.Errorf("not a regular file (%s)", e.Type)))
+		if e.Name != "." && e.Name != ".." {
+			w.add(l, &like, d, e, coarse, now)
 		}
 	}
+	if like != nil {
+		l.like, l.hasLike = like.sum()
+	}
 	return l, nil
+}
+
+// add adds the entry e of the listing of d to l: a directory, a file or
+// a link, or a skipped entry. A file that the run's Include and Exclude
+// leave out is not kept (a listing of many files the run does not want
+// then holds no state for them), but goes into like, when like is not
+// nil, as every file does: the listing's likeSum is that of all its
+// entries.
+//
+// coarse says that the listing's times are coarser than the server's MDTM
+// (coarseTimes), now is when it was listed (fresh).
+func (w *ftpWalker) add(l *listing, like *likeHashes, d dirJob, e proto.Entry, coarse bool, now time.Time) {
+	name := e.Name // the local name
+	if !w.keepVersions {
+		name = versionless(e)
+	}
+	rel := joinRel(d.rel, name)
+	if err := checkName(name); err != nil {
+		l.skipped = append(l.skipped, named(skip(joinRel(d.rel, quoteName(e.Name)), nil, err), rel))
+		return
+	}
+	if err := checkFTPRel(d.rel, name, rel); err != nil {
+		l.skipped = append(l.skipped, named(skip(rel, nil, err), rel))
+		return
+	}
+	var rf remoteFile
+	switch e.Type {
+	case proto.EntryDir:
+		if *like != nil {
+			like.dir(name)
+		}
+		l.dirs = append(l.dirs, dirJob{rel: rel, url: withPath(d.url, d.url.Path+uri.Escape(e.Name, "")+"/")})
+		return
+	case proto.EntryLink:
+		if e.Target == "" {
+			l.skipped = append(l.skipped, skip(rel, nil, errors.New("symbolic link without a target in the listing")))
+			return
+		}
+		rf = remoteFile{rel: rel, size: -1, link: e.Target}
+	case proto.EntryFile:
+		c := coarse && !e.ModTime.IsZero()
+		rf = remoteFile{rel: rel, size: e.Size, mtime: e.ModTime, typecode: w.typecode[0], coarse: c, askTime: c && fresh(e.ModTime, now)}
+	default:
+		l.skipped = append(l.skipped, skip(rel, nil, fmt.Errorf("not a regular file (%s)", e.Type)))
+		return
+	}
+	if *like != nil {
+		like.file(name, rf.size, rf.mtime, rf.link)
+	}
+	if w.exclude != nil && w.exclude(rel) {
+		return
+	}
+	rf.base, rf.tail = d.url, uri.Escape(e.Name, "")
+	l.files = append(l.files, rf)
 }
 
 // A server may list a symbolic link to a directory as the directory it

@@ -218,3 +218,35 @@ func TestMirrorCopyBelowItselfMLSD(t *testing.T) {
 		t.Errorf("mirrored %q, want %q", got, want)
 	}
 }
+
+// A directory whose listing differs from the one above it only in files
+// that --exclude leaves out is still its own directory: the loop check
+// (likeSum) sees every entry listed, not only the files the run keeps,
+// though the walker keeps nothing for the excluded ones. Without that,
+// "sub" here (the same names and y.bin as the root, x.txt of another
+// size) is taken for a link back up and fails.
+func TestMirrorExcludedStillCompared(t *testing.T) {
+	const lines = "drwxr-xr-x 2 u g 4096 Jan 01 2024 sub\r\n" +
+		"-rw-r--r-- 1 u g %d Jan 01 2024 x.txt\r\n" +
+		"-rw-r--r-- 1 u g 3 Jan 01 2024 y.bin\r\n"
+	srv := &localserver.RawFTP{
+		Listings: map[string]string{"/": fmt.Sprintf(lines, 1), "/sub": fmt.Sprintf(lines, 2), "/sub/sub": ""},
+		Files:    map[string][]byte{"/y.bin": []byte("yyy"), "/sub/y.bin": []byte("yyy")},
+	}
+	if err := localserver.StartRawFTP(srv); err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Close()
+	dir := t.TempDir()
+	drv := &ftp.Driver{}
+	defer drv.CloseIdleConnections()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	sum, err := Run(ctx, drivers{"ftp": drv}, uri.MustParse("ftp://"+srv.Addr()+"/"), dir, Options{Jobs: 1, Exclude: []string{"*.txt"}})
+	if err != nil || sum.Failed+sum.Skipped != 0 {
+		t.Fatalf("Run = %v, %+v", err, sum.Entries)
+	}
+	if got, want := treeOf(dir), []string{"sub/", "sub/sub/", "sub/y.bin", "y.bin"}; !slices.Equal(got, want) {
+		t.Errorf("mirrored %q, want %q", got, want)
+	}
+}

@@ -1,7 +1,6 @@
 package ftp
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -34,12 +33,45 @@ type dirList struct {
 	endText string           // its whole text
 }
 
+// text is a listing as read, in chunks that each end with a line's end
+// (but the last, which may not): the entries' names share their memory,
+// and the bytes as read are not kept besides, so that a listing is held
+// once.
+type text []string
+
+// len is the listing's size.
+func (t text) len() int {
+	n := 0
+	for _, s := range t {
+		n += len(s)
+	}
+	return n
+}
+
+// String is the listing in one string, a copy.
+func (t text) String() string { return strings.Join(t, "") }
+
+// endsLine reports whether the listing is empty or ends with a line end.
+func (t text) endsLine() bool {
+	if len(t) == 0 {
+		return true
+	}
+	last := t[len(t)-1]
+	return last == "" || last[len(last)-1] == '\n'
+}
+
+// reader reads the listing.
+func (t text) reader() io.Reader {
+	rs := make([]io.Reader, len(t))
+	for i, s := range t {
+		rs[i] = strings.NewReader(s)
+	}
+	return io.MultiReader(rs...)
+}
+
 // listed is a listing's bytes and what they hold (parseListingSelf).
 type listed struct {
-	// text is the listing's bytes as a string, which the entries' names
-	// share; the bytes as read are not kept besides, so that a listing
-	// is held once.
-	text     string
+	text     text
 	entries  []proto.Entry
 	unparsed []string
 	self     bool // an entry "." or ".." was listed
@@ -54,7 +86,7 @@ func (l *dirList) cmd() string {
 }
 
 // once sends the command and reads its data and completion reply.
-func (l *dirList) once() ([]byte, error) {
+func (l *dirList) once() (text, error) {
 	c := l.c
 	c.cap = &capture{max: l.cap}
 	err := errNoPipeline
@@ -70,7 +102,7 @@ func (l *dirList) once() ([]byte, error) {
 	default:
 		_, err = c.sc.List(l.arg)
 	}
-	raw := c.cap.buf
+	raw := c.cap.text()
 	c.cap = nil
 	l.end, l.endText = c.w.last, c.w.lastText
 	return raw, err
@@ -92,33 +124,31 @@ func (l *dirList) run() (listed, error) {
 // name; or a server that ends its last line with nothing. The same bytes
 // twice are the listing; a second answer that ends with its line end
 // replaces the first; two different cut answers are io.ErrUnexpectedEOF.
-func (l *dirList) whole() ([]byte, error) {
+//
+// The two answers are compared whole (joined), which only a listing cut
+// in the middle of a line costs.
+func (l *dirList) whole() (text, error) {
 	raw, err := l.once()
-	if err == nil && len(raw) > 0 && raw[len(raw)-1] != '\n' {
-		l.c.w.note("the %s data ended in the middle of a line (%d bytes): asking again", l.verb, len(raw))
+	if err == nil && !raw.endsLine() {
+		l.c.w.note("the %s data ended in the middle of a line (%d bytes): asking again", l.verb, raw.len())
 		again, aerr := l.once()
 		switch {
 		case aerr != nil:
 			err = aerr
-		case bytes.Equal(again, raw) || len(again) > 0 && again[len(again)-1] == '\n':
+		case again.len() > 0 && again.endsLine() || again.len() == raw.len() && again.String() == raw.String():
 			raw = again
 		default:
-			err = &CommandError{Cmd: l.verb, Err: fmt.Errorf("listing cut short: its data ended in the middle of a line twice, after %d and %d bytes: %w", len(raw), len(again), io.ErrUnexpectedEOF)}
+			err = &CommandError{Cmd: l.verb, Err: fmt.Errorf("listing cut short: its data ended in the middle of a line twice, after %d and %d bytes: %w", raw.len(), again.len(), io.ErrUnexpectedEOF)}
 		}
 	}
 	return raw, err
 }
 
-func (l *dirList) parse(raw []byte) listed {
-	text := string(raw)
-	if l.format == formatNLST {
-		e, u, self := parseListingSelf(raw, l.format, l.c.syst, time.Now())
-		return listed{text: text, entries: e, unparsed: u, self: self}
-	}
+func (l *dirList) parse(t text) listed {
 	p := newLineParser(l.format, l.c.syst, time.Now())
-	p.lean = l.c.req != nil && l.c.req.Options.FTP.Lean
-	e, u, self := p.parseText(text, l.format)
-	return listed{text: text, entries: e, unparsed: u, self: self}
+	p.lean = l.format != formatNLST && l.c.req != nil && l.c.req.Options.FTP.Lean
+	e, u, self := p.parseChunks(t, l.format)
+	return listed{text: t, entries: e, unparsed: u, self: self}
 }
 
 // unreadable returns the failure that a successful listing is when its
@@ -149,7 +179,8 @@ func (l *dirList) unreadable(got listed) error {
 // passive connection whose server refused EPSV.
 func (d *Driver) listLIST(c *conn, arg string) ([]byte, error) {
 	l := &dirList{d: d, c: c, verb: "LIST", arg: arg, format: formatLIST, own: true, cap: d.listingCap(c)}
-	return l.whole() // the callers read the lines their own way
+	raw, err := l.whole() // the callers read the lines their own way
+	return []byte(raw.String()), err
 }
 
 // maxLinkLookups bounds the symbolic links of one listing whose targets

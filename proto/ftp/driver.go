@@ -1,6 +1,7 @@
 package ftp
 
 import (
+	"bytes"
 	"context"
 	"crypto/tls"
 	"errors"
@@ -473,9 +474,10 @@ func (d *Driver) listing(c *conn, u *uri.URL, pl plan) (*proto.Response, error) 
 	}
 	// The body is the listing as a string, which the entries' names
 	// share: the bytes as read are not kept besides.
-	body := got.text
+	body, size := got.text.reader(), int64(got.text.len())
 	if format == formatNLST {
-		body = string(localLineEnds([]byte(got.text)))
+		b := localLineEnds([]byte(got.text.String()))
+		body, size = bytes.NewReader(b), int64(len(b))
 	} else if !c.req.Options.FTP.Lean {
 		base := entryBase(u)
 		for i := range entries {
@@ -484,8 +486,8 @@ func (d *Driver) listing(c *conn, u *uri.URL, pl plan) (*proto.Response, error) 
 	}
 	resp := &proto.Response{
 		Kind:    proto.KindDirectory,
-		Body:    io.NopCloser(strings.NewReader(body)),
-		Size:    int64(len(body)),
+		Body:    io.NopCloser(body),
+		Size:    size,
 		Name:    pl.name,
 		Entries: entries,
 		Info:    map[string]any{"ftp_listing": format, "ftp_mdtm": c.sc.IsGetTimeSupported()},

@@ -35,7 +35,7 @@ func (d *Driver) nlstFallback(c *conn, pl plan) ([]proto.Entry, error) {
 	if errors.Is(err, errNoPipeline) {
 		_, err = c.sc.NameList("")
 	}
-	raw := c.cap.buf
+	raw := c.cap.text().String()
 	c.cap = nil
 	if err != nil {
 		if replyCode(err) != 0 {
@@ -53,7 +53,7 @@ func (d *Driver) nlstFallback(c *conn, pl plan) ([]proto.Entry, error) {
 	}
 	back := loginDir(c.w.last)
 	probed := 0
-	for _, name := range splitLines(raw) {
+	for _, name := range splitText(raw) {
 		if name == "." || name == ".." {
 			continue
 		}

@@ -159,7 +159,7 @@ func (p *lineParser) parseLine(line string) (e proto.Entry, unix bool, date line
 	}
 	for i, l := range p.order {
 		if l == layoutUnix {
-			e, date, ok = parseUnix(line, p.now, nil)
+			e, date, ok = parseUnix(line, p.now, nil, !p.lean)
 		} else {
 			e, ok = parseLayout(l, line, p.now)
 		}

@@ -495,3 +495,54 @@ func FuzzLayoutsDisjoint(f *testing.F) {
 		}
 	})
 }
+
+// parseEach, which keeps no row per line, reads a listing only when the
+// whole-listing reading (parseAll: VMS names on two lines, month names
+// of another language, a year's padding) would read it the same: every
+// listing it takes gives what parseAll gives, lean or not. The unix and
+// mixed listings of wholeListings are taken; the German one is not.
+func TestParseEachAsAll(t *testing.T) {
+	now := clock(2020, 1, 10, 0, 0, 0)
+	taken := map[string]bool{}
+	for _, tt := range wholeListings {
+		taken[tt.name] = checkParseEach(t, tt.raw, tt.syst, now)
+	}
+	if !taken["unix"] || !taken["eplf"] {
+		t.Errorf("parseEach took %v; want the unix and eplf listings", taken)
+	}
+	german := "-rw-r--r-- 1 u g 9  5. Okt 2019 o\r\n-rw-r--r-- 1 u g 9  6. Okt 2019 p\r\n"
+	if checkParseEach(t, german, "", now) {
+		t.Errorf("parseEach took the German listing, which months.go reads")
+	}
+}
+
+// checkParseEach compares parseEach with parseAll on raw and reports
+// whether parseEach took it.
+func checkParseEach(t *testing.T, raw, syst string, now time.Time) bool {
+	t.Helper()
+	for _, lean := range []bool{false, true} {
+		p := newLineParser(formatLIST, syst, now)
+		p.lean = lean
+		q := p
+		got, self, ok := q.parseEach(text{raw})
+		if !ok {
+			return false
+		}
+		want, unparsed, wantSelf := p.parseAll(text{raw}, nil)
+		if len(got)+len(want) > 0 && !reflect.DeepEqual(got, want) || unparsed != nil || self != wantSelf {
+			t.Errorf("lean %v, %q:\nparseEach = %s, self %v\nparseAll  = %s, self %v, unparsed %q", lean, raw, entryNames(got), self, entryNames(want), wantSelf, unparsed)
+		}
+	}
+	return true
+}
+
+func FuzzParseEach(f *testing.F) {
+	for _, tt := range wholeListings {
+		f.Add(tt.raw, tt.syst)
+	}
+	f.Add("-rw-r--r-- 1 u g 9 2019-01-05  a\r\n-rw-r--r-- 1 u g 9 2019-01-05 10:00 b\r\n", "")
+	now := clock(2020, 1, 10, 0, 0, 0)
+	f.Fuzz(func(t *testing.T, raw, syst string) {
+		checkParseEach(t, raw, syst, now)
+	})
+}

@@ -407,7 +407,7 @@ func (p *lineParser) readLocal(l *listing) {
 	read := false
 	for i := range l.lines {
 		if r := &l.lines[i]; r.e == nil && !r.skip {
-			if _, d, ok := parseUnix(r.line, p.now, anyMonth); ok {
+			if _, d, ok := parseUnix(r.line, p.now, anyMonth, false); ok {
 				read = true
 				if d.month != "" { // "" for a month written as a number
 					seen = append(seen, d.month)
@@ -422,9 +422,10 @@ func (p *lineParser) readLocal(l *listing) {
 	date := set.month
 	for i := range l.lines {
 		if r := &l.lines[i]; r.e == nil && !r.skip {
-			if e, d, ok := parseUnix(r.line, p.now, date); ok {
-				l.add(r, e)
-				r.unix, r.date = true, d
+			if e, d, ok := parseUnix(r.line, p.now, date, !p.lean); ok {
+				p.add(l, r, e)
+				r.unix = true
+				r.setDate(d)
 				l.inOrder = false
 			}
 		}
@@ -453,13 +454,13 @@ func (p *lineParser) readLocal(l *listing) {
 func settlePadding(l *listing) {
 	res := l.lines
 	yearLast := func(r *parsedLine) bool {
-		return r.unix && (r.date.form == formYearPadded || r.date.form == formYearLast)
+		return r.unix && (r.form == formYearPadded || r.form == formYearLast)
 	}
 	padded, spaced := 0, 0
 	for i := range res {
 		if r := &res[i]; yearLast(r) {
 			padded++
-			if r.line[r.date.nameAt] == ' ' {
+			if r.line[r.nameAt] == ' ' {
 				spaced++
 			}
 		}
@@ -469,8 +470,8 @@ func settlePadding(l *listing) {
 	}
 	var clockCols []int
 	for i := range res {
-		if r := &res[i]; r.unix && r.date.form == formClock {
-			clockCols = append(clockCols, utf8.RuneCountInString(r.line[:r.date.nameAt]))
+		if r := &res[i]; r.unix && r.form == formClock {
+			clockCols = append(clockCols, utf8.RuneCountInString(r.line[:r.nameAt]))
 		}
 	}
 	for i := range res {
@@ -478,13 +479,13 @@ func settlePadding(l *listing) {
 		if !yearLast(r) {
 			continue
 		}
-		col := utf8.RuneCountInString(r.line[:r.date.nameAt])
+		col := utf8.RuneCountInString(r.line[:r.nameAt])
 		after, at := slices.Contains(clockCols, col+1), slices.Contains(clockCols, col)
 		switch {
 		case at && !after:
-		case r.date.form == formYearLast, at, padded == 1 && !after:
+		case r.form == formYearLast, at, padded == 1 && !after:
 			l.drop(r)
-		case !setUnixName(r.e, r.line[r.date.nameAt+1:]):
+		case !setUnixName(r.e, r.line[r.nameAt+1:]):
 			l.drop(r)
 		}
 	}

@@ -1,6 +1,7 @@
 package ftp
 
 import (
+	"math"
 	"slices"
 	"strconv"
 	"strings"
@@ -68,9 +69,17 @@ func parseListingSelf(raw []byte, format, syst string, now time.Time) (entries [
 
 // parseText is parseListingSelf of a listing in a string, whose memory
 // the entries' names share.
-func (p lineParser) parseText(text, format string) (entries []proto.Entry, unparsed []string, self bool) {
-	lines := splitText(text)
+func (p lineParser) parseText(s, format string) (entries []proto.Entry, unparsed []string, self bool) {
+	return p.parseChunks(text{s}, format)
+}
+
+// parseChunks is parseText of a listing in chunks of whole lines (text).
+func (p lineParser) parseChunks(t text, format string) (entries []proto.Entry, unparsed []string, self bool) {
 	if format == formatNLST {
+		var lines []string
+		for _, s := range t {
+			lines = append(lines, splitText(s)...)
+		}
 		entries = make([]proto.Entry, 0, len(lines))
 		for _, line := range lines {
 			if line == "." || line == ".." {
@@ -83,7 +92,19 @@ func (p lineParser) parseText(text, format string) (entries []proto.Entry, unpar
 		}
 		return entries, nil, self
 	}
-	l := p.parseLines(lines)
+	q := p // parseEach moves layouts to the front of q's order
+	entries, self, ok := q.parseEach(t)
+	if ok {
+		return entries, nil, self
+	}
+	return p.parseAll(t, entries)
+}
+
+// parseAll is parseChunks of a LIST or MLSD listing, each line with a
+// row (parseRows). buf, when it has room for an entry a line, is used for
+// the entries.
+func (p lineParser) parseAll(t text, buf []proto.Entry) (entries []proto.Entry, unparsed []string, self bool) {
+	l := p.parseRows(splitRows(t), buf)
 	entries = l.entries[:0]
 	if l.inOrder {
 		// Every entry in the order of its line: left out are only "."
@@ -117,9 +138,24 @@ func (p lineParser) parseText(text, format string) (entries []proto.Entry, unpar
 type parsedLine struct {
 	line string
 	e    *proto.Entry // the entry the line describes; nil for none
-	skip bool         // the line describes the listing, or was read with the line before
-	unix bool         // read as ls -l, with date
-	date lineDate     // of a line read as ls -l
+	// Of a line read as ls -l: the byte offset of the name in the line,
+	// and how its date ends (lineDate; its month name is not kept, so
+	// that a listing of many lines takes 32 bytes a line here).
+	nameAt int32
+	form   dateForm
+	skip   bool // the line describes the listing, or was read with the line before
+	unix   bool // read as ls -l, with date
+}
+
+// setDate keeps of d what settlePadding reads. A name past what int32
+// holds (a line of 2 GiB, under a --max-listing that large) is kept as
+// read, formYear being a form settlePadding leaves alone.
+func (r *parsedLine) setDate(d lineDate) {
+	if d.nameAt > math.MaxInt32 {
+		r.form, r.nameAt = formYear, 0
+		return
+	}
+	r.form, r.nameAt = d.form, int32(d.nameAt)
 }
 
 // listing is what parseLines made of a listing: its lines, and their
@@ -156,33 +192,111 @@ func (p *lineParser) add(l *listing, r *parsedLine, e proto.Entry) {
 }
 
 func (p *lineParser) parseLines(lines []string) *listing {
+	rows := make([]parsedLine, len(lines))
+	for i, line := range lines {
+		rows[i].line = line
+	}
+	return p.parseRows(rows, nil)
+}
+
+// splitRows is splitText of each chunk into the rows that parseRows
+// reads: a listing of many lines is not held as a slice of lines besides.
+func splitRows(t text) []parsedLine {
+	n := 0
+	for _, s := range t {
+		n += strings.Count(s, "\n") + 1
+	}
+	rows := make([]parsedLine, 0, n)
+	for _, s := range t {
+		rows = appendRows(rows, s)
+	}
+	return rows
+}
+
+// appendRows appends the lines of s to rows.
+func appendRows(rows []parsedLine, s string) []parsedLine {
+	for s != "" {
+		line, rest, _ := strings.Cut(s, "\n")
+		s = rest
+		line = strings.TrimSuffix(line, "\r")
+		if line != "" {
+			rows = append(rows, parsedLine{line: line})
+		}
+	}
+	return rows
+}
+
+// parseEach reads a listing whose lines are each read on their own: each
+// fits a layout or describes the listing, and none is an ls line whose
+// year the whole listing decides (settlePadding). It keeps no row for
+// each line, which parseRows needs for the rest. ok is false for a
+// listing it cannot read so; entries then has room for an entry a line,
+// which parseRows may use.
+func (p *lineParser) parseEach(t text) (entries []proto.Entry, self, ok bool) {
+	n := 0
+	for _, s := range t {
+		n += strings.Count(s, "\n") + 1
+	}
+	entries = make([]proto.Entry, 0, n)
+	for _, s := range t {
+		for s != "" {
+			line, rest, _ := strings.Cut(s, "\n")
+			s = rest
+			line = strings.TrimSuffix(line, "\r")
+			if line == "" || isBlank(line) || isNonEntryLine(line) || p.mlsd && isMLSDSelf(line) {
+				continue
+			}
+			e, unix, date, ok := p.parseLine(line)
+			if !ok || unix && (date.form == formYearPadded || date.form == formYearLast) {
+				return entries, false, false
+			}
+			if e.Name == "." || e.Name == ".." {
+				self = true
+				continue
+			}
+			if p.lean {
+				lean(&e)
+			}
+			entries = append(entries, e)
+		}
+	}
+	return entries, self, true
+}
+
+// parseRows is parseLines of rows that hold only their lines. buf, when
+// it has room for an entry a row, is used for the entries.
+func (p *lineParser) parseRows(rows []parsedLine, buf []proto.Entry) *listing {
+	if cap(buf) < len(rows) {
+		buf = make([]proto.Entry, 0, len(rows))
+	}
+	clear(buf[:cap(buf)])
 	l := &listing{
-		lines:   make([]parsedLine, len(lines)),
-		entries: make([]proto.Entry, 0, len(lines)),
+		lines:   rows,
+		entries: buf[:0],
 		inOrder: true,
 	}
 	failed := false
-	for i := 0; i < len(lines); i++ {
+	for i := 0; i < len(rows); i++ {
 		r := &l.lines[i]
-		r.line = lines[i]
 		if isBlank(r.line) || isNonEntryLine(r.line) || p.mlsd && isMLSDSelf(r.line) {
 			r.skip = true
 			continue
 		}
 		e, unix, date, ok := p.parseLine(r.line)
-		if !ok && i+1 < len(lines) && isVMSNameLine(r.line) {
+		if !ok && i+1 < len(rows) && isVMSNameLine(r.line) {
 			// A VMS name too long for its column, its details on the
 			// next line.
-			if e, ok = parseVMSLine(strings.TrimSpace(r.line) + " " + lines[i+1]); ok {
+			if e, ok = parseVMSLine(strings.TrimSpace(r.line) + " " + rows[i+1].line); ok {
 				p.add(l, r, e)
 				i++
-				l.lines[i] = parsedLine{line: lines[i], skip: true}
+				l.lines[i] = parsedLine{line: rows[i].line, skip: true}
 				continue
 			}
 		}
 		if ok {
 			p.add(l, r, e)
-			r.unix, r.date = unix, date
+			r.unix = unix
+			r.setDate(date)
 		}
 		failed = failed || !ok
 	}
@@ -503,7 +617,7 @@ func month(s string) (time.Month, bool) {
 // settlePadding.) A date without a year is placed in the twelve months
 // before now (plus a day of slack for clocks that differ).
 func parseUnixLine(line string, now time.Time) (proto.Entry, bool) {
-	e, _, ok := parseUnix(line, now, nil)
+	e, _, ok := parseUnix(line, now, nil, true)
 	return e, ok
 }
 
@@ -536,8 +650,10 @@ type lineDate struct {
 
 // parseUnix is parseUnixLine that also tells of the date. With a month
 // function it reads dates in other languages instead (localDate), their
-// month names read by month.
-func parseUnix(line string, now time.Time, month func(string) (time.Month, bool)) (proto.Entry, lineDate, bool) {
+// month names read by month. extra says whether the entry gets its Extra
+// (perm, owner, group); a lean parse (proto.FTPOptions.Lean), which would
+// drop them, does not make the map for every line.
+func parseUnix(line string, now time.Time, month func(string) (time.Month, bool), extra bool) (proto.Entry, lineDate, bool) {
 	var buf [12]field
 	fs := fields(buf[:0], line)
 	if len(fs) < 5 {
@@ -570,6 +686,9 @@ func parseUnix(line string, now time.Time, month func(string) (time.Month, bool)
 		sizeAt, ok := unixSize(&e, fs, i)
 		if !ok || end+1 >= len(line) || !setUnixName(&e, line[end+1:]) {
 			continue
+		}
+		if !extra {
+			return e, lineDate{form: form, nameAt: end + 1, month: name}, true
 		}
 		setExtra(&e, "perm", perm)
 		switch sizeAt {

@@ -508,16 +508,18 @@ func TestVsftpdOOPSNotProtocol(t *testing.T) {
 // is the listing's bytes all the same.
 func TestListingLean(t *testing.T) {
 	f := newFake(t)
-	list := "-rw-r--r-- 1 u g 7 Jan 01 2024 a\r\ndrwxr-xr-x 2 u g 4096 Jan 01 2024 d\r\n"
+	// The last line is ls in German, read with the whole listing
+	// (months.go): lean too.
+	list := "-rw-r--r-- 1 u g 7 Jan 01 2024 a\r\ndrwxr-xr-x 2 u g 4096 Jan 01 2024 d\r\n-rw-r--r-- 1 u g 9  5. Okt 2019 o\r\n"
 	f.lists = map[string][]byte{"LIST": []byte(list)}
 	d, req := startPiped(t, f)
 	resp, body, err := get(t, d, f.url("/"), req)
-	if err != nil || len(resp.Entries) != 2 || resp.Entries[0].URL == "" || resp.Entries[0].Extra["perm"] == "" || string(body) != list {
+	if err != nil || len(resp.Entries) != 3 || resp.Entries[0].URL == "" || resp.Entries[0].Extra["perm"] == "" || resp.Entries[2].Extra["perm"] == "" || string(body) != list {
 		t.Fatalf("without Lean: %+v, body %q, %v; want URL and perm", resp, body, err)
 	}
 	req.Options.FTP.Lean = true
 	resp, body, err = get(t, d, f.url("/"), req)
-	if err != nil || len(resp.Entries) != 2 || string(body) != list {
+	if err != nil || len(resp.Entries) != 3 || string(body) != list {
 		t.Fatalf("Lean: %+v, body %q, %v", resp, body, err)
 	}
 	for _, e := range resp.Entries {
@@ -542,6 +544,40 @@ func TestLean(t *testing.T) {
 		lean(&e)
 		if !maps.Equal(e.Extra, tc.want) || (tc.want == nil) != (e.Extra == nil) {
 			t.Errorf("lean(%v) = %v, want %v", tc.extra, e.Extra, tc.want)
+		}
+	}
+}
+
+// TestListingChunks: a listing of several MiB is read in chunks of whole
+// lines (capture): every entry keeps its whole name, a line longer than
+// a chunk too, wherever the reads cut the data, and the body is the
+// listing byte for byte.
+func TestListingChunks(t *testing.T) {
+	f := newFake(t)
+	var b strings.Builder
+	var want []string
+	for i := range 40_000 {
+		name := fmt.Sprintf("f%d-%s", i, strings.Repeat("x", i%97))
+		if i == 20_000 {
+			name = strings.Repeat("L", captureChunk+captureChunk/2)
+		}
+		fmt.Fprintf(&b, "-rw-r--r-- 1 u g %d Jan 01 2024 %s\r\n", i, name)
+		want = append(want, name)
+	}
+	list := b.String()
+	f.lists = map[string][]byte{"LIST": []byte(list)}
+	d, req := startPiped(t, f)
+	req.Options.FTP.Lean = true
+	resp, body, err := get(t, d, f.url("/"), req)
+	if err != nil || string(body) != list || resp.Size != int64(len(list)) {
+		t.Fatalf("%v; body of %d bytes (size %d), want %d", err, len(body), resp.Size, len(list))
+	}
+	if len(resp.Entries) != len(want) {
+		t.Fatalf("%d entries, want %d", len(resp.Entries), len(want))
+	}
+	for i, e := range resp.Entries {
+		if e.Name != want[i] || e.Size != int64(i) {
+			t.Fatalf("entry %d: %d bytes of name, size %d; want %d, %d", i, len(e.Name), e.Size, len(want[i]), i)
 		}
 	}
 }

@@ -234,10 +234,42 @@ func isDigits(s string) bool {
 }
 
 // capture records the bytes of a listing as the library reads them from
-// the data connection, up to a limit.
+// the data connection, up to a limit, in chunks of whole lines (text),
+// which the entries' names share. One buffer grown to the listing's size
+// would leave each smaller buffer behind as it grows, about four times a
+// large listing in all, and twice its size at the last growth.
 type capture struct {
-	buf []byte
-	max int64
+	chunks text
+	cur    []byte // the bytes read after the last chunk
+	n      int64  // the bytes read
+	max    int64
+}
+
+// captureChunk is the size from which the lines read become a chunk.
+const captureChunk = 1 << 20
+
+// write records p.
+func (c *capture) write(p []byte) {
+	c.n += int64(len(p))
+	c.cur = append(c.cur, p...)
+	if len(c.cur) < captureChunk {
+		return
+	}
+	i := bytes.LastIndexByte(c.cur, '\n')
+	if i < 0 {
+		return // a line longer than a chunk, which cur grows to hold
+	}
+	c.chunks = append(c.chunks, string(c.cur[:i+1]))
+	c.cur = c.cur[:copy(c.cur, c.cur[i+1:])]
+}
+
+// text returns what was read.
+func (c *capture) text() text {
+	if len(c.cur) > 0 {
+		c.chunks = append(c.chunks, string(c.cur))
+	}
+	c.cur = nil
+	return c.chunks
 }
 
 // dataConn is a data connection; when cap is set it records what is read.
@@ -249,10 +281,10 @@ type dataConn struct {
 func (d *dataConn) Read(p []byte) (int, error) {
 	n, err := d.Conn.Read(p)
 	if d.cap != nil && n > 0 {
-		if int64(len(d.cap.buf)+n) > d.cap.max {
+		if d.cap.n+int64(n) > d.cap.max {
 			return 0, &proto.ProtocolError{Proto: "ftp", Msg: "listing longer than " + strconv.FormatInt(d.cap.max, 10) + " bytes"}
 		}
-		d.cap.buf = append(d.cap.buf, p[:n]...)
+		d.cap.write(p[:n])
 	}
 	return n, err
 }

@@ -173,10 +173,10 @@ func (l *dirList) complete(path string, got listed) (listed, string, error) {
 	// The cut listing serves as the forward half when it came from LIST
 	// with the options the reverse one gets.
 	fwd := l.format == formatLIST && (l.arg != path) == c.req.Options.FTP.ListAll
-	whole, ok, err := l.d.bothEnds(c, path, []byte(got.text), fwd)
+	whole, ok, err := l.d.bothEnds(c, path, []byte(got.text.String()), fwd)
 	if err != nil || !ok {
 		return got, cut, err
 	}
 	l.format = formatLIST
-	return l.parse(whole), "", nil
+	return l.parse(text{string(whole)}), "", nil
 }
