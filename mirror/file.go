@@ -298,35 +298,20 @@ func (r *run) download(ctx context.Context, worker int, rf remoteFile, loc local
 	}
 	defer r.releaseSlot()
 	offset, check := r.resumeOffset(rf)
-	req := r.request(r.w.fileOptions(rf))
-	req.Offset, req.Raw = offset, rf.raw
-	if offset == 0 && known {
-		setCondition(req, rf, loc, rec)
-	}
+	req := r.fileRequest(rf, offset, loc, rec, known)
 	rf.fetched = r.fetchedAt(rf)
 	resp, err := r.f.Fetch(ctx, rf.url(), req)
-	if dl, ok := r.w.(dirLinker); ok && err == nil && resp.Location != nil {
-		if d, isDir, why := dl.redirected(rf, resp.Location); isDir || why != nil {
-			resp.Body.Close()
-			if why != nil {
-				rep.Status, rep.Reason = StatusSkipped, why.Error()
-				return rep
-			}
-			return r.asDir(rf, d, loc, known, rep)
+	if err == nil {
+		if out, done := r.settled(rf, resp, loc, rec, known, rep); done {
+			return out
 		}
-	}
-	if err == nil && resp.NotModified {
-		resp.Body.Close()
-		r.confirmed(rf, rec, resp.ModTime)
-		rep.Status = StatusUnchanged
-		return rep
-	}
-	if err == nil && check != nil && resp.Offset == offset &&
-		(resp.Size != check.Size || !sameTime(resp.ModTime, rf.mtime, check.ModTime)) {
-		// The partial file belongs to an older version: start again.
-		resp.Body.Close()
-		offset, req.Offset = 0, 0
-		resp, err = r.f.Fetch(ctx, rf.url(), req)
+		if check != nil && resp.Offset == offset &&
+			(resp.Size != check.Size || !sameTime(resp.ModTime, rf.mtime, check.ModTime)) {
+			// The partial file belongs to an older version: start again.
+			resp.Body.Close()
+			offset, req.Offset = 0, 0
+			resp, err = r.f.Fetch(ctx, rf.url(), req)
+		}
 	}
 	if err != nil {
 		return fail(err)
@@ -335,6 +320,56 @@ func (r *run) download(ctx context.Context, worker int, rf remoteFile, loc local
 	if resp.Kind != proto.KindData {
 		return fail(errNotFile)
 	}
+	rf, unchanged := r.described(rf, resp, loc, rec, known)
+	if unchanged {
+		rep.Status = StatusUnchanged
+		return rep
+	}
+	if resp.Offset != offset {
+		offset = 0
+	}
+	return r.store(worker, rf, loc, rec, known, rep, offset, resp.Body)
+}
+
+// fileRequest builds the request for rf: from offset on, and conditional
+// on the local copy (setCondition) when the whole file is asked for and
+// the manifest knows it.
+func (r *run) fileRequest(rf remoteFile, offset int64, loc local, rec Record, known bool) *proto.Request {
+	req := r.request(r.w.fileOptions(rf))
+	req.Offset, req.Raw = offset, rf.raw
+	if offset == 0 && known {
+		setCondition(req, rf, loc, rec)
+	}
+	return req
+}
+
+// settled handles the answers that end the entry before any byte is
+// read: a file link that redirects to a directory (see dirLinker) and a
+// conditional request's "not modified". It closes resp's body when done.
+func (r *run) settled(rf remoteFile, resp *proto.Response, loc local, rec Record, known bool, rep EntryReport) (EntryReport, bool) {
+	if dl, ok := r.w.(dirLinker); ok && resp.Location != nil {
+		if d, isDir, why := dl.redirected(rf, resp.Location); isDir || why != nil {
+			resp.Body.Close()
+			if why != nil {
+				rep.Status, rep.Reason = StatusSkipped, why.Error()
+				return rep, true
+			}
+			return r.asDir(rf, d, loc, known, rep), true
+		}
+	}
+	if resp.NotModified {
+		resp.Body.Close()
+		r.confirmed(rf, rec, resp.ModTime)
+		rep.Status = StatusUnchanged
+		return rep, true
+	}
+	return rep, false
+}
+
+// described fills rf's unknown size and time from resp, and reports
+// whether the local copy already has them: a listing without sizes
+// (gopher, HTTP) learns them only from the response.
+func (r *run) described(rf remoteFile, resp *proto.Response, loc local, rec Record, known bool) (remoteFile, bool) {
 	size, mtime := rf.size, rf.mtime
 	if size < 0 {
 		size = resp.Size
@@ -344,19 +379,22 @@ func (r *run) download(ctx context.Context, worker int, rf remoteFile, loc local
 	}
 	if known && loc.regular && rf.size < 0 && size >= 0 && !mtime.IsZero() &&
 		rec.Size == size && rec.ModTime.Equal(mtime) && loc.size == size {
-		rep.Status = StatusUnchanged
-		return rep
-	}
-	if resp.Offset != offset {
-		offset = 0
+		return rf, true
 	}
 	rf.size, rf.mtime, rf.exact = size, mtime, exactTime(rf, resp)
-	if offset == 0 && size >= 0 && size <= smallMax {
-		return r.handSmall(worker, rf, loc, rec, known, rep, resp.Body)
+	return rf, false
+}
+
+// store writes body (the file from offset on) into place: a small whole
+// file through the placer, a larger one through its partial file, and
+// records it in the manifest.
+func (r *run) store(worker int, rf remoteFile, loc local, rec Record, known bool, rep EntryReport, offset int64, body io.ReadCloser) EntryReport {
+	if offset == 0 && rf.size >= 0 && rf.size <= smallMax {
+		return r.handSmall(worker, rf, loc, rec, known, rep, body)
 	}
-	n, sum, err := r.receive(worker, rf, offset, resp.Body)
+	n, sum, err := r.receive(worker, rf, offset, body)
 	if err != nil {
-		return fail(err)
+		return r.failed(worker, rf, rep, err)
 	}
 	if known && loc.regular && rec.SHA256 == sum && loc.size == offset+n {
 		// Same bytes as before (a server that gives no size or time).
@@ -365,11 +403,11 @@ func (r *run) download(ctx context.Context, worker int, rf remoteFile, loc local
 		return rep
 	}
 	if err := r.place(rf, false); err != nil {
-		return fail(err)
+		return r.failed(worker, rf, rep, err)
 	}
-	r.m.put(rf.rel, Record{Size: offset + n, ModTime: mtime, ExactTime: rf.exact, Fetched: rf.fetched, SHA256: sum, URL: rf.url().Redacted()})
+	r.m.put(rf.rel, Record{Size: offset + n, ModTime: rf.mtime, ExactTime: rf.exact, Fetched: rf.fetched, SHA256: sum, URL: rf.url().Redacted()})
 	rep.Status, rep.Bytes = statusFor(loc), n
-	r.progress(Event{Worker: worker, Path: rf.rel, Size: size, Bytes: offset + n, Done: true, Status: rep.Status})
+	r.progress(Event{Worker: worker, Path: rf.rel, Size: rf.size, Bytes: offset + n, Done: true, Status: rep.Status})
 	return rep
 }
 
