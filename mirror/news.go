@@ -696,6 +696,45 @@ func (nr *newsRun) listGroup(ctx context.Context, worker int, s NewsSession, g *
 		return nil, nil
 	}
 	g.dir = dir
+	from, askFrom, probe := nr.startAt(g, dir)
+	high := g.high
+	var l groupListing
+	haveList := false
+	if high >= askFrom {
+		if l, haveList, err = nr.listRange(ctx, s, g, dir, askFrom, from); err != nil {
+			return nil, err
+		}
+		high = g.high
+	}
+	if nr.opts.Delete && (haveList || high < askFrom) {
+		nr.deleteGone(g.name, dir, high, l)
+	}
+	var nums []int64
+	g.ids = map[int64]string{}
+	for _, a := range l.arts {
+		if a.Number >= from && nr.wanted(g, dir, a, probe) {
+			nums = append(nums, a.Number)
+			g.ids[a.Number] = a.MessageID
+		}
+	}
+	if nr.opts.DryRun {
+		return nil, nil
+	}
+	if len(nums) == 0 {
+		nr.groupDone(g)
+		return nil, nil
+	}
+	if _, err := nr.dirs.open(dir, true); err != nil {
+		return nil, err
+	}
+	return nr.queueChunks(g, nums, tasks, open), nil
+}
+
+// startAt reads g's recorded mark and returns the first number to fetch
+// (from), the first to list (askFrom: lower with Delete, which needs the
+// whole group), and the recorded mark's article when it is listed again
+// to see whether the group was renumbered (probe, or 0).
+func (nr *newsRun) startAt(g *groupRun, dir string) (from, askFrom, probe int64) {
 	low, high := g.low, g.high
 	nr.m.mu.Lock()
 	g.mark = nr.m.Groups[g.name]
@@ -704,7 +743,6 @@ func (nr *newsRun) listGroup(ctx context.Context, worker int, s NewsSession, g *
 		nr.renumbered(g, dir)
 	}
 	next := g.mark.High + 1
-	probe := int64(0) // the recorded mark's article, listed again (see below)
 	switch {
 	case g.mark.High == math.MaxInt64:
 		// No number follows (see overviewChunks): the mark's own
@@ -720,95 +758,93 @@ func (nr *newsRun) listGroup(ctx context.Context, worker int, s NewsSession, g *
 		// ask for (renumberedUnder).
 		next, probe = g.mark.High, g.mark.High
 	}
-	from := max(low, next, 1)
+	from = max(low, next, 1)
 	if nr.opts.MaxArticles > 0 {
 		from = max(from, high-int64(nr.opts.MaxArticles)+1)
 	}
-	askFrom := from
+	askFrom = from
 	if nr.opts.Delete {
 		askFrom = max(low, 1)
 	}
-	var l groupListing
-	haveList := false
-	if high >= askFrom {
-		var ok bool
-		l, ok, err = overviewChunks(ctx, s, askFrom, from, high, overviewWidth(g.count, low, high))
-		switch {
-		case err != nil:
-			return nil, err
-		case ok:
-			haveList = true
-		case g.count == 0:
-			// No overview, and the server says the group is empty
-			// (RFC 3977 section 6.1.1.2: the count of a group that
-			// has articles is at least their number): no STAT of
-			// every number of its range, which may be 10^12 numbers.
-			// Nothing is deleted on that word alone.
-		default:
-			if l, err = statRange(ctx, s, g.name, askFrom, from, high); err != nil {
-				return nil, err
-			}
-			haveList = true
-		}
-		if haveList && l.to < high {
-			nr.sum.add(EntryReport{Path: dir, URL: nr.articleURL(g.name, l.to+1), Status: StatusFailed,
-				Reason: fmt.Sprintf("group %s: listed up to article %d of %d: one run lists at most %d articles of a group in at most %d ranges; the next run goes on from %d",
-					g.name, l.to, high, maxListed, maxRanges, l.to+1)})
-			high, g.high = l.to, l.to
+	return from, askFrom, probe
+}
+
+// listRange lists g's articles from askFrom to its high water mark, by
+// overview or else by STAT, and reports whether it has a listing. A
+// listing cut short (maxListed, maxRanges) lowers g.high to its end and
+// is reported as a failed entry, so that the next run goes on from there.
+func (nr *newsRun) listRange(ctx context.Context, s NewsSession, g *groupRun, dir string, askFrom, from int64) (groupListing, bool, error) {
+	low, high := g.low, g.high
+	l, ok, err := overviewChunks(ctx, s, askFrom, from, high, overviewWidth(g.count, low, high))
+	switch {
+	case err != nil:
+		return l, false, err
+	case ok:
+	case g.count == 0:
+		// No overview, and the server says the group is empty
+		// (RFC 3977 section 6.1.1.2: the count of a group that
+		// has articles is at least their number): no STAT of
+		// every number of its range, which may be 10^12 numbers.
+		// Nothing is deleted on that word alone.
+		return l, false, nil
+	default:
+		if l, err = statRange(ctx, s, g.name, askFrom, from, high); err != nil {
+			return l, false, err
 		}
 	}
-	if nr.opts.Delete && (haveList || high < askFrom) {
-		nr.deleteGone(g.name, dir, high, l)
+	if l.to < high {
+		nr.sum.add(EntryReport{Path: dir, URL: nr.articleURL(g.name, l.to+1), Status: StatusFailed,
+			Reason: fmt.Sprintf("group %s: listed up to article %d of %d: one run lists at most %d articles of a group in at most %d ranges; the next run goes on from %d",
+				g.name, l.to, high, maxListed, maxRanges, l.to+1)})
+		g.high = l.to
 	}
-	var nums []int64
-	g.ids = map[int64]string{}
-	for _, a := range l.arts {
-		if a.Number < from {
-			continue
-		}
-		rel := dir + "/" + strconv.FormatInt(a.Number, 10)
-		url := nr.articleURL(g.name, a.Number)
-		if a.Number == probe {
-			if old := nr.otherArticle(rel, nr.stat(rel), a.MessageID); old != "" {
-				nr.renumberedUnder(g, dir, old, a.MessageID)
-			}
-			continue
-		}
+	return l, true, nil
+}
+
+// wanted reports whether the listed article a of g is to be fetched. The
+// probe (see startAt) only checks for a renumbering; an article stored
+// under its number with another Message-ID fails and is not overwritten;
+// a dry run reports it; an article stored under another group already is
+// linked, and one another group is fetching now is linked later.
+func (nr *newsRun) wanted(g *groupRun, dir string, a NewsArticle, probe int64) bool {
+	rel := dir + "/" + strconv.FormatInt(a.Number, 10)
+	url := nr.articleURL(g.name, a.Number)
+	if a.Number == probe {
 		if old := nr.otherArticle(rel, nr.stat(rel), a.MessageID); old != "" {
-			nr.sum.add(EntryReport{Path: rel, URL: url, Status: StatusFailed, Reason: notOverwritten(rel, old, a.MessageID)})
-			g.mu.Lock()
-			if g.failedAt == 0 || a.Number < g.failedAt {
-				g.failedAt = a.Number
-			}
-			g.mu.Unlock()
-			continue
+			nr.renumberedUnder(g, dir, old, a.MessageID)
 		}
-		if nr.opts.DryRun {
-			nr.sum.add(EntryReport{Path: rel, URL: url, Status: StatusNew, Reason: "dry run: would fetch"})
-			continue
+		return false
+	}
+	if old := nr.otherArticle(rel, nr.stat(rel), a.MessageID); old != "" {
+		nr.sum.add(EntryReport{Path: rel, URL: url, Status: StatusFailed, Reason: notOverwritten(rel, old, a.MessageID)})
+		g.mu.Lock()
+		if g.failedAt == 0 || a.Number < g.failedAt {
+			g.failedAt = a.Number
 		}
-		if a.MessageID != "" && nr.linkKnown(rel, url, a.MessageID) {
-			continue
-		}
-		if a.MessageID != "" && !nr.claimID(a.MessageID) {
-			nr.idMu.Lock()
-			nr.later = append(nr.later, pendingLink{group: g.name, rel: rel, url: url, id: a.MessageID, n: a.Number})
-			nr.idMu.Unlock()
-			continue
-		}
-		nums = append(nums, a.Number)
-		g.ids[a.Number] = a.MessageID
+		g.mu.Unlock()
+		return false
 	}
 	if nr.opts.DryRun {
-		return nil, nil
+		nr.sum.add(EntryReport{Path: rel, URL: url, Status: StatusNew, Reason: "dry run: would fetch"})
+		return false
 	}
-	if len(nums) == 0 {
-		nr.groupDone(g)
-		return nil, nil
+	if a.MessageID != "" && nr.linkKnown(rel, url, a.MessageID) {
+		return false
 	}
-	if _, err := nr.dirs.open(dir, true); err != nil {
-		return nil, err
+	if a.MessageID != "" && !nr.claimID(a.MessageID) {
+		nr.idMu.Lock()
+		nr.later = append(nr.later, pendingLink{group: g.name, rel: rel, url: url, id: a.MessageID, n: a.Number})
+		nr.idMu.Unlock()
+		return false
 	}
+	return true
+}
+
+// queueChunks splits nums in chunks, one per connection at least chunkMin
+// long, queues all but the first and returns it: the first is for this
+// connection, the group being selected; the others for whichever
+// connection is free.
+func (nr *newsRun) queueChunks(g *groupRun, nums []int64, tasks *queue[newsTask], open *sync.WaitGroup) []int64 {
 	size := max(chunkMin, (len(nums)+nr.jobs-1)/nr.jobs)
 	var chunks [][]int64
 	for len(nums) > 0 {
@@ -819,13 +855,11 @@ func (nr *newsRun) listGroup(ctx context.Context, worker int, s NewsSession, g *
 	g.mu.Lock()
 	g.pending = len(chunks)
 	g.mu.Unlock()
-	// The first chunk for this connection, the group being selected; the
-	// others for whichever connection is free.
 	for _, c := range chunks[1:] {
 		open.Add(1)
 		tasks.push(newsTask{g: g, chunk: c})
 	}
-	return chunks[0], nil
+	return chunks[0]
 }
 
 // fetchChunk fetches the articles nums of the selected group g,
