@@ -300,14 +300,8 @@ func runNews(ctx context.Context, r *run, d NewsDialer, start *uri.URL) error {
 // (the first worker to need one takes the one that listed the groups),
 // opened when it first needs one and again after a failure.
 func (nr *newsRun) worker(ctx context.Context, worker int, tasks *queue[newsTask], open *sync.WaitGroup) {
-	var s NewsSession
-	current := "" // the group selected on s
-	defer func() {
-		if s != nil {
-			s.Close()
-			nr.live.Add(-1)
-		}
-	}()
+	var c newsConn
+	defer nr.drop(&c)
 	for {
 		task, ok := tasks.pop()
 		if !ok {
@@ -317,81 +311,130 @@ func (nr *newsRun) worker(ctx context.Context, worker int, tasks *queue[newsTask
 			open.Done()
 			continue
 		}
-		var err error
-		if s == nil {
-			current = ""
-			nr.idMu.Lock()
-			s, nr.spare = nr.spare, nil
-			nr.idMu.Unlock()
-			if s == nil {
-				s, err = nr.d.OpenNews(ctx, nr.start, nr.request(proto.Options{}))
-				if err != nil && nr.giveUpConnection(err) {
-					// The server allows fewer connections than Jobs,
-					// and others hold theirs: the task goes back to
-					// them, and this worker ends.
-					s = nil
-					tasks.push(task)
-					return
-				}
-			}
-			if s != nil {
-				nr.live.Add(1)
-			}
-		}
-		if err == nil && current != task.g.name {
-			current = ""
-			if task.chunk == nil {
-				task.g.count, task.g.low, task.g.high, err = groupCount(ctx, s, task.g.name)
-			} else {
-				_, _, err = s.Group(ctx, task.g.name)
-			}
-			if err == nil {
-				current = task.g.name
-			}
-		}
-		if err == nil && task.chunk == nil {
-			var first []int64
-			if first, err = nr.listGroup(ctx, worker, s, task.g, tasks, open); err == nil && first != nil {
-				// The group's first chunk, on this connection.
-				task = newsTask{g: task.g, chunk: first}
-			}
+		stay, err := nr.connect(ctx, &c, task, tasks)
+		if !stay {
+			return
 		}
 		var lost *EntryReport // an article whose read failed, not reported yet
-		if err == nil && task.chunk != nil {
-			var rest []int64
-			rest, task.failedAt, lost, err = nr.fetchChunk(ctx, worker, s, task.g, task.chunk, task.failedAt)
-			task.chunk = rest
-			if err != nil && len(rest) == 0 {
-				// Every article was stored; the connection failed after.
-				task.g.chunkDone(task.failedAt)
-				nr.groupDone(task.g)
-				s.Close()
-				nr.live.Add(-1)
-				s, current, err = nil, "", nil
-			}
+		if err == nil {
+			task, lost, err = nr.do(ctx, worker, &c, task, tasks, open)
 		}
 		if err != nil && ctx.Err() == nil {
-			if s != nil {
-				s.Close()
-				nr.live.Add(-1)
-			}
-			s, current = nil, "" // a new connection for the next task
-			if !nr.again(ctx, task, err, tasks, open) {
-				if lost != nil {
-					nr.sum.add(*lost)
-				}
-				nr.groupFailed(task.g.name, err)
-				if task.chunk != nil {
-					failedAt := task.chunk[0]
-					if task.failedAt > 0 {
-						failedAt = min(failedAt, task.failedAt)
-					}
-					task.g.chunkDone(failedAt)
-					nr.groupDone(task.g)
-				}
-			}
+			nr.drop(&c) // a new connection for the next task
+			nr.taskFailed(ctx, task, err, lost, tasks, open)
 		}
 		open.Done()
+	}
+}
+
+// newsConn is a worker's connection and the group selected on it.
+type newsConn struct {
+	s       NewsSession
+	current string
+}
+
+// drop closes c's connection, if it has one.
+func (nr *newsRun) drop(c *newsConn) {
+	if c.s != nil {
+		c.s.Close()
+		nr.live.Add(-1)
+	}
+	c.s, c.current = nil, ""
+}
+
+// connect gives c a connection when it has none: the spare one that
+// listed the groups, or a new one. It reports false when the worker is to
+// end: the server allows fewer connections than Jobs and others hold
+// theirs (giveUpConnection); task then goes back to them.
+func (nr *newsRun) connect(ctx context.Context, c *newsConn, task newsTask, tasks *queue[newsTask]) (bool, error) {
+	if c.s != nil {
+		return true, nil
+	}
+	c.current = ""
+	nr.idMu.Lock()
+	c.s, nr.spare = nr.spare, nil
+	nr.idMu.Unlock()
+	var err error
+	if c.s == nil {
+		c.s, err = nr.d.OpenNews(ctx, nr.start, nr.request(proto.Options{}))
+		if err != nil && nr.giveUpConnection(err) {
+			c.s = nil
+			tasks.push(task)
+			return false, nil
+		}
+	}
+	if c.s != nil {
+		nr.live.Add(1)
+	}
+	return true, err
+}
+
+// selectGroup selects g on c unless it is selected already; a listing
+// task asks for the group's count and water marks too.
+func (nr *newsRun) selectGroup(ctx context.Context, c *newsConn, g *groupRun, listing bool) error {
+	if c.current == g.name {
+		return nil
+	}
+	c.current = ""
+	var err error
+	if listing {
+		g.count, g.low, g.high, err = groupCount(ctx, c.s, g.name)
+	} else {
+		_, _, err = c.s.Group(ctx, g.name)
+	}
+	if err == nil {
+		c.current = g.name
+	}
+	return err
+}
+
+// do does task on c: a listing task (no chunk) lists its group and goes
+// on with the group's first chunk; a chunk is fetched. It returns the
+// task as left (its chunk the numbers not stored yet) and, on a failure,
+// the article whose read failed (see fetchChunk). A connection that fails
+// after the chunk's last article is dropped, the chunk done.
+func (nr *newsRun) do(ctx context.Context, worker int, c *newsConn, task newsTask, tasks *queue[newsTask], open *sync.WaitGroup) (newsTask, *EntryReport, error) {
+	if err := nr.selectGroup(ctx, c, task.g, task.chunk == nil); err != nil {
+		return task, nil, err
+	}
+	if task.chunk == nil {
+		first, err := nr.listGroup(ctx, worker, c.s, task.g, tasks, open)
+		if err != nil || first == nil {
+			return task, nil, err
+		}
+		// The group's first chunk, on this connection.
+		task = newsTask{g: task.g, chunk: first}
+	}
+	rest, failedAt, lost, err := nr.fetchChunk(ctx, worker, c.s, task.g, task.chunk, task.failedAt)
+	task.chunk, task.failedAt = rest, failedAt
+	if err != nil && len(rest) == 0 {
+		// Every article was stored; the connection failed after.
+		task.g.chunkDone(task.failedAt)
+		nr.groupDone(task.g)
+		nr.drop(c)
+		err = nil
+	}
+	return task, lost, err
+}
+
+// taskFailed puts task back on the queue when its failure err is worth
+// another attempt (again); otherwise it reports the failure and counts
+// the task's chunk as done, failed from its first article on.
+func (nr *newsRun) taskFailed(ctx context.Context, task newsTask, err error, lost *EntryReport, tasks *queue[newsTask], open *sync.WaitGroup) {
+	if nr.again(ctx, task, err, tasks, open) {
+		return
+	}
+	if lost != nil {
+		nr.sum.add(*lost)
+	}
+	nr.groupFailed(task.g.name, err)
+	if task.chunk != nil {
+		failedAt := task.chunk[0]
+		if task.failedAt > 0 {
+			failedAt = min(failedAt, task.failedAt)
+		}
+		task.g.chunkDone(failedAt)
+		nr.groupDone(task.g)
 	}
 }
 
