@@ -1218,29 +1218,7 @@ func (w *Writer) failed() error {
 func (w *Writer) write(j job) error {
 	r := j.r
 	c := &r.c
-	switch {
-	case r.async:
-		r.digested.Wait()
-	case r.lazy:
-		r.digestSpool()
-		r.digested.Done()
-	}
-	orig, dup := w.seen[r.payload]
-	same := w.capturedBefore(r.payload, c.URI, orig, dup)
-	if r.has256 {
-		w.mu.Lock()
-		uris := w.known[hex.EncodeToString(r.sum256Sum[:])]
-		w.mu.Unlock()
-		if len(uris) > 0 {
-			same = same || slices.Contains(uris, c.URI)
-			if !dup {
-				orig, dup = origin{URI: uris[0]}, true
-			}
-		}
-	}
-	if !c.AsMetadata {
-		w.noteCaptured(r.payload, c.URI, c.Date, orig, dup)
-	}
+	orig, dup, same := w.lookup(r)
 	if same {
 		// The same payload at the same address: unchanged, and
 		// already archived (a metadata capture too, such as a gopher
@@ -1266,6 +1244,55 @@ func (w *Writer) write(j job) error {
 		block.Close()
 		return fmt.Errorf("warc: %s: %w", c.URI, err)
 	}
+	main, ct := mainRecord(c, v, typ, block, deflated, orig, revisit)
+	var all [3]*record
+	records, mainIdx := w.withConcurrent(all[:0], main, c, v)
+	var places [3]placed
+	res, err := w.emit(records, places[:0])
+	closeAll(records)
+	if err != nil {
+		return fmt.Errorf("warc: %s: %w", c.URI, err)
+	}
+	w.indexCapture(c, v, res[mainIdx], ct, typ, revisit)
+	return nil
+}
+
+// lookup waits for r's digests and finds the first capture of the same
+// payload (orig, dup): in this run, or in an earlier one by the index.
+// same says the payload was captured at the same address already. A
+// capture that is not metadata is noted for the captures to come.
+func (w *Writer) lookup(r *Recorder) (orig origin, dup, same bool) {
+	c := &r.c
+	switch {
+	case r.async:
+		r.digested.Wait()
+	case r.lazy:
+		r.digestSpool()
+		r.digested.Done()
+	}
+	orig, dup = w.seen[r.payload]
+	same = w.capturedBefore(r.payload, c.URI, orig, dup)
+	if r.has256 {
+		w.mu.Lock()
+		uris := w.known[hex.EncodeToString(r.sum256Sum[:])]
+		w.mu.Unlock()
+		if len(uris) > 0 {
+			same = same || slices.Contains(uris, c.URI)
+			if !dup {
+				orig, dup = origin{URI: uris[0]}, true
+			}
+		}
+	}
+	if !c.AsMetadata {
+		w.noteCaptured(r.payload, c.URI, c.Date, orig, dup)
+	}
+	return orig, dup, same
+}
+
+// mainRecord makes the capture's main record (response, resource,
+// metadata or revisit) with its headers, and returns it with its
+// Content-Type ("" for none).
+func mainRecord(c *Capture, v recordValues, typ string, block *spool, deflated []piece, orig origin, revisit bool) (*record, string) {
 	main := newRecord(typ, v.mainID, v.date, block)
 	if revisit {
 		main.setBlock(c.HTTPResponse)
@@ -1297,8 +1324,14 @@ func (w *Writer) write(j job) error {
 	if ct != "" {
 		main.add("Content-Type", ct)
 	}
-	var all [3]*record
-	records := append(all[:0], main)
+	return main, ct
+}
+
+// withConcurrent appends to records the capture's records in the order
+// they are written: the HTTP request (sent first), main, and the
+// metadata, each of the others concurrent to main. It returns them and
+// main's index.
+func (w *Writer) withConcurrent(records []*record, main *record, c *Capture, v recordValues) ([]*record, int) {
 	mainIdx := 0
 	if c.HTTPRequest != nil {
 		req := newRecord("request", v.reqID, v.date, nil)
@@ -1306,10 +1339,10 @@ func (w *Writer) write(j job) error {
 		w.concurrent(req, c, main.id, "application/http;msgtype=request", v.reqDigest)
 		req.add("WARC-Payload-Digest", v.reqPayload)
 		main.add("WARC-Concurrent-To", req.id)
-		// The request first, as it was sent first.
-		records = append(all[:0], req, main)
+		records = append(records, req)
 		mainIdx = 1
 	}
+	records = append(records, main)
 	if len(c.Metadata) > 0 {
 		mt := c.MetadataType
 		if mt == "" {
@@ -1320,13 +1353,16 @@ func (w *Writer) write(j job) error {
 		w.concurrent(meta, c, main.id, mt, v.metaDigest)
 		records = append(records, meta)
 	}
-	var places [3]placed
-	res, err := w.emit(records, places[:0])
-	closeAll(records)
-	if err != nil {
-		return fmt.Errorf("warc: %s: %w", c.URI, err)
+	return records, mainIdx
+}
+
+// indexCapture adds the CDX line of the capture, whose main record was
+// written at wr, when the writer makes an index. The line is made here,
+// while the transfers go on, not all at once when the writer is closed.
+func (w *Writer) indexCapture(c *Capture, v recordValues, wr placed, ct, typ string, revisit bool) {
+	if !w.opts.CDX {
+		return
 	}
-	wr := res[mainIdx]
 	e := cdxEntry{URI: c.URI, Date: c.Date, Digest: v.digest, File: wr.File, Offset: wr.Offset, Length: wr.Length, Status: c.HTTPStatus, Mime: ct, Type: typ}
 	switch {
 	case revisit:
@@ -1334,18 +1370,13 @@ func (w *Writer) write(j job) error {
 	case c.HTTPRequest != nil:
 		e.Mime = mimeOnly(c.ContentType)
 	}
-	if w.opts.CDX {
-		// The line is made here, while the transfers go on, not all
-		// at once when the writer is closed.
-		w.line = e.appendLine(w.line[:0])
-		lines := w.index[e.File]
-		if lines == nil {
-			lines = &cdxLines{}
-			w.index[e.File] = lines
-		}
-		lines.add(w.line)
+	w.line = e.appendLine(w.line[:0])
+	lines := w.index[e.File]
+	if lines == nil {
+		lines = &cdxLines{}
+		w.index[e.File] = lines
 	}
-	return nil
+	lines.add(w.line)
 }
 
 // recordValues are the header values the writer makes for the records of
