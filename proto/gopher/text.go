@@ -110,53 +110,71 @@ func (t *textReader) next() {
 		t.bol = chunk[len(chunk)-1] == '\n'
 	}
 	if t.strict {
-		if start && len(chunk) > 0 && chunk[0] == '.' {
-			if isDotLine(chunk, nil) { // with its line end
-				t.rest, t.err = nil, io.EOF
-				return
-			}
-			if t.unstuff && len(chunk) > 1 && chunk[1] == '.' {
-				chunk = chunk[1:]
-			}
-		}
-		if errors.Is(err, io.EOF) {
-			err = errNoDotLine
-		}
-		t.rest, t.err = chunk, err
+		t.strictChunk(chunk, start, err)
 		return
 	}
-	if start && len(chunk) > 0 && chunk[0] == '.' {
-		switch {
-		case isDotLine(chunk, err):
-			// ends may read more, which reuses the buffer chunk is in.
-			dot := append([]byte(nil), chunk...)
-			if t.ends(err) {
-				if t.gaveUp && t.undecided {
-					t.rest, t.err = nil, errUnsureStuffing
-					return
-				}
-				t.rest, t.err = t.release(t.undecided), io.EOF
-				return
-			}
-			t.undecided = false // the server does not stuff
-			t.rest, t.err = append(t.release(false), dot...), err
-			return
-		case len(chunk) > 1 && chunk[1] == '.':
-			if t.undecided && !t.gaveUp {
-				t.hold(chunk, err)
-				return
-			}
-		default:
-			t.undecided = false // the server does not stuff
-			t.rest, t.err = append(t.release(false), chunk...), err
-			return
-		}
+	if start && len(chunk) > 0 && chunk[0] == '.' && t.dotChunk(chunk, err) {
+		return
 	}
 	if t.held != nil {
 		t.hold(chunk, err)
 		return
 	}
 	t.rest, t.err = chunk, err
+}
+
+// strictChunk takes chunk (start: at the beginning of a line) from a
+// server known to end its text with a "." line and stuff dots: the "."
+// line ends the data, a leading ".." loses a dot when unstuff is set, and
+// the stream's end before the "." line is errNoDotLine.
+func (t *textReader) strictChunk(chunk []byte, start bool, err error) {
+	if start && len(chunk) > 0 && chunk[0] == '.' {
+		if isDotLine(chunk, nil) { // with its line end
+			t.rest, t.err = nil, io.EOF
+			return
+		}
+		if t.unstuff && len(chunk) > 1 && chunk[1] == '.' {
+			chunk = chunk[1:]
+		}
+	}
+	if errors.Is(err, io.EOF) {
+		err = errNoDotLine
+	}
+	t.rest, t.err = chunk, err
+}
+
+// dotChunk takes a line that begins with "." from a server whose
+// terminator and dot stuffing are not known: a "." line with nothing
+// after it ends the data, a ".." line is held until the end says whether
+// the server stuffs, and any other such line says it does not. It reports
+// false when chunk is left to the caller.
+func (t *textReader) dotChunk(chunk []byte, err error) bool {
+	switch {
+	case isDotLine(chunk, err):
+		// ends may read more, which reuses the buffer chunk is in.
+		dot := append([]byte(nil), chunk...)
+		if t.ends(err) {
+			if t.gaveUp && t.undecided {
+				t.rest, t.err = nil, errUnsureStuffing
+				return true
+			}
+			t.rest, t.err = t.release(t.undecided), io.EOF
+			return true
+		}
+		t.undecided = false // the server does not stuff
+		t.rest, t.err = append(t.release(false), dot...), err
+		return true
+	case len(chunk) > 1 && chunk[1] == '.':
+		if t.undecided && !t.gaveUp {
+			t.hold(chunk, err)
+			return true
+		}
+		return false
+	default:
+		t.undecided = false // the server does not stuff
+		t.rest, t.err = append(t.release(false), chunk...), err
+		return true
+	}
 }
 
 // hold keeps chunk back; at the end of the stream (err) without a
