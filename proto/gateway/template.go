@@ -75,6 +75,19 @@ func (s *Scheme) known(name, arg string, hasArg bool) bool {
 	return name != "" && slices.Contains(s.Placeholders, name)
 }
 
+// tmplPart is the part of the URL that parse is in.
+type tmplPart int
+
+const (
+	inScheme tmplPart = iota
+	afterScheme
+	inAuthority
+	inPath
+	inQuery
+)
+
+const noScheme = "template has no scheme (it must be an absolute URL)"
+
 // parse splits raw into literals and placeholders and finds the place of
 // each placeholder.
 func (s *Scheme) parse(raw string) (*tmpl, error) {
@@ -82,13 +95,6 @@ func (s *Scheme) parse(raw string) (*tmpl, error) {
 	fail := func(off int, format string, args ...any) (*tmpl, error) {
 		return nil, &TemplateError{Scheme: s.Name, Template: raw, Offset: off, Reason: fmt.Sprintf(format, args...)}
 	}
-	const (
-		inScheme = iota
-		afterScheme
-		inAuthority
-		inPath
-		inQuery
-	)
 	state := inScheme
 	lit := 0 // start of the current literal
 	flush := func(end int) {
@@ -106,65 +112,88 @@ func (s *Scheme) parse(raw string) (*tmpl, error) {
 			}
 			state = inPath
 		}
-		switch c {
-		case '{':
-			end := strings.IndexByte(raw[i:], '}')
-			if end < 0 {
-				return fail(i, `"{" without "}"`)
+		if c != '{' {
+			var why string
+			if state, why = nextPart(state, c, i); why != "" {
+				return fail(i, "%s", why)
 			}
-			body := raw[i+1 : i+end]
-			name, arg, hasArg := strings.Cut(body, ":")
-			if !s.known(name, arg, hasArg) {
-				return fail(i, "unknown placeholder %q", "{"+body+"}")
-			}
-			var p place
-			switch state {
-			case inScheme:
-				return fail(i, "placeholder %q in the scheme", "{"+body+"}")
-			case inAuthority:
-				if name != "host" && name != "port" {
-					return fail(i, "placeholder %q in the server part (only {host} and {port} may be there)", "{"+body+"}")
-				}
-				p = placeAuthority
-			case inPath:
-				p = placePath
-			default:
-				p = placeQuery
-			}
-			flush(i)
-			t.tokens = append(t.tokens, token{name: name, arg: arg, place: p, off: i})
-			i += end
-			lit = i + 1
-		case '}':
-			return fail(i, `"}" without "{"`)
-		case ':':
-			if state == inScheme {
-				if i == 0 {
-					return fail(0, "template has no scheme (it must be an absolute URL)")
-				}
-				state = afterScheme
-			}
-		case '/':
-			if state == inScheme {
-				return fail(i, "template has no scheme (it must be an absolute URL)")
-			}
-			if state == inAuthority {
-				state = inPath
-			}
-		case '?', '#':
-			switch state {
-			case inScheme:
-				return fail(i, "template has no scheme (it must be an absolute URL)")
-			case inAuthority, inPath:
-				state = inQuery
-			}
+			continue
 		}
+		tok, end, why := s.placeholder(raw, i, state)
+		if why != "" {
+			return fail(i, "%s", why)
+		}
+		flush(i)
+		t.tokens = append(t.tokens, tok)
+		i += end
+		lit = i + 1
 	}
 	if state == inScheme {
-		return fail(len(raw), "template has no scheme (it must be an absolute URL)")
+		return fail(len(raw), noScheme)
 	}
 	flush(len(raw))
 	return t, nil
+}
+
+// nextPart returns the part of the URL that the byte c at offset i leads to
+// from state, or why c is refused there.
+func nextPart(state tmplPart, c byte, i int) (tmplPart, string) {
+	switch c {
+	case '}':
+		return state, `"}" without "{"`
+	case ':':
+		if state == inScheme {
+			if i == 0 {
+				return state, noScheme
+			}
+			return afterScheme, ""
+		}
+	case '/':
+		switch state {
+		case inScheme:
+			return state, noScheme
+		case inAuthority:
+			return inPath, ""
+		}
+	case '?', '#':
+		switch state {
+		case inScheme:
+			return state, noScheme
+		case inAuthority, inPath:
+			return inQuery, ""
+		}
+	}
+	return state, ""
+}
+
+// placeholder reads the placeholder that begins at raw[i] ("{") in the
+// part state of the URL, and returns its token and the offset of its "}"
+// from i, or why it is refused.
+func (s *Scheme) placeholder(raw string, i int, state tmplPart) (token, int, string) {
+	end := strings.IndexByte(raw[i:], '}')
+	if end < 0 {
+		return token{}, 0, `"{" without "}"`
+	}
+	body := raw[i+1 : i+end]
+	name, arg, hasArg := strings.Cut(body, ":")
+	if !s.known(name, arg, hasArg) {
+		return token{}, 0, fmt.Sprintf("unknown placeholder %q", "{"+body+"}")
+	}
+	var p place
+	switch state {
+	case inScheme:
+		return token{}, 0, fmt.Sprintf("placeholder %q in the scheme", "{"+body+"}")
+	case inAuthority:
+		if name != "host" && name != "port" {
+			return token{}, 0, fmt.Sprintf("placeholder %q in the server part (only {host} and {port} may be there)", "{"+body+"}")
+		}
+		p = placeAuthority
+	case inPath:
+		p = placePath
+	default:
+		p = placeQuery
+	}
+	return token{name: name, arg: arg, place: p, off: i}, end, ""
 }
 
 // expand fills the placeholders with their values for u, each escaped for
