@@ -27,18 +27,7 @@ import "strings"
 // The completed text must then parse. The result and true are returned on
 // success; nil and false otherwise.
 func Abbreviated(s string) (*URL, bool) {
-	if s == "" {
-		return nil, false
-	}
-	for i := 0; i < len(s); i++ {
-		if isSpace(s[i]) || IsControl(s[i]) {
-			return nil, false
-		}
-	}
-	if n := schemeLen(s); n > 0 && !strings.Contains(s[:n], ".") {
-		return nil, false
-	}
-	if s[0] == '/' || s[0] == '.' {
+	if !abbreviable(s) {
 		return nil, false
 	}
 	if at := strings.IndexByte(s, '@'); at >= 0 {
@@ -52,36 +41,66 @@ func Abbreviated(s string) (*URL, bool) {
 	if end < 0 {
 		end = len(s)
 	}
-	hostport := s[:end]
+	host, ok := abbrevHost(s[:end])
+	if !ok {
+		return nil, false
+	}
+	scheme := abbrevScheme(host)
+	if scheme == "" {
+		return nil, false
+	}
+	return parseAbbrev(scheme + "://" + s)
+}
+
+// abbreviable reports whether s may be an abbreviated address: not
+// empty, without white space or controls, with no scheme (a "scheme:"
+// with a dot in it is a host and port), and not a path.
+func abbreviable(s string) bool {
+	if s == "" {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if isSpace(s[i]) || IsControl(s[i]) {
+			return false
+		}
+	}
+	if n := schemeLen(s); n > 0 && !strings.Contains(s[:n], ".") {
+		return false
+	}
+	return s[0] != '/' && s[0] != '.'
+}
+
+// abbrevHost returns the host of hostport, which must be a DNS name,
+// optionally followed by ":port" with a port of digits.
+func abbrevHost(hostport string) (string, bool) {
 	host := hostport
 	if i := strings.IndexByte(hostport, ':'); i >= 0 {
 		host = hostport[:i]
 		port := hostport[i+1:]
 		if port == "" {
-			return nil, false
+			return "", false
 		}
 		for j := 0; j < len(port); j++ {
 			if !isDigit(port[j]) {
-				return nil, false
+				return "", false
 			}
 		}
 	}
-	if !isDNSName(host) {
-		return nil, false
-	}
+	return host, isDNSName(host)
+}
+
+// abbrevScheme returns the scheme that host's first label gives, or "".
+func abbrevScheme(host string) string {
 	first := lowerASCII(host[:strings.IndexByte(host, '.')])
-	var scheme string
 	switch {
 	case strings.HasPrefix(first, "www"):
-		scheme = "http"
+		return "http"
 	case first == "ftp":
-		scheme = "ftp"
+		return "ftp"
 	case first == "gopher":
-		scheme = "gopher"
-	default:
-		return nil, false
+		return "gopher"
 	}
-	return parseAbbrev(scheme + "://" + s)
+	return ""
 }
 
 func parseAbbrev(s string) (*URL, bool) {
