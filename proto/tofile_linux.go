@@ -5,6 +5,7 @@ import (
 	"io"
 	"net"
 	"os"
+	"syscall"
 
 	"golang.org/x/sys/unix"
 )
@@ -40,63 +41,78 @@ func readToFile(tc *net.TCPConn, f *os.File, max int64) (int64, error) {
 
 	var total int64
 	for total < max {
-		var (
-			inPipe int64
-			eof    bool
-			serr   error
-		)
-		rerr := src.Read(func(fd uintptr) bool {
-			for inPipe < pumpAt && total+inPipe < max {
-				n, err := unix.Splice(int(fd), nil, p[1], nil, int(min(max-total, pumpAt)-inPipe), unix.SPLICE_F_MOVE|unix.SPLICE_F_NONBLOCK)
-				switch {
-				case errors.Is(err, unix.EINTR):
-					continue
-				case errors.Is(err, unix.EAGAIN):
-					return inPipe > 0 // nothing yet: wait for the socket
-				case err != nil:
-					serr = os.NewSyscallError("splice", err)
-					return true
-				case n == 0:
-					eof = true
-					return true
-				}
-				inPipe += n
-			}
-			return true
-		})
-		for inPipe > 0 {
-			var (
-				n   int64
-				err error
-			)
-			werr := dst.Write(func(fd uintptr) bool {
-				for {
-					n, err = unix.Splice(p[0], nil, int(fd), nil, int(inPipe), unix.SPLICE_F_MOVE)
-					if !errors.Is(err, unix.EINTR) {
-						return true
-					}
-				}
-			})
-			switch {
-			case err == nil && werr != nil:
-				err = werr
-			case err == nil && n == 0:
-				err = io.ErrShortWrite
-			}
-			if err != nil {
-				return total, os.NewSyscallError("splice", err)
-			}
-			inPipe -= n
-			total += n
+		inPipe, eof, err := fillPipe(src, p[1], max-total)
+		n, werr := drainPipe(dst, p[0], inPipe)
+		total += n
+		if werr != nil {
+			return total, werr
 		}
-		switch {
-		case serr != nil:
-			return total, serr
-		case rerr != nil:
-			return total, rerr
-		case eof:
-			return total, nil
+		if err != nil || eof {
+			return total, err
 		}
 	}
 	return total, nil
+}
+
+// fillPipe splices from the socket src into the pipe w until the pipe
+// holds pumpAt bytes or left, or the socket has no more for now; it
+// waits for the socket while the pipe is empty. It returns the bytes
+// spliced, and whether the socket reached its end.
+func fillPipe(src syscall.RawConn, w int, left int64) (inPipe int64, eof bool, err error) {
+	var serr error
+	rerr := src.Read(func(fd uintptr) bool {
+		for inPipe < pumpAt && inPipe < left {
+			n, err := unix.Splice(int(fd), nil, w, nil, int(min(left, pumpAt)-inPipe), unix.SPLICE_F_MOVE|unix.SPLICE_F_NONBLOCK)
+			switch {
+			case errors.Is(err, unix.EINTR):
+				continue
+			case errors.Is(err, unix.EAGAIN):
+				return inPipe > 0 // nothing yet: wait for the socket
+			case err != nil:
+				serr = os.NewSyscallError("splice", err)
+				return true
+			case n == 0:
+				eof = true
+				return true
+			}
+			inPipe += n
+		}
+		return true
+	})
+	if serr != nil {
+		return inPipe, eof, serr
+	}
+	return inPipe, eof, rerr
+}
+
+// drainPipe splices the inPipe bytes in the pipe r into the file dst and
+// returns how many it moved.
+func drainPipe(dst syscall.RawConn, r int, inPipe int64) (int64, error) {
+	var moved int64
+	for inPipe > 0 {
+		var (
+			n   int64
+			err error
+		)
+		werr := dst.Write(func(fd uintptr) bool {
+			for {
+				n, err = unix.Splice(r, nil, int(fd), nil, int(inPipe), unix.SPLICE_F_MOVE)
+				if !errors.Is(err, unix.EINTR) {
+					return true
+				}
+			}
+		})
+		switch {
+		case err == nil && werr != nil:
+			err = werr
+		case err == nil && n == 0:
+			err = io.ErrShortWrite
+		}
+		if err != nil {
+			return moved, os.NewSyscallError("splice", err)
+		}
+		inPipe -= n
+		moved += n
+	}
+	return moved, nil
 }
