@@ -204,14 +204,11 @@ func (o *getOptions) validate() error {
 		return flagErrorf("--retry %d: want 0 or more", o.retry)
 	case o.speedLimit < 0:
 		return flagErrorf("--speed-limit %d: want 0 or more bytes a second", o.speedLimit)
-	case o.output != "" && o.remoteName:
-		return flagErrorf("-o and -O exclude each other")
-	case o.output != "" && len(o.urls) > 1:
-		return flagErrorf("-o takes one URL; use -O or --output-dir for several")
-	case o.outputDir != "" && o.output == "" && !o.remoteName:
-		return flagErrorf("--output-dir needs -O")
-	case o.continueAt == "-" && o.output == "" && !o.remoteName:
-		return flagErrorf("-C - needs an output file (-o or -O)")
+	}
+	if err := o.validateOutput(); err != nil {
+		return err
+	}
+	switch {
 	case o.headersOnly && o.bodyOnly:
 		return flagErrorf("--headers-only and --body-only exclude each other")
 	case !slices.Contains([]proto.FTPMethod{proto.MethodDefault, proto.MethodMultiCWD, proto.MethodSingleCWD, proto.MethodNoCWD}, proto.FTPMethod(o.ftpMethod)):
@@ -220,6 +217,28 @@ func (o *getOptions) validate() error {
 	if err := o.validateGroups(); err != nil {
 		return err
 	}
+	return o.validateLists()
+}
+
+// validateOutput checks the flags that name the output: -o, -O,
+// --output-dir and -C -.
+func (o *getOptions) validateOutput() error {
+	switch {
+	case o.output != "" && o.remoteName:
+		return flagErrorf("-o and -O exclude each other")
+	case o.output != "" && len(o.urls) > 1:
+		return flagErrorf("-o takes one URL; use -O or --output-dir for several")
+	case o.outputDir != "" && o.output == "" && !o.remoteName:
+		return flagErrorf("--output-dir needs -O")
+	case o.continueAt == "-" && o.output == "" && !o.remoteName:
+		return flagErrorf("-C - needs an output file (-o or -O)")
+	}
+	return nil
+}
+
+// validateLists checks the flags given once per value: --allow-port,
+// --form and --gateway.
+func (o *getOptions) validateLists() error {
 	for _, p := range o.allowPorts {
 		if p < 0 || p > 65535 {
 			return flagErrorf("--allow-port %d: not a port number", p)
