@@ -25,68 +25,86 @@ import (
 func getRetry(ctx context.Context, c *fetch.Client, u *uri.URL, req *proto.Request, d *dest, o *getOptions, e *env, red *redactor) error {
 	pol := o.retryPolicy(e.err, red)
 	start := time.Now()
-	whole := c.WARC != nil // getOne asked for byte 0 already
-	var (
-		s   sink
-		pos int64 // the byte of the resource the output holds up to
-	)
+	rr := &retryRun{whole: c.WARC != nil} // getOne asked for byte 0 already
 	for n := 1; ; n++ {
-		err := func() error {
-			if s != nil && !whole {
-				req.Offset = pos
-			}
-			resp, err := c.FetchURL(ctx, u, req)
-			if err != nil {
-				return err
-			}
-			defer resp.Body.Close()
-			if s == nil {
-				var rendered bool
-				if s, rendered, err = openFirst(ctx, resp, d, o, e, red); err != nil || rendered {
-					return err
-				}
-				pos = resp.Offset
-				// Converted text (TYPE A) has no offsets to resume
-				// at: a retry asks for it whole, in the same type,
-				// and skips what the output has.
-				whole = whole || resp.Info["ftp_type"] == "A"
-			}
-			if resp.Offset > pos {
-				return &finalError{fmt.Errorf("%s: the server resumed at byte %d, not %d", resp.URL.Redacted(), resp.Offset, pos)}
-			}
-			sw := &skipWriter{w: s, skip: pos - resp.Offset}
-			err = copyBody(ctx, sw, resp, o, e)
-			pos = max(pos, resp.Offset+sw.read)
-			if err != nil {
-				return err
-			}
-			return s.commit(resp, o.remoteTime)
-		}()
+		err := rr.attempt(ctx, c, u, req, d, o, e, red)
 		if err == nil {
 			return nil
 		}
-		var (
-			fe *finalError
-			we *writeError
-		)
 		delay := pol.Delay(n, err)
-		if errors.As(err, &fe) || errors.As(err, &we) || ctx.Err() != nil || !fetch.Transient(err) || !pol.Allow(n, start, delay) {
-			if s != nil {
-				s.abort()
-			}
-			if fe != nil {
+		if unretryable(ctx, err) || !pol.Allow(n, start, delay) {
+			rr.abort()
+			if fe := (*finalError)(nil); errors.As(err, &fe) {
 				return retry.Tried(fe.err, n)
 			}
 			return retry.Tried(err, n)
 		}
 		pol.Announce(n, delay, err)
 		if err := retry.Wait(ctx, delay); err != nil {
-			if s != nil {
-				s.abort()
-			}
+			rr.abort()
 			return err
 		}
 	}
+}
+
+// retryRun is getRetry's output and how much of the resource it holds.
+type retryRun struct {
+	s     sink
+	pos   int64 // the byte of the resource the output holds up to
+	whole bool  // ask for the resource whole and skip what the output has
+}
+
+// attempt fetches u once, from the byte the output holds unless whole,
+// and copies the response into the output, opening it on the first
+// response (openFirst).
+func (rr *retryRun) attempt(ctx context.Context, c *fetch.Client, u *uri.URL, req *proto.Request, d *dest, o *getOptions, e *env, red *redactor) error {
+	if rr.s != nil && !rr.whole {
+		req.Offset = rr.pos
+	}
+	resp, err := c.FetchURL(ctx, u, req)
+	if err != nil {
+		return err
+	}
+	defer resp.Body.Close()
+	if rr.s == nil {
+		var rendered bool
+		if rr.s, rendered, err = openFirst(ctx, resp, d, o, e, red); err != nil || rendered {
+			return err
+		}
+		rr.pos = resp.Offset
+		// Converted text (TYPE A) has no offsets to resume at: a retry
+		// asks for it whole, in the same type, and skips what the
+		// output has.
+		rr.whole = rr.whole || resp.Info["ftp_type"] == "A"
+	}
+	if resp.Offset > rr.pos {
+		return &finalError{fmt.Errorf("%s: the server resumed at byte %d, not %d", resp.URL.Redacted(), resp.Offset, rr.pos)}
+	}
+	sw := &skipWriter{w: rr.s, skip: rr.pos - resp.Offset}
+	err = copyBody(ctx, sw, resp, o, e)
+	rr.pos = max(rr.pos, resp.Offset+sw.read)
+	if err != nil {
+		return err
+	}
+	return rr.s.commit(resp, o.remoteTime)
+}
+
+// abort drops the output, if one was opened.
+func (rr *retryRun) abort() {
+	if rr.s != nil {
+		rr.s.abort()
+	}
+}
+
+// unretryable reports whether getRetry's failure err is one that no
+// retry can mend: a *finalError, a failure to write the output, the
+// end of ctx, or a failure that is not transient.
+func unretryable(ctx context.Context, err error) bool {
+	var (
+		fe *finalError
+		we *writeError
+	)
+	return errors.As(err, &fe) || errors.As(err, &we) || ctx.Err() != nil || !fetch.Transient(err)
 }
 
 // openFirst opens the output for getRetry's first response. A response
