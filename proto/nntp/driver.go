@@ -218,46 +218,17 @@ func (d *Driver) resolve(u *uri.URL, req *proto.Request) (*target, error) {
 		opts = req.Options
 	}
 	t := &target{scheme: u.Scheme, verb: "ARTICLE"}
+	var err error
 	switch u.Scheme {
 	case "nntp":
-		v, err := u.NNTP()
-		if err != nil {
-			return nil, err
-		}
-		if u.Hostname() == "" {
-			return nil, &uri.Error{Offset: len("nntp://"), Component: "host", Err: uri.Reason("nntp URL names no host")}
-		}
-		t.host = u.Hostname()
-		t.setServer(t.host, u.PortNumber())
-		t.group = v.Group
-		if v.Article != nil {
-			t.number, t.hasNumber = *v.Article, true
-		}
+		err = t.fromNNTP(u)
 	case "news":
-		v, err := u.News()
-		if err != nil {
-			return nil, err
-		}
-		server := v.Server
-		t.serverInURL = server != ""
-		if server == "" {
-			server = opts.NNTP.Server
-		}
-		if server == "" {
-			return nil, fmt.Errorf("nntp: a news: URL names no server: use --nntp-server host[:port] or set NNTPSERVER: %w", proto.ErrNeedInput)
-		}
-		host, port, err := splitServer(server)
-		if err != nil {
-			return nil, err
-		}
-		t.host = host
-		t.setServer(host, port)
-		t.group, t.all = v.Group, v.All
-		if v.Article != "" {
-			t.msgID = "<" + v.Article + ">"
-		}
+		err = t.fromNews(u, opts.NNTP.Server)
 	default:
-		return nil, fmt.Errorf("nntp: scheme %q is not nntp or news", u.Scheme)
+		err = fmt.Errorf("nntp: scheme %q is not nntp or news", u.Scheme)
+	}
+	if err != nil {
+		return nil, err
 	}
 	if t.group != "" {
 		if err := checkWord("group", t.group); err != nil {
@@ -283,6 +254,52 @@ func (d *Driver) resolve(u *uri.URL, req *proto.Request) (*target, error) {
 	}
 	t.creds = creds
 	return t, nil
+}
+
+// fromNNTP reads an nntp URL (RFC 1738 section 3.7) into t: its server,
+// group and article number.
+func (t *target) fromNNTP(u *uri.URL) error {
+	v, err := u.NNTP()
+	if err != nil {
+		return err
+	}
+	if u.Hostname() == "" {
+		return &uri.Error{Offset: len("nntp://"), Component: "host", Err: uri.Reason("nntp URL names no host")}
+	}
+	t.host = u.Hostname()
+	t.setServer(t.host, u.PortNumber())
+	t.group = v.Group
+	if v.Article != nil {
+		t.number, t.hasNumber = *v.Article, true
+	}
+	return nil
+}
+
+// fromNews reads a news URL (RFC 1738 section 3.6) into t: its group or
+// Message-ID, and the server it names, else server (--nntp-server).
+func (t *target) fromNews(u *uri.URL, server string) error {
+	v, err := u.News()
+	if err != nil {
+		return err
+	}
+	t.serverInURL = v.Server != ""
+	if t.serverInURL {
+		server = v.Server
+	}
+	if server == "" {
+		return fmt.Errorf("nntp: a news: URL names no server: use --nntp-server host[:port] or set NNTPSERVER: %w", proto.ErrNeedInput)
+	}
+	host, port, err := splitServer(server)
+	if err != nil {
+		return err
+	}
+	t.host = host
+	t.setServer(host, port)
+	t.group, t.all = v.Group, v.All
+	if v.Article != "" {
+		t.msgID = "<" + v.Article + ">"
+	}
+	return nil
 }
 
 func (t *target) setServer(host string, port int) {
