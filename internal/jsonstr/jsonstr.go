@@ -44,48 +44,54 @@ func appendString(b []byte, s string, html, raw bool) []byte {
 				i++
 				continue
 			}
-			b = append(b, s[start:i]...)
-			switch c {
-			case '"', '\\':
-				b = append(b, '\\', c)
-			case '\n':
-				b = append(b, '\\', 'n')
-			case '\r':
-				b = append(b, '\\', 'r')
-			case '\t':
-				b = append(b, '\\', 't')
-			case '\b':
-				b = append(b, '\\', 'b')
-			case '\f':
-				b = append(b, '\\', 'f')
-			default:
-				b = append(b, '\\', 'u', '0', '0', hex[c>>4], hex[c&0xf])
-			}
+			b = appendEscape(append(b, s[start:i]...), c)
 			i++
 			start = i
 			continue
 		}
 		r, size := utf8.DecodeRuneInString(s[i:])
-		switch {
-		case r == utf8.RuneError && size == 1:
-			b = append(b, s[start:i]...)
-			if raw {
-				b = append(b, '\\', 'u', 'd', 'c', hex[s[i]>>4], hex[s[i]&0xf])
-			} else {
-				b = append(b, `\ufffd`...)
-			}
-		case r == '\u2028' || r == '\u2029':
-			b = append(b, s[start:i]...)
-			b = append(b, '\\', 'u', '2', '0', '2', hex[r&0xf])
-		default:
+		if (r != utf8.RuneError || size != 1) && r != '\u2028' && r != '\u2029' {
 			i += size
 			continue
 		}
+		b = appendOdd(append(b, s[start:i]...), r, s[i], raw)
 		i += size
 		start = i
 	}
 	b = append(b, s[start:]...)
 	return append(b, '"')
+}
+
+// appendEscape appends the escape of the ASCII byte c.
+func appendEscape(b []byte, c byte) []byte {
+	switch c {
+	case '"', '\\':
+		return append(b, '\\', c)
+	case '\n':
+		return append(b, '\\', 'n')
+	case '\r':
+		return append(b, '\\', 'r')
+	case '\t':
+		return append(b, '\\', 't')
+	case '\b':
+		return append(b, '\\', 'b')
+	case '\f':
+		return append(b, '\\', 'f')
+	}
+	return append(b, '\\', 'u', '0', '0', hex[c>>4], hex[c&0xf])
+}
+
+// appendOdd appends the escape of r when it is U+2028 or U+2029, else
+// of c, a byte that is not valid UTF-8 (r is utf8.RuneError): \ufffd, or
+// with raw its lone low surrogate (see AppendBytes).
+func appendOdd(b []byte, r rune, c byte, raw bool) []byte {
+	switch {
+	case r == '\u2028' || r == '\u2029':
+		return append(b, '\\', 'u', '2', '0', '2', hex[r&0xf])
+	case raw:
+		return append(b, '\\', 'u', 'd', 'c', hex[c>>4], hex[c&0xf])
+	}
+	return append(b, `\ufffd`...)
 }
 
 // KeepBytes rewrites a JSON document so that encoding/json keeps what
