@@ -135,23 +135,34 @@ func scanEscapes(doc, out []byte) []byte {
 			i += 2
 			continue
 		}
-		v, ok := hex4(doc[i+2 : i+6])
-		switch {
-		case ok && v >= 0xdc80 && v <= 0xdcff && !afterHigh:
-			if out == nil {
-				return []byte{}
-			}
-			out = append(out, `\u0000`...)
-			out = append(out, hex[v>>4&0xf], hex[v&0xf])
-		case ok && v == 0 && out != nil:
-			out = append(out, `\u0000\u0000`...)
-		case out != nil:
-			out = append(out, doc[i:i+6]...)
+		var escaped bool
+		out, escaped, afterHigh = rewriteU(out, doc[i:i+6], afterHigh)
+		if escaped && out == nil {
+			return []byte{}
 		}
-		afterHigh = ok && v >= 0xd800 && v <= 0xdbff
 		i += 6
 	}
 	return out
+}
+
+// rewriteU appends the escape e (\uXXXX) to out, rewritten as KeepBytes
+// says, unless out is nil. It reports whether e is an escaped byte (not
+// after a high surrogate, afterHigh), and whether it is a high surrogate.
+func rewriteU(out, e []byte, afterHigh bool) (o []byte, escaped, high bool) {
+	v, ok := hex4(e[2:6])
+	switch {
+	case ok && v >= 0xdc80 && v <= 0xdcff && !afterHigh:
+		escaped = true
+		if out != nil {
+			out = append(out, `\u0000`...)
+			out = append(out, hex[v>>4&0xf], hex[v&0xf])
+		}
+	case ok && v == 0 && out != nil:
+		out = append(out, `\u0000\u0000`...)
+	case out != nil:
+		out = append(out, e...)
+	}
+	return out, escaped, ok && v >= 0xd800 && v <= 0xdbff
 }
 
 // hex4 reads four hex digits.
