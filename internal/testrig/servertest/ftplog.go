@@ -59,24 +59,8 @@ func (e FTPLogSyntaxError) Error() string {
 func ParseFTPLogLine(line string) (FTPLogEntry, error) {
 	var e FTPLogEntry
 	bad := FTPLogSyntaxError(line)
-	// "Mon Jan _2 15:04:05 2006" is 24 bytes; vsftpd writes the C ctime() form.
-	if len(line) < len(time.ANSIC) {
-		return FTPLogEntry{}, bad
-	}
-	t, err := time.Parse(time.ANSIC, line[:len(time.ANSIC)])
-	if err != nil {
-		return FTPLogEntry{}, bad
-	}
-	e.Time = t
-	rest, ok := strings.CutPrefix(line[len(time.ANSIC):], " [pid ")
+	rest, ok := e.parseStamp(line)
 	if !ok {
-		return FTPLogEntry{}, bad
-	}
-	pid, rest, ok := strings.Cut(rest, "] ")
-	if !ok {
-		return FTPLogEntry{}, bad
-	}
-	if e.PID, err = strconv.Atoi(pid); err != nil || e.PID <= 0 {
 		return FTPLogEntry{}, bad
 	}
 	const client = `: Client "`
@@ -102,26 +86,56 @@ func ParseFTPLogLine(line string) (FTPLogEntry, error) {
 	if !ok || e.Client == "" {
 		return FTPLogEntry{}, bad
 	}
-	if rest == "" {
-		if e.Event == EventCommand || e.Event == EventResponse {
-			return FTPLogEntry{}, bad // these always carry their quoted text
-		}
-		return e, nil
-	}
-	rest, ok = strings.CutPrefix(rest, ", ")
-	if !ok {
+	if e.Detail, ok = ftpLogDetail(e.Event, rest); !ok {
 		return FTPLogEntry{}, bad
 	}
-	switch e.Event {
-	case EventCommand, EventResponse:
-		if len(rest) < 2 || rest[0] != '"' || rest[len(rest)-1] != '"' {
-			return FTPLogEntry{}, bad
-		}
-		e.Detail = rest[1 : len(rest)-1]
-	default:
-		e.Detail = rest
-	}
 	return e, nil
+}
+
+// parseStamp reads the time and the pid that begin line into e, and
+// returns the rest of the line.
+func (e *FTPLogEntry) parseStamp(line string) (string, bool) {
+	// "Mon Jan _2 15:04:05 2006" is 24 bytes; vsftpd writes the C ctime() form.
+	if len(line) < len(time.ANSIC) {
+		return "", false
+	}
+	t, err := time.Parse(time.ANSIC, line[:len(time.ANSIC)])
+	if err != nil {
+		return "", false
+	}
+	e.Time = t
+	rest, ok := strings.CutPrefix(line[len(time.ANSIC):], " [pid ")
+	if !ok {
+		return "", false
+	}
+	pid, rest, ok := strings.Cut(rest, "] ")
+	if !ok {
+		return "", false
+	}
+	if e.PID, err = strconv.Atoi(pid); err != nil || e.PID <= 0 {
+		return "", false
+	}
+	return rest, true
+}
+
+// ftpLogDetail returns the Detail of an entry of event from rest, what
+// follows the client's quoted address.
+func ftpLogDetail(event, rest string) (string, bool) {
+	quoted := event == EventCommand || event == EventResponse
+	if rest == "" {
+		return "", !quoted // these always carry their quoted text
+	}
+	rest, ok := strings.CutPrefix(rest, ", ")
+	if !ok {
+		return "", false
+	}
+	if !quoted {
+		return rest, true
+	}
+	if len(rest) < 2 || rest[0] != '"' || rest[len(rest)-1] != '"' {
+		return "", false
+	}
+	return rest[1 : len(rest)-1], true
 }
 
 // ParseFTPLog parses every line of r. Lines that are not in vsftpd's format
