@@ -512,35 +512,51 @@ func (pr *pair) write(dst net.Conn, ch <-chan chunk, f *Fault, down bool) bool {
 			b, hit = b[:f.After-sent], true
 			f = nil
 		}
-		if len(b) > 0 && down && pr.p.cfg.Rate > 0 {
-			if wait := time.Until(pr.p.carry(len(b))); wait > 0 && !pr.wait(wait) {
-				return false
-			}
-		}
-		if len(b) > 0 {
-			n, err := dst.Write(b)
-			sent += int64(n)
-			pr.count(int64(n), down)
-			if err != nil {
-				return false
-			}
+		n, ok := pr.deliver(dst, b, down)
+		sent += n
+		if !ok {
+			return false
 		}
 		if hit {
-			switch kind {
-			case Cut:
-				pr.close(false)
-			case Reset:
-				pr.close(true)
-			case Stall:
-				select {
-				case <-pr.done:
-				case <-pr.p.done:
-				}
-			}
+			pr.strike(kind)
 			return false
 		}
 	}
 	return false
+}
+
+// deliver writes b to dst, at Config.Rate towards the client, and
+// counts it; it reports false when the pair ends first or the write
+// fails.
+func (pr *pair) deliver(dst net.Conn, b []byte, down bool) (int64, bool) {
+	if len(b) == 0 {
+		return 0, true
+	}
+	if down && pr.p.cfg.Rate > 0 {
+		if wait := time.Until(pr.p.carry(len(b))); wait > 0 && !pr.wait(wait) {
+			return 0, false
+		}
+	}
+	n, err := dst.Write(b)
+	pr.count(int64(n), down)
+	return int64(n), err == nil
+}
+
+// strike applies a fault of kind once its bytes are delivered: Cut
+// closes the pair, Reset resets it, Stall holds it until it or the
+// proxy is closed.
+func (pr *pair) strike(kind Kind) {
+	switch kind {
+	case Cut:
+		pr.close(false)
+	case Reset:
+		pr.close(true)
+	case Stall:
+		select {
+		case <-pr.done:
+		case <-pr.p.done:
+		}
+	}
 }
 
 // carry puts n bytes on the link of Config.Rate, after those given to it
