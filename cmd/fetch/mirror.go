@@ -217,19 +217,26 @@ func runMirror(ctx context.Context, o *mirrorOptions, e *env) (err error) {
 	opts.Retry = o.get.retryPolicy(bars.lines(e.err), red)
 	sum, err := c.Mirror(ctx, o.url, o.dir, opts)
 	bars.wait()
+	return reportMirror(ctx, e, o, red, sum, err)
+}
+
+// reportMirror writes what a mirror run ended with (err): its notices,
+// warnings and report when it ran, then the news exports when it did
+// not fail, and returns the command's error (see partialMirror).
+func reportMirror(ctx context.Context, e *env, o *mirrorOptions, red *redactor, sum *fetch.MirrorSummary, err error) error {
 	if sum != nil {
 		for _, n := range sum.Notices {
 			fmt.Fprintf(e.err, "fetch: mirror: %s\n", clean(n))
 		}
 	}
-	ran := err == nil || errors.Is(err, fetch.ErrMirrorPartial) || ctx.Err() != nil
-	if ran {
+	partial := errors.Is(err, fetch.ErrMirrorPartial)
+	if err == nil || partial || ctx.Err() != nil {
 		printMirrorWarnings(e.err, sum, red)
 		if perr := printMirror(e.out, sum, o); perr != nil && err == nil {
 			err = perr
 		}
 	}
-	if (err == nil || errors.Is(err, fetch.ErrMirrorPartial)) && !o.dryRun {
+	if (err == nil || partial) && !o.dryRun {
 		if xerr := exportNews(e, o); xerr != nil {
 			return xerr
 		}
@@ -237,7 +244,7 @@ func runMirror(ctx context.Context, o *mirrorOptions, e *env) (err error) {
 	if err == nil {
 		return nil
 	}
-	if errors.Is(err, fetch.ErrMirrorPartial) {
+	if partial {
 		return partialMirror(e, sum)
 	}
 	return err
