@@ -110,7 +110,7 @@ func (w *gopherWalker) list(ctx context.Context, f Fetcher, req *proto.Request, 
 // lists no size or time, so without them a run would fetch every file
 // again to learn that it had not changed. The sizes of +VIEWS are rounded
 // to kilobytes and are not used. A server that gives no attributes leaves
-// the files without a time, and they are fetched as before.
+// the files without a time, and every run fetches them again.
 func (w *gopherWalker) addModTimes(ctx context.Context, f Fetcher, req *proto.Request, u *uri.URL, l *listing) {
 	if len(l.files) == 0 {
 		return
