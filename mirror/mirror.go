@@ -68,6 +68,17 @@ type Warmer interface {
 	Warm(ctx context.Context, u *uri.URL, req *proto.Request, n int)
 }
 
+// A ModTimer is a Fetcher that can ask an FTP server for the times of
+// many files of one directory at once (ftp.Driver.ModTimes: their MDTM
+// commands sent together on one connection, the replies read in order).
+// times[i] is the time of names[i] (unescaped listing names), zero where
+// the server gave none. A re-run asks it for the files of each directory
+// whose listed times cannot tell a change (askTimes); without it, each
+// such file asks its own MDTM before its retrieval.
+type ModTimer interface {
+	ModTimes(ctx context.Context, dir *uri.URL, req *proto.Request, names []string) (times []time.Time, err error)
+}
+
 // DefaultJobs is the number of connections a run uses when Options.Jobs
 // is zero.
 const DefaultJobs = 4
@@ -315,7 +326,11 @@ type remoteFile struct {
 	// (a conditional fetch), fetched when it began.
 	coarse, askTime bool
 	exact, fetched  time.Time
-	attempt         // its failures so far (again)
+	// checked: MDTM was asked for the file along with the others of its
+	// directory (askTimes), and gave mdtm (zero for no time).
+	checked bool
+	mdtm    time.Time
+	attempt // its failures so far (again)
 }
 
 // url is rf's URL.
@@ -847,6 +862,9 @@ func (r *run) list(ctx context.Context, d dirJob) (*listing, error) {
 	l, err := r.w.list(ctx, r.f, r.request(proto.Options{}), d)
 	if err == nil {
 		err = r.checkMenuEnd(d, l)
+	}
+	if err == nil {
+		r.askTimes(ctx, d, l)
 	}
 	return l, r.shrink(err)
 }
