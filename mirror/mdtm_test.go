@@ -162,8 +162,9 @@ func (c countedConn) Write(p []byte) (int, error) {
 // fetched, all of them in one write on one connection (RFC 959 section
 // 4.2: the replies come in the order of the commands), and retrieves only
 // the one whose MDTM time is later: five files cost five MDTM commands,
-// one burst, one RETR; none asks MDTM again with its retrieval. A file
-// listed days old is not asked.
+// one burst, one RETR; none asks MDTM again with its retrieval, and the
+// manifest keeps each one's MDTM time. A file listed days old is not
+// asked.
 func TestMirrorMDTMPipelined(t *testing.T) {
 	mem := afero.NewMemMapFs()
 	minute := time.Now().Add(-time.Hour).UTC().Truncate(time.Minute)
@@ -213,5 +214,13 @@ func TestMirrorMDTMPipelined(t *testing.T) {
 	}
 	if r, m := tr.commands("RETR"), tr.commands("MDTM"); r != 1 || m != n {
 		t.Errorf("re-run sent %d RETR and %d MDTM, want 1 (f2.txt) and %d", r, m, n)
+	}
+	// The new copy keeps the time the batch's MDTM gave, the others
+	// theirs, to compare the next answers with.
+	m := readManifest(t, dir)
+	for name, want := range map[string]time.Time{"f2.txt": minute.Add(45 * time.Second), "f0.txt": minute.Add(10 * time.Second)} {
+		if got := m.Files[name].ExactTime; !got.Equal(want) {
+			t.Errorf("%s: exact time %v, want %v (MDTM's)", name, got, want)
+		}
 	}
 }
