@@ -108,9 +108,8 @@ func (r *run) unchanged(rf remoteFile, loc local, rec Record, known bool) bool {
 		return false
 	}
 	if known && rec.Size == rf.size && rec.ModTime.Equal(rf.mtime) {
-		// Unless MDTM is to tell (condition), or told already
-		// (askTimes).
-		return !askMDTM(rf, loc, rec) || r.toldUnchanged(rf, rec)
+		// Unless MDTM is to tell (condition).
+		return !r.mdtmToTell(rf, loc, rec)
 	}
 	return loc.mtime.Equal(rf.mtime)
 }
@@ -133,10 +132,22 @@ func (r *run) askTimes(ctx context.Context, d dirJob, l *listing) {
 	if !ok || r.opts.DryRun {
 		return
 	}
-	var (
-		idx   []int
-		names []string
-	)
+	idx, names := r.timeCandidates(l)
+	if len(names) == 0 {
+		return
+	}
+	times, err := mt.ModTimes(ctx, d.url, r.request(proto.Options{}), names)
+	if err != nil || len(times) != len(names) {
+		return
+	}
+	for j, i := range idx {
+		l.files[i].checked, l.files[i].mdtm = true, times[j]
+	}
+}
+
+// timeCandidates returns the files of l that MDTM is to check (askMDTM),
+// by their index in l.files and their names as listed.
+func (r *run) timeCandidates(l *listing) (idx []int, names []string) {
 	for i, rf := range l.files {
 		if !rf.coarse || rf.link != "" || rf.tail == "" {
 			continue
@@ -151,27 +162,23 @@ func (r *run) askTimes(ctx context.Context, d dirJob, l *listing) {
 		}
 		idx, names = append(idx, i), append(names, name)
 	}
-	if len(names) == 0 {
-		return
-	}
-	times, err := mt.ModTimes(ctx, d.url, r.request(proto.Options{}), names)
-	if err != nil || len(times) != len(names) {
-		return
-	}
-	for j, i := range idx {
-		l.files[i].checked, l.files[i].mdtm = true, times[j]
-	}
+	return idx, names
 }
 
-// toldUnchanged reports whether the MDTM asked for rf with its directory
-// (askTimes) gave a time no later than that of the copy (since), and then
-// records the answer (confirmed).
-func (r *run) toldUnchanged(rf remoteFile, rec Record) bool {
-	if !rf.checked || rf.mdtm.IsZero() || rf.mdtm.After(since(rec)) {
+// mdtmToTell reports whether rf, whose listing shows the size and time
+// recorded, is still to be checked with MDTM (askMDTM) with its
+// retrieval: not when the MDTM asked with its directory's (askTimes)
+// gave a time no later than that of the copy (since); that answer is
+// then recorded (confirmed).
+func (r *run) mdtmToTell(rf remoteFile, loc local, rec Record) bool {
+	if !askMDTM(rf, loc, rec) {
 		return false
 	}
+	if !rf.checked || rf.mdtm.IsZero() || rf.mdtm.After(since(rec)) {
+		return true
+	}
 	r.confirmed(rf, rec, rf.mdtm)
-	return true
+	return false
 }
 
 // since returns the time a version of the file no later than the copy

@@ -285,7 +285,8 @@ func checkFTPRel(dirRel, name, rel string) error {
 // minute within 15 hours of now (UTC-12 to UTC+14) is taken as maybe not
 // closed (fresh). The manifest keeps when such a file was fetched
 // (Record.Fetched); a re-run that finds the size and time recorded asks
-// MDTM, and fetches it again when MDTM gives a later time (this assumes
+// MDTM (with the other such files of the directory, at once: askTimes),
+// and fetches it again when MDTM gives a later time (this assumes
 // the server's clock agrees with this one), else keeps MDTM's time
 // (Record.ExactTime) to compare the next answers with, until an answer
 // comes when the minute is no longer fresh. No MDTM in a first run; none
