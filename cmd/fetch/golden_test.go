@@ -26,9 +26,9 @@ var update = flag.Bool("update", false, "rewrite the golden files")
 var goldenTime = time.Date(2003, 4, 5, 6, 7, 8, 0, time.UTC)
 
 // goldenCase is one run of the command whose output is compared with
-// testdata/golden/<name>.out (stdout) and, when stderr is set, with
-// <name>.err: stderr is compared only where it is the product (summary
-// lines, warnings), not where it carries a progress bar.
+// testdata/golden/<name>.stdout and, when stderr is set, with
+// <name>.stderr: stderr is compared only where it is the product (summary
+// lines, warnings, notes), not where it is a -v trace.
 type goldenCase struct {
 	name   string
 	args   []string
@@ -111,9 +111,9 @@ func runGolden(t *testing.T, n *normalizer, cases []goldenCase) {
 			if r.code != tc.code {
 				t.Errorf("%q: exit %d, want %d\nstdout:\n%s\nstderr:\n%s", tc.args, r.code, tc.code, r.out, r.err)
 			}
-			checkGolden(t, tc.name+".out", n.apply(r.out))
+			checkGolden(t, tc.name+".stdout", n.apply(r.out))
 			if tc.stderr {
-				checkGolden(t, tc.name+".err", n.apply(r.err))
+				checkGolden(t, tc.name+".stderr", n.apply(r.err))
 			}
 		})
 	}
@@ -227,6 +227,25 @@ func TestGoldenMirror(t *testing.T) {
 		{name: "mirror-again", args: []string{"mirror", "-j", "1", src, filepath.Join(parent, "m")}, stderr: true},
 		{name: "mirror-json", args: []string{"mirror", "-j", "1", "--json", src, filepath.Join(parent, "j")}, stderr: true},
 		{name: "mirror-json-again", args: []string{"mirror", "-j", "1", "--json", src, filepath.Join(parent, "j")}, stderr: true},
+	})
+}
+
+// TestGoldenMirrorGopherNews checks the summary, report and warnings of a
+// gopher mirror (a search item, a broken menu: exit 8) and of a news
+// mirror.
+func TestGoldenMirrorGopherNews(t *testing.T) {
+	gopherAddr, nntpAddr := goldenGopher(t), goldenNNTP(t)
+	n := &normalizer{}
+	n.addr("GOPHER", gopherAddr)
+	n.addr("NNTP", nntpAddr)
+	parent := t.TempDir()
+	n.dir(parent)
+	gopher, news := "gopher://"+gopherAddr+"/1/", "nntp://"+nntpAddr+"/local.test"
+	runGolden(t, n, []goldenCase{
+		{name: "mirror-gopher", args: []string{"mirror", "-j", "1", gopher, filepath.Join(parent, "g")}, code: 8, stderr: true},
+		{name: "mirror-gopher-json", args: []string{"mirror", "-j", "1", "--json", gopher, filepath.Join(parent, "gj")}, code: 8, stderr: true},
+		{name: "mirror-news", args: []string{"mirror", "-j", "1", news, filepath.Join(parent, "n")}, stderr: true},
+		{name: "mirror-news-json", args: []string{"mirror", "-j", "1", "--json", news, filepath.Join(parent, "nj")}, stderr: true},
 	})
 }
 
