@@ -55,9 +55,15 @@ func (n *normalizer) addr(name, addr string) {
 	}
 }
 
+// dir adds a temporary directory, and its form in JSON where it differs
+// (Windows' backslashes are escaped there).
 func (n *normalizer) dir(d string) {
 	n.old = append(n.old, d)
 	n.new = append(n.new, "<DIR>")
+	if esc := strings.ReplaceAll(d, `\`, `\\`); esc != d {
+		n.old = append(n.old, esc)
+		n.new = append(n.new, "<DIR>")
+	}
 }
 
 var (
