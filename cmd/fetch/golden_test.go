@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"testing/fstest"
@@ -15,6 +16,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/rfc1738/fetch/fetch/fetchtest"
+	"github.com/rfc1738/fetch/internal/testrig/localserver"
 )
 
 // update rewrites the golden files under testdata/golden from the
@@ -326,4 +328,45 @@ func TestGoldenExtract(t *testing.T) {
 	text := "See <URL:ftp://ftp.example.org/pub/README> and\n" +
 		"http://user:secret@www.example.org/a, or gopher://gopher.example.org/1/.\n"
 	runGolden(t, &normalizer{}, []goldenCase{{name: "extract", args: []string{"extract"}, stdin: text}})
+}
+
+// TestGoldenFTPSystems checks the listing, for people and as JSON, of each
+// system's LIST layout the in-process servers play (the unknown one's
+// lines are warnings, exit 8), and of a listing of hostile names (exit 8:
+// its "lf\ninjected" leaves a line that fits no layout).
+func TestGoldenFTPSystems(t *testing.T) {
+	tree := localserver.Tree{
+		Files: map[string][]byte{"README.txt": []byte("read me\n"), "data.bin": []byte("0123456789"), "sub/a.txt": []byte("a\n")},
+		Dirs:  []string{"empty"},
+		Time:  goldenTime,
+	}
+	vms := localserver.Tree{
+		Files: map[string][]byte{"README.TXT;1": []byte("old\n"), "README.TXT;2": []byte("new one\n"), "SUB/A.TXT;3": []byte("a\n")},
+		Dirs:  []string{"EMPTY"},
+		Time:  goldenTime,
+	}
+	n := &normalizer{}
+	var cases []goldenCase
+	for _, system := range append(slices.Clone(parsedSystems), localserver.SysVMS, localserver.SysUnknown) {
+		tr := tree
+		if system == localserver.SysVMS {
+			tr = vms
+		}
+		srv := startSystem(t, system, tr)
+		n.addr("FTP-"+strings.ToUpper(system), srv.Addr())
+		code := 0
+		if system == localserver.SysUnknown {
+			code = 8
+		}
+		raw := "ftp://" + srv.Addr() + "/"
+		cases = append(cases,
+			goldenCase{name: "get-ftp-system-" + system, args: []string{"get", raw}, code: code, stderr: true},
+			goldenCase{name: "get-ftp-system-" + system + "-json", args: []string{"get", "--json", raw}, code: code, stderr: true})
+	}
+	hostile := startRaw(t, localserver.HostileFTP())
+	n.addr("FTP-HOSTILE", hostile.Addr())
+	cases = append(cases,
+		goldenCase{name: "get-ftp-hostile", args: []string{"get", "ftp://" + hostile.Addr() + "/"}, code: 8, stderr: true},
+		goldenCase{name: "get-ftp-hostile-json", args: []string{"get", "--json", "ftp://" + hostile.Addr() + "/"}, code: 8, stderr: true})
+	runGolden(t, n, cases)
 }
