@@ -370,3 +370,23 @@ func TestGoldenFTPSystems(t *testing.T) {
 		goldenCase{name: "get-ftp-hostile-json", args: []string{"get", "--json", "ftp://" + hostile.Addr() + "/"}, code: 8, stderr: true})
 	runGolden(t, n, cases)
 }
+
+// TestGoldenErrors checks the messages and exit codes of refused,
+// malformed and unsupported URLs and of usage errors (exit 2 usage, 3
+// malformed, 4 refused, 7 unsupported), and the advice shown for mailto
+// and telnet URLs; no case reaches the network.
+func TestGoldenErrors(t *testing.T) {
+	runGolden(t, &normalizer{}, []goldenCase{
+		{name: "error-no-args", args: []string{}, code: 2, stderr: true},
+		{name: "error-unknown-flag", args: []string{"get", "--no-such-flag", "ftp://ftp.example.org/"}, code: 2, stderr: true},
+		{name: "error-malformed", args: []string{"get", "ftp://a b/"}, code: 3, stderr: true},
+		{name: "error-refused-port", args: []string{"get", "ftp://ftp.example.org:25/pub/"}, code: 4, stderr: true},
+		{name: "error-refused-crlf", args: []string{"get", "gopher://gopher.example.org/0/a%0d%0aQUIT"}, code: 4, stderr: true},
+		{name: "error-password-hidden", args: []string{"get", "ftp://user:secret@ftp.example.org:25/"}, code: 4, stderr: true},
+		{name: "get-mailto", args: []string{"get", "mailto:a.person@example.org"}, stderr: true},
+		{name: "get-mailto-json", args: []string{"get", "--json", "mailto:a.person@example.org"}, stderr: true},
+		{name: "get-telnet", args: []string{"get", "telnet://guest:pw@bbs.example.org:2323/"}, stderr: true},
+		{name: "get-telnet-json", args: []string{"get", "--json", "telnet://guest:pw@bbs.example.org:2323/"}, stderr: true},
+		{name: "error-unknown-scheme", args: []string{"get", "zzz://example.org/"}, code: 7, stderr: true},
+	})
+}
