@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/rfc1738/fetch/internal/secret"
 	"github.com/rfc1738/fetch/internal/termtext"
 	"github.com/rfc1738/fetch/proto"
 )
@@ -178,7 +179,7 @@ func (w *wire) endCommand() {
 	verb = strings.ToUpper(verb)
 	switch {
 	case verb == "PASS" || verb == "ACCT":
-		w.lastCmd = verb + " ****"
+		w.lastCmd = verb + " " + secret.TraceMask
 	case hasArg:
 		w.lastCmd = displayCmd(verb, arg)
 	default:
@@ -188,7 +189,7 @@ func (w *wire) endCommand() {
 	if w.trace != nil {
 		shown := line
 		if verb == "PASS" || verb == "ACCT" {
-			shown = verb + " ****"
+			shown = verb + " " + secret.TraceMask
 		}
 		io.WriteString(w.trace, "> "+termtext.Escape(w.redact(shown), traceMax)+"\n")
 	}
@@ -201,7 +202,7 @@ func (w *wire) redact(s string) string {
 	if len(w.secret) < 3 {
 		return s
 	}
-	return strings.ReplaceAll(s, w.secret, "****")
+	return secret.Hide(s, w.secret)
 }
 
 func isDigits(s string) bool {
