@@ -61,24 +61,16 @@ func Mask(s string) string {
 	if clean {
 		return s
 	}
-	var b strings.Builder
-	for i := 0; i < len(s); {
-		r, size := utf8.DecodeRuneInString(s[i:])
+	return rewrite(s, 0, func(b *strings.Builder, r rune, raw string) {
 		switch {
-		case r == utf8.RuneError && size == 1:
-			if c := s[i]; control(rune(c)) {
-				b.WriteByte('?')
-			} else {
-				b.WriteByte(c)
-			}
-		case control(r):
+		case r == utf8.RuneError && len(raw) == 1 && !control(rune(raw[0])):
+			b.WriteString(raw) // a Latin-1 byte above the C1 range
+		case control(r) || r == utf8.RuneError && len(raw) == 1:
 			b.WriteByte('?')
 		default:
-			b.WriteString(s[i : i+size])
+			b.WriteString(raw)
 		}
-		i += size
-	}
-	return b.String()
+	})
 }
 
 // Quote returns s, or s quoted when it holds bytes a terminal might
@@ -113,21 +105,30 @@ func Listing(s string) string {
 	if i == len(s) {
 		return s
 	}
+	return rewrite(s, i, func(b *strings.Builder, r rune, raw string) {
+		switch {
+		case r == utf8.RuneError && len(raw) == 1:
+			fmt.Fprintf(b, "\\x%02x", raw[0])
+		case Reorders(r):
+			fmt.Fprintf(b, "\\u%04x", r)
+		case !ok(r, len(raw)):
+			b.WriteByte('?')
+		default:
+			b.WriteString(raw)
+		}
+	})
+}
+
+// rewrite returns s[:i] and then each rune of s[i:] as put writes it: r
+// is the rune and raw its bytes (one byte, with r utf8.RuneError, for a
+// byte that is not UTF-8).
+func rewrite(s string, i int, put func(b *strings.Builder, r rune, raw string)) string {
 	var b strings.Builder
 	b.Grow(len(s) + 8)
 	b.WriteString(s[:i])
 	for i < len(s) {
 		r, size := utf8.DecodeRuneInString(s[i:])
-		switch {
-		case r == utf8.RuneError && size == 1:
-			fmt.Fprintf(&b, "\\x%02x", s[i])
-		case Reorders(r):
-			fmt.Fprintf(&b, "\\u%04x", r)
-		case !ok(r, size):
-			b.WriteByte('?')
-		default:
-			b.WriteString(s[i : i+size])
-		}
+		put(&b, r, s[i:i+size])
 		i += size
 	}
 	return b.String()
