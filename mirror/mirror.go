@@ -31,7 +31,6 @@ import (
 
 	"github.com/rfc1738/fetch/proto"
 	"github.com/rfc1738/fetch/retry"
-	"github.com/rfc1738/fetch/safety"
 	"github.com/rfc1738/fetch/uri"
 )
 
@@ -348,6 +347,11 @@ func (rf *remoteFile) url() *uri.URL {
 // attempt: not when the server refused it (not found, permission, login),
 // the safety policy refused it, or the run was cancelled. A connection cut
 // or timed out, a server hiccup ("421", "500 OOPS") or a short transfer is.
+// This is the policy of a mirror run without Options.Retry (one more
+// attempt at once, for anything that is not a refusal), broader than
+// proto.Transient by design: it also tries again an error nobody
+// classified and a protocol error. With Options.Retry, proto.Transient
+// decides (see next).
 func retryable(ctx context.Context, err error) bool {
 	if err == nil || ctx.Err() != nil {
 		return false
@@ -355,13 +359,7 @@ func retryable(ctx context.Context, err error) bool {
 	if diskFull(err) {
 		return false
 	}
-	for _, permanent := range []error{proto.ErrNotFound, proto.ErrPermission, proto.ErrLogin,
-		proto.ErrUnsafeArgument, proto.ErrNoAccessMethod, proto.ErrNeedInput, safety.ErrRefused, errNotFile} {
-		if errors.Is(err, permanent) {
-			return false
-		}
-	}
-	return true
+	return !proto.Refused(err) && !errors.Is(err, errNotFile)
 }
 
 // Run mirrors start into dir, creating dir if needed. It returns the
