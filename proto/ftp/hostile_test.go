@@ -871,8 +871,10 @@ func TestListingAhead(t *testing.T) {
 			t.Errorf("%s: the trace lacks %q:\n%s", tc.url, tc.sent, trace.String())
 		}
 	}
-	// The last listing used the EPSV the retrieval before it sent ahead.
-	if tr := trace.String(); strings.Contains(tr, "> EPSV") || !strings.Contains(tr, "< 229") {
+	// The last listing used the EPSV the retrieval before it sent ahead:
+	// it sent none of its own. (The 229 may have been read while the
+	// retrieval ended, and so stand in the trace before this one.)
+	if tr := trace.String(); strings.Contains(tr, "> EPSV") {
 		t.Errorf("the listing after a retrieval sent EPSV again:\n%s", tr)
 	}
 	if n := f.connCount(); n != 1 {

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/rfc1738/fetch/internal/termtext"
 	"github.com/rfc1738/fetch/proto"
 	"github.com/rfc1738/fetch/uri"
 )
@@ -125,5 +126,5 @@ func (c *conn) mdtmReply() (time.Time, error) {
 	case code >= 400:
 		return time.Time{}, nil
 	}
-	return time.Time{}, &proto.ProtocolError{Proto: "ftp", Msg: fmt.Sprintf("MDTM answered %d %s", code, sanitize(msg, 80))}
+	return time.Time{}, &proto.ProtocolError{Proto: "ftp", Msg: fmt.Sprintf("MDTM answered %d %s", code, termtext.Escape(msg, 80))}
 }
