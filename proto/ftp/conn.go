@@ -375,52 +375,16 @@ func (c *conn) cwd(arg string) (warning string, err error) {
 // and its next URL returns to the login directory first. A refused CWD
 // with a null argument is a warning, as in cwd.
 func (c *conn) cwdAtOnce(args []string, home bool, ahead []string) (warnings []string, err error) {
-	for _, a := range args {
-		if err := proto.CheckArg(a); err != nil {
-			return nil, fmt.Errorf("ftp: CWD: %w", err)
-		}
+	if err := c.sendAtOnce(args, ahead); err != nil {
+		return nil, err
 	}
-	if len(args) > 0 {
-		c.moved = true
+	warnings, first, err := c.cwdReplies(args, home)
+	if err != nil {
+		return warnings, err
 	}
-	for _, a := range args {
-		if err := c.send("CWD " + a); err != nil {
-			return nil, c.fail(displayCmd("CWD", a), err)
-		}
-	}
-	for _, cmd := range ahead {
-		if err := c.send(cmd); err != nil {
-			return nil, c.fail(cmd, err)
-		}
-	}
-	var first error
-	for i, a := range args {
-		_, _, rerr := c.reply(2)
-		var te *textproto.Error
-		switch {
-		case rerr == nil:
-		case !errors.As(rerr, &te):
-			return warnings, c.fail(displayCmd("CWD", a), rerr) // the connection failed
-		case a == "" && !(home && i == 0):
-			warnings = append(warnings, c.nullCWDRefused(te))
-		case first == nil:
-			first = c.fail(displayCmd("CWD", a), rerr)
-		}
-	}
-	owed := false
-	for _, cmd := range ahead {
-		switch cmd {
-		case "SYST":
-			c.systAsked = true
-			if err := c.systReply(); err != nil {
-				return warnings, err
-			}
-		case "EPSV":
-			// Its reply is read by passive, or dropped before the next
-			// command of the library (a CWD refused: no listing).
-			c.owe()
-			owed = true
-		}
+	owed, err := c.aheadReplies(ahead)
+	if err != nil {
+		return warnings, err
 	}
 	if first != nil {
 		return warnings, first
@@ -431,6 +395,69 @@ func (c *conn) cwdAtOnce(args []string, home bool, ahead []string) (warnings []s
 		}
 	}
 	return warnings, nil
+}
+
+// sendAtOnce checks the arguments of the CWDs and sends the CWDs, then
+// the commands of ahead, without reading a reply.
+func (c *conn) sendAtOnce(args, ahead []string) error {
+	for _, a := range args {
+		if err := proto.CheckArg(a); err != nil {
+			return fmt.Errorf("ftp: CWD: %w", err)
+		}
+	}
+	if len(args) > 0 {
+		c.moved = true
+	}
+	for _, a := range args {
+		if err := c.send("CWD " + a); err != nil {
+			return c.fail(displayCmd("CWD", a), err)
+		}
+	}
+	for _, cmd := range ahead {
+		if err := c.send(cmd); err != nil {
+			return c.fail(cmd, err)
+		}
+	}
+	return nil
+}
+
+// cwdReplies reads the reply of each CWD that sendAtOnce sent: a refused
+// null CWD is a warning (but for the return home), the first other
+// refusal is first, and err is a failed connection.
+func (c *conn) cwdReplies(args []string, home bool) (warnings []string, first, err error) {
+	for i, a := range args {
+		_, _, rerr := c.reply(2)
+		var te *textproto.Error
+		switch {
+		case rerr == nil:
+		case !errors.As(rerr, &te):
+			return warnings, nil, c.fail(displayCmd("CWD", a), rerr) // the connection failed
+		case a == "" && !(home && i == 0):
+			warnings = append(warnings, c.nullCWDRefused(te))
+		case first == nil:
+			first = c.fail(displayCmd("CWD", a), rerr)
+		}
+	}
+	return warnings, first, nil
+}
+
+// aheadReplies reads SYST's reply of the commands sent ahead and leaves
+// EPSV's owed: it is read by passive, or dropped before the next command
+// of the library (a CWD refused: no listing). owed reports an EPSV.
+func (c *conn) aheadReplies(ahead []string) (owed bool, err error) {
+	for _, cmd := range ahead {
+		switch cmd {
+		case "SYST":
+			c.systAsked = true
+			if err := c.systReply(); err != nil {
+				return owed, err
+			}
+		case "EPSV":
+			c.owe()
+			owed = true
+		}
+	}
+	return owed, nil
 }
 
 // nullCWDRefused notes a refused CWD with a null argument, which leaves
@@ -475,23 +502,9 @@ func (c *conn) enter(pl plan) (warnings []string, err error) {
 // not three.
 func (c *conn) enterThen(pl plan, ahead []string) (warnings []string, err error) {
 	if c.atKnown && slices.Equal(c.at, pl.cwd) {
-		if len(pl.cwd) > 0 {
-			c.w.note("already in the directory of the previous URL")
-		}
-		if len(ahead) == 1 && c.w.owed != nil {
-			// The EPSV sent ahead after the last retrieval serves.
-			return nil, nil
-		}
-		if len(ahead) > 0 {
-			return c.cwdAtOnce(nil, false, ahead)
-		}
-		return nil, nil
+		return c.stayThen(pl, ahead)
 	}
-	from := 0
-	if c.atKnown && len(c.at) > 0 && len(pl.cwd) > len(c.at) && slices.Equal(c.at, pl.cwd[:len(c.at)]) {
-		from = len(c.at)
-		c.w.note("already in the first %d of its %d directories (the previous URL's)", from, len(pl.cwd))
-	}
+	from := c.sharedDirs(pl)
 	c.atKnown = false
 	home := c.moved && from == 0
 	args := pl.cwd[from:]
@@ -499,19 +512,54 @@ func (c *conn) enterThen(pl plan, ahead []string) (warnings []string, err error)
 		args = append([]string{c.pwd}, args...)
 	}
 	if len(ahead) > 0 || c.pipeCWD && !c.noPipeline && len(args) > 1 {
-		if warnings, err = c.cwdAtOnce(args, home, ahead); err != nil {
-			return warnings, err
-		}
-		c.at, c.atKnown = slices.Clone(pl.cwd), len(warnings) == 0
-		return warnings, nil
+		warnings, err = c.cwdAtOnce(args, home, ahead)
+	} else {
+		warnings, err = c.cwdEach(pl.cwd[from:], home)
 	}
+	if err != nil {
+		return warnings, err
+	}
+	c.at, c.atKnown = slices.Clone(pl.cwd), len(warnings) == 0
+	return warnings, nil
+}
+
+// stayThen is enterThen when c is already in the directory of pl: only
+// the commands of ahead are sent, none when the one EPSV ahead was sent
+// after the last retrieval.
+func (c *conn) stayThen(pl plan, ahead []string) ([]string, error) {
+	if len(pl.cwd) > 0 {
+		c.w.note("already in the directory of the previous URL")
+	}
+	if len(ahead) == 1 && c.w.owed != nil {
+		// The EPSV sent ahead after the last retrieval serves.
+		return nil, nil
+	}
+	if len(ahead) > 0 {
+		return c.cwdAtOnce(nil, false, ahead)
+	}
+	return nil, nil
+}
+
+// sharedDirs is how many of the CWDs of pl c has already made: those of
+// the previous URL, when they begin pl's.
+func (c *conn) sharedDirs(pl plan) int {
+	if c.atKnown && len(c.at) > 0 && len(pl.cwd) > len(c.at) && slices.Equal(c.at, pl.cwd[:len(c.at)]) {
+		c.w.note("already in the first %d of its %d directories (the previous URL's)", len(c.at), len(pl.cwd))
+		return len(c.at)
+	}
+	return 0
+}
+
+// cwdEach makes the CWDs of args one after another, after a return to
+// the login directory when home; a refused null CWD is a warning.
+func (c *conn) cwdEach(args []string, home bool) (warnings []string, err error) {
 	if home {
 		if err := c.sc.ChangeDir(c.pwd); err != nil {
 			return nil, c.fail("", err)
 		}
 		c.moved = false
 	}
-	for _, a := range pl.cwd[from:] {
+	for _, a := range args {
 		w, err := c.cwd(a)
 		if err != nil {
 			return warnings, err
@@ -520,6 +568,5 @@ func (c *conn) enterThen(pl plan, ahead []string) (warnings []string, err error)
 			warnings = append(warnings, w)
 		}
 	}
-	c.at, c.atKnown = slices.Clone(pl.cwd), len(warnings) == 0
 	return warnings, nil
 }
