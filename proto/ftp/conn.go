@@ -112,28 +112,15 @@ func dialConn(ctx context.Context, req *proto.Request, key poolKey, cr creds, li
 		// outlive the call): a caller that has given up dials nothing.
 		return nil, fmt.Errorf("ftp: dial %s: %w", key.addr, err)
 	}
-	connCtx, cancel := context.WithCancel(context.WithoutCancel(ctx))
-	stop := context.AfterFunc(ctx, cancel)
-	raw, err := req.DialContext(connCtx, "tcp", key.addr)
+	c, raw, err := dialControl(ctx, req, key)
 	if err != nil {
-		stop()
-		cancel()
-		return nil, err // a dial error names what it dialled
+		return nil, err
 	}
-	tcp, ok := raw.RemoteAddr().(*net.TCPAddr)
-	if !ok {
-		stop()
-		cancel()
-		raw.Close()
-		return nil, fmt.Errorf("ftp: dial %s: control connection is not TCP (%T)", key.addr, raw.RemoteAddr())
-	}
-	c := &conn{key: key, addr: key.addr, peer: tcp.IP.String(), cancel: cancel, atKnown: true}
 	c.w = newWire(raw, lim.maxLine, lim.maxReply)
 	c.w.secret = cr.pass
-	c.ctx, c.req, c.stop = ctx, req, stop
 	c.w.trace = req.Trace
-	if tcp.String() != key.addr {
-		c.w.note("connected to %s (%s)", key.addr, tcp)
+	if remote := raw.RemoteAddr().String(); remote != key.addr {
+		c.w.note("connected to %s (%s)", key.addr, remote)
 	}
 	if la, ok := raw.LocalAddr().(*net.TCPAddr); ok {
 		c.local = la.AddrPort().Addr().Unmap()
@@ -145,9 +132,54 @@ func dialConn(ctx context.Context, req *proto.Request, key poolKey, cr creds, li
 			return nil, err
 		}
 	}
+	if err := c.login(ctrl, cr, noMLSD); err != nil {
+		return nil, err
+	}
+	if lim.reuse {
+		pwd, err := c.pwdName()
+		if err != nil {
+			c.close()
+			return nil, err
+		}
+		c.pwd = pwd // path.go
+		if c.pwd == "" {
+			c.w.note("PWD gave no usable directory: this connection will not be reused")
+		}
+	}
+	return c, nil
+}
 
+// dialControl dials the control connection to key.addr, detached from ctx
+// but closed when ctx ends until c.stop is called, and returns the conn
+// it starts, bound to ctx and req.
+func dialControl(ctx context.Context, req *proto.Request, key poolKey) (*conn, net.Conn, error) {
+	connCtx, cancel := context.WithCancel(context.WithoutCancel(ctx))
+	stop := context.AfterFunc(ctx, cancel)
+	raw, err := req.DialContext(connCtx, "tcp", key.addr)
+	if err != nil {
+		stop()
+		cancel()
+		return nil, nil, err // a dial error names what it dialled
+	}
+	tcp, ok := raw.RemoteAddr().(*net.TCPAddr)
+	if !ok {
+		stop()
+		cancel()
+		raw.Close()
+		return nil, nil, fmt.Errorf("ftp: dial %s: control connection is not TCP (%T)", key.addr, raw.RemoteAddr())
+	}
+	c := &conn{key: key, addr: key.addr, peer: tcp.IP.String(), cancel: cancel, atKnown: true}
+	c.ctx, c.req, c.stop = ctx, req, stop
+	return c, raw, nil
+}
+
+// login reads the greeting on ctrl, the control connection (TLS or not),
+// logs in and protects the data connections when TLS is on. When noMLSD
+// is not empty it lists with LIST even when FEAT offers MLST. On an
+// error c is closed.
+func (c *conn) login(ctrl net.Conn, cr creds, noMLSD string) error {
 	first := true
-	sc, err := jftp.Dial(key.addr,
+	sc, err := jftp.Dial(c.addr,
 		jftp.DialWithDialFunc(func(network, address string) (net.Conn, error) {
 			if first {
 				first = false
@@ -163,39 +195,27 @@ func dialConn(ctx context.Context, req *proto.Request, key poolKey, cr creds, li
 	if err != nil {
 		err = c.fail("greeting", err)
 		c.close()
-		return nil, err
+		return err
 	}
 	c.sc = sc
 	c.vsftpd = c.vsftpd || c.w.last != nil && strings.Contains(c.w.last.Msg, "(vsFTPd ")
 	if err := sc.Login(cr.user, cr.pass); err != nil {
 		err = c.fail("", err) // before close, which sends QUIT
 		c.close()
-		return nil, err
+		return err
 	}
 	c.typ = "I" // Login sends TYPE I
 	if c.tlsCfg != nil {
 		if err := c.protect(); err != nil {
 			c.close()
-			return nil, err
+			return err
 		}
 	}
 	c.mlsd = sc.IsTimePreciseInList()
 	if noMLSD != "" {
 		c.w.note("%s: listing with LIST", noMLSD)
 	}
-	if lim.reuse {
-		_, err := sc.CurrentDir()
-		if err != nil && replyCode(err) == 0 && isConnError(err) {
-			err = c.fail("", err)
-			c.close()
-			return nil, err
-		}
-		c.pwd = loginDir(c.w.last) // path.go
-		if c.pwd == "" {
-			c.w.note("PWD gave no usable directory: this connection will not be reused")
-		}
-	}
-	return c, nil
+	return nil
 }
 
 // dialData opens a data connection. The address the library computed from
