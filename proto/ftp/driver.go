@@ -502,10 +502,8 @@ func (d *Driver) readListing(l *dirList, pl plan) (listed, listNotes, error) {
 	return got, notes, nil
 }
 
-// listFailed is the error of a listing command that failed. Some servers
-// list MLST in FEAT but answer MLSD with 500 or 502 (RFC 959 section
-// 4.2: command unrecognized, not implemented): the Driver records that
-// the server refuses MLSD and returns an *mlsdError.
+// listFailed is the error of a listing command that failed: an
+// *mlsdError for MLSD refused with 500 or 502 (see listing).
 func (d *Driver) listFailed(c *conn, format string, err error) error {
 	code := replyCode(err)
 	err = c.fail("", err)
