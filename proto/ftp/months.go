@@ -186,7 +186,7 @@ func isLocalMonth(s string) bool {
 // the month name the date was read by, as month was given it; "" for a
 // month written as a number (Finnish).
 func localDate(line string, fs []field, i int, now time.Time, month func(string) (time.Month, bool)) (time.Time, int, dateForm, string, bool) {
-	sc := &localScan{fs: fs, i: i, month: month}
+	sc := &localScan{fs: fs, i: i, month: month, read: &monthRead{}}
 	if ys, rest, ok := cutYear(sc.at(0)); ok {
 		return sc.yearFirst(ys, rest, now)
 	}
@@ -198,14 +198,21 @@ func localDate(line string, fs []field, i int, now time.Time, month func(string)
 }
 
 // localScan is the state of one localDate: the line's fields, the field
-// the date starts at, the month reader, and the month last read by mon
-// with the name it was read from.
+// the date starts at, the month reader, and the month last read by mon.
 type localScan struct {
 	fs    []field
 	i     int
 	month func(string) (time.Month, bool)
-	mo    int
-	name  string
+	read  *monthRead
+}
+
+// monthRead is a month and the name it was read from. It is kept apart
+// from localScan so that escape analysis, which does not tell a struct's
+// fields apart, sees that the name returned does not hold the fields:
+// the caller's array of fields then stays on the stack.
+type monthRead struct {
+	mo   int
+	name string
 }
 
 // mon reads s as a month name, with a Catalan "d’" before it or an
@@ -219,7 +226,7 @@ func (sc *localScan) mon(s string) bool {
 			m, ok = sc.month(t)
 		}
 	}
-	sc.mo, sc.name = int(m), s
+	sc.read.mo, sc.read.name = int(m), s
 	return ok
 }
 
@@ -255,10 +262,10 @@ func (sc *localScan) yearFirst(ys, rest string, now time.Time) (time.Time, int, 
 	} else {
 		return sc.fail()
 	}
-	if y > now.Year()+1 || !validDate(y, sc.mo, d) {
+	if y > now.Year()+1 || !validDate(y, sc.read.mo, d) {
 		return sc.fail()
 	}
-	return time.Date(y, time.Month(sc.mo), d, 0, 0, 0, 0, time.UTC), fs[k].end, formYear, sc.name, true
+	return time.Date(y, time.Month(sc.read.mo), d, 0, 0, 0, 0, time.UTC), fs[k].end, formYear, sc.read.name, true
 }
 
 // dayAndMonth reads the day and month of a date that does not start with
@@ -280,7 +287,7 @@ func (sc *localScan) dayAndMonth() (d, k int, form dateForm, ok bool) {
 		d, k, form = cjkDay, i+1, formYear
 	case num: // Finnish: "5.12.  2019"
 		d, k, form = numDay, i+1, formYearLast
-		sc.mo, sc.name = numMon, ""
+		sc.read.mo, sc.read.name = numMon, ""
 	case i+2 >= len(fs):
 		return 0, 0, 0, false
 	case sc.mon(at(0)):
@@ -294,7 +301,7 @@ func (sc *localScan) dayAndMonth() (d, k int, form dateForm, ok bool) {
 		d, k, form = localDay(at(0)), i+3, formYearLast
 	case num2: // Finnish: " 5. 1.  2019"
 		d, k, form = numDay2, i+2, formYearLast
-		sc.mo, sc.name = numMon2, ""
+		sc.read.mo, sc.read.name = numMon2, ""
 	default:
 		return 0, 0, 0, false
 	}
@@ -312,19 +319,19 @@ func (sc *localScan) germanPadded() bool {
 // yearOrClock finishes a date of day d in the month read, from field k:
 // a time of day in the last six months, or a year of the given form.
 func (sc *localScan) yearOrClock(d, k int, form dateForm, now time.Time) (time.Time, int, dateForm, string, bool) {
-	fs, mo := sc.fs, sc.mo
+	fs, mo, name := sc.fs, sc.read.mo, sc.read.name
 	last := fs[k]
 	if last.s == "у" && form == formYearLast {
 		// Serbian: " 1. јун. у 09:07", "at" before a time of day.
 		if k+1 < len(fs) {
 			if hh, mm, ok := localClock(fs[k+1].s); ok {
-				return placeInYear(time.Month(mo), d, hh, mm, now), fs[k+1].end, formClock, sc.name, true
+				return placeInYear(time.Month(mo), d, hh, mm, now), fs[k+1].end, formClock, name, true
 			}
 		}
 		return sc.fail()
 	}
 	if hh, mm, ok := localClock(last.s); ok {
-		return placeInYear(time.Month(mo), d, hh, mm, now), last.end, formClock, sc.name, true
+		return placeInYear(time.Month(mo), d, hh, mm, now), last.end, formClock, name, true
 	}
 	ys := last.s
 	if form == formYearLast {
@@ -334,7 +341,7 @@ func (sc *localScan) yearOrClock(d, k int, form dateForm, now time.Time) (time.T
 	if err != nil || len(ys) != 4 || !isDigits(ys) || y < 1900 || !validDate(y, mo, d) {
 		return sc.fail()
 	}
-	return time.Date(y, time.Month(mo), d, 0, 0, 0, 0, time.UTC), last.end, form, sc.name, true
+	return time.Date(y, time.Month(mo), d, 0, 0, 0, 0, time.UTC), last.end, form, name, true
 }
 
 // germanMonths are the month names of the "de" row of localMonths, as
