@@ -40,7 +40,7 @@ func TestMirrorMDTMSameMinute(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer srv.Close()
-	drv := &ftp.Driver{PipelinePassive: true}
+	drv := ftp.New(ftp.Config{PipelinePassive: true})
 	defer drv.CloseIdleConnections()
 	tr := &trace{}
 	// The first run fetches at second 30 of the listed minute.
