@@ -103,7 +103,8 @@ func (c *Client) Mirror(ctx context.Context, rawURL, dir string, opts MirrorOpti
 				// Keep-alive: an index tree is many small files
 				// from one server. This run's own pool, closed at
 				// its end.
-				f.http = &http.Driver{TLSClientConfig: hd.TLSClientConfig, UserAgent: hd.UserAgent, KeepAlive: true}
+				f.http = hd.Clone()
+				f.http.KeepAlive = true
 				defer f.http.CloseIdleConnections()
 			}
 		}
