@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/rfc1738/fetch/internal/termtext"
 	"github.com/rfc1738/fetch/proto"
 )
 
@@ -63,7 +64,7 @@ func ParseActivePort(s string) error {
 
 func parseActive(s string) (activeSpec, error) {
 	bad := func(why string) (activeSpec, error) {
-		return activeSpec{}, fmt.Errorf("ftp: active address %q: %s", sanitize(s, 80), why)
+		return activeSpec{}, fmt.Errorf("ftp: active address %q: %s", termtext.Escape(s, 80), why)
 	}
 	if err := proto.CheckArg(s); err != nil {
 		return bad(err.Error())
@@ -71,37 +72,70 @@ func parseActive(s string) (activeSpec, error) {
 	if s == "-" {
 		return activeSpec{}, nil
 	}
-	host, ports, hasPort := s, "", false
-	if ip, err := netip.ParseAddr(s); err == nil && ip.Zone() == "" {
-		host = s // a bare IPv6 address has colons of its own
-	} else if strings.HasPrefix(s, "[") {
-		end := strings.IndexByte(s, ']')
-		if end < 0 {
-			return bad("no ] after the IPv6 address")
-		}
-		host, ports = s[1:end], s[end+1:]
-		if ports != "" && !strings.HasPrefix(ports, ":") {
-			return bad("want [IPv6]:PORT")
-		}
-		ports, hasPort = strings.CutPrefix(ports, ":")
-	} else if i := strings.LastIndexByte(s, ':'); i >= 0 {
-		host, ports, hasPort = s[:i], s[i+1:], true
+	host, ports, hasPort, why := splitActive(s)
+	if why != "" {
+		return bad(why)
 	}
 	var sp activeSpec
 	if host != "-" {
-		ip, err := netip.ParseAddr(host)
-		if err != nil || ip.Zone() != "" {
-			return bad("want -, or an IP address (host and interface names are not accepted), with :PORT or :LOW-HIGH")
-		}
-		ip = ip.Unmap()
-		if ip.IsUnspecified() || ip.IsMulticast() {
-			return bad("not an address a server can connect to")
+		ip, why := activeIP(host)
+		if why != "" {
+			return bad(why)
 		}
 		sp.ip = ip
 	}
 	if !hasPort {
 		return sp, nil
 	}
+	l, h, ok := activePorts(ports)
+	if !ok {
+		return bad("want a port from 1 to 65535, or a range LOW-HIGH")
+	}
+	sp.low, sp.high = l, h
+	return sp, nil
+}
+
+// splitActive splits a value of ParseActivePort into its host and its
+// port or range, hasPort when a ":" gives one; why says what is wrong
+// with brackets that do not enclose an IPv6 address.
+func splitActive(s string) (host, ports string, hasPort bool, why string) {
+	if ip, err := netip.ParseAddr(s); err == nil && ip.Zone() == "" {
+		return s, "", false, "" // a bare IPv6 address has colons of its own
+	}
+	if strings.HasPrefix(s, "[") {
+		end := strings.IndexByte(s, ']')
+		if end < 0 {
+			return "", "", false, "no ] after the IPv6 address"
+		}
+		host, ports = s[1:end], s[end+1:]
+		if ports != "" && !strings.HasPrefix(ports, ":") {
+			return "", "", false, "want [IPv6]:PORT"
+		}
+		ports, hasPort = strings.CutPrefix(ports, ":")
+		return host, ports, hasPort, ""
+	}
+	if i := strings.LastIndexByte(s, ':'); i >= 0 {
+		return s[:i], s[i+1:], true, ""
+	}
+	return s, "", false, ""
+}
+
+// activeIP reads the address of an active value: an IP address without
+// a zone that a server can connect to; why says what is wrong.
+func activeIP(host string) (ip netip.Addr, why string) {
+	ip, err := netip.ParseAddr(host)
+	if err != nil || ip.Zone() != "" {
+		return netip.Addr{}, "want -, or an IP address (host and interface names are not accepted), with :PORT or :LOW-HIGH"
+	}
+	ip = ip.Unmap()
+	if ip.IsUnspecified() || ip.IsMulticast() {
+		return netip.Addr{}, "not an address a server can connect to"
+	}
+	return ip, ""
+}
+
+// activePorts reads a port or a range LOW-HIGH of ports from 1 to 65535.
+func activePorts(ports string) (low, high int, ok bool) {
 	lo, hi, isRange := strings.Cut(ports, "-")
 	if !isRange {
 		hi = lo
@@ -109,10 +143,9 @@ func parseActive(s string) (activeSpec, error) {
 	l, err1 := strconv.Atoi(lo)
 	h, err2 := strconv.Atoi(hi)
 	if err1 != nil || err2 != nil || !isDigits(lo) || !isDigits(hi) || l < 1 || h > 65535 || l > h {
-		return bad("want a port from 1 to 65535, or a range LOW-HIGH")
+		return 0, 0, false
 	}
-	sp.low, sp.high = l, h
-	return sp, nil
+	return l, h, true
 }
 
 // activePort returns the request's parsed Options.FTP.Port, or nil in
@@ -230,22 +263,47 @@ func (c *conn) activeOpen(sp *activeSpec, line, cmd string, offset int64) (net.C
 	}
 	defer ln.Close()
 	if offset > 0 {
-		rest := "REST " + strconv.FormatInt(offset, 10)
-		if err := c.send(rest); err != nil {
-			return nil, 0, c.fail(rest, err)
-		}
-		_, _, err := c.reply(3)
-		switch {
-		case err != nil && replyCode(err) != 0:
-			if herr := c.handBack(); herr != nil {
-				return nil, 0, c.fail(rest, herr)
-			}
-			c.w.note("REST %d refused (%v): restarting from 0", offset, err)
-			offset = 0
-		case err != nil:
-			return nil, 0, c.fail(rest, err)
+		if offset, err = c.activeRest(offset); err != nil {
+			return nil, 0, err
 		}
 	}
+	conn, err := c.sendAndAccept(ln, line, cmd)
+	if err != nil {
+		return nil, 0, err
+	}
+	c.w.note("data connection from %s (active mode)", conn.RemoteAddr())
+	c.data = conn
+	dc := &dataConn{Conn: c.tlsData(proto.NewDeadlineConn(c.ctx, conn, c.req.Idle())), cap: c.cap}
+	return dc, offset, nil
+}
+
+// activeRest sends REST offset before an active transfer and returns
+// the offset the transfer starts from: 0 when the server refuses REST.
+func (c *conn) activeRest(offset int64) (int64, error) {
+	rest := "REST " + strconv.FormatInt(offset, 10)
+	if err := c.send(rest); err != nil {
+		return 0, c.fail(rest, err)
+	}
+	_, _, err := c.reply(3)
+	switch {
+	case err != nil && replyCode(err) != 0:
+		if herr := c.handBack(); herr != nil {
+			return 0, c.fail(rest, herr)
+		}
+		c.w.note("REST %d refused (%v): restarting from 0", offset, err)
+		return 0, nil
+	case err != nil:
+		return 0, c.fail(rest, err)
+	}
+	return offset, nil
+}
+
+// sendAndAccept accepts the server's data connection on ln while it sends
+// the transfer command line and reads its preliminary reply (cmd is the
+// command for errors). A refusal ends the accept and leaves the control
+// connection clean; a data connection that does not come after a
+// preliminary reply leaves it dead.
+func (c *conn) sendAndAccept(ln net.Listener, line, cmd string) (net.Conn, error) {
 	type accepted struct {
 		conn net.Conn
 		err  error
@@ -275,7 +333,7 @@ func (c *conn) activeOpen(sp *activeSpec, line, cmd string, offset int64) (net.C
 		if a := wait(true); a.conn != nil {
 			a.conn.Close()
 		}
-		return nil, 0, c.fail(cmd, err)
+		return nil, c.fail(cmd, err)
 	}
 	code, msg, err := c.reply(0)
 	if err == nil && code != StatusAlreadyOpen && code != StatusAboutToSend {
@@ -287,22 +345,19 @@ func (c *conn) activeOpen(sp *activeSpec, line, cmd string, offset int64) (net.C
 		}
 		if replyCode(err) != 0 {
 			if herr := c.handBack(); herr != nil {
-				return nil, 0, c.fail(cmd, herr)
+				return nil, c.fail(cmd, herr)
 			}
 		}
-		return nil, 0, c.fail(cmd, err)
+		return nil, c.fail(cmd, err)
 	}
 	a := wait(false)
 	if a.err != nil {
 		// The server is in the middle of a transfer that has no data
 		// connection: the control connection cannot be trusted.
 		c.dead = true
-		return nil, 0, c.fail(cmd, a.err)
+		return nil, c.fail(cmd, a.err)
 	}
-	c.w.note("data connection from %s (active mode)", a.conn.RemoteAddr())
-	c.data = a.conn
-	dc := &dataConn{Conn: c.tlsData(proto.NewDeadlineConn(c.ctx, a.conn, c.req.Idle())), cap: c.cap}
-	return dc, offset, nil
+	return a.conn, nil
 }
 
 // acceptPeer accepts one connection on ln and checks that it comes from

@@ -112,28 +112,15 @@ func dialConn(ctx context.Context, req *proto.Request, key poolKey, cr creds, li
 		// outlive the call): a caller that has given up dials nothing.
 		return nil, fmt.Errorf("ftp: dial %s: %w", key.addr, err)
 	}
-	connCtx, cancel := context.WithCancel(context.WithoutCancel(ctx))
-	stop := context.AfterFunc(ctx, cancel)
-	raw, err := req.DialContext(connCtx, "tcp", key.addr)
+	c, raw, err := dialControl(ctx, req, key)
 	if err != nil {
-		stop()
-		cancel()
-		return nil, err // a dial error names what it dialled
+		return nil, err
 	}
-	tcp, ok := raw.RemoteAddr().(*net.TCPAddr)
-	if !ok {
-		stop()
-		cancel()
-		raw.Close()
-		return nil, fmt.Errorf("ftp: dial %s: control connection is not TCP (%T)", key.addr, raw.RemoteAddr())
-	}
-	c := &conn{key: key, addr: key.addr, peer: tcp.IP.String(), cancel: cancel, atKnown: true}
 	c.w = newWire(raw, lim.maxLine, lim.maxReply)
 	c.w.secret = cr.pass
-	c.ctx, c.req, c.stop = ctx, req, stop
 	c.w.trace = req.Trace
-	if tcp.String() != key.addr {
-		c.w.note("connected to %s (%s)", key.addr, tcp)
+	if remote := raw.RemoteAddr().String(); remote != key.addr {
+		c.w.note("connected to %s (%s)", key.addr, remote)
 	}
 	if la, ok := raw.LocalAddr().(*net.TCPAddr); ok {
 		c.local = la.AddrPort().Addr().Unmap()
@@ -145,9 +132,54 @@ func dialConn(ctx context.Context, req *proto.Request, key poolKey, cr creds, li
 			return nil, err
 		}
 	}
+	if err := c.login(ctrl, cr, noMLSD); err != nil {
+		return nil, err
+	}
+	if lim.reuse {
+		pwd, err := c.pwdName()
+		if err != nil {
+			c.close()
+			return nil, err
+		}
+		c.pwd = pwd // path.go
+		if c.pwd == "" {
+			c.w.note("PWD gave no usable directory: this connection will not be reused")
+		}
+	}
+	return c, nil
+}
 
+// dialControl dials the control connection to key.addr, detached from ctx
+// but closed when ctx ends until c.stop is called, and returns the conn
+// it starts, bound to ctx and req.
+func dialControl(ctx context.Context, req *proto.Request, key poolKey) (*conn, net.Conn, error) {
+	connCtx, cancel := context.WithCancel(context.WithoutCancel(ctx))
+	stop := context.AfterFunc(ctx, cancel)
+	raw, err := req.DialContext(connCtx, "tcp", key.addr)
+	if err != nil {
+		stop()
+		cancel()
+		return nil, nil, err // a dial error names what it dialled
+	}
+	tcp, ok := raw.RemoteAddr().(*net.TCPAddr)
+	if !ok {
+		stop()
+		cancel()
+		raw.Close()
+		return nil, nil, fmt.Errorf("ftp: dial %s: control connection is not TCP (%T)", key.addr, raw.RemoteAddr())
+	}
+	c := &conn{key: key, addr: key.addr, peer: tcp.IP.String(), cancel: cancel, atKnown: true}
+	c.ctx, c.req, c.stop = ctx, req, stop
+	return c, raw, nil
+}
+
+// login reads the greeting on ctrl, the control connection (TLS or not),
+// logs in and protects the data connections when TLS is on. When noMLSD
+// is not empty it lists with LIST even when FEAT offers MLST. On an
+// error c is closed.
+func (c *conn) login(ctrl net.Conn, cr creds, noMLSD string) error {
 	first := true
-	sc, err := jftp.Dial(key.addr,
+	sc, err := jftp.Dial(c.addr,
 		jftp.DialWithDialFunc(func(network, address string) (net.Conn, error) {
 			if first {
 				first = false
@@ -163,39 +195,27 @@ func dialConn(ctx context.Context, req *proto.Request, key poolKey, cr creds, li
 	if err != nil {
 		err = c.fail("greeting", err)
 		c.close()
-		return nil, err
+		return err
 	}
 	c.sc = sc
 	c.vsftpd = c.vsftpd || c.w.last != nil && strings.Contains(c.w.last.Msg, "(vsFTPd ")
 	if err := sc.Login(cr.user, cr.pass); err != nil {
 		err = c.fail("", err) // before close, which sends QUIT
 		c.close()
-		return nil, err
+		return err
 	}
 	c.typ = "I" // Login sends TYPE I
 	if c.tlsCfg != nil {
 		if err := c.protect(); err != nil {
 			c.close()
-			return nil, err
+			return err
 		}
 	}
 	c.mlsd = sc.IsTimePreciseInList()
 	if noMLSD != "" {
 		c.w.note("%s: listing with LIST", noMLSD)
 	}
-	if lim.reuse {
-		_, err := sc.CurrentDir()
-		if err != nil && replyCode(err) == 0 && isConnError(err) {
-			err = c.fail("", err)
-			c.close()
-			return nil, err
-		}
-		c.pwd = loginDir(c.w.last) // path.go
-		if c.pwd == "" {
-			c.w.note("PWD gave no usable directory: this connection will not be reused")
-		}
-	}
-	return c, nil
+	return nil
 }
 
 // dialData opens a data connection. The address the library computed from
@@ -375,52 +395,16 @@ func (c *conn) cwd(arg string) (warning string, err error) {
 // and its next URL returns to the login directory first. A refused CWD
 // with a null argument is a warning, as in cwd.
 func (c *conn) cwdAtOnce(args []string, home bool, ahead []string) (warnings []string, err error) {
-	for _, a := range args {
-		if err := proto.CheckArg(a); err != nil {
-			return nil, fmt.Errorf("ftp: CWD: %w", err)
-		}
+	if err := c.sendAtOnce(args, ahead); err != nil {
+		return nil, err
 	}
-	if len(args) > 0 {
-		c.moved = true
+	warnings, first, err := c.cwdReplies(args, home)
+	if err != nil {
+		return warnings, err
 	}
-	for _, a := range args {
-		if err := c.send("CWD " + a); err != nil {
-			return nil, c.fail(displayCmd("CWD", a), err)
-		}
-	}
-	for _, cmd := range ahead {
-		if err := c.send(cmd); err != nil {
-			return nil, c.fail(cmd, err)
-		}
-	}
-	var first error
-	for i, a := range args {
-		_, _, rerr := c.reply(2)
-		var te *textproto.Error
-		switch {
-		case rerr == nil:
-		case !errors.As(rerr, &te):
-			return warnings, c.fail(displayCmd("CWD", a), rerr) // the connection failed
-		case a == "" && !(home && i == 0):
-			warnings = append(warnings, c.nullCWDRefused(te))
-		case first == nil:
-			first = c.fail(displayCmd("CWD", a), rerr)
-		}
-	}
-	owed := false
-	for _, cmd := range ahead {
-		switch cmd {
-		case "SYST":
-			c.systAsked = true
-			if err := c.systReply(); err != nil {
-				return warnings, err
-			}
-		case "EPSV":
-			// Its reply is read by passive, or dropped before the next
-			// command of the library (a CWD refused: no listing).
-			c.owe()
-			owed = true
-		}
+	owed, err := c.aheadReplies(ahead)
+	if err != nil {
+		return warnings, err
 	}
 	if first != nil {
 		return warnings, first
@@ -431,6 +415,69 @@ func (c *conn) cwdAtOnce(args []string, home bool, ahead []string) (warnings []s
 		}
 	}
 	return warnings, nil
+}
+
+// sendAtOnce checks the arguments of the CWDs and sends the CWDs, then
+// the commands of ahead, without reading a reply.
+func (c *conn) sendAtOnce(args, ahead []string) error {
+	for _, a := range args {
+		if err := proto.CheckArg(a); err != nil {
+			return fmt.Errorf("ftp: CWD: %w", err)
+		}
+	}
+	if len(args) > 0 {
+		c.moved = true
+	}
+	for _, a := range args {
+		if err := c.send("CWD " + a); err != nil {
+			return c.fail(displayCmd("CWD", a), err)
+		}
+	}
+	for _, cmd := range ahead {
+		if err := c.send(cmd); err != nil {
+			return c.fail(cmd, err)
+		}
+	}
+	return nil
+}
+
+// cwdReplies reads the reply of each CWD that sendAtOnce sent: a refused
+// null CWD is a warning (but for the return home), the first other
+// refusal is first, and err is a failed connection.
+func (c *conn) cwdReplies(args []string, home bool) (warnings []string, first, err error) {
+	for i, a := range args {
+		_, _, rerr := c.reply(2)
+		var te *textproto.Error
+		switch {
+		case rerr == nil:
+		case !errors.As(rerr, &te):
+			return warnings, nil, c.fail(displayCmd("CWD", a), rerr) // the connection failed
+		case a == "" && !(home && i == 0):
+			warnings = append(warnings, c.nullCWDRefused(te))
+		case first == nil:
+			first = c.fail(displayCmd("CWD", a), rerr)
+		}
+	}
+	return warnings, first, nil
+}
+
+// aheadReplies reads SYST's reply of the commands sent ahead and leaves
+// EPSV's owed: it is read by passive, or dropped before the next command
+// of the library (a CWD refused: no listing). owed reports an EPSV.
+func (c *conn) aheadReplies(ahead []string) (owed bool, err error) {
+	for _, cmd := range ahead {
+		switch cmd {
+		case "SYST":
+			c.systAsked = true
+			if err := c.systReply(); err != nil {
+				return owed, err
+			}
+		case "EPSV":
+			c.owe()
+			owed = true
+		}
+	}
+	return owed, nil
 }
 
 // nullCWDRefused notes a refused CWD with a null argument, which leaves
@@ -475,23 +522,9 @@ func (c *conn) enter(pl plan) (warnings []string, err error) {
 // not three.
 func (c *conn) enterThen(pl plan, ahead []string) (warnings []string, err error) {
 	if c.atKnown && slices.Equal(c.at, pl.cwd) {
-		if len(pl.cwd) > 0 {
-			c.w.note("already in the directory of the previous URL")
-		}
-		if len(ahead) == 1 && c.w.owed != nil {
-			// The EPSV sent ahead after the last retrieval serves.
-			return nil, nil
-		}
-		if len(ahead) > 0 {
-			return c.cwdAtOnce(nil, false, ahead)
-		}
-		return nil, nil
+		return c.stayThen(pl, ahead)
 	}
-	from := 0
-	if c.atKnown && len(c.at) > 0 && len(pl.cwd) > len(c.at) && slices.Equal(c.at, pl.cwd[:len(c.at)]) {
-		from = len(c.at)
-		c.w.note("already in the first %d of its %d directories (the previous URL's)", from, len(pl.cwd))
-	}
+	from := c.sharedDirs(pl)
 	c.atKnown = false
 	home := c.moved && from == 0
 	args := pl.cwd[from:]
@@ -499,19 +532,54 @@ func (c *conn) enterThen(pl plan, ahead []string) (warnings []string, err error)
 		args = append([]string{c.pwd}, args...)
 	}
 	if len(ahead) > 0 || c.pipeCWD && !c.noPipeline && len(args) > 1 {
-		if warnings, err = c.cwdAtOnce(args, home, ahead); err != nil {
-			return warnings, err
-		}
-		c.at, c.atKnown = slices.Clone(pl.cwd), len(warnings) == 0
-		return warnings, nil
+		warnings, err = c.cwdAtOnce(args, home, ahead)
+	} else {
+		warnings, err = c.cwdEach(pl.cwd[from:], home)
 	}
+	if err != nil {
+		return warnings, err
+	}
+	c.at, c.atKnown = slices.Clone(pl.cwd), len(warnings) == 0
+	return warnings, nil
+}
+
+// stayThen is enterThen when c is already in the directory of pl: only
+// the commands of ahead are sent, none when the one EPSV ahead was sent
+// after the last retrieval.
+func (c *conn) stayThen(pl plan, ahead []string) ([]string, error) {
+	if len(pl.cwd) > 0 {
+		c.w.note("already in the directory of the previous URL")
+	}
+	if len(ahead) == 1 && c.w.owed != nil {
+		// The EPSV sent ahead after the last retrieval serves.
+		return nil, nil
+	}
+	if len(ahead) > 0 {
+		return c.cwdAtOnce(nil, false, ahead)
+	}
+	return nil, nil
+}
+
+// sharedDirs is how many of the CWDs of pl c has already made: those of
+// the previous URL, when they begin pl's.
+func (c *conn) sharedDirs(pl plan) int {
+	if c.atKnown && len(c.at) > 0 && len(pl.cwd) > len(c.at) && slices.Equal(c.at, pl.cwd[:len(c.at)]) {
+		c.w.note("already in the first %d of its %d directories (the previous URL's)", len(c.at), len(pl.cwd))
+		return len(c.at)
+	}
+	return 0
+}
+
+// cwdEach makes the CWDs of args one after another, after a return to
+// the login directory when home; a refused null CWD is a warning.
+func (c *conn) cwdEach(args []string, home bool) (warnings []string, err error) {
 	if home {
 		if err := c.sc.ChangeDir(c.pwd); err != nil {
 			return nil, c.fail("", err)
 		}
 		c.moved = false
 	}
-	for _, a := range pl.cwd[from:] {
+	for _, a := range args {
 		w, err := c.cwd(a)
 		if err != nil {
 			return warnings, err
@@ -520,6 +588,5 @@ func (c *conn) enterThen(pl plan, ahead []string) (warnings []string, err error)
 			warnings = append(warnings, w)
 		}
 	}
-	c.at, c.atKnown = slices.Clone(pl.cwd), len(warnings) == 0
 	return warnings, nil
 }

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/rfc1738/fetch/internal/termtext"
 	"github.com/rfc1738/fetch/proto"
 )
 
@@ -162,14 +163,14 @@ func (l *dirList) unreadable(got listed) error {
 	if l.format == formatLIST && deniedLines(got) {
 		l.c.w.note("the server could not read the directory: %q", got.unparsed[0])
 		return &CommandError{Cmd: l.cmd(), Kind: proto.ErrPermission,
-			Err: fmt.Errorf("the server could not read the directory, though it answered %d: its listing says %s", l.end.Code, strconv.Quote(sanitize(got.unparsed[0], traceMax)))}
+			Err: fmt.Errorf("the server could not read the directory, though it answered %d: its listing says %s", l.end.Code, strconv.Quote(termtext.Escape(got.unparsed[0], traceMax)))}
 	}
 	if !unreadableReply(l.endText) {
 		return nil
 	}
 	l.c.w.note("the server could not read the directory: %q", l.endText)
 	return &CommandError{Cmd: l.cmd(), Kind: proto.ErrPermission,
-		Err: fmt.Errorf("the server could not read the directory, though it answered %d: %s", l.end.Code, strconv.Quote(sanitize(l.endText, traceMax)))}
+		Err: fmt.Errorf("the server could not read the directory, though it answered %d: %s", l.end.Code, strconv.Quote(termtext.Escape(l.endText, traceMax)))}
 }
 
 // listLIST sends LIST with arg on c, whatever the library chose at login
@@ -204,8 +205,7 @@ func (l *dirList) linkTargets(path string, entries []proto.Entry) error {
 	asked := 0
 	for i := range entries {
 		e := &entries[i]
-		if e.Type != proto.EntryLink || e.Target != "" || asked == maxLinkLookups ||
-			strings.HasPrefix(e.Name, "-") || strings.ContainsAny(e.Name, "*?[\\") || proto.CheckArg(e.Name) != nil {
+		if asked == maxLinkLookups || !linkToAsk(e) {
 			continue
 		}
 		if asked == 0 {
@@ -217,25 +217,43 @@ func (l *dirList) linkTargets(path string, entries []proto.Entry) error {
 			}
 		}
 		asked++
-		if err := c.checkIAC(e.Name); err != nil {
+		if done, err := l.askLinkTarget(e); done {
 			return err
-		}
-		raw, err := l.d.listLIST(c, optArg("d", e.Name))
-		if err != nil {
-			if keepConnErr(err) != nil && !errors.Is(err, errNoPipeline) {
-				return err
-			}
-			return nil
-		}
-		found, _ := parseListing(raw, formatLIST, c.syst, time.Now())
-		for _, f := range found {
-			if f.Name == e.Name && f.Type == proto.EntryLink && f.Target != "" {
-				e.Target = f.Target
-			}
 		}
 	}
 	if asked > 0 {
 		c.w.note("asked LIST -d for %d symbolic links that MLSD gave without a target", asked)
 	}
 	return nil
+}
+
+// linkToAsk reports whether e is a link without a target whose name can
+// be sent to LIST -d as it is: no option, no glob character, no CR or LF.
+func linkToAsk(e *proto.Entry) bool {
+	return e.Type == proto.EntryLink && e.Target == "" &&
+		!strings.HasPrefix(e.Name, "-") && !strings.ContainsAny(e.Name, "*?[\\") && proto.CheckArg(e.Name) == nil
+}
+
+// askLinkTarget asks LIST -d for the link e and sets its target from the
+// answer. done reports that no more links should be asked for: LIST -d
+// failed, and err is a failed connection.
+func (l *dirList) askLinkTarget(e *proto.Entry) (done bool, err error) {
+	c := l.c
+	if err := c.checkIAC(e.Name); err != nil {
+		return true, err
+	}
+	raw, err := l.d.listLIST(c, optArg("d", e.Name))
+	if err != nil {
+		if keepConnErr(err) != nil && !errors.Is(err, errNoPipeline) {
+			return true, err
+		}
+		return true, nil
+	}
+	found, _ := parseListing(raw, formatLIST, c.syst, time.Now())
+	for _, f := range found {
+		if f.Name == e.Name && f.Type == proto.EntryLink && f.Target != "" {
+			e.Target = f.Target
+		}
+	}
+	return false, nil
 }

@@ -13,6 +13,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/rfc1738/fetch/internal/termtext"
 	"github.com/rfc1738/fetch/proto"
 	"github.com/rfc1738/fetch/uri"
 )
@@ -264,7 +265,7 @@ func (d *Driver) do(ctx context.Context, u *uri.URL, req *proto.Request, op func
 		case reused && !connRetried && ctx.Err() == nil && !isTimeout(err) &&
 			(replyCode(err) == StatusNotAvailable || replyCode(err) == 0 && isConnError(err)):
 			if req.Trace != nil {
-				io.WriteString(req.Trace, "* "+sanitize(err.Error(), traceMax)+": retrying on a new connection\n")
+				io.WriteString(req.Trace, "* "+termtext.Escape(err.Error(), traceMax)+": retrying on a new connection\n")
 			}
 			connRetried, fresh = true, true
 		default:
@@ -420,24 +421,8 @@ func (d *Driver) release(c *conn) {
 // list with LIST, as every later connection to that server is.
 func (d *Driver) listing(c *conn, u *uri.URL, pl plan) (*proto.Response, error) {
 	defer d.release(c)
-	format, verb := formatNLST, "NLST"
-	if pl.act != actNLST {
-		format, verb = formatLIST, "LIST"
-		if c.sc.IsTimePreciseInList() {
-			format, verb = formatMLSD, "MLSD"
-		}
-	}
-	// A listing to be pipelined (dirList.once) sends its EPSV, and the
-	// connection's first SYST before a LIST, with its CWDs: one round
-	// trip for all of them.
-	var ahead []string
-	if d.PipelinePassive && !c.noPipeline && c.activePort() == nil {
-		if format == formatLIST && !c.systAsked {
-			ahead = append(ahead, "SYST")
-		}
-		ahead = append(ahead, "EPSV")
-	}
-	warnings, err := c.enterThen(pl, ahead)
+	format, verb := listVerb(c, pl)
+	warnings, err := c.enterThen(pl, d.listAhead(c, format))
 	if err != nil {
 		return nil, err
 	}
@@ -447,7 +432,72 @@ func (d *Driver) listing(c *conn, u *uri.URL, pl plan) (*proto.Response, error) 
 		}
 	}
 	l := &dirList{d: d, c: c, nlst: pl.act == actNLST, verb: verb, arg: pl.arg, format: format, cap: d.listingCap(c)}
-	// Names that begin with a dot, when asked for (listall.go).
+	got, notes, err := d.readListing(l, pl)
+	if err != nil {
+		return nil, err
+	}
+	if l.format == formatLIST && len(got.entries) == 0 && len(got.unparsed) > 0 && pl.arg == "" {
+		// Not one line fits a known layout: the names, at least, can
+		// be had (fallback.go).
+		fb, err := d.nlstFallback(c, pl)
+		if err != nil {
+			return nil, err
+		}
+		if fb != nil {
+			got.entries, notes.fallback = fb, true
+		}
+	}
+	if c.tlsWarning != "" {
+		warnings = append(warnings, c.tlsWarning)
+		c.tlsWarning = ""
+	}
+	notes.warnings = warnings
+	return listingResponse(c, u, pl, l.format, got, notes), nil
+}
+
+// listVerb is the listing command of a plan and the format of its
+// answer: NLST for ;type=d, else MLSD when the server's FEAT offers
+// MLST, else LIST.
+func listVerb(c *conn, pl plan) (format, verb string) {
+	if pl.act == actNLST {
+		return formatNLST, "NLST"
+	}
+	if c.sc.IsTimePreciseInList() {
+		return formatMLSD, "MLSD"
+	}
+	return formatLIST, "LIST"
+}
+
+// listAhead is what a listing to be pipelined (dirList.once) sends with
+// its CWDs, in one round trip: its EPSV, and before a LIST the
+// connection's first SYST. It is nil for a listing not pipelined.
+func (d *Driver) listAhead(c *conn, format string) []string {
+	if !d.PipelinePassive || c.noPipeline || c.activePort() != nil {
+		return nil
+	}
+	var ahead []string
+	if format == formatLIST && !c.systAsked {
+		ahead = append(ahead, "SYST")
+	}
+	return append(ahead, "EPSV")
+}
+
+// listNotes is what a listing's response says besides its entries.
+type listNotes struct {
+	warnings  []string
+	dotNames  string // how names beginning with a dot were asked for (listall.go)
+	truncated string // the listing was cut at the server's limit (truncated.go)
+	fallback  bool   // the entries are NLST's names (fallback.go)
+}
+
+// readListing runs l and checks what it read: the names that begin with a
+// dot, when asked for (listall.go); a refused MLSD, returned as an
+// *mlsdError; a 226 that says the directory could not be read, or a
+// listing that is ls's error about it (unreadable.go); a listing cut at
+// the server's limit (truncated.go); and the targets of links.
+func (d *Driver) readListing(l *dirList, pl plan) (listed, listNotes, error) {
+	c := l.c
+	var notes listNotes
 	listAll, dotNames := l.askAll(pl.arg)
 	got, err := l.run()
 	if listAll {
@@ -456,44 +506,42 @@ func (d *Driver) listing(c *conn, u *uri.URL, pl plan) (*proto.Response, error) 
 			dotNames = note
 		}
 	}
+	notes.dotNames = dotNames
 	if err != nil {
-		code := replyCode(err)
-		err = c.fail("", err)
-		if format == formatMLSD && (code == StatusBadCommand || code == StatusNotImplemented) {
-			c.w.note("MLSD refused (%d), though FEAT lists MLST: listing with LIST on a new connection", code)
-			d.pool().refuseMLSD(c.addr)
-			return nil, &mlsdError{err: err}
-		}
-		return nil, err
+		return got, notes, d.listFailed(c, l.format, err)
 	}
-	// A 226 that says the directory could not be read, or a listing
-	// that is ls's error about it (unreadable.go), or a listing cut at
-	// the server's limit (truncated.go).
 	if err := l.unreadable(got); err != nil {
-		return nil, err
+		return got, notes, err
 	}
-	got, truncated, err := l.complete(pl.arg, got)
+	got, notes.truncated, err = l.complete(pl.arg, got)
 	if err != nil {
-		return nil, c.fail("", err)
+		return got, notes, c.fail("", err)
 	}
-	format, entries, unparsed := l.format, got.entries, got.unparsed
-	if err := l.linkTargets(pl.arg, entries); err != nil {
-		return nil, c.fail("", err)
+	if err := l.linkTargets(pl.arg, got.entries); err != nil {
+		return got, notes, c.fail("", err)
 	}
-	fallback := false
-	if format == formatLIST && len(entries) == 0 && len(unparsed) > 0 && pl.arg == "" {
-		// Not one line fits a known layout: the names, at least, can
-		// be had (fallback.go).
-		fb, err := d.nlstFallback(c, pl)
-		if err != nil {
-			return nil, err
-		}
-		if fb != nil {
-			entries, fallback = fb, true
-		}
+	return got, notes, nil
+}
+
+// listFailed is the error of a listing command that failed: an
+// *mlsdError for MLSD refused with 500 or 502 (see listing).
+func (d *Driver) listFailed(c *conn, format string, err error) error {
+	code := replyCode(err)
+	err = c.fail("", err)
+	if format == formatMLSD && (code == StatusBadCommand || code == StatusNotImplemented) {
+		c.w.note("MLSD refused (%d), though FEAT lists MLST: listing with LIST on a new connection", code)
+		d.pool().refuseMLSD(c.addr)
+		return &mlsdError{err: err}
 	}
-	// The body is the listing as a string, which the entries' names
-	// share: the bytes as read are not kept besides.
+	return err
+}
+
+// listingResponse is the response of a listing read in format: the
+// listing as its body, which the entries' names share (the bytes as read
+// are not kept besides; NLST's with local line ends), the entries with
+// their URLs, and the notes in Info.
+func listingResponse(c *conn, u *uri.URL, pl plan, format string, got listed, notes listNotes) *proto.Response {
+	entries := got.entries
 	body, size := got.text.reader(), int64(got.text.len())
 	if format == formatNLST {
 		b := localLineEnds([]byte(got.text.String()))
@@ -512,30 +560,32 @@ func (d *Driver) listing(c *conn, u *uri.URL, pl plan) (*proto.Response, error) 
 		Entries: entries,
 		Info:    map[string]any{"ftp_listing": format, "ftp_mdtm": c.sc.IsGetTimeSupported()},
 	}
-	if c.tlsWarning != "" {
-		warnings = append(warnings, c.tlsWarning)
-		c.tlsWarning = ""
-	}
-	if len(warnings) > 0 {
-		resp.Info["warnings"] = warnings
+	setListingInfo(resp.Info, got.unparsed, notes)
+	return resp
+}
+
+// setListingInfo records a listing's notes in info, each only when it
+// says something.
+func setListingInfo(info map[string]any, unparsed []string, notes listNotes) {
+	if len(notes.warnings) > 0 {
+		info["warnings"] = notes.warnings
 	}
 	if len(unparsed) > 0 {
 		// Lines of the listing that fit no known layout: the caller must
 		// not take the entries for the whole directory.
-		resp.Info["ftp_unparsed"] = unparsed
+		info["ftp_unparsed"] = unparsed
 	}
-	if dotNames != "" {
-		resp.Info["ftp_dot_names"] = dotNames
+	if notes.dotNames != "" {
+		info["ftp_dot_names"] = notes.dotNames
 	}
-	if truncated != "" {
-		resp.Info["ftp_truncated"] = truncated
+	if notes.truncated != "" {
+		info["ftp_truncated"] = notes.truncated
 	}
-	if fallback {
+	if notes.fallback {
 		// The entries are NLST's names, each one's type learnt by
 		// trying CWD; sizes and times come from SIZE and MDTM.
-		resp.Info["ftp_nlst_fallback"] = true
+		info["ftp_nlst_fallback"] = true
 	}
-	return resp, nil
 }
 
 // mlsdError is a listing that failed because the server refused MLSD;

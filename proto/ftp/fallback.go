@@ -27,6 +27,47 @@ const maxProbes = 2000
 // not be returned to.
 func (d *Driver) nlstFallback(c *conn, pl plan) ([]proto.Entry, error) {
 	c.w.note("no line of the LIST answer fits a known layout: names from NLST, each probed with CWD, SIZE and MDTM")
+	raw, err := d.fallbackNames(c)
+	if err != nil || raw == nil {
+		return nil, err
+	}
+	var entries []proto.Entry
+	// The listed directory's own name, to come back to after each CWD
+	// that succeeds (a CDUP would go to the parent of wherever a
+	// symbolic link led).
+	back, err := c.pwdName()
+	if err != nil {
+		return nil, err
+	}
+	probed := 0
+	for _, name := range raw {
+		if name == "." || name == ".." {
+			continue
+		}
+		e := proto.Entry{Name: name, Type: proto.EntryOther, Size: -1}
+		if probed >= maxProbes || proto.CheckArg(name) != nil {
+			entries = append(entries, e)
+			continue
+		}
+		probed++
+		if err := c.probeName(pl, &e, back); err != nil {
+			return nil, err
+		}
+		entries = append(entries, e)
+	}
+	if probed == maxProbes {
+		c.w.note("NLST fallback: only the first %d names were probed", maxProbes)
+	}
+	if len(entries) == 0 {
+		return nil, nil
+	}
+	return entries, nil
+}
+
+// fallbackNames lists the directory c is in with NLST, pipelined when the
+// Driver pipelines. A refused NLST returns nil names and no error (an
+// empty listing, an empty slice); an error is a failed connection.
+func (d *Driver) fallbackNames(c *conn) ([]string, error) {
 	c.cap = &capture{max: d.listingCap(c)}
 	err := errNoPipeline
 	if d.PipelinePassive && !c.noPipeline {
@@ -44,68 +85,63 @@ func (d *Driver) nlstFallback(c *conn, pl plan) ([]proto.Entry, error) {
 		}
 		return nil, c.fail("", err)
 	}
-	var entries []proto.Entry
-	// The listed directory's own name, to come back to after each CWD
-	// that succeeds (a CDUP would go to the parent of wherever a
-	// symbolic link led).
+	return splitText(raw), nil // never nil
+}
+
+// pwdName asks PWD and returns the directory it names, "" when it names
+// none; only a failed connection is an error.
+func (c *conn) pwdName() (string, error) {
 	if _, err := c.sc.CurrentDir(); err != nil && replyCode(err) == 0 && isConnError(err) {
-		return nil, c.fail("", err)
+		return "", c.fail("", err)
 	}
-	back := loginDir(c.w.last)
-	probed := 0
-	for _, name := range splitText(raw) {
-		if name == "." || name == ".." {
-			continue
-		}
-		e := proto.Entry{Name: name, Type: proto.EntryOther, Size: -1}
-		if probed >= maxProbes || proto.CheckArg(name) != nil {
-			entries = append(entries, e)
-			continue
-		}
-		probed++
-		if err := c.ctxErr(); err != nil {
-			return nil, err
-		}
-		if err := c.checkIAC(name); err != nil {
-			return nil, err
-		}
-		err := c.sc.ChangeDir(name)
-		switch {
-		case err == nil:
-			c.moved, c.atKnown = true, false
-			e.Type = proto.EntryDir
-			if back != "" {
-				// A symbolic link to the directory or above it would
-				// be walked without end: only a directory whose PWD is
-				// below this one's is one.
-				if _, err := c.sc.CurrentDir(); err != nil && replyCode(err) == 0 && isConnError(err) {
-					return nil, c.fail("", err)
-				}
-				if here := loginDir(c.w.last); here != "" && !below(here, back) {
-					c.w.note("%s leads to %s, not below %s: not followed", name, here, back)
-					e.Type, e.Extra = proto.EntryOther, map[string]string{"pwd": here}
-				}
-			}
-			if err := c.returnTo(pl, back); err != nil {
-				return nil, err
-			}
-		case replyCode(err) == 0:
-			return nil, c.fail("", err)
-		default:
-			e.Type = proto.EntryFile
-			if e.Size, e.ModTime, err = c.probeFile(name); err != nil {
-				return nil, err
-			}
-		}
-		entries = append(entries, e)
+	return loginDir(c.w.last), nil
+}
+
+// probeName learns the type of e, a name of the directory of pl, by a
+// CWD into it: a directory (unless it leads out of back, see
+// probeDir), after which c goes back; a file, when the CWD is refused,
+// with its size and time from probeFile.
+func (c *conn) probeName(pl plan, e *proto.Entry, back string) error {
+	if err := c.ctxErr(); err != nil {
+		return err
 	}
-	if probed == maxProbes {
-		c.w.note("NLST fallback: only the first %d names were probed", maxProbes)
+	if err := c.checkIAC(e.Name); err != nil {
+		return err
 	}
-	if len(entries) == 0 {
-		return nil, nil
+	err := c.sc.ChangeDir(e.Name)
+	switch {
+	case err == nil:
+		c.moved, c.atKnown = true, false
+		if err := c.probeDir(e, back); err != nil {
+			return err
+		}
+		return c.returnTo(pl, back)
+	case replyCode(err) == 0:
+		return c.fail("", err)
 	}
-	return entries, nil
+	e.Type = proto.EntryFile
+	e.Size, e.ModTime, err = c.probeFile(e.Name)
+	return err
+}
+
+// probeDir types e, into which a CWD has just succeeded, as a directory,
+// unless PWD then names one not below back: a symbolic link to the
+// directory or above it would be walked without end, so such an entry
+// is of type other, with Extra["pwd"].
+func (c *conn) probeDir(e *proto.Entry, back string) error {
+	e.Type = proto.EntryDir
+	if back == "" {
+		return nil
+	}
+	here, err := c.pwdName()
+	if err != nil {
+		return err
+	}
+	if here != "" && !below(here, back) {
+		c.w.note("%s leads to %s, not below %s: not followed", e.Name, here, back)
+		e.Type, e.Extra = proto.EntryOther, map[string]string{"pwd": here}
+	}
+	return nil
 }
 
 // returnTo brings c back into the directory of pl after a CWD into one of

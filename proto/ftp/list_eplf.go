@@ -30,39 +30,42 @@ func parseEPLFLine(line string) (proto.Entry, bool) {
 		return proto.Entry{}, false
 	}
 	e := proto.Entry{Name: name, Type: proto.EntryOther, Size: -1}
+	if !setEPLFFacts(&e, facts) {
+		return proto.Entry{}, false
+	}
+	return e, true
+}
+
+// setEPLFFacts sets in e the facts of an EPLF line, separated by ",": its
+// type from "/" and "r", its size, time, id and mode. It reports false
+// for a malformed s, m or up fact.
+func setEPLFFacts(e *proto.Entry, facts string) bool {
 	dir, file := false, false
 	var perm uint32 // the up fact's mode, with bit 31 set when given
 	for f := range strings.SplitSeq(facts, ",") {
 		if f == "" {
 			continue
 		}
+		var ok bool
 		switch f[0] {
 		case '/':
-			dir = true
+			dir, ok = true, true
 		case 'r':
-			file = true
+			file, ok = true, true
 		case 's':
-			n, err := strconv.ParseInt(f[1:], 10, 64)
-			if err != nil || n < 0 || !isDigits(f[1:]) {
-				return proto.Entry{}, false
-			}
-			e.Size = n
+			e.Size, ok = eplfSize(f[1:])
 		case 'm':
-			n, err := strconv.ParseInt(f[1:], 10, 64)
-			if err != nil || !isDigits(f[1:]) || n > 1<<40 {
-				return proto.Entry{}, false
-			}
-			e.ModTime = time.Unix(n, 0).UTC()
+			e.ModTime, ok = eplfTime(f[1:])
 		case 'i':
-			setExtra(&e, "eplf_id", f[1:])
+			setExtra(e, "eplf_id", f[1:])
+			ok = true
 		case 'u':
-			if len(f) > 1 && f[1] == 'p' {
-				mode, err := strconv.ParseUint(f[2:], 8, 32)
-				if err != nil || f[2:] == "" || f[2] == '+' || mode > 0o7777 {
-					return proto.Entry{}, false
-				}
-				perm = uint32(mode) | 1<<31
-			}
+			perm, ok = eplfPerm(f[1:], perm)
+		default:
+			ok = true
+		}
+		if !ok {
+			return false
 		}
 	}
 	switch {
@@ -72,9 +75,42 @@ func parseEPLFLine(line string) (proto.Entry, bool) {
 		e.Type = proto.EntryFile
 	}
 	if perm != 0 {
-		setExtra(&e, "perm", modeString(e.Type, perm))
+		setExtra(e, "perm", modeString(e.Type, perm))
 	}
-	return e, true
+	return true
+}
+
+// eplfSize reads the s fact's size in bytes, decimal digits.
+func eplfSize(v string) (int64, bool) {
+	n, err := strconv.ParseInt(v, 10, 64)
+	if err != nil || n < 0 || !isDigits(v) {
+		return 0, false
+	}
+	return n, true
+}
+
+// eplfTime reads the m fact's time, decimal seconds since 1970 (UTC).
+func eplfTime(v string) (time.Time, bool) {
+	n, err := strconv.ParseInt(v, 10, 64)
+	if err != nil || !isDigits(v) || n > 1<<40 {
+		return time.Time{}, false
+	}
+	return time.Unix(n, 0).UTC(), true
+}
+
+// eplfPerm reads a fact starting with "u" after its "u": the up fact's
+// octal mode, returned with bit 31 set; a fact u of another name leaves
+// perm as it was.
+func eplfPerm(v string, perm uint32) (uint32, bool) {
+	octal, up := strings.CutPrefix(v, "p")
+	if !up {
+		return perm, true
+	}
+	mode, err := strconv.ParseUint(octal, 8, 32)
+	if err != nil || octal == "" || octal[0] == '+' || mode > 0o7777 {
+		return 0, false
+	}
+	return uint32(mode) | 1<<31, true
 }
 
 // modeString writes the permission bits of mode as ls does

@@ -230,26 +230,12 @@ func os400Time(date, tod string) (time.Time, bool) {
 	if len(date) != 8 || len(tod) != 8 {
 		return time.Time{}, false
 	}
-	sep := date[2]
-	if sep != '/' && sep != '-' && sep != '.' || date[5] != sep {
+	p, sep, ok := os400Date(date)
+	if !ok {
 		return time.Time{}, false
 	}
-	var p [3]int
-	for i := range p {
-		s := date[3*i : 3*i+2]
-		if !isDigits(s) {
-			return time.Time{}, false
-		}
-		p[i], _ = strconv.Atoi(s)
-	}
-	tsep := tod[2]
-	if tsep != ':' && tsep != '.' || tod[5] != tsep || !isDigits(tod[:2]) || !isDigits(tod[3:5]) || !isDigits(tod[6:]) {
-		return time.Time{}, false
-	}
-	hh, _ := strconv.Atoi(tod[:2])
-	mm, _ := strconv.Atoi(tod[3:5])
-	ss, _ := strconv.Atoi(tod[6:])
-	if hh > 23 || mm > 59 || ss > 59 {
+	hh, mm, ss, ok := os400Clock(tod)
+	if !ok {
 		return time.Time{}, false
 	}
 	year := func(y int) int {
@@ -271,4 +257,37 @@ func os400Time(date, tod string) (time.Time, bool) {
 		}
 	}
 	return time.Time{}, false
+}
+
+// os400Date reads the three two-digit parts of an IBM i listing's date of
+// 8 characters and the separator between them: "/", "-" or ".".
+func os400Date(date string) (p [3]int, sep byte, ok bool) {
+	sep = date[2]
+	if sep != '/' && sep != '-' && sep != '.' || date[5] != sep {
+		return p, 0, false
+	}
+	for i := range p {
+		s := date[3*i : 3*i+2]
+		if !isDigits(s) {
+			return p, 0, false
+		}
+		p[i], _ = strconv.Atoi(s)
+	}
+	return p, sep, true
+}
+
+// os400Clock reads an IBM i listing's time of day of 8 characters,
+// HH:MM:SS or HH.MM.SS.
+func os400Clock(tod string) (hh, mm, ss int, ok bool) {
+	tsep := tod[2]
+	if tsep != ':' && tsep != '.' || tod[5] != tsep || !isDigits(tod[:2]) || !isDigits(tod[3:5]) || !isDigits(tod[6:]) {
+		return 0, 0, 0, false
+	}
+	hh, _ = strconv.Atoi(tod[:2])
+	mm, _ = strconv.Atoi(tod[3:5])
+	ss, _ = strconv.Atoi(tod[6:])
+	if hh > 23 || mm > 59 || ss > 59 {
+		return 0, 0, 0, false
+	}
+	return hh, mm, ss, true
 }

@@ -186,84 +186,140 @@ func isLocalMonth(s string) bool {
 // the month name the date was read by, as month was given it; "" for a
 // month written as a number (Finnish).
 func localDate(line string, fs []field, i int, now time.Time, month func(string) (time.Month, bool)) (time.Time, int, dateForm, string, bool) {
-	var y, mo, d int
-	var form dateForm
-	var name string
-	mon := func(s string) bool {
-		s = trimPrefixes(s, "d’", "d'") // Catalan: "5 d’abr."
-		m, ok := month(s)
-		if !ok {
-			if t, dot := strings.CutSuffix(s, "."); dot {
-				s = t
-				m, ok = month(t)
-			}
-		}
-		mo, name = int(m), s
-		return ok
+	sc := &localScan{fs: fs, i: i, month: month, read: &monthRead{}}
+	if ys, rest, ok := cutYear(sc.at(0)); ok {
+		return sc.yearFirst(ys, rest, now)
 	}
-	at := func(k int) string {
-		if i+k < len(fs) {
-			return fs[i+k].s
-		}
-		return ""
+	d, k, form, ok := sc.dayAndMonth()
+	if !ok || d == 0 {
+		return time.Time{}, 0, 0, "", false
 	}
-	if ys, rest, ok := cutYear(at(0)); ok {
-		// Year first: then the month and the day, each maybe
-		// joined to what comes before it ("2017年12月31日").
-		y, _ = strconv.Atoi(ys)
-		next := 1
-		if rest == "" {
-			rest, next = at(1), 2
+	return sc.yearOrClock(d, k, form, now)
+}
+
+// localScan is the state of one localDate: the line's fields, the field
+// the date starts at, the month reader, and the month last read by mon.
+type localScan struct {
+	fs    []field
+	i     int
+	month func(string) (time.Month, bool)
+	read  *monthRead
+}
+
+// monthRead is a month and the name it was read from. It is kept apart
+// from localScan so that escape analysis, which does not tell a struct's
+// fields apart, sees that the name returned does not hold the fields:
+// the caller's array of fields then stays on the stack.
+type monthRead struct {
+	mo   int
+	name string
+}
+
+// mon reads s as a month name, with a Catalan "d’" before it or an
+// abbreviating dot after it, and records the month and name.
+func (sc *localScan) mon(s string) bool {
+	s = trimPrefixes(s, "d’", "d'") // Catalan: "5 d’abr."
+	m, ok := sc.month(s)
+	if !ok {
+		if t, dot := strings.CutSuffix(s, "."); dot {
+			s = t
+			m, ok = sc.month(t)
 		}
-		k := i + next
-		if m, dd, ok := cutCJKDay(rest); ok && mon(m) {
-			d, k = dd, i+next-1
-		} else if i+next < len(fs) && mon(rest) {
-			d = localDay(trimSuffixes(at(next), "日", "일"))
-		} else {
-			return time.Time{}, 0, 0, "", false
-		}
-		if y > now.Year()+1 || !validDate(y, mo, d) {
-			return time.Time{}, 0, 0, "", false
-		}
-		return time.Date(y, time.Month(mo), d, 0, 0, 0, 0, time.UTC), fs[k].end, formYear, name, true
 	}
-	k := 0 // the field that ends the date
+	sc.read.mo, sc.read.name = int(m), s
+	return ok
+}
+
+// at is the k-th field from the date's start, "" past the end.
+func (sc *localScan) at(k int) string {
+	if sc.i+k < len(sc.fs) {
+		return sc.fs[sc.i+k].s
+	}
+	return ""
+}
+
+// fail is localDate's answer for a line that holds no date here.
+func (sc *localScan) fail() (time.Time, int, dateForm, string, bool) {
+	return time.Time{}, 0, 0, "", false
+}
+
+// yearFirst reads a date that starts with its year ys: then the month
+// and the day, each maybe joined to what comes before it ("2017年12月31日");
+// rest is what followed the year in its field.
+func (sc *localScan) yearFirst(ys, rest string, now time.Time) (time.Time, int, dateForm, string, bool) {
+	fs, i := sc.fs, sc.i
+	y, _ := strconv.Atoi(ys)
+	var d int
+	next := 1
+	if rest == "" {
+		rest, next = sc.at(1), 2
+	}
+	k := i + next
+	if m, dd, ok := cutCJKDay(rest); ok && sc.mon(m) {
+		d, k = dd, i+next-1
+	} else if i+next < len(fs) && sc.mon(rest) {
+		d = localDay(trimSuffixes(sc.at(next), "日", "일"))
+	} else {
+		return sc.fail()
+	}
+	if y > now.Year()+1 || !validDate(y, sc.read.mo, d) {
+		return sc.fail()
+	}
+	return time.Date(y, time.Month(sc.read.mo), d, 0, 0, 0, 0, time.UTC), fs[k].end, formYear, sc.read.name, true
+}
+
+// dayAndMonth reads the day and month of a date that does not start with
+// its year, in any of the orders localDate lists. It returns the day, the
+// field that follows them (the year or the time of day) and the form
+// of a year there.
+func (sc *localScan) dayAndMonth() (d, k int, form dateForm, ok bool) {
+	fs, i, at := sc.fs, sc.i, sc.at
 	ds, ms, nbsp := strings.Cut(at(0), "\u00a0")
 	cjkMon, cjkDay, cjk := cutCJKDay(at(0))
 	numDay, numMon, num := cutNumericDate(at(0))
 	numDay2, numMon2, num2 := numericDate(at(0), at(1))
 	switch {
-	case nbsp && i+1 < len(fs) && mon(ms):
+	case nbsp && i+1 < len(fs) && sc.mon(ms):
 		d, k, form = localDay(strings.TrimSuffix(ds, ".")), i+1, formYearLast
 	case i+1 >= len(fs):
-		return time.Time{}, 0, 0, "", false
-	case cjk && mon(cjkMon):
+		return 0, 0, 0, false
+	case cjk && sc.mon(cjkMon):
 		d, k, form = cjkDay, i+1, formYear
 	case num: // Finnish: "5.12.  2019"
-		d, mo, k, form, name = numDay, numMon, i+1, formYearLast, ""
+		d, k, form = numDay, i+1, formYearLast
+		sc.read.mo, sc.read.name = numMon, ""
 	case i+2 >= len(fs):
-		return time.Time{}, 0, 0, "", false
-	case mon(at(0)):
+		return 0, 0, 0, false
+	case sc.mon(at(0)):
 		d, k, form = localDay(trimSuffixes(at(1), "日", "일")), i+2, formYear
-	case mon(at(1)):
+	case sc.mon(at(1)):
 		d, k, form = localDay(strings.TrimSuffix(at(0), ".")), i+2, formYearLast
-		if strings.HasSuffix(at(0), ".") && germanMonths()[at(1)] && fs[i+2].end-len(fs[i+2].s) == fs[i+1].end+1 {
-			// German, "%e. %b %Y ": " 5. Okt 2019  name", one space
-			// between the month and the year (Estonian's "%e. %b
-			// %Y" has two).
+		if sc.germanPadded() {
 			form = formYearPadded
 		}
-	case at(1) == "de" && i+3 < len(fs) && mon(at(2)): // Catalan: "5 de gen."
+	case at(1) == "de" && i+3 < len(fs) && sc.mon(at(2)): // Catalan: "5 de gen."
 		d, k, form = localDay(at(0)), i+3, formYearLast
 	case num2: // Finnish: " 5. 1.  2019"
-		d, mo, k, form, name = numDay2, numMon2, i+2, formYearLast, ""
+		d, k, form = numDay2, i+2, formYearLast
+		sc.read.mo, sc.read.name = numMon2, ""
 	default:
-		return time.Time{}, 0, 0, "", false
+		return 0, 0, 0, false
 	}
-	if d == 0 {
-		return time.Time{}, 0, 0, "", false
-	}
+	return d, k, form, true
+}
+
+// germanPadded reports whether a day-first date is German's "%e. %b %Y ":
+// " 5. Okt 2019  name", a German month name and one space between the
+// month and the year (Estonian's "%e. %b %Y" has two).
+func (sc *localScan) germanPadded() bool {
+	fs, i := sc.fs, sc.i
+	return strings.HasSuffix(sc.at(0), ".") && germanMonths()[sc.at(1)] && fs[i+2].end-len(fs[i+2].s) == fs[i+1].end+1
+}
+
+// yearOrClock finishes a date of day d in the month read, from field k:
+// a time of day in the last six months, or a year of the given form.
+func (sc *localScan) yearOrClock(d, k int, form dateForm, now time.Time) (time.Time, int, dateForm, string, bool) {
+	fs, mo, name := sc.fs, sc.read.mo, sc.read.name
 	last := fs[k]
 	if last.s == "у" && form == formYearLast {
 		// Serbian: " 1. јун. у 09:07", "at" before a time of day.
@@ -272,7 +328,7 @@ func localDate(line string, fs []field, i int, now time.Time, month func(string)
 				return placeInYear(time.Month(mo), d, hh, mm, now), fs[k+1].end, formClock, name, true
 			}
 		}
-		return time.Time{}, 0, 0, "", false
+		return sc.fail()
 	}
 	if hh, mm, ok := localClock(last.s); ok {
 		return placeInYear(time.Month(mo), d, hh, mm, now), last.end, formClock, name, true
@@ -283,7 +339,7 @@ func localDate(line string, fs []field, i int, now time.Time, month func(string)
 	}
 	y, err := strconv.Atoi(ys)
 	if err != nil || len(ys) != 4 || !isDigits(ys) || y < 1900 || !validDate(y, mo, d) {
-		return time.Time{}, 0, 0, "", false
+		return sc.fail()
 	}
 	return time.Date(y, time.Month(mo), d, 0, 0, 0, 0, time.UTC), last.end, form, name, true
 }

@@ -460,42 +460,61 @@ func parseMLSDLine(line string) (proto.Entry, bool) {
 			return proto.Entry{}, false
 		}
 		names = append(names, k)
-		switch k {
-		case "type":
-			lv := strings.ToLower(v)
-			switch {
-			case lv == "file":
-				e.Type = proto.EntryFile
-			case lv == "dir":
-				e.Type = proto.EntryDir
-			case lv == "cdir" || lv == "pdir":
-				return proto.Entry{}, false
-			case strings.HasPrefix(lv, "os.unix=slink"), strings.HasPrefix(lv, "os.unix=symlink"), lv == "link":
-				e.Type = proto.EntryLink
-				if _, target, ok := strings.Cut(v, ":"); ok {
-					e.Target = target
-				}
-			default:
-				e.Type = proto.EntryOther
-				setExtra(&e, "type", v)
-			}
-		case "size", "sizd":
-			n, err := strconv.ParseInt(v, 10, 64)
-			if err != nil || n < 0 || v[0] == '+' {
-				return proto.Entry{}, false
-			}
-			e.Size = n
-		case "modify":
-			t, ok := parseMLSDTime(v)
-			if !ok {
-				return proto.Entry{}, false
-			}
-			e.ModTime = t
-		default:
-			setExtra(&e, k, v)
+		if !setMLSDFact(&e, k, v) {
+			return proto.Entry{}, false
 		}
 	}
 	return e, true
+}
+
+// setMLSDFact sets the fact k (lower case) of value v in e: type, size,
+// sizd and modify fill the entry, the other facts go to Extra. It
+// reports false for a value that is not valid, or for a cdir or pdir
+// entry.
+func setMLSDFact(e *proto.Entry, k, v string) bool {
+	switch k {
+	case "type":
+		return setMLSDType(e, v)
+	case "size", "sizd":
+		n, err := strconv.ParseInt(v, 10, 64)
+		if err != nil || n < 0 || v[0] == '+' {
+			return false
+		}
+		e.Size = n
+	case "modify":
+		t, ok := parseMLSDTime(v)
+		if !ok {
+			return false
+		}
+		e.ModTime = t
+	default:
+		setExtra(e, k, v)
+	}
+	return true
+}
+
+// setMLSDType sets e's type from the type fact's value v: file, dir, a
+// link (with its target after ":" when given), or another type kept in
+// Extra. It reports false for cdir and pdir, which are not members.
+func setMLSDType(e *proto.Entry, v string) bool {
+	lv := strings.ToLower(v)
+	switch {
+	case lv == "file":
+		e.Type = proto.EntryFile
+	case lv == "dir":
+		e.Type = proto.EntryDir
+	case lv == "cdir" || lv == "pdir":
+		return false
+	case strings.HasPrefix(lv, "os.unix=slink"), strings.HasPrefix(lv, "os.unix=symlink"), lv == "link":
+		e.Type = proto.EntryLink
+		if _, target, ok := strings.Cut(v, ":"); ok {
+			e.Target = target
+		}
+	default:
+		e.Type = proto.EntryOther
+		setExtra(e, "type", v)
+	}
+	return true
 }
 
 // parseMLSDTime parses a time-val (RFC 3659 section 2.3): 14 digits, then
@@ -831,46 +850,56 @@ func unixDate(line string, fs []field, i int, now time.Time) (time.Time, int, da
 	}
 	switch {
 	case len(s) == 10 && s[4] == '-' && s[7] == '-':
-		y, mo, d, ok := isoDate(s)
-		if !ok {
-			return time.Time{}, 0, 0, false
-		}
-		if i+1 >= len(fs) {
-			return time.Time{}, 0, 0, false
-		}
-		hh, mm, ss, ns, hasSec, ok := isoClock(fs[i+1].s)
-		if !ok {
-			// iso style, an old file: the date alone.
-			return time.Date(y, mo, d, 0, 0, 0, 0, time.UTC), fs[i].end, formYearPadded, true
-		}
-		t := time.Date(y, mo, d, hh, mm, ss, ns, time.UTC)
-		// full-iso: a zone follows the seconds. After a fraction it must;
-		// after whole seconds, a zone-like field is the zone only if a
-		// name follows it.
-		frac := strings.Contains(fs[i+1].s, ".")
-		if hasSec && i+2 < len(fs) {
-			if off, ok := isoZone(fs[i+2].s); ok && (frac || fs[i+2].end+1 < len(line)) {
-				return t.Add(-off), fs[i+2].end, formClock, true
-			}
-		}
-		if frac {
-			return time.Time{}, 0, 0, false // full-iso without its zone
-		}
-		return t, fs[i+1].end, formClock, true
+		return isoStyleDate(line, fs, i)
 	case len(s) == 5 && s[2] == '-':
-		// iso style, a recent file: "MM-DD HH:MM".
-		mo, err1 := strconv.Atoi(s[:2])
-		d, err2 := strconv.Atoi(s[3:])
-		if err1 != nil || err2 != nil || !isDigits(s[:2]) || !isDigits(s[3:]) || mo < 1 || mo > 12 || d < 1 || d > 31 || i+1 >= len(fs) {
-			return time.Time{}, 0, 0, false
-		}
-		hh, mm, _, _, hasSec, ok := isoClock(fs[i+1].s)
-		if !ok || hasSec {
-			return time.Time{}, 0, 0, false
-		}
-		return placeInYear(time.Month(mo), d, hh, mm, now), fs[i+1].end, formClock, true
+		return isoRecentDate(fs, i, now)
 	}
 	return time.Time{}, 0, 0, false
+}
+
+// isoStyleDate reads a date of ls's iso, long-iso or full-iso style
+// starting at field i, "YYYY-MM-DD" then maybe a time of day and a zone,
+// as unixDate.
+func isoStyleDate(line string, fs []field, i int) (time.Time, int, dateForm, bool) {
+	y, mo, d, ok := isoDate(fs[i].s)
+	if !ok || i+1 >= len(fs) {
+		return time.Time{}, 0, 0, false
+	}
+	hh, mm, ss, ns, hasSec, ok := isoClock(fs[i+1].s)
+	if !ok {
+		// iso style, an old file: the date alone.
+		return time.Date(y, mo, d, 0, 0, 0, 0, time.UTC), fs[i].end, formYearPadded, true
+	}
+	t := time.Date(y, mo, d, hh, mm, ss, ns, time.UTC)
+	// full-iso: a zone follows the seconds. After a fraction it must;
+	// after whole seconds, a zone-like field is the zone only if a
+	// name follows it.
+	frac := strings.Contains(fs[i+1].s, ".")
+	if hasSec && i+2 < len(fs) {
+		if off, ok := isoZone(fs[i+2].s); ok && (frac || fs[i+2].end+1 < len(line)) {
+			return t.Add(-off), fs[i+2].end, formClock, true
+		}
+	}
+	if frac {
+		return time.Time{}, 0, 0, false // full-iso without its zone
+	}
+	return t, fs[i+1].end, formClock, true
+}
+
+// isoRecentDate reads the date of a recent file in ls's iso style,
+// "MM-DD HH:MM", starting at field i, as unixDate.
+func isoRecentDate(fs []field, i int, now time.Time) (time.Time, int, dateForm, bool) {
+	s := fs[i].s
+	mo, err1 := strconv.Atoi(s[:2])
+	d, err2 := strconv.Atoi(s[3:])
+	if err1 != nil || err2 != nil || !isDigits(s[:2]) || !isDigits(s[3:]) || mo < 1 || mo > 12 || d < 1 || d > 31 || i+1 >= len(fs) {
+		return time.Time{}, 0, 0, false
+	}
+	hh, mm, _, _, hasSec, ok := isoClock(fs[i+1].s)
+	if !ok || hasSec {
+		return time.Time{}, 0, 0, false
+	}
+	return placeInYear(time.Month(mo), d, hh, mm, now), fs[i+1].end, formClock, true
 }
 
 // isoDate reads "YYYY-MM-DD", a date that exists, from 1900 on (as
@@ -1026,18 +1055,32 @@ func parseDOSLine(line string) (proto.Entry, bool) {
 // dosTime reads "MM-DD-YY" or "MM-DD-YYYY" and "HH:MMAM"/"HH:MMPM" (or a
 // 24-hour "HH:MM") as UTC.
 func dosTime(date, tod string) (time.Time, bool) {
-	if len(date) != 8 && len(date) != 10 || date[2] != '-' || date[5] != '-' {
+	y, mo, d, ok := dosDate(date)
+	if !ok {
 		return time.Time{}, false
+	}
+	hh, mm, ok := dosClock(tod)
+	if !ok {
+		return time.Time{}, false
+	}
+	return time.Date(y, time.Month(mo), d, hh, mm, 0, 0, time.UTC), true
+}
+
+// dosDate reads a DOS listing's date, "MM-DD-YY" or "MM-DD-YYYY"; a
+// two-digit year below 70 is in the 2000s.
+func dosDate(date string) (y, mo, d int, ok bool) {
+	if len(date) != 8 && len(date) != 10 || date[2] != '-' || date[5] != '-' {
+		return 0, 0, 0, false
 	}
 	p := [3]string{date[:2], date[3:5], date[6:]}
 	for _, s := range p {
 		if !isDigits(s) {
-			return time.Time{}, false
+			return 0, 0, 0, false
 		}
 	}
-	mo, _ := strconv.Atoi(p[0])
-	d, _ := strconv.Atoi(p[1])
-	y, _ := strconv.Atoi(p[2])
+	mo, _ = strconv.Atoi(p[0])
+	d, _ = strconv.Atoi(p[1])
+	y, _ = strconv.Atoi(p[2])
 	if len(p[2]) == 2 {
 		if y < 70 {
 			y += 2000
@@ -1046,8 +1089,14 @@ func dosTime(date, tod string) (time.Time, bool) {
 		}
 	}
 	if mo < 1 || mo > 12 || d < 1 || d > 31 {
-		return time.Time{}, false
+		return 0, 0, 0, false
 	}
+	return y, mo, d, true
+}
+
+// dosClock reads a DOS listing's time of day, "HH:MM" on the 24-hour
+// clock or "HH:MMAM", "HH:MMPM" on the 12-hour one.
+func dosClock(tod string) (hh, mm int, ok bool) {
 	ampm := ""
 	if n := len(tod); n > 2 {
 		switch strings.ToUpper(tod[n-2:]) {
@@ -1058,14 +1107,13 @@ func dosTime(date, tod string) (time.Time, bool) {
 	}
 	h, mi, ok := strings.Cut(tod, ":")
 	if !ok || len(h) == 0 || len(h) > 2 || len(mi) != 2 || !isDigits(h) || !isDigits(mi) {
-		return time.Time{}, false
+		return 0, 0, false
 	}
-	hh, _ := strconv.Atoi(h)
-	mm, _ := strconv.Atoi(mi)
-	switch ampm {
-	case "AM", "PM":
+	hh, _ = strconv.Atoi(h)
+	mm, _ = strconv.Atoi(mi)
+	if ampm != "" {
 		if hh < 1 || hh > 12 {
-			return time.Time{}, false
+			return 0, 0, false
 		}
 		hh %= 12
 		if ampm == "PM" {
@@ -1073,7 +1121,7 @@ func dosTime(date, tod string) (time.Time, bool) {
 		}
 	}
 	if hh > 23 || mm > 59 {
-		return time.Time{}, false
+		return 0, 0, false
 	}
-	return time.Date(y, time.Month(mo), d, hh, mm, 0, 0, time.UTC), true
+	return hh, mm, true
 }

@@ -214,128 +214,188 @@ func (ss *rawSession) file(arg string) string {
 
 // command answers one command; it returns false to end the session.
 func (ss *rawSession) command(verb, arg string) bool {
-	s := ss.s
-	switch verb {
-	case "USER":
-		ss.reply("331 any password will do")
-	case "PASS":
-		ss.reply("230 logged in")
-	case "FEAT":
-		mlst := ""
-		if s.MLSD != nil {
-			mlst = " MLST type*;size*;modify*;\r\n"
-		}
-		ss.reply("211-Features:\r\n EPSV\r\n PASV\r\n REST STREAM\r\n SIZE\r\n MDTM\r\n%s211 End", mlst)
-	case "SYST":
-		syst := s.Syst
-		if syst == "" {
-			syst = "UNIX Type: L8"
-		}
-		ss.reply("215 %s", syst)
-	case "OPTS", "TYPE", "NOOP":
-		ss.reply("200 ok")
-	case "PWD":
-		shown := ss.cwd
-		if s.Paths != nil {
-			shown = s.Paths.PWD(ss.cwd)
-		}
-		ss.reply("257 \"%s\" is the current directory", strings.ReplaceAll(shown, `"`, `""`))
-	case "CWD", "CDUP":
-		dir, ok := ss.abs(arg), true
-		switch {
-		case verb == "CDUP":
-			dir = path.Dir(ss.cwd)
-		case s.Paths != nil:
-			dir, ok = s.Paths.CWD(s, ss.cwd, arg)
-		}
-		if _, known := s.Listings[dir]; !known || !ok {
-			ss.reply("550 no such directory")
-			return true
-		}
-		ss.cwd = dir
-		ss.reply("250 directory changed")
-	case "EPSV", "PASV":
-		if ss.pasv != nil {
-			ss.pasv.Close()
-		}
-		ln, err := net.Listen("tcp", "127.0.0.1:0")
-		if err != nil {
-			ss.reply("425 cannot listen")
-			return true
-		}
-		ss.pasv = ln
-		port := ln.Addr().(*net.TCPAddr).Port
-		if verb == "EPSV" {
-			ss.reply("229 Entering Extended Passive Mode (|||%d|)", port)
-		} else {
-			ss.reply("227 Entering Passive Mode (127,0,0,1,%d,%d)", port>>8, port&0xff)
-		}
-	case "REST":
-		n, err := strconv.ParseInt(arg, 10, 64)
-		if err != nil || n < 0 {
-			ss.reply("501 bad offset")
-			return true
-		}
-		ss.rest = n
-		ss.reply("350 restarting at %d", n)
-	case "SIZE":
-		b, ok := s.Files[ss.file(arg)]
-		if !ok {
-			ss.reply("550 no such file")
-			return true
-		}
-		ss.reply("213 %d", len(b))
-	case "MDTM":
-		key := ss.file(arg)
-		if _, ok := s.Files[key]; !ok {
-			ss.reply("550 no such file")
-			return true
-		}
-		t, ok := s.Times[key]
-		if !ok {
-			t = time.Date(2001, 2, 3, 4, 5, 6, 0, time.UTC)
-		}
-		ss.reply("213 %s", t.UTC().Format("20060102150405"))
-	case "LIST", "NLST", "MLSD":
-		if s.RefuseOptions && strings.HasPrefix(arg, "-") {
-			ss.reply("501 %s: unknown option", arg)
-			return true
-		}
-		dir := ss.cwd
-		if arg != "" && !strings.HasPrefix(arg, "-") {
-			dir = ss.abs(arg)
-		}
-		listing, ok := s.Listings[dir]
-		switch {
-		case verb == "NLST" && s.NameLists != nil:
-			listing, ok = s.NameLists[dir]
-		case verb == "MLSD" && s.MLSD == nil:
-			ss.reply("502 MLSD not implemented")
-			return true
-		case verb == "MLSD":
-			listing, ok = s.MLSD[dir]
-		}
-		if !ok {
-			ss.reply("550 no such directory")
-			return true
-		}
-		ss.transferDone([]byte(listing), s.ListDone[dir])
-	case "RETR":
-		b, ok := s.Files[ss.file(arg)]
-		off := ss.rest
-		ss.rest = 0
-		if !ok || off > int64(len(b)) {
-			ss.reply("550 no such file")
-			return true
-		}
-		ss.transfer(b[off:])
-	case "QUIT":
+	if verb == "QUIT" {
 		ss.reply("221 bye")
 		return false
-	default:
-		ss.reply("502 %s not implemented", verb)
 	}
+	h, ok := rawHandlers[verb]
+	if !ok {
+		ss.reply("502 %s not implemented", verb)
+		return true
+	}
+	h(ss, verb, arg)
 	return true
+}
+
+// rawHandlers answers each command the server knows but QUIT, by verb.
+var rawHandlers = map[string]func(ss *rawSession, verb, arg string){
+	"USER": func(ss *rawSession, _, _ string) { ss.reply("331 any password will do") },
+	"PASS": func(ss *rawSession, _, _ string) { ss.reply("230 logged in") },
+	"FEAT": (*rawSession).feat,
+	"SYST": (*rawSession).syst,
+	"OPTS": (*rawSession).ok,
+	"TYPE": (*rawSession).ok,
+	"NOOP": (*rawSession).ok,
+	"PWD":  (*rawSession).pwd,
+	"CWD":  (*rawSession).cwdTo,
+	"CDUP": (*rawSession).cwdTo,
+	"EPSV": (*rawSession).passive,
+	"PASV": (*rawSession).passive,
+	"REST": (*rawSession).restart,
+	"SIZE": (*rawSession).size,
+	"MDTM": (*rawSession).mdtm,
+	"LIST": (*rawSession).list,
+	"NLST": (*rawSession).list,
+	"MLSD": (*rawSession).list,
+	"RETR": (*rawSession).retr,
+}
+
+// ok accepts a command that changes nothing here (OPTS, TYPE, NOOP).
+func (ss *rawSession) ok(_, _ string) { ss.reply("200 ok") }
+
+// feat lists the extensions, MLST only when the server has MLSD listings.
+func (ss *rawSession) feat(_, _ string) {
+	mlst := ""
+	if ss.s.MLSD != nil {
+		mlst = " MLST type*;size*;modify*;\r\n"
+	}
+	ss.reply("211-Features:\r\n EPSV\r\n PASV\r\n REST STREAM\r\n SIZE\r\n MDTM\r\n%s211 End", mlst)
+}
+
+// syst answers the configured system type, UNIX by default.
+func (ss *rawSession) syst(_, _ string) {
+	syst := ss.s.Syst
+	if syst == "" {
+		syst = "UNIX Type: L8"
+	}
+	ss.reply("215 %s", syst)
+}
+
+// pwd answers the current directory, as Paths shows it when set, with
+// quotes doubled (RFC 959 appendix II).
+func (ss *rawSession) pwd(_, _ string) {
+	shown := ss.cwd
+	if ss.s.Paths != nil {
+		shown = ss.s.Paths.PWD(ss.cwd)
+	}
+	ss.reply("257 \"%s\" is the current directory", strings.ReplaceAll(shown, `"`, `""`))
+}
+
+// cwdTo changes to the directory CWD names or to the parent on CDUP,
+// refusing one that has no listing.
+func (ss *rawSession) cwdTo(verb, arg string) {
+	s := ss.s
+	dir, ok := ss.abs(arg), true
+	switch {
+	case verb == "CDUP":
+		dir = path.Dir(ss.cwd)
+	case s.Paths != nil:
+		dir, ok = s.Paths.CWD(s, ss.cwd, arg)
+	}
+	if _, known := s.Listings[dir]; !known || !ok {
+		ss.reply("550 no such directory")
+		return
+	}
+	ss.cwd = dir
+	ss.reply("250 directory changed")
+}
+
+// passive opens a new passive listener on loopback (closing any earlier
+// one) and answers its port in EPSV's or PASV's form.
+func (ss *rawSession) passive(verb, _ string) {
+	if ss.pasv != nil {
+		ss.pasv.Close()
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		ss.reply("425 cannot listen")
+		return
+	}
+	ss.pasv = ln
+	port := ln.Addr().(*net.TCPAddr).Port
+	if verb == "EPSV" {
+		ss.reply("229 Entering Extended Passive Mode (|||%d|)", port)
+	} else {
+		ss.reply("227 Entering Passive Mode (127,0,0,1,%d,%d)", port>>8, port&0xff)
+	}
+}
+
+// restart records the offset of the next RETR.
+func (ss *rawSession) restart(_, arg string) {
+	n, err := strconv.ParseInt(arg, 10, 64)
+	if err != nil || n < 0 {
+		ss.reply("501 bad offset")
+		return
+	}
+	ss.rest = n
+	ss.reply("350 restarting at %d", n)
+}
+
+// size answers a file's length in bytes.
+func (ss *rawSession) size(_, arg string) {
+	b, ok := ss.s.Files[ss.file(arg)]
+	if !ok {
+		ss.reply("550 no such file")
+		return
+	}
+	ss.reply("213 %d", len(b))
+}
+
+// mdtm answers a file's modification time, a fixed date when Times has
+// none.
+func (ss *rawSession) mdtm(_, arg string) {
+	key := ss.file(arg)
+	if _, ok := ss.s.Files[key]; !ok {
+		ss.reply("550 no such file")
+		return
+	}
+	t, ok := ss.s.Times[key]
+	if !ok {
+		t = time.Date(2001, 2, 3, 4, 5, 6, 0, time.UTC)
+	}
+	ss.reply("213 %s", t.UTC().Format("20060102150405"))
+}
+
+// list sends the LIST, NLST or MLSD listing of the current directory or
+// of the one arg names (an argument starting with "-" is an option).
+func (ss *rawSession) list(verb, arg string) {
+	s := ss.s
+	if s.RefuseOptions && strings.HasPrefix(arg, "-") {
+		ss.reply("501 %s: unknown option", arg)
+		return
+	}
+	dir := ss.cwd
+	if arg != "" && !strings.HasPrefix(arg, "-") {
+		dir = ss.abs(arg)
+	}
+	listing, ok := s.Listings[dir]
+	switch {
+	case verb == "NLST" && s.NameLists != nil:
+		listing, ok = s.NameLists[dir]
+	case verb == "MLSD" && s.MLSD == nil:
+		ss.reply("502 MLSD not implemented")
+		return
+	case verb == "MLSD":
+		listing, ok = s.MLSD[dir]
+	}
+	if !ok {
+		ss.reply("550 no such directory")
+		return
+	}
+	ss.transferDone([]byte(listing), s.ListDone[dir])
+}
+
+// retr sends a file from the offset of a preceding REST, which it
+// consumes.
+func (ss *rawSession) retr(_, arg string) {
+	b, ok := ss.s.Files[ss.file(arg)]
+	off := ss.rest
+	ss.rest = 0
+	if !ok || off > int64(len(b)) {
+		ss.reply("550 no such file")
+		return
+	}
+	ss.transfer(b[off:])
 }
 
 // transfer sends b on the passive data connection.
