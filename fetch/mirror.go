@@ -94,10 +94,7 @@ func (c *Client) Mirror(ctx context.Context, rawURL, dir string, opts MirrorOpti
 	case "ftp":
 		if d, ok := c.registry().Lookup("ftp"); ok {
 			if fd, ok := d.(*ftp.Driver); ok {
-				f.ftp = mirrorFTP(fd, opts.Jobs)
-				if n := c.MaxHostConns; n > 0 && (f.ftp.MaxConnsPerHost <= 0 || f.ftp.MaxConnsPerHost > n) {
-					f.ftp.MaxConnsPerHost = n
-				}
+				f.ftp = mirrorFTP(fd, opts.Jobs, c.MaxHostConns)
 				defer f.ftp.CloseIdleConnections()
 			}
 		}
@@ -107,7 +104,8 @@ func (c *Client) Mirror(ctx context.Context, rawURL, dir string, opts MirrorOpti
 				// Keep-alive: an index tree is many small files
 				// from one server. This run's own pool, closed at
 				// its end.
-				f.http = &http.Driver{TLSClientConfig: hd.TLSClientConfig, UserAgent: hd.UserAgent, KeepAlive: true}
+				f.http = hd.Clone()
+				f.http.KeepAlive = true
 				defer f.http.CloseIdleConnections()
 			}
 		}
@@ -148,28 +146,28 @@ func mirrorError(ctx context.Context, u *uri.URL, err error) error {
 	return &Error{Op: "mirror", URL: u.Redacted(), Err: err}
 }
 
-// mirrorFTP returns an FTP driver configured like d that keeps a logged-in
-// connection idle for each of the run's jobs: with the default of two, the
-// workers of a -j 8 run would log in again and again (DESIGN: each worker
-// keeps its own control connection). It serves this run only and is closed
-// (QUIT) at its end. Its workers retrieve file after file on each
-// connection, so it pipelines the passive-mode commands (PipelinePassive).
-func mirrorFTP(d *ftp.Driver, jobs int) *ftp.Driver {
+// mirrorFTP returns a driver with d's configuration (all of it: TLS,
+// listing commands, bounds) that keeps a logged-in connection idle for
+// each of the run's jobs: with the default of two, the workers of a -j 8
+// run would log in again and again (DESIGN: each worker keeps its own
+// control connection). It holds at most hostConns connections to a
+// server when that is set (Client.MaxHostConns). It serves this run only
+// and is closed (QUIT) at its end. Its workers retrieve file after file
+// on each connection, so it pipelines the passive-mode commands
+// (PipelinePassive).
+func mirrorFTP(d *ftp.Driver, jobs, hostConns int) *ftp.Driver {
 	if jobs <= 0 {
 		jobs = mirror.DefaultJobs
 	}
-	idle := d.MaxIdleConnsPerHost
-	if idle >= 0 {
-		idle = max(idle, jobs)
+	m := d.Clone()
+	if m.MaxIdleConnsPerHost >= 0 {
+		m.MaxIdleConnsPerHost = max(m.MaxIdleConnsPerHost, jobs)
 	}
-	return &ftp.Driver{
-		MaxConnsPerHost:     d.MaxConnsPerHost,
-		MaxIdleConnsPerHost: idle,
-		IdleConnTimeout:     d.IdleConnTimeout,
-		MaxReplyLine:        d.MaxReplyLine,
-		MaxListing:          d.MaxListing,
-		PipelinePassive:     true,
+	if hostConns > 0 && (m.MaxConnsPerHost <= 0 || m.MaxConnsPerHost > hostConns) {
+		m.MaxConnsPerHost = hostConns
 	}
+	m.PipelinePassive = true
+	return m
 }
 
 // mirrorFetcher gives the mirror engine the client's checked fetch, and

@@ -365,7 +365,7 @@ func TestRedirectToPrivateKeptConnection(t *testing.T) {
 	}))
 	defer outside.Close()
 	r := NewRegistry()
-	r.Register("http", &fhttp.Driver{KeepAlive: true})
+	r.Register("http", fhttp.New(fhttp.Config{KeepAlive: true}))
 	c := &Client{Registry: r, ConnectTimeout: 5 * time.Second, IdleTimeout: 5 * time.Second}
 	defer c.CloseIdleConnections()
 	resp, err := c.Get(t.Context(), inside.URL+"/first")

@@ -75,10 +75,24 @@ func (r *Registry) closeIdle() {
 // DefaultRegistry returns a new registry holding the built-in driver of
 // every scheme of RFC 1738, and https, each in its zero configuration. One
 // driver serves http and https, one nntp and news.
-func DefaultRegistry() *Registry {
+func DefaultRegistry() *Registry { return Drivers{}.Registry() }
+
+// Drivers is the configuration of the built-in drivers that take one. A
+// program that wants other settings than the defaults builds its registry
+// from a Drivers value, instead of changing the drivers of a registry
+// already built (they may be in use).
+type Drivers struct {
+	FTP  ftp.Config
+	HTTP http.Config // for http and https
+}
+
+// Registry returns a new registry holding the built-in driver of every
+// scheme of RFC 1738, and https, as DefaultRegistry does, with the FTP
+// and HTTP drivers made from d.
+func (d Drivers) Registry() *Registry {
 	r := NewRegistry()
-	r.Register("ftp", &ftp.Driver{})
-	h := &http.Driver{}
+	r.Register("ftp", ftp.New(d.FTP))
+	h := http.New(d.HTTP)
 	r.Register("http", h)
 	r.Register("https", h)
 	r.Register("gopher", &gopher.Driver{})

@@ -181,7 +181,7 @@ func TestWARCHTTP(t *testing.T) {
 		t.Fatal(err)
 	}
 	reg := NewRegistry()
-	reg.Register("http", &fhttp.Driver{KeepAlive: true})
+	reg.Register("http", fhttp.New(fhttp.Config{KeepAlive: true}))
 	c := &Client{Registry: reg, WARC: w}
 	c.Policy.AllowPorts = []int{portOf(t, "http://"+addr)}
 	var sent []string

@@ -224,7 +224,7 @@ func TestVsftpdMirrorAcceptance(t *testing.T) {
 	ip := servertest.UniqueLoopback(t)
 	// As fetch.Client.Mirror sets it up: pipelined passive mode, one idle
 	// connection per worker.
-	drv := &ftp.Driver{MaxIdleConnsPerHost: 8, PipelinePassive: true}
+	drv := ftp.New(ftp.Config{MaxIdleConnsPerHost: 8, PipelinePassive: true})
 	defer drv.CloseIdleConnections()
 	opts := Options{Jobs: 8, Request: fromIP(ip)}
 	start := uri.MustParse("ftp://" + s.Addr + "/pub/" + name + "/")
@@ -303,7 +303,7 @@ func TestVsftpdMirrorPub(t *testing.T) {
 	ip := servertest.UniqueLoopback(t)
 	// As fetch.Client.Mirror sets it up: pipelined passive mode, one idle
 	// connection per worker.
-	drv := &ftp.Driver{MaxIdleConnsPerHost: 8, PipelinePassive: true}
+	drv := ftp.New(ftp.Config{MaxIdleConnsPerHost: 8, PipelinePassive: true})
 	defer drv.CloseIdleConnections()
 	// Scratch trees of the other tests are not part of the fixture.
 	opts := Options{Jobs: 8, Request: fromIP(ip), Exclude: []string{"scratch-*"}}

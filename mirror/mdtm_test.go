@@ -45,7 +45,7 @@ func TestMirrorMDTMSameMinute(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer srv.Close()
-	drv := &ftp.Driver{PipelinePassive: true}
+	drv := ftp.New(ftp.Config{PipelinePassive: true})
 	defer drv.CloseIdleConnections()
 	tr := &trace{}
 	// The first run fetches at second 30 of the listed minute.
@@ -182,7 +182,7 @@ func TestMirrorMDTMPipelined(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer srv.Close()
-	drv := &ftp.Driver{PipelinePassive: true}
+	drv := ftp.New(ftp.Config{PipelinePassive: true})
 	defer drv.CloseIdleConnections()
 	tr, wc := &trace{}, &writeCounter{}
 	opts := Options{Jobs: 2, Request: proto.Request{Trace: tr, IdleTimeout: 10 * time.Second, Dial: wc.dial},

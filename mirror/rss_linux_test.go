@@ -88,7 +88,7 @@ func TestMirrorListingRSS(t *testing.T) {
 // process's peak resident set.
 func rssChild(t *testing.T, addr string) {
 	gctune.Start(os.Getenv)
-	d := &ftp.Driver{PipelinePassive: true}
+	d := ftp.New(ftp.Config{PipelinePassive: true})
 	defer d.CloseIdleConnections()
 	s, err := Run(t.Context(), drivers{"ftp": d}, uri.MustParse("ftp://"+addr+"/"), t.TempDir(), Options{Exclude: []string{"*.txt"}})
 	if err != nil || s.Failed != 0 {

@@ -137,7 +137,7 @@ func TestOtherFTPMirror(t *testing.T) {
 				pub := servertest.Fixture(t, "ftp/pub")
 				ip := servertest.UniqueLoopback(t)
 				// As fetch.Client.Mirror sets it up.
-				drv := &ftp.Driver{MaxIdleConnsPerHost: 8, PipelinePassive: true, DisableMLSD: list == "LIST"}
+				drv := ftp.New(ftp.Config{MaxIdleConnsPerHost: 8, PipelinePassive: true, DisableMLSD: list == "LIST"})
 				defer drv.CloseIdleConnections()
 				// Retried as the command retries (--retry 3): under the
 				// load of the whole suite, Pure-FTPd now and then finds

@@ -12,7 +12,6 @@ import (
 	"github.com/rfc1738/fetch/fetch"
 	"github.com/rfc1738/fetch/internal/termtext"
 	"github.com/rfc1738/fetch/proto"
-	"github.com/rfc1738/fetch/proto/ftp"
 	"github.com/rfc1738/fetch/proto/http"
 	"github.com/rfc1738/fetch/safety"
 	"github.com/rfc1738/fetch/uri"
@@ -33,10 +32,15 @@ func runGet(ctx context.Context, o *getOptions, e *env) (err error) {
 	}
 	red := newRedactor(o.urls)
 	c := o.client(e, red)
-	pipelined := c.Registry == nil && len(o.urls) > 1 // a registry of its own
 	if c.Registry == nil {
-		c.Registry = keepAliveRegistry()
-		o.polite.limitDrivers(c.Registry)
+		d := keepAliveDrivers()
+		// With several URLs, the EPSV of the next file goes out with
+		// the RETR of this one (as in fetch get -Z and fetch mirror),
+		// which saves a round trip per file on a connection kept
+		// between the URLs.
+		d.FTP.PipelinePassive = len(o.urls) > 1
+		o.polite.limitFTP(&d.FTP)
+		c.Registry = d.Registry()
 	}
 	defer c.CloseIdleConnections()
 	if c.WARC, err = o.warc.open(e, red); err != nil {
@@ -45,9 +49,6 @@ func runGet(ctx context.Context, o *getOptions, e *env) (err error) {
 	defer closeWARC(c, e, &err)
 	o.warnAllowPorts(e)
 	codes := make([]int, 0, len(o.urls))
-	if pipelined {
-		pipelineFTP(c.Registry)
-	}
 	for _, raw := range o.urls {
 		err := getOne(ctx, c, raw, o, e, red)
 		if err != nil && ctx.Err() == nil { // an interruption is said once, at the end
@@ -69,31 +70,11 @@ func runGet(ctx context.Context, o *getOptions, e *env) (err error) {
 	return nil
 }
 
-// keepAliveRegistry is the default registry with HTTP connections kept
-// open between the URLs of one command (and the hops of a redirect), as
-// curl does; runGet closes them when it returns.
-func keepAliveRegistry() *fetch.Registry {
-	r := fetch.DefaultRegistry()
-	for _, scheme := range []string{"http", "https"} {
-		if d, ok := r.Lookup(scheme); ok {
-			if hd, ok := d.(*http.Driver); ok {
-				hd.KeepAlive = true
-			}
-		}
-	}
-	return r
-}
-
-// pipelineFTP turns on pipelined passive mode in r's FTP driver: with
-// several URLs, the EPSV of the next file goes out with the RETR of this
-// one (as in fetch get -Z and fetch mirror), which saves a round trip per
-// file on a connection kept between the URLs.
-func pipelineFTP(r *fetch.Registry) {
-	if d, ok := r.Lookup("ftp"); ok {
-		if fd, ok := d.(*ftp.Driver); ok {
-			fd.PipelinePassive = true
-		}
-	}
+// keepAliveDrivers is the default configuration with HTTP connections
+// kept open between the URLs of one command (and the hops of a redirect),
+// as curl does; runGet closes them when it returns.
+func keepAliveDrivers() fetch.Drivers {
+	return fetch.Drivers{HTTP: http.Config{KeepAlive: true}}
 }
 
 // combine is the exit code of several transfers.

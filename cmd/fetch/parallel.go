@@ -17,7 +17,6 @@ import (
 
 	"github.com/rfc1738/fetch/fetch"
 	"github.com/rfc1738/fetch/proto"
-	"github.com/rfc1738/fetch/proto/ftp"
 	"github.com/rfc1738/fetch/safety"
 	"github.com/rfc1738/fetch/uri"
 )
@@ -102,8 +101,9 @@ func runParallel(ctx context.Context, o *getOptions, e *env) error {
 	}
 	c := po.client(&pe, red)
 	if c.Registry == nil {
-		c.Registry = parallelRegistry(o.parallelMax)
-		o.polite.limitDrivers(c.Registry)
+		d := parallelDrivers(o.parallelMax)
+		o.polite.limitFTP(&d.FTP)
+		c.Registry = d.Registry()
 	}
 	defer c.CloseIdleConnections()
 	po.warnAllowPorts(&pe)
@@ -172,19 +172,15 @@ func urlMessage(red *redactor, raw string, err error) string {
 	return msg
 }
 
-// parallelRegistry is keepAliveRegistry with an FTP driver for n workers:
+// parallelDrivers is keepAliveDrivers with an FTP driver for n workers:
 // up to n logged-in connections per server and user, all kept between
 // URLs, and pipelined passive mode (the mirror's settings, fetch.Mirror).
-func parallelRegistry(n int) *fetch.Registry {
-	r := keepAliveRegistry()
-	if d, ok := r.Lookup("ftp"); ok {
-		if fd, ok := d.(*ftp.Driver); ok {
-			fd.MaxConnsPerHost = n
-			fd.MaxIdleConnsPerHost = n
-			fd.PipelinePassive = true
-		}
-	}
-	return r
+func parallelDrivers(n int) fetch.Drivers {
+	d := keepAliveDrivers()
+	d.FTP.MaxConnsPerHost = n
+	d.FTP.MaxIdleConnsPerHost = n
+	d.FTP.PipelinePassive = true
+	return d
 }
 
 // lockedPrompter asks one question at a time: two workers that both need

@@ -47,19 +47,13 @@ func (o *politeOptions) apply(c *fetch.Client) {
 	c.MaxHostConns = o.maxHostConns
 }
 
-// limitDrivers gives the FTP driver of r (the command's own registry)
+// limitFTP gives the FTP configuration c (of the command's own registry)
 // the --max-host-conns limit on its pool, when it has none or a larger
 // one (-Z's): at most that many control connections in use per server
 // and user, as the client allows fetches.
-func (o *politeOptions) limitDrivers(r *fetch.Registry) {
-	n := o.maxHostConns
-	if n <= 0 {
-		return
-	}
-	if d, ok := r.Lookup("ftp"); ok {
-		if fd, ok := d.(*ftp.Driver); ok && (fd.MaxConnsPerHost <= 0 || fd.MaxConnsPerHost > n) {
-			fd.MaxConnsPerHost = n
-		}
+func (o *politeOptions) limitFTP(c *ftp.Config) {
+	if n := o.maxHostConns; n > 0 && (c.MaxConnsPerHost <= 0 || c.MaxConnsPerHost > n) {
+		c.MaxConnsPerHost = n
 	}
 }
 

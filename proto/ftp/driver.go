@@ -38,7 +38,21 @@ const (
 // dialled with an earlier Request's Dial (its data connections use the
 // current one): callers that change the dial policy between requests (say,
 // to refuse private addresses) use one Driver per policy.
+//
+// A Driver is configured when it is made (New, or the fields of its
+// Config before first use), not changed afterwards: its pool is built
+// from the Config at the first Fetch. Clone makes another driver with the
+// same Config.
 type Driver struct {
+	Config
+
+	once sync.Once
+	p    *connPool
+}
+
+// Config is the configuration of a Driver. The zero value is the
+// defaults.
+type Config struct {
 	// MaxConnsPerHost limits the control connections in use at once for
 	// one server and user; callers beyond it wait for one to come back.
 	// Zero means no limit.
@@ -89,10 +103,16 @@ type Driver struct {
 	// (the system's roots). Request.Options.FTP.CACert and
 	// Request.Options.FTP.Insecure override its roots and verification.
 	TLSClientConfig *tls.Config
-
-	once sync.Once
-	p    *connPool
 }
+
+// New returns a Driver with the configuration c.
+func New(c Config) *Driver { return &Driver{Config: c} }
+
+// Clone returns a new Driver with d's Config and a pool of its own: a
+// caller that needs other settings for its own use (a mirror's run)
+// clones the driver it was given and changes the clone's Config before
+// first use, keeping every setting it does not change.
+func (d *Driver) Clone() *Driver { return New(d.Config) }
 
 var (
 	_ proto.Driver     = (*Driver)(nil)

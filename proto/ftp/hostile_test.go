@@ -490,7 +490,7 @@ func TestCutTransferPreliminaryAgain(t *testing.T) {
 			f.cutAt = 1234
 			f.cutReply = stale
 			f.start()
-			d := &Driver{PipelinePassive: tc.pipe}
+			d := New(Config{PipelinePassive: tc.pipe})
 			defer d.CloseIdleConnections()
 			req := quickReq()
 			req.Options.FTP.Stat = tc.stat
@@ -571,7 +571,7 @@ func TestEarlyClose(t *testing.T) {
 	f.files["big"] = bytes.Repeat([]byte("b"), 4<<20)
 	f.files["a"] = []byte("A")
 	f.start()
-	d := &Driver{MaxConnsPerHost: 1}
+	d := New(Config{MaxConnsPerHost: 1})
 	defer d.CloseIdleConnections()
 	resp, err := d.Fetch(t.Context(), uri.MustParse(f.url("/big")), quickReq())
 	if err != nil {
@@ -599,7 +599,7 @@ func TestMaxConnsWaits(t *testing.T) {
 	f := newFake(t)
 	f.files["a"] = []byte("A")
 	f.start()
-	d := &Driver{MaxConnsPerHost: 1}
+	d := New(Config{MaxConnsPerHost: 1})
 	defer d.CloseIdleConnections()
 	resp, err := d.Fetch(t.Context(), uri.MustParse(f.url("/a")), quickReq())
 	if err != nil {
@@ -678,7 +678,7 @@ func TestCompletionReplyLost(t *testing.T) {
 			f.files["g.bin"] = []byte("whole")
 			f.hangUps, f.hangRST = 1, tc.rst
 			f.start()
-			d := &Driver{PipelinePassive: tc.pipe}
+			d := New(Config{PipelinePassive: tc.pipe})
 			defer d.CloseIdleConnections()
 			req := quickReq()
 			req.Options.FTP.Stat = tc.stat
@@ -716,7 +716,7 @@ func TestCompletionReplyLostListing(t *testing.T) {
 				}
 				f.hangUps = 1
 				f.start()
-				d := &Driver{PipelinePassive: pipe}
+				d := New(Config{PipelinePassive: pipe})
 				defer d.CloseIdleConnections()
 				entries, err := d.List(t.Context(), uri.MustParse(f.url("/")), quickReq())
 				if err == nil || !errors.Is(err, io.ErrUnexpectedEOF) || !retry.Transient(err) {
@@ -778,7 +778,7 @@ func TestCWDAtOnce(t *testing.T) {
 	f.replies["CWD missing"] = "550 no such directory"
 	f.replies["CWD "] = "501 null argument"
 	f.start()
-	d := &Driver{PipelinePassive: true}
+	d := New(Config{PipelinePassive: true})
 	defer d.CloseIdleConnections()
 	var trace strings.Builder
 	for _, tc := range []struct {
@@ -838,7 +838,7 @@ func TestListingAhead(t *testing.T) {
 	f.lists["LIST"] = []byte("-rw-r--r-- 1 u g 4 Jan 01 2020 a\r\n")
 	f.files["a"] = []byte("a")
 	f.start()
-	d := &Driver{PipelinePassive: true}
+	d := New(Config{PipelinePassive: true})
 	defer d.CloseIdleConnections()
 	var trace strings.Builder
 	for _, tc := range []struct {

@@ -91,7 +91,7 @@ func testListAll(t *testing.T, tt listAllCase, pipe bool) {
 		f.replies["SYST"] = tt.syst
 	}
 	f.start()
-	d := &Driver{PipelinePassive: pipe}
+	d := New(Config{PipelinePassive: pipe})
 	defer d.CloseIdleConnections()
 	req := quickReq()
 	req.Options.FTP.ListAll = !tt.noAll

@@ -44,7 +44,7 @@ func TestStatTime(t *testing.T) {
 				f.replies["MDTM a.bin"] = "550 not now"
 			}
 			f.start()
-			d := &Driver{PipelinePassive: true}
+			d := New(Config{PipelinePassive: true})
 			defer d.CloseIdleConnections()
 			req := quickReq()
 			req.Options.IfModifiedSince = c.ims

@@ -129,7 +129,7 @@ func TestDisableMLSD(t *testing.T) {
 	s.fs.MkdirAll("/pub/sub", 0o755)
 	s.write("/pub/a.bin", []byte("12345"))
 	for _, disable := range []bool{false, true} {
-		d := &Driver{DisableMLSD: disable}
+		d := New(Config{DisableMLSD: disable})
 		var trace bytes.Buffer
 		req := quickReq()
 		req.Trace = &trace

@@ -96,7 +96,7 @@ func TestLoginSources(t *testing.T) {
 	})
 	t.Run("prompt once", func(t *testing.T) {
 		p := &fakePrompt{answer: "typed"}
-		d := &Driver{MaxIdleConnsPerHost: -1} // a fresh login each time
+		d := New(Config{MaxIdleConnsPerHost: -1}) // a fresh login each time
 		for range 2 {
 			req := quickReq()
 			req.Prompt = p

@@ -82,7 +82,7 @@ func FuzzParseEPSV(f *testing.F) {
 // mirror's: no SIZE or MDTM, no type guess, short timeouts.
 func startPiped(t *testing.T, f *fakeFTP) (*Driver, *proto.Request) {
 	f.start()
-	d := &Driver{PipelinePassive: true, MaxConnsPerHost: 1, MaxIdleConnsPerHost: 1}
+	d := New(Config{PipelinePassive: true, MaxConnsPerHost: 1, MaxIdleConnsPerHost: 1})
 	t.Cleanup(d.CloseIdleConnections)
 	req := quickReq()
 	req.Options = proto.Options{FTP: proto.FTPOptions{Stat: proto.StatNone, Binary: true}}
@@ -136,7 +136,7 @@ func TestUnpipelinedWaitsForCompletion(t *testing.T) {
 	f.holdDone = true
 	f.files = map[string][]byte{"a": []byte("first")}
 	f.start()
-	d := &Driver{MaxIdleConnsPerHost: 1}
+	d := New(Config{MaxIdleConnsPerHost: 1})
 	defer d.CloseIdleConnections()
 	req := &proto.Request{ConnectTimeout: time.Second, IdleTimeout: 300 * time.Millisecond}
 	req.Options = proto.Options{FTP: proto.FTPOptions{Stat: proto.StatNone, Binary: true}}

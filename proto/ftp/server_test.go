@@ -333,7 +333,7 @@ func TestConcurrentFetches(t *testing.T) {
 	for i := range 8 {
 		s.write(fmt.Sprintf("/c%d.bin", i), bytes.Repeat([]byte{byte('a' + i)}, 100000))
 	}
-	d := &Driver{MaxConnsPerHost: 3, MaxIdleConnsPerHost: 3}
+	d := New(Config{MaxConnsPerHost: 3, MaxIdleConnsPerHost: 3})
 	defer d.CloseIdleConnections()
 	var wg sync.WaitGroup
 	errs := make(chan error, 32)

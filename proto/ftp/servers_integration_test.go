@@ -162,7 +162,7 @@ func TestOtherFTPListings(t *testing.T) {
 			t.Run(name+"/"+mode.verb, func(t *testing.T) {
 				s, req, ip := otherFTPClient(t, name)
 				since := logSize(t, s)
-				d := &Driver{DisableMLSD: mode.disable}
+				d := New(Config{DisableMLSD: mode.disable})
 				defer d.CloseIdleConnections()
 				resp, trace := listTraced(t, d, req, "ftp://"+s.Addr+"/pub/", mode.all)
 				if resp.Info["ftp_listing"] != mode.format {
@@ -202,7 +202,7 @@ func TestPureFTPdCutListing(t *testing.T) {
 	}{{"MLSD", false, true, "> LIST -ar\n"}, {"LIST -a", true, true, "> LIST -ar\n"}, {"LIST", true, false, "> LIST -r\n"}} {
 		t.Run(mode.name, func(t *testing.T) {
 			s, req, _ := otherFTPClient(t, servertest.PureFTPD)
-			d := &Driver{DisableMLSD: mode.disable, PipelinePassive: true}
+			d := New(Config{DisableMLSD: mode.disable, PipelinePassive: true})
 			defer d.CloseIdleConnections()
 			resp, tr := listTraced(t, d, req, "ftp://"+s.Addr+"/pub/many/", mode.all)
 			if c, ok := resp.Info["ftp_truncated"]; ok {
@@ -332,7 +332,7 @@ func TestUnreadableDirectory(t *testing.T) {
 		for _, pipe := range []bool{false, true} {
 			t.Run(fmt.Sprintf("%s/pipelined=%v", tc.name, pipe), func(t *testing.T) {
 				s, req, _ := otherFTPClient(t, tc.server)
-				d := &Driver{DisableMLSD: tc.disable, PipelinePassive: pipe}
+				d := New(Config{DisableMLSD: tc.disable, PipelinePassive: pipe})
 				defer d.CloseIdleConnections()
 				req.Options.FTP.ListAll = true
 				_, _, err := get(t, d, "ftp://"+s.Addr+"/blind/dark/", req)

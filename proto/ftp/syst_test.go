@@ -201,7 +201,7 @@ func TestSYSTWithEPSV(t *testing.T) {
 			maps.Copy(f.replies, tc.replies)
 			f.lists["LIST"] = []byte("-rw-r--r-- 1 u g 4 Jan 01 2020 x\r\n")
 			f.start()
-			d := &Driver{PipelinePassive: true}
+			d := New(Config{PipelinePassive: true})
 			req := quickReq()
 			var trace strings.Builder
 			req.Trace = &trace

@@ -69,7 +69,7 @@ func TestTelnetIAC(t *testing.T) {
 			f.files["na\xefve\xff.txt"] = []byte("Latin-1 name with the byte 0xff\n")
 			f.files["plain.txt"] = []byte("plain\n")
 			f.start()
-			d := &Driver{PipelinePassive: tc.pipe}
+			d := New(Config{PipelinePassive: tc.pipe})
 			defer d.CloseIdleConnections()
 			if _, b, err := get(t, d, f.url("/plain.txt"), quickReq()); err != nil || string(b) != "plain\n" {
 				t.Fatalf("get plain.txt = %q, %v", b, err)

@@ -65,7 +65,7 @@ func TestRetrieveToFile(t *testing.T) {
 		f := newFake(t)
 		f.files = map[string][]byte{"big": content}
 		f.start()
-		d := &Driver{PipelinePassive: piped, MaxIdleConnsPerHost: 1}
+		d := New(Config{PipelinePassive: piped, MaxIdleConnsPerHost: 1})
 		req := quickReq()
 		req.Options = proto.Options{FTP: proto.FTPOptions{Stat: proto.StatNone, Binary: true}}
 		dst := newFileDest(t)
@@ -112,7 +112,7 @@ func TestRetrieveToFileStall(t *testing.T) {
 		f.files = map[string][]byte{"big": content}
 		f.stallAt = 100 << 10
 		f.start()
-		d := &Driver{PipelinePassive: true}
+		d := New(Config{PipelinePassive: true})
 		defer d.CloseIdleConnections()
 		req := &proto.Request{ConnectTimeout: 2 * time.Second, IdleTimeout: 300 * time.Millisecond}
 		req.Options = proto.Options{FTP: proto.FTPOptions{Stat: proto.StatNone, Binary: true}}
@@ -134,7 +134,7 @@ func TestRetrieveToFileStall(t *testing.T) {
 		f.files = map[string][]byte{"big": content}
 		f.stallAt = 100 << 10
 		f.start()
-		d := &Driver{PipelinePassive: true}
+		d := New(Config{PipelinePassive: true})
 		defer d.CloseIdleConnections()
 		req := &proto.Request{ConnectTimeout: 2 * time.Second, IdleTimeout: time.Minute}
 		req.Options = proto.Options{FTP: proto.FTPOptions{Stat: proto.StatNone, Binary: true}}

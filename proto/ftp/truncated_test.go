@@ -45,7 +45,7 @@ func TestListingTruncated(t *testing.T) {
 				}
 				f.listDone = tc.done
 				f.start()
-				d := &Driver{PipelinePassive: mode.pipe}
+				d := New(Config{PipelinePassive: mode.pipe})
 				defer d.CloseIdleConnections()
 				resp, _, err := get(t, d, f.url("/"), quickReq())
 				if err != nil {
@@ -197,7 +197,7 @@ func TestListingBothEnds(t *testing.T) {
 				}
 				f.listDone = fmt.Sprintf("226-Options: -a -l \r\n226 Output truncated to %d matches", tc.limit)
 				f.start()
-				d := &Driver{PipelinePassive: pipe}
+				d := New(Config{PipelinePassive: pipe})
 				defer d.CloseIdleConnections()
 				req := quickReq()
 				req.Options.FTP.ListAll = true
@@ -288,7 +288,7 @@ func TestListingUnreadable(t *testing.T) {
 				f.lists["LIST"] = []byte(tc.data)
 				f.listDone = tc.done
 				f.start()
-				d := &Driver{PipelinePassive: pipe}
+				d := New(Config{PipelinePassive: pipe})
 				defer d.CloseIdleConnections()
 				resp, _, err := get(t, d, f.url("/dark/"), quickReq())
 				switch {
@@ -327,7 +327,7 @@ func TestLinkTargets(t *testing.T) {
 				f.lists["MLSD"] = []byte(mlsd)
 				f.lists["LIST -d ln"] = []byte("lrwxrwxrwx 1 0 0 6 Feb 03  2001 ln -> target\r\n")
 				f.start()
-				d := &Driver{PipelinePassive: pipe}
+				d := New(Config{PipelinePassive: pipe})
 				defer d.CloseIdleConnections()
 				resp, _, err := get(t, d, f.url("/"), quickReq())
 				if err != nil {

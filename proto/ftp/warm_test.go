@@ -24,7 +24,7 @@ func TestWarm(t *testing.T) {
 	f := newFake(t)
 	f.files["f.bin"] = []byte("warm")
 	f.start()
-	d := &Driver{MaxIdleConnsPerHost: 4}
+	d := New(Config{MaxIdleConnsPerHost: 4})
 	defer d.CloseIdleConnections()
 	u := mustParse(t, f.url("/f.bin"))
 	d.Warm(context.Background(), u, quickReq(), 3)

@@ -30,7 +30,7 @@ func BenchmarkExchange(b *testing.B) {
 			name = "exchange"
 		}
 		b.Run(name, func(b *testing.B) {
-			d := &Driver{KeepAlive: true}
+			d := New(Config{KeepAlive: true})
 			defer d.CloseIdleConnections()
 			req := testRequest()
 			req.Options.HTTP.Exchange = record

@@ -47,7 +47,7 @@ func TestExchangeRequestAsSent(t *testing.T) {
 			c.Close()
 		}
 	}()
-	d := &Driver{UserAgent: "fetch-test/1"}
+	d := New(Config{UserAgent: "fetch-test/1"})
 	for _, tc := range []struct {
 		name string
 		path string
@@ -149,7 +149,7 @@ func FuzzFinalHead(f *testing.F) {
 func TestExchangeTLSKept(t *testing.T) {
 	srv := httptest.NewTLSServer(handler())
 	defer srv.Close()
-	d := &Driver{KeepAlive: true, TLSClientConfig: srv.Client().Transport.(*http.Transport).TLSClientConfig}
+	d := New(Config{KeepAlive: true, TLSClientConfig: srv.Client().Transport.(*http.Transport).TLSClientConfig})
 	defer d.CloseIdleConnections()
 	for _, p := range []string{"/small", "/small?again"} {
 		req := testRequest()

@@ -44,7 +44,20 @@ import (
 // safe for concurrent use. Each Fetch uses its own connection, dialled with
 // the request's dialer; it is closed with the body. With KeepAlive, the
 // connections are kept and reused instead.
+//
+// A Driver is configured when it is made (New, or the fields of its
+// Config before first use), not changed afterwards. Clone makes another
+// driver with the same Config.
 type Driver struct {
+	Config
+
+	mu     sync.Mutex
+	shared *http.Transport // the KeepAlive pool
+}
+
+// Config is the configuration of a Driver. The zero value is the
+// defaults.
+type Config struct {
 	// TLSClientConfig configures https. Nil means the default (system
 	// roots, certificate and host name verified).
 	TLSClientConfig *tls.Config
@@ -60,10 +73,16 @@ type Driver struct {
 	// connection is closed after the idle timeout, or by
 	// CloseIdleConnections.
 	KeepAlive bool
-
-	mu     sync.Mutex
-	shared *http.Transport // the KeepAlive pool
 }
+
+// New returns a Driver with the configuration c.
+func New(c Config) *Driver { return &Driver{Config: c} }
+
+// Clone returns a new Driver with d's Config and no connections: a
+// caller that needs other settings for its own use (a mirror's run)
+// clones the driver it was given and changes the clone's Config before
+// first use, keeping every setting it does not change.
+func (d *Driver) Clone() *Driver { return New(d.Config) }
 
 var (
 	_ proto.Driver     = (*Driver)(nil)

@@ -297,7 +297,7 @@ func TestHeadersOnly(t *testing.T) {
 func TestHTTPS(t *testing.T) {
 	srv := httptest.NewTLSServer(handler())
 	defer srv.Close()
-	d := &Driver{TLSClientConfig: srv.Client().Transport.(*http.Transport).TLSClientConfig}
+	d := New(Config{TLSClientConfig: srv.Client().Transport.(*http.Transport).TLSClientConfig})
 	raw := srv.URL + "/small"
 	resp, err := d.Fetch(t.Context(), uri.MustParse(raw), testRequest())
 	if err != nil {
@@ -367,7 +367,7 @@ func TestIfModifiedSince(t *testing.T) {
 // fetch has a connection of its own.
 func TestKeepAlive(t *testing.T) {
 	s := start(t)
-	d := &Driver{KeepAlive: true}
+	d := New(Config{KeepAlive: true})
 	defer d.CloseIdleConnections()
 	for i := range 10 {
 		ctx, cancel := context.WithCancel(t.Context())
@@ -402,7 +402,7 @@ func TestKeepAlive(t *testing.T) {
 // serves the next request; a longer body closes the connection instead.
 func TestKeepAliveAfterRedirectAndError(t *testing.T) {
 	s := start(t)
-	d := &Driver{KeepAlive: true}
+	d := New(Config{KeepAlive: true})
 	defer d.CloseIdleConnections()
 	get := func(path string) error {
 		resp, err := d.Fetch(t.Context(), uri.MustParse(s.url(path)), testRequest())
