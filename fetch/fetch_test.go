@@ -283,6 +283,7 @@ func TestPasswordNeverShown(t *testing.T) {
 func TestUnsupportedScheme(t *testing.T) {
 	c, _, _ := newClient(nil)
 	_, err := c.Get(t.Context(), "wais://127.0.0.1/db")
+	// The sentinel carries no scheme: the message the user sees names it.
 	if !errors.Is(err, ErrUnsupportedScheme) || ExitCode(err) != ExitNoAccess || !strings.Contains(err.Error(), `"wais"`) {
 		t.Errorf("Get(wais:) = %v, want ErrUnsupportedScheme naming wais", err)
 	}
