@@ -120,10 +120,7 @@ func TestPipelinedRetrieval(t *testing.T) {
 // reports the difference.
 func waitSent(t *testing.T, f *fakeFTP, want string) {
 	t.Helper()
-	deadline := time.Now().Add(2 * time.Second)
-	for f.sent() != want && time.Now().Before(deadline) {
-		time.Sleep(5 * time.Millisecond)
-	}
+	f.changed.Until(2*time.Second, func() bool { return f.sent() == want })
 	if got := f.sent(); got != want {
 		t.Errorf("sent:\n%s\nwant:\n%s", got, want)
 	}
