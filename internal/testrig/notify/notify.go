@@ -57,3 +57,32 @@ func (s *Signal) Until(timeout time.Duration, cond func() bool) bool {
 		}
 	}
 }
+
+// Counter is a count that a test can wait on, such as the connections a
+// fake server has accepted. The zero value is ready to use.
+type Counter struct {
+	mu  sync.Mutex
+	n   int64
+	sig Signal
+}
+
+// Add adds one and wakes the waiters of AtLeast.
+func (c *Counter) Add() {
+	c.mu.Lock()
+	c.n++
+	c.mu.Unlock()
+	c.sig.Notify()
+}
+
+// Load returns the count.
+func (c *Counter) Load() int64 {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.n
+}
+
+// AtLeast waits until the count reaches n, for at most timeout, and
+// reports whether it has.
+func (c *Counter) AtLeast(n int64, timeout time.Duration) bool {
+	return c.sig.Until(timeout, func() bool { return c.Load() >= n })
+}

@@ -35,3 +35,20 @@ func TestUntilTimeout(t *testing.T) {
 		t.Error("Until = true for a condition that never holds")
 	}
 }
+
+// AtLeast returns once the count reaches n, and false when it stays below
+// it.
+func TestCounter(t *testing.T) {
+	var c Counter
+	go func() {
+		for range 3 {
+			c.Add()
+		}
+	}()
+	if !c.AtLeast(3, 10*time.Second) || c.Load() != 3 {
+		t.Fatalf("AtLeast(3) = false or Load = %d", c.Load())
+	}
+	if c.AtLeast(4, 20*time.Millisecond) {
+		t.Error("AtLeast(4) = true with a count of 3")
+	}
+}
