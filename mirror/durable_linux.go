@@ -9,10 +9,10 @@ import (
 
 // syncWritten puts the files rels, written below root, on stable storage
 // (a variable for the tests): on Linux one syncfs(2) of the target's file
-// system, which writes its dirty data and metadata, the renames and links
-// included, and other writers' on the same file system too. On the
-// 892-file test mirror it added 0.1 s to 0.97 s, one fsync per article
-// 0.47 s (BENCHMARKS.md, "News: articles on stable storage").
+// system, which writes its dirty data and metadata, renames and links
+// included (and other writers' on that file system too). It costs far less
+// than an fsync per article: BENCHMARKS.md, "News: articles on stable
+// storage".
 var syncWritten = syncFS
 
 func syncFS(root *os.Root, _ []string) error {

@@ -915,19 +915,13 @@ func (r *run) queueEntries(d dirJob, l *listing, chain []listingSum, dirs *queue
 	}
 }
 
-// A server may list a link to a directory as the directory, and serve
-// it: an FTP server through LIST, an HTTP server's index pages
-// (FollowSymLinks), a gopher server's menus. A link back up the tree then
-// leads a walk down without end, and one to the directory above and to
-// itself side by side (up -> .., self -> .) doubles the tree at each
-// level. Where the FTP listing has unique facts the link is known for
-// what it is (entrySum): it is skipped. Elsewhere a directory whose
-// listing holds what the listing of a directory above it on the walk
-// holds (the same names, types, sizes, times and link targets: likeSum)
-// is taken for a link back up to it. It is not walked, and since that is
-// a guess (a directory of its own could hold exactly that), it is a
-// failed entry: exit 8, and nothing below it is deleted. A listing with
-// unique facts is never compared by what it holds.
+// A server may list a link to a directory as the directory (FTP LIST,
+// HTTP index pages with FollowSymLinks, gopher menus), and a link back up
+// the tree then leads a walk down without end. With FTP unique facts the
+// link is known (entrySum) and skipped. Elsewhere a directory whose
+// listing holds what a directory above it on the walk holds (likeSum) is
+// taken for such a link: not walked, and, being a guess, a failed entry
+// (exit 8, nothing below it deleted). See docs/ftp.md on symbolic links.
 
 // summed identifies the directory d by its listing l (listingSum); ok is
 // false for a listing of none.

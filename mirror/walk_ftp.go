@@ -160,26 +160,16 @@ func (w *ftpWalker) add(l *listing, like *likeHashes, d dirJob, e proto.Entry, c
 	l.files = append(l.files, rf)
 }
 
-// A server may list a symbolic link to a directory as the directory it
-// leads to, and let a client enter it: pyftpdlib's MLSD does (it follows
-// links), giving the entry type=dir and the unique fact of the directory
-// linked to. A link back up the tree ("self -> .", "up -> ..") then leads
-// a walk down without end: self/self/self/..., the tree copied again at
-// each level. RFC 3659 section 7.5.2 makes the unique fact the means to
-// tell that two names lead to the same directory.
-//
-// entrySum identifies a directory by the names, types and unique facts of
-// its entries; ok is false when some entry has no unique fact (LIST, or an
-// MLSD without it), or there is none. A directory whose sum is that of a
-// directory above it on the walk is that directory: its entries are the
-// same files and directories, by the server's own identifiers. It is not
-// walked into. Entries alone, not the directory's own unique fact, so
-// that the starting directory, whose unique fact no listing gives (pyftpdlib
-// sends no type=cdir line), is known too; and a server that gave every
-// directory the same unique fact would still not make two directories
-// with different entries look alike. A listing without unique facts is
-// never taken for another: two directories may hold the same names,
-// sizes and times.
+// entrySum identifies a directory by the names, types and unique facts
+// (RFC 3659 section 7.5.2) of its entries, so that a link listed as the
+// directory it leads to (pyftpdlib's MLSD: "self -> .", "up -> ..") is not
+// walked again and again. A directory whose sum is that of one above it on
+// the walk is that directory. The entries' facts, not the directory's own:
+// no listing gives the starting directory's, and a server that gave every
+// directory one fact would still not make different directories alike. ok
+// is false when some entry has no unique fact, or there is none: without
+// them two directories may hold the same names, sizes and times. See
+// docs/ftp.md on symbolic links.
 func entrySum(entries []proto.Entry) (sum [sha256.Size]byte, ok bool) {
 	var lines []string
 	for _, e := range entries {
@@ -272,24 +262,13 @@ func checkFTPRel(dirRel, name, rel string) error {
 }
 
 // coarseTimes reports, from a listing's Info, whether its times are
-// coarser than MDTM's and the server has MDTM: a LIST line gives minutes,
-// or days for an older file ("Nov 29  2024"), where MLSD and MDTM give
-// seconds (RFC 3659 sections 2.3 and 7.5.3). A file changed within the
-// listed minute, to other content of the same size, looks unchanged in
-// the listing: MDTM tells (run.condition). The names of the NLST fallback
-// have their times from MDTM already.
-//
-// Only a file whose listed minute had not closed when it was fetched can
-// change unseen: a later change gives it a later minute. A LIST time is
-// the server's local time, in a zone the client does not know, so a
-// minute within 15 hours of now (UTC-12 to UTC+14) is taken as maybe not
-// closed (fresh). The manifest keeps when such a file was fetched
-// (Record.Fetched); a re-run that finds the size and time recorded asks
-// MDTM, and fetches it again when MDTM gives a later time (this assumes
-// the server's clock agrees with this one), else keeps MDTM's time
-// (Record.ExactTime) to compare the next answers with, until an answer
-// comes when the minute is no longer fresh. No MDTM in a first run; none
-// for a file listed hours or days old.
+// coarser than MDTM's and the server has MDTM: a LIST line gives minutes
+// or days, where MLSD and MDTM give seconds (RFC 3659 sections 2.3 and
+// 7.5.3), so a file changed within its listed minute to content of the
+// same size looks unchanged. For a file fetched while its minute may not
+// have closed (fresh), a re-run asks MDTM (run.condition). The names of
+// the NLST fallback have their times from MDTM already. The rule in full:
+// docs/mirror.md, "FTP files changed within the listed minute".
 func coarseTimes(info map[string]any) bool {
 	format, _ := info["ftp_listing"].(string)
 	mdtm, _ := info["ftp_mdtm"].(bool)
@@ -298,7 +277,8 @@ func coarseTimes(info map[string]any) bool {
 }
 
 // fresh reports whether a listed time t may be of a minute not yet
-// closed at now, in the server's unknown time zone (coarseTimes).
+// closed at now: a LIST time is in the server's zone, which the client
+// does not know, so any minute within 15 hours of now (UTC-12 to UTC+14).
 func fresh(t, now time.Time) bool {
 	const zones = 15 * time.Hour
 	return t.After(now.Add(-zones)) && t.Before(now.Add(zones))

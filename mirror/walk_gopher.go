@@ -110,7 +110,7 @@ func (w *gopherWalker) list(ctx context.Context, f Fetcher, req *proto.Request, 
 // lists no size or time, so without them a run would fetch every file
 // again to learn that it had not changed. The sizes of +VIEWS are rounded
 // to kilobytes and are not used. A server that gives no attributes leaves
-// the files without a time, and they are fetched as before.
+// the files without a time, and every run fetches them again.
 func (w *gopherWalker) addModTimes(ctx context.Context, f Fetcher, req *proto.Request, u *uri.URL, l *listing) {
 	if len(l.files) == 0 {
 		return
@@ -198,24 +198,15 @@ func (l *listing) addItem(w *gopherWalker, e proto.Entry) {
 	}
 }
 
-// A gopher menu ends with a "." line (RFC 1436: Gophernicus, UMN gopherd)
-// or when the server closes the connection (pygopherd never sends the
-// line), and a menu whose connection was cut between two lines ends that
-// way too. What a cut menu lacks would not be mirrored, and with Delete it
-// would be deleted. So the run learns which kind of server it mirrors (a
-// mirror walks one server):
-//
-//   - once the server has ended a menu with its "." line (in this run, or
-//     in the gophermap an earlier run kept of the directory), a menu of it
-//     that ends at the close is cut: its listing fails (and is tried
-//     again, as a listing that fails does), nothing below it is deleted;
-//     one that ended so before the run learnt it fails when the walk ends
-//     (judgeMenus);
-//   - from a server never seen to send the line, a menu that ends at the
-//     close is whole, except for Delete: before anything below it is
-//     deleted, it is read again, and only the same bytes let the deletion
-//     go on (confirmMenus). This catches a connection lost on the way,
-//     not a server that cuts the same menu at the same line each time.
+// A gopher menu ends with a "." line (RFC 1436) or, from servers that
+// never send it (pygopherd), at the close, which is also how a menu cut
+// between two lines ends. What a cut menu lacks would go unmirrored, or be
+// deleted with Delete, so the run learns which kind of server it walks:
+// once it has seen the "." line (in this run or in a kept gophermap), a
+// menu ending at the close is cut and fails (judgeMenus for those read
+// before); from a server never seen to send it, such a menu is whole, but
+// read again before Delete removes anything below it (confirmMenus). See
+// docs/gopher.md, "Menus and texts in a mirror".
 
 // menuRead is what the run keeps of each gopher menu it read.
 type menuRead struct {

@@ -1056,20 +1056,15 @@ type synced struct {
 	err error
 }
 
-// run writes the jobs in order until the channel is closed. Waking this
-// goroutine (and a thread) for every capture cost more CPU than writing
-// its records: a mirror of small files commits one every few tens of
-// microseconds on loopback, and at a distance, where the process is
-// mostly idle, each wake-up costs more. So once a capture has woken it,
-// it writes it, then sleeps, writes what gathered meanwhile, and sleeps
-// again, until a sleep gathers nothing; then it waits on the queue. It
-// sleeps sparseWait while the captures come fewer than denseRate a
-// millisecond (a few wake-ups for many captures at a distance), else
-// denseWait (a batch small enough to stay in the processor's cache). A
-// queue half full, in count or in memory, is written without a sleep, and
-// a commit that finds it so ends the sleep.
-// The buffered records go to the file at most flushEvery apart, and when
-// the writer is closed.
+// run writes the jobs in order until the channel is closed. Once a capture
+// has woken it, it writes, sleeps, and writes what gathered meanwhile, until
+// a sleep gathers nothing; then it waits on the queue: a wake-up per capture
+// costs more CPU than writing its records (BENCHMARKS.md, "WARC writer's
+// queue"). It sleeps sparseWait while fewer than denseRate captures come a
+// millisecond, else denseWait; a queue half full, in count or in memory, is
+// written without a sleep, and a commit that finds it so ends the sleep.
+// Records reach the file at most flushEvery apart, and when the writer is
+// closed.
 func (w *Writer) run() {
 	defer close(w.done)
 	flushed := time.Now()
@@ -1490,10 +1485,8 @@ func mimeOnly(ct string) string {
 // maxPending and maxPendingMem bound the captures committed but not yet
 // written: their number, and the memory of their blocks (each holds at
 // most 1 MiB in memory, the rest of a block spooled to a temporary file).
-// The queue is long enough that a mirror of small files, which commits a
-// capture every few tens of microseconds, does not wait for the writer
-// while it lets a batch gather (batchWait): with 16 places, it did, and
-// took 11 % more time for it.
+// The queue is long enough that a mirror of small files does not wait for
+// the writer while a batch gathers (BENCHMARKS.md, "WARC writer's queue").
 const (
 	maxPending    = 1024
 	maxPendingMem = 16 << 20

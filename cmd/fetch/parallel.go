@@ -22,34 +22,19 @@ import (
 	"github.com/rfc1738/fetch/uri"
 )
 
-// "fetch get -Z": the URLs of one command fetched several at a time.
-//
-// curl's -Z/--parallel and --parallel-max are the model; where fetch
-// differs:
-//
-//   - The default of --parallel-max is 8, not curl's 50. Every FTP transfer
-//     holds a logged-in control connection of its own, and the archives
-//     fetch is made for are often small servers that allow a client
-//     address a handful of sessions (vsftpd's max_per_ip, proftpd's
-//     MaxClientsPerHost) and answer more with 421: 50 logins at once would
-//     be refused, or unfriendly. Eight connections already hide the round
-//     trips of small files (BENCHMARKS.md, "Parallel get"), and match the
-//     -P 8 / -j 8 that lftp and "fetch mirror" users pick.
-//   - Data for stdout is not interleaved. curl writes each transfer's
-//     bytes to stdout as they come, mixed with the others' (curl issue
-//     5175); fetch writes the outputs in the order of the URLs: the first
-//     unfinished URL streams to stdout, the others are held (in memory up
-//     to spoolMemory in all, then in an unlinked temporary file) until
-//     the ones before them are done.
-//   - The exit status follows the rules of several URLs without -Z
-//     (combine): 8 when some failed.
+// "fetch get -Z": the URLs of one command fetched several at a time, after
+// curl's -Z/--parallel and --parallel-max. The default of --parallel-max
+// is 8, not 50: every FTP transfer holds a login, and small archive servers
+// allow an address a handful of sessions. Data for stdout is written in
+// the order of the URLs: the first unfinished one streams, the others are
+// held (in memory up to spoolMemory in all, then in an unlinked temporary
+// file). The exit status follows the rules of several URLs without -Z
+// (combine). Why these differ from curl: docs/deviations.md.
 //
 // Per server, the transfers share connections: FTP logins are kept and
-// reused by the workers (at most --parallel-max connections per server and
-// user), and each connection pipelines its passive-mode commands from one
-// retrieval to the next, as "fetch mirror" does (ftp.Driver.PipelinePassive);
-// HTTP connections are kept alive. The other schemes simply run at the same
-// time.
+// reused by the workers (at most --parallel-max per server and user), each
+// pipelining its passive-mode commands (ftp.Driver.PipelinePassive); HTTP
+// connections are kept alive; the other schemes simply run at once.
 
 const (
 	// defaultParallelMax is --parallel-max when not given (see above).

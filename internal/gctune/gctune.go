@@ -1,26 +1,18 @@
 // Package gctune gives the garbage collector of the fetch command a fixed
-// amount of room above the live heap, where Go's default (GOGC=100) gives
-// room equal to the live heap.
+// room above the live heap, where Go's default (GOGC=100) gives room equal
+// to the live heap. The command keeps little live while it allocates a
+// little for every file, and the default would collect such a heap every
+// few megabytes (BENCHMARKS.md, "Garbage collector room").
 //
-// The command's live heap is small (a mirror of 2,000 files keeps about
-// 2 MB live) while it allocates a little for every file and connection
-// (about 10 KB per file). With the default, the heap of such a run is
-// collected every few megabytes: ten cycles for 2,000 files, each of which
-// stops the goroutines twice, takes a processor for its mark worker and
-// slows the allocating goroutines with assists. On a busy machine that cost
-// the mirror 4-10 % of its wall time (BENCHMARKS.md, "Measured choices").
-//
-// After every cycle the tuner sets the GOGC percentage so that the heap may
-// grow by Headroom above the live heap: 100*Headroom/live, but never below
-// Go's default of 100 (a live heap larger than Headroom is collected as
-// usual) nor above MaxPercent. The memory the command holds is therefore at
-// most Headroom more than with the default, whatever the size of the run;
-// unlike a memory limit (GOMEMLIMIT), this never makes the collector run
-// back to back when the live heap grows large.
+// After every cycle the tuner sets the GOGC percentage to 100*Headroom/live,
+// between Go's default of 100 and MaxPercent: the command holds at most
+// Headroom more than with the default, and, unlike a memory limit
+// (GOMEMLIMIT), the collector never runs back to back when the live heap
+// grows large.
 //
 // A GOGC set in the environment is the user's choice: the tuner then does
-// nothing. The library (package fetch) never tunes the collector of the
-// program that uses it; only the command calls Start.
+// nothing. Only the command calls Start; the library (package fetch) never
+// tunes the collector of the program that uses it.
 package gctune
 
 import (

@@ -18,8 +18,8 @@ const maxProbes = 2000
 // goes back at once), unless PWD then names a directory that is not below
 // this one (a symbolic link, maybe to an ancestor: such an entry is of
 // type other, with Extra["pwd"]); a CWD that is refused makes it a file,
-// whose size and time SIZE and MDTM give when the server answers them. Everything runs
-// on c, one command at a time, at most maxProbes names.
+// whose size and time SIZE and MDTM give when the server answers them.
+// Everything runs on c, one command at a time, at most maxProbes names.
 //
 // It returns nil entries, and no error, when NLST is refused or names
 // nothing: the caller reports the LIST lines as unparsed, as without the

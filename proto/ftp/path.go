@@ -152,8 +152,8 @@ func parsePWD(msg string) (string, bool) {
 	return "", false // no closing quote
 }
 
-// The names the methods and TLS modes had here when Request.Options was a
-// map of strings; they are proto's now, typed.
+// Aliases of proto's typed methods and TLS modes, under this package's
+// names, for callers that still use them.
 const (
 	// Deprecated: Use [proto.MethodMultiCWD] in Options.FTP.Method.
 	MethodMultiCWD = proto.MethodMultiCWD

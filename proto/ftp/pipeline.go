@@ -15,48 +15,22 @@ import (
 
 // The pipelined retrieval of Driver.PipelinePassive.
 //
-// A retrieval in passive mode costs the client three waits for the
-// server: EPSV (229), RETR (150) and the completion reply (226). When
-// many files go through one connection, the EPSV of the next retrieval
-// can be sent before the 226 of the current one is read: the server
-// answers it right after the 226, and the 229 is waiting by the time the
-// next RETR is due. RFC 959 lets a client send a command before the reply
-// to the previous one has come: replies come in the order of the commands
-// (section 4.2: every command has its reply, and the state diagrams of
-// section 6 advance one reply at a time).
+// The EPSV of a connection's next retrieval goes out before the 226 of
+// the current one is read, so that its 229 is waiting when the next RETR
+// is due. RFC 959 allows it: replies come in the order of the commands
+// (section 4.2; the state diagrams of section 6 advance one reply at a
+// time). The EPSV is sent once the data connection has reached its end,
+// which is safe with any server, or, to a server that reads no command
+// during a transfer (vsftpd, known by its greeting: conn.vsftpd), as soon
+// as the transfer starts. A greeting that lies costs a failed transfer at
+// worst: every reply is checked.
 //
-// When the next EPSV goes out matters:
-//   - After the data connection reaches its end (the server has closed
-//     it, so its transfer is over): safe with any server.
-//   - As soon as the transfer starts (after the 150): then the server
-//     never waits for the command between two files. This needs a server
-//     that reads no command during a transfer. RFC 959 does not say when
-//     a server reads the control connection; one that polls it during a
-//     transfer (to act on ABOR at once) could answer the EPSV before the
-//     transfer's own 226. vsftpd reads nothing until the transfer ends
-//     (ABOR comes as urgent data, with SIGURG) and names itself in its
-//     default greeting, "(vsFTPd 3.0.3)": only such a server gets the
-//     early EPSV (conn.vsftpd). A greeting that lies costs nothing worse
-//     than a failed transfer: replies are checked one by one.
-//
-// How a data connection ends matters too. The server closes it to mark
-// the end of the file (RFC 959 section 3.4, stream mode), and vsftpd
-// closes with SO_LINGER: its close waits until the client's kernel has
-// acknowledged the server's FIN, and Linux delays the acknowledgement of
-// a FIN that comes on a connection still open both ways until the program
-// sends something or closes (or a timer of 40 ms or more fires). So the server sat idle, between each file's last byte and
-// its 226, until the client had been scheduled, read the end of file and
-// closed; and the closing side was the server's, which kept each
-// connection in TIME_WAIT on one of its few passive ports for a minute.
-// A client that sends its own FIN first (a half-close, RFC 9293 section
-// 3.6: it only says that the client will send nothing) has its kernel
-// acknowledge the server's FIN at once, and the TIME_WAIT stays on the
-// client's side. The data connection of a download carries nothing from
-// the client, but a server that watches it while sending could take the
-// FIN for an abort; vsftpd does not read it, so only its data connections
-// (conn.vsftpd) are half-closed, as soon as they are open. Measured
-// against vsftpd with 2,000 small files: 7-12 % less wall time and 7-10 %
-// less CPU for the whole machine (BENCHMARKS.md).
+// vsftpd's data connections are also half-closed as soon as they are open
+// (RFC 9293 section 3.6), so that the client's kernel acknowledges the
+// server's closing FIN at once and the TIME_WAIT stays on the client's
+// side; vsftpd does not read a download's data connection, so it cannot
+// take the FIN for an abort. Why, and the figures: BENCHMARKS.md,
+// "Pipelined retrieval from vsftpd".
 
 // The library that drives the other commands reads replies itself and
 // knows nothing of these, so the retrieval is done here, with a reader of

@@ -26,9 +26,9 @@ import "strings"
 //	inetutils-ftpd 2.4        .: Permission denied
 //
 // A LIST whose data is such lines and nothing else (deniedLines) is the
-// same failure. Before, each was a line that fit no known layout: loud
-// (exit 8), but not the permission it is, and the NLST fallback was
-// tried. Among entries such a line stays an unread line.
+// same failure, not a listing of unparsed lines (exit 8) that would send
+// the driver to the NLST fallback. Among entries such a line stays an
+// unread line.
 
 // unreadableTexts are what servers put in the completion reply of a
 // listing of a directory they could not read, lower case. They are the

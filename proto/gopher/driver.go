@@ -97,51 +97,31 @@ func parseTarget(u *uri.URL) (*target, error) {
 }
 
 // Fetch retrieves the item u names (RFC 1738 section 3.4, RFC 1436,
-// gopherplus.txt). It sends selector[TAB search[TAB gopher+_string]] CRLF
-// on a new connection, after checking every field (errors wrap
-// proto.ErrUnsafeArgument, and nothing is dialled).
+// gopherplus.txt) on a new connection, after checking every field (errors
+// wrap proto.ErrUnsafeArgument, and nothing is dialled). By item type and
+// gopher+_string:
 //
-// The response depends on the item type and the gopher+_string:
-//
-//   - type 1 (menu) and 7 (search, whose results are a menu): KindDirectory,
-//     Entries parsed (see ParseMenu and Item.Entry), Body the menu as sent,
-//     Info[InfoMenuEnd] how its data ended;
-//   - type 0 (text): read by NewTextReader (the "." line removed, and
-//     ".." unstuffed when the server doubled the dots), streamed;
-//   - any other type: the bytes as sent, streamed;
-//   - gopher+_string "!..." or "$...": the attribute blocks, parsed into
-//     Info["attributes"] ([]Attributes) and given as text in Body. When
-//     named blocks are asked for ("!+ABSTRACT +SMELL") only those (and
-//     +INFO) are kept; a server that answers such a request with something
-//     other than attribute blocks (pygopherd does) is asked again with the
-//     bare "!" or "$";
-//   - gopher+_string "?": the item's +ASK form is fetched with "!", its
-//     questions answered from req.Form or req.Prompt (see Question), and
-//     the answers sent in the form RFC 1738 section 3.4.9 gives;
-//   - "+", "+<view> <language>" and filled forms are sent as is; the
-//     Gopher+ header ("+<n>", "+-1", "+-2") is parsed, never returned as
-//     data, and a "+<n>" length becomes Size. Data that ends before its
-//     length, or, for "+-1", before its "." line, was cut: reading it
-//     (a document's Body; a menu or attribute blocks, in Fetch) fails
-//     with an error wrapping io.ErrUnexpectedEOF.
+//   - types 1 and 7 (a search's results are a menu): KindDirectory, Entries
+//     parsed (ParseMenu, Item.Entry), Body the menu as sent,
+//     Info[InfoMenuEnd] how it ended;
+//   - type 0: text read by NewTextReader, streamed; other types: the bytes
+//     as sent, streamed;
+//   - "!..." or "$...": the attribute blocks, in Info["attributes"]
+//     ([]Attributes) and as text in Body;
+//   - "?": the item's +ASK form, fetched with "!", answered (see Question)
+//     and sent in the form RFC 1738 section 3.4.9 gives;
+//   - "+", "+<view> <language>" and filled forms are sent as is. The Gopher+
+//     header is parsed, never returned as data; "+<n>" becomes Size, and
+//     data cut before its length or "." line fails reading with an error
+//     wrapping io.ErrUnexpectedEOF.
 //
 // Type 7 without a search string takes req.Search, else asks req.Prompt,
-// else fails with an error wrapping proto.ErrNeedInput. Types 8 and T and
-// "h" items whose selector is "URL:<url>" name no gopher data: Fetch
-// returns a *proto.Redirect to the telnet:, tn3270: or <url> URL, without
-// connecting.
-//
-// Errors: a Gopher+ error ("--1" and the like) is a *ServerError (code 1
-// wraps proto.ErrNotFound), or a *proto.Redirect for code 3 with the new
-// place; a plain gopher error (a response made only of type "3" lines) is
-// a *ServerError wrapping proto.ErrNotFound; a peer that breaks the limits
-// is a *proto.ProtocolError.
-//
-// With req.Raw, menus and attribute blocks are not parsed and text is not
-// unstuffed: Body holds the data as the server sent it (KindData), the
-// Gopher+ header alone still being parsed.
-//
-// The returned body must be closed.
+// else fails with proto.ErrNeedInput. Types 8 and T, and "h" items whose
+// selector is "URL:<url>", give a *proto.Redirect without connecting. A
+// server's error is a *ServerError or a *proto.Redirect (see the package
+// documentation); a peer that breaks the limits, a *proto.ProtocolError.
+// With req.Raw only the Gopher+ header is parsed: Body holds the data as
+// sent (KindData). The returned body must be closed.
 func (d *Driver) Fetch(ctx context.Context, u *uri.URL, req *proto.Request) (*proto.Response, error) {
 	if req == nil {
 		req = &proto.Request{}

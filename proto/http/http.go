@@ -235,7 +235,7 @@ func (d *Driver) transport(req *proto.Request) *http.Transport {
 // setDial makes tr dial with dial, every connection a recConn (see
 // exchange.go): for https, the TLS handshake is made here, within the
 // connect timeout ct, so that the recConn is above TLS. Only HTTP/1.1 is
-// spoken, as before (the transport offers HTTP/2 only with its own TLS).
+// spoken: the transport offers HTTP/2 only with its own TLS.
 func (d *Driver) setDial(tr *http.Transport, dial func(ctx context.Context, network, addr string) (net.Conn, error), ct time.Duration) {
 	if ct <= 0 {
 		ct = proto.DefaultConnectTimeout

@@ -83,7 +83,7 @@ var prefixes = map[string]string{
 	NNTP:   "FETCH_TEST_NNTP",
 	Telnet: "FETCH_TEST_TELNET",
 
-	// Servers of part 6 of issue 15 (FTP and HTTP servers besides vsftpd and nginx).
+	// Other FTP and HTTP servers, besides vsftpd and nginx.
 	ProFTPD:  "FETCH_TEST_PROFTPD",
 	PureFTPD: "FETCH_TEST_PUREFTPD",
 	Apache:   "FETCH_TEST_APACHE",
