@@ -2,15 +2,11 @@ package fetch
 
 import (
 	"context"
-	"crypto/tls"
 	"errors"
-	"io"
 	"net"
 	"os"
-	"syscall"
 
 	"github.com/rfc1738/fetch/proto"
-	"github.com/rfc1738/fetch/proto/nntp"
 	"github.com/rfc1738/fetch/safety"
 	"github.com/rfc1738/fetch/uri"
 )
@@ -116,7 +112,12 @@ const (
 
 // ExitCode maps err onto the exit codes above. It never returns ExitUsage
 // for anything but proto.ErrNeedInput, nor ExitPartial: those are the
-// command's own decisions. A nil error is ExitOK.
+// command's own decisions. A nil error is ExitOK. ExitNetwork is
+// proto.Unreachable, which knows no scheme: the drivers wrap proto's
+// sentinels for their own reply codes. The codes and this mapping stay in
+// the library, not in the command: they are its documented API
+// (docs/exit-codes.md, docs/library.md), and programs that embed the
+// library exit with them.
 func ExitCode(err error) int {
 	var ue *uri.Error
 	switch {
@@ -134,32 +135,8 @@ func ExitCode(err error) int {
 		return ExitNoAccess
 	case errors.Is(err, proto.ErrProtocol):
 		return ExitProtocol
-	case isNetwork(err):
+	case proto.Unreachable(err):
 		return ExitNetwork
 	}
 	return ExitError
-}
-
-// isNetwork reports a failure to reach the server or to keep talking to
-// it, or a server that closed the session saying it cannot serve now but
-// will later (NNTP 400, RFC 3977 sections 3.2.1 and 5.1.1): the class worth
-// trying again later. (net.Error alone is not enough: every syscall.Errno
-// implements it.) A server that broke the protocol is not in it: ExitCode
-// gives proto.ErrProtocol exit 9 first, and retry.Transient never retries
-// it.
-func isNetwork(err error) bool {
-	var (
-		ne net.Error
-		oe *net.OpError
-		de *net.DNSError
-		ce *tls.CertificateVerificationError
-	)
-	return errors.As(err, &oe) || errors.As(err, &de) || errors.As(err, &ce) ||
-		errors.As(err, &ne) && ne.Timeout() ||
-		errors.Is(err, context.DeadlineExceeded) || errors.Is(err, os.ErrDeadlineExceeded) ||
-		errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, net.ErrClosed) ||
-		errors.Is(err, syscall.ECONNRESET) || errors.Is(err, syscall.ECONNREFUSED) ||
-		errors.Is(err, syscall.EPIPE) ||
-		errors.Is(err, nntp.ErrServiceUnavailable) ||
-		errors.Is(err, proto.ErrBusy) || errors.Is(err, ErrTooSlow)
 }

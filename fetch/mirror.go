@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"mime"
+	"time"
 
 	"github.com/rfc1738/fetch/mirror"
 	"github.com/rfc1738/fetch/proto"
@@ -180,6 +181,14 @@ type mirrorFetcher struct {
 	http  *http.Driver // the run's own HTTP driver (keep-alive), or nil
 }
 
+// The mirror finds these by type assertion: one that drifted from its
+// interface would leave every fresh FTP file to its own MDTM round trip,
+// or the workers to log in one after another, without a word.
+var (
+	_ mirror.ModTimer = (*mirrorFetcher)(nil)
+	_ mirror.Warmer   = (*mirrorFetcher)(nil)
+)
+
 // lookup is the client's registry with the run's own FTP and HTTP
 // drivers. Fetches go through the client either way: the same policy
 // check, dialer, timeouts, trace, MaxTime bound and *Error.
@@ -212,6 +221,25 @@ func (f *mirrorFetcher) Warm(ctx context.Context, u *uri.URL, req *proto.Request
 		return
 	}
 	f.ftp.Warm(ctx, u, preq, n)
+}
+
+// ModTimes asks the times of files of the directory dir all at once
+// (ftp.Driver.ModTimes), with the same policy check and request as a
+// fetch of dir, on the starting server only, within MaxTime.
+func (f *mirrorFetcher) ModTimes(ctx context.Context, dir *uri.URL, req *proto.Request, names []string) ([]time.Time, error) {
+	if f.ftp == nil || dir.Scheme != "ftp" || !sameServer(dir, f.start) {
+		return nil, errors.ErrUnsupported
+	}
+	preq, _, err := f.c.Prepare(dir, req)
+	if err != nil {
+		return nil, err
+	}
+	if f.c.MaxTime > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, f.c.MaxTime)
+		defer cancel()
+	}
+	return f.ftp.ModTimes(ctx, dir, preq, names)
 }
 
 func sameServer(a, b *uri.URL) bool {

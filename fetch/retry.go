@@ -1,6 +1,9 @@
 package fetch
 
-import "github.com/rfc1738/fetch/retry"
+import (
+	"github.com/rfc1738/fetch/proto"
+	"github.com/rfc1738/fetch/retry"
+)
 
 // Retry is the retry policy of "fetch get" and of the mirror
 // (MirrorOptions.Retry): how many more attempts, for how long, and the
@@ -20,4 +23,4 @@ var ErrTooSlow = retry.ErrTooSlow
 // server busy or saying "try later" (FTP 421, 425, 426, 450, 451; NNTP
 // 400; HTTP 408, 429, 5xx). A malformed URL, a safety refusal, a login
 // failure, not found and permission denied never are.
-func Transient(err error) bool { return retry.Transient(err) }
+func Transient(err error) bool { return proto.Transient(err) }

@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/rfc1738/fetch/proto"
+	"github.com/rfc1738/fetch/proto/ftp"
 	"github.com/rfc1738/fetch/retry"
 	"github.com/rfc1738/fetch/uri"
 )
@@ -38,7 +39,7 @@ func TestMirrorRetryPolicy(t *testing.T) {
 	n := f.nodes["cut.bin"]
 	n.cutAt, n.cuts = 70000, 3 // cut at byte 70000 by each of the first three fetches
 	f.file("busy.txt", "later")
-	f.nodes["busy.txt"].refuse = fmt.Errorf("fake: RETR: %w", &textproto.Error{Code: 450, Msg: "busy"})
+	f.nodes["busy.txt"].refuse = &ftp.CommandError{Cmd: "RETR busy.txt", Err: &textproto.Error{Code: 450, Msg: "busy"}}
 	f.file("gone.txt", "no")
 	f.nodes["gone.txt"].refuse = fmt.Errorf("fake: 550: %w", proto.ErrNotFound)
 	f.file("full.txt", "no")
@@ -199,7 +200,7 @@ func TestMirrorRetryAnnounced(t *testing.T) {
 
 	f = newFakeFTP()
 	f.file("busy.txt", "later")
-	f.nodes["busy.txt"].refuse = fmt.Errorf("fake: RETR: %w", &textproto.Error{Code: 450, Msg: "busy"})
+	f.nodes["busy.txt"].refuse = &ftp.CommandError{Cmd: "RETR busy.txt", Err: &textproto.Error{Code: 450, Msg: "busy"}}
 	l = retryLog{}
 	s, err := Run(context.Background(), f, uri.MustParse("ftp://h/"), t.TempDir(), Options{Retry: l.policy(3)})
 	if !errors.Is(err, ErrPartial) || len(s.Entries) != 1 || !strings.HasSuffix(s.Entries[0].Reason, " (4 attempts)") {

@@ -3,6 +3,7 @@ package mirror
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"io/fs"
@@ -29,6 +30,16 @@ type drivers map[string]proto.Driver
 
 func (d drivers) Fetch(ctx context.Context, u *uri.URL, req *proto.Request) (*proto.Response, error) {
 	return d[u.Scheme].Fetch(ctx, u, req)
+}
+
+// ModTimes asks the FTP driver for many times at once (ModTimer), as
+// fetch.Client's mirror fetcher does.
+func (d drivers) ModTimes(ctx context.Context, dir *uri.URL, req *proto.Request, names []string) ([]time.Time, error) {
+	mt, ok := d[dir.Scheme].(ModTimer)
+	if !ok {
+		return nil, errors.ErrUnsupported
+	}
+	return mt.ModTimes(ctx, dir, req, names)
 }
 
 // trace counts the commands a driver sent.

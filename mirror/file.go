@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/rfc1738/fetch/proto"
+	"github.com/rfc1738/fetch/uri"
 )
 
 // Partial downloads live under the state directory, in a tree that mirrors
@@ -108,7 +109,7 @@ func (r *run) unchanged(rf remoteFile, loc local, rec Record, known bool) bool {
 	}
 	if known && rec.Size == rf.size && rec.ModTime.Equal(rf.mtime) {
 		// Unless MDTM is to tell (condition).
-		return !askMDTM(rf, loc, rec)
+		return !r.mdtmToTell(rf, loc, rec)
 	}
 	return loc.mtime.Equal(rf.mtime)
 }
@@ -118,6 +119,66 @@ func (r *run) unchanged(rf remoteFile, loc local, rec Record, known bool) bool {
 // coarser than MDTM's, and an earlier run recorded MDTM's time.
 func askMDTM(rf remoteFile, loc local, rec Record) bool {
 	return rf.coarse && !since(rec).IsZero() && loc.regular && loc.size == rec.Size && rec.Link == ""
+}
+
+// askTimes asks the times of the files of d's listing l that MDTM is to
+// check (askMDTM) all at once, from a Fetcher that is a ModTimer: one
+// MDTM each, sent together on one connection, instead of one round trip
+// each before its retrieval. Each such file keeps the answer (checked,
+// mdtm) for the worker that takes it. A dry run asks nothing; a failure
+// leaves each file to ask its own MDTM (setCondition).
+func (r *run) askTimes(ctx context.Context, d dirJob, l *listing) {
+	mt, ok := r.f.(ModTimer)
+	if !ok || r.opts.DryRun {
+		return
+	}
+	idx, names := r.timeCandidates(l)
+	if len(names) == 0 {
+		return
+	}
+	times, err := mt.ModTimes(ctx, d.url, r.request(proto.Options{}), names)
+	if err != nil || len(times) != len(names) {
+		return
+	}
+	for j, i := range idx {
+		l.files[i].checked, l.files[i].mdtm = true, times[j]
+	}
+}
+
+// timeCandidates returns the files of l that MDTM is to check (askMDTM),
+// by their index in l.files and their names as listed.
+func (r *run) timeCandidates(l *listing) (idx []int, names []string) {
+	for i, rf := range l.files {
+		if !rf.coarse || rf.link != "" || rf.tail == "" {
+			continue
+		}
+		rec, known := r.m.get(rf.rel)
+		if !known || rec.Size != rf.size || !rec.ModTime.Equal(rf.mtime) || !askMDTM(rf, r.stat(rf.rel), rec) {
+			continue
+		}
+		name, err := uri.Unescape(rf.tail)
+		if err != nil {
+			continue
+		}
+		idx, names = append(idx, i), append(names, name)
+	}
+	return idx, names
+}
+
+// mdtmToTell reports whether rf, whose listing shows the size and time
+// recorded, is still to be checked with MDTM (askMDTM) with its
+// retrieval: not when the MDTM asked with its directory's (askTimes)
+// gave a time no later than that of the copy (since); that answer is
+// then recorded (confirmed).
+func (r *run) mdtmToTell(rf remoteFile, loc local, rec Record) bool {
+	if !askMDTM(rf, loc, rec) {
+		return false
+	}
+	if !rf.checked || rf.mdtm.IsZero() || rf.mdtm.After(since(rec)) {
+		return true
+	}
+	r.confirmed(rf, rec, rf.mdtm)
+	return false
 }
 
 // since returns the time a version of the file no later than the copy
@@ -145,8 +206,12 @@ func condition(rf remoteFile, loc local, rec Record) time.Time {
 }
 
 // setCondition sets the condition of req (condition); one on MDTM's time
-// asks MDTM (proto.StatTime).
+// asks MDTM (proto.StatTime). A file whose MDTM was asked with its
+// directory's (askTimes) gets none.
 func setCondition(req *proto.Request, rf remoteFile, loc local, rec Record) {
+	if rf.checked {
+		return // MDTM told already (askTimes): the file changed
+	}
 	req.Options.IfModifiedSince = condition(rf, loc, rec)
 	if !req.Options.IfModifiedSince.IsZero() && rf.coarse {
 		req.Options.FTP.Stat = proto.StatTime
@@ -172,12 +237,15 @@ func (r *run) confirmed(rf remoteFile, rec Record, mdtm time.Time) {
 	}
 }
 
-// exactTime returns the time MDTM gave for rf's transfer (resp), when it
-// was asked (a conditional fetch of a file whose listed minute is still
-// fresh); zero otherwise.
+// exactTime returns the time MDTM gave for rf's transfer (resp), or with
+// its directory's (askTimes), when it was asked for a file whose listed
+// minute is still fresh; zero otherwise.
 func exactTime(rf remoteFile, resp *proto.Response) time.Time {
-	if !rf.askTime {
+	switch {
+	case !rf.askTime:
 		return time.Time{}
+	case rf.checked:
+		return rf.mdtm // asked with its directory (askTimes)
 	}
 	return resp.ModTime
 }

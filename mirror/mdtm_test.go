@@ -2,8 +2,13 @@ package mirror
 
 import (
 	"context"
+	"fmt"
+	"net"
 	"os"
 	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -107,5 +112,115 @@ func TestConfirmed(t *testing.T) {
 				t.Errorf("record %+v (%v), want exact time %v and no fetched time", got, ok, c.wantExact)
 			}
 		})
+	}
+}
+
+// writeCounter records the writes of the connections its dial opens:
+// for each write that holds MDTM commands, how many.
+type writeCounter struct {
+	mu    sync.Mutex
+	mdtms []int
+}
+
+func (w *writeCounter) dial(ctx context.Context, network, addr string) (net.Conn, error) {
+	c, err := (&net.Dialer{}).DialContext(ctx, network, addr)
+	if err != nil {
+		return nil, err
+	}
+	return countedConn{c, w}, nil
+}
+
+func (w *writeCounter) reset() {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.mdtms = nil
+}
+
+// writes returns, for each write that held MDTM commands, how many.
+func (w *writeCounter) writes() []int {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return slices.Clone(w.mdtms)
+}
+
+type countedConn struct {
+	net.Conn
+	w *writeCounter
+}
+
+func (c countedConn) Write(p []byte) (int, error) {
+	if n := strings.Count("\n"+string(p), "\nMDTM "); n > 0 {
+		c.w.mu.Lock()
+		c.w.mdtms = append(c.w.mdtms, n)
+		c.w.mu.Unlock()
+	}
+	return c.Conn.Write(p)
+}
+
+// TestMirrorMDTMPipelined: a re-run asks MDTM for the files of a
+// directory whose listed minute may not have closed when they were
+// fetched, all of them in one write on one connection (RFC 959 section
+// 4.2: the replies come in the order of the commands), and retrieves only
+// the one whose MDTM time is later: five files cost five MDTM commands,
+// one burst, one RETR; none asks MDTM again with its retrieval, and the
+// manifest keeps each one's MDTM time. A file listed days old is not
+// asked.
+func TestMirrorMDTMPipelined(t *testing.T) {
+	mem := afero.NewMemMapFs()
+	minute := time.Now().Add(-time.Hour).UTC().Truncate(time.Minute)
+	put := func(name, data string, at time.Time) {
+		afero.WriteFile(mem, "/pub/"+name, []byte(data), 0o644)
+		mem.Chtimes("/pub/"+name, at, at)
+	}
+	const n = 5
+	for i := range n {
+		put(fmt.Sprintf("f%d.txt", i), fmt.Sprintf("content %d", i), minute.Add(10*time.Second))
+	}
+	put("old.txt", "old file", minute.Add(-72*time.Hour))
+	srv, err := fetchtest.StartFTP(mem, fetchtest.FTPOptions{DisableMLSD: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Close()
+	drv := &ftp.Driver{PipelinePassive: true}
+	defer drv.CloseIdleConnections()
+	tr, wc := &trace{}, &writeCounter{}
+	opts := Options{Jobs: 2, Request: proto.Request{Trace: tr, IdleTimeout: 10 * time.Second, Dial: wc.dial},
+		now: func() time.Time { return minute.Add(30 * time.Second) }}
+	dir := t.TempDir()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	start := uri.MustParse("ftp://" + srv.Addr() + "/pub/")
+	if s, err := Run(ctx, drivers{"ftp": drv}, start, dir, opts); err != nil || s.New != n+1 {
+		t.Fatalf("first run: %v, %+v", err, s)
+	}
+	if got := wc.writes(); len(got) != 0 {
+		t.Errorf("first run wrote MDTM commands %v, want none", got)
+	}
+
+	put("f2.txt", "content X", minute.Add(45*time.Second)) // same size, same minute, after the fetch
+	opts.now = nil
+	tr.reset()
+	wc.reset()
+	s, err := Run(ctx, drivers{"ftp": drv}, start, dir, opts)
+	if err != nil || s.Updated != 1 || s.Unchanged != n {
+		t.Fatalf("re-run: %v, %+v; want f2.txt updated, the others unchanged", err, s)
+	}
+	if got, _ := os.ReadFile(filepath.Join(dir, "f2.txt")); string(got) != "content X" {
+		t.Errorf("f2.txt = %q, want the new content", got)
+	}
+	if got := wc.writes(); !slices.Equal(got, []int{n}) {
+		t.Errorf("re-run wrote MDTM commands in writes of %v, want all %d in one", got, n)
+	}
+	if r, m := tr.commands("RETR"), tr.commands("MDTM"); r != 1 || m != n {
+		t.Errorf("re-run sent %d RETR and %d MDTM, want 1 (f2.txt) and %d", r, m, n)
+	}
+	// The new copy keeps the time the batch's MDTM gave, the others
+	// theirs, to compare the next answers with.
+	m := readManifest(t, dir)
+	for name, want := range map[string]time.Time{"f2.txt": minute.Add(45 * time.Second), "f0.txt": minute.Add(10 * time.Second)} {
+		if got := m.Files[name].ExactTime; !got.Equal(want) {
+			t.Errorf("%s: exact time %v, want %v (MDTM's)", name, got, want)
+		}
 	}
 }

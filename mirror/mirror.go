@@ -31,7 +31,6 @@ import (
 
 	"github.com/rfc1738/fetch/proto"
 	"github.com/rfc1738/fetch/retry"
-	"github.com/rfc1738/fetch/safety"
 	"github.com/rfc1738/fetch/uri"
 )
 
@@ -66,6 +65,17 @@ type Syncer interface {
 // connections logged in when the first files are queued.
 type Warmer interface {
 	Warm(ctx context.Context, u *uri.URL, req *proto.Request, n int)
+}
+
+// A ModTimer is a Fetcher that can ask an FTP server for the times of
+// many files of one directory at once (ftp.Driver.ModTimes: their MDTM
+// commands sent together on one connection, the replies read in order).
+// times[i] is the time of names[i] (unescaped listing names), zero where
+// the server gave none. A re-run asks it for the files of each directory
+// whose listed times cannot tell a change (askTimes); without it, each
+// such file asks its own MDTM before its retrieval.
+type ModTimer interface {
+	ModTimes(ctx context.Context, dir *uri.URL, req *proto.Request, names []string) (times []time.Time, err error)
 }
 
 // DefaultJobs is the number of connections a run uses when Options.Jobs
@@ -315,7 +325,11 @@ type remoteFile struct {
 	// (a conditional fetch), fetched when it began.
 	coarse, askTime bool
 	exact, fetched  time.Time
-	attempt         // its failures so far (again)
+	// checked: MDTM was asked for the file along with the others of its
+	// directory (askTimes), and gave mdtm (zero for no time).
+	checked bool
+	mdtm    time.Time
+	attempt // its failures so far (again)
 }
 
 // url is rf's URL.
@@ -333,6 +347,11 @@ func (rf *remoteFile) url() *uri.URL {
 // attempt: not when the server refused it (not found, permission, login),
 // the safety policy refused it, or the run was cancelled. A connection cut
 // or timed out, a server hiccup ("421", "500 OOPS") or a short transfer is.
+// This is the policy of a mirror run without Options.Retry (one more
+// attempt at once, for anything that is not a refusal), broader than
+// proto.Transient by design: it also tries again an error nobody
+// classified and a protocol error. With Options.Retry, proto.Transient
+// decides (see next).
 func retryable(ctx context.Context, err error) bool {
 	if err == nil || ctx.Err() != nil {
 		return false
@@ -340,13 +359,7 @@ func retryable(ctx context.Context, err error) bool {
 	if diskFull(err) {
 		return false
 	}
-	for _, permanent := range []error{proto.ErrNotFound, proto.ErrPermission, proto.ErrLogin,
-		proto.ErrUnsafeArgument, proto.ErrNoAccessMethod, proto.ErrNeedInput, safety.ErrRefused, errNotFile} {
-		if errors.Is(err, permanent) {
-			return false
-		}
-	}
-	return true
+	return !proto.Refused(err) && !errors.Is(err, errNotFile)
 }
 
 // Run mirrors start into dir, creating dir if needed. It returns the
@@ -847,6 +860,9 @@ func (r *run) list(ctx context.Context, d dirJob) (*listing, error) {
 	l, err := r.w.list(ctx, r.f, r.request(proto.Options{}), d)
 	if err == nil {
 		err = r.checkMenuEnd(d, l)
+	}
+	if err == nil {
+		r.askTimes(ctx, d, l)
 	}
 	return l, r.shrink(err)
 }

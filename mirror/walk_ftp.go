@@ -266,9 +266,11 @@ func checkFTPRel(dirRel, name, rel string) error {
 // or days, where MLSD and MDTM give seconds (RFC 3659 sections 2.3 and
 // 7.5.3), so a file changed within its listed minute to content of the
 // same size looks unchanged. For a file fetched while its minute may not
-// have closed (fresh), a re-run asks MDTM (run.condition). The names of
-// the NLST fallback have their times from MDTM already. The rule in full:
-// docs/mirror.md, "FTP files changed within the listed minute".
+// have closed (fresh), a re-run asks MDTM: for all such files of a
+// directory at once (run.askTimes), else with the retrieval
+// (run.condition). The names of the NLST fallback have their times from
+// MDTM already. The rule in full: docs/mirror.md, "FTP files changed
+// within the listed minute".
 func coarseTimes(info map[string]any) bool {
 	format, _ := info["ftp_listing"].(string)
 	mdtm, _ := info["ftp_mdtm"].(bool)

@@ -6,23 +6,12 @@ package retry
 
 import (
 	"context"
-	"crypto/tls"
 	"errors"
-	"io"
 	"math/rand/v2"
-	"net"
-	"net/textproto"
-	"os"
 	"strconv"
-	"strings"
-	"syscall"
 	"time"
 
 	"github.com/rfc1738/fetch/proto"
-	"github.com/rfc1738/fetch/proto/http"
-	"github.com/rfc1738/fetch/proto/nntp"
-	"github.com/rfc1738/fetch/safety"
-	"github.com/rfc1738/fetch/uri"
 )
 
 // Defaults of Policy.
@@ -85,6 +74,10 @@ func Tried(err error, attempts int) error {
 	return &AttemptsError{Attempts: attempts, Err: err}
 }
 
+// retryDelayer is an error that carries the server's own wait before the
+// next attempt (an HTTP Retry-After, RFC 9110 section 10.2.3), or zero.
+type retryDelayer interface{ RetryDelay() time.Duration }
+
 // Delay returns the wait before retry number n (1 for the first) after
 // err: the server's Retry-After when it gave one, else Base*2^(n-1) with
 // jitter (a random point in its upper half), either bounded by Cap.
@@ -96,9 +89,9 @@ func (p Policy) Delay(n int, err error) time.Duration {
 	if limit <= 0 {
 		limit = DefaultCap
 	}
-	var se *http.StatusError
-	if errors.As(err, &se) && se.RetryAfter > 0 {
-		return min(se.RetryAfter, limit)
+	var ra retryDelayer
+	if errors.As(err, &ra) && ra.RetryDelay() > 0 {
+		return min(ra.RetryDelay(), limit)
 	}
 	d := base
 	for i := 1; i < n && d < limit; i++ {
@@ -129,77 +122,16 @@ func Wait(ctx context.Context, d time.Duration) error {
 	}
 }
 
-// Transient reports whether err is a failure that another attempt may not
-// meet: the connection refused, reset, cut or timed out; a transfer cut
-// short or too slow (ErrTooSlow); the server busy (proto.ErrBusy) or
-// saying "try later": FTP 421, 425, 426, 450, 451 (RFC 959 section 4.2)
-// and vsftpd's "500 OOPS", NNTP 400 (RFC 3977 section 3.2.1), HTTP 408,
-// 429 and 5xx (RFC 9110 section 15, RFC 6585 section 4).
-//
-// Everything else is permanent, and these always: a malformed URL, a
-// safety refusal, an argument that would inject a command, a login
-// failure, not found, permission denied, no access method, input that
-// nobody can give, a certificate that does not verify, and the caller's
-// cancellation.
-func Transient(err error) bool {
-	if err == nil || errors.Is(err, context.Canceled) {
-		return false
-	}
-	var (
-		ue *uri.Error
-		ce *tls.CertificateVerificationError
-	)
-	if errors.As(err, &ue) || errors.As(err, &ce) {
-		return false
-	}
-	// A server that broke the protocol (proto.ErrProtocol, exit 9) is
-	// not tried again, whatever else the error wraps: the same server
-	// gives the same malformed or over-long reply, and a retry only adds
-	// load and delay. A reply cut by a lost connection is no protocol
-	// error (the drivers wrap io.ErrUnexpectedEOF) and is tried again.
-	for _, permanent := range []error{safety.ErrRefused, proto.ErrUnsafeArgument, proto.ErrLogin,
-		proto.ErrNotFound, proto.ErrPermission, proto.ErrNoAccessMethod, proto.ErrNeedInput, proto.ErrProtocol} {
-		if errors.Is(err, permanent) {
-			return false
-		}
-	}
-	if errors.Is(err, proto.ErrBusy) || errors.Is(err, ErrTooSlow) || errors.Is(err, nntp.ErrServiceUnavailable) {
-		return true
-	}
-	var se *http.StatusError
-	if errors.As(err, &se) {
-		return se.Code == 408 || se.Code == 429 || se.Code >= 500 && se.Code <= 599
-	}
-	var te *textproto.Error
-	if errors.As(err, &te) {
-		switch te.Code {
-		case 400, 421, 425, 426, 450, 451:
-			return true
-		case 500:
-			// vsftpd's "500 OOPS: ..." is its own failure (no free
-			// passive port, a child that died), not a refusal of the
-			// command: it ends the session, and a new one may work.
-			return strings.HasPrefix(te.Msg, "OOPS")
-		}
-		return false
-	}
-	var (
-		ne net.Error
-		oe *net.OpError
-		de *net.DNSError
-	)
-	if errors.As(err, &de) {
-		return de.IsTemporary || de.IsTimeout
-	}
-	return errors.As(err, &oe) || errors.As(err, &ne) && ne.Timeout() ||
-		errors.Is(err, context.DeadlineExceeded) || errors.Is(err, os.ErrDeadlineExceeded) ||
-		errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF) || errors.Is(err, net.ErrClosed) ||
-		errors.Is(err, syscall.ECONNRESET) || errors.Is(err, syscall.ECONNREFUSED) ||
-		errors.Is(err, syscall.ECONNABORTED) || errors.Is(err, syscall.EPIPE)
-}
+// Transient reports whether err is worth another attempt: it is
+// proto.Transient, the one classifier of failures, which the drivers
+// feed by wrapping proto's sentinels for their own reply codes (FTP 421,
+// 425, 426, 450, 451 and vsftpd's "500 OOPS"; NNTP 400; HTTP 408, 429
+// and 5xx). This package keeps the policy and the backoff only.
+func Transient(err error) bool { return proto.Transient(err) }
 
-// ErrTooSlow is wrapped by a SpeedError.
-var ErrTooSlow = errors.New("transfer too slow")
+// ErrTooSlow is wrapped by a SpeedError. It is proto.ErrTooSlow, which
+// proto.Transient counts.
+var ErrTooSlow = proto.ErrTooSlow
 
 // SpeedError is a transfer cut because it was slower than Limit bytes a
 // second for Time (curl's --speed-limit and --speed-time).

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/rfc1738/fetch/proto"
+	"github.com/rfc1738/fetch/proto/ftp"
 	"github.com/rfc1738/fetch/proto/http"
 	"github.com/rfc1738/fetch/proto/nntp"
 	"github.com/rfc1738/fetch/safety"
@@ -28,14 +29,14 @@ var transientTests = []struct {
 	err  error
 	want bool
 }{
-	{"ftp 421", reply(421), true},  // RFC 959 4.2: service not available, closing
-	{"ftp 425", reply(425), true},  // can't open data connection
-	{"ftp 426", reply(426), true},  // connection closed; transfer aborted
-	{"ftp 450", reply(450), true},  // file unavailable (busy)
-	{"ftp 451", reply(451), true},  // local error in processing
-	{"ftp 452", reply(452), false}, // insufficient storage: not in the list
-	{"ftp 530", reply(530), false}, // not logged in
-	{"ftp 550", reply(550), false}, // file unavailable
+	{"ftp 421", &ftp.CommandError{Cmd: "RETR f", Err: reply(421)}, true},             // RFC 959 4.2: service not available, closing
+	{"ftp 425", &ftp.CommandError{Cmd: "RETR f", Err: reply(425)}, true},             // can't open data connection
+	{"ftp 426", &ftp.CommandError{Cmd: "RETR f", Err: reply(426)}, true},             // connection closed; transfer aborted
+	{"ftp 450", &ftp.CommandError{Cmd: "RETR f", Err: reply(450)}, true},             // file unavailable (busy)
+	{"ftp 451", &ftp.CommandError{Cmd: "RETR f", Err: reply(451)}, true},             // local error in processing
+	{"ftp 452", reply(452), false},                                                   // insufficient storage: not in the list
+	{"ftp 530", reply(530), false},                                                   // not logged in
+	{"ftp 550", reply(550), false},                                                   // file unavailable
 	{"nntp 400", fmt.Errorf("%w: %w", nntp.ErrServiceUnavailable, reply(400)), true}, // RFC 3977 3.2.1
 	{"http 408", &http.StatusError{Code: 408}, true},                                 // RFC 9110 15.5.9
 	{"http 429", &http.StatusError{Code: 429}, true},                                 // RFC 6585 4

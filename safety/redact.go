@@ -2,10 +2,9 @@ package safety
 
 import (
 	"strings"
-)
 
-// redactedPassword replaces a password, as (*uri.URL).Redacted does.
-const redactedPassword = "xxxxx"
+	"github.com/rfc1738/fetch/internal/secret"
+)
 
 // Redact masks, on a best-effort basis, the password in raw, a string that
 // may not parse as a URL (use (*uri.URL).Redacted for one that does). After
@@ -24,7 +23,7 @@ func Redact(raw string) string {
 	last := 0
 	for _, s := range spans {
 		b.WriteString(raw[last:s[0]])
-		b.WriteString(redactedPassword)
+		b.WriteString(secret.URLMask)
 		last = s[1]
 	}
 	b.WriteString(raw[last:])

@@ -131,7 +131,7 @@ func gopherParts(u *uri.URL, l layout) ([]part, error) {
 		return nil, nil
 	}
 	const where = "on the gopher request line"
-	fields := splitTab(p, 3)
+	fields := uri.GopherFields(p)
 	first := fields[0]
 	typeLen := 1
 	if strings.HasPrefix(first, "%") && len(first) >= 3 {
@@ -152,21 +152,6 @@ func gopherParts(u *uri.URL, l layout) ([]part, error) {
 		ps = append(ps, pt)
 	}
 	return ps, nil
-}
-
-// splitTab splits an escaped gopher-path at "%09" into at most n fields, as
-// the uri package's Gopher view does.
-func splitTab(p string, n int) []string {
-	var fields []string
-	for len(fields) < n-1 {
-		i := strings.Index(p, "%09")
-		if i < 0 {
-			break
-		}
-		fields = append(fields, p[:i])
-		p = p[i+3:]
-	}
-	return append(fields, p)
 }
 
 // IsAskForm reports whether plus, a decoded gopher+ string (the Plus of

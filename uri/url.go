@@ -2,6 +2,8 @@ package uri
 
 import (
 	"strings"
+
+	"github.com/rfc1738/fetch/internal/secret"
 )
 
 // URL is a parsed URL reference. Every component is kept in its escaped form,
@@ -117,9 +119,6 @@ func (u *Userinfo) EscapedPassword() (string, bool) {
 	return u.password, u.passwordSet
 }
 
-// redactedPassword replaces a password in Redacted output.
-const redactedPassword = "xxxxx"
-
 // String reassembles the URL from its escaped components. For a URL returned
 // by Parse, String returns the input with the scheme name in lower case, and
 // Parse(u.String()) yields an equal URL.
@@ -181,7 +180,7 @@ func (u *URL) writePrefix(b *strings.Builder, redact bool) {
 			if ui.passwordSet {
 				b.WriteByte(':')
 				if redact {
-					b.WriteString(redactedPassword)
+					b.WriteString(secret.URLMask)
 				} else {
 					b.WriteString(ui.password)
 				}

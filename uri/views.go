@@ -220,7 +220,7 @@ func (u *URL) Gopher() (*GopherPath, error) {
 	if p == "" {
 		return v, nil
 	}
-	parts := splitTab(p, 3)
+	parts := GopherFields(p)
 	first := parts[0]
 	switch {
 	case first == "":
@@ -261,18 +261,22 @@ func (u *URL) Gopher() (*GopherPath, error) {
 	return v, nil
 }
 
-// splitTab splits an escaped gopher-path at "%09" into at most n parts.
-func splitTab(p string, n int) []string {
-	var parts []string
-	for len(parts) < n-1 {
+// GopherFields splits an escaped gopher-path at its first two "%09" into
+// at most three fields: the type and selector, the search, and the
+// gopher+ string (RFC 1738 section 3.4). A further "%09" stays in the
+// last field. The safety layer splits the path so too, to check each
+// field as the request line will carry it.
+func GopherFields(p string) []string {
+	var fields []string
+	for len(fields) < 2 {
 		i := strings.Index(p, "%09")
 		if i < 0 {
 			break
 		}
-		parts = append(parts, p[:i])
+		fields = append(fields, p[:i])
 		p = p[i+3:]
 	}
-	return append(parts, p)
+	return append(fields, p)
 }
 
 // NewsPath is the news view (RFC 1738 section 3.6): news:<newsgroup-name>,

@@ -44,6 +44,8 @@ import (
 	"time"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/rfc1738/fetch/internal/secret"
 )
 
 // Options configures a Writer. Only Name is required.
@@ -1553,7 +1555,7 @@ func hasPassword(s string) bool {
 			continue
 		}
 		_, pass, ok := strings.Cut(rest[:at], ":")
-		if ok && pass != "xxxxx" && pass != "****" {
+		if ok && !secret.Masked(pass) {
 			return true
 		}
 	}

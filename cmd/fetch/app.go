@@ -12,6 +12,7 @@ import (
 	"golang.org/x/term"
 
 	"github.com/rfc1738/fetch/fetch"
+	"github.com/rfc1738/fetch/internal/termtext"
 	"github.com/rfc1738/fetch/proto"
 )
 
@@ -152,7 +153,7 @@ func exitCode(err error, e *env, cmd *cobra.Command) int {
 		fmt.Fprintf(e.err, "fetch: %v\nRun '%s --help' for usage.\n", fe.err, path)
 		return fetch.ExitUsage
 	}
-	fmt.Fprintf(e.err, "fetch: %s\n", clean(message(err)))
+	fmt.Fprintf(e.err, "fetch: %s\n", termtext.Listing(message(err)))
 	return codeOf(err)
 }
 

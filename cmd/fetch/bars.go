@@ -10,6 +10,8 @@ import (
 	"github.com/mattn/go-runewidth"
 	"github.com/vbauerster/mpb/v8/decor"
 	"golang.org/x/term"
+
+	"github.com/rfc1738/fetch/internal/termtext"
 )
 
 // The text of the progress bars, apart from the bar itself (mpb draws
@@ -49,7 +51,7 @@ func humanBytes(n int64) string {
 // cutName fits name into cols columns: a name too long loses its middle,
 // replaced by "…", so that the start of the path and the file name stay.
 func cutName(name string, cols int) string {
-	name = clean(name)
+	name = termtext.Listing(name)
 	if runewidth.StringWidth(name) <= cols {
 		return name
 	}

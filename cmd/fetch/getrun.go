@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/rfc1738/fetch/fetch"
+	"github.com/rfc1738/fetch/internal/termtext"
 	"github.com/rfc1738/fetch/proto"
 	"github.com/rfc1738/fetch/proto/ftp"
 	"github.com/rfc1738/fetch/proto/http"
@@ -248,7 +249,7 @@ type listingError struct {
 func (e *listingError) Error() string {
 	switch {
 	case e.truncated != "":
-		return fmt.Sprintf("%s: the server cut the listing short (%s): entries past its limit are missing", e.url, clean(e.truncated))
+		return fmt.Sprintf("%s: the server cut the listing short (%s): entries past its limit are missing", e.url, termtext.Listing(e.truncated))
 	case e.fallback:
 		return fmt.Sprintf("%s: no line of the listing (%d) fits a known layout: the entries are NLST's names, probed with CWD, SIZE and MDTM", e.url, e.unparsed)
 	}

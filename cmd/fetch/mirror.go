@@ -16,6 +16,7 @@ import (
 	"github.com/vbauerster/mpb/v8/decor"
 
 	"github.com/rfc1738/fetch/fetch"
+	"github.com/rfc1738/fetch/internal/termtext"
 	"github.com/rfc1738/fetch/proto"
 )
 
@@ -219,7 +220,7 @@ func runMirror(ctx context.Context, o *mirrorOptions, e *env) (err error) {
 	bars.wait()
 	if sum != nil {
 		for _, n := range sum.Notices {
-			fmt.Fprintf(e.err, "fetch: mirror: %s\n", clean(n))
+			fmt.Fprintf(e.err, "fetch: mirror: %s\n", termtext.Listing(n))
 		}
 	}
 	ran := err == nil || errors.Is(err, fetch.ErrMirrorPartial) || ctx.Err() != nil
@@ -270,7 +271,7 @@ func printMirrorWarnings(w io.Writer, s *fetch.MirrorSummary, red *redactor) {
 		return
 	}
 	for _, wa := range s.Warnings {
-		fmt.Fprintln(w, red.redact(fmt.Sprintf("fetch: warning: %s: %s", wa.URL, clean(wa.Message))))
+		fmt.Fprintln(w, red.redact(fmt.Sprintf("fetch: warning: %s: %s", wa.URL, termtext.Listing(wa.Message))))
 	}
 }
 
@@ -282,7 +283,7 @@ func exportNews(e *env, o *mirrorOptions) error {
 			return err
 		}
 		if !o.get.silent && !o.get.json {
-			fmt.Fprintf(e.err, "fetch: mirror: %d messages in %s\n", n, clean(o.mbox))
+			fmt.Fprintf(e.err, "fetch: mirror: %d messages in %s\n", n, termtext.Listing(o.mbox))
 		}
 	}
 	if o.maildir != "" {
@@ -291,7 +292,7 @@ func exportNews(e *env, o *mirrorOptions) error {
 			return err
 		}
 		if !o.get.silent && !o.get.json {
-			fmt.Fprintf(e.err, "fetch: mirror: %d new messages in %s\n", n, clean(o.maildir))
+			fmt.Fprintf(e.err, "fetch: mirror: %d new messages in %s\n", n, termtext.Listing(o.maildir))
 		}
 	}
 	return nil
@@ -315,9 +316,9 @@ func printMirror(w io.Writer, s *fetch.MirrorSummary, o *mirrorOptions) error {
 		if quiet && !o.get.verbose {
 			continue
 		}
-		line := fmt.Sprintf("%-9s %s", en.Status, clean(en.Path))
+		line := fmt.Sprintf("%-9s %s", en.Status, termtext.Listing(en.Path))
 		if en.Reason != "" {
-			line += ": " + clean(en.Reason)
+			line += ": " + termtext.Listing(en.Reason)
 		}
 		fmt.Fprintln(w, line)
 	}

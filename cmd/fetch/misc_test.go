@@ -167,38 +167,6 @@ func TestTelnetAdvice(t *testing.T) {
 	}
 }
 
-// TestClean: what a name or a listing line becomes on the terminal:
-// control characters (C0, DEL, C1) '?', each byte that is not UTF-8 \xNN
-// (as "ls -b" writes it), the rest as it is.
-func TestClean(t *testing.T) {
-	for in, want := range map[string]string{
-		"plain.txt":        "plain.txt",
-		"café 日本 🙂":        "café 日本 🙂",
-		"a\tb\nc":          "a\tb\nc",
-		"esc\x1b[2J":       "esc?[2J",
-		"del\x7f":          "del?",
-		"csi\u009b2J":      "csi?2J",
-		"caf\xe9.txt":      `caf\xe9.txt`,
-		"na\xefve\xff.txt": `na\xefve\xff.txt`,
-		"\x9b2J":           `\x9b2J`, // an 8-bit CSI is not UTF-8 either
-		"\xe2\x82":         `\xe2\x82`,
-		"\ufffd":           "\ufffd", // U+FFFD itself is a character
-		"":                 "",
-		// Bidirectional controls (UAX #9) and the line separators are
-		// written as \uXXXX: "x\u202egpj.exe" would show as "xexe.jpg".
-		"x\u202egpj.exe":              `x\u202egpj.exe`,
-		"\u202a\u202b\u202c\u202d":    `\u202a\u202b\u202c\u202d`,
-		"\u2066a\u2067b\u2068c\u2069": `\u2066a\u2067b\u2068c\u2069`,
-		"\u200e\u200f\u061c":          `\u200e\u200f\u061c`,
-		"a\u2028b\u2029c":             `a\u2028b\u2029c`,
-		"zw\u200dj":                   "zw\u200dj", // a joiner is kept (emoji sequences)
-	} {
-		if got := clean(in); got != want {
-			t.Errorf("clean(%q) = %q, want %q", in, got, want)
-		}
-	}
-}
-
 // TestExitCodeMessageClean: the message of the error that ends a command
 // (it may quote a server's reply or a remote name) is written through
 // clean, so that a bidirectional override in it cannot reorder stderr.

@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/rfc1738/fetch/fetch"
+	"github.com/rfc1738/fetch/internal/secret"
 	"github.com/rfc1738/fetch/safety"
 	"github.com/rfc1738/fetch/uri"
 )
@@ -159,7 +160,7 @@ func password(u *uri.URL) *string {
 		return nil
 	}
 	if pw != "" {
-		pw = "xxxxx"
+		pw = secret.URLMask
 	}
 	return &pw
 }

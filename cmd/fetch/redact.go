@@ -3,9 +3,9 @@ package main
 import (
 	"bytes"
 	"io"
-	"strings"
 	"sync"
 
+	"github.com/rfc1738/fetch/internal/secret"
 	"github.com/rfc1738/fetch/uri"
 )
 
@@ -40,7 +40,7 @@ func newRedactor(rawURLs []string) *redactor {
 
 func (r *redactor) redact(s string) string {
 	for _, p := range r.secrets {
-		s = strings.ReplaceAll(s, p, "****")
+		s = secret.Hide(s, p)
 	}
 	return s
 }

@@ -14,6 +14,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/rfc1738/fetch/fetch"
+	"github.com/rfc1738/fetch/internal/termtext"
 	"github.com/rfc1738/fetch/proto"
 	"github.com/rfc1738/fetch/proto/gopher"
 )
@@ -44,7 +45,7 @@ func writeJSON(w io.Writer, v any) error {
 }
 
 // encodeJSON writes v as indented JSON, with the runes that reorder a
-// terminal's text (reorders) escaped as \uXXXX: the same string to a JSON
+// terminal's text (termtext.Reorders) escaped as \uXXXX: the same string to a JSON
 // reader, and shown as it is on a terminal. (encoding/json escapes U+2028
 // and U+2029 by itself, not the bidirectional controls.)
 func encodeJSON(w io.Writer, v any) error {
@@ -56,16 +57,16 @@ func encodeJSON(w io.Writer, v any) error {
 	return err
 }
 
-// escapeReorders writes each rune of b that reorders (JSON text: such a
+// escapeReorders writes each rune of b that termtext.Reorders (JSON text: such a
 // rune can stand only inside a string) as \uXXXX.
 func escapeReorders(b []byte) []byte {
-	if !bytes.ContainsFunc(b, reorders) {
+	if !bytes.ContainsFunc(b, termtext.Reorders) {
 		return b
 	}
 	out := make([]byte, 0, len(b)+16)
 	for len(b) > 0 {
 		r, size := utf8.DecodeRune(b)
-		if reorders(r) {
+		if termtext.Reorders(r) {
 			out = fmt.Appendf(out, "\\u%04x", r)
 		} else {
 			out = append(out, b[:size]...)
@@ -109,7 +110,7 @@ func renderListing(w io.Writer, resp *fetch.Response, asJSON bool) error {
 			// NLST (RFC 959 section 4.1.3): names only, as DESIGN.md
 			// says of ;type=d; nothing is known of their types.
 			for _, e := range resp.Entries {
-				fmt.Fprintln(bw, clean(e.Name))
+				fmt.Fprintln(bw, termtext.Listing(e.Name))
 			}
 			break
 		}
@@ -128,9 +129,9 @@ func renderLong(w io.Writer, entries []proto.Entry) {
 		width = max(width, len(sizeText(e.Size)))
 	}
 	for _, e := range entries {
-		fmt.Fprintf(w, "%s %*s %s %s", clean(lsMode(e)), width, sizeText(e.Size), timeText(e.ModTime), clean(e.Name))
+		fmt.Fprintf(w, "%s %*s %s %s", termtext.Listing(lsMode(e)), width, sizeText(e.Size), timeText(e.ModTime), termtext.Listing(e.Name))
 		if e.Target != "" {
-			fmt.Fprintf(w, " -> %s", clean(e.Target))
+			fmt.Fprintf(w, " -> %s", termtext.Listing(e.Target))
 		}
 		fmt.Fprintln(w)
 	}
@@ -204,10 +205,10 @@ func timeText(t time.Time) string {
 func renderMenu(w io.Writer, entries []proto.Entry) {
 	for _, e := range entries {
 		if e.Type == proto.EntryInfo && e.URL == "" {
-			fmt.Fprintf(w, "     %s\n", clean(e.Name))
+			fmt.Fprintf(w, "     %s\n", termtext.Listing(e.Name))
 			continue
 		}
-		fmt.Fprintf(w, "%-4s %s  %s\n", clean(e.ItemType), clean(e.Name), clean(e.URL))
+		fmt.Fprintf(w, "%-4s %s  %s\n", termtext.Listing(e.ItemType), termtext.Listing(e.Name), termtext.Listing(e.URL))
 	}
 }
 
@@ -217,10 +218,10 @@ func renderNews(w io.Writer, entries []proto.Entry) {
 	for _, e := range entries {
 		x := e.Extra
 		if e.Type == proto.EntryDir {
-			fmt.Fprintf(w, "%s %s-%s %s  %s\n", clean(e.Name), clean(x["low"]), clean(x["high"]), clean(x["description"]), clean(e.URL))
+			fmt.Fprintf(w, "%s %s-%s %s  %s\n", termtext.Listing(e.Name), termtext.Listing(x["low"]), termtext.Listing(x["high"]), termtext.Listing(x["description"]), termtext.Listing(e.URL))
 			continue
 		}
-		fmt.Fprintf(w, "%6s %s %s: %s  %s\n", clean(x["number"]), timeText(e.ModTime), clean(x["from"]), clean(e.Name), clean(e.URL))
+		fmt.Fprintf(w, "%6s %s %s: %s  %s\n", termtext.Listing(x["number"]), timeText(e.ModTime), termtext.Listing(x["from"]), termtext.Listing(e.Name), termtext.Listing(e.URL))
 	}
 }
 
@@ -239,69 +240,11 @@ func renderAdvisory(w io.Writer, resp *fetch.Response, asJSON bool) error {
 			fmt.Fprintf(&text, "%s: %v\n", k, resp.Info[k])
 		}
 	}
-	_, err := io.WriteString(w, clean(text.String()))
+	_, err := io.WriteString(w, termtext.Listing(text.String()))
 	if err != nil {
 		return &writeError{err}
 	}
 	return nil
-}
-
-// clean replaces control characters other than newline and tab with '?',
-// so that a hostile listing cannot drive the terminal, and writes each byte
-// that is not UTF-8 (a Latin-1 name of an old archive) as \xNN, as "ls -b"
-// does, so that two such names are told apart. The bidirectional controls
-// and the line and paragraph separators (reordering: a name "x\u202egpj.exe"
-// shows as "xexe.jpg") are written as \uXXXX, so that what is shown is what
-// the name holds.
-func clean(s string) string {
-	ok := func(r rune, size int) bool {
-		return !(r < 0x20 && r != '\n' && r != '\t' || r == 0x7f || r >= 0x80 && r < 0xa0 || r == utf8.RuneError && size == 1 || reorders(r))
-	}
-	i := 0
-	for i < len(s) {
-		r, size := utf8.DecodeRuneInString(s[i:])
-		if !ok(r, size) {
-			break
-		}
-		i += size
-	}
-	if i == len(s) {
-		return s
-	}
-	var b strings.Builder
-	b.Grow(len(s) + 8)
-	b.WriteString(s[:i])
-	for i < len(s) {
-		r, size := utf8.DecodeRuneInString(s[i:])
-		switch {
-		case r == utf8.RuneError && size == 1:
-			fmt.Fprintf(&b, "\\x%02x", s[i])
-		case reorders(r):
-			fmt.Fprintf(&b, "\\u%04x", r)
-		case !ok(r, size):
-			b.WriteByte('?')
-		default:
-			b.WriteString(s[i : i+size])
-		}
-		i += size
-	}
-	return b.String()
-}
-
-// reorders reports the runes that change how a terminal lays out the text
-// around them: the bidirectional marks, embeddings, overrides and isolates
-// (Unicode Standard Annex #9: U+061C, U+200E, U+200F, U+202A to U+202E,
-// U+2066 to U+2069) and the line and paragraph separators (U+2028, U+2029).
-func reorders(r rune) bool {
-	switch {
-	case r == 0x061c, r == 0x200e, r == 0x200f:
-		return true
-	case r >= 0x2028 && r <= 0x202e:
-		return true
-	case r >= 0x2066 && r <= 0x2069:
-		return true
-	}
-	return false
 }
 
 // errWriter marks the errors of the writer below a bufio.Writer as write

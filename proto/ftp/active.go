@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/rfc1738/fetch/internal/termtext"
 	"github.com/rfc1738/fetch/proto"
 )
 
@@ -63,7 +64,7 @@ func ParseActivePort(s string) error {
 
 func parseActive(s string) (activeSpec, error) {
 	bad := func(why string) (activeSpec, error) {
-		return activeSpec{}, fmt.Errorf("ftp: active address %q: %s", sanitize(s, 80), why)
+		return activeSpec{}, fmt.Errorf("ftp: active address %q: %s", termtext.Escape(s, 80), why)
 	}
 	if err := proto.CheckArg(s); err != nil {
 		return bad(err.Error())

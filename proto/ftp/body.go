@@ -13,6 +13,7 @@ import (
 
 	jftp "github.com/jlaffaye/ftp"
 
+	"github.com/rfc1738/fetch/internal/termtext"
 	"github.com/rfc1738/fetch/proto"
 )
 
@@ -196,7 +197,7 @@ func (b *body) finish() error {
 			// data connection broke under it): the file is there,
 			// the transfer was cut. Not "not found": another attempt
 			// may get it all.
-			cerr = fmt.Errorf("transfer ended after %d of %d bytes, then %d %s: %w", b.raw.n, b.want, code, sanitize(replyMsg(cerr), traceMax), io.ErrUnexpectedEOF)
+			cerr = fmt.Errorf("transfer ended after %d of %d bytes, then %d %s: %w", b.raw.n, b.want, code, termtext.Escape(replyMsg(cerr), traceMax), io.ErrUnexpectedEOF)
 		case code > 0 && code < 200:
 			// A second preliminary reply where the completion reply
 			// was due (RFC 959 section 4.2: after 1yz comes 2yz, 4yz
@@ -208,7 +209,7 @@ func (b *body) finish() error {
 			if b.want >= 0 {
 				n = fmt.Sprintf("%d of %d bytes", b.raw.n, b.want)
 			}
-			cerr = fmt.Errorf("transfer ended after %s, then %d %s where the completion reply was due: %w", n, code, sanitize(replyMsg(cerr), traceMax), io.ErrUnexpectedEOF)
+			cerr = fmt.Errorf("transfer ended after %s, then %d %s where the completion reply was due: %w", n, code, termtext.Escape(replyMsg(cerr), traceMax), io.ErrUnexpectedEOF)
 		case code == 0 && (errors.Is(cerr, io.EOF) || errors.Is(cerr, syscall.ECONNRESET)):
 			// The control connection ended where the completion
 			// reply was due: a server that went away, or a NAT or

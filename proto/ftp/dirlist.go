@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/rfc1738/fetch/internal/termtext"
 	"github.com/rfc1738/fetch/proto"
 )
 
@@ -162,14 +163,14 @@ func (l *dirList) unreadable(got listed) error {
 	if l.format == formatLIST && deniedLines(got) {
 		l.c.w.note("the server could not read the directory: %q", got.unparsed[0])
 		return &CommandError{Cmd: l.cmd(), Kind: proto.ErrPermission,
-			Err: fmt.Errorf("the server could not read the directory, though it answered %d: its listing says %s", l.end.Code, strconv.Quote(sanitize(got.unparsed[0], traceMax)))}
+			Err: fmt.Errorf("the server could not read the directory, though it answered %d: its listing says %s", l.end.Code, strconv.Quote(termtext.Escape(got.unparsed[0], traceMax)))}
 	}
 	if !unreadableReply(l.endText) {
 		return nil
 	}
 	l.c.w.note("the server could not read the directory: %q", l.endText)
 	return &CommandError{Cmd: l.cmd(), Kind: proto.ErrPermission,
-		Err: fmt.Errorf("the server could not read the directory, though it answered %d: %s", l.end.Code, strconv.Quote(sanitize(l.endText, traceMax)))}
+		Err: fmt.Errorf("the server could not read the directory, though it answered %d: %s", l.end.Code, strconv.Quote(termtext.Escape(l.endText, traceMax)))}
 }
 
 // listLIST sends LIST with arg on c, whatever the library chose at login

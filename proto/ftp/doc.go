@@ -46,7 +46,9 @@
 // MDTM is sent only when FEAT lists it; SIZE and MDTM are left out when
 // Options.FTP.Stat is proto.StatNone (a mirror that knows both from the
 // listing), and MDTM alone when it is proto.StatSize (a caller that keeps
-// no times).
+// no times). Driver.ModTimes asks MDTM for many files of one directory at
+// once: the commands go out in one write (64 at most) and the replies are
+// read in order.
 // A data connection is opened with EPSV, and with PASV when the server
 // refuses EPSV; REST n comes between EPSV and RETR when Request.Offset is
 // n > 0.

@@ -13,6 +13,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/rfc1738/fetch/internal/termtext"
 	"github.com/rfc1738/fetch/proto"
 	"github.com/rfc1738/fetch/uri"
 )
@@ -244,7 +245,7 @@ func (d *Driver) do(ctx context.Context, u *uri.URL, req *proto.Request, op func
 		case reused && !connRetried && ctx.Err() == nil && !isTimeout(err) &&
 			(replyCode(err) == StatusNotAvailable || replyCode(err) == 0 && isConnError(err)):
 			if req.Trace != nil {
-				io.WriteString(req.Trace, "* "+sanitize(err.Error(), traceMax)+": retrying on a new connection\n")
+				io.WriteString(req.Trace, "* "+termtext.Escape(err.Error(), traceMax)+": retrying on a new connection\n")
 			}
 			connRetried, fresh = true, true
 		default:

@@ -650,30 +650,6 @@ func (f *fakeFTP) port() string {
 	return p
 }
 
-// TestSanitize: a trace line is shown as it is when it is printable UTF-8;
-// otherwise quoted as Go does, control bytes and each byte that is not
-// UTF-8 (a Latin-1 name in RETR) as escapes, never as U+FFFD, which would
-// show two names alike; and cut at max bytes.
-func TestSanitize(t *testing.T) {
-	for _, c := range []struct {
-		in   string
-		max  int
-		want string
-	}{
-		{"RETR café.txt", 100, "RETR café.txt"},
-		{"RETR caf\xe9.txt", 100, `RETR caf\xe9.txt`},
-		{"RETR caf\xe8.txt", 100, `RETR caf\xe8.txt`},
-		{"RETR na\xefve\xff.txt", 100, `RETR na\xefve\xff.txt`},
-		{"550 a\x1b[2Jb", 100, `550 a\x1b[2Jb`},
-		{"with\ttab", 100, "with\ttab"},
-		{"RETR 0123456789", 10, "RETR 01234"},
-	} {
-		if got := sanitize(c.in, c.max); got != c.want {
-			t.Errorf("sanitize(%q, %d) = %q, want %q", c.in, c.max, got, c.want)
-		}
-	}
-}
-
 // TestCompletionReplyLost: the control connection ends after the whole
 // file came on the data connection, with no 226 (a server that went away,
 // or a NAT that dropped the connection idle through a long transfer). The

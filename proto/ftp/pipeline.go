@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/rfc1738/fetch/internal/termtext"
 	"github.com/rfc1738/fetch/proto"
 )
 
@@ -113,7 +114,7 @@ func (c *conn) passive() (net.Conn, error) {
 		// EPSV, when ten random ports of its passive range were taken):
 		// not a refusal of EPSV, but a connection to give up.
 		c.dead = true
-		return nil, &sessionEnded{reply: sanitize(fmt.Sprintf("%d %s", te.Code, te.Msg), 200)}
+		return nil, &sessionEnded{reply: termtext.Escape(fmt.Sprintf("%d %s", te.Code, te.Msg), 200)}
 	}
 	if err != nil {
 		switch replyCode(err) {
@@ -307,7 +308,7 @@ func (t *pipedTransfer) Close() error {
 // connection's peer).
 func parseEPSV(msg string) (int, error) {
 	bad := func(why string) (int, error) {
-		return 0, &proto.ProtocolError{Proto: "ftp", Msg: fmt.Sprintf("EPSV reply %q: %s", sanitize(msg, 80), why)}
+		return 0, &proto.ProtocolError{Proto: "ftp", Msg: fmt.Sprintf("EPSV reply %q: %s", termtext.Escape(msg, 80), why)}
 	}
 	open := strings.IndexByte(msg, '(')
 	if open < 0 {

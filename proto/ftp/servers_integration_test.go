@@ -3,6 +3,7 @@ package ftp
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -16,6 +17,7 @@ import (
 
 	"github.com/rfc1738/fetch/internal/testrig/servertest"
 	"github.com/rfc1738/fetch/proto"
+	"github.com/rfc1738/fetch/uri"
 )
 
 // The FTP servers of scripts/servers.sh besides vsftpd: ProFTPD and
@@ -349,5 +351,34 @@ func TestUnreadableDirectory(t *testing.T) {
 				}
 			})
 		}
+	}
+}
+
+// ModTimes against real servers (vsftpd, ProFTPD, Pure-FTPd): the MDTM
+// commands of one call, all in one write, are each answered in order with
+// the time of the file they name; a missing file gives zero.
+func TestServersModTimes(t *testing.T) {
+	for _, name := range append([]string{servertest.FTP}, otherFTPServers...) {
+		t.Run(name, func(t *testing.T) {
+			s := servertest.Get(t, name)
+			w := &mdtmWrites{}
+			req := &proto.Request{Dial: w.dial, ConnectTimeout: 5 * time.Second, IdleTimeout: 10 * time.Second}
+			d := &Driver{}
+			defer d.CloseIdleConnections()
+			ctx, cancel := context.WithTimeout(t.Context(), 20*time.Second)
+			defer cancel()
+			names := []string{"hello.txt", "no such file", "with space.txt", "empty.txt"}
+			got, err := d.ModTimes(ctx, uri.MustParse("ftp://"+s.Addr+"/pub/"), req, names)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := []time.Time{servertest.LaterTime, {}, servertest.FixtureTime, servertest.FixtureTime}
+			if !slices.EqualFunc(got, want, time.Time.Equal) {
+				t.Errorf("ModTimes(%q) = %v, want %v", names, got, want)
+			}
+			if ws := w.writes(); !slices.Equal(ws, []int{len(names)}) {
+				t.Errorf("MDTM commands in writes of %v, want all %d in one", ws, len(names))
+			}
+		})
 	}
 }

@@ -106,8 +106,13 @@ type CommandError struct {
 
 func (e *CommandError) Error() string { return "ftp: " + e.Cmd + ": " + e.Err.Error() }
 
-// Unwrap returns Kind (when set) and Err.
+// Unwrap returns Kind (when set) and Err; with no Kind, a reply that says
+// "not now" (transientReply) adds proto.ErrTransient.
 func (e *CommandError) Unwrap() []error {
+	var te *textproto.Error
+	if e.Kind == nil && errors.As(e.Err, &te) && transientReply(te) {
+		return []error{proto.ErrTransient, e.Err}
+	}
 	if e.Kind == nil {
 		return []error{e.Err}
 	}
@@ -149,6 +154,22 @@ func classify(verb string, te *textproto.Error) error {
 		}
 	}
 	return nil
+}
+
+// transientReply reports whether a reply says "not now" rather than "no":
+// 421 service not available, 425 cannot open the data connection, 426
+// transfer aborted, 450 and 451 action not taken or aborted for now (RFC
+// 959 section 4.2), and vsftpd's "500 OOPS: ...", its own failure (no
+// free passive port, a child that died), not a refusal of the command: it
+// ends the session, and a new one may work.
+func transientReply(te *textproto.Error) bool {
+	switch te.Code {
+	case StatusNotAvailable, StatusCannotOpenDataConn, StatusTransferAborted, StatusFileActionIgnored, StatusLocalError:
+		return true
+	case StatusBadCommand:
+		return strings.HasPrefix(te.Msg, "OOPS")
+	}
+	return false
 }
 
 // tooManyText reports whether a reply's text says the server has too many

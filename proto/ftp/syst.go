@@ -2,6 +2,8 @@ package ftp
 
 import (
 	"strings"
+
+	"github.com/rfc1738/fetch/internal/termtext"
 )
 
 // statusSystemType is the reply to SYST (RFC 959 section 4.1.3 and 4.2:
@@ -46,7 +48,7 @@ func (c *conn) systReply() error {
 	switch {
 	case err == nil && code == statusSystemType:
 		line, _, _ := strings.Cut(msg, "\n")
-		c.syst = strings.TrimSpace(sanitize(line, 200))
+		c.syst = strings.TrimSpace(termtext.Escape(line, 200))
 	case err == nil || replyCode(err) != 0:
 		c.w.note("SYST gave no system type: the listing's layout is told from its lines alone")
 	default:

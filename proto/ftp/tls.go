@@ -11,6 +11,7 @@ import (
 	"os"
 	"strings"
 
+	"github.com/rfc1738/fetch/internal/termtext"
 	"github.com/rfc1738/fetch/proto"
 )
 
@@ -133,7 +134,7 @@ func (c *conn) startTLS(ctx context.Context, mode proto.FTPTLS, cfg *tls.Config)
 			c.dead = true
 			return nil, &TLSRefusedError{Addr: c.addr, Reply: te}
 		}
-		c.tlsWarning = fmt.Sprintf("the server refused TLS (AUTH TLS: %d %s): going on without encryption, the password and the data in clear", te.Code, sanitize(te.Msg, 200))
+		c.tlsWarning = fmt.Sprintf("the server refused TLS (AUTH TLS: %d %s): going on without encryption, the password and the data in clear", te.Code, termtext.Escape(te.Msg, 200))
 		c.w.note("%s", c.tlsWarning)
 		return replay, nil
 	}

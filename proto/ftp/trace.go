@@ -8,8 +8,9 @@ import (
 	"net/textproto"
 	"strconv"
 	"strings"
-	"unicode/utf8"
 
+	"github.com/rfc1738/fetch/internal/secret"
+	"github.com/rfc1738/fetch/internal/termtext"
 	"github.com/rfc1738/fetch/proto"
 )
 
@@ -76,7 +77,7 @@ func (w *wire) note(format string, args ...any) {
 	if w.trace == nil {
 		return
 	}
-	io.WriteString(w.trace, "* "+sanitize(w.redact(fmt.Sprintf(format, args...)), traceMax)+"\n")
+	io.WriteString(w.trace, "* "+termtext.Escape(w.redact(fmt.Sprintf(format, args...)), traceMax)+"\n")
 }
 
 func (w *wire) Read(p []byte) (int, error) {
@@ -128,7 +129,7 @@ func (w *wire) endLine() {
 		w.cur = w.cur[:0]
 	}
 	if w.trace != nil {
-		s := sanitize(w.redact(line), traceMax)
+		s := termtext.Escape(w.redact(line), traceMax)
 		if w.inLen > traceMax {
 			s += fmt.Sprintf("... (%d bytes)", w.inLen)
 		}
@@ -178,7 +179,7 @@ func (w *wire) endCommand() {
 	verb = strings.ToUpper(verb)
 	switch {
 	case verb == "PASS" || verb == "ACCT":
-		w.lastCmd = verb + " ****"
+		w.lastCmd = verb + " " + secret.TraceMask
 	case hasArg:
 		w.lastCmd = displayCmd(verb, arg)
 	default:
@@ -188,9 +189,9 @@ func (w *wire) endCommand() {
 	if w.trace != nil {
 		shown := line
 		if verb == "PASS" || verb == "ACCT" {
-			shown = verb + " ****"
+			shown = verb + " " + secret.TraceMask
 		}
-		io.WriteString(w.trace, "> "+sanitize(w.redact(shown), traceMax)+"\n")
+		io.WriteString(w.trace, "> "+termtext.Escape(w.redact(shown), traceMax)+"\n")
 	}
 }
 
@@ -201,27 +202,7 @@ func (w *wire) redact(s string) string {
 	if len(w.secret) < 3 {
 		return s
 	}
-	return strings.ReplaceAll(s, w.secret, "****")
-}
-
-// sanitize makes s safe for a terminal: control bytes and invalid UTF-8 are
-// shown as escapes, and s is cut at max bytes.
-func sanitize(s string, max int) string {
-	if len(s) > max {
-		s = s[:max]
-	}
-	clean := true
-	for i := 0; i < len(s); i++ {
-		if c := s[i]; c < 0x20 && c != '\t' || c == 0x7f {
-			clean = false
-			break
-		}
-	}
-	if clean && utf8.ValidString(s) {
-		return s
-	}
-	q := strconv.Quote(s)
-	return q[1 : len(q)-1]
+	return secret.Hide(s, w.secret)
 }
 
 func isDigits(s string) bool {

@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/rfc1738/fetch/internal/termtext"
 )
 
 // Listings cut short by the server
@@ -165,7 +167,7 @@ func (l *dirList) complete(path string, got listed) (listed, string, error) {
 		return got, "", nil
 	}
 	c := l.c
-	cut := sanitize(fmt.Sprintf("%d %s", l.end.Code, l.end.Msg), traceMax)
+	cut := termtext.Escape(fmt.Sprintf("%d %s", l.end.Code, l.end.Msg), traceMax)
 	c.w.note("the server cut the listing short: %s", cut)
 	if l.format == formatNLST {
 		return got, cut, nil

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/rfc1738/fetch/internal/termtext"
 	"github.com/rfc1738/fetch/proto"
 )
 
@@ -95,7 +96,7 @@ func traceRequest(w io.Writer, b []byte) {
 }
 
 func showTabs(b []byte) string {
-	return sanitize(strings.ReplaceAll(string(b), "\t", "\\t"))
+	return termtext.Mask(strings.ReplaceAll(string(b), "\t", "\\t"))
 }
 
 // conn is one gopher connection: a request, then a response the server
@@ -194,7 +195,7 @@ func (c *conn) serverError(h Header) error {
 		return fmt.Errorf("gopher: reading gopher+ error: %w", err)
 	}
 	se, moved := parseServerError(text)
-	c.tracef("(error %d: %s)", se.Code, sanitize(se.Msg))
+	c.tracef("(error %d: %s)", se.Code, termtext.Mask(se.Msg))
 	if moved != nil {
 		if u := moved.URL(); u != "" {
 			return &proto.Redirect{URL: u, Reason: "gopher+ item has moved"}

@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/rfc1738/fetch/internal/termtext"
 	"github.com/rfc1738/fetch/proto"
 	"github.com/rfc1738/fetch/uri"
 )
@@ -208,7 +209,7 @@ func searchString(ctx context.Context, t *target, req *proto.Request) (string, e
 	if req.Prompt == nil {
 		return "", fmt.Errorf("gopher: %s is a search and no search string was given: %w", t.name, proto.ErrNeedInput)
 	}
-	s, err := req.Prompt.Ask(ctx, "Search "+sanitize(t.name)+": ", true)
+	s, err := req.Prompt.Ask(ctx, "Search "+termtext.Mask(t.name)+": ", true)
 	if err != nil {
 		return "", fmt.Errorf("gopher: search prompt: %w", err)
 	}
@@ -715,7 +716,7 @@ func itemName(itemType, selector string) string {
 		return ""
 	}
 	n := path.Base(strings.TrimRight(selector, "/"))
-	if n == "." || n == ".." || n == "/" || n == "" || strings.ContainsRune(n, '\\') || sanitize(n) != n {
+	if n == "." || n == ".." || n == "/" || n == "" || strings.ContainsRune(n, '\\') || termtext.Mask(n) != n {
 		return ""
 	}
 	return n

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/rfc1738/fetch/internal/termtext"
 	"github.com/rfc1738/fetch/proto"
 	"github.com/rfc1738/fetch/uri"
 )
@@ -398,7 +399,7 @@ func TypeLabel(t string) string {
 	if l, ok := typeLabels[t]; ok {
 		return l
 	}
-	return "(" + sanitize(t) + ")"
+	return "(" + termtext.Mask(t) + ")"
 }
 
 // FormatMenu writes entries (as returned in proto.Response.Entries for a
@@ -410,13 +411,13 @@ func FormatMenu(w io.Writer, entries []proto.Entry) error {
 	width := 0
 	for _, e := range entries {
 		if e.URL != "" {
-			width = max(width, utf8.RuneCountInString(sanitize(e.Name)))
+			width = max(width, utf8.RuneCountInString(termtext.Mask(e.Name)))
 		}
 	}
 	width = min(width, 50)
 	bw := bufio.NewWriter(w)
 	for _, e := range entries {
-		name := sanitize(e.Name)
+		name := termtext.Mask(e.Name)
 		label := TypeLabel(e.ItemType)
 		switch {
 		case e.Type == proto.EntryInfo && e.ItemType != "3":
@@ -429,43 +430,10 @@ func FormatMenu(w io.Writer, entries []proto.Entry) error {
 			fmt.Fprintf(bw, "%-6s %s\n", label, name)
 		default:
 			pad := max(width-utf8.RuneCountInString(name), 0)
-			fmt.Fprintf(bw, "%-6s %s%s  %s\n", label, name, strings.Repeat(" ", pad), sanitize(e.URL))
+			fmt.Fprintf(bw, "%-6s %s%s  %s\n", label, name, strings.Repeat(" ", pad), termtext.Mask(e.URL))
 		}
 	}
 	return bw.Flush()
-}
-
-// sanitize replaces control characters (C0, DEL, C1, and bytes that are
-// not UTF-8 in the C1 range) with "?".
-func sanitize(s string) string {
-	clean := true
-	for i := 0; i < len(s); i++ {
-		if s[i] < 0x20 || s[i] >= 0x7f {
-			clean = false
-			break
-		}
-	}
-	if clean {
-		return s
-	}
-	var b strings.Builder
-	for i := 0; i < len(s); {
-		r, size := utf8.DecodeRuneInString(s[i:])
-		switch {
-		case r == utf8.RuneError && size == 1:
-			if c := s[i]; c >= 0x80 && c < 0xa0 {
-				b.WriteByte('?')
-			} else {
-				b.WriteByte(c)
-			}
-		case r < 0x20 || r == 0x7f || r >= 0x80 && r < 0xa0:
-			b.WriteByte('?')
-		default:
-			b.WriteString(s[i : i+size])
-		}
-		i += size
-	}
-	return b.String()
 }
 
 func protoErr(format string, args ...any) *proto.ProtocolError {

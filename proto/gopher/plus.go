@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/rfc1738/fetch/internal/termtext"
 	"github.com/rfc1738/fetch/proto"
 )
 
@@ -113,7 +114,7 @@ func (e *ServerError) Error() string {
 		what = "error " + strconv.Itoa(e.Code)
 	}
 	if e.Msg != "" {
-		return "gopher: " + what + ": " + sanitize(e.Msg)
+		return "gopher: " + what + ": " + termtext.Mask(e.Msg)
 	}
 	return "gopher: " + what
 }
@@ -560,7 +561,7 @@ func answer(ctx context.Context, n int, q Question, req *proto.Request) ([]strin
 	}
 	if !ok {
 		if q.Default == "" {
-			return nil, fmt.Errorf("gopher: +ASK question %d (%q) has no answer: %w", n, sanitize(q.Prompt), proto.ErrNeedInput)
+			return nil, fmt.Errorf("gopher: +ASK question %d (%q) has no answer: %w", n, termtext.Mask(q.Prompt), proto.ErrNeedInput)
 		}
 		v = q.Default
 	}
@@ -579,7 +580,7 @@ func answer(ctx context.Context, n int, q Question, req *proto.Request) ([]strin
 		case "0", "n", "no", "false", "off", "":
 			return []string{"0"}, nil
 		}
-		return nil, fmt.Errorf("gopher: +ASK question %d (%q) wants yes or no, not %q: %w", n, sanitize(q.Prompt), sanitize(v), proto.ErrNeedInput)
+		return nil, fmt.Errorf("gopher: +ASK question %d (%q) wants yes or no, not %q: %w", n, termtext.Mask(q.Prompt), termtext.Mask(v), proto.ErrNeedInput)
 	case "Choose", "ChooseF":
 		if len(q.Choices) == 0 {
 			return []string{v}, nil
@@ -587,7 +588,7 @@ func answer(ctx context.Context, n int, q Question, req *proto.Request) ([]strin
 		if c, ok := pickChoice(q.Choices, v); ok {
 			return []string{c}, nil
 		}
-		return nil, fmt.Errorf("gopher: +ASK question %d (%q): %q is not one of its choices: %w", n, sanitize(q.Prompt), sanitize(v), proto.ErrNeedInput)
+		return nil, fmt.Errorf("gopher: +ASK question %d (%q): %q is not one of its choices: %w", n, termtext.Mask(q.Prompt), termtext.Mask(v), proto.ErrNeedInput)
 	}
 	return []string{v}, nil
 }
@@ -608,7 +609,7 @@ func pickChoice(choices []string, v string) (string, bool) {
 
 // askPrompt asks q at the terminal. An empty reply takes the default.
 func askPrompt(ctx context.Context, q Question, p proto.Prompter) (string, error) {
-	text := sanitize(q.Prompt)
+	text := termtext.Mask(q.Prompt)
 	switch {
 	case len(q.Choices) > 0:
 		var b strings.Builder
@@ -616,14 +617,14 @@ func askPrompt(ctx context.Context, q Question, p proto.Prompter) (string, error
 			if i > 0 {
 				b.WriteString(", ")
 			}
-			fmt.Fprintf(&b, "%d) %s", i+1, sanitize(c))
+			fmt.Fprintf(&b, "%d) %s", i+1, termtext.Mask(c))
 		}
 		text += " [" + b.String() + "]"
 	case q.Kind == "Select":
 		text += " (y/n)"
 	}
 	if q.Default != "" && q.Kind != "AskP" {
-		text += " [" + sanitize(q.Default) + "]"
+		text += " [" + termtext.Mask(q.Default) + "]"
 	}
 	if q.Kind == "AskL" {
 		text += " (end with a line holding only \".\")"

@@ -29,7 +29,21 @@ type StatusError struct {
 
 func (e *StatusError) Error() string { return "http: " + e.Status }
 
-func (e *StatusError) Unwrap() error { return e.err }
+// Unwrap returns the class of the refusal (proto.ErrNotFound,
+// proto.ErrLogin, proto.ErrPermission), or proto.ErrTransient for a reply
+// that says "try again later": 408 (RFC 9110 section 15.5.9), 429 (RFC
+// 6585 section 4) and 5xx, a failure of the server, not of the request
+// (RFC 9110 section 15.6).
+func (e *StatusError) Unwrap() error {
+	if e.err == nil && (e.Code == http.StatusRequestTimeout || e.Code == http.StatusTooManyRequests || e.Code >= 500 && e.Code <= 599) {
+		return proto.ErrTransient
+	}
+	return e.err
+}
+
+// RetryDelay returns RetryAfter: the retry policy waits that long before
+// its next attempt (it asks any error for this method).
+func (e *StatusError) RetryDelay() time.Duration { return e.RetryAfter }
 
 // statusErr classifies a failed reply (RFC 9110 section 15).
 func statusErr(code int, status string) *StatusError {

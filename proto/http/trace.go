@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/rfc1738/fetch/internal/secret"
 	"github.com/rfc1738/fetch/uri"
 )
 
@@ -58,7 +59,7 @@ func redactHeader(name, value string) string {
 	switch strings.ToLower(name) {
 	case "authorization", "proxy-authorization":
 		scheme, _, _ := strings.Cut(value, " ")
-		return scheme + " ****"
+		return scheme + " " + secret.TraceMask
 	case "location", "content-location":
 		u, err := uri.Parse(value)
 		if err != nil {

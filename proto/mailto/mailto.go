@@ -12,9 +12,9 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"strconv"
 	"strings"
 
+	"github.com/rfc1738/fetch/internal/termtext"
 	"github.com/rfc1738/fetch/proto"
 	"github.com/rfc1738/fetch/uri"
 )
@@ -43,7 +43,7 @@ func (d *Driver) Fetch(ctx context.Context, u *uri.URL, req *proto.Request) (*pr
 	if err := proto.CheckArg(v.Address); err != nil {
 		return nil, fmt.Errorf("mailto: address: %w", err)
 	}
-	text := "mail address: " + printable(v.Address) + " (fetch does not send mail)\n"
+	text := "mail address: " + termtext.Quote(v.Address) + " (fetch does not send mail)\n"
 	return &proto.Response{
 		Kind:      proto.KindAdvisory,
 		Body:      io.NopCloser(strings.NewReader(text)),
@@ -51,15 +51,4 @@ func (d *Driver) Fetch(ctx context.Context, u *uri.URL, req *proto.Request) (*pr
 		MediaType: "text/plain",
 		Info:      map[string]any{"address": v.Address},
 	}, nil
-}
-
-// printable returns s, or s quoted when it holds bytes a terminal might
-// interpret (escape sequences, control characters, invalid UTF-8).
-func printable(s string) string {
-	for _, r := range s {
-		if !strconv.IsPrint(r) || r == '\ufffd' {
-			return strconv.Quote(s)
-		}
-	}
-	return s
 }

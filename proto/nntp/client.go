@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/rfc1738/fetch/internal/secret"
 	"github.com/rfc1738/fetch/proto"
 )
 
@@ -280,7 +281,7 @@ func (c *client) login(ctx context.Context, cr *credentials, prompt proto.Prompt
 		}
 		pass = p
 	}
-	_, _, err = c.send(ctx, StatusAuthAccepted, "AUTHINFO PASS "+pass, "AUTHINFO PASS ****")
+	_, _, err = c.send(ctx, StatusAuthAccepted, "AUTHINFO PASS "+pass, "AUTHINFO PASS "+secret.TraceMask)
 	return err
 }
 

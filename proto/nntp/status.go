@@ -1,7 +1,6 @@
 package nntp
 
 import (
-	"errors"
 	"net/textproto"
 	"strings"
 
@@ -93,7 +92,14 @@ func emptyRange(code int) bool {
 // the server is closing the connection and will not serve now, but
 // expects to later (RFC 3977 sections 3.2.1 and 5.1.1). It is not a
 // refusal of the request: trying again later, not at once, may succeed.
-var ErrServiceUnavailable = errors.New("nntp: service temporarily unavailable")
+// It wraps proto.ErrUnavailable, which proto.Transient and
+// proto.Unreachable count.
+var ErrServiceUnavailable error = serviceUnavailable{}
+
+type serviceUnavailable struct{}
+
+func (serviceUnavailable) Error() string { return "nntp: service temporarily unavailable" }
+func (serviceUnavailable) Unwrap() error { return proto.ErrUnavailable }
 
 // StatusText returns a short description of an NNTP response code, or ""
 // when the code is not one this package knows.

@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/rfc1738/fetch/internal/termtext"
 	"github.com/rfc1738/fetch/proto"
 	"github.com/rfc1738/fetch/uri"
 )
@@ -43,23 +44,12 @@ func (s *Service) String() string {
 	var b strings.Builder
 	b.WriteString("telnet service at " + s.Addr())
 	if s.User != "" {
-		b.WriteString("; suggested user: " + printable(s.User))
+		b.WriteString("; suggested user: " + termtext.Quote(s.User))
 	}
 	if s.PasswordSuggested {
 		b.WriteString("; a password was suggested (not shown)")
 	}
 	return b.String()
-}
-
-// printable returns s, or s quoted when it holds bytes a terminal might
-// interpret (escape sequences, control characters, invalid UTF-8).
-func printable(s string) string {
-	for _, r := range s {
-		if !strconv.IsPrint(r) || r == '\ufffd' {
-			return strconv.Quote(s)
-		}
-	}
-	return s
 }
 
 // ParseService returns the service a telnet URL names. It fails with a
