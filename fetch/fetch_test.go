@@ -16,6 +16,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/rfc1738/fetch/internal/testrig/notify"
 	"github.com/rfc1738/fetch/proto"
 	fhttp "github.com/rfc1738/fetch/proto/http"
 	"github.com/rfc1738/fetch/safety"
@@ -114,19 +115,19 @@ func TestRefusedBeforeNetwork(t *testing.T) {
 }
 
 // listener counts accepted connections.
-func listener(t *testing.T) (net.Listener, *atomic.Int64) {
+func listener(t *testing.T) (net.Listener, *notify.Counter) {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
-	var n atomic.Int64
+	var n notify.Counter
 	go func() {
 		for {
 			c, err := ln.Accept()
 			if err != nil {
 				return
 			}
-			n.Add(1)
+			n.Add()
 			c.Write([]byte("hello"))
 			c.Close()
 		}
@@ -283,6 +284,7 @@ func TestPasswordNeverShown(t *testing.T) {
 func TestUnsupportedScheme(t *testing.T) {
 	c, _, _ := newClient(nil)
 	_, err := c.Get(t.Context(), "wais://127.0.0.1/db")
+	// The sentinel carries no scheme: the message the user sees names it.
 	if !errors.Is(err, ErrUnsupportedScheme) || ExitCode(err) != ExitNoAccess || !strings.Contains(err.Error(), `"wais"`) {
 		t.Errorf("Get(wais:) = %v, want ErrUnsupportedScheme naming wais", err)
 	}
@@ -398,9 +400,7 @@ func TestIDNLookup(t *testing.T) {
 	resp.Body.Close()
 	// The server counts the connection after Accept returns, which may be
 	// after the client has its connection.
-	for deadline := time.Now().Add(5 * time.Second); accepts.Load() == 0 && time.Now().Before(deadline); {
-		time.Sleep(5 * time.Millisecond)
-	}
+	accepts.AtLeast(1, 5*time.Second)
 	if cnt.lookups.Load() != 1 || accepts.Load() != 1 {
 		t.Errorf("look-ups %d accepts %d, want 1 1", cnt.lookups.Load(), accepts.Load())
 	}

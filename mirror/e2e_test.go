@@ -118,8 +118,18 @@ func TestMirrorFTPEndToEnd(t *testing.T) {
 		t.Errorf("second run sent %d RETR, want 0", n)
 	}
 
-	time.Sleep(1100 * time.Millisecond) // a new modification time
+	// The change gets a modification time a minute later than the
+	// file's, as the server's clock would give it (instead of waiting for
+	// the clock to pass the next second).
+	fi, err := mem.Stat("/arch/many/f0042.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
 	afero.WriteFile(mem, "/arch/many/f0042.txt", []byte("changed!\n"), 0o644)
+	later := fi.ModTime().Add(time.Minute)
+	if err := mem.Chtimes("/arch/many/f0042.txt", later, later); err != nil {
+		t.Fatal(err)
+	}
 	tr.reset()
 	s, err = Run(ctx, drivers{"ftp": drv}, start, dir, opts)
 	if err != nil || s.Updated != 1 {

@@ -13,6 +13,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -72,7 +73,12 @@ func killWhen(t *testing.T, cmd *exec.Cmd, out *strings.Builder, exited <-chan e
 	if err := cmd.Process.Signal(os.Kill); err != nil {
 		t.Fatal(err)
 	}
-	if err := <-exited; err == nil || !strings.Contains(err.Error(), "killed") {
+	var ee *exec.ExitError
+	err := <-exited
+	if !errors.As(err, &ee) {
+		t.Fatalf("the run ended with %v, want killed by SIGKILL", err)
+	}
+	if ws, ok := ee.Sys().(syscall.WaitStatus); !ok || !ws.Signaled() || ws.Signal() != syscall.SIGKILL {
 		t.Fatalf("the run ended with %v, want killed by SIGKILL", err)
 	}
 }

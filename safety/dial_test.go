@@ -10,6 +10,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/rfc1738/fetch/internal/testrig/notify"
 )
 
 func TestCheckIP(t *testing.T) {
@@ -82,21 +84,21 @@ func TestCheckIP(t *testing.T) {
 
 // listen returns a loopback listener and a counter of the connections it
 // accepts.
-func listen(t *testing.T) (net.Listener, *atomic.Int32) {
+func listen(t *testing.T) (net.Listener, *notify.Counter) {
 	t.Helper()
 	ln, err := net.Listen("tcp4", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { ln.Close() })
-	var n atomic.Int32
+	var n notify.Counter
 	go func() {
 		for {
 			c, err := ln.Accept()
 			if err != nil {
 				return
 			}
-			n.Add(1)
+			n.Add()
 			c.Close()
 		}
 	}()
@@ -127,10 +129,7 @@ func TestControlDial(t *testing.T) {
 		t.Fatalf("dial with the zero Policy: %v", err)
 	}
 	c.Close()
-	deadline := time.Now().Add(2 * time.Second)
-	for accepts.Load() < 1 && time.Now().Before(deadline) {
-		time.Sleep(5 * time.Millisecond)
-	}
+	accepts.AtLeast(1, 2*time.Second)
 	// The allowed dial was accepted; the refused one never reached the listener.
 	if got := accepts.Load(); got != 1 {
 		t.Errorf("listener accepted %d connections, want 1 (the allowed dial only)", got)
@@ -177,10 +176,7 @@ func TestControlRebinding(t *testing.T) {
 		t.Fatalf("dial without the policy: %v", err)
 	}
 	c.Close()
-	deadline := time.Now().Add(2 * time.Second)
-	for accepts.Load() < 1 && time.Now().Before(deadline) {
-		time.Sleep(5 * time.Millisecond)
-	}
+	accepts.AtLeast(1, 2*time.Second)
 	if got := accepts.Load(); got != 1 {
 		t.Errorf("listener accepted %d connections, want 1", got)
 	}

@@ -463,6 +463,7 @@ func TestEvaluate(t *testing.T) {
 	if got, want := re.Rules(), []string{RulePortOtherProtocol, RuleEncodedCRLF}; !slices.Equal(got, want) {
 		t.Errorf("Rules() = %q, want %q", got, want)
 	}
+	// Rules() is checked above; the printed refusal must name the rule too.
 	if !strings.Contains(err.Error(), RulePortOtherProtocol) {
 		t.Errorf("error %q does not name the rule", err)
 	}

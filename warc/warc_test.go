@@ -416,6 +416,8 @@ func TestHeaderInjectionRefused(t *testing.T) {
 		{URI: "ftp://h/x", IP: "127.0.0.1\r"},
 		{URI: "ftp://h/x", MetadataType: "text/plain\x00"},
 	} {
+		// warc has no sentinel for this refusal: the message, which
+		// names the field and the byte, is what the caller sees.
 		if _, err := w.Begin(c); err == nil || !strings.Contains(err.Error(), "control character") {
 			t.Errorf("Begin(%+v): %v, want a control character error", c, err)
 		}

@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -19,6 +20,7 @@ import (
 	"github.com/rfc1738/fetch/fetch"
 	"github.com/rfc1738/fetch/fetch/fetchtest"
 	"github.com/rfc1738/fetch/internal/testrig/localserver"
+	"github.com/rfc1738/fetch/internal/testrig/notify"
 )
 
 // parallelFiles is a tree of n files /pub/fNN.bin of different sizes (the
@@ -226,8 +228,23 @@ func TestGetParallelCancel(t *testing.T) {
 		args = append(args, fmt.Sprintf("%s/f%d.bin", srv.URL, i))
 	}
 	e, _, errb := newEnv("", &netlog{})
+	// Cancel once every transfer has taken its first 10,000 bytes and
+	// come back for more: it has written them to its file by then.
+	var drained notify.Counter
+	dial := e.dial
+	e.dial = func(ctx context.Context, network, addr string) (net.Conn, error) {
+		c, err := dial(ctx, network, addr)
+		if err != nil {
+			return nil, err
+		}
+		return &drainConn{Conn: c, body: 10000, drained: &drained}, nil
+	}
 	ctx, cancel := context.WithCancel(t.Context())
-	go func() { started.Wait(); time.Sleep(50 * time.Millisecond); cancel() }()
+	go func() {
+		started.Wait()
+		drained.AtLeast(n, 10*time.Second)
+		cancel()
+	}()
 	done := make(chan int, 1)
 	go func() { done <- execute(ctx, args, e) }()
 	select {
@@ -322,4 +339,29 @@ func TestGetParallelFlags(t *testing.T) {
 			t.Errorf("%v = %d after %d dials, want %d and none", args, r.code, n.dials.Load(), fetch.ExitUsage)
 		}
 	}
+}
+
+// drainConn counts once in drained when a Read begins after the bytes
+// read so far hold a response header and at least body bytes after it:
+// the reader has consumed them all and asks for more.
+type drainConn struct {
+	net.Conn
+	body    int
+	drained *notify.Counter
+	got     []byte
+	done    bool
+}
+
+func (c *drainConn) Read(p []byte) (int, error) {
+	if !c.done {
+		if i := bytes.Index(c.got, []byte("\r\n\r\n")); i >= 0 && len(c.got)-i-4 >= c.body {
+			c.done = true
+			c.drained.Add()
+		}
+	}
+	n, err := c.Conn.Read(p)
+	if !c.done {
+		c.got = append(c.got, p[:n]...)
+	}
+	return n, err
 }

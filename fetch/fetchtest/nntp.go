@@ -12,6 +12,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/rfc1738/fetch/internal/testrig/notify"
 )
 
 // NNTP is an in-process news server (RFC 3977 reader commands, RFC 4643
@@ -56,6 +58,7 @@ type NNTP struct {
 	groups map[string]map[int64]string // article texts, LF line ends
 	log    []string
 	ahead  map[string]int // per verb: see Ahead
+	logged notify.Signal  // notified at each command logged
 }
 
 // Start listens on 127.0.0.1:0 and serves until the test ends.
@@ -192,6 +195,14 @@ func (s *NNTP) Log() []string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return slices.Clone(s.log)
+}
+
+// LogUntil waits until the command lines received satisfy cond, looking
+// again at each command, for at most timeout, and reports whether they
+// do: a client may return before the server has read its last command
+// (QUIT is sent without waiting for the reply).
+func (s *NNTP) LogUntil(timeout time.Duration, cond func(log []string) bool) bool {
+	return s.logged.Until(timeout, func() bool { return cond(s.Log()) })
 }
 
 // Ahead returns the most commands the server had already received,
@@ -344,6 +355,7 @@ func (s *NNTP) record(r *bufio.Reader, line string, f []string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.log = append(s.log, shown)
+	defer s.logged.Notify()
 	if s.ahead == nil {
 		s.ahead = map[string]int{}
 	}

@@ -109,10 +109,7 @@ func waitActive(t *testing.T, f *fakeFTP, want string) {
 	norm := func() string {
 		return portLine.ReplaceAllString(eprtLine.ReplaceAllString(f.sent(), "EPRT\r\n"), "PORT\r\n")
 	}
-	deadline := time.Now().Add(2 * time.Second)
-	for norm() != want && time.Now().Before(deadline) {
-		time.Sleep(5 * time.Millisecond)
-	}
+	f.changed.Until(2*time.Second, func() bool { return norm() == want })
 	if got := norm(); got != want {
 		t.Errorf("sent:\n%s\nwant:\n%s", got, want)
 	}

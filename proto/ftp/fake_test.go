@@ -12,6 +12,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/rfc1738/fetch/internal/testrig/notify"
 )
 
 // fakeFTP is a scripted FTP server on 127.0.0.1:0 for transcript tests: it
@@ -58,7 +60,8 @@ type fakeFTP struct {
 
 	mu      sync.Mutex
 	wire    bytes.Buffer
-	midXfer []string // commands that came during a transfer (holdData)
+	changed notify.Signal // notified at each command recorded in wire
+	midXfer []string      // commands that came during a transfer (holdData)
 	conns   int
 	dataTo  []string // local addresses data connections were accepted on
 	halves  []bool   // peekHalf: for each data connection, whether the client had half-closed it
@@ -199,6 +202,7 @@ func (s *fakeSession) readCmd() (string, error) {
 	s.f.mu.Lock()
 	s.f.wire.WriteString(line)
 	s.f.mu.Unlock()
+	s.f.changed.Notify()
 	return line, err
 }
 

@@ -60,9 +60,7 @@ func TestMLSDRefusedFallsBackToLIST(t *testing.T) {
 		t.Errorf("the trace does not note the refusal:\n%s", trace.String())
 	}
 	// The connection that tried MLSD is closed (QUIT), not kept.
-	for deadline := time.Now().Add(5 * time.Second); s.count("QUIT\r\n") == 0 && time.Now().Before(deadline); {
-		time.Sleep(10 * time.Millisecond)
-	}
+	s.rec.Until(5*time.Second, func() bool { return s.count("QUIT\r\n") > 0 })
 	if n := s.count("QUIT\r\n"); n != 1 {
 		t.Errorf("%d QUIT, want 1", n)
 	}

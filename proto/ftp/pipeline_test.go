@@ -66,8 +66,9 @@ func FuzzParseEPSV(f *testing.F) {
 	f.Fuzz(func(t *testing.T, msg string) {
 		port, err := parseEPSV(msg)
 		if err != nil {
-			if !strings.Contains(err.Error(), "EPSV reply") {
-				t.Errorf("parseEPSV(%q): error %q does not say what it parsed", msg, err)
+			var pe *proto.ProtocolError
+			if !errors.As(err, &pe) || !strings.HasPrefix(pe.Msg, "EPSV reply") {
+				t.Errorf("parseEPSV(%q): error %q is no protocol error naming what it parsed", msg, err)
 			}
 			return
 		}
@@ -119,10 +120,7 @@ func TestPipelinedRetrieval(t *testing.T) {
 // reports the difference.
 func waitSent(t *testing.T, f *fakeFTP, want string) {
 	t.Helper()
-	deadline := time.Now().Add(2 * time.Second)
-	for f.sent() != want && time.Now().Before(deadline) {
-		time.Sleep(5 * time.Millisecond)
-	}
+	f.changed.Until(2*time.Second, func() bool { return f.sent() == want })
 	if got := f.sent(); got != want {
 		t.Errorf("sent:\n%s\nwant:\n%s", got, want)
 	}
@@ -215,8 +213,8 @@ func testPipelinedFailures(t *testing.T, greeting string) {
 		if code := replyCode(err); code != StatusFileUnavailable {
 			t.Fatalf("missing: %v (code %d), want 550", err, code)
 		}
-		if !strings.Contains(err.Error(), "RETR missing") {
-			t.Errorf("error %q does not name RETR missing", err)
+		if cmd := failedCmd(err); cmd != "RETR missing" {
+			t.Errorf("error %q names command %q, want RETR missing", err, cmd)
 		}
 		if _, body, err := get(t, d, f.url("/a"), req); err != nil || string(body) != "one" {
 			t.Fatalf("a after a refusal: %q, %v", body, err)
@@ -232,7 +230,7 @@ func testPipelinedFailures(t *testing.T, greeting string) {
 		f.files = map[string][]byte{"a": []byte("0123456789"), "b": []byte("01")}
 		d, req := startPiped(t, f)
 		_, body, err := get(t, d, f.url("/a"), req)
-		if replyCode(err) != StatusTransferAborted || !strings.Contains(err.Error(), "RETR a") {
+		if replyCode(err) != StatusTransferAborted || failedCmd(err) != "RETR a" {
 			t.Fatalf("a: %q, %v; want the 426 of RETR a", body, err)
 		}
 		if _, body, err := get(t, d, f.url("/b"), req); err != nil || string(body) != "01" {
@@ -372,7 +370,7 @@ func TestPipelinedListingFailures(t *testing.T) {
 		f.files = map[string][]byte{"a": []byte("one")}
 		d, req := startPiped(t, f)
 		_, _, err := get(t, d, f.url("/missing/"), req)
-		if replyCode(err) != StatusFileUnavailable || !strings.Contains(err.Error(), "LIST") {
+		if replyCode(err) != StatusFileUnavailable || !strings.HasPrefix(failedCmd(err), "LIST") {
 			t.Fatalf("got %v, want the 550 of LIST", err)
 		}
 		if _, body, err := get(t, d, f.url("/a"), req); err != nil || string(body) != "one" {
@@ -389,7 +387,8 @@ func TestPipelinedListingFailures(t *testing.T) {
 		d, req := startPiped(t, f)
 		d.MaxListing = 4096
 		_, _, err := get(t, d, f.url("/"), req)
-		if err == nil || !strings.Contains(err.Error(), "LIST") || !strings.Contains(err.Error(), "longer than 4096") {
+		var pe *proto.ProtocolError
+		if !errors.As(err, &pe) || !strings.HasPrefix(failedCmd(err), "LIST") || pe.Msg != "listing longer than 4096 bytes" {
 			t.Fatalf("got %v, want LIST: listing longer than 4096 bytes", err)
 		}
 		if _, body, err := get(t, d, f.url("/a"), req); err != nil || string(body) != "one" {
@@ -580,4 +579,14 @@ func TestListingChunks(t *testing.T) {
 			t.Fatalf("entry %d: %d bytes of name, size %d; want %d, %d", i, len(e.Name), e.Size, len(want[i]), i)
 		}
 	}
+}
+
+// failedCmd returns the command a *CommandError in err's chain names
+// ("RETR a", "LIST"), or "".
+func failedCmd(err error) string {
+	var ce *CommandError
+	if errors.As(err, &ce) {
+		return ce.Cmd
+	}
+	return ""
 }

@@ -384,10 +384,7 @@ func TestCloseIdle(t *testing.T) {
 		t.Fatal(err)
 	}
 	d.CloseIdleConnections()
-	deadline := time.Now().Add(2 * time.Second)
-	for s.count("QUIT\r\n") == 0 && time.Now().Before(deadline) {
-		time.Sleep(10 * time.Millisecond)
-	}
+	s.rec.Until(2*time.Second, func() bool { return s.count("QUIT\r\n") > 0 })
 	if s.count("QUIT\r\n") != 1 {
 		t.Errorf("no QUIT after CloseIdleConnections")
 	}

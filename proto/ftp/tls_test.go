@@ -50,10 +50,7 @@ func TestTLSRetrievalAndListing(t *testing.T) {
 	d.CloseIdleConnections()
 	// Every command has come once the QUIT has (waiting for f.sent() as
 	// it was at this point raced the QUIT: one run in eight failed).
-	deadline := time.Now().Add(2 * time.Second)
-	for !strings.HasSuffix(f.sent(), "QUIT\r\n") && time.Now().Before(deadline) {
-		time.Sleep(5 * time.Millisecond)
-	}
+	f.changed.Until(2*time.Second, func() bool { return strings.HasSuffix(f.sent(), "QUIT\r\n") })
 	lines := sentLines(f)
 	if lines[0] != "AUTH TLS" || lines[1] != "USER joe" || lines[2] != "PASS s3cret-pw" {
 		t.Errorf("sent %q: want AUTH TLS, USER, PASS first", lines)

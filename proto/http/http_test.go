@@ -458,6 +458,8 @@ func TestClosedBeforeResponse(t *testing.T) {
 	}()
 	d := &Driver{}
 	_, err = d.Fetch(t.Context(), uri.MustParse("http://"+ln.Addr().String()+"/x"), &proto.Request{})
+	// errors.Is checks the kind; the text is the explanation the user
+	// sees instead of a bare "unexpected EOF".
 	if !errors.Is(err, io.ErrUnexpectedEOF) || !strings.Contains(err.Error(), "closed the connection before its response") {
 		t.Errorf("Fetch = %v, want the connection lost before a response (io.ErrUnexpectedEOF)", err)
 	}

@@ -229,6 +229,8 @@ func TestINNRefusals(t *testing.T) {
 			if !errors.As(err, &te) || te.Code != tt.code {
 				t.Errorf("Fetch = %v, want code %d", err, tt.code)
 			}
+			// The code is checked above through the type; this is the
+			// message the user sees, which must show it too.
 			if !strings.Contains(err.Error(), strconv.Itoa(tt.code)) {
 				t.Errorf("message %q lacks the server's code", err)
 			}

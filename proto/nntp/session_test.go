@@ -185,9 +185,7 @@ func TestSessionArticles(t *testing.T) {
 	// The transcript, as the server received it.
 	wantLog := []string{"MODE READER", "GROUP g.one", "ARTICLE 1", "ARTICLE 2", "ARTICLE 4", "ARTICLE 5",
 		"GROUP g.one", "ARTICLE 3", "ARTICLE 5", "STAT 5", "QUIT"}
-	for i := 0; i < 50 && len(srv.Log()) < len(wantLog); i++ {
-		time.Sleep(10 * time.Millisecond) // QUIT is sent without waiting
-	}
+	srv.LogUntil(5*time.Second, func(log []string) bool { return len(log) >= len(wantLog) })
 	if log := srv.Log(); !slices.Equal(log, wantLog) {
 		t.Errorf("commands %q, want %q", log, wantLog)
 	}

@@ -47,6 +47,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/rfc1738/fetch/internal/testrig/notify"
 	"github.com/rfc1738/fetch/proto"
 	"github.com/rfc1738/fetch/uri"
 )
@@ -286,6 +287,15 @@ type Recorder struct {
 	mu  sync.Mutex
 	buf bytes.Buffer
 	n   int
+	sig notify.Signal // notified at each accept and each read
+}
+
+// Until returns true as soon as cond holds, looking again at every
+// connection accepted and every read, or false when it does not hold
+// within timeout: a test waits with it for bytes that arrive after the
+// client has returned (a QUIT sent without waiting for the reply).
+func (r *Recorder) Until(timeout time.Duration, cond func() bool) bool {
+	return r.sig.Until(timeout, cond)
 }
 
 // Record wraps ln.
@@ -312,6 +322,7 @@ func (r *Recorder) Accept() (net.Conn, error) {
 	r.mu.Lock()
 	r.n++
 	r.mu.Unlock()
+	r.sig.Notify()
 	return &recConn{Conn: c, r: r}, nil
 }
 
@@ -346,6 +357,7 @@ func (c *recConn) Read(p []byte) (int, error) {
 		c.r.mu.Lock()
 		c.r.buf.Write(p[:n])
 		c.r.mu.Unlock()
+		c.r.sig.Notify()
 	}
 	return n, err
 }

@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/rfc1738/fetch/internal/testrig/notify"
 	"github.com/rfc1738/fetch/proto"
 	"github.com/rfc1738/fetch/proto/prototest"
 	"github.com/rfc1738/fetch/uri"
@@ -33,6 +34,8 @@ type fakeTerm struct {
 	w, h     int
 	resized  chan struct{}
 	panicOn  string // Write panics when output contains it
+
+	written notify.Signal // notified at each Write
 }
 
 func newFakeTerm() *fakeTerm {
@@ -69,6 +72,7 @@ func (f *fakeTerm) Read(p []byte) (int, error) {
 }
 
 func (f *fakeTerm) Write(p []byte) (int, error) {
+	defer f.written.Notify()
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.out.Write(p)
@@ -122,12 +126,8 @@ func (f *fakeTerm) output() string {
 // waitOutput waits (bounded) until the terminal shows s.
 func (f *fakeTerm) waitOutput(t *testing.T, s string) {
 	t.Helper()
-	deadline := time.Now().Add(5 * time.Second)
-	for !strings.Contains(f.output(), s) {
-		if time.Now().After(deadline) {
-			t.Fatalf("terminal output %q never showed %q", f.output(), s)
-		}
-		time.Sleep(5 * time.Millisecond)
+	if !f.written.Until(5*time.Second, func() bool { return strings.Contains(f.output(), s) }) {
+		t.Fatalf("terminal output %q never showed %q", f.output(), s)
 	}
 }
 

@@ -67,13 +67,28 @@ func TestTTYReadDeadline(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer tty.Close()
+	// Set the deadline once Read is about to block without one.
+	blocking := make(chan struct{}, 1)
+	pollHook = func(timeout int) {
+		if timeout < 0 {
+			select {
+			case blocking <- struct{}{}:
+			default:
+			}
+		}
+	}
+	t.Cleanup(func() { pollHook = nil })
 	errc := make(chan error, 1)
 	go func() {
 		var b [8]byte
 		_, err := tty.Read(b[:])
 		errc <- err
 	}()
-	time.Sleep(50 * time.Millisecond)
+	select {
+	case <-blocking:
+	case <-time.After(5 * time.Second):
+		t.Fatal("Read did not reach poll")
+	}
 	tty.SetReadDeadline(time.Now())
 	select {
 	case err := <-errc:

@@ -33,6 +33,8 @@ import (
 	"strconv"
 	"sync"
 	"time"
+
+	"github.com/rfc1738/fetch/internal/testrig/notify"
 )
 
 // Mode says what protocol the proxy carries, for the replies it rewrites
@@ -120,6 +122,7 @@ type Stats struct {
 	Down      int64 // bytes delivered from the server on control or plain connections
 	DataDown  int64 // bytes delivered from the server on data connections
 	Up        int64 // bytes delivered to the server, all connections
+	Open      int   // control or plain connections relayed and not yet closed
 }
 
 // Proxy is a running proxy. Its methods are safe for concurrent use.
@@ -133,6 +136,7 @@ type Proxy struct {
 	mu    sync.Mutex
 	stats Stats
 	open  int                   // control or plain connections open
+	moved notify.Signal         // notified when a byte count or open changes
 	conns map[net.Conn]bool     // every connection, to close them on Close
 	lns   map[net.Listener]bool // data listeners not yet used
 	hits  map[*Fault]int        // connections each fault hit
@@ -180,7 +184,23 @@ func (p *Proxy) Port() int { return p.ln.Addr().(*net.TCPAddr).Port }
 func (p *Proxy) Stats() Stats {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	return p.stats
+	st := p.stats
+	st.Open = p.open
+	return st
+}
+
+// Await waits until cond holds for Stats, looking again whenever a byte
+// count or the number of open connections changes, for at most timeout.
+// It returns the last Stats and whether cond held: the proxy counts bytes
+// after it has passed them on and a close after the peer has seen it, so
+// a test waits with it instead of reading Stats at once.
+func (p *Proxy) Await(timeout time.Duration, cond func(Stats) bool) (Stats, bool) {
+	var st Stats
+	ok := p.moved.Until(timeout, func() bool {
+		st = p.Stats()
+		return cond(st)
+	})
+	return st, ok
 }
 
 // Close stops listening, closes every connection and waits for every
@@ -257,6 +277,7 @@ func (p *Proxy) serve() {
 				p.mu.Lock()
 				p.open--
 				p.mu.Unlock()
+				p.moved.Notify()
 			}
 			go p.refuse(c)
 			continue
@@ -266,6 +287,7 @@ func (p *Proxy) serve() {
 			p.mu.Lock()
 			p.open--
 			p.mu.Unlock()
+			p.moved.Notify()
 		}()
 	}
 }
@@ -586,6 +608,7 @@ func (pr *pair) wait(d time.Duration) bool {
 }
 
 func (pr *pair) count(n int64, down bool) {
+	defer pr.p.moved.Notify()
 	pr.p.mu.Lock()
 	defer pr.p.mu.Unlock()
 	switch {

@@ -123,11 +123,7 @@ func TestDelayKeepsOrder(t *testing.T) {
 	if !bytes.Equal(got, want) {
 		t.Fatal("bytes through the proxy differ from the bytes sent")
 	}
-	st := p.Stats()
-	for i := 0; i < 100 && st.Down < int64(len(want)); i++ { // counted after the write
-		time.Sleep(10 * time.Millisecond)
-		st = p.Stats()
-	}
+	st, _ := p.Await(5*time.Second, func(st Stats) bool { return st.Down >= int64(len(want)) }) // counted after the write
 	if st.Up != int64(len(want)) || st.Down != int64(len(want)) || st.Conns != 1 {
 		t.Errorf("Stats = %+v, want Up = Down = %d, Conns = 1", st, len(want))
 	}
@@ -306,22 +302,16 @@ func TestMaxConns(t *testing.T) {
 		t.Errorf("third connection got %q, want 421", line)
 	}
 	c1.Close()
-	// Once one closes, a new connection is relayed (the close reaches
-	// the proxy asynchronously: a bounded number of tries).
-	ok := false
-	for range 200 {
-		c := dial(t, p.Addr())
-		fmt.Fprint(c, "z")
-		b := make([]byte, 1)
-		if _, err := io.ReadFull(c, b); err == nil && b[0] == 'z' {
-			ok = true
-			break
-		}
-		c.Close()
-		time.Sleep(20 * time.Millisecond)
+	// Once one closes, a new connection is relayed. The close reaches
+	// the proxy asynchronously: wait for it to count one open.
+	if st, ok := p.Await(5*time.Second, func(st Stats) bool { return st.Open < 2 }); !ok {
+		t.Fatalf("Stats = %+v after one of two closed, want Open 1", st)
 	}
-	if !ok {
-		t.Error("no connection relayed after one of two closed")
+	c := dial(t, p.Addr())
+	fmt.Fprint(c, "z")
+	b := make([]byte, 1)
+	if _, err := io.ReadFull(c, b); err != nil || b[0] != 'z' {
+		t.Errorf("no connection relayed after one of two closed: %q, %v", b, err)
 	}
 }
 
