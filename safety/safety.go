@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/rfc1738/fetch/internal/probe"
 	"github.com/rfc1738/fetch/uri"
 )
 
@@ -196,6 +197,7 @@ func CheckString(raw string, p Policy) (*uri.URL, []Finding) {
 }
 
 func check(u *uri.URL, p Policy, raw string) []Finding {
+	probe.Check()
 	s := u.String()
 	if raw == "" {
 		if err := roundTrip(u, s); err != nil {

@@ -3,6 +3,8 @@ package uri
 import (
 	"net/netip"
 	"strings"
+
+	"github.com/rfc1738/fetch/internal/probe"
 )
 
 // Parse parses a URL reference: an absolute URL of any scheme
@@ -26,6 +28,7 @@ import (
 //
 // Parse decodes nothing; the scheme-specific views (FTP, Gopher, ...) do that.
 func Parse(s string) (*URL, error) {
+	probe.Parse()
 	var u *URL
 	if strings.IndexByte(s, '@') >= 0 {
 		// One allocation for the URL and its likely Userinfo.

@@ -3,6 +3,8 @@ package uri
 import (
 	"strconv"
 	"strings"
+
+	"github.com/rfc1738/fetch/internal/probe"
 )
 
 // DefaultPort returns the default port of scheme (case-insensitive), or 0
@@ -107,6 +109,7 @@ type FTPPath struct {
 // Decoded CR, LF and NUL are returned as they are; package safety and the
 // driver refuse them.
 func (u *URL) FTP() (*FTPPath, error) {
+	probe.FTPView()
 	if err := u.needScheme("ftp"); err != nil {
 		return nil, err
 	}
