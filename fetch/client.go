@@ -198,11 +198,49 @@ func (c *Client) FetchURL(ctx context.Context, u *uri.URL, req *proto.Request) (
 	return c.fetchURL(ctx, u, req, scope{lookup: c.registry().Lookup})
 }
 
+// Checked is a URL that a Client's policy allowed (Client.Check), with the
+// findings of that evaluation. FetchChecked fetches it without evaluating
+// it again, as often as the caller retries; the targets of its redirects
+// are evaluated as always.
+type Checked struct {
+	url      *uri.URL
+	findings []safety.Finding
+	policy   *Client
+}
+
+// URL returns the URL that was checked.
+func (ck *Checked) URL() *uri.URL { return ck.url }
+
+// Check evaluates u with the client's policy, once, for a caller that shows
+// the findings before fetching (the command's warnings). A refused URL is a
+// *Error wrapping the policy's refusal, with a nil *Checked; the findings
+// are those of Policy.Evaluate either way.
+func (c *Client) Check(u *uri.URL) (*Checked, []safety.Finding, error) {
+	findings, err := c.Policy.Evaluate(u)
+	if err != nil {
+		return nil, findings, &Error{Op: "check", URL: u.Redacted(), Err: err}
+	}
+	return &Checked{url: u, findings: findings, policy: c}, findings, nil
+}
+
+// FetchChecked is FetchURL for a URL that Check allowed. A Checked made by
+// another Client is evaluated again under this client's policy.
+func (c *Client) FetchChecked(ctx context.Context, ck *Checked, req *proto.Request) (*Response, error) {
+	sc := scope{lookup: c.registry().Lookup}
+	if ck.policy == c {
+		sc.checked = ck
+	}
+	return c.fetchURL(ctx, ck.url, req, sc)
+}
+
 // scope is what a fetch may reach: the drivers that lookup finds and, when
 // stay is not nil (a mirror), stay's server only.
 type scope struct {
 	lookup lookupFunc
 	stay   *uri.URL
+	// checked, when not nil, is the first URL's evaluation, made by
+	// Check: follow does not repeat it.
+	checked *Checked
 }
 
 // fetchURL is FetchURL within sc.
@@ -297,9 +335,9 @@ func (c *Client) follow(ctx context.Context, u *uri.URL, req *proto.Request, sc 
 	var chain []string
 	op := "get" // what the failure of u is: "redirect" or "gateway" after one
 	for {
-		findings, err := c.Policy.Evaluate(u)
+		findings, err := c.evaluate(u, &sc)
 		if err != nil {
-			return nil, &Error{Op: "check", URL: u.Redacted(), Err: err}
+			return nil, err
 		}
 		pr, err := c.fetchOnce(ctx, u, req, sc.lookup)
 		var r *proto.Redirect
@@ -332,6 +370,20 @@ func (c *Client) follow(ctx context.Context, u *uri.URL, req *proto.Request, sc 
 			op = "gateway"
 		}
 	}
+}
+
+// evaluate checks u with the policy, unless u is sc's checked URL, whose
+// evaluation it takes once.
+func (c *Client) evaluate(u *uri.URL, sc *scope) ([]safety.Finding, error) {
+	if ck := sc.checked; ck != nil && ck.url == u {
+		sc.checked = nil
+		return ck.findings, nil
+	}
+	findings, err := c.Policy.Evaluate(u)
+	if err != nil {
+		return nil, &Error{Op: "check", URL: u.Redacted(), Err: err}
+	}
+	return findings, nil
 }
 
 // redirect parses and vets the target of r, the hops-th redirect from u.

@@ -24,13 +24,11 @@ func runGet(ctx context.Context, o *getOptions, e *env) (err error) {
 	if err := o.validate(); err != nil {
 		return err
 	}
-	for i, raw := range o.urls {
-		o.urls[i] = o.withUser(raw)
-	}
+	args := o.parseArgs()
 	if o.parallel {
-		return runParallel(ctx, o, e)
+		return runParallel(ctx, o, args, e)
 	}
-	red := newRedactor(o.urls)
+	red := redactorOf(args)
 	c := o.client(e, red)
 	if c.Registry == nil {
 		d := keepAliveDrivers()
@@ -49,8 +47,8 @@ func runGet(ctx context.Context, o *getOptions, e *env) (err error) {
 	defer closeWARC(c, e, &err)
 	o.warnAllowPorts(e)
 	codes := make([]int, 0, len(o.urls))
-	for _, raw := range o.urls {
-		err := getOne(ctx, c, raw, o, e, red)
+	for _, a := range args {
+		err := getOne(ctx, c, a, o, e, red)
 		if err != nil && ctx.Err() == nil { // an interruption is said once, at the end
 			fmt.Fprintf(e.err, "fetch: %s\n", red.redact(message(err)))
 		}
@@ -168,13 +166,20 @@ func (o *getOptions) warnAllowPorts(e *env) {
 	o.warnFTP(e)
 }
 
-// getOne fetches one URL to its destination.
-func getOne(ctx context.Context, c *fetch.Client, raw string, o *getOptions, e *env, red *redactor) error {
-	u, err := parseArg(raw, e)
-	if err != nil {
-		return err
+// getOne fetches one URL to its destination. The policy evaluates a.u
+// once: its findings are the warnings printed here, and its refusal is
+// the failure of the fetch, reported after the checks of the destination
+// as the client's own refusal would be.
+func getOne(ctx context.Context, c *fetch.Client, a arg, o *getOptions, e *env, red *redactor) error {
+	if a.err != nil {
+		return a.err
 	}
-	o.warnFindings(e, u, c.Policy)
+	if a.note != "" {
+		fmt.Fprintln(e.err, a.note)
+	}
+	u := a.u
+	ck, findings, refused := c.Check(u)
+	o.warnFindings(e, u, findings)
 	if o.interactive && u.Scheme == "telnet" {
 		return interactive(ctx, c, u, e)
 	}
@@ -202,10 +207,13 @@ func getOne(ctx context.Context, c *fetch.Client, raw string, o *getOptions, e *
 		// progress bar and the length check) but not MDTM.
 		req.Options.FTP.Stat = proto.StatSize
 	}
-	if o.retry > 0 {
-		return getRetry(ctx, c, u, req, d, o, e, red)
+	if refused != nil {
+		return refused
 	}
-	resp, err := c.FetchURL(ctx, u, req)
+	if o.retry > 0 {
+		return getRetry(ctx, c, ck, req, d, o, e, red)
+	}
+	resp, err := c.FetchChecked(ctx, ck, req)
 	if err != nil {
 		return err
 	}
@@ -296,31 +304,62 @@ func stripControl(s string) string {
 // (www. -> http, ftp. -> ftp, gopher. -> gopher, user@host -> mailto), with
 // a note on stderr; otherwise it is malformed.
 func parseArg(raw string, e *env) (*uri.URL, error) {
-	u, err := uri.Parse(raw)
+	u, note, err := parseURL(raw)
+	if note != "" {
+		fmt.Fprintln(e.err, note)
+	}
+	return u, err
+}
+
+// parseURL is parseArg with its note returned rather than printed.
+func parseURL(raw string) (u *uri.URL, note string, err error) {
+	u, err = uri.Parse(raw)
 	if err != nil {
-		return nil, &fetch.Error{Op: "parse", URL: safety.Redact(raw), Err: err}
+		return nil, "", &fetch.Error{Op: "parse", URL: safety.Redact(raw), Err: err}
 	}
 	if u.Scheme != "" {
-		return u, nil
+		return u, "", nil
 	}
 	if a, ok := uri.Abbreviated(raw); ok {
-		fmt.Fprintf(e.err, "fetch: note: taking %s as %s\n", safety.Redact(raw), a.Redacted())
-		return a, nil
+		return a, fmt.Sprintf("fetch: note: taking %s as %s", safety.Redact(raw), a.Redacted()), nil
 	}
-	return nil, &fetch.Error{Op: "parse", URL: safety.Redact(raw),
+	return nil, "", &fetch.Error{Op: "parse", URL: safety.Redact(raw),
 		Err: &uri.Error{Component: "scheme", Err: uri.Reason("URL has no scheme")}}
 }
 
-// warnFindings prints the warning-level safety findings about u (the
-// refusals are reported as errors by the client), unless -s. A password
-// given with -u is in u only because withUser put it there: the user did
-// not write it into a URL, so password-in-url does not apply.
-func (o *getOptions) warnFindings(e *env, u *uri.URL, p safety.Policy) {
+// arg is a URL of the command line, parsed once, with -u's login in it.
+type arg struct {
+	u    *uri.URL // nil when err is not
+	note string   // parseArg's note, printed when the URL's turn comes
+	err  error    // the parse failure, reported when the URL's turn comes
+}
+
+// parseArgs parses the URLs of o and puts the -u login into them. An
+// abbreviated URL that takes the login is completed without a note, and
+// o.urls then holds its completed form, as withUser returns it.
+func (o *getOptions) parseArgs() []arg {
+	args := make([]arg, len(o.urls))
+	for i, raw := range o.urls {
+		a := &args[i]
+		a.u, a.note, a.err = parseURL(raw)
+		if a.err == nil && o.setUser(a.u) {
+			a.note = ""
+			o.urls[i] = a.u.String()
+		}
+	}
+	return args
+}
+
+// warnFindings prints the warning-level findings of the policy's
+// evaluation of u (the refusals are reported as errors), unless -s. A
+// password given with -u is in u only because setUser put it there: the
+// user did not write it into a URL, so password-in-url does not apply.
+func (o *getOptions) warnFindings(e *env, u *uri.URL, findings []safety.Finding) {
 	if o.silent {
 		return
 	}
 	_, fromFlag, _ := strings.Cut(o.user, ":")
-	for _, f := range safety.Check(u, p) {
+	for _, f := range findings {
 		if f.Rule == safety.RulePasswordInURL && fromFlag != "" {
 			continue
 		}

@@ -84,11 +84,11 @@ func (o *getOptions) checkParts() error {
 }
 
 // runParallel is runGet with -Z: up to --parallel-max URLs at a time.
-func runParallel(ctx context.Context, o *getOptions, e *env) error {
+func runParallel(ctx context.Context, o *getOptions, args []arg, e *env) error {
 	if err := o.checkParallel(); err != nil {
 		return err
 	}
-	red := newRedactor(o.urls)
+	red := redactorOf(args)
 	po := *o // the workers' options: o with the bar's byte counter
 	pe := *e // the workers' env: prompts one at a time, stderr above the bar
 	if e.prompt != nil {
@@ -121,7 +121,7 @@ func runParallel(ctx context.Context, o *getOptions, e *env) error {
 				we := pe
 				we.out = out.slot(i)
 				we.stderrTTY = false // no bar per URL: the overall one counts
-				err := getOne(ctx, c, o.urls[i], &po, &we, red)
+				err := getOne(ctx, c, args[i], &po, &we, red)
 				out.finish(i)
 				if err != nil && ctx.Err() == nil { // an interruption is said once, at the end
 					fmt.Fprintf(pe.err, "fetch: %s\n", urlMessage(red, o.urls[i], err))

@@ -21,10 +21,32 @@ type redactor struct {
 const minSecret = 4
 
 func newRedactor(rawURLs []string) *redactor {
-	r := &redactor{}
+	us := make([]*uri.URL, 0, len(rawURLs))
 	for _, raw := range rawURLs {
-		u, err := uri.Parse(raw)
-		if err != nil || u.User == nil {
+		if u, err := uri.Parse(raw); err == nil {
+			us = append(us, u)
+		}
+	}
+	return redactorURLs(us)
+}
+
+// redactorOf is newRedactor for the URLs of the command line, already
+// parsed.
+func redactorOf(args []arg) *redactor {
+	us := make([]*uri.URL, 0, len(args))
+	for _, a := range args {
+		if a.u != nil {
+			us = append(us, a.u)
+		}
+	}
+	return redactorURLs(us)
+}
+
+// redactorURLs hides the passwords of us.
+func redactorURLs(us []*uri.URL) *redactor {
+	r := &redactor{}
+	for _, u := range us {
+		if u.User == nil {
 			continue
 		}
 		pw, _ := u.User.Password()

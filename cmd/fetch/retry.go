@@ -10,7 +10,6 @@ import (
 	"github.com/rfc1738/fetch/fetch"
 	"github.com/rfc1738/fetch/proto"
 	"github.com/rfc1738/fetch/retry"
-	"github.com/rfc1738/fetch/uri"
 )
 
 // getRetry is getOne's fetch and delivery under --retry: a transient
@@ -22,12 +21,12 @@ import (
 // nothing was written yet. With --warc-file, a transfer is asked for whole
 // again, its first bytes skipped: a resumed transfer would not be archived
 // (fetch.Client records whole transfers only).
-func getRetry(ctx context.Context, c *fetch.Client, u *uri.URL, req *proto.Request, d *dest, o *getOptions, e *env, red *redactor) error {
+func getRetry(ctx context.Context, c *fetch.Client, ck *fetch.Checked, req *proto.Request, d *dest, o *getOptions, e *env, red *redactor) error {
 	pol := o.retryPolicy(e.err, red)
 	start := time.Now()
 	rr := &retryRun{whole: c.WARC != nil} // getOne asked for byte 0 already
 	for n := 1; ; n++ {
-		err := rr.attempt(ctx, c, u, req, d, o, e, red)
+		err := rr.attempt(ctx, c, ck, req, d, o, e, red)
 		if err == nil {
 			return nil
 		}
@@ -57,11 +56,11 @@ type retryRun struct {
 // attempt fetches u once, from the byte the output holds unless whole,
 // and copies the response into the output, opening it on the first
 // response (openFirst).
-func (rr *retryRun) attempt(ctx context.Context, c *fetch.Client, u *uri.URL, req *proto.Request, d *dest, o *getOptions, e *env, red *redactor) error {
+func (rr *retryRun) attempt(ctx context.Context, c *fetch.Client, ck *fetch.Checked, req *proto.Request, d *dest, o *getOptions, e *env, red *redactor) error {
 	if rr.s != nil && !rr.whole {
 		req.Offset = rr.pos
 	}
-	resp, err := c.FetchURL(ctx, u, req)
+	resp, err := c.FetchChecked(ctx, ck, req)
 	if err != nil {
 		return err
 	}

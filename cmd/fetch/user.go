@@ -34,15 +34,18 @@ func (o *getOptions) withUser(raw string) string {
 	if o.user == "" {
 		return raw
 	}
-	u, err := uri.Parse(raw)
-	if err == nil && u.Scheme == "" {
-		// "ftp.example.org/pub/": the abbreviation parseArg would take.
-		if a, ok := uri.Abbreviated(raw); ok {
-			u = a
-		}
-	}
-	if err != nil || u.Scheme == "" || !u.HasAuthority || u.Host == "" {
+	u, _, err := parseURL(raw)
+	if err != nil || !o.setUser(u) {
 		return raw
+	}
+	return u.String()
+}
+
+// setUser puts the -u login into u in place of its own, and reports
+// whether it did: not without -u, nor in a URL without a server part.
+func (o *getOptions) setUser(u *uri.URL) bool {
+	if o.user == "" || !u.HasAuthority || u.Host == "" {
+		return false
 	}
 	name, pass, hasPass := strings.Cut(o.user, ":")
 	name = uri.EscapePart(name, uri.PartUser)
@@ -51,5 +54,5 @@ func (o *getOptions) withUser(raw string) string {
 	} else {
 		u.User = uri.User(name)
 	}
-	return u.String()
+	return true
 }
