@@ -234,10 +234,12 @@ func (c *Client) FetchChecked(ctx context.Context, ck *Checked, req *proto.Reque
 }
 
 // scope is what a fetch may reach: the drivers that lookup finds and, when
-// stay is not nil (a mirror), stay's server only.
+// stay is not nil (a mirror), stay's server only. ownDial tells that the
+// request dials with the client's own dial (the caller gave no Dial).
 type scope struct {
-	lookup lookupFunc
-	stay   *uri.URL
+	lookup  lookupFunc
+	stay    *uri.URL
+	ownDial bool
 	// checked, when not nil, is the first URL's evaluation, made by
 	// Check: follow does not repeat it.
 	checked *Checked
@@ -257,6 +259,7 @@ func (c *Client) fetchURL(ctx context.Context, u *uri.URL, req *proto.Request, s
 	}
 	var tb *capBuf
 	start := time.Now()
+	sc.ownDial = req == nil || req.Dial == nil
 	req = c.request(req)
 	if c.WARC != nil {
 		tb = c.warcRequest(u, req)
@@ -334,12 +337,14 @@ const gatewayReason = "gateway"
 func (c *Client) follow(ctx context.Context, u *uri.URL, req *proto.Request, sc scope) (*Response, error) {
 	var chain []string
 	op := "get" // what the failure of u is: "redirect" or "gateway" after one
+	hopReq := req
+	var hop *privateHop // the private-address guard of u's fetch
 	for {
 		findings, err := c.evaluate(u, &sc)
 		if err != nil {
 			return nil, err
 		}
-		pr, err := c.fetchOnce(ctx, u, req, sc.lookup)
+		pr, err := c.fetchOnce(ctx, u, hopReq, sc.lookup)
 		var r *proto.Redirect
 		if !errors.As(err, &r) {
 			if err != nil {
@@ -359,9 +364,10 @@ func (c *Client) follow(ctx context.Context, u *uri.URL, req *proto.Request, sc 
 		// A gateway is the user's own template, not a server's choice:
 		// only a mirror's stay-on-the-server rule applies to it.
 		if r.Reason != gatewayReason || sc.stay != nil {
-			if ctx, err = c.vetHop(ctx, u, next, sc.stay); err != nil {
+			if hop, err = c.vetHop(ctx, u, next, sc.stay, hop); err != nil {
 				return nil, err
 			}
+			hopReq = c.hopRequest(req, hop, sc.ownDial)
 		}
 		chain = append(chain, u.Redacted())
 		u = next

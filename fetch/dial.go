@@ -22,6 +22,12 @@ type Resolver interface {
 // address against the policy, and connects to the first one that works.
 // An address refused by the policy is never connected to.
 func (c *Client) dial(ctx context.Context, network, address string) (net.Conn, error) {
+	return c.dialHop(ctx, network, address, nil)
+}
+
+// dialHop is dial under the private-address guard h of a redirect hop
+// (nil: none), which each resolved address must pass too.
+func (c *Client) dialHop(ctx context.Context, network, address string, h *privateHop) (net.Conn, error) {
 	host, port, err := net.SplitHostPort(address)
 	if err != nil {
 		return nil, &net.OpError{Op: "dial", Net: network, Err: err}
@@ -33,7 +39,7 @@ func (c *Client) dial(ctx context.Context, network, address string) (net.Conn, e
 	var first error
 	for _, ip := range ips {
 		addr := net.JoinHostPort(ip.String(), port)
-		conn, err := c.dialAddr(ctx, network, addr)
+		conn, err := c.dialAddr(ctx, network, addr, h)
 		if err != nil {
 			de := &dialError{err: err}
 			if ip.String() != host {
@@ -57,13 +63,14 @@ func (c *Client) dial(ctx context.Context, network, address string) (net.Conn, e
 	return nil, first
 }
 
-// dialAddr connects to one resolved address, after the policy allowed it.
-func (c *Client) dialAddr(ctx context.Context, network, addr string) (net.Conn, error) {
+// dialAddr connects to one resolved address, after the policy and the
+// guard h allowed it.
+func (c *Client) dialAddr(ctx context.Context, network, addr string, h *privateHop) (net.Conn, error) {
 	if err := c.Policy.Control(network, addr, nil); err != nil {
 		c.tracef("* refused %s: %v", addr, err)
 		return nil, &net.OpError{Op: "dial", Net: network, Err: err}
 	}
-	if err := checkPrivateHop(ctx, addr); err != nil {
+	if err := h.check(addr); err != nil {
 		c.tracef("* refused %s: %v", addr, err)
 		return nil, &net.OpError{Op: "dial", Net: network, Err: err}
 	}

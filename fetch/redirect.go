@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/rfc1738/fetch/proto"
 	"github.com/rfc1738/fetch/safety"
 	"github.com/rfc1738/fetch/uri"
 )
@@ -78,37 +79,38 @@ func ParseRedirectProtocols(spec string, base []string) ([]string, error) {
 // vetHop decides whether the redirect from u to next may be followed,
 // before anything is sent to next: a *Error wrapping a *RedirectError
 // when it may not. stay, when not nil, is the mirror's starting URL, whose
-// server a mirror never leaves. The context returned carries, for the
-// fetch of next, the private-address guard when u's address is public
-// (see privateHop).
-func (c *Client) vetHop(ctx context.Context, u, next *uri.URL, stay *uri.URL) (context.Context, error) {
+// server a mirror never leaves. prev is the guard of the hop before, nil
+// if none. The *privateHop returned is the private-address guard of the
+// fetch of next, nil when it has none: a hop from a public address gets
+// one, and so does every later hop of a fetch that took such a hop.
+func (c *Client) vetHop(ctx context.Context, u, next *uri.URL, stay *uri.URL, prev *privateHop) (*privateHop, error) {
 	refuse := func(rule string) error {
 		re := &RedirectError{Rule: rule, From: u.Redacted(), To: next.Redacted()}
 		return &Error{Op: "redirect", URL: u.Redacted(), Err: re}
 	}
 	if stay != nil && !sameServer(stay, next) {
-		return ctx, refuse(RuleRedirectOffMirror)
+		return prev, refuse(RuleRedirectOffMirror)
 	}
 	if (u.Scheme == "http" || u.Scheme == "https") && !c.redirectAllowed(next.Scheme) {
-		return ctx, refuse(RuleRedirectProtocol)
+		return prev, refuse(RuleRedirectProtocol)
 	}
 	if c.AllowPrivateRedirect {
-		return ctx, nil
+		return prev, nil
 	}
-	if ctx.Value(privateHopKey{}) == nil && !c.publicHost(ctx, u) {
-		return ctx, nil
+	if prev == nil && !c.publicHost(ctx, u) {
+		return nil, nil
 	}
-	ctx = context.WithValue(ctx, privateHopKey{}, &privateHop{from: u.Redacted(), to: next.Redacted()})
-	return ctx, c.localTarget(ctx, next)
+	h := &privateHop{from: u.Redacted(), to: next.Redacted()}
+	return h, c.localTarget(ctx, next, h)
 }
 
-// localTarget refuses next, under the private-address rule of ctx, when
-// its host has a local address: judged here as well as at dial time,
-// because a driver may have a connection to that host open already (a
-// keep-alive pool, an FTP login kept between the URLs of one command)
-// and dial nothing. A host that cannot be looked up is left to the
-// driver, whose dial fails the same way.
-func (c *Client) localTarget(ctx context.Context, next *uri.URL) error {
+// localTarget refuses next, under the private-address guard h, when its
+// host has a local address: judged here as well as at dial time, because
+// a driver may have a connection to that host open already (a keep-alive
+// pool, an FTP login kept between the URLs of one command) and dial
+// nothing. A host that cannot be looked up is left to the driver, whose
+// dial fails the same way.
+func (c *Client) localTarget(ctx context.Context, next *uri.URL, h *privateHop) error {
 	host := next.Hostname()
 	if host == "" {
 		return nil
@@ -119,11 +121,28 @@ func (c *Client) localTarget(ctx context.Context, next *uri.URL) error {
 	}
 	port := strconv.Itoa(next.PortNumber())
 	for _, ip := range ips {
-		if err := checkPrivateHop(ctx, net.JoinHostPort(ip.String(), port)); err != nil {
+		if err := h.check(net.JoinHostPort(ip.String(), port)); err != nil {
 			return &Error{Op: "redirect", URL: next.Redacted(), Err: err}
 		}
 	}
 	return nil
+}
+
+// hopRequest returns the request of a hop under the guard h: a copy of
+// req whose Dial checks each resolved address against h right before
+// connecting (see privateHop). ownDial tells that req.Dial is the
+// client's own dial; a caller's own Request.Dial resolves and connects by
+// itself, so it is kept as it is, and the hop is judged by localTarget
+// alone. Without a guard, req is returned as it is.
+func (c *Client) hopRequest(req *proto.Request, h *privateHop, ownDial bool) *proto.Request {
+	if h == nil || !ownDial {
+		return req
+	}
+	r := *req
+	r.Dial = func(ctx context.Context, network, address string) (net.Conn, error) {
+		return c.dialHop(ctx, network, address, h)
+	}
+	return &r
 }
 
 func (c *Client) redirectAllowed(scheme string) bool {
@@ -164,21 +183,16 @@ var localReason = func(ip netip.Addr) string {
 	return ""
 }
 
-// privateHopKey is the context key of the *privateHop of a fetch that
-// followed a redirect from a public address.
-type privateHopKey struct{}
-
 // privateHop is the redirect whose target may be dialled only at a public
 // address: checked in dialAddr on each resolved address, before connect,
 // so that a host name that resolves (or is rebound) to a local address is
 // refused too, and so are the connections a driver makes to a server the
-// URL does not name (news: and its NNTP server).
+// URL does not name (news: and its NNTP server). The request of the hop
+// carries it in its Dial (hopRequest).
 type privateHop struct{ from, to string }
 
-// checkPrivateHop refuses addr when ctx carries a privateHop and addr is
-// local.
-func checkPrivateHop(ctx context.Context, addr string) error {
-	h, _ := ctx.Value(privateHopKey{}).(*privateHop)
+// check refuses addr when addr is local; a nil guard refuses nothing.
+func (h *privateHop) check(addr string) error {
 	if h == nil {
 		return nil
 	}

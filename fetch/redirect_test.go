@@ -177,8 +177,8 @@ func TestRedirectRefusedBeforeSend(t *testing.T) {
 
 // The private-address rule of redirects, decided without any traffic:
 // vetHop judges the address of the URL redirecting (IP literals here, so
-// no look-up either), checkPrivateHop the address the target would be
-// dialled at.
+// no look-up either), the guard it returns the address the target would
+// be dialled at.
 func TestRedirectToPrivateDecision(t *testing.T) {
 	tests := []struct {
 		from, to, addr string
@@ -203,9 +203,9 @@ func TestRedirectToPrivateDecision(t *testing.T) {
 		from, to := mustParse(t, tt.from), mustParse(t, tt.to)
 		// An IP literal target is refused by vetHop, a name (which
 		// the fake resolver does not know) when it is dialled.
-		ctx, err := c.vetHop(t.Context(), from, to, nil)
+		h, err := c.vetHop(t.Context(), from, to, nil, nil)
 		if err == nil {
-			err = checkPrivateHop(ctx, tt.addr)
+			err = h.check(tt.addr)
 		}
 		var re *RedirectError
 		refused := errors.As(err, &re) && re.Rule == RuleRedirectToPrivate && re.Address == tt.addr && re.Reason != "" && ExitCode(err) == ExitRefused
@@ -216,12 +216,12 @@ func TestRedirectToPrivateDecision(t *testing.T) {
 	// A hop after a refused-to-be-local one stays under the rule, even
 	// from a URL whose own host is not public.
 	c := &Client{Resolver: noDNS}
-	ctx, _ := c.vetHop(t.Context(), mustParse(t, "http://8.8.8.8/"), mustParse(t, "http://1.1.1.1/"), nil)
-	ctx, _ = c.vetHop(ctx, mustParse(t, "http://name.invalid/"), mustParse(t, "http://x.invalid/"), nil)
-	if err := checkPrivateHop(ctx, "127.0.0.1:80"); err == nil {
+	h, _ := c.vetHop(t.Context(), mustParse(t, "http://8.8.8.8/"), mustParse(t, "http://1.1.1.1/"), nil, nil)
+	h, _ = c.vetHop(t.Context(), mustParse(t, "http://name.invalid/"), mustParse(t, "http://x.invalid/"), nil, h)
+	if err := h.check("127.0.0.1:80"); err == nil {
 		t.Errorf("second hop after a public one: loopback allowed")
 	}
-	if err := checkPrivateHop(context.Background(), "127.0.0.1:80"); err != nil {
+	if err := (*privateHop)(nil).check("127.0.0.1:80"); err != nil {
 		t.Errorf("no redirect: %v", err)
 	}
 }
@@ -411,5 +411,29 @@ func TestGatewayToLoopback(t *testing.T) {
 	}
 	if n := counts.lookups.Load(); n != 0 {
 		t.Errorf("%d look-ups, want none (the wais host is never contacted)", n)
+	}
+}
+
+// A hop from a local address after a hop from a public one keeps the
+// private-address guard: the fetch started at a public server, whose
+// redirects may not lead it to a local one through a local relay. Without
+// the earlier hop, the same hop has no guard.
+func TestRedirectGuardKeptAfterPublicHop(t *testing.T) {
+	c := &Client{Resolver: fakeResolver{c: &counters{}}}
+	from, to := mustParse(t, "http://10.0.0.1/"), mustParse(t, "http://x.invalid/")
+	if h, err := c.vetHop(t.Context(), from, to, nil, nil); err != nil || h != nil {
+		t.Fatalf("hop from a local address alone: guard %v, %v; want none", h, err)
+	}
+	first, err := c.vetHop(t.Context(), mustParse(t, "http://8.8.8.8/"), mustParse(t, "http://1.1.1.1/"), nil, nil)
+	if err != nil || first == nil {
+		t.Fatalf("public -> public: guard %v, %v; want a guard", first, err)
+	}
+	h, err := c.vetHop(t.Context(), from, to, nil, first)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var re *RedirectError
+	if err := h.check("127.0.0.1:80"); !errors.As(err, &re) || re.Rule != RuleRedirectToPrivate || re.From != from.Redacted() {
+		t.Errorf("hop after a public one, to loopback: %v, want %s from %s", err, RuleRedirectToPrivate, from.Redacted())
 	}
 }
