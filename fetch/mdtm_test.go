@@ -3,10 +3,7 @@ package fetch_test
 import (
 	"context"
 	"fmt"
-	"net"
 	"slices"
-	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -14,36 +11,8 @@ import (
 
 	"github.com/rfc1738/fetch/fetch"
 	"github.com/rfc1738/fetch/fetch/fetchtest"
+	"github.com/rfc1738/fetch/internal/testrig/wirecount"
 )
-
-// mdtmDial counts, for each write on the connections it opens that holds
-// MDTM commands, how many.
-type mdtmDial struct {
-	mu     sync.Mutex
-	writes []int
-}
-
-func (d *mdtmDial) dial(ctx context.Context, network, addr string) (net.Conn, error) {
-	c, err := (&net.Dialer{}).DialContext(ctx, network, addr)
-	if err != nil {
-		return nil, err
-	}
-	return mdtmConn{c, d}, nil
-}
-
-type mdtmConn struct {
-	net.Conn
-	d *mdtmDial
-}
-
-func (c mdtmConn) Write(p []byte) (int, error) {
-	if n := strings.Count("\n"+string(p), "\nMDTM "); n > 0 {
-		c.d.mu.Lock()
-		c.d.writes = append(c.d.writes, n)
-		c.d.mu.Unlock()
-	}
-	return c.Conn.Write(p)
-}
 
 // A re-run of Client.Mirror checks the FTP files whose listed minute may
 // not have closed when they were fetched with one write of their MDTM
@@ -63,8 +32,8 @@ func TestMirrorMDTMBatch(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer srv.Close()
-	d := &mdtmDial{}
-	c := &fetch.Client{Dial: d.dial}
+	d := &wirecount.Writes{Verb: "MDTM"}
+	c := &fetch.Client{Dial: d.Dial}
 	defer c.CloseIdleConnections()
 	ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
 	defer cancel()
@@ -75,9 +44,7 @@ func TestMirrorMDTMBatch(t *testing.T) {
 			t.Fatalf("run %d: %v, %+v", run+1, err, sum)
 		}
 	}
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	if !slices.Equal(d.writes, []int{n}) {
-		t.Errorf("MDTM commands in writes of %v, want all %d of the re-run in one", d.writes, n)
+	if got := d.Counts(); !slices.Equal(got, []int{n}) {
+		t.Errorf("MDTM commands in writes of %v, want all %d of the re-run in one", got, n)
 	}
 }

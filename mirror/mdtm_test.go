@@ -3,18 +3,16 @@ package mirror
 import (
 	"context"
 	"fmt"
-	"net"
 	"os"
 	"path/filepath"
 	"slices"
-	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/spf13/afero"
 
 	"github.com/rfc1738/fetch/fetch/fetchtest"
+	"github.com/rfc1738/fetch/internal/testrig/wirecount"
 	"github.com/rfc1738/fetch/proto"
 	"github.com/rfc1738/fetch/proto/ftp"
 	"github.com/rfc1738/fetch/uri"
@@ -115,48 +113,6 @@ func TestConfirmed(t *testing.T) {
 	}
 }
 
-// writeCounter records the writes of the connections its dial opens:
-// for each write that holds MDTM commands, how many.
-type writeCounter struct {
-	mu    sync.Mutex
-	mdtms []int
-}
-
-func (w *writeCounter) dial(ctx context.Context, network, addr string) (net.Conn, error) {
-	c, err := (&net.Dialer{}).DialContext(ctx, network, addr)
-	if err != nil {
-		return nil, err
-	}
-	return countedConn{c, w}, nil
-}
-
-func (w *writeCounter) reset() {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	w.mdtms = nil
-}
-
-// writes returns, for each write that held MDTM commands, how many.
-func (w *writeCounter) writes() []int {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	return slices.Clone(w.mdtms)
-}
-
-type countedConn struct {
-	net.Conn
-	w *writeCounter
-}
-
-func (c countedConn) Write(p []byte) (int, error) {
-	if n := strings.Count("\n"+string(p), "\nMDTM "); n > 0 {
-		c.w.mu.Lock()
-		c.w.mdtms = append(c.w.mdtms, n)
-		c.w.mu.Unlock()
-	}
-	return c.Conn.Write(p)
-}
-
 // TestMirrorMDTMPipelined: a re-run asks MDTM for the files of a
 // directory whose listed minute may not have closed when they were
 // fetched, all of them in one write on one connection (RFC 959 section
@@ -184,8 +140,8 @@ func TestMirrorMDTMPipelined(t *testing.T) {
 	defer srv.Close()
 	drv := ftp.New(ftp.Config{PipelinePassive: true})
 	defer drv.CloseIdleConnections()
-	tr, wc := &trace{}, &writeCounter{}
-	opts := Options{Jobs: 2, Request: proto.Request{Trace: tr, IdleTimeout: 10 * time.Second, Dial: wc.dial},
+	tr, wc := &trace{}, &wirecount.Writes{Verb: "MDTM"}
+	opts := Options{Jobs: 2, Request: proto.Request{Trace: tr, IdleTimeout: 10 * time.Second, Dial: wc.Dial},
 		now: func() time.Time { return minute.Add(30 * time.Second) }}
 	dir := t.TempDir()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
@@ -194,14 +150,14 @@ func TestMirrorMDTMPipelined(t *testing.T) {
 	if s, err := Run(ctx, drivers{"ftp": drv}, start, dir, opts); err != nil || s.New != n+1 {
 		t.Fatalf("first run: %v, %+v", err, s)
 	}
-	if got := wc.writes(); len(got) != 0 {
+	if got := wc.Counts(); len(got) != 0 {
 		t.Errorf("first run wrote MDTM commands %v, want none", got)
 	}
 
 	put("f2.txt", "content X", minute.Add(45*time.Second)) // same size, same minute, after the fetch
 	opts.now = nil
 	tr.reset()
-	wc.reset()
+	wc.Reset()
 	s, err := Run(ctx, drivers{"ftp": drv}, start, dir, opts)
 	if err != nil || s.Updated != 1 || s.Unchanged != n {
 		t.Fatalf("re-run: %v, %+v; want f2.txt updated, the others unchanged", err, s)
@@ -209,7 +165,7 @@ func TestMirrorMDTMPipelined(t *testing.T) {
 	if got, _ := os.ReadFile(filepath.Join(dir, "f2.txt")); string(got) != "content X" {
 		t.Errorf("f2.txt = %q, want the new content", got)
 	}
-	if got := wc.writes(); !slices.Equal(got, []int{n}) {
+	if got := wc.Counts(); !slices.Equal(got, []int{n}) {
 		t.Errorf("re-run wrote MDTM commands in writes of %v, want all %d in one", got, n)
 	}
 	if r, m := tr.commands("RETR"), tr.commands("MDTM"); r != 1 || m != n {

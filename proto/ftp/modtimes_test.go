@@ -4,51 +4,15 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net"
 	"slices"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
+	"github.com/rfc1738/fetch/internal/testrig/wirecount"
 	"github.com/rfc1738/fetch/proto"
 	"github.com/rfc1738/fetch/uri"
 )
-
-// mdtmWrites wraps the connections a Request's Dial opens and records,
-// for each write that holds MDTM commands, how many.
-type mdtmWrites struct {
-	mu sync.Mutex
-	n  []int
-}
-
-func (w *mdtmWrites) dial(ctx context.Context, network, addr string) (net.Conn, error) {
-	c, err := (&net.Dialer{}).DialContext(ctx, network, addr)
-	if err != nil {
-		return nil, err
-	}
-	return mdtmConn{c, w}, nil
-}
-
-func (w *mdtmWrites) writes() []int {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	return slices.Clone(w.n)
-}
-
-type mdtmConn struct {
-	net.Conn
-	w *mdtmWrites
-}
-
-func (c mdtmConn) Write(p []byte) (int, error) {
-	if n := strings.Count("\n"+string(p), "\nMDTM "); n > 0 {
-		c.w.mu.Lock()
-		c.w.n = append(c.w.n, n)
-		c.w.mu.Unlock()
-	}
-	return c.Conn.Write(p)
-}
 
 // TestModTimes: ModTimes sends the MDTM (RFC 3659 section 3) of every
 // name in one write, after the CWD to the directory, and reads the
@@ -88,9 +52,9 @@ func TestModTimes(t *testing.T) {
 			f.start()
 			d := &Driver{}
 			defer d.CloseIdleConnections()
-			w := &mdtmWrites{}
+			w := &wirecount.Writes{Verb: "MDTM"}
 			req := quickReq()
-			req.Dial = w.dial
+			req.Dial = w.Dial
 			ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
 			defer cancel()
 			got, err := d.ModTimes(ctx, uri.MustParse(f.url("/pub/")), req, c.names)
@@ -100,7 +64,7 @@ func TestModTimes(t *testing.T) {
 			if !slices.EqualFunc(got, c.want, time.Time.Equal) {
 				t.Errorf("ModTimes = %v, want %v", got, c.want)
 			}
-			if ws := w.writes(); !slices.Equal(ws, c.writes) {
+			if ws := w.Counts(); !slices.Equal(ws, c.writes) {
 				t.Errorf("MDTM commands in writes of %v, want %v", ws, c.writes)
 			}
 			sent := f.sent()

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/rfc1738/fetch/internal/testrig/servertest"
+	"github.com/rfc1738/fetch/internal/testrig/wirecount"
 	"github.com/rfc1738/fetch/proto"
 	"github.com/rfc1738/fetch/uri"
 )
@@ -361,8 +362,8 @@ func TestServersModTimes(t *testing.T) {
 	for _, name := range append([]string{servertest.FTP}, otherFTPServers...) {
 		t.Run(name, func(t *testing.T) {
 			s := servertest.Get(t, name)
-			w := &mdtmWrites{}
-			req := &proto.Request{Dial: w.dial, ConnectTimeout: 5 * time.Second, IdleTimeout: 10 * time.Second}
+			w := &wirecount.Writes{Verb: "MDTM"}
+			req := &proto.Request{Dial: w.Dial, ConnectTimeout: 5 * time.Second, IdleTimeout: 10 * time.Second}
 			d := &Driver{}
 			defer d.CloseIdleConnections()
 			ctx, cancel := context.WithTimeout(t.Context(), 20*time.Second)
@@ -376,7 +377,7 @@ func TestServersModTimes(t *testing.T) {
 			if !slices.EqualFunc(got, want, time.Time.Equal) {
 				t.Errorf("ModTimes(%q) = %v, want %v", names, got, want)
 			}
-			if ws := w.writes(); !slices.Equal(ws, []int{len(names)}) {
+			if ws := w.Counts(); !slices.Equal(ws, []int{len(names)}) {
 				t.Errorf("MDTM commands in writes of %v, want all %d in one", ws, len(names))
 			}
 		})
