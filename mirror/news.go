@@ -180,7 +180,12 @@ type newsRun struct {
 
 	idMu     sync.Mutex
 	spare    NewsSession     // the listing connection, until a worker takes it
-	live     atomic.Int32    // workers holding a connection
+	// live counts the open connections: the spare and those workers
+	// hold; dialing counts the workers opening one. A worker refused for
+	// the server's limit gives its place up only while others have or
+	// are getting a connection (giveUpConnection).
+	live     atomic.Int32
+	dialing  atomic.Int32
 	inFlight map[string]bool // Message-IDs being fetched in this run
 	later    []pendingLink   // crossposts whose first copy was in flight
 
@@ -271,6 +276,7 @@ func runNews(ctx context.Context, r *run, d NewsDialer, start *uri.URL) error {
 	// The connection that listed the groups serves the first worker to
 	// need one; the others open theirs when they take their first task.
 	nr.spare = s
+	nr.live.Add(1)
 	var wg sync.WaitGroup
 	for w := range r.jobs {
 		wg.Add(1)
@@ -284,6 +290,7 @@ func runNews(ctx context.Context, r *run, d NewsDialer, start *uri.URL) error {
 	wg.Wait()
 	if nr.spare != nil {
 		nr.spare.Close()
+		nr.live.Add(-1)
 	}
 	nr.linkLater(ctx)
 	r.dirs.close()
@@ -354,19 +361,22 @@ func (nr *newsRun) connect(ctx context.Context, c *newsConn, task newsTask, task
 	nr.idMu.Lock()
 	c.s, nr.spare = nr.spare, nil
 	nr.idMu.Unlock()
-	var err error
-	if c.s == nil {
-		c.s, err = nr.d.OpenNews(ctx, nr.start, nr.request(proto.Options{}))
-		if err != nil && nr.giveUpConnection(err) {
-			c.s = nil
+	if c.s != nil {
+		return true, nil
+	}
+	nr.dialing.Add(1)
+	defer nr.dialing.Add(-1)
+	s, err := nr.d.OpenNews(ctx, nr.start, nr.request(proto.Options{}))
+	if err != nil {
+		if nr.giveUpConnection(err) {
 			tasks.push(task)
 			return false, nil
 		}
+		return true, err
 	}
-	if c.s != nil {
-		nr.live.Add(1)
-	}
-	return true, err
+	c.s = s
+	nr.live.Add(1)
+	return true, nil
 }
 
 // selectGroup selects g on c unless it is selected already; a listing
@@ -440,12 +450,13 @@ func (nr *newsRun) taskFailed(ctx context.Context, task newsTask, err error, los
 
 // giveUpConnection reports whether a worker whose connection the server
 // refused with err gives up its place: when the server refused it for
-// their number (proto.ErrBusy) and other workers hold connections, which
-// go on with the queue. The run then says so (noteBusy), as a file
+// their number (proto.ErrBusy) and others have a connection or are
+// opening one (the caller is still counted as dialing), which go on with
+// the queue. The run then says so (noteBusy), as a file
 // mirror does. The last worker never gives up: its task is tried again as
 // any other transient failure.
 func (nr *newsRun) giveUpConnection(err error) bool {
-	if !errors.Is(err, proto.ErrBusy) || nr.live.Load() == 0 {
+	if !errors.Is(err, proto.ErrBusy) || nr.live.Load()+nr.dialing.Load() <= 1 {
 		return false
 	}
 	nr.mu.Lock()

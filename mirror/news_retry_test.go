@@ -133,7 +133,10 @@ func TestNewsMirrorFewerConnections(t *testing.T) {
 	srv.Start(t)
 	for _, tc := range []struct{ allowed, jobs int }{{2, 4}, {1, 3}} {
 		t.Run(fmt.Sprintf("%d of %d", tc.allowed, tc.jobs), func(t *testing.T) {
-			p, err := faultproxy.Start(faultproxy.Config{Target: srv.Addr, MaxConns: tc.allowed})
+			// The delay keeps the first connection busy while the other
+			// workers take their groups and ask for theirs: on the bare
+			// loopback one worker could do all four groups first.
+			p, err := faultproxy.Start(faultproxy.Config{Target: srv.Addr, MaxConns: tc.allowed, Delay: 5 * time.Millisecond})
 			if err != nil {
 				t.Fatal(err)
 			}
