@@ -178,8 +178,8 @@ type newsRun struct {
 	server string
 	warc   *warc.Writer // nil: no archive
 
-	idMu     sync.Mutex
-	spare    NewsSession     // the listing connection, until a worker takes it
+	idMu  sync.Mutex
+	spare NewsSession // the listing connection, until a worker takes it
 	// live counts the open connections: the spare and those workers
 	// hold; dialing counts the workers opening one. A worker refused for
 	// the server's limit gives its place up only while others have or
