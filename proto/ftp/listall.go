@@ -115,8 +115,10 @@ func (l *dirList) askAll(path string) (sent bool, note string) {
 // path). It returns the listing or its failure, and the note for
 // Info["ftp_dot_names"] when the server turned out to refuse the option.
 func (l *dirList) allOrPlain(path string, got listed, err error) (listed, string, error) {
-	why := listAllMiss(err, len(got.entries), len(got.unparsed), got.self)
-	if why == "" {
+	why := listAllMiss(err, got.n, len(got.unparsed), got.self)
+	if why == "" || l.st != nil && l.st.n > 0 {
+		// The listing, or a failure after entries were handed over
+		// (stream), which cannot be taken back.
 		return got, "", err
 	}
 	l.c.w.note("%s: asking with LIST", why)
@@ -125,7 +127,7 @@ func (l *dirList) allOrPlain(path string, got listed, err error) (listed, string
 	if got, err = l.run(); err != nil {
 		return got, "", err
 	}
-	if refused || len(got.entries) > 0 || len(got.unparsed) > 0 {
+	if refused || got.n > 0 || len(got.unparsed) > 0 {
 		l.d.pool().refuseListAll(l.c.addr)
 		return got, dotNamesUnlisted, nil
 	}

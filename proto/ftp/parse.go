@@ -303,11 +303,11 @@ func (p *lineParser) parseRows(rows []parsedLine, buf []proto.Entry) *listing {
 	if failed {
 		p.readLocal(l)
 	}
-	settlePadding(l)
-	if failed {
+	settlePadding(l, p.cols)
+	if failed && !p.readBefore {
 		// After settlePadding, which may leave lines unread: ls's
 		// "total" is left out only before a line read as ls.
-		skipLocalTotal(l.lines)
+		skipLocalTotal(l.lines, p.unixElsewhere)
 	}
 	return l
 }
@@ -316,10 +316,11 @@ func (p *lineParser) parseRows(rows []parsedLine, buf []proto.Entry) *listing {
 // -l listing in another language when it is ls's "total N" in that
 // language ("insgesamt 4", "合計 0"): a word of localTotals, then the
 // number. Any other first line stays unread: a word and a number
-// ("README 1234") may be an entry of a layout not known.
-func skipLocalTotal(res []parsedLine) {
+// ("README 1234") may be an entry of a layout not known. unix says that
+// a line after the first, not among res, was read as ls.
+func skipLocalTotal(res []parsedLine, unix bool) {
 	first := -1
-	read := false
+	read := unix
 	for i := range res {
 		switch r := &res[i]; {
 		case r.skip:
