@@ -111,6 +111,9 @@ func (c *Client) Mirror(ctx context.Context, rawURL, dir string, opts MirrorOpti
 		}
 	}
 	var mf mirror.Fetcher = f
+	if c.streams() {
+		mf = streamFetcher{f}
+	}
 	if c.WARC != nil {
 		// Loaded meanwhile, not by the first captures, which would
 		// all wait for it (warcType).
@@ -206,6 +209,51 @@ func (f *mirrorFetcher) Fetch(ctx context.Context, u *uri.URL, req *proto.Reques
 		return nil, err
 	}
 	return &resp.Response, nil
+}
+
+// streams reports whether a mirror's listings may come entry by entry
+// (streamFetcher): the client neither records them (WARC) nor holds their
+// reading to a rate or a least speed, which apply to a listing's body.
+func (c *Client) streams() bool {
+	return c.WARC == nil && !c.limited() && (c.SpeedLimit <= 0 || c.SpeedTime <= 0)
+}
+
+// streamFetcher is the mirror's Fetcher when its listings may come entry
+// by entry (Client.streams): a mirror.Lister.
+type streamFetcher struct{ *mirrorFetcher }
+
+var _ mirror.Lister = streamFetcher{}
+
+// List lists the directory u entry by entry with the run's own FTP
+// driver (proto.Lister), after the same policy check as a fetch of u, on
+// the starting server only, within MaxTime, Wait and MaxHostConns. It
+// fails with errors.ErrUnsupported, listing nothing, where it cannot:
+// the mirror then fetches the listing.
+func (f streamFetcher) List(ctx context.Context, u *uri.URL, req *proto.Request, fn func(proto.Entry) error) (*proto.Listing, error) {
+	if f.ftp == nil || u.Scheme != "ftp" || !sameServer(u, f.start) {
+		return nil, errors.ErrUnsupported
+	}
+	preq, _, err := f.c.Prepare(u, req)
+	if err != nil {
+		return nil, err
+	}
+	if f.c.MaxTime > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, f.c.MaxTime)
+		defer cancel()
+	}
+	if f.c.Wait > 0 || f.c.MaxHostConns > 0 {
+		release, err := f.c.admit(ctx, u)
+		if err != nil {
+			return nil, &Error{Op: "get", URL: u.Redacted(), Err: err}
+		}
+		defer release()
+	}
+	notes, err := f.ftp.List(ctx, u, preq, fn)
+	if err != nil {
+		return nil, &Error{Op: "get", URL: u.Redacted(), Err: err}
+	}
+	return notes, nil
 }
 
 // Warm logs in the FTP workers' connections ahead of use (ftp.Driver.Warm),

@@ -106,7 +106,7 @@ func run(ctx context.Context, out io.Writer, raw string, o options) error {
 func (w *walker) walk(ctx context.Context, u *uri.URL, depth int) error {
 	w.seen[u.String()] = true
 	w.menus++
-	entries, err := w.d.List(ctx, u, &proto.Request{IdleTimeout: 30 * time.Second})
+	entries, _, err := proto.ListAll(ctx, w.d, u, &proto.Request{IdleTimeout: 30 * time.Second})
 	if err != nil {
 		return err
 	}
