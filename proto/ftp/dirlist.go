@@ -120,7 +120,7 @@ func (l *dirList) once() (text, error) {
 // run lists (whole) and parses what came.
 func (l *dirList) run() (listed, error) {
 	if l.st != nil {
-		l.st.begin(l.format, l.c.syst, l.c.req.Options.FTP.Lean)
+		l.st.begin(l.format, l.c.syst, l.c.req.Options.FTP.Lean, time.Now())
 	}
 	raw, err := l.whole()
 	if err != nil {

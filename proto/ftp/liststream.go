@@ -74,10 +74,11 @@ func newStream(fn func(proto.Entry) error, base string) *stream {
 }
 
 // begin readies s for an answer in format from a server whose SYST reply
-// was syst, lean when lean is set; nothing may have been handed over.
-func (s *stream) begin(format, syst string, lean bool) {
+// was syst, lean when lean is set, read at now; nothing may have been
+// handed over.
+func (s *stream) begin(format, syst string, lean bool, now time.Time) {
 	*s = stream{fn: s.fn, base: s.base, links: s.links, n: s.n, seed: s.seed, names: nameSet{seed: s.names.seed}}
-	s.p = newLineParser(format, syst, time.Now())
+	s.p = newLineParser(format, syst, now)
 	s.p.lean = lean && format != formatNLST
 	s.nlst = format == formatNLST
 	s.sum.SetSeed(s.seed)
