@@ -91,13 +91,19 @@ func (l *dirList) cmd() string {
 	return displayCmd(l.verb, l.arg)
 }
 
+// capture is what records the listing: its stream, when it has one.
+func (l *dirList) capture() *capture {
+	c := &capture{max: l.cap}
+	if l.st != nil {
+		c.sink = l.st.line
+	}
+	return c
+}
+
 // once sends the command and reads its data and completion reply.
 func (l *dirList) once() (text, error) {
 	c := l.c
-	c.cap = &capture{max: l.cap}
-	if l.st != nil {
-		c.cap.sink = l.st.line
-	}
+	c.cap = l.capture()
 	err := errNoPipeline
 	if sp := c.activePort(); sp != nil {
 		err = c.activeList(sp, l.verb, l.arg)
@@ -149,17 +155,22 @@ func (l *dirList) whole() (text, error) {
 		if l.st != nil {
 			return l.again(raw)
 		}
-		again, aerr := l.once()
-		switch {
-		case aerr != nil:
-			err = aerr
-		case again.len() > 0 && again.endsLine() || again.len() == raw.len() && again.String() == raw.String():
-			raw = again
-		default:
-			err = &CommandError{Cmd: l.verb, Err: fmt.Errorf("listing cut short: its data ended in the middle of a line twice, after %d and %d bytes: %w", raw.len(), again.len(), io.ErrUnexpectedEOF)}
-		}
+		return l.replace(raw)
 	}
 	return raw, err
+}
+
+// replace asks again for the listing raw, which ended in the middle of a
+// line, and returns the listing (whole).
+func (l *dirList) replace(raw text) (text, error) {
+	again, err := l.once()
+	switch {
+	case err != nil:
+		return raw, err
+	case again.len() > 0 && again.endsLine() || again.len() == raw.len() && again.String() == raw.String():
+		return again, nil
+	}
+	return raw, &CommandError{Cmd: l.verb, Err: fmt.Errorf("listing cut short: its data ended in the middle of a line twice, after %d and %d bytes: %w", raw.len(), again.len(), io.ErrUnexpectedEOF)}
 }
 
 // again is whole for a listing read by a stream, whose entries were
@@ -221,6 +232,22 @@ func (d *Driver) listLIST(c *conn, arg string) ([]byte, error) {
 	l := &dirList{d: d, c: c, verb: "LIST", arg: arg, format: formatLIST, own: true, cap: d.listingCap(c)}
 	raw, err := l.whole() // the callers read the lines their own way
 	return []byte(raw.String()), err
+}
+
+// targets asks for the targets of the links of got that have none
+// (linkTargets) and hands a stream's over, which it held for them.
+func (l *dirList) targets(path string, got listed) error {
+	links := got.entries
+	if l.st != nil {
+		links = l.st.waiting
+	}
+	if err := l.linkTargets(path, links); err != nil {
+		return l.c.fail("", err)
+	}
+	if l.st != nil {
+		return l.st.release()
+	}
+	return nil
 }
 
 // maxLinkLookups bounds the symbolic links of one listing whose targets

@@ -252,23 +252,17 @@ func (d *Driver) do(ctx context.Context, u *uri.URL, req *proto.Request, op func
 		}
 		reused := c.uses > 1
 		resp, err := op(c)
-		var (
-			me *mlsdError
-			ho *handedOver
-		)
+		var me *mlsdError
 		switch {
 		case err == nil:
 			return resp, nil
-		case errors.As(err, &ho):
-			return nil, ho.err
 		case errors.As(err, &me):
 			err = me.err
 			if mlsdRetried || ctx.Err() != nil {
 				return nil, err
 			}
 			mlsdRetried, fresh = true, true
-		case reused && !connRetried && ctx.Err() == nil && !isTimeout(err) &&
-			(replyCode(err) == StatusNotAvailable || replyCode(err) == 0 && isConnError(err)):
+		case reused && !connRetried && ctx.Err() == nil && goneConn(err):
 			if req.Trace != nil {
 				io.WriteString(req.Trace, "* "+termtext.Escape(err.Error(), traceMax)+": retrying on a new connection\n")
 			}
@@ -277,6 +271,15 @@ func (d *Driver) do(ctx context.Context, u *uri.URL, req *proto.Request, op func
 			return resp, err
 		}
 	}
+}
+
+// goneConn reports whether err says that a reused connection was gone
+// (421, or a failed connection; not a timeout), and nothing was handed
+// over to the caller yet (handedOver): Driver.do tries once more.
+func goneConn(err error) bool {
+	var ho *handedOver
+	return !errors.As(err, &ho) && !isTimeout(err) &&
+		(replyCode(err) == StatusNotAvailable || replyCode(err) == 0 && isConnError(err))
 }
 
 // List lists the directory u names (with or without a final "/"; a last
@@ -331,7 +334,7 @@ func (d *Driver) List(ctx context.Context, u *uri.URL, req *proto.Request, fn fu
 }
 
 // handedOver is the failure of a listing that handed entries over
-// (List): Driver.do does not run it again.
+// (List): Driver.do does not run it again (goneConn).
 type handedOver struct{ err error }
 
 func (e *handedOver) Error() string { return e.err.Error() }
@@ -594,17 +597,7 @@ func (d *Driver) readListing(l *dirList, pl plan) (listed, listNotes, error) {
 	if err != nil {
 		return got, notes, c.fail("", err)
 	}
-	links := got.entries
-	if l.st != nil {
-		links = l.st.waiting
-	}
-	if err := l.linkTargets(pl.arg, links); err != nil {
-		return got, notes, c.fail("", err)
-	}
-	if l.st != nil {
-		return got, notes, l.st.release()
-	}
-	return got, notes, nil
+	return got, notes, l.targets(pl.arg, got)
 }
 
 // listFailed is the error of a listing command that failed: an

@@ -300,16 +300,23 @@ func (p *lineParser) parseRows(rows []parsedLine, buf []proto.Entry) *listing {
 		}
 		failed = failed || !ok
 	}
+	p.settle(l, failed)
+	return l
+}
+
+// settle reads what the whole listing decides (parseLines), some lines
+// having failed on their own when failed is set.
+func (p *lineParser) settle(l *listing, failed bool) {
 	if failed {
 		p.readLocal(l)
 	}
 	settlePadding(l, p.cols)
 	if failed && !p.readBefore {
 		// After settlePadding, which may leave lines unread: ls's
-		// "total" is left out only before a line read as ls.
+		// "total" is left out only before a line read as ls, and not
+		// after one read before these (stream).
 		skipLocalTotal(l.lines, p.unixElsewhere)
 	}
-	return l
 }
 
 // skipLocalTotal marks as describing the listing the first line of an ls

@@ -197,6 +197,13 @@ func (l *dirList) complete(path string, got listed) (listed, string, error) {
 	if l.format == formatNLST {
 		return got, cut, nil
 	}
+	return l.union(path, got, cut)
+}
+
+// union makes got, a LIST or MLSD listing cut short (the server said cut
+// in its reply), whole from its other end when the two meet (bothEnds).
+func (l *dirList) union(path string, got listed, cut string) (listed, string, error) {
+	c := l.c
 	if l.st != nil {
 		return l.completeStream(path, got, cut)
 	}
