@@ -51,7 +51,11 @@ type stream struct {
 	self     bool         // "." or ".." was listed
 	unparsed []string
 	waiting  []proto.Entry // links held for linkTargets
-	names    nameSet       // the names listed, for a cut listing's other end (complete)
+	// seen holds the hashes (hash) of the names handed over, up to
+	// maxSeen of them, for a listing the server cut short
+	// (completeStream), sorted by handed; tooMany says there were more.
+	seen    []uint64
+	tooMany bool
 
 	// The bytes of whole lines read, for a second answer to be checked
 	// against (whole): their number and hash, and while a second answer
@@ -68,16 +72,14 @@ type stream struct {
 }
 
 func newStream(fn func(proto.Entry) error, base string) *stream {
-	s := &stream{fn: fn, base: base, seed: maphash.MakeSeed()}
-	s.names.seed = maphash.MakeSeed()
-	return s
+	return &stream{fn: fn, base: base, seed: maphash.MakeSeed()}
 }
 
 // begin readies s for an answer in format from a server whose SYST reply
 // was syst, lean when lean is set, read at now; nothing may have been
 // handed over.
 func (s *stream) begin(format, syst string, lean bool, now time.Time) {
-	*s = stream{fn: s.fn, base: s.base, links: s.links, n: s.n, seed: s.seed, names: nameSet{seed: s.names.seed}}
+	*s = stream{fn: s.fn, base: s.base, links: s.links, n: s.n, seed: s.seed}
 	s.p = newLineParser(format, syst, now)
 	s.p.lean = lean && format != formatNLST
 	s.nlst = format == formatNLST
@@ -174,16 +176,44 @@ func (s *stream) entry(e proto.Entry) error {
 		return nil
 	}
 	if s.links && linkToAsk(&e) {
-		s.names.add(e.Name)
+		s.see(e.Name)
 		s.waiting = append(s.waiting, e)
 		return nil
 	}
 	return s.emit(e)
 }
 
+// maxSeen bounds the names a stream keeps (seen): a listing cut short by
+// the server past that many entries is left cut. Pure-FTPd cuts at
+// 10,000 by default.
+const maxSeen = 1 << 16
+
+// see records that name was handed over.
+func (s *stream) see(name string) {
+	switch {
+	case s.tooMany:
+	case len(s.seen) == maxSeen:
+		s.seen, s.tooMany = nil, true
+	default:
+		s.seen = append(s.seen, s.hash(name))
+	}
+}
+
+// hash is the key of name in seen: 64 bits of a seed the server does not
+// know, so that two names of one listing share one by chance alone (one
+// in 2^33 for maxSeen names).
+func (s *stream) hash(name string) uint64 { return maphash.String(s.seed, name) }
+
+// handed reports whether name was handed over (see), once seen is
+// sorted.
+func (s *stream) handed(name string) bool {
+	_, ok := slices.BinarySearch(s.seen, s.hash(name))
+	return ok
+}
+
 // emit hands e to fn.
 func (s *stream) emit(e proto.Entry) error {
-	s.names.add(e.Name)
+	s.see(e.Name)
 	if s.base != "" {
 		e.URL = entryURL(s.base, e)
 	}
@@ -213,7 +243,6 @@ func (s *stream) finish(rest string) (listed, error) {
 			switch {
 			case r.skip:
 			case r.e == nil:
-				s.names.add(r.line)
 				s.unparsed = append(s.unparsed, r.line)
 			default:
 				if err := s.entry(*r.e); err != nil {
@@ -239,30 +268,4 @@ func (s *stream) release() error {
 		}
 	}
 	return nil
-}
-
-// nameSet identifies a collection of names whatever their order: the sum
-// and the exclusive or of their hashes, and their number.
-type nameSet struct {
-	seed     maphash.Seed
-	sum, xor uint64
-	n        int
-}
-
-func (h *nameSet) add(name string) {
-	x := maphash.String(h.seed, name)
-	h.sum += x
-	h.xor ^= x
-	h.n++
-}
-
-// same reports whether names, "." and ".." left out, are the names of h.
-func (h *nameSet) same(names []string) bool {
-	o := nameSet{seed: h.seed}
-	for _, n := range names {
-		if n != "." && n != ".." {
-			o.add(n)
-		}
-	}
-	return o.sum == h.sum && o.xor == h.xor && o.n == h.n
 }

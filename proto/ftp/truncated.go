@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/rfc1738/fetch/internal/termtext"
+	"github.com/rfc1738/fetch/proto"
 )
 
 // Listings cut short by the server
@@ -218,30 +219,50 @@ func (l *dirList) union(path string, got listed, cut string) (listed, string, er
 	return l.parse(text{string(whole)}), "", nil
 }
 
-// completeStream is complete for a listing read by a stream, whose
-// entries were handed over: the forward end is asked for again, and must
-// list the names the stream gave; the entries of the other end that it
-// lacks are handed over after them.
+// completeStream is union for a listing read by a stream, whose entries
+// were handed over: the two ends are asked for with LIST (bothEnds), and
+// when they meet and list every name handed over, the entries of the
+// whole that were not handed over are. The whole replaces the cut
+// listing's unparsed lines, and gives the links held for linkTargets
+// their targets. A listing whose names were too many to keep (maxSeen)
+// stays cut.
 func (l *dirList) completeStream(path string, got listed, cut string) (listed, string, error) {
 	c, st := l.c, l.st
+	if st.tooMany {
+		c.w.note("the cut listing had more than %d names: it stays cut", maxSeen)
+		return got, cut, nil
+	}
 	e, ok, err := l.d.ends(c, path, nil, false)
 	if err != nil || !ok {
 		return got, cut, err
 	}
-	if !st.names.same(e.fNames) {
-		c.w.note("the cut listing asked again lists other names: it stays cut")
-		return got, cut, nil
-	}
-	l.format = formatLIST
 	p := newLineParser(formatLIST, c.syst, time.Now())
 	p.lean = st.p.lean
-	entries, unparsed, _ := p.parseText(string(e.added()), formatLIST)
+	entries, unparsed, _ := p.parseText(string(e.fwd)+"\r\n"+string(e.added()), formatLIST)
+	whole := make(map[uint64]proto.Entry, len(entries))
+	for _, en := range entries {
+		whole[st.hash(en.Name)] = en
+	}
+	slices.Sort(st.seen)
+	for _, h := range st.seen {
+		if _, ok := whole[h]; !ok {
+			c.w.note("the cut listing's ends lack a name it gave: it stays cut")
+			return got, cut, nil
+		}
+	}
+	for i, w := range st.waiting {
+		if en, ok := whole[st.hash(w.Name)]; ok {
+			st.waiting[i] = en
+		}
+	}
+	l.format = formatLIST
+	entries = slices.DeleteFunc(entries, func(en proto.Entry) bool { return st.handed(en.Name) })
 	for _, en := range entries {
 		if err := st.entry(en); err != nil {
 			return got, cut, err
 		}
 	}
 	got.n = st.n + len(st.waiting)
-	got.unparsed = append(got.unparsed, unparsed...)
+	got.unparsed = unparsed
 	return got, "", nil
 }
