@@ -1,0 +1,80 @@
+package lineproto
+
+import (
+	"bufio"
+	"errors"
+	"io"
+)
+
+// Stuffing says what a DotReader undoes of the dot-stuffing of a block.
+type Stuffing int
+
+const (
+	// Raw keeps every byte as sent (NNTP's Request.Raw, binary data).
+	Raw Stuffing = iota
+	// DoubleDots takes one dot off a line that begins with "..": a
+	// stuffed line (RFC 1436 section 3.8, RFC 3977 section 3.1.1), and
+	// from a sender that does not stuff, a line such as ".profile" is
+	// kept whole.
+	DoubleDots
+)
+
+// DotReader streams a dot-terminated block: every byte up to the first
+// line that is "." alone (with CR LF, or LF alone), which ends the block
+// and is left out. Line ends are kept. Each line, or each part of a line
+// longer than the buffer, is handed on as soon as it has arrived: the
+// lines of a block are not bounded. The end of the stream before the "."
+// line is Cut.
+type DotReader struct {
+	// Cut is the error of a stream that ends before the "." line:
+	// io.ErrUnexpectedEOF unless set.
+	Cut error
+
+	r        *bufio.Reader
+	stuffing Stuffing
+	midLine  bool   // the next byte does not start a line
+	rest     []byte // the part of the current chunk not handed on yet
+	err      error  // sticky, returned once rest is empty
+}
+
+// NewDotReader returns a DotReader of the block read from r.
+func NewDotReader(r *bufio.Reader, s Stuffing) *DotReader {
+	return &DotReader{r: r, stuffing: s, Cut: io.ErrUnexpectedEOF}
+}
+
+func (d *DotReader) Read(p []byte) (int, error) {
+	for len(d.rest) == 0 {
+		if d.err != nil {
+			return 0, d.err
+		}
+		d.next()
+	}
+	n := copy(p, d.rest)
+	d.rest = d.rest[n:]
+	return n, nil
+}
+
+// next reads the next chunk into rest; the chunk stays valid until the
+// next read of r, which comes only once it has all been handed on.
+func (d *DotReader) next() {
+	chunk, err := d.r.ReadSlice('\n')
+	if errors.Is(err, bufio.ErrBufferFull) {
+		err = nil // a long line: the rest follows in the next chunk
+	}
+	if !d.midLine && len(chunk) > 0 && chunk[0] == '.' {
+		if string(chunk) == ".\r\n" || string(chunk) == ".\n" {
+			d.rest, d.err = nil, io.EOF
+			return
+		}
+		if d.stuffing == DoubleDots && len(chunk) > 1 && chunk[1] == '.' {
+			chunk = chunk[1:]
+		}
+	}
+	if len(chunk) > 0 {
+		d.midLine = chunk[len(chunk)-1] != '\n'
+	}
+	if err == io.EOF {
+		err = d.Cut
+	}
+	d.rest, d.err = chunk, err
+}
