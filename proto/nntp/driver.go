@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/rfc1738/fetch/internal/lineproto"
 	"github.com/rfc1738/fetch/internal/netrc"
 	"github.com/rfc1738/fetch/proto"
 	"github.com/rfc1738/fetch/uri"
@@ -467,7 +468,7 @@ func (d *Driver) article(ctx context.Context, c *client, t *target, spec string,
 	}
 	var br *bufio.Reader
 	if raw {
-		br = bufio.NewReader(&rawBlock{r: c.r.R})
+		br = bufio.NewReader(lineproto.NewDotReader(c.r.R, lineproto.Raw))
 	} else {
 		br = bufio.NewReader(&promptReader{dot: c.r.DotReader(), buf: c.r.R})
 	}

@@ -1,8 +1,6 @@
 package nntp
 
 import (
-	"bufio"
-	"bytes"
 	"errors"
 	"io"
 	"strings"
@@ -77,43 +75,6 @@ func TestRawArticleCut(t *testing.T) {
 	if !errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, proto.ErrProtocol) {
 		t.Errorf("read = %v, want io.ErrUnexpectedEOF", err)
 	}
-}
-
-// FuzzRawBlock: what rawBlock gives is the input up to its first "." line
-// (one that begins a line), and that line follows it; without such a line
-// it gives a prefix of the input and io.ErrUnexpectedEOF.
-func FuzzRawBlock(f *testing.F) {
-	f.Add([]byte("a\r\n..b\r\n.\r\nafter"))
-	f.Add([]byte(".\n"))
-	f.Add([]byte("xxxxxxxxxxxxxxxxxxxx.\r\n.\r\n"))
-	f.Add([]byte("no end"))
-	f.Fuzz(func(t *testing.T, in []byte) {
-		r := &rawBlock{r: bufio.NewReaderSize(bytes.NewReader(in), 16)}
-		out, err := io.ReadAll(r)
-		if !bytes.HasPrefix(in, out) {
-			t.Fatalf("output %q is not a prefix of the input %q", out, in)
-		}
-		if err != nil {
-			if !errors.Is(err, io.ErrUnexpectedEOF) {
-				t.Fatalf("error %v", err)
-			}
-			return
-		}
-		rest := in[len(out):]
-		if !bytes.HasPrefix(rest, []byte(".\r\n")) && !bytes.HasPrefix(rest, []byte(".\n")) {
-			t.Fatalf("output %q is not followed by a \".\" line: %q", out, rest)
-		}
-		if len(out) > 0 && out[len(out)-1] != '\n' {
-			t.Fatalf("output %q does not end a line", out)
-		}
-		// The first "." line: none earlier.
-		lines := bytes.SplitAfter(out, []byte("\n"))
-		for _, l := range lines {
-			if string(l) == ".\r\n" || string(l) == ".\n" {
-				t.Fatalf("output %q holds a \".\" line", out)
-			}
-		}
-	})
 }
 
 // A reply that is no NNTP reply is the server breaking the protocol

@@ -383,7 +383,7 @@ func (s *Session) sendAhead(ctx context.Context, verb string, nums []int64, sent
 		if err := proto.CheckArg(line); err != nil {
 			return sent, s.fail(fmt.Errorf("nntp: %s: %w", verb, err))
 		}
-		s.c.tracef("> %s", line)
+		s.c.trace.Sent(line)
 		if _, err := s.c.w.W.WriteString(line + "\r\n"); err != nil {
 			return sent, s.fail(s.c.ioErr(ctx.Err(), line, err))
 		}
