@@ -200,7 +200,9 @@ func TestTrace(t *testing.T) {
 	tr.Sent("AUTHINFO USER ann")
 	tr.Sent("AUTHINFO PASS hunter2")
 	tr.Sent("authinfo pass hunter2")
-	tr.Sent("AUTHINFO PASSWORD") // no such command: shown, and the secret still hidden
+	tr.Sent("AUTHINFO PASSWORD")       // no such command: shown, and the secret still hidden
+	tr.SentData("pass the selector")   // a gopher selector is no command
+	tr.SentData("a form line hunter2") // yet the secret is hidden
 	tr.Received("230 welcome hunter2", 19)
 	tr.Received("220 \x1b[2Jclear", 14)
 	tr.Received(strings.Repeat("x", TraceMax+1), 9000)
@@ -213,6 +215,8 @@ func TestTrace(t *testing.T) {
 		"> AUTHINFO PASS ****\n" +
 		"> AUTHINFO PASS ****\n" +
 		"> AUTHINFO PASSWORD\n" +
+		"> pass the selector\n" +
+		"> a form line ****\n" +
 		"< 230 welcome ****\n" +
 		"< 220 \\x1b[2Jclear\n" +
 		"< " + strings.Repeat("x", TraceMax) + "... (9000 bytes)\n" +

@@ -40,6 +40,14 @@ func (t Trace) Sent(line string) {
 	}
 }
 
+// SentData writes a line sent that is no command (a gopher selector, a
+// line of data) as it is, but for Secret.
+func (t Trace) SentData(line string) {
+	if t.W != nil {
+		io.WriteString(t.W, "> "+termtext.Escape(t.Redact(line), TraceMax)+"\n")
+	}
+}
+
 // Received writes a line received, without its line end; n is its whole
 // length, of which line may hold only the start. A line longer than
 // TraceMax is cut and its length shown.
