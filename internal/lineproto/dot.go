@@ -13,18 +13,20 @@ const (
 	// Raw keeps every byte as sent (NNTP's Request.Raw, binary data).
 	Raw Stuffing = iota
 	// DoubleDots takes one dot off a line that begins with "..": a
-	// stuffed line (RFC 1436 section 3.8, RFC 3977 section 3.1.1), and
-	// from a sender that does not stuff, a line such as ".profile" is
-	// kept whole.
+	// stuffed line (RFC 1436 section 3.8), while a line such as
+	// ".profile", from a sender that does not stuff, is kept whole.
 	DoubleDots
+	// Text decodes as net/textproto's DotReader does (RFC 3977 section
+	// 3.1.1): a line that begins with "." loses it, and CR LF becomes LF.
+	Text
 )
 
 // DotReader streams a dot-terminated block: every byte up to the first
 // line that is "." alone (with CR LF, or LF alone), which ends the block
-// and is left out. Line ends are kept. Each line, or each part of a line
-// longer than the buffer, is handed on as soon as it has arrived: the
-// lines of a block are not bounded. The end of the stream before the "."
-// line is Cut.
+// and is left out. Each line, or each part of a line longer than the
+// buffer, is handed on as soon as it has arrived (net/textproto's
+// DotReader waits for a full buffer): the lines of a block are not
+// bounded. The end of the stream before the "." line is Cut.
 type DotReader struct {
 	// Cut is the error of a stream that ends before the "." line:
 	// io.ErrUnexpectedEOF unless set.
@@ -60,18 +62,26 @@ func (d *DotReader) next() {
 	chunk, err := d.r.ReadSlice('\n')
 	if errors.Is(err, bufio.ErrBufferFull) {
 		err = nil // a long line: the rest follows in the next chunk
+		if d.stuffing == Text && chunk[len(chunk)-1] == '\r' {
+			d.r.UnreadByte() // it may be a CR LF's: read it again with what follows
+			chunk = chunk[:len(chunk)-1]
+		}
 	}
-	if !d.midLine && len(chunk) > 0 && chunk[0] == '.' {
+	start := !d.midLine
+	if len(chunk) > 0 {
+		d.midLine = chunk[len(chunk)-1] != '\n'
+	}
+	if start && len(chunk) > 0 && chunk[0] == '.' {
 		if string(chunk) == ".\r\n" || string(chunk) == ".\n" {
 			d.rest, d.err = nil, io.EOF
 			return
 		}
-		if d.stuffing == DoubleDots && len(chunk) > 1 && chunk[1] == '.' {
+		if d.stuffing == Text || d.stuffing == DoubleDots && len(chunk) > 1 && chunk[1] == '.' {
 			chunk = chunk[1:]
 		}
 	}
-	if len(chunk) > 0 {
-		d.midLine = chunk[len(chunk)-1] != '\n'
+	if n := len(chunk); d.stuffing == Text && n > 1 && chunk[n-2] == '\r' && chunk[n-1] == '\n' {
+		chunk = append(chunk[:n-2], '\n') // in the buffer, behind what it still holds
 	}
 	if err == io.EOF {
 		err = d.Cut

@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"errors"
 	"io"
+	"net/textproto"
 	"strings"
 	"testing"
 )
@@ -147,6 +148,10 @@ func TestDotReader(t *testing.T) {
 		{"a dot inside a line", "a.\r\n.\r\n", Raw, "a.\r\n", false},
 		{"a long line's part is no line start", strings.Repeat("x", 16) + ".\r\n.\r\n", Raw, strings.Repeat("x", 16) + ".\r\n", false},
 		{"long stuffed line", ".." + strings.Repeat("x", 30) + "\r\n.\r\n", DoubleDots, "." + strings.Repeat("x", 30) + "\r\n", false},
+		{"text: CR LF to LF, every leading dot taken", "a\r\n..b\r\n.c\n\r\n.\r\n", Text, "a\n.b\nc\n\n", false},
+		{"text: an empty line of LF alone", "a\n\n.\nafter", Text, "a\n\n", false},
+		{"text: a bare CR kept", "a\rb\r\r\n.\r\n", Text, "a\rb\r\n", false},
+		{"text: CR LF across the buffer's end", strings.Repeat("x", 15) + "\r\n.\r\n", Text, strings.Repeat("x", 15) + "\n", false},
 		{"cut", "a\r\nb", Raw, "a\r\nb", true},
 		{"cut after a line end", "a\r\n", DoubleDots, "a\r\n", true},
 		{"a dot without its end is no end", "a\r\n.", Raw, "a\r\n.", true},
@@ -317,6 +322,31 @@ func FuzzDotReader(f *testing.F) {
 		got, err2 := io.ReadAll(NewDotReader(bufio.NewReaderSize(bytes.NewReader(in), 16), DoubleDots))
 		if !bytes.Equal(got, want) || (err == nil) != (err2 == nil) {
 			t.Fatalf("DoubleDots %q, %v; want %q, %v", got, err2, want, err)
+		}
+	})
+}
+
+// FuzzDotText: Text decodes as net/textproto's DotReader (RFC 3977
+// section 3.1.1); of a block cut short, it may keep a CR that textproto
+// drops. textproto takes the line after an empty line that ends in LF
+// alone for the middle of a line (it would read past "a\n\n.\n"): such
+// input is left out.
+func FuzzDotText(f *testing.F) {
+	f.Add([]byte("a\r\n..b\r\n.\r\nafter"))
+	f.Add([]byte("xxxxxxxxxxxxxxx\r\n.\r\n"))
+	f.Add([]byte(".x\r\r\n\r.\r\n"))
+	f.Add([]byte("a\r"))
+	f.Fuzz(func(t *testing.T, in []byte) {
+		if bytes.HasPrefix(in, []byte("\n")) || bytes.Contains(in, []byte("\n\n")) {
+			return
+		}
+		want, werr := io.ReadAll(textproto.NewReader(bufio.NewReaderSize(bytes.NewReader(in), 16)).DotReader())
+		got, err := io.ReadAll(NewDotReader(bufio.NewReaderSize(bytes.NewReader(in), 16), Text))
+		if (err == nil) != (werr == nil) || err != nil && !errors.Is(err, io.ErrUnexpectedEOF) {
+			t.Fatalf("error %v, textproto's %v", err, werr)
+		}
+		if !bytes.Equal(got, want) && (err == nil || !bytes.Equal(got, append(want, '\r'))) {
+			t.Fatalf("%q gives %q, textproto %q", in, got, want)
 		}
 	})
 }

@@ -8,9 +8,9 @@ import (
 )
 
 // articleBody streams an article, its head or its body: the multi-line
-// data block after a 220, 221 or 222 reply, read through textproto's
-// DotReader (dot-unstuffed, CR LF turned into LF, ending before the "."
-// line). Nothing is buffered beyond the header block peeked for
+// data block after a 220, 221 or 222 reply, read through a
+// lineproto.DotReader (dot-unstuffed, CR LF turned into LF, ending before
+// the "." line, or with Request.Raw as sent). Nothing is buffered beyond the header block peeked for
 // Response.Info.
 //
 // A connection lost before the "." line makes Read fail with an error
@@ -61,29 +61,6 @@ func (b *articleBody) Close() error {
 	return b.closeErr
 }
 
-// promptReader hands on what textproto's DotReader can decode from the
-// bytes already received. DotReader.Read returns only when its buffer is
-// full or the article has ended, which would hold back the start of a slow
-// article (and Fetch, which peeks at the header) until the idle timeout.
-// Decoding shrinks CR LF to LF and ".." to ".", so n buffered bytes give at
-// least n/2 decoded ones: asking for no more than that (or for one byte
-// when nothing is buffered) keeps every read prompt.
-type promptReader struct {
-	dot io.Reader
-	buf *bufio.Reader // the reader under dot
-}
-
-func (r *promptReader) Read(p []byte) (int, error) {
-	if len(p) == 0 {
-		return 0, nil
-	}
-	n := max(r.buf.Buffered()/2, 1)
-	if n < len(p) {
-		p = p[:n]
-	}
-	return r.dot.Read(p)
-}
-
 // peekHeader reads the header block at the start of an article: lines up
 // to and including the first empty line, or everything up to the end for a
 // HEAD reply. complete is false when the block grew past max bytes without
@@ -104,7 +81,7 @@ func peekHeader(r *bufio.Reader, max int) (block []byte, complete bool, err erro
 			return block, false, err
 		}
 		if atLineStart && (len(chunk) == 1 || len(chunk) == 2 && chunk[0] == '\r') {
-			return block, true, nil // an empty line, LF or CR LF (rawBlock)
+			return block, true, nil // an empty line, LF or CR LF (raw)
 		}
 		atLineStart = true
 	}

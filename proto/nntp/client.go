@@ -19,8 +19,7 @@ import (
 // not safe for concurrent use.
 type client struct {
 	nc    net.Conn
-	lines *lineproto.Reader // replies and list lines, bounded
-	r     *textproto.Reader // articles (DotReader), over the same buffer
+	lines *lineproto.Reader // replies, list lines and, through lines.R, articles
 	w     *textproto.Writer
 	trace lineproto.Trace
 
@@ -30,14 +29,12 @@ type client struct {
 
 // newClient wraps an open connection. Lines longer than maxLine bytes are
 // refused when read as reply or list lines (article bodies stream through
-// textproto's DotReader and are not bounded by it). The read buffer holds
+// a lineproto.DotReader and are not bounded by it). The read buffer holds
 // at least one such line.
 func newClient(nc net.Conn, trace io.Writer, maxLine int) *client {
-	lines := lineproto.NewReader(bufio.NewReaderSize(nc, max(maxLine+2, 16<<10)), maxLine)
 	return &client{
 		nc:    nc,
-		lines: lines,
-		r:     textproto.NewReader(lines.R),
+		lines: lineproto.NewReader(bufio.NewReaderSize(nc, max(maxLine+2, 16<<10)), maxLine),
 		w:     textproto.NewWriter(bufio.NewWriter(nc)),
 		trace: lineproto.Trace{W: trace},
 	}

@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/rfc1738/fetch/internal/lineproto"
 	"github.com/rfc1738/fetch/internal/numrange"
 	"github.com/rfc1738/fetch/proto"
 	"github.com/rfc1738/fetch/uri"
@@ -486,7 +487,7 @@ func (s *Session) Articles(ctx context.Context, nums []int64, fn func(n int64, i
 			s.broken = err
 			return err
 		}
-		dr := s.c.r.DotReader()
+		dr := lineproto.NewDotReader(s.c.lines.R, lineproto.Text)
 		ferr := fn(n, id, &bodyReader{r: dr, c: s.c, op: op, ctxErr: ctx.Err})
 		if ferr != nil {
 			s.broken = ferr
