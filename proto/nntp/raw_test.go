@@ -77,6 +77,21 @@ func TestRawArticleCut(t *testing.T) {
 	}
 }
 
+// An article whose lines end in LF alone ends at its "." line, also after
+// an empty line (RFC 3977 section 3.1.1).
+func TestArticleBareLF(t *testing.T) {
+	s := newScripted(script("201 hi", "201 ok", "211 3 1 3 local.test", "222 2 <b@example.org>") + "line one\n\n.\n")
+	resp, err := (&Driver{}).Fetch(t.Context(), uri.MustParse("nntp://127.0.0.1/local.test/2"), s.request(proto.Options{BodyOnly: true}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if string(b) != "line one\n\n" || err != nil {
+		t.Errorf("body %q, %v", b, err)
+	}
+}
+
 // A reply that is no NNTP reply is the server breaking the protocol
 // (proto.ErrProtocol, exit 9); a reply cut by the end of the connection is
 // a lost connection (io.ErrUnexpectedEOF, exit 5), never a protocol error.
