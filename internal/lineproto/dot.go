@@ -59,14 +59,7 @@ func (d *DotReader) Read(p []byte) (int, error) {
 // next reads the next chunk into rest; the chunk stays valid until the
 // next read of r, which comes only once it has all been handed on.
 func (d *DotReader) next() {
-	chunk, err := d.r.ReadSlice('\n')
-	if errors.Is(err, bufio.ErrBufferFull) {
-		err = nil // a long line: the rest follows in the next chunk
-		if d.stuffing == Text && chunk[len(chunk)-1] == '\r' {
-			d.r.UnreadByte() // it may be a CR LF's: read it again with what follows
-			chunk = chunk[:len(chunk)-1]
-		}
-	}
+	chunk, err := d.read()
 	start := !d.midLine
 	if len(chunk) > 0 {
 		d.midLine = chunk[len(chunk)-1] != '\n'
@@ -87,4 +80,19 @@ func (d *DotReader) next() {
 		err = d.Cut
 	}
 	d.rest, d.err = chunk, err
+}
+
+// read reads a line, or the part of a long line that fills the buffer. In
+// Text, such a part that ends in CR leaves it to be read again with what
+// follows, which may make it a CR LF.
+func (d *DotReader) read() ([]byte, error) {
+	chunk, err := d.r.ReadSlice('\n')
+	if !errors.Is(err, bufio.ErrBufferFull) {
+		return chunk, err
+	}
+	if d.stuffing == Text && chunk[len(chunk)-1] == '\r' {
+		d.r.UnreadByte()
+		chunk = chunk[:len(chunk)-1]
+	}
+	return chunk, nil
 }
