@@ -2,6 +2,7 @@ package lineproto
 
 import (
 	"bufio"
+	"bytes"
 	"errors"
 	"io"
 )
@@ -54,6 +55,29 @@ func (d *DotReader) Read(p []byte) (int, error) {
 	n := copy(p, d.rest)
 	d.rest = d.rest[n:]
 	return n, nil
+}
+
+// Stuff appends text to b as a dot-terminated block (RFC 3977 section
+// 3.1.1, RFC 1436 section 3.8): a line that begins with "." gets another,
+// the last line a CR LF when it has no line end, and the "." line ends it.
+// Line ends are kept as they are.
+func Stuff(b, text []byte) []byte {
+	start := len(b)
+	for len(text) > 0 {
+		line := text
+		if i := bytes.IndexByte(text, '\n'); i >= 0 {
+			line = text[:i+1]
+		}
+		text = text[len(line):]
+		if line[0] == '.' {
+			b = append(b, '.')
+		}
+		b = append(b, line...)
+	}
+	if len(b) > start && b[len(b)-1] != '\n' {
+		b = append(b, '\r', '\n')
+	}
+	return append(b, ".\r\n"...)
 }
 
 // next reads the next chunk into rest; the chunk stays valid until the

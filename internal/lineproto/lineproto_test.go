@@ -326,6 +326,47 @@ func FuzzDotReader(f *testing.F) {
 	})
 }
 
+// TestStuff: RFC 3977 section 3.1.1 and RFC 1436 section 3.8: a line that
+// begins with "." gets another, and a "." line ends the block.
+func TestStuff(t *testing.T) {
+	for in, want := range map[string]string{
+		"a\r\n.b\r\n..\r\n": "a\r\n..b\r\n...\r\n.\r\n",
+		"a\n.\n":            "a\n..\n.\r\n",
+		"no end":            "no end\r\n.\r\n",
+		"":                  ".\r\n",
+	} {
+		if got := string(Stuff([]byte("x"), []byte(in))); got != "x"+want {
+			t.Errorf("Stuff(%q) = %q, want %q", in, got, "x"+want)
+		}
+	}
+}
+
+// FuzzStuff: what Stuff writes, Text and DoubleDots read back: the text,
+// with CR LF (Text) or as it was (DoubleDots) but for the line end given
+// to a last line without one.
+func FuzzStuff(f *testing.F) {
+	f.Add([]byte("a\r\n.b\r\n..\r\n.\r\n"))
+	f.Add([]byte(".\n.."))
+	f.Fuzz(func(t *testing.T, text []byte) {
+		block := Stuff(nil, text)
+		want := text
+		if len(text) > 0 && text[len(text)-1] != '\n' {
+			want = append(bytes.Clone(text), '\r', '\n')
+		}
+		got, err := io.ReadAll(NewDotReader(bufio.NewReaderSize(bytes.NewReader(block), 16), DoubleDots))
+		if err != nil || !bytes.Equal(got, want) {
+			t.Fatalf("DoubleDots read %q, %v; want %q", got, err, want)
+		}
+		if bytes.IndexByte(text, '\r') >= 0 {
+			return // Text changes CR LF, and a CR before it, as textproto does
+		}
+		got, err = io.ReadAll(NewDotReader(bufio.NewReaderSize(bytes.NewReader(block), 16), Text))
+		if want := bytes.ReplaceAll(want, []byte("\r\n"), []byte("\n")); err != nil || !bytes.Equal(got, want) {
+			t.Fatalf("Text read %q, %v; want %q", got, err, want)
+		}
+	})
+}
+
 // FuzzDotText: Text decodes as net/textproto's DotReader (RFC 3977
 // section 3.1.1); of a block cut short, it may keep a CR that textproto
 // drops. textproto takes the line after an empty line that ends in LF

@@ -209,9 +209,9 @@ type credentials struct {
 
 // login authenticates with AUTHINFO USER/PASS (RFC 4643 section 2.3). The
 // password is never traced or put in an error: the trace shows
-// "AUTHINFO PASS ****", and hides the password in what the server sends. When the server wants a password that is not known,
-// prompt asks for it; a nil prompt makes that an error wrapping
-// proto.ErrLogin. A server that does not know AUTHINFO (500) is used
+// "AUTHINFO PASS ****" and hides the password in what the server sends.
+// When the server wants a password that is not known, prompt asks for it;
+// a nil prompt makes that an error wrapping proto.ErrLogin. A server that does not know AUTHINFO (500) is used
 // without authentication.
 func (c *client) login(ctx context.Context, cr *credentials, prompt proto.Prompter, host string) error {
 	userCmd := "AUTHINFO USER " + cr.user
