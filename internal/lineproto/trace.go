@@ -3,8 +3,7 @@
 // a reader of lines bounded in length, the status line of a reply, and
 // the dot-terminated block (RFC 3977 section 3.1.1, RFC 1436 section 3.8).
 // Multi-line FTP replies are read by net/textproto.Reader.ReadResponse,
-// and NNTP articles by net/textproto's DotReader, where they fit as they
-// are.
+// which fits them as it is.
 package lineproto
 
 import (
