@@ -41,7 +41,7 @@ func rssListing(n int) string {
 // the mirror keeps nothing of a file it excludes, so nothing of the
 // listing stays live: the peak is the runtime's own and the garbage that
 // gctune lets grow to 64 MB above what is live, whatever the listing's
-// size (45-55 MB for 32 and 60 MB). A listing held whole, as read and as
+// size (48 to 53 MB for 32 and 60 MB). A listing held whole, as read and as
 // entries, peaks at about 2.6 times its size (60 MB: 156 MB). With the
 // race detector, whose shadow memory is several times the heap, the
 // bound is raceBase more (32 MB: 130 MB then).
