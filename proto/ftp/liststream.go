@@ -24,10 +24,12 @@ import (
 // their entries come last. A listing none of whose lines reads on its own
 // is held whole, as Fetch holds every listing.
 //
-// An entry handed over is not taken back: where a listing is read again
-// (its data ended in the middle of a line: dirList.whole; the server cut
-// it: dirList.complete), the second answer must hold what the first gave,
-// and only what it adds is handed over; else the listing fails.
+// An entry handed over is not taken back. A listing whose data ended in
+// the middle of a line is asked for again (dirList.again): the second
+// answer must begin with the first's whole lines, and only what it adds
+// is read; else the listing fails. A listing the server cut short is made
+// whole from LIST's two ends when they list every name handed over
+// (dirList.completeStream), and only the entries not handed over follow.
 
 // stream reads the lines of one listing as they arrive and hands their
 // entries to fn.
@@ -53,7 +55,7 @@ type stream struct {
 	waiting  []proto.Entry // links held for linkTargets
 	// seen holds the hashes (hash) of the names handed over, up to
 	// maxSeen of them, for a listing the server cut short
-	// (completeStream), sorted by handed; tooMany says there were more.
+	// (completeStream, which sorts it); tooMany says there were more.
 	seen    []uint64
 	tooMany bool
 
