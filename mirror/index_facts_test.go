@@ -30,19 +30,19 @@ func TestRowFacts(t *testing.T) {
 		ok   bool
 	}{
 		{"   29-Nov-2026 06:50:52        1234\n", 1234, true}, // nginx's layout, to the second
-		{"  2026-11-29 06:50:52  0 ", 0, true},                 // ISO date
-		{" 2026-Nov-29 06:50:52 1234 text/plain", 1234, true},  // lighttpd's layout, a size in bytes
-		{"   29-Nov-2026 06:50        1234\n", -1, false},      // nginx default: minutes (RFC 9110 8.8.2 gives seconds)
-		{"  2026-11-29 06:50  1.2K  ", -1, false},              // Apache fancy: minutes, rounded size
-		{" 2026-Nov-29 06:50:52 1.2K", -1, false},              // lighttpd: seconds, rounded size
-		{" 29-Nov-2026 06:50:52 -", -1, false},                 // a directory's row
-		{" 29-Nov-2026 06:50:52 4,096", -1, false},             // digit groups
-		{" 29-Nov-2026 06:50:52", -1, false},                   // no size
-		{" 29-Nov-2026 24:50:52 1", -1, false},                 // no such hour
-		{" 31-Feb-2026 06:50:52 1", -1, false},                 // no such day
-		{" 29-Nov-1969 06:50:52 1", -1, false},                 // before any HTTP-date a server sends
-		{" 29-Nov-2026 06:50:52.5 1", -1, false},               // fractions: not a row layout
-		{" 1234 29-Nov-2026 06:50:52", -1, false},              // size first: no layout known
+		{"  2026-11-29 06:50:52  0 ", 0, true},                // ISO date
+		{" 2026-Nov-29 06:50:52 1234 text/plain", 1234, true}, // lighttpd's layout, a size in bytes
+		{"   29-Nov-2026 06:50        1234\n", -1, false},     // nginx default: minutes (RFC 9110 8.8.2 gives seconds)
+		{"  2026-11-29 06:50  1.2K  ", -1, false},             // Apache fancy: minutes, rounded size
+		{" 2026-Nov-29 06:50:52 1.2K", -1, false},             // lighttpd: seconds, rounded size
+		{" 29-Nov-2026 06:50:52 -", -1, false},                // a directory's row
+		{" 29-Nov-2026 06:50:52 4,096", -1, false},            // digit groups
+		{" 29-Nov-2026 06:50:52", -1, false},                  // no size
+		{" 29-Nov-2026 24:50:52 1", -1, false},                // no such hour
+		{" 31-Feb-2026 06:50:52 1", -1, false},                // no such day
+		{" 29-Nov-1969 06:50:52 1", -1, false},                // before any HTTP-date a server sends
+		{" 29-Nov-2026 06:50:52.5 1", -1, false},              // fractions: not a row layout
+		{" 1234 29-Nov-2026 06:50:52", -1, false},             // size first: no layout known
 		{" 29-Nov-2026 06:50:52 1234567890123456789", -1, false},
 		{"", -1, false},
 	} {
