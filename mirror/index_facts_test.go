@@ -145,12 +145,18 @@ type indexServer struct {
 	mtime  map[string]time.Time
 	layout string // time layout of the rows; "json" for the JSON index
 	hits   map[string]int
+	// closeEach: every response closes its connection (a server that
+	// does not pipeline).
+	closeEach bool
 }
 
 func (s *indexServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.hits[r.URL.Path]++
+	if s.closeEach {
+		w.Header().Set("Connection", "close")
+	}
 	if r.URL.Path == "/" {
 		s.index(w)
 		return
