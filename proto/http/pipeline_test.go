@@ -20,7 +20,8 @@ import (
 
 // pipeServer is a raw HTTP/1.1 server on 127.0.0.1 that reads requests
 // as they arrive, on a goroutine of their own, and answers them with
-// answer(i, request) in order, after wait(requests read so far) says so.
+// answer(i, request) in order, once wait(requests received so far) says
+// so.
 type pipeServer struct {
 	ln       net.Listener
 	answer   func(i int, r *http.Request) string
@@ -84,10 +85,12 @@ func (s *pipeServer) conn(c net.Conn) {
 		}
 	}()
 	var pending []*http.Request
-	i := 0
+	i, received := 0, 0
 	for r := range reqs {
-		pending = append(pending, r)
-		if s.wait != nil && !s.wait(int(read.Load())) {
+		// received, not read: a request is counted here once the
+		// reader has noted how far ahead it arrived.
+		pending, received = append(pending, r), received+1
+		if s.wait != nil && !s.wait(received) {
 			continue
 		}
 		for _, p := range pending {
