@@ -117,7 +117,10 @@ func parseJSONIndex(page []byte) (ls []link, ok bool) {
 			l.href += "/"
 		case "file":
 			if t, err := http.ParseTime(e.MTime); err == nil && e.Size != nil && *e.Size >= 0 {
-				l.tail = t.UTC().Format("2006-01-02 15:04:05") + " " + strconv.FormatInt(*e.Size, 10)
+				tail := t.UTC().Format("2006-01-02 15:04:05") + " " + strconv.FormatInt(*e.Size, 10)
+				if _, _, ok := rowFacts(tail); ok { // a year rowTime takes
+					l.tail = tail
+				}
 			}
 		default:
 			continue // "other": neither a file nor a directory to walk

@@ -257,3 +257,63 @@ func TestRevalidateOneServer(t *testing.T) {
 		t.Fatalf("Revalidate on two servers: %v, %d connections", err, s.accepts.Load())
 	}
 }
+
+// scriptConn is a connection whose peer sends script and reads nothing.
+type scriptConn struct {
+	net.Conn // nil: only Read, Write, Close and the deadlines are called
+	r        *strings.Reader
+}
+
+func (c scriptConn) Read(p []byte) (int, error)       { return c.r.Read(p) }
+func (c scriptConn) Write(p []byte) (int, error)      { return len(p), nil }
+func (c scriptConn) Close() error                     { return nil }
+func (c scriptConn) SetDeadline(time.Time) error      { return nil }
+func (c scriptConn) SetReadDeadline(time.Time) error  { return nil }
+func (c scriptConn) SetWriteDeadline(time.Time) error { return nil }
+func (c scriptConn) LocalAddr() net.Addr              { return &net.TCPAddr{} }
+func (c scriptConn) RemoteAddr() net.Addr             { return &net.TCPAddr{} }
+
+// FuzzPipelineResponses: whatever a server sends back to three pipelined
+// conditional requests (RFC 9112 section 9.3.2; responses framed by
+// section 6), the exchange ends without a panic, a file is found
+// unchanged only by a 304, and the connection is kept only when every
+// response was read.
+func FuzzPipelineResponses(f *testing.F) {
+	for _, s := range []string{
+		notModified + notModified + notModified,
+		notModified + "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nhi" + notModified,
+		"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n2\r\nhi\r\n0\r\n\r\n" + notModified + notModified,
+		"HTTP/1.1 304 Not Modified\r\nConnection: close\r\n\r\n",
+		"HTTP/1.0 304 Not Modified\r\n\r\n", "HTTP/1.1 200 OK\r\n\r\nbody", "garbage\r\n\r\n", "",
+	} {
+		f.Add(s)
+	}
+	since := time.Date(2026, 11, 29, 6, 50, 52, 0, time.UTC)
+	f.Fuzz(func(t *testing.T, script string) {
+		d := &Driver{}
+		checks := make([]Check, 3)
+		for i := range checks {
+			checks[i] = Check{URL: uri.MustParse(fmt.Sprintf("http://127.0.0.1:1/f%d", i)), Since: since}
+		}
+		_, reqs, err := d.pipeRequests(t.Context(), checks)
+		if err != nil {
+			t.Fatal(err)
+		}
+		c := scriptConn{r: strings.NewReader(script)}
+		pc := &pipeConn{Conn: c, br: bufio.NewReader(c), bw: bufio.NewWriter(c)}
+		same := make([]bool, len(checks))
+		res := pc.exchange(t.Context(), reqs, checks, same, tracer{})
+		n := 0
+		for _, s := range same {
+			if s {
+				n++
+			}
+		}
+		if n > strings.Count(script, " 304") {
+			t.Fatalf("%d files unchanged from %q", n, script)
+		}
+		if res.keep && (res.err != nil || pc.served != len(reqs)) {
+			t.Fatalf("connection kept after %d of %d responses (%v)", pc.served, len(reqs), res.err)
+		}
+	})
+}
