@@ -281,6 +281,17 @@ type link struct {
 // within a few dozen bytes of its link.
 const tailMax = 256
 
+// addText adds text to the text of link in, or else to the tail of link
+// after (up to tailMax); -1 is no link.
+func addText(ls []link, in, after int, text []byte) {
+	switch {
+	case in >= 0:
+		ls[in].text += string(text)
+	case after >= 0 && len(ls[after].tail) < tailMax:
+		ls[after].tail += " " + string(text)
+	}
+}
+
 // links returns the <a> elements of an HTML page that have an href, in
 // document order, and the href of the first <base> element ("" when
 // there is none), which the links are relative to. A link's text ends at
@@ -296,12 +307,7 @@ func links(page []byte) (ls []link, base string) {
 		case html.ErrorToken:
 			return ls, base
 		case html.TextToken:
-			switch {
-			case in >= 0:
-				ls[in].text += string(z.Text())
-			case after >= 0 && len(ls[after].tail) < tailMax:
-				ls[after].tail += " " + string(z.Text())
-			}
+			addText(ls, in, after, z.Text())
 		case html.EndTagToken:
 			if name, _ := z.TagName(); string(name) == "a" {
 				after, in = in, -1
