@@ -3,10 +3,12 @@ package http
 import (
 	"bufio"
 	"context"
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"net"
 	"net/http"
+	"net/http/httptest"
 	"slices"
 	"strings"
 	"sync"
@@ -14,6 +16,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/rfc1738/fetch/internal/testrig/testcert"
 	"github.com/rfc1738/fetch/proto"
 	"github.com/rfc1738/fetch/uri"
 )
@@ -316,4 +319,39 @@ func FuzzPipelineResponses(f *testing.F) {
 			t.Fatalf("connection kept after %d of %d responses (%v)", pc.served, len(reqs), res.err)
 		}
 	})
+}
+
+// Over https the pipeline runs inside TLS, HTTP/1.1 offered alone
+// (RFC 7301); a certificate the client does not trust ends the call
+// before any request is sent.
+func TestRevalidateTLS(t *testing.T) {
+	cert := testcert.Loopback(t)
+	var got atomic.Int32
+	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		got.Add(1)
+		if r.ProtoMajor != 1 || r.Header.Get("If-Modified-Since") == "" {
+			http.Error(w, "want HTTP/1.1 with If-Modified-Since", http.StatusBadRequest)
+			return
+		}
+		w.WriteHeader(http.StatusNotModified)
+	}))
+	srv.TLS = cert.Server
+	srv.StartTLS()
+	defer srv.Close()
+	since := time.Date(2026, 11, 29, 6, 50, 52, 0, time.UTC)
+	checks := []Check{{URL: uri.MustParse(srv.URL + "/a"), Since: since}, {URL: uri.MustParse(srv.URL + "/b"), Since: since}}
+	ctx, cancel := context.WithTimeout(t.Context(), 20*time.Second)
+	defer cancel()
+
+	d := New(Config{TLSClientConfig: &tls.Config{RootCAs: cert.Pool}})
+	defer d.CloseIdleConnections()
+	same, err := d.Revalidate(ctx, &proto.Request{}, checks)
+	if err != nil || !same[0] || !same[1] || got.Load() != 2 {
+		t.Fatalf("Revalidate over TLS = %v, %v; %d requests", same, err, got.Load())
+	}
+
+	untrusting := &Driver{}
+	if _, err := untrusting.Revalidate(ctx, &proto.Request{}, checks); err == nil || got.Load() != 2 {
+		t.Fatalf("untrusted certificate: %v, %d requests", err, got.Load())
+	}
 }
