@@ -192,7 +192,7 @@ done
 mkdir -p "$(dirname -- "$out")"
 export results rounds dirs files jobs invocation load_before load_after
 export errors="$(head -c 2000 "$work/errors" 2>/dev/null || true)"
-export commands_after="$(commands after 127.77.x.y:PORT DIR)" commands_lftp="$(commands lftp 127.77.x.y:PORT DIR)" commands_wget="$(commands wget 127.77.x.y:PORT DIR)"
+export commands_after="$(commands after 127.77.x.y:PORT DIR | sed "s|$work/fetch-after|fetch|")" commands_lftp="$(commands lftp 127.77.x.y:PORT DIR)" commands_wget="$(commands wget 127.77.x.y:PORT DIR)"
 export versions="$(go version | cut -d' ' -f3); $(lftp --version | head -n 1 | sed 's/ | Copyright.*//; s/ |//g'); $(wget --version | head -n 1 | cut -d' ' -f1-3); nginx $(dpkg-query -W -f='${Version}' nginx 2>/dev/null || echo '?')"
 export commit="$(git rev-parse --short HEAD)" before_commit="$([ -n "$before" ] && git -C "$before" rev-parse --short HEAD || echo -)"
 export date="$(date -u '+%Y-%m-%d %H:%M UTC')"
