@@ -13,6 +13,8 @@ import (
 	"time"
 
 	"github.com/rfc1738/fetch/proto"
+	"github.com/rfc1738/fetch/proto/ftp"
+	"github.com/rfc1738/fetch/proto/gopher"
 	"github.com/rfc1738/fetch/uri"
 	"github.com/rfc1738/fetch/warc"
 )
@@ -84,7 +86,7 @@ func (c *Client) warcBody(resp *Response, req *proto.Request, tb *capBuf, start 
 		cp.ContentType = resp.MediaType
 		cp.HTTPFramed = x.Framed != nil
 	}
-	if _, ok := resp.Info["attributes"]; ok && resp.URL.Scheme == "gopher" {
+	if _, ok := gopher.AttributesOf(&resp.Response); ok && resp.URL.Scheme == "gopher" {
 		cp.AsMetadata = true
 		cp.ContentType = "text/x-gopher-plus-attributes"
 	}
@@ -116,7 +118,7 @@ func (c *Client) warcBody(resp *Response, req *proto.Request, tb *capBuf, start 
 // guess from the name), since those are other bytes.
 func warcTarget(u uri.URL, resp *Response) string {
 	u.User = nil
-	if t, ok := resp.Info["ftp_type"].(string); ok && u.Scheme == "ftp" && resp.Kind == proto.KindData {
+	if t, _ := ftp.TypeOf(&resp.Response); t != "" && u.Scheme == "ftp" && resp.Kind == proto.KindData {
 		u.Path = withoutTypecode(u.Path)
 		if t == "A" {
 			u.Path += ";type=a"
