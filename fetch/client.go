@@ -262,7 +262,7 @@ func (c *Client) fetchURL(ctx context.Context, u *uri.URL, req *proto.Request, s
 	sc.ownDial = req == nil || req.Dial == nil
 	req = c.request(req)
 	if c.WARC != nil {
-		tb = c.warcRequest(u, req)
+		tb = c.warcRequest(u, req, sc.lookup)
 	}
 	resp, err := c.follow(ctx, u, req, sc)
 	if err != nil {
@@ -279,7 +279,7 @@ func (c *Client) fetchURL(ctx context.Context, u *uri.URL, req *proto.Request, s
 	}
 	resp.Body = &cancelBody{rc: resp.Body, cancel: cancel}
 	if c.WARC != nil {
-		if err := c.warcBody(resp, req, tb, start); err != nil {
+		if err := c.warcBody(resp, req, tb, start, sc.lookup); err != nil {
 			resp.Body.Close()
 			return nil, err
 		}
