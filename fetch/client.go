@@ -216,7 +216,7 @@ func (ck *Checked) URL() *uri.URL { return ck.url }
 // *Error wrapping the policy's refusal, with a nil *Checked; the findings
 // are those of Policy.Evaluate either way.
 func (c *Client) Check(u *uri.URL) (*Checked, []safety.Finding, error) {
-	findings, err := c.Policy.Evaluate(u)
+	findings, err := c.policy().Evaluate(u)
 	if err != nil {
 		return nil, findings, &Error{Op: "check", URL: u.Redacted(), Err: err}
 	}
@@ -297,7 +297,7 @@ type lookupFunc func(scheme string) (proto.Driver, bool)
 // Lister) under the same rules. A refused URL is a *Error wrapping the
 // policy's refusal; the findings are those of Policy.Evaluate.
 func (c *Client) Prepare(u *uri.URL, req *proto.Request) (*proto.Request, []safety.Finding, error) {
-	findings, err := c.Policy.Evaluate(u)
+	findings, err := c.policy().Evaluate(u)
 	if err != nil {
 		return nil, findings, &Error{Op: "check", URL: u.Redacted(), Err: err}
 	}
@@ -321,6 +321,16 @@ func (d clientDriver) Fetch(ctx context.Context, u *uri.URL, req *proto.Request)
 
 // CloseIdleConnections closes the connections drivers keep between calls.
 func (c *Client) CloseIdleConnections() { c.registry().closeIdle() }
+
+// policy is the client's Policy, with its registry as the Wire when the
+// Policy has none: the drivers say what they write of a URL.
+func (c *Client) policy() safety.Policy {
+	p := c.Policy
+	if p.Wire == nil {
+		p.Wire = c.registry()
+	}
+	return p
+}
 
 func (c *Client) registry() *Registry {
 	if c.Registry != nil {
@@ -385,7 +395,7 @@ func (c *Client) evaluate(u *uri.URL, sc *scope) ([]safety.Finding, error) {
 		sc.checked = nil
 		return ck.findings, nil
 	}
-	findings, err := c.Policy.Evaluate(u)
+	findings, err := c.policy().Evaluate(u)
 	if err != nil {
 		return nil, &Error{Op: "check", URL: u.Redacted(), Err: err}
 	}

@@ -83,7 +83,7 @@ func (c *Client) Mirror(ctx context.Context, rawURL, dir string, opts MirrorOpti
 	if err != nil {
 		return &MirrorSummary{Source: safety.Redact(rawURL), Target: dir}, &Error{Op: "mirror", URL: safety.Redact(rawURL), Err: err}
 	}
-	if _, err := c.Policy.Evaluate(u); err != nil {
+	if _, err := c.policy().Evaluate(u); err != nil {
 		return &MirrorSummary{Source: u.Redacted(), Target: dir}, &Error{Op: "mirror", URL: u.Redacted(), Err: err}
 	}
 	if n := c.MaxHostConns; n > 0 && (opts.Jobs > n || opts.Jobs <= 0 && mirror.DefaultJobs > n) {
