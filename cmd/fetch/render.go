@@ -100,21 +100,16 @@ func renderListing(w io.Writer, resp *fetch.Response, asJSON bool) error {
 		return writeJSON(w, doc)
 	}
 	bw := bufio.NewWriter(&errWriter{w: w})
-	switch resp.URL.Scheme {
-	case "gopher":
+	switch listingForm(resp) {
+	case proto.FormMenu:
 		renderMenu(bw, resp.Entries)
-	case "news", "nntp":
+	case proto.FormNews:
 		renderNews(bw, resp.Entries)
-	case "ftp":
-		if ftp.NotesOf(&resp.Response).Format == "nlst" {
-			// NLST (RFC 959 section 4.1.3): names only, as DESIGN.md
-			// says of ;type=d; nothing is known of their types.
-			for _, e := range resp.Entries {
-				fmt.Fprintln(bw, termtext.Listing(e.Name))
-			}
-			break
+	case proto.FormNames:
+		// Names only, as DESIGN.md says of ;type=d.
+		for _, e := range resp.Entries {
+			fmt.Fprintln(bw, termtext.Listing(e.Name))
 		}
-		renderLong(bw, resp.Entries)
 	default:
 		renderLong(bw, resp.Entries)
 	}
