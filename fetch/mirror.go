@@ -11,7 +11,6 @@ import (
 	"github.com/rfc1738/fetch/mirror"
 	"github.com/rfc1738/fetch/proto"
 	"github.com/rfc1738/fetch/proto/ftp"
-	"github.com/rfc1738/fetch/proto/http"
 	"github.com/rfc1738/fetch/proto/nntp"
 	"github.com/rfc1738/fetch/safety"
 	"github.com/rfc1738/fetch/uri"
@@ -90,23 +89,16 @@ func (c *Client) Mirror(ctx context.Context, rawURL, dir string, opts MirrorOpti
 		opts.Jobs = n // the mirror's connections all go to one host
 	}
 	f := &mirrorFetcher{c: c, start: u}
-	switch u.Scheme {
-	case "ftp":
-		if d, ok := c.registry().Lookup("ftp"); ok {
-			if fd, ok := d.(*ftp.Driver); ok {
-				f.ftp = mirrorFTP(fd, opts.Jobs, c.MaxHostConns)
-				defer f.ftp.CloseIdleConnections()
+	if d, ok := c.registry().Lookup(u.Scheme); ok {
+		if r, ok := d.(proto.Runner); ok {
+			jobs := opts.Jobs
+			if jobs <= 0 {
+				jobs = mirror.DefaultJobs
 			}
-		}
-	case "http", "https":
-		if d, ok := c.registry().Lookup(u.Scheme); ok {
-			if hd, ok := d.(*http.Driver); ok {
-				// Keep-alive: an index tree is many small files
-				// from one server. This run's own pool, closed at
-				// its end.
-				f.http = hd.Clone()
-				f.http.KeepAlive = true
-				defer f.http.CloseIdleConnections()
+			// The run's own pool, closed at its end.
+			f.own = r.ForRun(jobs, c.MaxHostConns)
+			if ic, ok := f.own.(proto.IdleCloser); ok {
+				defer ic.CloseIdleConnections()
 			}
 		}
 	}
@@ -146,37 +138,12 @@ func mirrorError(ctx context.Context, u *uri.URL, err error) error {
 	return &Error{Op: "mirror", URL: u.Redacted(), Err: err}
 }
 
-// mirrorFTP returns a driver with d's configuration (all of it: TLS,
-// listing commands, bounds) that keeps a logged-in connection idle for
-// each of the run's jobs: with the default of two, the workers of a -j 8
-// run would log in again and again (DESIGN: each worker keeps its own
-// control connection). It holds at most hostConns connections to a
-// server when that is set (Client.MaxHostConns). It serves this run only
-// and is closed (QUIT) at its end. Its workers retrieve file after file
-// on each connection, so it pipelines the passive-mode commands
-// (PipelinePassive).
-func mirrorFTP(d *ftp.Driver, jobs, hostConns int) *ftp.Driver {
-	if jobs <= 0 {
-		jobs = mirror.DefaultJobs
-	}
-	m := d.Clone()
-	if m.MaxIdleConnsPerHost >= 0 {
-		m.MaxIdleConnsPerHost = max(m.MaxIdleConnsPerHost, jobs)
-	}
-	if hostConns > 0 && (m.MaxConnsPerHost <= 0 || m.MaxConnsPerHost > hostConns) {
-		m.MaxConnsPerHost = hostConns
-	}
-	m.PipelinePassive = true
-	return m
-}
-
 // mirrorFetcher gives the mirror engine the client's checked fetch, and
 // keeps it on the starting server.
 type mirrorFetcher struct {
 	c     *Client
 	start *uri.URL
-	ftp   *ftp.Driver  // the run's own FTP driver, or nil
-	http  *http.Driver // the run's own HTTP driver (keep-alive), or nil
+	own   proto.Driver // the run's own driver of start's scheme (proto.Runner), or nil
 }
 
 // The mirror finds these by type assertion: one that drifted from its
@@ -185,17 +152,16 @@ type mirrorFetcher struct {
 var (
 	_ mirror.ModTimer = (*mirrorFetcher)(nil)
 	_ mirror.Warmer   = (*mirrorFetcher)(nil)
+	_ mirror.ModTimer = (*ftp.Driver)(nil)
+	_ mirror.Warmer   = (*ftp.Driver)(nil)
 )
 
-// lookup is the client's registry with the run's own FTP and HTTP
-// drivers. Fetches go through the client either way: the same policy
-// check, dialer, timeouts, trace, MaxTime bound and *Error.
+// lookup is the client's registry with the run's own driver. Fetches go
+// through the client either way: the same policy check, dialer, timeouts,
+// trace, MaxTime bound and *Error.
 func (f *mirrorFetcher) lookup(scheme string) (proto.Driver, bool) {
-	switch {
-	case f.ftp != nil && scheme == "ftp":
-		return f.ftp, true
-	case f.http != nil && (scheme == "http" || scheme == "https"):
-		return f.http, true
+	if f.own != nil && scheme == f.start.Scheme {
+		return f.own, true
 	}
 	return f.c.registry().Lookup(scheme)
 }
@@ -208,24 +174,28 @@ func (f *mirrorFetcher) Fetch(ctx context.Context, u *uri.URL, req *proto.Reques
 	return &resp.Response, nil
 }
 
-// Warm logs in the FTP workers' connections ahead of use (ftp.Driver.Warm),
-// with the same policy check and request as a fetch of u.
+// Warm logs in the workers' connections ahead of use (ftp.Driver.Warm)
+// when the run's own driver can, with the same policy check and request as
+// a fetch of u.
 func (f *mirrorFetcher) Warm(ctx context.Context, u *uri.URL, req *proto.Request, n int) {
-	if f.ftp == nil || u.Scheme != "ftp" {
+	w, ok := f.own.(mirror.Warmer)
+	if !ok || u.Scheme != f.start.Scheme {
 		return
 	}
 	preq, _, err := f.c.Prepare(u, req)
 	if err != nil {
 		return
 	}
-	f.ftp.Warm(ctx, u, preq, n)
+	w.Warm(ctx, u, preq, n)
 }
 
 // ModTimes asks the times of files of the directory dir all at once
-// (ftp.Driver.ModTimes), with the same policy check and request as a
-// fetch of dir, on the starting server only, within MaxTime.
+// (ftp.Driver.ModTimes) when the run's own driver can, with the same
+// policy check and request as a fetch of dir, on the starting server
+// only, within MaxTime.
 func (f *mirrorFetcher) ModTimes(ctx context.Context, dir *uri.URL, req *proto.Request, names []string) ([]time.Time, error) {
-	if f.ftp == nil || dir.Scheme != "ftp" || !sameServer(dir, f.start) {
+	mt, ok := f.own.(mirror.ModTimer)
+	if !ok || !sameServer(dir, f.start) {
 		return nil, errors.ErrUnsupported
 	}
 	preq, _, err := f.c.Prepare(dir, req)
@@ -237,7 +207,7 @@ func (f *mirrorFetcher) ModTimes(ctx context.Context, dir *uri.URL, req *proto.R
 		ctx, cancel = context.WithTimeout(ctx, f.c.MaxTime)
 		defer cancel()
 	}
-	return f.ftp.ModTimes(ctx, dir, preq, names)
+	return mt.ModTimes(ctx, dir, preq, names)
 }
 
 func sameServer(a, b *uri.URL) bool {
