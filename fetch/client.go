@@ -374,7 +374,7 @@ func (c *Client) follow(ctx context.Context, u *uri.URL, req *proto.Request, sc 
 		// A gateway is the user's own template, not a server's choice:
 		// only a mirror's stay-on-the-server rule applies to it.
 		if r.Reason != gatewayReason || sc.stay != nil {
-			if hop, err = c.vetHop(ctx, u, next, sc.stay, hop); err != nil {
+			if hop, err = c.vetHop(ctx, u, next, r.Limited, sc.stay, hop); err != nil {
 				return nil, err
 			}
 			hopReq = c.hopRequest(req, hop, sc.ownDial)
