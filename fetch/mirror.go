@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"mime"
 	"time"
 
@@ -231,7 +230,7 @@ func (f *mirrorFetcher) OpenNews(ctx context.Context, u *uri.URL, req *proto.Req
 	if err != nil {
 		return nil, &Error{Op: "mirror", URL: u.Redacted(), Err: err}
 	}
-	return newsSession{s}, nil
+	return s, nil
 }
 
 // archivingFetcher is the mirror's Fetcher when the client writes WARC: a
@@ -245,79 +244,14 @@ func (f archivingFetcher) Sync() error { return f.c.WARC.Sync() }
 // it records each article it stores (mirror.NewsArchiver).
 func (f *mirrorFetcher) NewsWARC() *warc.Writer { return f.c.WARC }
 
-// newsSession gives the mirror engine an nntp.Session.
-type newsSession struct{ s *nntp.Session }
-
-// newsSession must stay a NewsNumberer and a NewsCounter: one that
-// drifts from their signatures would still be a NewsSession, and the
-// mirror would go back to one STAT per number, one round trip each, or to
-// asking an old sparse group's overview in ranges of 10,000 numbers,
-// without a word.
+// An nntp.Session is the news mirror's session, and lists the numbers of
+// a group's articles: one that drifted from NewsNumberer's signatures
+// would still be a NewsSession, and the mirror would go back to one STAT
+// per number, one round trip each, without a word.
 var (
-	_ mirror.NewsSession  = newsSession{}
-	_ mirror.NewsNumberer = newsSession{}
-	_ mirror.NewsCounter  = newsSession{}
+	_ mirror.NewsSession  = (*nntp.Session)(nil)
+	_ mirror.NewsNumberer = (*nntp.Session)(nil)
 )
-
-func (n newsSession) Group(ctx context.Context, name string) (int64, int64, error) {
-	g, err := n.s.Group(ctx, name)
-	return g.Low, g.High, err
-}
-
-func (n newsSession) GroupCount(ctx context.Context, name string) (int64, int64, int64, error) {
-	g, err := n.s.Group(ctx, name)
-	return g.Count, g.Low, g.High, err
-}
-
-func (n newsSession) Overview(ctx context.Context, first, last int64) ([]mirror.NewsArticle, bool, error) {
-	lines, err := n.s.Overview(ctx, first, last)
-	if errors.Is(err, nntp.ErrNoOverview) {
-		return nil, false, nil
-	}
-	if err != nil {
-		return nil, false, err
-	}
-	out := make([]mirror.NewsArticle, len(lines))
-	for i, l := range lines {
-		out[i] = mirror.NewsArticle{Number: l.Number, MessageID: l.MessageID}
-	}
-	return out, true, nil
-}
-
-func (n newsSession) Stat(ctx context.Context, num int64) (string, bool, error) {
-	return n.s.Stat(ctx, num)
-}
-
-func (n newsSession) ArticleNumbers(ctx context.Context, group string, first, last int64) ([]int64, bool, error) {
-	nums, err := n.s.ArticleNumbers(ctx, group, first, last)
-	if errors.Is(err, nntp.ErrNoListGroup) {
-		return nil, false, nil
-	}
-	return nums, err == nil, err
-}
-
-func (n newsSession) StatEach(ctx context.Context, nums []int64, fn func(int64, string, bool) error) error {
-	return n.s.StatEach(ctx, nums, fn)
-}
-
-func (n newsSession) Articles(ctx context.Context, nums []int64, fn func(int64, string, io.Reader) error) error {
-	return n.s.Articles(ctx, nums, fn)
-}
-
-func (n newsSession) ListActive(ctx context.Context, wildmat string) ([]string, error) {
-	groups, err := n.s.ListActive(ctx, wildmat)
-	if err != nil {
-		return nil, err
-	}
-	names := make([]string, len(groups))
-	for i, g := range groups {
-		names[i] = g.Name
-	}
-	return names, nil
-}
-
-func (n newsSession) Server() string { return n.s.Server() }
-func (n newsSession) Close() error   { return n.s.Close() }
 
 // ExportMbox writes the articles of the news mirror in dir to the mboxrd
 // file out (replaced atomically), each crosspost once, and returns how
