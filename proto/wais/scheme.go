@@ -3,11 +3,15 @@ package wais
 import (
 	"strings"
 
+	"github.com/rfc1738/fetch/proto"
 	"github.com/rfc1738/fetch/safety"
 	"github.com/rfc1738/fetch/uri"
 )
 
-var _ safety.Wire = (*Driver)(nil)
+var (
+	_ safety.Wire  = (*Driver)(nil)
+	_ proto.Viewer = (*Driver)(nil)
+)
 
 // WireParts returns what a gateway receives of u, decoded: the database,
 // wtype, wpath and search (RFC 1738 section 3.9). No access method is
@@ -28,4 +32,14 @@ func (d *Driver) WireParts(u *uri.URL) ([]safety.Part, error) {
 		ps = append(ps, safety.Part{Name: "wais search", Text: u.RawQuery, In: safety.InQuery, Kind: safety.LineText, Where: where})
 	}
 	return ps, nil
+}
+
+// View returns the database, search, wtype and wpath of u (RFC 1738
+// section 3.9).
+func (d *Driver) View(u *uri.URL) (proto.View, error) {
+	v, err := u.WAIS()
+	if err != nil {
+		return nil, err
+	}
+	return proto.View{{Key: "database", Value: v.Database}, {Key: "search", Value: v.Search}, {Key: "wtype", Value: v.WType}, {Key: "wpath", Value: v.WPath}}, nil
 }

@@ -3,11 +3,15 @@ package prospero
 import (
 	"strings"
 
+	"github.com/rfc1738/fetch/proto"
 	"github.com/rfc1738/fetch/safety"
 	"github.com/rfc1738/fetch/uri"
 )
 
-var _ safety.Wire = (*Driver)(nil)
+var (
+	_ safety.Wire  = (*Driver)(nil)
+	_ proto.Viewer = (*Driver)(nil)
+)
 
 // WireParts returns what a Prospero server or a gateway receives of u,
 // decoded: the hsoname and the field values (RFC 1738 section 3.11).
@@ -24,4 +28,18 @@ func (d *Driver) WireParts(u *uri.URL) ([]safety.Part, error) {
 		off += len(f) + 1
 	}
 	return ps, nil
+}
+
+// View returns the hsoname of u and its fields, in order (RFC 1738
+// section 3.11).
+func (d *Driver) View(u *uri.URL) (proto.View, error) {
+	v, err := u.Prospero()
+	if err != nil {
+		return nil, err
+	}
+	fields := proto.View{}
+	for _, f := range v.Fields {
+		fields = append(fields, proto.Field{Key: f.Name, Value: f.Value})
+	}
+	return proto.View{{Key: "hsoname", Value: v.HSOName}, {Key: "fields", Value: fields}}, nil
 }

@@ -3,11 +3,17 @@ package gopher
 import (
 	"strings"
 
+	"github.com/rfc1738/fetch/proto"
 	"github.com/rfc1738/fetch/safety"
 	"github.com/rfc1738/fetch/uri"
 )
 
-var _ safety.Wire = (*Driver)(nil)
+var (
+	_ safety.Wire         = (*Driver)(nil)
+	_ proto.Viewer        = (*Driver)(nil)
+	_ proto.ListingFormer = (*Driver)(nil)
+	_ proto.Archiver      = (*Driver)(nil)
+)
 
 // WireParts returns what the driver writes of u: selector TAB search TAB
 // gopher+_string CRLF (RFC 1738 section 3.4). The gopher-path is split at
@@ -76,4 +82,46 @@ func IsAskForm(plus string) bool {
 		rest = after
 	}
 	return true
+}
+
+// View returns the type, selector, search and gopher+ string of u (RFC
+// 1738 section 3.4).
+func (d *Driver) View(u *uri.URL) (proto.View, error) {
+	v, err := u.Gopher()
+	if err != nil {
+		return nil, err
+	}
+	return proto.View{{Key: "type", Value: v.Type}, {Key: "selector", Value: v.Selector}, {Key: "search", Value: v.Search}, {Key: "plus", Value: v.Plus}}, nil
+}
+
+// ListingForm is FormMenu: a menu's items with their types.
+func (d *Driver) ListingForm(*proto.Response) proto.ListingForm { return proto.FormMenu }
+
+// ArchiveRequest asks for nothing more.
+func (d *Driver) ArchiveRequest(req *proto.Request) bool { return false }
+
+// ArchiveRecord types a menu as text/x-gopher-menu, and records Gopher+
+// attribute blocks as a metadata record of the item they describe.
+func (d *Driver) ArchiveRecord(u *uri.URL, resp *proto.Response) proto.ArchiveRecord {
+	if _, ok := AttributesOf(resp); ok {
+		return proto.ArchiveRecord{ContentType: "text/x-gopher-plus-attributes", Metadata: true}
+	}
+	if resp.Kind == proto.KindDirectory {
+		return proto.ArchiveRecord{ContentType: "text/x-gopher-menu"}
+	}
+	return proto.ArchiveRecord{}
+}
+
+// AttributesOf returns the Gopher+ attribute blocks of resp, the response
+// to a "!" or "$" request, and whether resp holds any: its body is then the
+// blocks as received.
+func AttributesOf(resp *proto.Response) ([]Attributes, bool) {
+	a, ok := resp.Info["attributes"].([]Attributes)
+	return a, ok
+}
+
+// UnparsedOf returns the lines of the menu resp that are no menu line.
+func UnparsedOf(resp *proto.Response) []string {
+	lines, _ := resp.Info[InfoUnparsed].([]string)
+	return lines
 }
