@@ -174,7 +174,7 @@ const defaultMaxRedirects = 10
 // Get fetches rawURL with the client's settings. The returned body must be
 // closed. An FTP URL without ;type= is fetched as text (TYPE A, line ends
 // converted) when its name looks like text, as RFC 1738 section 3.2.2
-// asks; Response.Info["ftp_type_guessed"] says so, and
+// asks; ftp.TypeOf(&resp.Response) says so, and
 // Options.FTP.Binary keeps the stored bytes instead.
 func (c *Client) Get(ctx context.Context, rawURL string) (*Response, error) {
 	return c.Fetch(ctx, rawURL, nil)
