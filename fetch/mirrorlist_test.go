@@ -31,8 +31,9 @@ func TestMirrorFetcherList(t *testing.T) {
 	defer cancel()
 	c := &Client{}
 	start := uri.MustParse("ftp://" + s.Addr() + "/")
-	f := streamFetcher{&mirrorFetcher{c: c, start: start, ftp: mirrorFTP(ftp.New(ftp.Config{}), 2, 0)}}
-	defer f.ftp.CloseIdleConnections()
+	own := ftp.New(ftp.Config{}).ForRun(2, 0)
+	f := streamFetcher{&mirrorFetcher{c: c, start: start, own: own}}
+	defer own.(proto.IdleCloser).CloseIdleConnections()
 	var names []string
 	fn := func(e proto.Entry) error { names = append(names, e.Name); return nil }
 	notes, err := f.List(ctx, start, &proto.Request{}, fn)
