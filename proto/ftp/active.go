@@ -214,18 +214,9 @@ func (c *conn) listenActive(sp *activeSpec) (net.Listener, error) {
 	return ln, nil
 }
 
-// command sends one command of the driver's own path and reads its
-// reply, which must be 2xx; a refusal leaves the connection clean.
+// command sends one command and reads its reply, which must be 2xx.
 func (c *conn) command(cmd string) error {
-	if err := c.send(cmd); err != nil {
-		return err
-	}
-	_, _, err := c.reply(2)
-	if err == nil || replyCode(err) != 0 {
-		if herr := c.handBack(); herr != nil {
-			return herr
-		}
-	}
+	_, _, err := c.cmd(2, cmd)
 	return err
 }
 
@@ -287,9 +278,6 @@ func (c *conn) activeRest(offset int64) (int64, error) {
 	_, _, err := c.reply(3)
 	switch {
 	case err != nil && replyCode(err) != 0:
-		if herr := c.handBack(); herr != nil {
-			return 0, c.fail(rest, herr)
-		}
 		c.w.note("REST %d refused (%v): restarting from 0", offset, err)
 		return 0, nil
 	case err != nil:
@@ -342,11 +330,6 @@ func (c *conn) sendAndAccept(ln net.Listener, line, cmd string) (net.Conn, error
 	if err != nil {
 		if a := wait(true); a.conn != nil {
 			a.conn.Close()
-		}
-		if replyCode(err) != 0 {
-			if herr := c.handBack(); herr != nil {
-				return nil, c.fail(cmd, herr)
-			}
 		}
 		return nil, c.fail(cmd, err)
 	}
