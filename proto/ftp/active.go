@@ -18,8 +18,7 @@ import (
 // mode is broken.
 //
 // With Request.Options.FTP.Port set, every transfer (RETR, LIST, MLSD,
-// NLST) goes through the driver's own path, never the library's (which
-// has no active mode): the client listens, sends EPRT (PORT when the
+// NLST) is made in active mode: the client listens, sends EPRT (PORT when the
 // server refuses EPRT, remembered for the connection), REST when
 // resuming, then the transfer command, and accepts the server's
 // connection while it reads the preliminary reply (servers differ on

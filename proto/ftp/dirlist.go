@@ -170,7 +170,7 @@ func (l *dirList) unreadable(got listed) error {
 		Err: fmt.Errorf("the server could not read the directory, though it answered %d: %s", l.end.Code, strconv.Quote(termtext.Escape(l.endText, traceMax)))}
 }
 
-// listLIST sends LIST with arg on c, whatever the library chose at login
+// listLIST sends LIST with arg on c, whatever the connection chose at login
 // (it would send MLSD for a server whose FEAT lists MLST), asking again
 // when the data ends in the middle of a line (dirList.whole), and returns
 // the listing's bytes. It fails with errNoPipeline, sending nothing, on a

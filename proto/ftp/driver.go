@@ -417,8 +417,8 @@ func (d *Driver) release(c *conn) {
 // MLST) or LIST, or NLST for ;type=d.
 //
 // Some servers list MLST in FEAT but answer MLSD with 500 or 502 (RFC 959
-// section 4.2: command unrecognized, not implemented). The library
-// chooses MLSD or LIST once, at login, so such a refusal is returned as an
+// section 4.2: command unrecognized, not implemented). A connection
+// chooses MLSD or LIST once, at login (conn.mlsd), so such a refusal is returned as an
 // *mlsdError after the Driver has recorded that the server refuses MLSD:
 // Driver.do then runs the listing again on a new connection, dialled to
 // list with LIST, as every later connection to that server is.
