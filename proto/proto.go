@@ -278,6 +278,10 @@ type Redirect struct {
 	URL string
 	// Reason says why, for the trace ("301 Moved Permanently", "gateway").
 	Reason string
+	// Limited says that the caller's list of redirect protocols (curl's
+	// --proto-redir) bounds the target's scheme: a server's redirect
+	// from HTTP.
+	Limited bool
 }
 
 func (r *Redirect) Error() string { return "redirect to " + r.URL + " (" + r.Reason + ")" }

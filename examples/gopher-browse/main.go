@@ -90,11 +90,12 @@ func run(ctx context.Context, out io.Writer, raw string, o options) error {
 	if u.Scheme != "gopher" {
 		return fmt.Errorf("%s is not a gopher URL", u.Redacted())
 	}
+	d := &gopher.Driver{}
 	w := &walker{
-		d:      &gopher.Driver{},
+		d:      d,
 		out:    out,
 		o:      o,
-		policy: safety.Policy{AllowPorts: o.ports},
+		policy: safety.Policy{AllowPorts: o.ports, Wire: d},
 		start:  u,
 		seen:   map[string]bool{},
 	}
