@@ -14,16 +14,15 @@ import (
 )
 
 // dirList runs the listing command of one directory on c: LIST, MLSD or
-// NLST with its argument, through the active, pipelined or library path,
+// NLST with its argument, through the active, pipelined or plain path,
 // and keeps the completion reply of the last command it sent.
 type dirList struct {
 	d    *Driver
 	c    *conn
-	nlst bool // a name list (;type=d): the library's NameList
-	// own sends the command through fetch's own reader (active or
-	// pipelined passive mode) even when the Driver does not pipeline:
-	// the library would send MLSD for LIST to a server whose FEAT lists
-	// MLST. Without EPSV it fails with errNoPipeline.
+	nlst bool // a name list (;type=d)
+	// own sends the command in active or pipelined passive mode even
+	// when the Driver does not pipeline. Without EPSV it fails with
+	// errNoPipeline.
 	own    bool
 	verb   string // LIST, MLSD or NLST
 	arg    string // the command's argument; "" for none
@@ -112,10 +111,8 @@ func (l *dirList) once() (text, error) {
 	}
 	switch {
 	case !errors.Is(err, errNoPipeline), l.own:
-	case l.nlst:
-		_, err = c.sc.NameList(l.arg)
 	default:
-		_, err = c.sc.List(l.arg)
+		err = c.plainList(l.verb, l.arg)
 	}
 	raw := c.cap.text()
 	c.cap = nil
@@ -223,7 +220,7 @@ func (l *dirList) unreadable(got listed) error {
 		Err: fmt.Errorf("the server could not read the directory, though it answered %d: %s", l.end.Code, strconv.Quote(termtext.Escape(l.endText, traceMax)))}
 }
 
-// listLIST sends LIST with arg on c, whatever the library chose at login
+// listLIST sends LIST with arg on c, whatever the connection chose at login
 // (it would send MLSD for a server whose FEAT lists MLST), asking again
 // when the data ends in the middle of a line (dirList.whole), and returns
 // the listing's bytes. It fails with errNoPipeline, sending nothing, on a

@@ -423,11 +423,14 @@ func (d *Driver) release(c *conn) {
 	p := d.pool()
 	retire := c.mlsd && p.mlsdRefused(c.addr)
 	if c.dirty && !c.dead && !retire {
-		if err := c.sc.NoOp(); err != nil {
+		if err := c.noop(); err != nil {
 			c.w.note("NOOP failed after an error: closing the connection")
 			c.dead = true
 		}
 		c.dirty = false
+	}
+	if !c.dead && !c.epsvAhead && c.unasked() != nil {
+		c.w.note("the server sent lines no command asked for: closing the connection")
 	}
 	alive := c.unbind()
 	switch {
@@ -445,8 +448,8 @@ func (d *Driver) release(c *conn) {
 // MLST) or LIST, or NLST for ;type=d.
 //
 // Some servers list MLST in FEAT but answer MLSD with 500 or 502 (RFC 959
-// section 4.2: command unrecognized, not implemented). The library
-// chooses MLSD or LIST once, at login, so such a refusal is returned as an
+// section 4.2: command unrecognized, not implemented). A connection
+// chooses MLSD or LIST once, at login (conn.mlsd), so such a refusal is returned as an
 // *mlsdError after the Driver has recorded that the server refuses MLSD:
 // Driver.do then runs the listing again on a new connection, dialled to
 // list with LIST, as every later connection to that server is.
@@ -494,7 +497,7 @@ func (d *Driver) runListing(c *conn, pl plan, st *stream) (string, listed, listN
 		c.tlsWarning = ""
 	}
 	notes.warnings = warnings
-	notes.mdtm = c.sc.IsGetTimeSupported()
+	notes.mdtm = c.feat.has("MDTM")
 	return l.format, got, notes, nil
 }
 
@@ -525,7 +528,7 @@ func listVerb(c *conn, pl plan) (format, verb string) {
 	if pl.act == actNLST {
 		return formatNLST, "NLST"
 	}
-	if c.sc.IsTimePreciseInList() {
+	if c.mlsd {
 		return formatMLSD, "MLSD"
 	}
 	return formatLIST, "LIST"
@@ -723,7 +726,7 @@ func (d *Driver) retrieve(c *conn, pl plan) (*proto.Response, error) {
 		d.release(c)
 		return resp, nil
 	}
-	r, cmd, offset, err := d.startRetr(c, pl.arg, offset)
+	t, offset, err := d.startRetr(c, pl.arg, offset)
 	if err != nil {
 		err = c.fail("", err)
 		d.release(c)
@@ -734,10 +737,7 @@ func (d *Driver) retrieve(c *conn, pl plan) (*proto.Response, error) {
 	if size >= 0 && pl.typ == "I" {
 		want = size - offset
 	}
-	b := newBody(d, c, r, c.converts(pl.typ, resp), want)
-	if cmd != "" {
-		b.cmd = cmd // the wire's last command may be the EPSV sent with it
-	}
+	b := newBody(d, c, t, c.converts(pl.typ, resp), want)
 	resp.Offset = offset
 	resp.Body = b
 	return resp, nil
@@ -755,7 +755,7 @@ func (c *conn) statFor(pl plan) (size int64, mtime time.Time, err error) {
 			size = o.Size // the caller's listing said it
 		}
 		if o.Stat == proto.StatTime {
-			mtime, err = c.mdtm(pl)
+			_, mtime, err = c.fileFacts(pl.arg, false, true)
 		}
 		return size, mtime, err
 	}
@@ -786,37 +786,20 @@ func (c *conn) resumeOffset(typ string, size int64) int64 {
 }
 
 // startRetr sends RETR arg (with REST offset when offset > 0) in active
-// mode, pipelined passive mode or the library's passive mode, and returns
-// the data, the command for errors ("" for the wire's last one) and the
-// offset the data starts at (0 when the server refused REST). The caller
-// handles an error with c.fail and releases c.
-func (d *Driver) startRetr(c *conn, arg string, offset int64) (io.ReadCloser, string, int64, error) {
+// mode, pipelined passive mode or plain passive mode, and returns the
+// transfer and the offset its data starts at (0 when the server refused
+// REST). The caller handles an error with c.fail and releases c.
+func (d *Driver) startRetr(c *conn, arg string, offset int64) (*pipedTransfer, int64, error) {
 	if sp := c.activePort(); sp != nil {
-		t, offset, err := c.activeRetr(sp, arg, offset)
-		if err != nil {
-			return nil, "", 0, err
-		}
-		return t, t.cmd, offset, nil
+		return c.activeRetr(sp, arg, offset)
 	}
 	if offset == 0 && d.PipelinePassive && !c.noPipeline {
 		t, err := c.pipelinedRetr(arg, true)
-		if err == nil {
-			return t, t.cmd, 0, nil
-		}
 		if !errors.Is(err, errNoPipeline) {
-			return nil, "", 0, err
+			return t, 0, err
 		}
 	}
-	r, err := c.sc.RetrFrom(arg, uint64(offset))
-	if err != nil && offset > 0 && c.w.lastVerb == "REST" && replyCode(err) != 0 {
-		c.w.note("REST %d refused (%v): restarting from 0", offset, err)
-		offset = 0
-		r, err = c.sc.Retr(arg)
-	}
-	if err != nil {
-		return nil, "", 0, err
-	}
-	return r, "", offset, nil
+	return c.plainRetr(arg, offset)
 }
 
 // converts reports whether the data of a retrieval in type typ, just
@@ -842,38 +825,7 @@ func (c *conn) converts(typ string, resp *proto.Response) bool {
 // or be refused) and, when mdtm is set, MDTM (when FEAT offers it). A
 // refusal leaves the value unknown; only a failed connection is an error.
 func (c *conn) stat(pl plan, mdtm bool) (size int64, mtime time.Time, err error) {
-	size = -1
-	if pl.typ == "I" {
-		n, err := c.sc.FileSize(pl.arg)
-		switch {
-		case err == nil && n >= 0:
-			size = n
-		case err != nil && replyCode(err) == 0 && isConnError(err):
-			return -1, mtime, c.fail("", err)
-		}
-	}
-	if mdtm {
-		if mtime, err = c.mdtm(pl); err != nil {
-			return -1, mtime, err
-		}
-	}
-	return size, mtime, nil
-}
-
-// mdtm asks MDTM, when FEAT offers it. A refusal leaves the time unknown
-// (zero); only a failed connection is an error.
-func (c *conn) mdtm(pl plan) (time.Time, error) {
-	if !c.sc.IsGetTimeSupported() {
-		return time.Time{}, nil
-	}
-	t, err := c.sc.GetTime(pl.arg)
-	switch {
-	case err == nil:
-		return t, nil
-	case replyCode(err) == 0 && isConnError(err):
-		return time.Time{}, c.fail("", err)
-	}
-	return time.Time{}, nil
+	return c.fileFacts(pl.arg, pl.typ == "I", mdtm)
 }
 
 // entryBase is u's directory as a URL prefix ending in "/", with no

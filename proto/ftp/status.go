@@ -197,15 +197,15 @@ func permissionText(msg string) bool {
 }
 
 // cmdError builds the CommandError for err, the failure of cmd. A reply
-// error keeps its *textproto.Error; a reply that the server answered with
-// an unexpected code (jlaffaye reports some of those as plain errors) is
-// rebuilt from last, the final reply line the wire saw, when last is set.
+// error keeps its *textproto.Error; a plain error that is only a reply's
+// text is rebuilt from last, the final reply line the wire saw, when last
+// is set.
 func cmdError(cmd string, err error, last *textproto.Error) error {
 	verb, _, _ := strings.Cut(cmd, " ")
 	var te *textproto.Error
 	if !errors.As(err, &te) && last != nil && !isNetError(err) && strings.HasSuffix(err.Error(), last.Msg) {
-		// jlaffaye's Login reports some refusals as errors.New(the
-		// reply's text): put the code back.
+		// A refusal reported as errors.New(the reply's text): put
+		// the code back.
 		err = last
 		te = last
 	}

@@ -58,7 +58,7 @@ func TestCommandError(t *testing.T) {
 	if !errors.As(err, &got) || got != te {
 		t.Errorf("%v does not keep the reply", err)
 	}
-	// jlaffaye's Login flattens a refused USER into errors.New(text): the
+	// a Login of jlaffaye/ftp flattened a refused USER into errors.New(text): the
 	// last reply line the wire saw puts the code back.
 	last := &textproto.Error{Code: 530, Msg: "anonymous only"}
 	err = cmdError("USER bob", errors.New("anonymous only"), last)

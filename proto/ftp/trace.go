@@ -16,9 +16,9 @@ import (
 // quoted in an error.
 const traceMax = lineproto.TraceMax
 
-// wire is the control connection as the FTP library sees it. It sits
-// between the library and the deadline-enforcing connection and does what
-// the library does not:
+// wire is the control connection as the engine (engine.go) reads and
+// writes it. It sits between the engine's reader and writer and the
+// deadline-enforcing connection and:
 //
 //   - writes the transcript ("> command", "< reply") to the current
 //     Request.Trace through lineproto.Trace, which hides the PASS and ACCT
@@ -27,8 +27,7 @@ const traceMax = lineproto.TraceMax
 //     one command, so that a hostile server cannot make the client buffer
 //     without limit (net/textproto has no line limit);
 //   - remembers the last command sent and the last final reply line, so
-//     that a failure can name the command and keep the server's code even
-//     where the library flattened the reply into a plain error.
+//     that a failure can name the command and keep the server's code.
 //
 // A wire is used by one goroutine at a time (its conn is checked out of
 // the pool); it needs no lock.
@@ -55,12 +54,6 @@ type wire struct {
 	// iac: the server reads Telnet, and each byte 0xff written goes
 	// twice, as IAC IAC (telnet.go); the transcript shows it once.
 	iac bool
-
-	// owed, when set, reads the reply still owed to a command the
-	// pipelined retrieval sent ahead (pipeline.go). The next command
-	// written runs it first, so that whoever reads the next reply reads
-	// the right one.
-	owed func() error
 }
 
 // maxReplyLines bounds the lines of one reply kept for wire.lastText.
@@ -134,13 +127,6 @@ func (w *wire) Write(p []byte) (int, error) {
 	if w.err != nil {
 		return 0, w.err
 	}
-	if w.owed != nil {
-		owed := w.owed
-		w.owed = nil
-		if err := owed(); err != nil {
-			return 0, err
-		}
-	}
 	for _, c := range p {
 		if c == '\n' {
 			w.endCommand()
@@ -193,7 +179,7 @@ func isDigits(s string) bool {
 	return s != ""
 }
 
-// capture records the bytes of a listing as the library reads them from
+// capture records the bytes of a listing as they are read from
 // the data connection, up to a limit, in chunks of whole lines (text),
 // which the entries' names share. One buffer grown to the listing's size
 // would leave each smaller buffer behind as it grows, about four times a
