@@ -286,7 +286,7 @@ func (c *conn) fail(what string, err error) error {
 	if ctxErr := c.ctxErr(); ctxErr != nil && isConnError(err) {
 		err = fmt.Errorf("%w (%w)", ctxErr, err)
 	}
-	e := cmdError(cmd, err, c.w.last)
+	e := cmdError(cmd, err)
 	return c.scrub(e)
 }
 
