@@ -50,6 +50,9 @@ type conn struct {
 	noPipeline bool
 	noEPSV     bool
 	epsvAhead  bool
+	// kept: the reply to an EPSV sent ahead, read before a command that
+	// left its port open, for the next transfer (send, passive).
+	kept *epsvReply
 	// vsftpd: the greeting names vsftpd, which reads no command while it
 	// sends a file and nothing from a data connection it sends on; the
 	// pipelined path takes advantage of both (pipeline.go).
@@ -518,15 +521,11 @@ func (c *conn) enterThen(pl plan, ahead []string) (warnings []string, err error)
 }
 
 // stayThen is enterThen when c is already in the directory of pl: only
-// the commands of ahead are sent, none when the one EPSV ahead was sent
-// after the last retrieval.
+// the commands of ahead are sent (listAhead leaves EPSV out when one was
+// sent after the last transfer).
 func (c *conn) stayThen(pl plan, ahead []string) ([]string, error) {
 	if len(pl.cwd) > 0 {
 		c.w.note("already in the directory of the previous URL")
-	}
-	if len(ahead) == 1 && c.epsvAhead {
-		// The EPSV sent ahead after the last retrieval serves.
-		return nil, nil
 	}
 	if len(ahead) > 0 {
 		return c.cwdAtOnce(nil, false, ahead)

@@ -88,7 +88,8 @@ type Config struct {
 	// connection is half-closed as soon as it is open. A
 	// connection whose server refuses EPSV goes on without it (and with
 	// PASV). The last retrieval on each connection leaves one EPSV
-	// unused, and so does a CWD between two retrievals.
+	// unused; a CWD between two retrievals does not (its port is kept
+	// for the next transfer, wherever it is).
 	PipelinePassive bool
 
 	// DisableMLSD lists directories with LIST even when the server's FEAT
@@ -544,6 +545,9 @@ func (d *Driver) listAhead(c *conn, format string) []string {
 	var ahead []string
 	if format == formatLIST && !c.systAsked {
 		ahead = append(ahead, "SYST")
+	}
+	if c.hasEPSV() {
+		return ahead // the EPSV sent after the last transfer serves
 	}
 	return append(ahead, "EPSV")
 }

@@ -180,7 +180,7 @@ func (c *conn) fileFacts(name string, withSize, withTime bool) (size int64, mtim
 // quit writes QUIT and does not wait for the reply (the caller closes
 // the connection): a reply to an EPSV sent ahead is not read first.
 func (c *conn) quit() {
-	c.epsvAhead = false
+	c.epsvAhead, c.kept = false, nil
 	c.w.Write([]byte("QUIT\r\n"))
 }
 

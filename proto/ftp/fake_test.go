@@ -35,6 +35,7 @@ type fakeFTP struct {
 	pwd      string              // PWD answer; "" means `"/"`
 	pwds     []string            // full replies to the first PWDs (all sessions), before pwd applies
 	noEPSV   bool                // refuse EPSV: the client falls back to PASV
+	cwdShuts bool                // CWD closes the passive port an EPSV opened
 	pasvHost string              // address put in PASV replies; "" means 127.0.0.1
 	silentAt string              // after this verb, read on and never answer
 	stallAt  int                 // RETR data: stop sending (connection open) after this many bytes; 0 means never
@@ -249,6 +250,10 @@ func (s *fakeSession) handle(verb, arg string) bool {
 		}
 		s.reply("257 " + p + " is the current directory")
 	case "CWD", "CDUP":
+		if f.cwdShuts && s.dataLn != nil {
+			s.dataLn.Close()
+			s.dataLn = nil
+		}
 		s.reply("250 ok")
 	case "SIZE":
 		if b, ok := f.files[arg]; ok {

@@ -807,13 +807,14 @@ func TestCWDAtOnce(t *testing.T) {
 			t.Errorf("%s: warnings %q, want the refused null CWD", tc.path, w)
 		}
 	}
-	// (After each RETR, the EPSV of a next one, sent ahead.)
+	// (After each RETR, the EPSV of a next one, sent ahead; its port
+	// serves the next RETR across CWD, SIZE and MDTM.)
 	want := commands("USER anonymous|PASS anonymous@|FEAT|TYPE I|PWD|" +
 		"CWD x|CWD y|TYPE I|SIZE a|MDTM a|EPSV|RETR a|EPSV|" +
-		"CWD z|SIZE b|MDTM b|EPSV|RETR b|EPSV|" +
+		"CWD z|SIZE b|MDTM b|RETR b|EPSV|" +
 		"CWD /home/ftp|CWD q|CWD missing|CWD w|NOOP|" +
-		"CWD /home/ftp|CWD x|CWD |SIZE c|MDTM c|EPSV|RETR c|EPSV|" +
-		"CWD /home/ftp|CWD x|CWD y|SIZE a|MDTM a|EPSV|RETR a|EPSV")
+		"CWD /home/ftp|CWD x|CWD |SIZE c|MDTM c|RETR c|EPSV|" +
+		"CWD /home/ftp|CWD x|CWD y|SIZE a|MDTM a|RETR a|EPSV")
 	waitSent(t, f, want) // the last EPSV, sent ahead, may come a moment later
 	if n := f.connCount(); n != 1 {
 		t.Errorf("%d control connections, want 1", n)
@@ -849,7 +850,7 @@ func TestListingAhead(t *testing.T) {
 		{"/x/y/", true, "> CWD x\n> CWD y\n> SYST\n> EPSV\n<"},
 		{"/x/y/z/", true, "> CWD z\n> EPSV\n<"},
 		{"/x/missing/", false, "> CWD /home/ftp\n> CWD x\n> CWD missing\n> EPSV\n<"},
-		{"/q/", true, "> CWD /home/ftp\n> CWD q\n> EPSV\n<"},
+		{"/q/", true, "> CWD /home/ftp\n> CWD q\n<"}, // the failed listing's EPSV serves
 		{"/q/a", true, ""},
 		{"/q/", true, ""},
 	} {

@@ -52,18 +52,56 @@ func (c *conn) replies() *textproto.Reader {
 }
 
 // send writes one command. The reply to an EPSV sent ahead and not used
-// is read first and dropped (a refusal included): it is the one the
-// server sends next.
+// yet is read first: it is the one the server sends next. Before a
+// command that leaves the server's passive port open (keepsPassive: a
+// CWD to another directory, TYPE, SIZE...) it is kept for the next
+// transfer (passive); before any other it is dropped, a refusal
+// included, and so is a reply kept earlier.
 func (c *conn) send(cmd string) error {
+	keep := keepsPassive(cmd)
 	if c.epsvAhead {
 		c.epsvAhead = false
-		if _, _, err := c.reply(2); err != nil && replyCode(err) == 0 {
+		code, msg, err := c.reply(2)
+		if err != nil && replyCode(err) == 0 {
 			return err
 		}
+		c.kept = nil
+		if keep {
+			c.kept = &epsvReply{code: code, msg: msg, err: err}
+		}
+	}
+	if !keep {
+		c.kept = nil
 	}
 	_, err := c.w.Write([]byte(cmd + "\r\n"))
 	return err
 }
+
+// epsvReply is the reply to an EPSV sent ahead, read before a command
+// that does not use it (send), for the transfer that will.
+type epsvReply struct {
+	code int
+	msg  string
+	err  error
+}
+
+// keepsPassive reports whether cmd leaves the port that an EPSV before it
+// opened on the server as it was: the server's passive port serves the
+// next data command, whatever the directory (RFC 959 section 4.1.2: PASV
+// makes the server wait for a connection "rather than initiate one upon
+// receipt of a transfer command"; RFC 2428 section 3 for EPSV).
+func keepsPassive(cmd string) bool {
+	verb, _, _ := strings.Cut(cmd, " ")
+	switch verb {
+	case "CWD", "CDUP", "PWD", "TYPE", "SIZE", "MDTM", "NOOP", "SYST", "REST":
+		return !strings.Contains(cmd, "\n")
+	}
+	return false
+}
+
+// hasEPSV reports whether the reply to an EPSV sent ahead waits for the
+// next transfer, read (kept) or not.
+func (c *conn) hasEPSV() bool { return c.epsvAhead || c.kept != nil }
 
 // reply reads one reply; a code not starting with want (1, 2...), or
 // other than want (a full code), is returned as a *textproto.Error.
@@ -86,13 +124,18 @@ func (c *conn) prefetch() error {
 // the port it names on the control connection's peer. Only downloads use
 // it, so vsftpd's data connections are half-closed at once (see above).
 func (c *conn) passive() (net.Conn, error) {
-	if !c.epsvAhead {
-		if err := c.send("EPSV"); err != nil {
-			return nil, err
+	kept := c.kept
+	code, msg, err := c.epsvAnswer()
+	if err == nil && kept != nil && code == StatusExtendedPassiveMode {
+		data, derr := c.dialEPSV(msg)
+		if derr == nil || c.dead {
+			return data, derr
 		}
+		// The port kept across other commands is gone (a server that
+		// closes it on CWD, or one that timed it out): ask again.
+		c.w.note("the port of the EPSV sent ahead: %v: sending EPSV again", derr)
+		code, msg, err = c.epsvAnswer()
 	}
-	c.epsvAhead = false
-	code, msg, err := c.reply(2)
 	var te *textproto.Error
 	if c.vsftpd && errors.As(err, &te) && te.Code == StatusBadCommand && strings.HasPrefix(te.Msg, "OOPS:") {
 		// vsftpd's fatal error, after which it closes the session (for
@@ -114,6 +157,28 @@ func (c *conn) passive() (net.Conn, error) {
 		c.noPipeline = true
 		return nil, &proto.ProtocolError{Proto: "ftp", Msg: fmt.Sprintf("EPSV answered %d %s", code, msg)}
 	}
+	return c.dialEPSV(msg)
+}
+
+// epsvAnswer returns the reply to the EPSV of the next transfer: the one
+// kept (send), the one sent ahead, or that of an EPSV sent now.
+func (c *conn) epsvAnswer() (int, string, error) {
+	if k := c.kept; k != nil {
+		c.kept = nil
+		return k.code, k.msg, k.err
+	}
+	if !c.epsvAhead {
+		if err := c.send("EPSV"); err != nil {
+			return 0, "", err
+		}
+	}
+	c.epsvAhead = false
+	return c.reply(2)
+}
+
+// dialEPSV dials the port of a 229 reply's text msg on the control
+// connection's peer.
+func (c *conn) dialEPSV(msg string) (net.Conn, error) {
 	port, err := parseEPSV(msg)
 	if err != nil {
 		c.dead = true

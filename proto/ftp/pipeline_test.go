@@ -167,7 +167,9 @@ func TestPipelinedThenOtherCommands(t *testing.T) {
 		t.Fatalf("a with SIZE: %q, %+v, %v", body, resp, err)
 	}
 	d.CloseIdleConnections()
-	want := commands(anonLogin + "TYPE I|EPSV|RETR a|EPSV|CWD sub|EPSV|RETR b|EPSV|CWD /|SYST|EPSV|LIST|" +
+	// The EPSV sent ahead serves the next transfer across CWD and SYST:
+	// none is sent again. (A listing sends none ahead.)
+	want := commands(anonLogin + "TYPE I|EPSV|RETR a|EPSV|CWD sub|RETR b|EPSV|CWD /|SYST|LIST|" +
 		"SIZE a|MDTM a|EPSV|RETR a|EPSV|QUIT")
 	waitSent(t, f, want)
 	if n := f.connCount(); n != 1 {
@@ -347,10 +349,11 @@ func TestPipelinedListing(t *testing.T) {
 			}
 			d.CloseIdleConnections()
 			// Before its first LIST (not MLSD or NLST) a connection asks
-			// SYST once; the EPSV prefetched before it is then asked again.
+			// SYST once; the EPSV prefetched before it serves the listing
+			// all the same.
 			list := tt.verb
 			if tt.verb == "LIST" {
-				list = "SYST|EPSV|LIST"
+				list = "SYST|LIST"
 			}
 			waitSent(t, f, commands(anonLogin+"TYPE I|EPSV|RETR a|EPSV|"+list+"|EPSV|RETR a|EPSV|QUIT"))
 			if n := f.connCount(); n != 1 {
@@ -589,4 +592,28 @@ func failedCmd(err error) string {
 		return ce.Cmd
 	}
 	return ""
+}
+
+// The EPSV sent ahead after a retrieval serves the next one in another
+// directory: its port stays open across the CWDs (RFC 959 section 4.1.2),
+// so no EPSV is sent and thrown away. A server that closes the port on
+// CWD costs one more EPSV, not a failed retrieval.
+func TestEPSVAheadAcrossCWD(t *testing.T) {
+	for _, shuts := range []bool{false, true} {
+		f := newFake(t)
+		f.files = map[string][]byte{"a": []byte("in x"), "b": []byte("in y")}
+		f.cwdShuts = shuts
+		d, req := startPiped(t, f)
+		for _, u := range []string{"/x/a", "/y/b", "/x/a"} {
+			if _, _, err := get(t, d, f.url(u), req); err != nil {
+				t.Fatalf("shuts %v: %s: %v", shuts, u, err)
+			}
+		}
+		d.CloseIdleConnections()
+		want := "CWD x|TYPE I|EPSV|RETR a|EPSV|CWD /|CWD y|RETR b|EPSV|CWD /|CWD x|RETR a|EPSV|QUIT"
+		if shuts {
+			want = "CWD x|TYPE I|EPSV|RETR a|EPSV|CWD /|CWD y|EPSV|RETR b|EPSV|CWD /|CWD x|EPSV|RETR a|EPSV|QUIT"
+		}
+		waitSent(t, f, commands(anonLogin+want))
+	}
 }
