@@ -698,7 +698,7 @@ func (r *run) run(ctx context.Context) error {
 			n := 0
 			for ; n < r.jobs-1 && r.acquire(ctx) == nil; n++ {
 			}
-			w.Warm(ctx, r.w.startURL(), r.request(proto.Options{}), n)
+			w.Warm(ctx, r.w.startURL(), r.request(proto.Options{FTP: proto.FTPOptions{DirectCWD: true}}), n)
 			for range n {
 				r.releaseSlot()
 			}

@@ -58,9 +58,9 @@ func (w *ftpWalker) fileOptions(rf remoteFile) proto.Options {
 		// checks in the same way. Without it, a data connection cut
 		// short and followed by 226 would be stored as the file, and
 		// a later run, finding the listed time, would keep it.
-		return proto.Options{FTP: proto.FTPOptions{Stat: proto.StatSize}}
+		return proto.Options{FTP: proto.FTPOptions{Stat: proto.StatSize, DirectCWD: true}}
 	}
-	return proto.Options{FTP: proto.FTPOptions{Stat: proto.StatNone, Size: rf.size}}
+	return proto.Options{FTP: proto.FTPOptions{Stat: proto.StatNone, Size: rf.size, DirectCWD: true}}
 }
 
 func (w *ftpWalker) list(ctx context.Context, f Fetcher, req *proto.Request, d dirJob) (*listing, error) {
@@ -71,6 +71,8 @@ func (w *ftpWalker) list(ctx context.Context, f Fetcher, req *proto.Request, d d
 	all.Options.FTP.ListAll = true
 	// Entries with only what the mirror reads.
 	all.Options.FTP.Lean = true
+	// One CWD to another directory where the server allows it.
+	all.Options.FTP.DirectCWD = true
 	b := &ftpListing{w: w, d: d, l: &listing{}, now: time.Now()}
 	notes, err := listEntries(ctx, f, &all, d.url, b.take)
 	if err != nil {

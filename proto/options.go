@@ -112,6 +112,14 @@ type FTPOptions struct {
 	// most of it). False gives every field. No flag: the mirror sets it.
 	Lean bool
 
+	// DirectCWD lets a change of directory be one CWD to the directory's
+	// absolute path, on a server whose login directory (PWD) is a Unix
+	// path and for a path of plain segments, instead of RFC 1738's one
+	// CWD per segment from the login directory; both end in the same
+	// directory there. A refused CWD is tried again segment by segment.
+	// False keeps to RFC 1738 section 3.2.2. No flag: the mirror sets it.
+	DirectCWD bool
+
 	// Port asks for active mode (curl's --ftp-port): "-" listens on the
 	// control connection's local address; an IP address, optionally with a
 	// port or a port range ("192.0.2.7", "192.0.2.7:40000",
@@ -278,6 +286,9 @@ func (o FTPOptions) merge(over FTPOptions) FTPOptions {
 	}
 	if over.Lean {
 		o.Lean = true
+	}
+	if over.DirectCWD {
+		o.DirectCWD = true
 	}
 	if over.Port != "" {
 		o.Port = over.Port

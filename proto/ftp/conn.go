@@ -504,6 +504,15 @@ func (c *conn) enterThen(pl plan, ahead []string) (warnings []string, err error)
 	from := c.sharedDirs(pl)
 	c.atKnown = false
 	home := c.moved && from == 0
+	if full, ok := c.fullPath(pl); ok && len(pl.cwd)-from+btoi(home) > 1 {
+		done, err := c.enterFull(pl, full, ahead)
+		if done || err != nil {
+			return nil, err
+		}
+		// Refused: the segments one by one, from the login directory,
+		// say which one is missing. What was sent ahead is done.
+		home, from, ahead = true, 0, nil
+	}
 	args := pl.cwd[from:]
 	if home {
 		args = append([]string{c.pwd}, args...)
@@ -518,6 +527,52 @@ func (c *conn) enterThen(pl plan, ahead []string) (warnings []string, err error)
 	}
 	c.at, c.atKnown = slices.Clone(pl.cwd), len(warnings) == 0
 	return warnings, nil
+}
+
+// fullPath returns the absolute path of pl's directory for one CWD, when
+// the connection may take it (ok): the request asks for it
+// (Options.FTP.DirectCWD: a mirror), the login directory, from PWD, is a
+// Unix path ("/" or "/home/ftp"), and the plan's segments are all plain
+// names (not empty, ".", ".." and without "/"). On such a server the CWDs
+// of RFC 1738 section 3.2.2, one per segment from the login directory, end
+// where the one CWD to the joined path does; a fetch of a URL keeps to the
+// segments.
+func (c *conn) fullPath(pl plan) (string, bool) {
+	if c.req == nil || !c.req.Options.FTP.DirectCWD || !strings.HasPrefix(c.pwd, "/") || len(pl.cwd) == 0 {
+		return "", false
+	}
+	for _, s := range pl.cwd {
+		if s == "" || s == "." || s == ".." || strings.Contains(s, "/") {
+			return "", false
+		}
+	}
+	full := strings.TrimSuffix(c.pwd, "/") + "/" + strings.Join(pl.cwd, "/")
+	return full, proto.CheckArg(full) == nil
+}
+
+// enterFull changes into pl's directory with one CWD to full, sent with
+// the commands of ahead. done is false when the server refused the CWD:
+// the connection's place is then not known.
+func (c *conn) enterFull(pl plan, full string, ahead []string) (done bool, err error) {
+	_, err = c.cwdAtOnce([]string{full}, false, ahead)
+	if err == nil {
+		c.at, c.atKnown = slices.Clone(pl.cwd), true
+		return true, nil
+	}
+	if replyCode(err) == 0 {
+		return false, err // the connection failed
+	}
+	c.w.note("CWD %s refused: entering the directory one segment at a time", full)
+	c.dirty = false
+	return false, nil
+}
+
+// btoi is 1 for true, 0 for false.
+func btoi(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }
 
 // stayThen is enterThen when c is already in the directory of pl: only
