@@ -2,9 +2,13 @@ package ftp
 
 import (
 	"errors"
+	"io"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/rfc1738/fetch/proto"
+	"github.com/rfc1738/fetch/uri"
 )
 
 // With Options.FTP.DirectCWD (the mirror's), a connection changes
@@ -59,4 +63,52 @@ func TestDirectCWD(t *testing.T) {
 	}
 	d.CloseIdleConnections()
 	waitSent(t, g, commands(anonLogin+"CWD x|CWD y|TYPE I|EPSV|RETR a|EPSV|CWD /home/ftp|CWD q|CWD r|RETR a|EPSV|QUIT"))
+}
+
+// An idle connection already in the directory of a URL serves it before
+// one used more recently elsewhere: a mirror's worker that goes on in its
+// directory sends no CWD.
+func TestIdleInDirectory(t *testing.T) {
+	f := newFake(t)
+	f.files = map[string][]byte{"a": []byte("in x"), "b": []byte("in y")}
+	f.start()
+	d := New(Config{PipelinePassive: true, MaxConnsPerHost: 2, MaxIdleConnsPerHost: 2})
+	defer d.CloseIdleConnections()
+	req := quickReq()
+	req.Options = proto.Options{FTP: proto.FTPOptions{Stat: proto.StatNone, Binary: true, DirectCWD: true}}
+	fetch := func(p string) io.ReadCloser {
+		t.Helper()
+		u, err := uri.Parse(f.url(p))
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp, err := d.Fetch(t.Context(), u, req)
+		if err != nil {
+			t.Fatalf("%s: %v", p, err)
+		}
+		return resp.Body
+	}
+	a := fetch("/x/a") // the first connection, into x
+	b := fetch("/y/b") // a second, into y
+	for _, body := range []io.ReadCloser{a, b} {
+		// x's connection goes back first: y's is the most recent.
+		if _, err := io.Copy(io.Discard, body); err != nil {
+			t.Fatal(err)
+		}
+		body.Close()
+	}
+	body := fetch("/x/a")
+	got, err := io.ReadAll(body)
+	body.Close()
+	if err != nil || string(got) != "in x" {
+		t.Fatalf("x/a again: %q, %v", got, err)
+	}
+	d.CloseIdleConnections()
+	f.changed.Until(2*time.Second, func() bool { return strings.Count(f.sent(), "QUIT") == 2 })
+	if n := strings.Count(f.sent(), "CWD"); n != 2 {
+		t.Errorf("%d CWDs, want 2 (x and y, none for x again):\n%s", n, f.sent())
+	}
+	if n := f.connCount(); n != 2 {
+		t.Errorf("%d control connections, want 2", n)
+	}
 }

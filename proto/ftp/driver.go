@@ -341,6 +341,16 @@ type handedOver struct{ err error }
 func (e *handedOver) Error() string { return e.err.Error() }
 func (e *handedOver) Unwrap() error { return e.err }
 
+// urlDir is the CWD arguments of u's directory (RFC 1738 section 3.2.2),
+// nil when u has none or is not an ftp URL.
+func urlDir(u *uri.URL) []string {
+	p, err := u.FTP()
+	if err != nil {
+		return nil
+	}
+	return p.CWD
+}
+
 // open finds (unless fresh) or makes a logged-in connection for u, bound
 // to ctx.
 func (d *Driver) open(ctx context.Context, u *uri.URL, req *proto.Request, fresh bool) (*conn, error) {
@@ -373,7 +383,7 @@ func (d *Driver) open(ctx context.Context, u *uri.URL, req *proto.Request, fresh
 		return nil, err
 	}
 	for !fresh {
-		c := p.takeIdle(key)
+		c := p.takeIdle(key, urlDir(u))
 		if c == nil {
 			break
 		}

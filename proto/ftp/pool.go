@@ -2,6 +2,7 @@ package ftp
 
 import (
 	"context"
+	"slices"
 	"sync"
 	"time"
 
@@ -89,15 +90,26 @@ func (p *connPool) releaseToken(key poolKey) {
 	}
 }
 
-// takeIdle returns the most recently used idle connection of key, or nil.
-func (p *connPool) takeIdle(key poolKey) *conn {
+// takeIdle returns an idle connection of key, or nil: the most recently
+// used of those already in the directory that the CWDs of dir lead to
+// (conn.at), else the most recently used. A mirror's worker that goes on
+// in its directory then finds its connection there, and sends no CWD.
+func (p *connPool) takeIdle(key poolKey, dir []string) *conn {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	cs := p.idle[key]
 	if len(cs) == 0 {
 		return nil
 	}
-	c := cs[len(cs)-1]
+	i := len(cs) - 1
+	for j := i; j >= 0; j-- {
+		if cs[j].atKnown && slices.Equal(cs[j].at, dir) {
+			i = j
+			break
+		}
+	}
+	c := cs[i]
+	copy(cs[i:], cs[i+1:])
 	cs[len(cs)-1] = nil
 	if len(cs) == 1 {
 		delete(p.idle, key)
