@@ -648,15 +648,16 @@ func (r *run) releaseSlot() {
 
 func (r *run) run(ctx context.Context) error {
 	r.placer = r.startPlacer()
-	files := newQueue[remoteFile]()
+	files := r.fileQueue()
 	dirs := newQueue[dirJob]()
 	var wg sync.WaitGroup
 	for i := range r.jobs {
 		wg.Add(1)
 		go func(worker int) {
 			defer wg.Done()
+			var at *group[remoteFile] // the directory the worker is in
 			for {
-				rf, ok := files.pop()
+				rf, ok := files.popAt(&at)
 				if !ok {
 					return
 				}

@@ -11,6 +11,27 @@ type queue[T any] struct {
 	items  []T
 	head   int
 	closed bool
+
+	// g, when set, holds the items instead, grouped (newGroupedQueue):
+	// push and close go to it, and consumers pop with popAt.
+	g *groupQueue[T]
+}
+
+// newGroupedQueue returns a queue whose items are grouped by key, for
+// consumers that each stay with one group (groupQueue, popAt).
+func newGroupedQueue[T any](key func(T) string) *queue[T] {
+	q := newQueue[T]()
+	q.g = newGroupQueue(key)
+	return q
+}
+
+// popAt is pop for a consumer whose place is *at (groupQueue.pop); on a
+// queue not grouped it is pop.
+func (q *queue[T]) popAt(at **group[T]) (T, bool) {
+	if q.g == nil {
+		return q.pop()
+	}
+	return q.g.pop(at)
 }
 
 func newQueue[T any]() *queue[T] {
@@ -21,6 +42,10 @@ func newQueue[T any]() *queue[T] {
 
 // push adds v; it is dropped when the queue is closed.
 func (q *queue[T]) push(v T) {
+	if q.g != nil {
+		q.g.push(v)
+		return
+	}
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	if q.closed {
@@ -66,6 +91,10 @@ const compactAfter = 1024
 
 // close wakes every consumer; items already queued are still popped.
 func (q *queue[T]) close() {
+	if q.g != nil {
+		q.g.close()
+		return
+	}
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	q.closed = true

@@ -1,0 +1,80 @@
+package mirror
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/spf13/afero"
+
+	"github.com/rfc1738/fetch/fetch/fetchtest"
+	"github.com/rfc1738/fetch/proto"
+	"github.com/rfc1738/fetch/proto/ftp"
+	"github.com/rfc1738/fetch/uri"
+)
+
+// TestFTPDirectoryAffinity mirrors a tree of 8 directories of 12 files
+// with 4 workers and counts the commands: a worker stays in a directory
+// while it has files there and a connection moves with one CWD to the
+// full path, so the CWDs stay near one per directory and connection
+// (a shared FIFO sent a move of three CWDs for most files); no
+// connection returns to "/"; and no EPSV is thrown away but the last one
+// each connection sends ahead.
+func TestFTPDirectoryAffinity(t *testing.T) {
+	const dirs, files, jobs = 8, 12, 4
+	mem := afero.NewMemMapFs()
+	want := map[string][]byte{}
+	for d := range dirs {
+		for f := range files {
+			p := fmt.Sprintf("d%02d/f%02d.bin", d, f)
+			want[p] = bytes.Repeat([]byte{byte(d), byte(f)}, 100+f)
+			afero.WriteFile(mem, "/pub/tree/"+p, want[p], 0o644)
+		}
+	}
+	srv, err := fetchtest.StartFTP(mem, fetchtest.FTPOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Close()
+	drv := ftp.New(ftp.Config{PipelinePassive: true, MaxConnsPerHost: jobs, MaxIdleConnsPerHost: jobs})
+	defer drv.CloseIdleConnections()
+	tr := &trace{}
+	ctx, cancel := context.WithTimeout(t.Context(), 60*time.Second)
+	defer cancel()
+	dir := t.TempDir()
+	start := uri.MustParse("ftp://" + srv.Addr() + "/pub/tree/")
+	s, err := Run(ctx, drivers{"ftp": drv}, start, dir, Options{Jobs: jobs, Request: proto.Request{Trace: tr, IdleTimeout: 10 * time.Second}})
+	if err != nil || s.New != len(want) {
+		t.Fatalf("%v, %+v", err, s)
+	}
+	for p, b := range want {
+		if got, err := os.ReadFile(filepath.Join(dir, p)); err != nil || !bytes.Equal(got, b) {
+			t.Errorf("%s differs from the source (%v)", p, err)
+		}
+	}
+	tr.mu.Lock()
+	text := tr.buf.String()
+	tr.mu.Unlock()
+	logins, cwds := tr.commands("USER"), tr.commands("CWD")
+	transfers := tr.commands("RETR") + tr.commands("MLSD") + tr.commands("LIST")
+	// One CWD a listing, and one for each worker that takes files in a
+	// directory: about 2.5 a directory here (21 to 26 in most runs),
+	// where a shared FIFO and the return to "/" sent 13 to 16. The bound
+	// leaves room for the order in which listings and workers take
+	// connections, which a loaded machine changes (up to 67 seen in 200
+	// runs: two workers taking turns on one connection).
+	if limit := 8 * (dirs + 1); cwds > limit {
+		t.Errorf("%d CWDs for %d directories on %d connections, want at most %d", cwds, dirs+1, logins, limit)
+	}
+	if strings.Contains(text, "> CWD /\n") {
+		t.Errorf("a connection went back to /")
+	}
+	if epsv := tr.commands("EPSV"); epsv > transfers+logins {
+		t.Errorf("%d EPSV for %d transfers on %d connections: %d thrown away", epsv, transfers, logins, epsv-transfers-logins)
+	}
+}
