@@ -1,11 +1,12 @@
 package main
 
 import (
+	"bufio"
 	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
-	"fmt"
+	"io"
 	"net"
 	"net/textproto"
 	"os"
@@ -123,26 +124,34 @@ func checkMirrorExact(t *testing.T, addr, dir string) int {
 // hold the commands of other packages' tests running at the same time.
 // It returns the relay's address and its log file; the relay is stopped
 // when the test ends.
+//
+// socat listens on a port the kernel picks (TCP-LISTEN:0) and names it in
+// its "listening on" notice (-d -d), which it writes to a pipe (-lf
+// /dev/fd/3): the relay is known to listen once the notice comes, without
+// a port closed here and taken again there, and without a trial
+// connection.
 func privateRelay(t *testing.T, addr string) (string, string) {
 	t.Helper()
 	socat, err := exec.LookPath("socat")
 	if err != nil {
 		t.Fatalf("socat (scripts/ci-deps.sh installs it): %v", err)
 	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	port := ln.Addr().(*net.TCPAddr).Port
-	ln.Close()
 	logFile := filepath.Join(t.TempDir(), "wire.log")
 	f, err := os.Create(logFile)
 	if err != nil {
 		t.Fatal(err)
 	}
-	cmd := exec.Command(socat, "-v", fmt.Sprintf("TCP-LISTEN:%d,fork,reuseaddr,bind=127.0.0.1", port), "TCP:"+addr)
+	notices, noticeW, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(socat, "-d", "-d", "-lf", "/dev/fd/3", "-v", "TCP-LISTEN:0,fork,reuseaddr,bind=127.0.0.1", "TCP:"+addr)
 	cmd.Stderr = f
-	if err := cmd.Start(); err != nil {
+	cmd.ExtraFiles = []*os.File{noticeW}
+	err = cmd.Start()
+	noticeW.Close()
+	if err != nil {
+		notices.Close()
 		t.Fatal(err)
 	}
 	t.Cleanup(func() {
@@ -150,19 +159,37 @@ func privateRelay(t *testing.T, addr string) (string, string) {
 		cmd.Wait()
 		f.Close()
 	})
-	relay := fmt.Sprintf("127.0.0.1:%d", port)
-	for i := 0; ; i++ {
-		c, err := net.DialTimeout("tcp", relay, time.Second)
-		if err == nil {
-			c.Close()
-			break
+	listening := make(chan string, 1)
+	go readRelayNotices(notices, listening)
+	select {
+	case relay, ok := <-listening:
+		if !ok {
+			t.Fatalf("socat ended before it listened")
 		}
-		if i == 50 {
-			t.Fatalf("the relay on %s does not accept connections: %v", relay, err)
-		}
-		time.Sleep(50 * time.Millisecond)
+		return relay, logFile
+	case <-time.After(10 * time.Second):
+		t.Fatalf("socat did not say it listens within 10 s")
 	}
-	return relay, logFile
+	return "", ""
+}
+
+var relayListening = regexp.MustCompile(`listening on AF=2 (127\.0\.0\.1:[0-9]+)`)
+
+// readRelayNotices sends the address of socat's first "listening on"
+// notice, reads the others until socat and its children close the pipe
+// (a notice must never block them), and then closes listening.
+func readRelayNotices(notices *os.File, listening chan<- string) {
+	defer notices.Close()
+	defer close(listening)
+	sc := bufio.NewScanner(notices)
+	sent := false
+	for sc.Scan() {
+		if m := relayListening.FindStringSubmatch(sc.Text()); m != nil && !sent {
+			listening <- m[1]
+			sent = true
+		}
+	}
+	io.Copy(io.Discard, notices)
 }
 
 // wireSince returns what the relay logged after offset.
