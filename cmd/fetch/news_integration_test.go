@@ -19,6 +19,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/rfc1738/fetch/internal/testrig/notify"
 	"github.com/rfc1738/fetch/internal/testrig/servertest"
 )
 
@@ -122,15 +123,16 @@ func checkMirrorExact(t *testing.T, addr, dir string) int {
 // scripts/servers.sh (socat -v, which copies every byte both ways into its
 // log) in front of the nnrpd at addr: the shared relay's log would also
 // hold the commands of other packages' tests running at the same time.
-// It returns the relay's address and its log file; the relay is stopped
-// when the test ends.
+// It returns the relay's address, its log file, and a signal notified at
+// each of socat's notices (a child logs its connection's last bytes
+// before it says it exits); the relay is stopped when the test ends.
 //
 // socat listens on a port the kernel picks (TCP-LISTEN:0) and names it in
 // its "listening on" notice (-d -d), which it writes to a pipe (-lf
 // /dev/fd/3): the relay is known to listen once the notice comes, without
 // a port closed here and taken again there, and without a trial
 // connection.
-func privateRelay(t *testing.T, addr string) (string, string) {
+func privateRelay(t *testing.T, addr string) (string, string, *notify.Signal) {
 	t.Helper()
 	socat, err := exec.LookPath("socat")
 	if err != nil {
@@ -160,25 +162,27 @@ func privateRelay(t *testing.T, addr string) (string, string) {
 		f.Close()
 	})
 	listening := make(chan string, 1)
-	go readRelayNotices(notices, listening)
+	sig := &notify.Signal{}
+	go readRelayNotices(notices, listening, sig)
 	select {
 	case relay, ok := <-listening:
 		if !ok {
 			t.Fatalf("socat ended before it listened")
 		}
-		return relay, logFile
+		return relay, logFile, sig
 	case <-time.After(10 * time.Second):
 		t.Fatalf("socat did not say it listens within 10 s")
 	}
-	return "", ""
+	return "", "", nil
 }
 
 var relayListening = regexp.MustCompile(`listening on AF=2 (127\.0\.0\.1:[0-9]+)`)
 
 // readRelayNotices sends the address of socat's first "listening on"
 // notice, reads the others until socat and its children close the pipe
-// (a notice must never block them), and then closes listening.
-func readRelayNotices(notices *os.File, listening chan<- string) {
+// (a notice must never block them), notifying sig at each, and then closes
+// listening.
+func readRelayNotices(notices *os.File, listening chan<- string, sig *notify.Signal) {
 	defer notices.Close()
 	defer close(listening)
 	sc := bufio.NewScanner(notices)
@@ -188,6 +192,7 @@ func readRelayNotices(notices *os.File, listening chan<- string) {
 			listening <- m[1]
 			sent = true
 		}
+		sig.Notify()
 	}
 	io.Copy(io.Discard, notices)
 }
@@ -212,7 +217,7 @@ func wireSize(path string) int64 {
 
 func TestIntegrationNewsMirror(t *testing.T) {
 	s := servertest.Get(t, servertest.NNTP)
-	relay, wireLog := privateRelay(t, s.Addr)
+	relay, wireLog, notices := privateRelay(t, s.Addr)
 	dir := t.TempDir()
 	url := "nntp://" + relay + "/archive.*"
 
@@ -291,15 +296,14 @@ func TestIntegrationNewsMirror(t *testing.T) {
 		t.Fatalf("second run = %d %q %s", r.code, r.out, r.err)
 	}
 	// socat writes its log as the bytes pass, but its children's writes
-	// can trail the run by a little: wait for the last GROUP to show.
+	// can trail the run by a little: look again at each of socat's
+	// notices (the child of the run's connection logs its exit after its
+	// last bytes) until the last GROUP and the QUIT show.
 	var wire string
-	for i := 0; i < 50; i++ {
+	notices.Until(10*time.Second, func() bool {
 		wire = wireSince(t, wireLog, off)
-		if strings.Count(wire, "GROUP archive.") >= len(archiveGroups) && strings.Contains(wire, "QUIT") {
-			break
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
+		return strings.Count(wire, "GROUP archive.") >= len(archiveGroups) && strings.Contains(wire, "QUIT")
+	})
 	for _, g := range archiveGroups {
 		if !strings.Contains(wire, "GROUP "+g+`\r`) {
 			t.Errorf("the wire log of the second run lacks GROUP %s", g)
