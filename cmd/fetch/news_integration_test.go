@@ -1,12 +1,10 @@
 package main
 
 import (
-	"bufio"
 	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
-	"io"
 	"net"
 	"net/textproto"
 	"os"
@@ -19,7 +17,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/rfc1738/fetch/internal/testrig/notify"
 	"github.com/rfc1738/fetch/internal/testrig/servertest"
 )
 
@@ -119,107 +116,13 @@ func checkMirrorExact(t *testing.T, addr, dir string) int {
 	return total
 }
 
-// privateRelay starts, for this test alone, a relay like the one of
-// scripts/servers.sh (socat -v, which copies every byte both ways into its
-// log) in front of the nnrpd at addr: the shared relay's log would also
-// hold the commands of other packages' tests running at the same time.
-// It returns the relay's address, its log file, and a signal notified at
-// each of socat's notices (a child logs its connection's last bytes
-// before it says it exits); the relay is stopped when the test ends.
-//
-// socat listens on a port the kernel picks (TCP-LISTEN:0) and names it in
-// its "listening on" notice (-d -d), which it writes to a pipe (-lf
-// /dev/fd/3): the relay is known to listen once the notice comes, without
-// a port closed here and taken again there, and without a trial
-// connection.
-func privateRelay(t *testing.T, addr string) (string, string, *notify.Signal) {
-	t.Helper()
-	socat, err := exec.LookPath("socat")
-	if err != nil {
-		t.Fatalf("socat (scripts/ci-deps.sh installs it): %v", err)
-	}
-	logFile := filepath.Join(t.TempDir(), "wire.log")
-	f, err := os.Create(logFile)
-	if err != nil {
-		t.Fatal(err)
-	}
-	notices, noticeW, err := os.Pipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	cmd := exec.Command(socat, "-d", "-d", "-lf", "/dev/fd/3", "-v", "TCP-LISTEN:0,fork,reuseaddr,bind=127.0.0.1", "TCP:"+addr)
-	cmd.Stderr = f
-	cmd.ExtraFiles = []*os.File{noticeW}
-	err = cmd.Start()
-	noticeW.Close()
-	if err != nil {
-		notices.Close()
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		cmd.Process.Kill()
-		cmd.Wait()
-		f.Close()
-	})
-	listening := make(chan string, 1)
-	sig := &notify.Signal{}
-	go readRelayNotices(notices, listening, sig)
-	select {
-	case relay, ok := <-listening:
-		if !ok {
-			t.Fatalf("socat ended before it listened")
-		}
-		return relay, logFile, sig
-	case <-time.After(10 * time.Second):
-		t.Fatalf("socat did not say it listens within 10 s")
-	}
-	return "", "", nil
-}
-
-var relayListening = regexp.MustCompile(`listening on AF=2 (127\.0\.0\.1:[0-9]+)`)
-
-// readRelayNotices sends the address of socat's first "listening on"
-// notice, reads the others until socat and its children close the pipe
-// (a notice must never block them), notifying sig at each, and then closes
-// listening.
-func readRelayNotices(notices *os.File, listening chan<- string, sig *notify.Signal) {
-	defer notices.Close()
-	defer close(listening)
-	sc := bufio.NewScanner(notices)
-	sent := false
-	for sc.Scan() {
-		if m := relayListening.FindStringSubmatch(sc.Text()); m != nil && !sent {
-			listening <- m[1]
-			sent = true
-		}
-		sig.Notify()
-	}
-	io.Copy(io.Discard, notices)
-}
-
-// wireSince returns what the relay logged after offset.
-func wireSince(t *testing.T, log string, off int64) string {
-	t.Helper()
-	b, err := os.ReadFile(log)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return string(b[min(off, int64(len(b))):])
-}
-
-func wireSize(path string) int64 {
-	fi, err := os.Stat(path)
-	if err != nil {
-		return 0
-	}
-	return fi.Size()
-}
-
 func TestIntegrationNewsMirror(t *testing.T) {
 	s := servertest.Get(t, servertest.NNTP)
-	relay, wireLog, notices := privateRelay(t, s.Addr)
+	// A relay of this test's own: the shared one's log also holds the
+	// commands of other packages' tests running at the same time.
+	relay := servertest.StartRelay(t, s.Addr)
 	dir := t.TempDir()
-	url := "nntp://" + relay + "/archive.*"
+	url := "nntp://" + relay.Addr + "/archive.*"
 
 	// Fresh mirror.
 	t0 := time.Now()
@@ -290,18 +193,13 @@ func TestIntegrationNewsMirror(t *testing.T) {
 	// Second run: nothing new, and no ARTICLE on the wire. One connection
 	// (-j 1): socat -v interleaves the logs of concurrent connections
 	// byte by byte.
-	off := wireSize(wireLog)
+	off := relay.Size()
 	r = runArgs(t, nil, "", "mirror", "-s", "-j", "1", url, dir)
 	if r.code != 0 || !strings.HasPrefix(r.out, "new 0, updated 0") {
 		t.Fatalf("second run = %d %q %s", r.code, r.out, r.err)
 	}
-	// socat writes its log as the bytes pass, but its children's writes
-	// can trail the run by a little: look again at each of socat's
-	// notices (the child of the run's connection logs its exit after its
-	// last bytes) until the last GROUP and the QUIT show.
-	var wire string
-	notices.Until(10*time.Second, func() bool {
-		wire = wireSince(t, wireLog, off)
+	// Wait for the last GROUP and the QUIT to show in the log.
+	wire := relay.Until(t, off, 10*time.Second, func(wire string) bool {
 		return strings.Count(wire, "GROUP archive.") >= len(archiveGroups) && strings.Contains(wire, "QUIT")
 	})
 	for _, g := range archiveGroups {
