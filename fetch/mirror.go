@@ -183,8 +183,9 @@ type mirrorFetcher struct {
 // interface would leave every fresh FTP file to its own MDTM round trip,
 // or the workers to log in one after another, without a word.
 var (
-	_ mirror.ModTimer = (*mirrorFetcher)(nil)
-	_ mirror.Warmer   = (*mirrorFetcher)(nil)
+	_ mirror.ModTimer    = (*mirrorFetcher)(nil)
+	_ mirror.Warmer      = (*mirrorFetcher)(nil)
+	_ mirror.Revalidator = (*mirrorFetcher)(nil)
 )
 
 // lookup is the client's registry with the run's own FTP and HTTP
@@ -238,6 +239,42 @@ func (f *mirrorFetcher) ModTimes(ctx context.Context, dir *uri.URL, req *proto.R
 		defer cancel()
 	}
 	return f.ftp.ModTimes(ctx, dir, preq, names)
+}
+
+// Revalidate asks whether files of the directory dir changed, all at
+// once (http.Driver.Revalidate: conditional GETs pipelined), each file
+// after the policy check a fetch of it gets, on the starting server only,
+// within MaxTime, as one connection under MaxHostConns. A client with a
+// Wait between requests asks one at a time (errors.ErrUnsupported).
+func (f *mirrorFetcher) Revalidate(ctx context.Context, dir *uri.URL, req *proto.Request, files []*uri.URL, since []time.Time) ([]bool, error) {
+	if f.http == nil || (dir.Scheme != "http" && dir.Scheme != "https") || !sameServer(dir, f.start) || f.c.Wait > 0 || len(files) != len(since) {
+		return nil, errors.ErrUnsupported
+	}
+	preq, _, err := f.c.Prepare(dir, req)
+	if err != nil {
+		return nil, err
+	}
+	checks := make([]http.Check, len(files))
+	for i, u := range files {
+		if !sameServer(u, f.start) {
+			return nil, errors.ErrUnsupported
+		}
+		if _, err := f.c.Policy.Evaluate(u); err != nil {
+			return nil, &Error{Op: "check", URL: u.Redacted(), Err: err}
+		}
+		checks[i] = http.Check{URL: u, Since: since[i]}
+	}
+	if f.c.MaxTime > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, f.c.MaxTime)
+		defer cancel()
+	}
+	release, err := f.c.admit(ctx, dir)
+	if err != nil {
+		return nil, err
+	}
+	defer release()
+	return f.http.Revalidate(ctx, preq, checks)
 }
 
 func sameServer(a, b *uri.URL) bool {

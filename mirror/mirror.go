@@ -863,6 +863,7 @@ func (r *run) list(ctx context.Context, d dirJob) (*listing, error) {
 	}
 	if err == nil {
 		r.askTimes(ctx, d, l)
+		r.revalidate(ctx, d, l)
 	}
 	return l, r.shrink(err)
 }

@@ -2,29 +2,27 @@ package ftp
 
 import (
 	"bytes"
-	"fmt"
 	"io"
 	"net"
 	"net/textproto"
 	"strconv"
 	"strings"
 
-	"github.com/rfc1738/fetch/internal/secret"
-	"github.com/rfc1738/fetch/internal/termtext"
+	"github.com/rfc1738/fetch/internal/lineproto"
 	"github.com/rfc1738/fetch/proto"
 )
 
-// traceMax bounds one line of the transcript; longer lines are cut and the
-// number of bytes left out is shown.
-const traceMax = 512
+// traceMax bounds one line of the transcript, and the text of a reply
+// quoted in an error.
+const traceMax = lineproto.TraceMax
 
 // wire is the control connection as the FTP library sees it. It sits
 // between the library and the deadline-enforcing connection and does what
 // the library does not:
 //
 //   - writes the transcript ("> command", "< reply") to the current
-//     Request.Trace, with the PASS argument (and any echo of the password
-//     in a reply) shown as "****";
+//     Request.Trace through lineproto.Trace, which hides the PASS and ACCT
+//     arguments and any echo of the password in a reply;
 //   - bounds the length of one reply line and the bytes of all replies to
 //     one command, so that a hostile server cannot make the client buffer
 //     without limit (net/textproto has no line limit);
@@ -72,13 +70,11 @@ func newWire(c net.Conn, maxLine int, maxReply int64) *wire {
 	return &wire{Conn: c, maxLine: maxLine, maxReply: maxReply}
 }
 
+// tr is the transcript of the current request.
+func (w *wire) tr() lineproto.Trace { return lineproto.Trace{W: w.trace, Secret: w.secret} }
+
 // note writes an informational line ("* ...") to the transcript.
-func (w *wire) note(format string, args ...any) {
-	if w.trace == nil {
-		return
-	}
-	io.WriteString(w.trace, "* "+termtext.Escape(w.redact(fmt.Sprintf(format, args...)), traceMax)+"\n")
-}
+func (w *wire) note(format string, args ...any) { w.tr().Note(format, args...) }
 
 func (w *wire) Read(p []byte) (int, error) {
 	if w.err != nil {
@@ -115,26 +111,21 @@ func (w *wire) Read(p []byte) (int, error) {
 
 // endLine finishes one incoming line: transcript, and the last reply.
 func (w *wire) endLine() {
-	line := strings.TrimSuffix(string(w.in), "\r")
+	raw := bytes.TrimSuffix(w.in, []byte("\r"))
+	line := string(raw)
 	if len(w.cur) < maxReplyLines {
 		w.cur = append(w.cur, line)
 	}
-	if len(line) >= 4 && line[3] == ' ' && isDigits(line[:3]) && w.inLen <= traceMax {
-		code, _ := strconv.Atoi(line[:3])
-		w.last = &textproto.Error{Code: code, Msg: line[4:]}
+	// A final reply line: the code, a space and text (RFC 959 section 4.2).
+	if code, msg, ok := lineproto.ParseStatus(raw); ok && len(raw) >= 4 && w.inLen <= traceMax {
+		w.last = &textproto.Error{Code: code, Msg: msg}
 		if code/100 == 1 {
 			w.prelim = w.last
 		}
 		w.lastText = strings.Join(w.cur, "\n")
 		w.cur = w.cur[:0]
 	}
-	if w.trace != nil {
-		s := termtext.Escape(w.redact(line), traceMax)
-		if w.inLen > traceMax {
-			s += fmt.Sprintf("... (%d bytes)", w.inLen)
-		}
-		io.WriteString(w.trace, "< "+s+"\n")
-	}
+	w.tr().Received(line, w.inLen)
 	w.in = w.in[:0]
 	w.inLen = 0
 }
@@ -177,33 +168,21 @@ func (w *wire) endCommand() {
 	w.prelim = nil
 	verb, arg, hasArg := strings.Cut(line, " ")
 	verb = strings.ToUpper(verb)
-	switch {
-	case verb == "PASS" || verb == "ACCT":
-		w.lastCmd = verb + " " + secret.TraceMask
+	switch shown := lineproto.Shown(line); {
+	case shown != line: // PASS, ACCT: the argument hidden
+		w.lastCmd = shown
 	case hasArg:
 		w.lastCmd = displayCmd(verb, arg)
 	default:
 		w.lastCmd = verb
 	}
 	w.lastVerb = verb
-	if w.trace != nil {
-		shown := line
-		if verb == "PASS" || verb == "ACCT" {
-			shown = verb + " " + secret.TraceMask
-		}
-		io.WriteString(w.trace, "> "+termtext.Escape(w.redact(shown), traceMax)+"\n")
-	}
+	w.tr().Sent(line)
 }
 
 // redact hides the password wherever it appears (a server that echoes it
-// back). Passwords shorter than three bytes are not searched for: they
-// would blank out ordinary text and are not worth hiding from a transcript.
-func (w *wire) redact(s string) string {
-	if len(w.secret) < 3 {
-		return s
-	}
-	return secret.Hide(s, w.secret)
-}
+// back), as the transcript does.
+func (w *wire) redact(s string) string { return w.tr().Redact(s) }
 
 func isDigits(s string) bool {
 	for i := 0; i < len(s); i++ {

@@ -374,6 +374,30 @@ func TestTraceRedactsPassword(t *testing.T) {
 	}
 }
 
+// TestTraceHidesEchoedPassword: a server that echoes the password in a
+// reply does not put it in the trace either.
+func TestTraceHidesEchoedPassword(t *testing.T) {
+	s := newScripted(script("201 hi", "201 ok", "381 more", "281 welcome u/hunter2", "211 1 1 1 g", "220 1 <a@x>", "x", "."))
+	if _, _, err := s.run(t, "nntp://u:hunter2@127.0.0.1/g/1", proto.Options{}); err != nil {
+		t.Fatal(err)
+	}
+	if got := s.trace.String(); strings.Contains(got, "hunter2") || !strings.Contains(got, "< 281 welcome u/****\n") {
+		t.Errorf("trace =\n%s", got)
+	}
+}
+
+// TestTraceEscapes: what the server sends reaches the trace escaped, so
+// that it cannot drive the terminal the trace is shown on.
+func TestTraceEscapes(t *testing.T) {
+	s := newScripted(script("201 hi\x1b]0;owned\x07", "201 ok", "211 1 1 1 g", "220 1 <a@x>", "x", "."))
+	if _, _, err := s.run(t, "nntp://127.0.0.1/g/1", proto.Options{}); err != nil {
+		t.Fatal(err)
+	}
+	if got := s.trace.String(); strings.ContainsRune(got, 0x1b) || !strings.Contains(got, `< 201 hi\x1b]0;owned\a`+"\n") {
+		t.Errorf("trace =\n%q", got)
+	}
+}
+
 func TestNetrcCredentials(t *testing.T) {
 	dir := t.TempDir()
 	path := filepath.Join(dir, "netrc")
@@ -773,9 +797,9 @@ func TestWireCheck(t *testing.T) {
 		if conn.sent.Len() != 0 {
 			t.Errorf("cmd(GROUP %q) wrote %q", arg, conn.sent.String())
 		}
-		_, _, err = c.send(context.Background(), StatusAuthAccepted, "AUTHINFO PASS "+arg, "AUTHINFO PASS ****")
+		_, _, err = c.cmd(context.Background(), StatusAuthAccepted, "%s", "AUTHINFO PASS "+arg)
 		if !errors.Is(err, proto.ErrUnsafeArgument) || strings.Contains(err.Error(), arg) {
-			t.Errorf("send(AUTHINFO PASS %q) = %v", arg, err)
+			t.Errorf("cmd(AUTHINFO PASS %q) = %v", arg, err)
 		}
 	}
 }
