@@ -52,6 +52,9 @@ func TestMirrorListingRSS(t *testing.T) {
 		rssChild(t, addr)
 		return
 	}
+	if raceEnabled {
+		t.Skip("the race detector's shadow memory is no measure of the mirror's own")
+	}
 	const rssFactor, rssBase = 4, 48 << 20
 	mb := 32
 	if v := os.Getenv("FETCH_RSS_LISTING_MB"); v != "" {

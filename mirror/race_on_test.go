@@ -1,0 +1,7 @@
+//go:build race
+
+package mirror
+
+// raceEnabled reports whether the test binary runs with the race
+// detector, whose shadow memory multiplies a process's resident set.
+const raceEnabled = true
