@@ -2,6 +2,6 @@
 
 package mirror
 
-// raceEnabled reports whether the test binary runs with the race
-// detector, whose shadow memory multiplies a process's resident set.
-const raceEnabled = true
+// raceDetector reports that the test binary runs with the race detector,
+// whose shadow memory grows the resident set several times over.
+const raceDetector = true

@@ -262,8 +262,7 @@ func (d *Driver) do(ctx context.Context, u *uri.URL, req *proto.Request, op func
 				return nil, err
 			}
 			mlsdRetried, fresh = true, true
-		case reused && !connRetried && ctx.Err() == nil && !isTimeout(err) &&
-			(replyCode(err) == StatusNotAvailable || replyCode(err) == 0 && isConnError(err)):
+		case reused && !connRetried && ctx.Err() == nil && goneConn(err):
 			if req.Trace != nil {
 				io.WriteString(req.Trace, "* "+termtext.Escape(err.Error(), traceMax)+": retrying on a new connection\n")
 			}
@@ -274,11 +273,23 @@ func (d *Driver) do(ctx context.Context, u *uri.URL, req *proto.Request, op func
 	}
 }
 
+// goneConn reports whether err says that a reused connection was gone
+// (421, or a failed connection; not a timeout), and nothing was handed
+// over to the caller yet (handedOver): Driver.do tries once more.
+func goneConn(err error) bool {
+	var ho *handedOver
+	return !errors.As(err, &ho) && !isTimeout(err) &&
+		(replyCode(err) == StatusNotAvailable || replyCode(err) == 0 && isConnError(err))
+}
+
 // List lists the directory u names (with or without a final "/"; a last
-// segment is taken as one more directory) and returns its entries, each
-// with the URL that fetches it (without the password). It implements
-// proto.Lister for the mirror.
-func (d *Driver) List(ctx context.Context, u *uri.URL, req *proto.Request) ([]proto.Entry, error) {
+// segment is taken as one more directory) and hands each entry to fn as
+// its line arrives, with the URL that fetches it (without the password;
+// none with Options.FTP.Lean). It implements proto.Lister: the listing's
+// bytes and entries are not held (liststream.go), and its notes come
+// typed. A listing that fails after it handed entries over is not run
+// again on a new connection.
+func (d *Driver) List(ctx context.Context, u *uri.URL, req *proto.Request, fn func(proto.Entry) error) (*proto.Listing, error) {
 	if req == nil {
 		req = &proto.Request{}
 	}
@@ -295,19 +306,39 @@ func (d *Driver) List(ctx context.Context, u *uri.URL, req *proto.Request) ([]pr
 	if err != nil {
 		return nil, err
 	}
-	resp, err := d.do(ctx, u, req, func(c *conn) (*proto.Response, error) {
+	base := ""
+	if !req.Options.FTP.Lean {
+		base = entryBase(u)
+	}
+	st := newStream(fn, base)
+	var out *proto.Listing
+	_, err = d.do(ctx, u, req, func(c *conn) (*proto.Response, error) {
+		defer d.release(c)
 		if err := c.checkIAC(pl.args()...); err != nil {
-			d.release(c)
 			return nil, err
 		}
-		return d.listing(c, u, pl)
+		format, got, notes, err := d.runListing(c, pl, st)
+		if err != nil {
+			if st.n > 0 {
+				return nil, &handedOver{err}
+			}
+			return nil, err
+		}
+		out = notes.listing(format, got.unparsed)
+		return nil, nil
 	})
 	if err != nil {
 		return nil, err
 	}
-	resp.Body.Close()
-	return resp.Entries, nil
+	return out, nil
 }
+
+// handedOver is the failure of a listing that handed entries over
+// (List): Driver.do does not run it again (goneConn).
+type handedOver struct{ err error }
+
+func (e *handedOver) Error() string { return e.err.Error() }
+func (e *handedOver) Unwrap() error { return e.err }
 
 // open finds (unless fresh) or makes a logged-in connection for u, bound
 // to ctx.
@@ -421,38 +452,70 @@ func (d *Driver) release(c *conn) {
 // list with LIST, as every later connection to that server is.
 func (d *Driver) listing(c *conn, u *uri.URL, pl plan) (*proto.Response, error) {
 	defer d.release(c)
+	format, got, notes, err := d.runListing(c, pl, nil)
+	if err != nil {
+		return nil, err
+	}
+	return listingResponse(c, u, pl, format, got, notes), nil
+}
+
+// runListing runs a directory plan on c (see listing) and returns the
+// format the listing ended in, what it held, and its notes. With st, the
+// entries go to st as they arrive, and got holds none.
+func (d *Driver) runListing(c *conn, pl plan, st *stream) (string, listed, listNotes, error) {
 	format, verb := listVerb(c, pl)
 	warnings, err := c.enterThen(pl, d.listAhead(c, format))
 	if err != nil {
-		return nil, err
+		return "", listed{}, listNotes{}, err
 	}
 	if format == formatLIST {
 		if err := c.askSYST(); err != nil {
-			return nil, err
+			return "", listed{}, listNotes{}, err
 		}
 	}
-	l := &dirList{d: d, c: c, nlst: pl.act == actNLST, verb: verb, arg: pl.arg, format: format, cap: d.listingCap(c)}
+	l := &dirList{d: d, c: c, nlst: pl.act == actNLST, verb: verb, arg: pl.arg, format: format, cap: d.listingCap(c), st: st}
+	if st != nil {
+		st.links = format == formatMLSD && pl.arg == ""
+	}
 	got, notes, err := d.readListing(l, pl)
 	if err != nil {
-		return nil, err
+		return "", got, notes, err
 	}
-	if l.format == formatLIST && len(got.entries) == 0 && len(got.unparsed) > 0 && pl.arg == "" {
+	if l.format == formatLIST && got.n == 0 && len(got.unparsed) > 0 && pl.arg == "" {
 		// Not one line fits a known layout: the names, at least, can
 		// be had (fallback.go).
-		fb, err := d.nlstFallback(c, pl)
-		if err != nil {
-			return nil, err
+		if got, err = d.fallBack(c, pl, got, st); err != nil {
+			return "", got, notes, err
 		}
-		if fb != nil {
-			got.entries, notes.fallback = fb, true
-		}
+		notes.fallback = got.n > 0
 	}
 	if c.tlsWarning != "" {
 		warnings = append(warnings, c.tlsWarning)
 		c.tlsWarning = ""
 	}
 	notes.warnings = warnings
-	return listingResponse(c, u, pl, l.format, got, notes), nil
+	notes.mdtm = c.sc.IsGetTimeSupported()
+	return l.format, got, notes, nil
+}
+
+// fallBack lists with NLST the directory whose LIST fit no known layout
+// (fallback.go), and gives got the names it found, or st.
+func (d *Driver) fallBack(c *conn, pl plan, got listed, st *stream) (listed, error) {
+	fb, err := d.nlstFallback(c, pl)
+	if err != nil || fb == nil {
+		return got, err
+	}
+	got.n = len(fb)
+	if st == nil {
+		got.entries = fb
+		return got, nil
+	}
+	for _, e := range fb {
+		if err := st.emit(e); err != nil {
+			return got, err
+		}
+	}
+	return got, nil
 }
 
 // listVerb is the listing command of a plan and the format of its
@@ -488,6 +551,23 @@ type listNotes struct {
 	dotNames  string // how names beginning with a dot were asked for (listall.go)
 	truncated string // the listing was cut at the server's limit (truncated.go)
 	fallback  bool   // the entries are NLST's names (fallback.go)
+	mdtm      bool   // the server has MDTM
+}
+
+// listing is the notes of a listing that ended in format, with the
+// lines unparsed, as the proto.Lister contract gives them.
+func (n listNotes) listing(format string, unparsed []string) *proto.Listing {
+	return &proto.Listing{
+		Unparsed:  unparsed,
+		Fallback:  n.fallback,
+		DotNames:  n.dotNames,
+		Truncated: n.truncated,
+		// A LIST line gives minutes or days, where MLSD and MDTM give
+		// seconds (RFC 3659 sections 2.3 and 7.5.3); the names of the
+		// NLST fallback have their times from MDTM already.
+		CoarseTimes: format == formatLIST && n.mdtm && !n.fallback,
+		Warnings:    n.warnings,
+	}
 }
 
 // readListing runs l and checks what it read: the names that begin with a
@@ -517,10 +597,7 @@ func (d *Driver) readListing(l *dirList, pl plan) (listed, listNotes, error) {
 	if err != nil {
 		return got, notes, c.fail("", err)
 	}
-	if err := l.linkTargets(pl.arg, got.entries); err != nil {
-		return got, notes, c.fail("", err)
-	}
-	return got, notes, nil
+	return got, notes, l.targets(pl.arg, got)
 }
 
 // listFailed is the error of a listing command that failed: an
@@ -558,7 +635,8 @@ func listingResponse(c *conn, u *uri.URL, pl plan, format string, got listed, no
 		Size:    size,
 		Name:    pl.name,
 		Entries: entries,
-		Info:    map[string]any{"ftp_listing": format, "ftp_mdtm": c.sc.IsGetTimeSupported()},
+		Info:    map[string]any{"ftp_listing": format, "ftp_mdtm": notes.mdtm},
+		Listing: notes.listing(format, got.unparsed),
 	}
 	setListingInfo(resp.Info, got.unparsed, notes)
 	return resp

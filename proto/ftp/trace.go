@@ -198,29 +198,55 @@ func isDigits(s string) bool {
 // which the entries' names share. One buffer grown to the listing's size
 // would leave each smaller buffer behind as it grows, about four times a
 // large listing in all, and twice its size at the last growth.
+//
+// With a sink, each whole line goes to it as it arrives, its line end
+// included, and is not kept: text is then only the last line, when no
+// line end came after it.
 type capture struct {
 	chunks text
 	cur    []byte // the bytes read after the last chunk
 	n      int64  // the bytes read
 	max    int64
+	sink   func(line []byte) error
 }
 
 // captureChunk is the size from which the lines read become a chunk.
 const captureChunk = 1 << 20
 
-// write records p.
-func (c *capture) write(p []byte) {
+// write records p, or gives its whole lines to the sink; an error is
+// the sink's.
+func (c *capture) write(p []byte) error {
 	c.n += int64(len(p))
 	c.cur = append(c.cur, p...)
+	if c.sink != nil {
+		return c.lines()
+	}
 	if len(c.cur) < captureChunk {
-		return
+		return nil
 	}
 	i := bytes.LastIndexByte(c.cur, '\n')
 	if i < 0 {
-		return // a line longer than a chunk, which cur grows to hold
+		return nil // a line longer than a chunk, which cur grows to hold
 	}
 	c.chunks = append(c.chunks, string(c.cur[:i+1]))
 	c.cur = c.cur[:copy(c.cur, c.cur[i+1:])]
+	return nil
+}
+
+// lines gives the whole lines of cur to the sink.
+func (c *capture) lines() error {
+	start := 0
+	defer func() { c.cur = c.cur[:copy(c.cur, c.cur[start:])] }()
+	for {
+		i := bytes.IndexByte(c.cur[start:], '\n')
+		if i < 0 {
+			return nil
+		}
+		if err := c.sink(c.cur[start : start+i+1]); err != nil {
+			return err
+		}
+		start += i + 1
+	}
 }
 
 // text returns what was read.
@@ -244,7 +270,9 @@ func (d *dataConn) Read(p []byte) (int, error) {
 		if d.cap.n+int64(n) > d.cap.max {
 			return 0, &proto.ProtocolError{Proto: "ftp", Msg: "listing longer than " + strconv.FormatInt(d.cap.max, 10) + " bytes"}
 		}
-		d.cap.write(p[:n])
+		if err := d.cap.write(p[:n]); err != nil {
+			return 0, err
+		}
 	}
 	return n, err
 }

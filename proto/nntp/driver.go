@@ -138,7 +138,7 @@ func (d *Driver) Fetch(ctx context.Context, u *uri.URL, req *proto.Request) (*pr
 
 // List returns the entries of a group summary or of the group list. It
 // fails, without connecting, for a URL that names an article.
-func (d *Driver) List(ctx context.Context, u *uri.URL, req *proto.Request) ([]proto.Entry, error) {
+func (d *Driver) List(ctx context.Context, u *uri.URL, req *proto.Request, fn func(proto.Entry) error) (*proto.Listing, error) {
 	t, err := d.resolve(u, req)
 	if err != nil {
 		return nil, err
@@ -151,7 +151,7 @@ func (d *Driver) List(ctx context.Context, u *uri.URL, req *proto.Request) ([]pr
 		return nil, err
 	}
 	resp.Body.Close()
-	return resp.Entries, nil
+	return proto.ListEntries(resp, fn)
 }
 
 func (d *Driver) run(ctx context.Context, t *target, req *proto.Request) (*proto.Response, error) {

@@ -734,12 +734,12 @@ func TestGroupEntries(t *testing.T) {
 
 func TestListRefusesArticles(t *testing.T) {
 	s := newScripted("")
-	_, err := (&Driver{}).List(context.Background(), uri.MustParse("nntp://127.0.0.1/g/1"), s.request(proto.Options{}))
+	_, _, err := proto.ListAll(context.Background(), (&Driver{}), uri.MustParse("nntp://127.0.0.1/g/1"), s.request(proto.Options{}))
 	if err == nil || len(s.dials) != 0 {
 		t.Fatalf("List = %v, dials %v; want an error before dialling", err, s.dials)
 	}
 	s = newScripted(script("201 hi", "201 ok", "215 active", "a.b 1 1 y", ".", "503 no"))
-	entries, err := (&Driver{}).List(context.Background(), uri.MustParse("news:*"), s.request(withServer("127.0.0.1")))
+	entries, _, err := proto.ListAll(context.Background(), (&Driver{}), uri.MustParse("news:*"), s.request(withServer("127.0.0.1")))
 	if err != nil || len(entries) != 1 || entries[0].Name != "a.b" {
 		t.Fatalf("List = %v, %v", entries, err)
 	}
@@ -820,7 +820,7 @@ func TestNilRequest(t *testing.T) {
 	if err != nil || !strings.Contains(string(b), "body 2\n") {
 		t.Errorf("article = %q, %v", b, err)
 	}
-	if entries, err := d.List(ctx, uri.MustParse("nntp://"+s.Addr+"/g.one"), nil); err != nil || len(entries) != 4 {
+	if entries, _, err := proto.ListAll(ctx, &d, uri.MustParse("nntp://"+s.Addr+"/g.one"), nil); err != nil || len(entries) != 4 {
 		t.Errorf("List = %d entries, %v; want 4", len(entries), err)
 	}
 	sess, err := d.Open(ctx, uri.MustParse("nntp://"+s.Addr+"/g.one"), nil)
