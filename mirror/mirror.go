@@ -144,6 +144,12 @@ type Options struct {
 	// Quota bounds the bytes one run receives (wget's -Q): no transfer
 	// starts once that many arrived. Zero means no bound.
 	Quota int64
+	// CountOnly keeps the entries that went as asked (new, updated,
+	// unchanged) out of Summary.Entries: they are counted (New,
+	// Updated, Unchanged, Bytes) and not listed, so that a run over a
+	// tree of millions of files does not hold a report line for each.
+	// Skipped, failed and deleted entries are listed as always.
+	CountOnly bool
 	// ListingCap bounds the bytes of one listing, menu or index page, as
 	// they arrive; a listing over it fails its directory with an error
 	// wrapping proto.ErrProtocol. Zero means proto.DefaultListingCap.
@@ -238,6 +244,8 @@ type Summary struct {
 	Warnings []Warning     `json:"warnings,omitempty"`
 	Entries  []EntryReport `json:"entries"`
 	mu       sync.Mutex
+	// countOnly: Options.CountOnly.
+	countOnly bool
 
 	// Notices are things about the whole run worth saying once, such as
 	// a server that allowed fewer connections than Jobs.
@@ -291,6 +299,9 @@ func (s *Summary) add(r EntryReport) {
 		s.Deleted++
 	}
 	s.Bytes += r.Bytes
+	if s.countOnly && (r.Status == StatusNew || r.Status == StatusUpdated || r.Status == StatusUnchanged) {
+		return
+	}
 	s.Entries = append(s.Entries, r)
 }
 
@@ -371,7 +382,7 @@ func retryable(ctx context.Context, err error) bool {
 // then nothing is deleted).
 func Run(ctx context.Context, f Fetcher, start *uri.URL, dir string, opts Options) (*Summary, error) {
 	t0 := time.Now()
-	sum := &Summary{Source: start.Redacted(), Target: dir, DryRun: opts.DryRun}
+	sum := &Summary{Source: start.Redacted(), Target: dir, DryRun: opts.DryRun, countOnly: opts.CountOnly}
 	if err := checkShard(opts); err != nil {
 		return sum, err
 	}
@@ -639,6 +650,7 @@ func (r *run) releaseSlot() {
 func (r *run) run(ctx context.Context) error {
 	r.placer = r.startPlacer()
 	files := newQueue[remoteFile]()
+	files.ahead = filesAhead
 	dirs := newQueue[dirJob]()
 	var wg sync.WaitGroup
 	for i := range r.jobs {
@@ -927,7 +939,7 @@ func (r *run) queueEntries(d dirJob, l *listing, chain []listingSum, dirs *queue
 			continue
 		}
 		r.outstanding.Add(1)
-		files.push(rf)
+		files.pushWait(rf)
 	}
 }
 
