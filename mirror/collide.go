@@ -66,9 +66,9 @@ func (k entryKind) String() string {
 // is kept out of Delete.
 func (r *run) claim(rel string, k entryKind, u func() *uri.URL) bool {
 	r.mu.Lock()
-	prev, taken := r.kinds[rel]
-	if !r.seen[rel] {
-		r.seen[rel], r.kinds[rel] = true, k
+	prev, taken, seen := r.seen.lookup(rel)
+	if !seen {
+		r.seen.take(rel, k)
 		r.mu.Unlock()
 		return true
 	}

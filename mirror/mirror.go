@@ -418,7 +418,7 @@ func Run(ctx context.Context, f Fetcher, start *uri.URL, dir string, opts Option
 	if err := claimShardDir(root, opts); err != nil {
 		return sum, err
 	}
-	m, err := loadManifest(root)
+	m, err := loadManifest(root, news == nil)
 	if err != nil {
 		return sum, err
 	}
@@ -429,7 +429,7 @@ func Run(ctx context.Context, f Fetcher, start *uri.URL, dir string, opts Option
 	}
 	r := &run{
 		f: f, w: w, root: root, m: m, opts: opts, sum: sum, jobs: jobs, dirs: newDirs(root),
-		slots: make(chan struct{}, jobs), seen: map[string]bool{}, kinds: map[string]entryKind{}, reported: map[string]bool{}, menus: map[string]menuRead{},
+		slots: make(chan struct{}, jobs), seen: newPathSet(), reported: map[string]bool{}, menus: map[string]menuRead{},
 		bound: newBounds(opts),
 	}
 	_, r.archiving = f.(Syncer)
@@ -593,15 +593,14 @@ type run struct {
 	outstanding sync.WaitGroup
 
 	mu         sync.Mutex
-	held       int                  // slots held for good: connections the server refused
-	owed       atomic.Int32         // slots to keep for good at their next release
-	seen       map[string]bool      // relative paths found on the remote side
-	kinds      map[string]entryKind // what the walk took at each path (claim)
-	reported   map[string]bool      // skipped entries already in the report
-	unlistable []string             // directories whose listing failed
-	dotless    []string             // directories listed without the names that begin with a dot
-	menus      map[string]menuRead  // gopher: the menus read, by directory
-	links      []remoteFile         // the links listed, made at the end (links.go)
+	held       int                 // slots held for good: connections the server refused
+	owed       atomic.Int32        // slots to keep for good at their next release
+	seen       pathSet             // relative paths found on the remote side, and what the walk took at each (claim)
+	reported   map[string]bool     // skipped entries already in the report
+	unlistable []string            // directories whose listing failed
+	dotless    []string            // directories listed without the names that begin with a dot
+	menus      map[string]menuRead // gopher: the menus read, by directory
+	links      []remoteFile        // the links listed, made at the end (links.go)
 
 	// full: a write found the local disk full (noteFull).
 	full atomic.Bool
@@ -614,7 +613,7 @@ type run struct {
 
 func (r *run) markSeen(rel string) {
 	r.mu.Lock()
-	r.seen[rel] = true
+	r.seen.mark(rel)
 	r.mu.Unlock()
 }
 
