@@ -44,10 +44,11 @@ type manifest struct {
 	Version int               `json:"version"`
 	Source  string            `json:"source"`
 	Files   map[string]Record `json:"files"` // the records not packed
-	// packed holds, for a file mirror (nil for a news mirror and the
-	// tools that read a manifest), the records that fit a packed value,
-	// by path: a path is in Files or packed, never both.
-	packed map[string]packed
+	// packed holds, for a file mirror (packing; not for a news mirror
+	// and the tools that read a manifest), the records that fit a packed
+	// value, by path: a path is in Files or packed, never both.
+	packed  table[packed]
+	packing bool
 	// Groups and MessageIDs are kept by a news mirror (news.go); a
 	// manifest without them (an FTP tree, or one written before they
 	// existed) loads with them empty.
@@ -107,17 +108,17 @@ func loadManifest(root *os.Root, pack bool) (*manifest, error) {
 func newManifest(pack bool) *manifest {
 	m := &manifest{Version: 1, Files: map[string]Record{}}
 	if pack {
-		m.packed = map[string]packed{}
+		m.packing = true
 	}
 	return m
 }
 
 // packAll moves the records of Files that fit into packed.
 func (m *manifest) packAll() {
-	m.packed = map[string]packed{}
+	m.packing = true
 	for rel, r := range m.Files {
 		if p, ok := pack(rel, r, m.Source); ok {
-			m.packed[rel] = p
+			m.packed.put(rel, p)
 			delete(m.Files, rel)
 		}
 	}
@@ -125,10 +126,11 @@ func (m *manifest) packAll() {
 
 // unpackAll moves every packed record back into Files.
 func (m *manifest) unpackAll() {
-	for rel, p := range m.packed {
+	m.packed.all(func(rel string, p packed) bool {
 		m.Files[rel] = p.record(rel, m.Source)
-	}
-	clear(m.packed)
+		return true
+	})
+	m.packed.clear()
 }
 
 // empty reports whether the manifest records nothing: no file, link,
@@ -136,14 +138,14 @@ func (m *manifest) unpackAll() {
 func (m *manifest) empty() bool {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	return len(m.Files) == 0 && len(m.packed) == 0 && len(m.Groups) == 0 && len(m.MessageIDs) == 0
+	return len(m.Files) == 0 && m.packed.len() == 0 && len(m.Groups) == 0 && len(m.MessageIDs) == 0
 }
 
 // len returns how many files and links the manifest records.
 func (m *manifest) len() int {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	return len(m.Files) + len(m.packed)
+	return len(m.Files) + m.packed.len()
 }
 
 func (m *manifest) get(rel string) (Record, bool) {
@@ -154,7 +156,7 @@ func (m *manifest) get(rel string) (Record, bool) {
 
 // getLocked is get for a caller that holds m.mu.
 func (m *manifest) getLocked(rel string) (Record, bool) {
-	if p, ok := m.packed[rel]; ok {
+	if p, ok := m.packed.get(rel); ok {
 		return p.record(rel, m.Source), true
 	}
 	r, ok := m.Files[rel]
@@ -170,13 +172,13 @@ func (m *manifest) put(rel string, r Record) {
 
 // putLocked records r at rel, packed when it fits; the caller holds m.mu.
 func (m *manifest) putLocked(rel string, r Record) {
-	if m.packed != nil {
+	if m.packing {
 		if p, ok := pack(rel, r, m.Source); ok {
-			m.packed[rel] = p
+			m.packed.put(rel, p)
 			delete(m.Files, rel)
 			return
 		}
-		delete(m.packed, rel)
+		m.packed.delete(rel)
 	}
 	m.Files[rel] = r
 }
@@ -185,7 +187,7 @@ func (m *manifest) remove(rel string) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	delete(m.Files, rel)
-	delete(m.packed, rel)
+	m.packed.delete(rel)
 	m.dirty = true
 }
 
@@ -196,7 +198,7 @@ func (m *manifest) setSource(src string) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if m.Source != src {
-		if len(m.packed) > 0 {
+		if m.packed.len() > 0 {
 			m.unpackAll()
 		}
 		m.Source, m.dirty = src, true
@@ -254,7 +256,7 @@ func (m *manifest) save(root *os.Root, before func() error) error {
 // copyLocked returns a copy of m, for a save that writes the state of
 // one moment; the caller holds m.mu.
 func (m *manifest) copyLocked() *manifest {
-	c := &manifest{Version: m.Version, Source: m.Source, Files: maps.Clone(m.Files), packed: maps.Clone(m.packed),
+	c := &manifest{Version: m.Version, Source: m.Source, Files: maps.Clone(m.Files), packed: m.packed.clone(), packing: m.packing,
 		Groups: maps.Clone(m.Groups), MessageIDs: maps.Clone(m.MessageIDs)}
 	return c
 }

@@ -58,13 +58,14 @@ func (m *manifest) encode() ([]byte, error) {
 // the order of their paths, its last line without a newline; the caller
 // holds m.mu.
 func (m *manifest) writeTo(w io.Writer) error {
-	names := make([]string, 0, len(m.Files)+len(m.packed))
+	names := make([]string, 0, len(m.Files)+m.packed.len())
 	for name := range m.Files {
 		names = append(names, name)
 	}
-	for name := range m.packed {
+	m.packed.all(func(name string, _ packed) bool {
 		names = append(names, name)
-	}
+		return true
+	})
 	slices.Sort(names)
 	b := make([]byte, 0, 4096)
 	b = append(b, "{\n  \"version\": "...)

@@ -50,9 +50,7 @@ func streamManifest(r io.Reader, pack bool) (*manifest, error) {
 			if m, err = decodeManifest(head); err != nil {
 				return nil, err
 			}
-			if pack {
-				m.packed = map[string]packed{}
-			}
+			m.packing = pack
 			in = true
 			rest.Write(line)
 			rest.WriteByte('\n')

@@ -160,6 +160,10 @@ type Options struct {
 	writeThrough func(rel string, w io.Writer) io.Writer
 	// now, when set, is the clock of Record.Fetched (tests).
 	now func() time.Time
+	// walked, when set, is called once every file of a finished walk is
+	// done, before the deletions and the last save (tests: the run's
+	// state is then at its largest).
+	walked func()
 }
 
 // Event reports the progress of one transfer.
@@ -716,6 +720,9 @@ func (r *run) run(ctx context.Context) error {
 	r.dirs.close()
 	if walkErr == nil && ctx.Err() != nil {
 		walkErr = ctx.Err()
+	}
+	if r.opts.walked != nil {
+		r.opts.walked()
 	}
 	r.judgeMenus()
 	if walkErr == nil {

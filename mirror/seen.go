@@ -10,7 +10,7 @@ import "time"
 // beyond Unix nanoseconds) keeps its entryKind in odd. The caller holds
 // run.mu.
 type pathSet struct {
-	paths map[string]seenKind
+	paths *table[seenKind]
 	odd   map[string]entryKind
 }
 
@@ -28,26 +28,26 @@ const (
 )
 
 func newPathSet() pathSet {
-	return pathSet{paths: map[string]seenKind{}, odd: map[string]entryKind{}}
+	return pathSet{paths: &table[seenKind]{}, odd: map[string]entryKind{}}
 }
 
 // has reports whether rel was found on the remote side.
 func (s *pathSet) has(rel string) bool {
-	_, ok := s.paths[rel]
+	_, ok := s.paths.get(rel)
 	return ok
 }
 
 // mark records rel as found, taken by nothing yet.
 func (s *pathSet) mark(rel string) {
-	if _, ok := s.paths[rel]; !ok {
-		s.paths[rel] = seenKind{flags: seenOnly}
+	if _, ok := s.paths.get(rel); !ok {
+		s.paths.put(rel, seenKind{flags: seenOnly})
 	}
 }
 
 // lookup returns what was taken at rel: seen is false for a path not
 // found, taken false for one only seen (mark).
 func (s *pathSet) lookup(rel string) (k entryKind, taken, seen bool) {
-	v, seen := s.paths[rel]
+	v, seen := s.paths.get(rel)
 	switch {
 	case !seen || v.flags&seenOnly != 0:
 		return k, false, seen
@@ -67,15 +67,15 @@ func (s *pathSet) lookup(rel string) (k entryKind, taken, seen bool) {
 func (s *pathSet) take(rel string, k entryKind) {
 	switch {
 	case k.dir:
-		s.paths[rel] = seenKind{flags: seenDir}
+		s.paths.put(rel, seenKind{flags: seenDir})
 	case k.link != "" || !k.mtime.IsZero() && (k.mtime.Year() < 1678 || k.mtime.Year() > 2261):
-		s.paths[rel] = seenKind{flags: seenOdd}
+		s.paths.put(rel, seenKind{flags: seenOdd})
 		s.odd[rel] = k
 	default:
 		v := seenKind{size: k.size, mtime: noTime}
 		if !k.mtime.IsZero() {
 			v.mtime = k.mtime.UnixNano()
 		}
-		s.paths[rel] = v
+		s.paths.put(rel, v)
 	}
 }
