@@ -31,64 +31,101 @@ const (
 // mirror's groups and Message-IDs) are decoded together at the end.
 func streamManifest(r io.Reader, pack bool) (*manifest, error) {
 	br := bufio.NewReaderSize(r, 64<<10)
-	var rest bytes.Buffer // the document without its records
-	var m *manifest
-	var rec []byte
-	in := false
+	s := &manifestStream{pack: pack}
 	for {
 		line, err := readLine(br)
 		if err == io.EOF {
-			break
+			return s.end()
+		}
+		if err == nil && s.in {
+			err = s.fileLine(line)
+		} else if err == nil {
+			err = s.outerLine(line)
 		}
 		if err != nil {
 			return nil, err
 		}
-		switch {
-		case !in && m == nil && string(line) == filesOpen:
-			// The version and source come before "files".
-			head := append(bytes.Clone(rest.Bytes()), "  \"files\": {}\n}"...)
-			if m, err = decodeManifest(head); err != nil {
-				return nil, err
+	}
+}
+
+// manifestStream is the state of streamManifest.
+type manifestStream struct {
+	pack bool
+	rest bytes.Buffer // the document without its records
+	m    *manifest    // set at the "files" line
+	rec  []byte       // the record being read, from its first line
+	in   bool         // between the lines that open and close "files"
+	more bool         // the last record ended with a comma: another follows
+}
+
+// outerLine takes a line outside "files".
+func (s *manifestStream) outerLine(line []byte) error {
+	if s.m == nil && (string(line) == filesOpen || bytes.HasPrefix(line, []byte(filesOpen+"}"))) {
+		// The version and source come before "files".
+		head := append(bytes.Clone(s.rest.Bytes()), "  \"files\": {}\n}"...)
+		m, err := decodeManifest(head)
+		if err != nil {
+			return err
+		}
+		s.m, m.packing = m, s.pack
+		s.in = string(line) == filesOpen
+	}
+	s.rest.Write(line)
+	s.rest.WriteByte('\n')
+	return nil
+}
+
+// fileLine takes a line inside "files".
+func (s *manifestStream) fileLine(line []byte) error {
+	switch {
+	case s.rec == nil && (string(line) == "  }" || string(line) == "  },"):
+		if s.more {
+			return errLayout
+		}
+		s.in = false
+		s.rest.Write(line)
+		s.rest.WriteByte('\n')
+	case s.rec == nil:
+		if !s.more && s.m.packed.len()+len(s.m.Files) > 0 {
+			return errLayout // no comma after the record before
+		}
+		if !bytes.HasPrefix(line, []byte(recordIndent)) || !bytes.HasSuffix(line, []byte(": {")) {
+			return errLayout
+		}
+		s.rec = append([]byte{'{'}, line...)
+	default:
+		end := string(line) == recordEnd || string(line) == recordEnd+","
+		if end {
+			s.more = len(line) > len(recordEnd)
+			line = line[:len(recordEnd)]
+		}
+		s.rec = append(append(s.rec, '\n'), line...)
+		if end {
+			if err := s.m.loadRecord(append(s.rec, '}')); err != nil {
+				return err
 			}
-			m.packing = pack
-			in = true
-			rest.Write(line)
-			rest.WriteByte('\n')
-		case !in:
-			rest.Write(line)
-			rest.WriteByte('\n')
-		case rec == nil && (string(line) == "  }" || string(line) == "  },"):
-			in = false
-			rest.Write(line)
-			rest.WriteByte('\n')
-		case rec == nil:
-			if !bytes.HasPrefix(line, []byte(recordIndent)) || !bytes.HasSuffix(line, []byte(": {")) {
-				return nil, errLayout
-			}
-			rec = append(append(rec[:0:0], '{'), line...)
-		default:
-			end := string(line) == recordEnd || string(line) == recordEnd+","
-			if end {
-				line = line[:len(recordEnd)]
-			}
-			rec = append(append(rec, '\n'), line...)
-			if end {
-				if err := m.loadRecord(append(rec, '}')); err != nil {
-					return nil, err
-				}
-				rec = nil
-			}
+			s.rec = nil
 		}
 	}
-	if m == nil || in || rec != nil {
+	return nil
+}
+
+// end decodes the lines outside "files", and returns the manifest.
+func (s *manifestStream) end() (*manifest, error) {
+	if s.m == nil || s.in || s.rec != nil {
 		return nil, errLayout
 	}
-	all, err := decodeManifest(rest.Bytes())
+	all, err := decodeManifest(s.rest.Bytes())
 	if err != nil {
 		return nil, err
 	}
-	m.Version, m.Groups, m.MessageIDs = all.Version, all.Groups, all.MessageIDs
-	return m, nil
+	if n, err := topKeys(s.rest.Bytes(), "files"); err != nil || n != 1 {
+		// Another "files" member, which encoding/json would read over
+		// the one streamed.
+		return nil, errLayout
+	}
+	s.m.Version, s.m.Groups, s.m.MessageIDs = all.Version, all.Groups, all.MessageIDs
+	return s.m, nil
 }
 
 // readLine returns the next line of br without its newline; the slice is
@@ -131,4 +168,27 @@ func (m *manifest) loadRecord(doc []byte) error {
 		m.putLocked(name, r)
 	}
 	return nil
+}
+
+// topKeys counts the members named key of the JSON object doc.
+func topKeys(doc []byte, key string) (int, error) {
+	dec := json.NewDecoder(bytes.NewReader(doc))
+	if _, err := dec.Token(); err != nil { // {
+		return 0, err
+	}
+	n := 0
+	for dec.More() {
+		k, err := dec.Token()
+		if err != nil {
+			return 0, err
+		}
+		if k == key {
+			n++
+		}
+		var skip json.RawMessage
+		if err := dec.Decode(&skip); err != nil {
+			return 0, err
+		}
+	}
+	return n, nil
 }
