@@ -163,6 +163,18 @@ func (m *manifest) getLocked(rel string) (Record, bool) {
 	return r, ok
 }
 
+// key returns rel, as the string the manifest holds when it records
+// rel packed: the walk keeps that one (claim), and a path of a re-run is
+// held once, not twice.
+func (m *manifest) key(rel string) string {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if e := m.packed.find(rel); e != nil {
+		return e.key
+	}
+	return rel
+}
+
 func (m *manifest) put(rel string, r Record) {
 	m.mu.Lock()
 	defer m.mu.Unlock()

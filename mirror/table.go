@@ -10,7 +10,9 @@ import "hash/maphash"
 // sit in chunks of fixed size, filled in order, and the hash index holds
 // 4 bytes a slot (open addressing, linear probing, at most three quarters
 // full): about 10 bytes an entry above the entries themselves, and no
-// copy of them when it grows. It is not safe for concurrent use.
+// copy of them when it grows. An entry deleted has the empty key; the
+// value of the empty key, rare (no path is empty), is kept aside. It is
+// not safe for concurrent use.
 type table[V any] struct {
 	seed   maphash.Seed
 	slots  []uint32 // 0: empty; else 1 + the index of an entry
@@ -18,13 +20,15 @@ type table[V any] struct {
 	chunks [][]tableEntry[V]
 	next   uint32   // entries handed out, in chunks
 	free   []uint32 // entries deleted, to hand out again
-	live   int
+	live   int      // entries not deleted
+	// empty is the value of the empty key, when hasEmpty.
+	empty    V
+	hasEmpty bool
 }
 
 type tableEntry[V any] struct {
-	key  string
-	val  V
-	dead bool
+	key string // "": deleted
+	val V
 }
 
 // tableChunk is how many entries a chunk holds.
@@ -45,7 +49,7 @@ func (t *table[V]) find(key string) *tableEntry[V] {
 		if s == 0 {
 			return nil
 		}
-		if e := t.entry(s - 1); !e.dead && e.key == key {
+		if e := t.entry(s - 1); e.key == key {
 			return e
 		}
 	}
@@ -53,6 +57,9 @@ func (t *table[V]) find(key string) *tableEntry[V] {
 
 // get returns the value of key.
 func (t *table[V]) get(key string) (v V, ok bool) {
+	if key == "" {
+		return t.empty, t.hasEmpty
+	}
 	if e := t.find(key); e != nil {
 		return e.val, true
 	}
@@ -61,6 +68,10 @@ func (t *table[V]) get(key string) (v V, ok bool) {
 
 // put sets the value of key.
 func (t *table[V]) put(key string, v V) {
+	if key == "" {
+		t.empty, t.hasEmpty = v, true
+		return
+	}
 	if e := t.find(key); e != nil {
 		e.val = v
 		return
@@ -106,7 +117,7 @@ func (t *table[V]) grow() {
 	}
 	t.slots, t.used = make([]uint32, n), 0
 	for i := range t.next {
-		if e := t.entry(i); !e.dead {
+		if e := t.entry(i); e.key != "" {
 			t.insert(e.key, i)
 			t.used++
 		}
@@ -116,11 +127,16 @@ func (t *table[V]) grow() {
 // delete removes key. Its slot stays, pointing at an entry whose key no
 // longer matches, until the index grows.
 func (t *table[V]) delete(key string) {
+	if key == "" {
+		var zero V
+		t.empty, t.hasEmpty = zero, false
+		return
+	}
 	e := t.find(key)
 	if e == nil {
 		return
 	}
-	*e = tableEntry[V]{dead: true}
+	*e = tableEntry[V]{}
 	mask := uint64(len(t.slots) - 1)
 	for i := maphash.String(t.seed, key) & mask; ; i = (i + 1) & mask {
 		if s := t.slots[i]; s != 0 && t.entry(s-1) == e {
@@ -132,12 +148,20 @@ func (t *table[V]) delete(key string) {
 }
 
 // len returns the number of keys.
-func (t *table[V]) len() int { return t.live }
+func (t *table[V]) len() int {
+	if t.hasEmpty {
+		return t.live + 1
+	}
+	return t.live
+}
 
 // all calls f for each key and value, in no order, until f returns false.
 func (t *table[V]) all(f func(key string, v V) bool) {
+	if t.hasEmpty && !f("", t.empty) {
+		return
+	}
 	for i := range t.next {
-		if e := t.entry(i); !e.dead && !f(e.key, e.val) {
+		if e := t.entry(i); e.key != "" && !f(e.key, e.val) {
 			return
 		}
 	}

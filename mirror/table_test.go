@@ -15,6 +15,9 @@ func TestTable(t *testing.T) {
 	ref := map[string]int{}
 	for step := range 60000 {
 		k := strconv.Itoa(rng.IntN(20000))
+		if k == "7" {
+			k = "" // the empty key, kept aside
+		}
 		switch rng.IntN(4) {
 		case 0:
 			tb.delete(k)
