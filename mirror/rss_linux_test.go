@@ -40,8 +40,8 @@ func rssListing(n int) string {
 // What stays live at the peak is the listing, held once as the strings
 // its entries' names share, and its entries (a proto.Entry is 120 bytes,
 // about the size of an ls line): twice the listing. Above 64 MB of live
-// heap gctune leaves Go's default, a collection when the heap has doubled,
-// and below it lets the heap grow 64 MB above what is live; so the peak
+// heap gctune lets the heap grow by at most as much again (by half above
+// 128 MB), and below it 64 MB above what is live; so the peak
 // may reach about four times the listing, or twice it plus 64 MB, plus
 // the runtime's own. The bound allows that, and no more: the copies taken
 // out (the bytes as read beside their string, a buffer grown by copying,
