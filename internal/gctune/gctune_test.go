@@ -3,6 +3,7 @@ package gctune
 import (
 	"runtime"
 	"runtime/debug"
+	"sync"
 	"testing"
 	"time"
 )
@@ -48,7 +49,11 @@ func TestEnabled(t *testing.T) {
 // the live heap at once and again after a collection, and stops when told.
 func TestStart(t *testing.T) {
 	tuned := make(chan int, 16)
+	// A fresh tuner, so that the test can run again in one binary
+	// (-count): the last run stopped the one Start made.
+	startOnce, running = sync.Once{}, false
 	mu.Lock()
+	stopped, percent = false, 0
 	onTune = func(p int) {
 		select {
 		case tuned <- p:
@@ -69,7 +74,12 @@ func TestStart(t *testing.T) {
 	if !Start(func(string) string { return "100" }) {
 		t.Fatal("a second Start changed the first one's answer")
 	}
-	first := <-tuned // Start tunes at once
+	var first int
+	select {
+	case first = <-tuned: // Start tunes at once
+	case <-time.After(10 * time.Second):
+		t.Fatal("Start did not tune within 10 s")
+	}
 	if got := current(); got != first {
 		t.Fatalf("GOGC is %d after the first tuning to %d", got, first)
 	}
