@@ -936,6 +936,7 @@ func (r *run) queueEntries(d dirJob, l *listing, chain []listingSum, dirs *queue
 		pending.Add(1)
 		dirs.push(sub)
 	}
+	batch := l.files[:0] // the listing's own array: l is not read after
 	for _, rf := range l.files {
 		if r.excluded(rf.rel, false) || !r.claim(rf.rel, fileKind(rf), rf.url) {
 			continue
@@ -944,9 +945,10 @@ func (r *run) queueEntries(d dirJob, l *listing, chain []listingSum, dirs *queue
 			r.addLink(rf)
 			continue
 		}
-		r.outstanding.Add(1)
-		files.pushWait(rf)
+		batch = append(batch, rf)
 	}
+	r.outstanding.Add(len(batch))
+	files.pushAllWait(batch)
 }
 
 // A server may list a link to a directory as the directory (FTP LIST,

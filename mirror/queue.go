@@ -4,10 +4,11 @@ import "sync"
 
 // queue is a FIFO shared by producers and consumers: the walk pushes
 // directories and files as it finds them, so the tree is listed while
-// files arrive. push never waits; pushWait, the walk's push of the files
-// it lists, waits while ahead items are queued, so that a walk that lists
-// faster than the files are fetched (an HTTP index of a million files is
-// listed in seconds) holds a bounded number of them, not the tree's.
+// files arrive. push never waits; pushAllWait, the walk's push of the
+// files of a listing, waits while ahead items are queued, so that a walk
+// that lists faster than the files are fetched (an HTTP index of a million
+// files is listed in seconds) holds a bounded number of them, not the
+// tree's.
 type queue[T any] struct {
 	mu     sync.Mutex
 	cond   sync.Cond // an item was pushed, or the queue closed
@@ -15,7 +16,7 @@ type queue[T any] struct {
 	items  []T
 	head   int
 	closed bool
-	ahead  int // the items beyond which pushWait waits; 0 for no bound
+	ahead  int // the items beyond which pushAllWait waits; 0 for no bound
 }
 
 func newQueue[T any]() *queue[T] {
@@ -30,11 +31,18 @@ func newQueue[T any]() *queue[T] {
 // workers to choose from, and a few megabytes of remoteFile values.
 const filesAhead = 8192
 
-// pushWait adds v once fewer than q.ahead items wait in the queue; it
-// is dropped when the queue is closed. Only a producer that is not a
-// consumer may wait: a worker that pushed into the queue it pops from
-// could wait for itself.
-func (q *queue[T]) pushWait(v T) {
+// pushAllWait adds vs, together, once fewer than q.ahead items wait in
+// the queue; they are dropped when the queue is closed. The files of one
+// listing stay together, in their order: listers waiting side by side
+// and pushing a file each as room came would interleave their
+// directories, and a worker, taking files in turn, would change
+// directory (an FTP CWD) for each. Only a producer that is not a consumer
+// may wait: a worker that pushed into the queue it pops from could wait
+// for itself.
+func (q *queue[T]) pushAllWait(vs []T) {
+	if len(vs) == 0 {
+		return
+	}
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	for q.ahead > 0 && len(q.items)-q.head >= q.ahead && !q.closed {
@@ -43,8 +51,8 @@ func (q *queue[T]) pushWait(v T) {
 	if q.closed {
 		return
 	}
-	q.items = append(q.items, v)
-	q.cond.Signal()
+	q.items = append(q.items, vs...)
+	q.cond.Broadcast()
 }
 
 // push adds v; it is dropped when the queue is closed.
