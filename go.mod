@@ -5,7 +5,6 @@ go 1.26.8
 require (
 	github.com/cpuguy83/go-md2man/v2 v2.0.4
 	github.com/fclairamb/ftpserverlib v0.25.0
-	github.com/jlaffaye/ftp v0.2.4
 	github.com/klauspost/compress v1.18.0
 	github.com/mattn/go-runewidth v0.0.16
 	github.com/nlnwa/gowarc/v2 v2.2.4
@@ -29,5 +28,6 @@ require (
 	github.com/nlnwa/whatwg-url v0.6.2 // indirect
 	github.com/rivo/uniseg v0.4.7 // indirect
 	github.com/russross/blackfriday/v2 v2.1.0 // indirect
+	github.com/stretchr/testify v1.12.1 // indirect
 	golang.org/x/text v0.29.0 // indirect
 )

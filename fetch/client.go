@@ -174,7 +174,7 @@ const defaultMaxRedirects = 10
 // Get fetches rawURL with the client's settings. The returned body must be
 // closed. An FTP URL without ;type= is fetched as text (TYPE A, line ends
 // converted) when its name looks like text, as RFC 1738 section 3.2.2
-// asks; Response.Info["ftp_type_guessed"] says so, and
+// asks; ftp.TypeOf(&resp.Response) says so, and
 // Options.FTP.Binary keeps the stored bytes instead.
 func (c *Client) Get(ctx context.Context, rawURL string) (*Response, error) {
 	return c.Fetch(ctx, rawURL, nil)
@@ -216,7 +216,7 @@ func (ck *Checked) URL() *uri.URL { return ck.url }
 // *Error wrapping the policy's refusal, with a nil *Checked; the findings
 // are those of Policy.Evaluate either way.
 func (c *Client) Check(u *uri.URL) (*Checked, []safety.Finding, error) {
-	findings, err := c.Policy.Evaluate(u)
+	findings, err := c.policy().Evaluate(u)
 	if err != nil {
 		return nil, findings, &Error{Op: "check", URL: u.Redacted(), Err: err}
 	}
@@ -262,7 +262,7 @@ func (c *Client) fetchURL(ctx context.Context, u *uri.URL, req *proto.Request, s
 	sc.ownDial = req == nil || req.Dial == nil
 	req = c.request(req)
 	if c.WARC != nil {
-		tb = c.warcRequest(u, req)
+		tb = c.warcRequest(u, req, sc.lookup)
 	}
 	resp, err := c.follow(ctx, u, req, sc)
 	if err != nil {
@@ -279,7 +279,7 @@ func (c *Client) fetchURL(ctx context.Context, u *uri.URL, req *proto.Request, s
 	}
 	resp.Body = &cancelBody{rc: resp.Body, cancel: cancel}
 	if c.WARC != nil {
-		if err := c.warcBody(resp, req, tb, start); err != nil {
+		if err := c.warcBody(resp, req, tb, start, sc.lookup); err != nil {
 			resp.Body.Close()
 			return nil, err
 		}
@@ -297,7 +297,7 @@ type lookupFunc func(scheme string) (proto.Driver, bool)
 // Lister) under the same rules. A refused URL is a *Error wrapping the
 // policy's refusal; the findings are those of Policy.Evaluate.
 func (c *Client) Prepare(u *uri.URL, req *proto.Request) (*proto.Request, []safety.Finding, error) {
-	findings, err := c.Policy.Evaluate(u)
+	findings, err := c.policy().Evaluate(u)
 	if err != nil {
 		return nil, findings, &Error{Op: "check", URL: u.Redacted(), Err: err}
 	}
@@ -321,6 +321,16 @@ func (d clientDriver) Fetch(ctx context.Context, u *uri.URL, req *proto.Request)
 
 // CloseIdleConnections closes the connections drivers keep between calls.
 func (c *Client) CloseIdleConnections() { c.registry().closeIdle() }
+
+// policy is the client's Policy, with its registry as the Wire when the
+// Policy has none: the drivers say what they write of a URL.
+func (c *Client) policy() safety.Policy {
+	p := c.Policy
+	if p.Wire == nil {
+		p.Wire = c.registry()
+	}
+	return p
+}
 
 func (c *Client) registry() *Registry {
 	if c.Registry != nil {
@@ -364,7 +374,7 @@ func (c *Client) follow(ctx context.Context, u *uri.URL, req *proto.Request, sc 
 		// A gateway is the user's own template, not a server's choice:
 		// only a mirror's stay-on-the-server rule applies to it.
 		if r.Reason != gatewayReason || sc.stay != nil {
-			if hop, err = c.vetHop(ctx, u, next, sc.stay, hop); err != nil {
+			if hop, err = c.vetHop(ctx, u, next, r.Limited, sc.stay, hop); err != nil {
 				return nil, err
 			}
 			hopReq = c.hopRequest(req, hop, sc.ownDial)
@@ -385,7 +395,7 @@ func (c *Client) evaluate(u *uri.URL, sc *scope) ([]safety.Finding, error) {
 		sc.checked = nil
 		return ck.findings, nil
 	}
-	findings, err := c.Policy.Evaluate(u)
+	findings, err := c.policy().Evaluate(u)
 	if err != nil {
 		return nil, &Error{Op: "check", URL: u.Redacted(), Err: err}
 	}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"mime"
 	"time"
 
@@ -83,34 +82,30 @@ func (c *Client) Mirror(ctx context.Context, rawURL, dir string, opts MirrorOpti
 	if err != nil {
 		return &MirrorSummary{Source: safety.Redact(rawURL), Target: dir}, &Error{Op: "mirror", URL: safety.Redact(rawURL), Err: err}
 	}
-	if _, err := c.Policy.Evaluate(u); err != nil {
+	if _, err := c.policy().Evaluate(u); err != nil {
 		return &MirrorSummary{Source: u.Redacted(), Target: dir}, &Error{Op: "mirror", URL: u.Redacted(), Err: err}
 	}
 	if n := c.MaxHostConns; n > 0 && (opts.Jobs > n || opts.Jobs <= 0 && mirror.DefaultJobs > n) {
 		opts.Jobs = n // the mirror's connections all go to one host
 	}
 	f := &mirrorFetcher{c: c, start: u}
-	switch u.Scheme {
-	case "ftp":
-		if d, ok := c.registry().Lookup("ftp"); ok {
-			if fd, ok := d.(*ftp.Driver); ok {
-				f.ftp = mirrorFTP(fd, opts.Jobs, c.MaxHostConns)
-				defer f.ftp.CloseIdleConnections()
+	if d, ok := c.registry().Lookup(u.Scheme); ok {
+		if r, ok := d.(proto.Runner); ok {
+			jobs := opts.Jobs
+			if jobs <= 0 {
+				jobs = mirror.DefaultJobs
 			}
-		}
-	case "http", "https":
-		if d, ok := c.registry().Lookup(u.Scheme); ok {
-			if hd, ok := d.(*http.Driver); ok {
-				// Keep-alive: an index tree is many small files
-				// from one server. This run's own pool, closed at
-				// its end.
-				f.http = hd.Clone()
-				f.http.KeepAlive = true
-				defer f.http.CloseIdleConnections()
+			// The run's own pool, closed at its end.
+			f.own = r.ForRun(jobs, c.MaxHostConns)
+			if ic, ok := f.own.(proto.IdleCloser); ok {
+				defer ic.CloseIdleConnections()
 			}
 		}
 	}
 	var mf mirror.Fetcher = f
+	if c.streams() {
+		mf = streamFetcher{f}
+	}
 	if c.WARC != nil {
 		// Loaded meanwhile, not by the first captures, which would
 		// all wait for it (warcType).
@@ -146,56 +141,32 @@ func mirrorError(ctx context.Context, u *uri.URL, err error) error {
 	return &Error{Op: "mirror", URL: u.Redacted(), Err: err}
 }
 
-// mirrorFTP returns a driver with d's configuration (all of it: TLS,
-// listing commands, bounds) that keeps a logged-in connection idle for
-// each of the run's jobs: with the default of two, the workers of a -j 8
-// run would log in again and again (DESIGN: each worker keeps its own
-// control connection). It holds at most hostConns connections to a
-// server when that is set (Client.MaxHostConns). It serves this run only
-// and is closed (QUIT) at its end. Its workers retrieve file after file
-// on each connection, so it pipelines the passive-mode commands
-// (PipelinePassive).
-func mirrorFTP(d *ftp.Driver, jobs, hostConns int) *ftp.Driver {
-	if jobs <= 0 {
-		jobs = mirror.DefaultJobs
-	}
-	m := d.Clone()
-	if m.MaxIdleConnsPerHost >= 0 {
-		m.MaxIdleConnsPerHost = max(m.MaxIdleConnsPerHost, jobs)
-	}
-	if hostConns > 0 && (m.MaxConnsPerHost <= 0 || m.MaxConnsPerHost > hostConns) {
-		m.MaxConnsPerHost = hostConns
-	}
-	m.PipelinePassive = true
-	return m
-}
-
 // mirrorFetcher gives the mirror engine the client's checked fetch, and
 // keeps it on the starting server.
 type mirrorFetcher struct {
 	c     *Client
 	start *uri.URL
-	ftp   *ftp.Driver  // the run's own FTP driver, or nil
-	http  *http.Driver // the run's own HTTP driver (keep-alive), or nil
+	own   proto.Driver // the run's own driver of start's scheme (proto.Runner), or nil
 }
 
 // The mirror finds these by type assertion: one that drifted from its
 // interface would leave every fresh FTP file to its own MDTM round trip,
 // or the workers to log in one after another, without a word.
 var (
-	_ mirror.ModTimer = (*mirrorFetcher)(nil)
-	_ mirror.Warmer   = (*mirrorFetcher)(nil)
+	_ mirror.ModTimer    = (*mirrorFetcher)(nil)
+	_ mirror.Warmer      = (*mirrorFetcher)(nil)
+	_ mirror.Revalidator = (*mirrorFetcher)(nil)
+	_ mirror.ModTimer    = (*ftp.Driver)(nil)
+	_ mirror.Warmer      = (*ftp.Driver)(nil)
+	_ revalidator        = (*http.Driver)(nil)
 )
 
-// lookup is the client's registry with the run's own FTP and HTTP
-// drivers. Fetches go through the client either way: the same policy
-// check, dialer, timeouts, trace, MaxTime bound and *Error.
+// lookup is the client's registry with the run's own driver. Fetches go
+// through the client either way: the same policy check, dialer, timeouts,
+// trace, MaxTime bound and *Error.
 func (f *mirrorFetcher) lookup(scheme string) (proto.Driver, bool) {
-	switch {
-	case f.ftp != nil && scheme == "ftp":
-		return f.ftp, true
-	case f.http != nil && (scheme == "http" || scheme == "https"):
-		return f.http, true
+	if f.own != nil && scheme == f.start.Scheme {
+		return f.own, true
 	}
 	return f.c.registry().Lookup(scheme)
 }
@@ -208,24 +179,74 @@ func (f *mirrorFetcher) Fetch(ctx context.Context, u *uri.URL, req *proto.Reques
 	return &resp.Response, nil
 }
 
-// Warm logs in the FTP workers' connections ahead of use (ftp.Driver.Warm),
-// with the same policy check and request as a fetch of u.
+// streams reports whether a mirror's listings may come entry by entry
+// (streamFetcher): the client neither records them (WARC) nor holds their
+// reading to a rate or a least speed, which apply to a listing's body.
+func (c *Client) streams() bool {
+	return c.WARC == nil && !c.limited() && (c.SpeedLimit <= 0 || c.SpeedTime <= 0)
+}
+
+// streamFetcher is the mirror's Fetcher when its listings may come entry
+// by entry (Client.streams): a mirror.Lister.
+type streamFetcher struct{ *mirrorFetcher }
+
+var _ mirror.Lister = streamFetcher{}
+
+// List lists the directory u entry by entry with the run's own driver
+// when it is a proto.Lister (ftp), after the same policy check as a fetch of u, on
+// the starting server only, within MaxTime, Wait and MaxHostConns. It
+// fails with errors.ErrUnsupported, listing nothing, where it cannot:
+// the mirror then fetches the listing.
+func (f streamFetcher) List(ctx context.Context, u *uri.URL, req *proto.Request, fn func(proto.Entry) error) (*proto.Listing, error) {
+	l, ok := f.own.(proto.Lister)
+	if !ok || !sameServer(u, f.start) {
+		return nil, errors.ErrUnsupported
+	}
+	preq, _, err := f.c.Prepare(u, req)
+	if err != nil {
+		return nil, err
+	}
+	if f.c.MaxTime > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, f.c.MaxTime)
+		defer cancel()
+	}
+	if f.c.Wait > 0 || f.c.MaxHostConns > 0 {
+		release, err := f.c.admit(ctx, u)
+		if err != nil {
+			return nil, &Error{Op: "get", URL: u.Redacted(), Err: err}
+		}
+		defer release()
+	}
+	notes, err := l.List(ctx, u, preq, fn)
+	if err != nil {
+		return nil, &Error{Op: "get", URL: u.Redacted(), Err: err}
+	}
+	return notes, nil
+}
+
+// Warm logs in the workers' connections ahead of use (ftp.Driver.Warm)
+// when the run's own driver can, with the same policy check and request as
+// a fetch of u.
 func (f *mirrorFetcher) Warm(ctx context.Context, u *uri.URL, req *proto.Request, n int) {
-	if f.ftp == nil || u.Scheme != "ftp" {
+	w, ok := f.own.(mirror.Warmer)
+	if !ok || u.Scheme != f.start.Scheme {
 		return
 	}
 	preq, _, err := f.c.Prepare(u, req)
 	if err != nil {
 		return
 	}
-	f.ftp.Warm(ctx, u, preq, n)
+	w.Warm(ctx, u, preq, n)
 }
 
 // ModTimes asks the times of files of the directory dir all at once
-// (ftp.Driver.ModTimes), with the same policy check and request as a
-// fetch of dir, on the starting server only, within MaxTime.
+// (ftp.Driver.ModTimes) when the run's own driver can, with the same
+// policy check and request as a fetch of dir, on the starting server
+// only, within MaxTime.
 func (f *mirrorFetcher) ModTimes(ctx context.Context, dir *uri.URL, req *proto.Request, names []string) ([]time.Time, error) {
-	if f.ftp == nil || dir.Scheme != "ftp" || !sameServer(dir, f.start) {
+	mt, ok := f.own.(mirror.ModTimer)
+	if !ok || !sameServer(dir, f.start) {
 		return nil, errors.ErrUnsupported
 	}
 	preq, _, err := f.c.Prepare(dir, req)
@@ -237,7 +258,51 @@ func (f *mirrorFetcher) ModTimes(ctx context.Context, dir *uri.URL, req *proto.R
 		ctx, cancel = context.WithTimeout(ctx, f.c.MaxTime)
 		defer cancel()
 	}
-	return f.ftp.ModTimes(ctx, dir, preq, names)
+	return mt.ModTimes(ctx, dir, preq, names)
+}
+
+// revalidator is a driver that asks about many files at once
+// (http.Driver.Revalidate).
+type revalidator interface {
+	Revalidate(ctx context.Context, req *proto.Request, checks []http.Check) ([]bool, error)
+}
+
+// Revalidate asks whether files of the directory dir changed, all at
+// once (http.Driver.Revalidate: conditional GETs pipelined) when the
+// run's own driver can, each file after the policy check a fetch of it
+// gets, on the starting server only, within MaxTime, as one connection
+// under MaxHostConns. A client with a Wait between requests asks one at
+// a time (errors.ErrUnsupported).
+func (f *mirrorFetcher) Revalidate(ctx context.Context, dir *uri.URL, req *proto.Request, files []*uri.URL, since []time.Time) ([]bool, error) {
+	rv, ok := f.own.(revalidator)
+	if !ok || !sameServer(dir, f.start) || f.c.Wait > 0 || len(files) != len(since) {
+		return nil, errors.ErrUnsupported
+	}
+	preq, _, err := f.c.Prepare(dir, req)
+	if err != nil {
+		return nil, err
+	}
+	checks := make([]http.Check, len(files))
+	for i, u := range files {
+		if !sameServer(u, f.start) {
+			return nil, errors.ErrUnsupported
+		}
+		if _, err := f.c.policy().Evaluate(u); err != nil {
+			return nil, &Error{Op: "check", URL: u.Redacted(), Err: err}
+		}
+		checks[i] = http.Check{URL: u, Since: since[i]}
+	}
+	if f.c.MaxTime > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, f.c.MaxTime)
+		defer cancel()
+	}
+	release, err := f.c.admit(ctx, dir)
+	if err != nil {
+		return nil, err
+	}
+	defer release()
+	return rv.Revalidate(ctx, preq, checks)
 }
 
 func sameServer(a, b *uri.URL) bool {
@@ -261,7 +326,7 @@ func (f *mirrorFetcher) OpenNews(ctx context.Context, u *uri.URL, req *proto.Req
 	if err != nil {
 		return nil, &Error{Op: "mirror", URL: u.Redacted(), Err: err}
 	}
-	return newsSession{s}, nil
+	return s, nil
 }
 
 // archivingFetcher is the mirror's Fetcher when the client writes WARC: a
@@ -275,79 +340,14 @@ func (f archivingFetcher) Sync() error { return f.c.WARC.Sync() }
 // it records each article it stores (mirror.NewsArchiver).
 func (f *mirrorFetcher) NewsWARC() *warc.Writer { return f.c.WARC }
 
-// newsSession gives the mirror engine an nntp.Session.
-type newsSession struct{ s *nntp.Session }
-
-// newsSession must stay a NewsNumberer and a NewsCounter: one that
-// drifts from their signatures would still be a NewsSession, and the
-// mirror would go back to one STAT per number, one round trip each, or to
-// asking an old sparse group's overview in ranges of 10,000 numbers,
-// without a word.
+// An nntp.Session is the news mirror's session, and lists the numbers of
+// a group's articles: one that drifted from NewsNumberer's signatures
+// would still be a NewsSession, and the mirror would go back to one STAT
+// per number, one round trip each, without a word.
 var (
-	_ mirror.NewsSession  = newsSession{}
-	_ mirror.NewsNumberer = newsSession{}
-	_ mirror.NewsCounter  = newsSession{}
+	_ mirror.NewsSession  = (*nntp.Session)(nil)
+	_ mirror.NewsNumberer = (*nntp.Session)(nil)
 )
-
-func (n newsSession) Group(ctx context.Context, name string) (int64, int64, error) {
-	g, err := n.s.Group(ctx, name)
-	return g.Low, g.High, err
-}
-
-func (n newsSession) GroupCount(ctx context.Context, name string) (int64, int64, int64, error) {
-	g, err := n.s.Group(ctx, name)
-	return g.Count, g.Low, g.High, err
-}
-
-func (n newsSession) Overview(ctx context.Context, first, last int64) ([]mirror.NewsArticle, bool, error) {
-	lines, err := n.s.Overview(ctx, first, last)
-	if errors.Is(err, nntp.ErrNoOverview) {
-		return nil, false, nil
-	}
-	if err != nil {
-		return nil, false, err
-	}
-	out := make([]mirror.NewsArticle, len(lines))
-	for i, l := range lines {
-		out[i] = mirror.NewsArticle{Number: l.Number, MessageID: l.MessageID}
-	}
-	return out, true, nil
-}
-
-func (n newsSession) Stat(ctx context.Context, num int64) (string, bool, error) {
-	return n.s.Stat(ctx, num)
-}
-
-func (n newsSession) ArticleNumbers(ctx context.Context, group string, first, last int64) ([]int64, bool, error) {
-	nums, err := n.s.ArticleNumbers(ctx, group, first, last)
-	if errors.Is(err, nntp.ErrNoListGroup) {
-		return nil, false, nil
-	}
-	return nums, err == nil, err
-}
-
-func (n newsSession) StatEach(ctx context.Context, nums []int64, fn func(int64, string, bool) error) error {
-	return n.s.StatEach(ctx, nums, fn)
-}
-
-func (n newsSession) Articles(ctx context.Context, nums []int64, fn func(int64, string, io.Reader) error) error {
-	return n.s.Articles(ctx, nums, fn)
-}
-
-func (n newsSession) ListActive(ctx context.Context, wildmat string) ([]string, error) {
-	groups, err := n.s.ListActive(ctx, wildmat)
-	if err != nil {
-		return nil, err
-	}
-	names := make([]string, len(groups))
-	for i, g := range groups {
-		names[i] = g.Name
-	}
-	return names, nil
-}
-
-func (n newsSession) Server() string { return n.s.Server() }
-func (n newsSession) Close() error   { return n.s.Close() }
 
 // ExportMbox writes the articles of the news mirror in dir to the mboxrd
 // file out (replaced atomically), each crosspost once, and returns how

@@ -78,12 +78,13 @@ func ParseRedirectProtocols(spec string, base []string) ([]string, error) {
 
 // vetHop decides whether the redirect from u to next may be followed,
 // before anything is sent to next: a *Error wrapping a *RedirectError
-// when it may not. stay, when not nil, is the mirror's starting URL, whose
-// server a mirror never leaves. prev is the guard of the hop before, nil
-// if none. The *privateHop returned is the private-address guard of the
+// when it may not. limited says that the redirect protocols bound next's
+// scheme (proto.Redirect.Limited). stay, when not nil, is the mirror's
+// starting URL, whose server a mirror never leaves. prev is the guard of
+// the hop before, nil if none. The *privateHop returned is the private-address guard of the
 // fetch of next, nil when it has none: a hop from a public address gets
 // one, and so does every later hop of a fetch that took such a hop.
-func (c *Client) vetHop(ctx context.Context, u, next *uri.URL, stay *uri.URL, prev *privateHop) (*privateHop, error) {
+func (c *Client) vetHop(ctx context.Context, u, next *uri.URL, limited bool, stay *uri.URL, prev *privateHop) (*privateHop, error) {
 	refuse := func(rule string) error {
 		re := &RedirectError{Rule: rule, From: u.Redacted(), To: next.Redacted()}
 		return &Error{Op: "redirect", URL: u.Redacted(), Err: re}
@@ -91,7 +92,7 @@ func (c *Client) vetHop(ctx context.Context, u, next *uri.URL, stay *uri.URL, pr
 	if stay != nil && !sameServer(stay, next) {
 		return prev, refuse(RuleRedirectOffMirror)
 	}
-	if (u.Scheme == "http" || u.Scheme == "https") && !c.redirectAllowed(next.Scheme) {
+	if limited && !c.redirectAllowed(next.Scheme) {
 		return prev, refuse(RuleRedirectProtocol)
 	}
 	if c.AllowPrivateRedirect {

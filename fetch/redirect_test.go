@@ -203,7 +203,7 @@ func TestRedirectToPrivateDecision(t *testing.T) {
 		from, to := mustParse(t, tt.from), mustParse(t, tt.to)
 		// An IP literal target is refused by vetHop, a name (which
 		// the fake resolver does not know) when it is dialled.
-		h, err := c.vetHop(t.Context(), from, to, nil, nil)
+		h, err := c.vetHop(t.Context(), from, to, false, nil, nil)
 		if err == nil {
 			err = h.check(tt.addr)
 		}
@@ -216,8 +216,8 @@ func TestRedirectToPrivateDecision(t *testing.T) {
 	// A hop after a refused-to-be-local one stays under the rule, even
 	// from a URL whose own host is not public.
 	c := &Client{Resolver: noDNS}
-	h, _ := c.vetHop(t.Context(), mustParse(t, "http://8.8.8.8/"), mustParse(t, "http://1.1.1.1/"), nil, nil)
-	h, _ = c.vetHop(t.Context(), mustParse(t, "http://name.invalid/"), mustParse(t, "http://x.invalid/"), nil, h)
+	h, _ := c.vetHop(t.Context(), mustParse(t, "http://8.8.8.8/"), mustParse(t, "http://1.1.1.1/"), false, nil, nil)
+	h, _ = c.vetHop(t.Context(), mustParse(t, "http://name.invalid/"), mustParse(t, "http://x.invalid/"), false, nil, h)
 	if err := h.check("127.0.0.1:80"); err == nil {
 		t.Errorf("second hop after a public one: loopback allowed")
 	}
@@ -421,14 +421,14 @@ func TestGatewayToLoopback(t *testing.T) {
 func TestRedirectGuardKeptAfterPublicHop(t *testing.T) {
 	c := &Client{Resolver: fakeResolver{c: &counters{}}}
 	from, to := mustParse(t, "http://10.0.0.1/"), mustParse(t, "http://x.invalid/")
-	if h, err := c.vetHop(t.Context(), from, to, nil, nil); err != nil || h != nil {
+	if h, err := c.vetHop(t.Context(), from, to, false, nil, nil); err != nil || h != nil {
 		t.Fatalf("hop from a local address alone: guard %v, %v; want none", h, err)
 	}
-	first, err := c.vetHop(t.Context(), mustParse(t, "http://8.8.8.8/"), mustParse(t, "http://1.1.1.1/"), nil, nil)
+	first, err := c.vetHop(t.Context(), mustParse(t, "http://8.8.8.8/"), mustParse(t, "http://1.1.1.1/"), false, nil, nil)
 	if err != nil || first == nil {
 		t.Fatalf("public -> public: guard %v, %v; want a guard", first, err)
 	}
-	h, err := c.vetHop(t.Context(), from, to, nil, first)
+	h, err := c.vetHop(t.Context(), from, to, false, nil, first)
 	if err != nil {
 		t.Fatal(err)
 	}

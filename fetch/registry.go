@@ -15,6 +15,8 @@ import (
 	"github.com/rfc1738/fetch/proto/prospero"
 	"github.com/rfc1738/fetch/proto/telnet"
 	"github.com/rfc1738/fetch/proto/wais"
+	"github.com/rfc1738/fetch/safety"
+	"github.com/rfc1738/fetch/uri"
 )
 
 // Registry maps scheme names to drivers. Build it with NewRegistry and
@@ -76,6 +78,23 @@ func (r *Registry) closeIdle() {
 // every scheme of RFC 1738, and https, each in its zero configuration. One
 // driver serves http and https, one nntp and news.
 func DefaultRegistry() *Registry { return Drivers{}.Registry() }
+
+var _ safety.Wire = (*Registry)(nil)
+
+// WireParts returns what the driver of u's scheme decodes and writes of u
+// (safety.Wire): for a driver that does not say, every escaped component
+// (safety.AnyParts); nothing when no driver has the scheme, whose URLs are
+// not fetched.
+func (r *Registry) WireParts(u *uri.URL) ([]safety.Part, error) {
+	d, ok := r.Lookup(u.Scheme)
+	if w, isWire := d.(safety.Wire); isWire {
+		return w.WireParts(u)
+	}
+	if ok {
+		return safety.AnyParts(u), nil
+	}
+	return nil, nil
+}
 
 // Drivers is the configuration of the built-in drivers that take one. A
 // program that wants other settings than the defaults builds its registry

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/rfc1738/fetch/proto"
+	"github.com/rfc1738/fetch/proto/ftp"
 	"github.com/rfc1738/fetch/uri"
 	"github.com/rfc1738/fetch/warc"
 )
@@ -31,34 +32,44 @@ const maxTranscript = 64 << 10
 // unread, to record it.
 const maxListing = proto.DefaultListingCap
 
-// warcRequest prepares r, the request of a fetch (made by Client.request:
-// a copy the client owns), for a capture: the HTTP driver is asked for
-// the exchange's bytes, and an FTP request's transcript is kept for the
-// metadata record. It returns the transcript buffer (nil when none).
-func (c *Client) warcRequest(u *uri.URL, r *proto.Request) *capBuf {
+// warcRequest prepares r, the request of a fetch of u (made by
+// Client.request: a copy the client owns), for a capture: u's driver, when
+// it is a proto.Archiver, asks for what it records (the HTTP exchange's
+// bytes), and the transcript it wants kept for the metadata record (FTP's)
+// goes to the buffer returned (nil when none).
+func (c *Client) warcRequest(u *uri.URL, r *proto.Request, lookup lookupFunc) *capBuf {
 	if r.Offset > 0 {
 		return nil
 	}
-	var tb *capBuf
-	switch u.Scheme {
-	case "http", "https":
-		r.Options.HTTP.Exchange = true
-	case "ftp":
-		tb = &capBuf{max: maxTranscript}
-		if r.Trace != nil {
-			r.Trace = io.MultiWriter(r.Trace, tb)
-		} else {
-			r.Trace = tb
-		}
+	d, _ := lookup(u.Scheme)
+	a, ok := d.(proto.Archiver)
+	if !ok || !a.ArchiveRequest(r) {
+		return nil
+	}
+	tb := &capBuf{max: maxTranscript}
+	if r.Trace != nil {
+		r.Trace = io.MultiWriter(r.Trace, tb)
+	} else {
+		r.Trace = tb
 	}
 	return tb
+}
+
+// archiveRecord is what resp's driver says of its capture (nothing when
+// it is no proto.Archiver).
+func archiveRecord(resp *Response, lookup lookupFunc) proto.ArchiveRecord {
+	d, _ := lookup(resp.URL.Scheme)
+	if a, ok := d.(proto.Archiver); ok {
+		return a.ArchiveRecord(resp.URL, &resp.Response)
+	}
+	return proto.ArchiveRecord{}
 }
 
 // warcBody wraps resp's body so that what the caller reads is recorded.
 // It leaves resp unchanged when there is nothing to record. It fails when
 // the writer refuses the capture: a body the archive would silently lack
 // is not handed out.
-func (c *Client) warcBody(resp *Response, req *proto.Request, tb *capBuf, start time.Time) error {
+func (c *Client) warcBody(resp *Response, req *proto.Request, tb *capBuf, start time.Time, lookup lookupFunc) error {
 	if resp.NotModified || (req != nil && req.Offset > 0) || resp.Offset > 0 || resp.Kind == proto.KindAdvisory {
 		return nil
 	}
@@ -70,23 +81,21 @@ func (c *Client) warcBody(resp *Response, req *proto.Request, tb *capBuf, start 
 		opts = req.Options // the client's merged already (Client.request)
 	}
 	partial := opts.HeadersOnly || opts.BodyOnly
-	isHTTP := resp.URL.Scheme == "http" || resp.URL.Scheme == "https"
-	if partial && !isHTTP {
+	ar := archiveRecord(resp, lookup)
+	if partial && !ar.Partial {
 		return nil
 	}
-	u := *resp.URL
-	target := warcTarget(u, resp)
-	ip := c.WARC.AddressOf(u.Host)
-	cp := warc.Capture{URI: target, Date: start, IP: ip, ContentType: warcType(resp), SizeHint: resp.Size}
+	ip := c.WARC.AddressOf(resp.URL.Host)
+	cp := warc.Capture{URI: warcTarget(*resp.URL, ar), Date: start, IP: ip, ContentType: warcType(resp, ar), SizeHint: resp.Size}
 	x := resp.Exchange
 	if x != nil {
 		cp.HTTPRequest, cp.HTTPResponse, cp.HTTPStatus = x.Request, x.Response, x.Status
 		cp.ContentType = resp.MediaType
 		cp.HTTPFramed = x.Framed != nil
 	}
-	if _, ok := resp.Info["attributes"]; ok && resp.URL.Scheme == "gopher" {
+	if ar.Metadata {
 		cp.AsMetadata = true
-		cp.ContentType = "text/x-gopher-plus-attributes"
+		cp.ContentType = ar.ContentType
 	}
 	rec, err := c.WARC.Begin(cp)
 	if err == nil && cp.HTTPFramed {
@@ -107,44 +116,23 @@ func (c *Client) warcBody(resp *Response, req *proto.Request, tb *capBuf, start 
 	return nil
 }
 
-// warcTarget is the WARC-Target-URI of a response from u: u without user
-// or password; for an FTP file, named by the transfer that was made
-// (RFC 1738 section 3.2.2): without a typecode when it was binary, the
-// file's own bytes, under the URL web archives and wget give it (the
-// mirror asks for every file with ";type=i"); with ";type=a" when it was
-// text with its line ends converted (a typecode in the URL, or fetch's
-// guess from the name), since those are other bytes.
-func warcTarget(u uri.URL, resp *Response) string {
-	u.User = nil
-	if t, ok := resp.Info["ftp_type"].(string); ok && u.Scheme == "ftp" && resp.Kind == proto.KindData {
-		u.Path = withoutTypecode(u.Path)
-		if t == "A" {
-			u.Path += ";type=a"
-		}
+// warcTarget is the WARC-Target-URI of a response from u: the driver's
+// (ar), else u without user or password.
+func warcTarget(u uri.URL, ar proto.ArchiveRecord) string {
+	if ar.Target != "" {
+		return ar.Target
 	}
+	u.User = nil
 	return u.String()
 }
 
-// withoutTypecode removes an FTP url-path's ";type=X" (RFC 1738 section
-// 3.2.2), if any.
-func withoutTypecode(p string) string {
-	if i := strings.LastIndex(p, ";"); i >= 0 && len(p)-i == len(";type=X") && strings.EqualFold(p[i:i+6], ";type=") {
-		return p[:i]
-	}
-	return p
-}
-
-// warcType is the Content-Type of a capture: the driver's media type, the
-// one its name implies, else application/octet-stream (as wget does for
-// ftp).
-func warcType(resp *Response) string {
+// warcType is the Content-Type of a capture: the driver's (ar), its media
+// type, the one its name implies, else application/octet-stream (as wget
+// does for ftp).
+func warcType(resp *Response, ar proto.ArchiveRecord) string {
 	switch {
-	case resp.URL.Scheme == "gopher" && resp.Kind == proto.KindDirectory:
-		return "text/x-gopher-menu"
-	case (resp.URL.Scheme == "news" || resp.URL.Scheme == "nntp") && resp.Kind == proto.KindData:
-		return "message/news"
-	case resp.Kind == proto.KindDirectory && resp.URL.Scheme == "ftp":
-		return "text/plain"
+	case ar.ContentType != "":
+		return ar.ContentType
 	case resp.MediaType != "" && resp.MediaType != "application/octet-stream":
 		return resp.MediaType
 	}
@@ -304,11 +292,11 @@ func (c *Client) warcManifest(dir string) {
 		return
 	}
 	for _, r := range m.Files {
-		// Named as warcTarget names the capture: a mirror fetches
+		// Named as the FTP driver names a capture (ArchiveRecord): a mirror fetches
 		// every FTP file with ";type=i".
 		u := r.URL
 		if strings.HasPrefix(u, "ftp:") && strings.HasSuffix(strings.ToLower(u), ";type=i") {
-			u = withoutTypecode(u)
+			u = ftp.WithoutTypecode(u)
 		}
 		c.WARC.Known(u, r.SHA256)
 	}

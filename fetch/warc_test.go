@@ -21,6 +21,8 @@ import (
 	"github.com/rfc1738/fetch/fetch/fetchtest"
 	"github.com/rfc1738/fetch/internal/testrig/warctest"
 	"github.com/rfc1738/fetch/proto"
+	"github.com/rfc1738/fetch/proto/ftp"
+	"github.com/rfc1738/fetch/proto/gopher"
 	fhttp "github.com/rfc1738/fetch/proto/http"
 	"github.com/rfc1738/fetch/proto/nntp"
 	"github.com/rfc1738/fetch/uri"
@@ -28,8 +30,24 @@ import (
 )
 
 // scripted answers every URL with the body named by its path, and writes
-// an FTP-like transcript to the request's trace.
-type scripted struct{ kind proto.Kind }
+// an FTP-like transcript to the request's trace. What an archive makes of
+// its captures is what archive says (the driver of the scheme it stands
+// for), nothing when nil.
+type scripted struct {
+	kind    proto.Kind
+	archive proto.Archiver
+}
+
+func (s scripted) ArchiveRequest(r *proto.Request) bool {
+	return s.archive != nil && s.archive.ArchiveRequest(r)
+}
+
+func (s scripted) ArchiveRecord(u *uri.URL, resp *proto.Response) proto.ArchiveRecord {
+	if s.archive == nil {
+		return proto.ArchiveRecord{}
+	}
+	return s.archive.ArchiveRecord(u, resp)
+}
 
 func (s scripted) Fetch(ctx context.Context, u *uri.URL, req *proto.Request) (*proto.Response, error) {
 	if req.Trace != nil {
@@ -59,8 +77,8 @@ func newWARC(t *testing.T) (*warc.Writer, string) {
 func TestWARCBodies(t *testing.T) {
 	w, name := newWARC(t)
 	reg := NewRegistry()
-	reg.Register("ftp", scripted{})
-	reg.Register("gopher", scripted{kind: proto.KindDirectory})
+	reg.Register("ftp", scripted{archive: &ftp.Driver{}})
+	reg.Register("gopher", scripted{kind: proto.KindDirectory, archive: &gopher.Driver{}})
 	c := &Client{Registry: reg, WARC: w}
 	get := func(raw string, req *proto.Request, read func(io.Reader)) {
 		t.Helper()

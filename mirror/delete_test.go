@@ -22,7 +22,7 @@ func TestMirrorDeleteUnlistableRoot(t *testing.T) {
 		dirs: map[string][]proto.Entry{
 			"/": {{Name: "a", Type: proto.EntryFile, Size: 1, ModTime: time.Unix(1e9, 0)}},
 		},
-		info:  map[string]map[string]any{"/": {"ftp_unparsed": []string{"?? gone.txt"}}},
+		notes: map[string]*proto.Listing{"/": {Unparsed: []string{"?? gone.txt"}}},
 		files: map[string]string{"/a": "A"},
 	}
 	dir := t.TempDir()

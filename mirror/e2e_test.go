@@ -32,6 +32,16 @@ func (d drivers) Fetch(ctx context.Context, u *uri.URL, req *proto.Request) (*pr
 	return d[u.Scheme].Fetch(ctx, u, req)
 }
 
+// List lists entry by entry with a driver that can (Lister), as
+// fetch.Client's mirror fetcher does.
+func (d drivers) List(ctx context.Context, u *uri.URL, req *proto.Request, fn func(proto.Entry) error) (*proto.Listing, error) {
+	l, ok := d[u.Scheme].(proto.Lister)
+	if !ok {
+		return nil, fmt.Errorf("no lister for %s", u.Scheme)
+	}
+	return l.List(ctx, u, req, fn)
+}
+
 // ModTimes asks the FTP driver for many times at once (ModTimer), as
 // fetch.Client's mirror fetcher does.
 func (d drivers) ModTimes(ctx context.Context, dir *uri.URL, req *proto.Request, names []string) ([]time.Time, error) {

@@ -13,9 +13,9 @@
 package mirror
 
 import (
-	"bytes"
 	"context"
 	"crypto/sha256"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
@@ -38,6 +38,16 @@ import (
 // provides it; every URL the mirror derives goes through it.
 type Fetcher interface {
 	Fetch(ctx context.Context, u *uri.URL, req *proto.Request) (*proto.Response, error)
+}
+
+// A Lister is a Fetcher that lists an FTP directory entry by entry
+// (proto.Lister, under the same rules as its Fetch): the mirror then
+// holds of a listing only what it keeps of each entry, not the listing.
+// A Fetcher that is not one, or whose List fails with
+// errors.ErrUnsupported (listing nothing), has its directory responses
+// read through.
+type Lister interface {
+	List(ctx context.Context, u *uri.URL, req *proto.Request, fn func(proto.Entry) error) (*proto.Listing, error)
 }
 
 // A Syncer is a Fetcher that keeps records of what it fetched beside the
@@ -881,6 +891,7 @@ func (r *run) list(ctx context.Context, d dirJob) (*listing, error) {
 	}
 	if err == nil {
 		r.askTimes(ctx, d, l)
+		r.revalidate(ctx, d, l)
 	}
 	return l, r.shrink(err)
 }
@@ -974,55 +985,63 @@ func summed(d dirJob, l *listing) (s listingSum, ok bool) {
 // likeSum identifies a listing by what it holds: its directories by name,
 // its files by name, size and time, its links by name and target; ok is
 // false for a listing of none. Each entry is hashed on its own, and the
-// sorted hashes together, so that the order of the listing does not
-// matter and a listing of many entries takes 32 bytes for each.
+// hashes summed (sumAcc), so that the order of the listing does not
+// matter and a listing of many entries takes no memory for each.
 func likeSum(l *listing) (sum [sha256.Size]byte, ok bool) {
 	if l.hasLike {
 		return l.like, true
 	}
-	like := make(likeHashes, 0, len(l.dirs)+len(l.files))
+	var like sumAcc
 	for _, d := range l.dirs {
 		like.dir(path.Base(d.rel))
 	}
 	for _, f := range l.files {
 		like.file(path.Base(f.rel), f.size, f.mtime, f.link)
 	}
-	return like.sum()
+	if like.n == 0 {
+		return sum, false
+	}
+	return like.sum(), true
 }
 
-// likeHashes are the hashes of the entries of one listing, which likeSum
-// sums.
-type likeHashes [][sha256.Size]byte
+// sumAcc sums the hashes of entries, as 256-bit numbers, whatever their
+// order: a sum of a listing that holds nothing for each entry.
+type sumAcc struct {
+	acc [sha256.Size]byte
+	n   int
+}
+
+// add adds h.
+func (a *sumAcc) add(h [sha256.Size]byte) {
+	carry := 0
+	for i := len(h) - 1; i >= 0; i-- {
+		s := int(a.acc[i]) + int(h[i]) + carry
+		a.acc[i], carry = byte(s), s>>8
+	}
+	a.n++
+}
+
+// sum is the hash of the sum and the number of entries.
+func (a *sumAcc) sum() [sha256.Size]byte {
+	b := binary.BigEndian.AppendUint64(a.acc[:len(a.acc):len(a.acc)], uint64(a.n))
+	return sha256.Sum256(b)
+}
 
 // dir adds the directory name.
-func (h *likeHashes) dir(name string) {
+func (a *sumAcc) dir(name string) {
 	var buf [128]byte
 	b := strconv.AppendQuote(append(buf[:0], "d "...), name)
-	*h = append(*h, sha256.Sum256(b))
+	a.add(sha256.Sum256(b))
 }
 
 // file adds the file or link name.
-func (h *likeHashes) file(name string, size int64, mtime time.Time, link string) {
+func (a *sumAcc) file(name string, size int64, mtime time.Time, link string) {
 	var buf [128]byte
 	b := strconv.AppendQuote(append(buf[:0], "f "...), name)
 	b = strconv.AppendInt(append(b, ' '), size, 10)
 	b = strconv.AppendInt(append(b, ' '), mtime.UnixNano(), 10)
 	b = strconv.AppendQuote(append(b, ' '), link)
-	*h = append(*h, sha256.Sum256(b))
-}
-
-// sum sums the hashes in their sorted order; ok is false for none.
-func (h likeHashes) sum() (sum [sha256.Size]byte, ok bool) {
-	if len(h) == 0 {
-		return sum, false
-	}
-	slices.SortFunc(h, func(x, y [sha256.Size]byte) int { return bytes.Compare(x[:], y[:]) })
-	s := sha256.New()
-	for _, x := range h {
-		s.Write(x[:])
-	}
-	s.Sum(sum[:0])
-	return sum, true
+	a.add(sha256.Sum256(b))
 }
 
 // linkAbove reports the directory d, whose listing holds what the listing

@@ -40,14 +40,20 @@ import (
 // fail) into the others.
 
 // NewsSession is one connection to a news server, used by one goroutine
-// at a time. fetch.Client provides it over proto/nntp's Session.
+// at a time. proto/nntp's Session is one, and a NewsNumberer.
 type NewsSession interface {
-	// Group selects a group and gives its low and high water marks.
-	Group(ctx context.Context, name string) (low, high int64, err error)
-	// Overview lists the numbers and Message-IDs of the selected group's
-	// articles first to last; ok is false when the server has no
-	// overview (the mirror then asks STAT for each number).
-	Overview(ctx context.Context, first, last int64) (lines []NewsArticle, ok bool, err error)
+	// GroupCount selects a group and gives the count of the GROUP
+	// reply beside its low and high water marks: the server's estimate
+	// of the number of the group's articles (RFC 3977 section
+	// 6.1.1.2), at least their number when the group is not empty, -1
+	// when unknown. The mirror uses it to ask for the overview of a
+	// group whose articles are few across a wide range of numbers in
+	// few commands, not range after range of nothing.
+	GroupCount(ctx context.Context, name string) (count, low, high int64, err error)
+	// OverviewIDs lists the numbers and Message-IDs of the selected
+	// group's articles first to last; ok is false when the server has
+	// no overview (the mirror then asks STAT for each number).
+	OverviewIDs(ctx context.Context, first, last int64) (nums []int64, ids []string, ok bool, err error)
 	// Stat gives the Message-ID of article n; found is false when the
 	// server has no article n.
 	Stat(ctx context.Context, n int64) (id string, found bool, err error)
@@ -55,8 +61,8 @@ type NewsSession interface {
 	// order, calling fn with each (body nil for a number the server no
 	// longer has); an error from fn stops it.
 	Articles(ctx context.Context, nums []int64, fn func(n int64, id string, body io.Reader) error) error
-	// ListActive lists the groups matching a wildmat (RFC 3977 section 4).
-	ListActive(ctx context.Context, wildmat string) ([]string, error)
+	// GroupNames lists the groups matching a wildmat (RFC 3977 section 4).
+	GroupNames(ctx context.Context, wildmat string) ([]string, error)
 	// Server is host[:port] for the article URLs in the manifest.
 	Server() string
 	Close() error
@@ -68,27 +74,16 @@ type NewsSession interface {
 // group's low to its high water mark in turn, one round trip each: an old
 // group whose articles have mostly expired holds few of its numbers.
 type NewsNumberer interface {
-	// ArticleNumbers lists the numbers of group's articles first to last
+	// ListNumbers lists the numbers of group's articles first to last
 	// and selects the group; ok is false when LISTGROUP cannot list
 	// them (the server has none, or only RFC 2980's list of the whole
 	// group, which would be over the limit on a list), and the mirror
 	// STATs every number.
-	ArticleNumbers(ctx context.Context, group string, first, last int64) (nums []int64, ok bool, err error)
+	ListNumbers(ctx context.Context, group string, first, last int64) (nums []int64, ok bool, err error)
 	// StatEach asks STAT for each of nums in the selected group, calling
 	// fn in order with the article's Message-ID; found is false when the
 	// server has no such article.
 	StatEach(ctx context.Context, nums []int64, fn func(n int64, id string, found bool) error) error
-}
-
-// A NewsCounter is a NewsSession that gives the count of the GROUP reply
-// beside the water marks: the server's estimate of the number of the
-// group's articles (RFC 3977 section 6.1.1.2), at least their number
-// when the group is not empty. The mirror uses it to ask for the overview
-// of a group whose articles are few across a wide range of numbers in few
-// commands, not range after range of nothing.
-type NewsCounter interface {
-	// GroupCount selects a group as Group does, and gives also the count.
-	GroupCount(ctx context.Context, name string) (count, low, high int64, err error)
 }
 
 // NewsDialer opens news sessions to the server of u, after the caller's
@@ -218,7 +213,7 @@ type newsTask struct {
 type groupRun struct {
 	name, dir string
 	low, high int64
-	count     int64 // the GROUP reply's (NewsCounter); -1: unknown
+	count     int64 // the GROUP reply's (NewsSession.GroupCount); -1: unknown
 	mark      GroupMark
 	ids       map[int64]string // Message-IDs from the overview
 
@@ -248,7 +243,7 @@ func runNews(ctx context.Context, r *run, d NewsDialer, start *uri.URL) error {
 	for {
 		s, err = d.OpenNews(ctx, start, r.request(proto.Options{}))
 		if err == nil && t.wildmat {
-			if groups, err = s.ListActive(ctx, t.group); err != nil {
+			if groups, err = s.GroupNames(ctx, t.group); err != nil {
 				s.Close()
 				err = fmt.Errorf("mirror: list groups %s: %w", t.group, err)
 			}
@@ -388,9 +383,9 @@ func (nr *newsRun) selectGroup(ctx context.Context, c *newsConn, g *groupRun, li
 	c.current = ""
 	var err error
 	if listing {
-		g.count, g.low, g.high, err = groupCount(ctx, c.s, g.name)
+		g.count, g.low, g.high, err = c.s.GroupCount(ctx, g.name)
 	} else {
-		_, _, err = c.s.Group(ctx, g.name)
+		_, _, _, err = c.s.GroupCount(ctx, g.name)
 	}
 	if err == nil {
 		c.current = g.name
@@ -508,16 +503,6 @@ var (
 	maxRanges = 10000
 )
 
-// groupCount selects group on s and gives its water marks, and the count
-// of the GROUP reply when s is a NewsCounter; -1 when it is not.
-func groupCount(ctx context.Context, s NewsSession, group string) (count, low, high int64, err error) {
-	if c, ok := s.(NewsCounter); ok {
-		return c.GroupCount(ctx, group)
-	}
-	low, high, err = s.Group(ctx, group)
-	return -1, low, high, err
-}
-
 // overviewWidth is how many numbers one OVER asks for in a group of count
 // articles (-1: unknown) from low to high: overviewChunk, or more where
 // the count says the group is sparse, as many as hold overviewChunk of
@@ -596,15 +581,15 @@ func overviewChunks(ctx context.Context, s NewsSession, first, keep, last, width
 		if l.full(lo, hi, &ranges) {
 			return errListBound
 		}
-		arts, ok, err := s.Overview(ctx, lo, hi)
+		nums, ids, ok, err := s.OverviewIDs(ctx, lo, hi)
 		if err == nil && !ok {
 			return errNoOverview
 		}
 		if err != nil {
 			return err
 		}
-		for _, a := range arts {
-			l.add(a)
+		for i, n := range nums {
+			l.add(NewsArticle{Number: n, MessageID: ids[i]})
 		}
 		l.to = hi
 		return nil
@@ -640,7 +625,7 @@ func statRange(ctx context.Context, s NewsSession, group string, first, keep, la
 	}
 	nn, many := s.(NewsNumberer)
 	if many {
-		nums, listed, err := nn.ArticleNumbers(ctx, group, first, last)
+		nums, listed, err := nn.ListNumbers(ctx, group, first, last)
 		if err != nil {
 			return groupListing{}, err
 		}
@@ -1244,7 +1229,7 @@ func (nr *newsRun) linkLater(ctx context.Context) {
 	current := ""
 	for i, p := range again {
 		if current != p.group {
-			if _, _, err := s.Group(ctx, p.group); err != nil {
+			if _, _, _, err := s.GroupCount(ctx, p.group); err != nil {
 				fail(p, err)
 				continue
 			}

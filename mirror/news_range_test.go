@@ -28,7 +28,7 @@ type edgeServer struct {
 	over      bool // an overview (else no overview, and LISTGROUP as numbers says)
 	numbers   bool // LISTGROUP (ArticleNumbers lists ids)
 	ids       map[int64]string
-	// count, when set, is GROUP's count (NewsCounter); nil gives
+	// count, when set, is GROUP's count (GroupCount); nil gives
 	// len(ids).
 	count *int64
 	// noIDs: the overview gives no Message-IDs.
@@ -67,12 +67,7 @@ type edgeSession struct{ e *edgeServer }
 var (
 	_ NewsSession  = edgeSession{}
 	_ NewsNumberer = edgeSession{}
-	_ NewsCounter  = edgeSession{}
 )
-
-func (s edgeSession) Group(ctx context.Context, name string) (int64, int64, error) {
-	return s.e.low, s.e.high, nil
-}
 
 func (s edgeSession) GroupCount(ctx context.Context, name string) (int64, int64, int64, error) {
 	if s.e.count != nil {
@@ -81,7 +76,7 @@ func (s edgeSession) GroupCount(ctx context.Context, name string) (int64, int64,
 	return int64(len(s.e.ids)), s.e.low, s.e.high, nil
 }
 
-func (s edgeSession) Overview(ctx context.Context, first, last int64) ([]NewsArticle, bool, error) {
+func (s edgeSession) OverviewIDs(ctx context.Context, first, last int64) ([]int64, []string, bool, error) {
 	if s.e.onOverview != nil {
 		s.e.onOverview()
 	}
@@ -89,21 +84,22 @@ func (s edgeSession) Overview(ctx context.Context, first, last int64) ([]NewsArt
 	s.e.overs = append(s.e.overs, fmt.Sprintf("%d-%d", first, last))
 	s.e.mu.Unlock()
 	if !s.e.over {
-		return nil, false, nil
+		return nil, nil, false, nil
 	}
 	if err := s.e.check("OVER", first, last); err != nil {
-		return nil, true, err
+		return nil, nil, true, err
 	}
-	var out []NewsArticle
+	var nums []int64
+	var ids []string
 	for n, id := range s.e.ids {
 		if s.e.noIDs {
 			id = ""
 		}
 		if n >= first && n <= last {
-			out = append(out, NewsArticle{Number: n, MessageID: id})
+			nums, ids = append(nums, n), append(ids, id)
 		}
 	}
-	return out, true, nil
+	return nums, ids, true, nil
 }
 
 func (s edgeSession) Stat(ctx context.Context, n int64) (string, bool, error) {
@@ -117,7 +113,7 @@ func (s edgeSession) Stat(ctx context.Context, n int64) (string, bool, error) {
 	return id, ok, nil
 }
 
-func (s edgeSession) ArticleNumbers(ctx context.Context, group string, first, last int64) ([]int64, bool, error) {
+func (s edgeSession) ListNumbers(ctx context.Context, group string, first, last int64) ([]int64, bool, error) {
 	if !s.e.numbers {
 		return nil, false, nil
 	}
@@ -157,7 +153,7 @@ func (s edgeSession) Articles(ctx context.Context, nums []int64, fn func(int64, 
 	return nil
 }
 
-func (s edgeSession) ListActive(ctx context.Context, wildmat string) ([]string, error) {
+func (s edgeSession) GroupNames(ctx context.Context, wildmat string) ([]string, error) {
 	return []string{"edge.g"}, nil
 }
 

@@ -7,7 +7,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"net"
 	"os"
 	"path/filepath"
@@ -37,74 +36,17 @@ func (f newsFetcher) OpenNews(ctx context.Context, u *uri.URL, req *proto.Reques
 	if err != nil {
 		return nil, err
 	}
-	return testSession{s}, nil
+	return s, nil
 }
 
-type testSession struct{ s *nntp.Session }
-
-// testSession pipelines STAT and gives GROUP's count as fetch's adapter
-// does: a signature that drifts from NewsNumberer's or NewsCounter's must
-// not compile (the mirror would STAT one number at a time, and
-// TestNewsMirrorSparse see it only by its clock).
+// The nntp.Session is the mirror's session as fetch.Client gives it: a
+// signature that drifts from NewsNumberer's must not compile (the mirror
+// would STAT one number at a time, and TestNewsMirrorSparse see it only
+// by its clock).
 var (
-	_ NewsSession  = testSession{}
-	_ NewsNumberer = testSession{}
-	_ NewsCounter  = testSession{}
+	_ NewsSession  = (*nntp.Session)(nil)
+	_ NewsNumberer = (*nntp.Session)(nil)
 )
-
-func (n testSession) Group(ctx context.Context, name string) (int64, int64, error) {
-	g, err := n.s.Group(ctx, name)
-	return g.Low, g.High, err
-}
-
-func (n testSession) GroupCount(ctx context.Context, name string) (int64, int64, int64, error) {
-	g, err := n.s.Group(ctx, name)
-	return g.Count, g.Low, g.High, err
-}
-
-func (n testSession) Overview(ctx context.Context, first, last int64) ([]NewsArticle, bool, error) {
-	lines, err := n.s.Overview(ctx, first, last)
-	if errors.Is(err, nntp.ErrNoOverview) {
-		return nil, false, nil
-	}
-	var out []NewsArticle
-	for _, l := range lines {
-		out = append(out, NewsArticle{Number: l.Number, MessageID: l.MessageID})
-	}
-	return out, true, err
-}
-
-func (n testSession) Stat(ctx context.Context, num int64) (string, bool, error) {
-	return n.s.Stat(ctx, num)
-}
-
-func (n testSession) ArticleNumbers(ctx context.Context, group string, first, last int64) ([]int64, bool, error) {
-	nums, err := n.s.ArticleNumbers(ctx, group, first, last)
-	if errors.Is(err, nntp.ErrNoListGroup) {
-		return nil, false, nil
-	}
-	return nums, err == nil, err
-}
-
-func (n testSession) StatEach(ctx context.Context, nums []int64, fn func(int64, string, bool) error) error {
-	return n.s.StatEach(ctx, nums, fn)
-}
-
-func (n testSession) Articles(ctx context.Context, nums []int64, fn func(int64, string, io.Reader) error) error {
-	return n.s.Articles(ctx, nums, fn)
-}
-
-func (n testSession) ListActive(ctx context.Context, w string) ([]string, error) {
-	gs, err := n.s.ListActive(ctx, w)
-	var names []string
-	for _, g := range gs {
-		names = append(names, g.Name)
-	}
-	return names, err
-}
-
-func (n testSession) Server() string { return n.s.Server() }
-func (n testSession) Close() error   { return n.s.Close() }
 
 func article(i int, groups ...string) string {
 	return fmt.Sprintf("From: p%d@x\nNewsgroups: %s\nMessage-ID: <m%d@x>\n\nbody %d\n.leading dot\nFrom the start\n", i, strings.Join(groups, ","), i, i)

@@ -17,12 +17,12 @@ import (
 )
 
 // fakeFTPDir serves FTP directory listings (by decoded directory path,
-// "/" or "/SUB/") as entries with Info, and files by decoded path; it
+// "/" or "/SUB/") as entries with notes, and files by decoded path; it
 // records the decoded paths of the files fetched.
 type fakeFTPDir struct {
 	mu      sync.Mutex
 	dirs    map[string][]proto.Entry
-	info    map[string]map[string]any
+	notes   map[string]*proto.Listing
 	files   map[string]string
 	fetched []string
 }
@@ -38,11 +38,7 @@ func (f *fakeFTPDir) Fetch(ctx context.Context, u *uri.URL, req *proto.Request) 
 		if !ok {
 			return nil, proto.ErrNotFound
 		}
-		info := map[string]any{"ftp_listing": "list"}
-		for k, x := range f.info[p] {
-			info[k] = x
-		}
-		return &proto.Response{Kind: proto.KindDirectory, Body: io.NopCloser(strings.NewReader("")), Entries: es, Info: info, Size: 0}, nil
+		return &proto.Response{Kind: proto.KindDirectory, Body: io.NopCloser(strings.NewReader("")), Entries: es, Listing: f.notes[p], Size: 0}, nil
 	}
 	d, ok := f.files[p]
 	if !ok {
@@ -135,7 +131,7 @@ func TestMirrorUnparsedKeepsLocalFiles(t *testing.T) {
 			"/d/":  {},
 			"/ok/": {},
 		},
-		info:  map[string]map[string]any{"/d/": {"ftp_unparsed": []string{"?? old.txt", "?? x"}}},
+		notes: map[string]*proto.Listing{"/d/": {Unparsed: []string{"?? old.txt", "?? x"}}},
 		files: map[string]string{"/a": "A"},
 	}
 	dir := t.TempDir()
@@ -168,8 +164,8 @@ func TestMirrorUnparsedBounded(t *testing.T) {
 		lines[i] = "junk"
 	}
 	f := &fakeFTPDir{
-		dirs: map[string][]proto.Entry{"/": {}},
-		info: map[string]map[string]any{"/": {"ftp_unparsed": lines, "ftp_nlst_fallback": true}},
+		dirs:  map[string][]proto.Entry{"/": {}},
+		notes: map[string]*proto.Listing{"/": {Unparsed: lines, Fallback: true}},
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()

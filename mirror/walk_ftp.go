@@ -5,7 +5,6 @@ import (
 	"crypto/sha256"
 	"errors"
 	"fmt"
-	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -70,52 +69,128 @@ func (w *ftpWalker) list(ctx context.Context, f Fetcher, req *proto.Request, d d
 	// ".git" tree copies less than the server holds.
 	all := *req
 	all.Options.FTP.ListAll = true
-	// Entries with only what the mirror reads, and the listing's bytes
-	// read through, not kept: the driver has parsed them.
+	// Entries with only what the mirror reads.
 	all.Options.FTP.Lean = true
-	resp, err := drainListing(ctx, f, &all, d.url)
+	b := &ftpListing{w: w, d: d, l: &listing{}, now: time.Now()}
+	notes, err := listEntries(ctx, f, &all, d.url, b.take)
+	if err != nil {
+		return nil, err
+	}
+	b.finish(notes)
+	return b.l, nil
+}
+
+// listEntries lists the directory u, handing each entry to fn: as the
+// listing arrives when f is a Lister that can (not errors.ErrUnsupported),
+// else from f's response, read through within the request's ListingCap.
+func listEntries(ctx context.Context, f Fetcher, req *proto.Request, u *uri.URL, fn func(proto.Entry) error) (*proto.Listing, error) {
+	if lf, ok := f.(Lister); ok {
+		notes, err := lf.List(ctx, u, req, fn)
+		if !errors.Is(err, errors.ErrUnsupported) {
+			return notes, err
+		}
+	}
+	resp, err := drainListing(ctx, f, req, u)
 	if err != nil {
 		return nil, err
 	}
 	if resp.Kind != proto.KindDirectory {
-		return nil, fmt.Errorf("mirror: %s is not a directory", d.url.Redacted())
+		return nil, fmt.Errorf("mirror: %s is not a directory", u.Redacted())
 	}
-	l := &listing{}
-	l.unparsed, _ = resp.Info["ftp_unparsed"].([]string)
-	l.fallback, _ = resp.Info["ftp_nlst_fallback"].(bool)
-	l.dotNames, _ = resp.Info["ftp_dot_names"].(string)
-	l.truncated, _ = resp.Info["ftp_truncated"].(string)
-	coarse, now := coarseTimes(resp.Info), time.Now()
-	entries := resp.Entries
-	if !w.keepVersions {
-		entries = highestVersions(entries)
+	return proto.ListEntries(resp, fn)
+}
+
+// ftpListing builds the listing of the directory d from its entries as
+// they arrive (take), keeping of each only what the run needs: the
+// directories and the files it wants (not those Include and Exclude
+// leave out), and the sums that identify the directory (summed), which
+// every entry goes into.
+type ftpListing struct {
+	w   *ftpWalker
+	d   dirJob
+	l   *listing
+	now time.Time // when it was listed (fresh)
+	// Whether the listing's times are coarse (proto.Listing.CoarseTimes)
+	// is known at its end: finish marks the files then.
+	unique    sumAcc // entrySum
+	noUnique  bool   // an entry without a unique fact
+	like      sumAcc // likeSum of every entry, those excluded too
+	versioned []proto.Entry
+	best      map[string]int // versionless name -> index in versioned
+}
+
+// take adds one entry of the listing.
+func (b *ftpListing) take(e proto.Entry) error {
+	if e.Name == "." || e.Name == ".." {
+		return nil
 	}
-	l.unique, l.hasUnique = entrySum(entries)
-	var like likeHashes
-	if !l.hasUnique && w.exclude != nil {
-		like = make(likeHashes, 0, len(entries))
+	b.sumUnique(e)
+	if !b.w.keepVersions && e.Extra["vms_version"] != "" && e.Type != proto.EntryDir {
+		b.version(e)
+		return nil
 	}
-	for _, e := range entries {
-		if e.Name != "." && e.Name != ".." {
-			w.add(l, &like, d, e, coarse, now)
+	b.w.add(b.l, &b.like, b.d, e)
+	return nil
+}
+
+// version keeps e, a VMS file, when its version is the highest of its
+// name so far (highestVersions), where the first of them stood.
+func (b *ftpListing) version(e proto.Entry) {
+	if b.best == nil {
+		b.best = map[string]int{}
+	}
+	base := versionless(e)
+	i, seen := b.best[base]
+	switch {
+	case !seen:
+		b.best[base] = len(b.versioned)
+		b.versioned = append(b.versioned, e)
+	case versionNumber(e) > versionNumber(b.versioned[i]):
+		b.versioned[i] = e
+	}
+}
+
+// sumUnique adds e to entrySum.
+func (b *ftpListing) sumUnique(e proto.Entry) {
+	u := e.Extra["unique"]
+	if u == "" {
+		b.noUnique = true
+		return
+	}
+	if !b.noUnique {
+		b.unique.add(sha256.Sum256([]byte(strconv.Quote(e.Name) + " " + string(e.Type) + " " + strconv.Quote(u) + "\n")))
+	}
+}
+
+// finish adds the VMS files kept and the listing's notes, and the sums.
+func (b *ftpListing) finish(notes *proto.Listing) {
+	for _, e := range b.versioned {
+		b.w.add(b.l, &b.like, b.d, e)
+	}
+	l := b.l
+	l.unparsed, l.fallback = notes.Unparsed, notes.Fallback
+	l.dotNames, l.truncated = notes.DotNames, notes.Truncated
+	if notes.CoarseTimes {
+		for i := range l.files {
+			rf := &l.files[i]
+			rf.coarse = rf.link == "" && !rf.mtime.IsZero()
+			rf.askTime = rf.coarse && fresh(rf.mtime, b.now)
 		}
 	}
-	if like != nil {
-		l.like, l.hasLike = like.sum()
+	if !b.noUnique && b.unique.n > 0 {
+		l.unique, l.hasUnique = b.unique.sum(), true
 	}
-	return l, nil
+	if b.like.n > 0 {
+		l.like, l.hasLike = b.like.sum(), true
+	}
 }
 
 // add adds the entry e of the listing of d to l: a directory, a file or
 // a link, or a skipped entry. A file that the run's Include and Exclude
 // leave out is not kept (a listing of many files the run does not want
-// then holds no state for them), but goes into like, when like is not
-// nil, as every file does: the listing's likeSum is that of all its
-// entries.
-//
-// coarse says that the listing's times are coarser than the server's MDTM
-// (coarseTimes), now is when it was listed (fresh).
-func (w *ftpWalker) add(l *listing, like *likeHashes, d dirJob, e proto.Entry, coarse bool, now time.Time) {
+// then holds no state for them), but goes into like, as every file does:
+// the listing's likeSum is that of all its entries.
+func (w *ftpWalker) add(l *listing, like *sumAcc, d dirJob, e proto.Entry) {
 	name := e.Name // the local name
 	if !w.keepVersions {
 		name = versionless(e)
@@ -132,9 +207,7 @@ func (w *ftpWalker) add(l *listing, like *likeHashes, d dirJob, e proto.Entry, c
 	var rf remoteFile
 	switch e.Type {
 	case proto.EntryDir:
-		if *like != nil {
-			like.dir(name)
-		}
+		like.dir(name)
 		l.dirs = append(l.dirs, dirJob{rel: rel, url: withPath(d.url, d.url.Path+uri.Escape(e.Name, "")+"/")})
 		return
 	case proto.EntryLink:
@@ -144,15 +217,12 @@ func (w *ftpWalker) add(l *listing, like *likeHashes, d dirJob, e proto.Entry, c
 		}
 		rf = remoteFile{rel: rel, size: -1, link: e.Target}
 	case proto.EntryFile:
-		c := coarse && !e.ModTime.IsZero()
-		rf = remoteFile{rel: rel, size: e.Size, mtime: e.ModTime, typecode: w.typecode[0], coarse: c, askTime: c && fresh(e.ModTime, now)}
+		rf = remoteFile{rel: rel, size: e.Size, mtime: e.ModTime, typecode: w.typecode[0]}
 	default:
 		l.skipped = append(l.skipped, skip(rel, nil, fmt.Errorf("not a regular file (%s)", e.Type)))
 		return
 	}
-	if *like != nil {
-		like.file(name, rf.size, rf.mtime, rf.link)
-	}
+	like.file(name, rf.size, rf.mtime, rf.link)
 	if w.exclude != nil && w.exclude(rel) {
 		return
 	}
@@ -160,34 +230,17 @@ func (w *ftpWalker) add(l *listing, like *likeHashes, d dirJob, e proto.Entry, c
 	l.files = append(l.files, rf)
 }
 
-// entrySum identifies a directory by the names, types and unique facts
-// (RFC 3659 section 7.5.2) of its entries, so that a link listed as the
-// directory it leads to (pyftpdlib's MLSD: "self -> .", "up -> ..") is not
-// walked again and again. A directory whose sum is that of one above it on
-// the walk is that directory. The entries' facts, not the directory's own:
-// no listing gives the starting directory's, and a server that gave every
-// directory one fact would still not make different directories alike. ok
-// is false when some entry has no unique fact, or there is none: without
-// them two directories may hold the same names, sizes and times. See
-// docs/ftp.md on symbolic links.
-func entrySum(entries []proto.Entry) (sum [sha256.Size]byte, ok bool) {
-	var lines []string
-	for _, e := range entries {
-		if e.Name == "." || e.Name == ".." {
-			continue
-		}
-		u := e.Extra["unique"]
-		if u == "" {
-			return sum, false
-		}
-		lines = append(lines, strconv.Quote(e.Name)+" "+string(e.Type)+" "+strconv.Quote(u)+"\n")
-	}
-	if len(lines) == 0 {
-		return sum, false
-	}
-	slices.Sort(lines)
-	return sha256.Sum256([]byte(strings.Join(lines, ""))), true
-}
+// entrySum (ftpListing.sumUnique) identifies a directory by the names,
+// types and unique facts (RFC 3659 section 7.5.2) of its entries, so that
+// a link listed as the directory it leads to (pyftpdlib's MLSD: "self ->
+// .", "up -> ..") is not walked again and again. A directory whose sum is
+// that of one above it on the walk is that directory. The entries' facts,
+// not the directory's own: no listing gives the starting directory's, and
+// a server that gave every directory one fact would still not make
+// different directories alike. There is none when some entry has no
+// unique fact, or there is no entry: without them two directories may
+// hold the same names, sizes and times. See docs/ftp.md on symbolic
+// links.
 
 // VMS keeps versions of a file side by side, and its FTP servers list
 // each ("README.TXT;3", "README.TXT;2"); the ftp driver's parser gives the
@@ -215,33 +268,6 @@ func versionless(e proto.Entry) string {
 	return e.Name
 }
 
-// highestVersions keeps, of the VMS entries that differ only in their
-// version, the one with the highest version number, where the first of
-// them stood; other entries are left as they are.
-func highestVersions(entries []proto.Entry) []proto.Entry {
-	if !slices.ContainsFunc(entries, func(e proto.Entry) bool { return e.Extra["vms_version"] != "" }) {
-		return entries // not VMS
-	}
-	best := map[string]int{} // versionless name -> index in out
-	out := make([]proto.Entry, 0, len(entries))
-	for _, e := range entries {
-		if e.Extra["vms_version"] == "" || e.Type == proto.EntryDir {
-			out = append(out, e)
-			continue
-		}
-		base := versionless(e)
-		i, seen := best[base]
-		switch {
-		case !seen:
-			best[base] = len(out)
-			out = append(out, e)
-		case versionNumber(e) > versionNumber(out[i]):
-			out[i] = e
-		}
-	}
-	return out
-}
-
 // versionNumber is the VMS version of e (1 to 32767), or -1 when it is no
 // number.
 func versionNumber(e proto.Entry) int {
@@ -261,22 +287,15 @@ func checkFTPRel(dirRel, name, rel string) error {
 	return checkRelLen(rel)
 }
 
-// coarseTimes reports, from a listing's Info, whether its times are
-// coarser than MDTM's and the server has MDTM: a LIST line gives minutes
-// or days, where MLSD and MDTM give seconds (RFC 3659 sections 2.3 and
-// 7.5.3), so a file changed within its listed minute to content of the
-// same size looks unchanged. For a file fetched while its minute may not
-// have closed (fresh), a re-run asks MDTM: for all such files of a
+// A LIST line gives minutes or days, where MLSD and MDTM give seconds
+// (RFC 3659 sections 2.3 and 7.5.3), so a file changed within its listed
+// minute to content of the same size looks unchanged. When the listing
+// says its times are coarse and the server has MDTM
+// (proto.Listing.CoarseTimes), a re-run asks MDTM for a file fetched
+// while its minute may not have closed (fresh): for all such files of a
 // directory at once (run.askTimes), else with the retrieval
-// (run.condition). The names of the NLST fallback have their times from
-// MDTM already. The rule in full: docs/mirror.md, "FTP files changed
+// (run.condition). The rule in full: docs/mirror.md, "FTP files changed
 // within the listed minute".
-func coarseTimes(info map[string]any) bool {
-	format, _ := info["ftp_listing"].(string)
-	mdtm, _ := info["ftp_mdtm"].(bool)
-	fallback, _ := info["ftp_nlst_fallback"].(bool)
-	return format == "list" && mdtm && !fallback
-}
 
 // fresh reports whether a listed time t may be of a minute not yet
 // closed at now: a LIST time is in the server's zone, which the client

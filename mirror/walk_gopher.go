@@ -131,7 +131,7 @@ func (w *gopherWalker) addModTimes(ctx context.Context, f Fetcher, req *proto.Re
 	// the writer makes of it, it reports itself.
 	io.Copy(io.Discard, resp.Body)
 	resp.Body.Close()
-	attrs, _ := resp.Info["attributes"].([]gopher.Attributes)
+	attrs, _ := gopher.AttributesOf(resp)
 	times := make(map[string]time.Time, len(attrs))
 	for _, a := range attrs {
 		if a.Info != nil && !a.ModTime.IsZero() {

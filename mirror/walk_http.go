@@ -64,9 +64,14 @@ func (w *httpWalker) redirected(rf remoteFile, loc *uri.URL) (dirJob, bool, erro
 }
 
 func (w *httpWalker) list(ctx context.Context, f Fetcher, req *proto.Request, d dirJob) (*listing, error) {
-	_, body, err := fetchListing(ctx, f, req, d.url)
+	resp, body, err := fetchListing(ctx, f, req, d.url)
 	if err != nil {
 		return nil, err
+	}
+	if isJSONIndex(resp.MediaType) {
+		if ls, ok := parseJSONIndex(body); ok {
+			return w.linked(d, d.url, ls), nil
+		}
 	}
 	return w.parsePage(d, body), nil
 }
@@ -95,6 +100,12 @@ func (w *httpWalker) parsePage(d dirJob, page []byte) *listing {
 			}
 		}
 	}
+	return w.linked(d, base, ls)
+}
+
+// linked turns the links ls of directory d's index page, relative to
+// base, into its entries (parsePage).
+func (w *httpWalker) linked(d dirJob, base *uri.URL, ls []link) *listing {
 	l := &listing{}
 	seen := map[string]bool{}
 	for _, a := range ls {
@@ -117,7 +128,11 @@ func (w *httpWalker) parsePage(d dirJob, page []byte) *listing {
 		case e.isDir:
 			l.dirs = append(l.dirs, dirJob{rel: e.rel, url: e.url})
 		default:
-			l.files = append(l.files, remoteFile{rel: e.rel, full: e.url, size: -1})
+			rf := remoteFile{rel: e.rel, full: e.url, size: -1}
+			if size, mtime, ok := rowFacts(a.tail); ok {
+				rf.size, rf.mtime = size, mtime
+			}
+			l.files = append(l.files, rf)
 		}
 	}
 	return l
@@ -255,10 +270,26 @@ func isHexDigit(c byte) bool {
 	return '0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F'
 }
 
-// link is one <a> element of a page: its href and its text, entities
-// decoded.
+// link is one <a> element of a page: its href, its text and the text
+// that follows it up to the next link (an index page's row: the time and
+// size, see rowFacts), entities decoded.
 type link struct {
-	href, text string
+	href, text, tail string
+}
+
+// tailMax bounds the text kept after a link: an index row's facts are
+// within a few dozen bytes of its link.
+const tailMax = 256
+
+// addText adds text to the text of link in, or else to the tail of link
+// after (up to tailMax); -1 is no link.
+func addText(ls []link, in, after int, text []byte) {
+	switch {
+	case in >= 0:
+		ls[in].text += string(text)
+	case after >= 0 && len(ls[after].tail) < tailMax:
+		ls[after].tail += " " + string(text)
+	}
 }
 
 // links returns the <a> elements of an HTML page that have an href, in
@@ -268,25 +299,24 @@ type link struct {
 func links(page []byte) (ls []link, base string) {
 	z := html.NewTokenizer(bytes.NewReader(page))
 	haveBase := false
-	in := -1 // the link whose text is being read
+	in := -1    // the link whose text is being read
+	after := -1 // the link whose tail is being read
 	for {
 		tt := z.Next()
 		switch tt {
 		case html.ErrorToken:
 			return ls, base
 		case html.TextToken:
-			if in >= 0 {
-				ls[in].text += string(z.Text())
-			}
+			addText(ls, in, after, z.Text())
 		case html.EndTagToken:
 			if name, _ := z.TagName(); string(name) == "a" {
-				in = -1
+				after, in = in, -1
 			}
 		case html.StartTagToken, html.SelfClosingTagToken:
 			name, hasAttr := z.TagName()
 			isBase := string(name) == "base"
 			if string(name) == "a" {
-				in = -1
+				in, after = -1, -1
 			} else if !isBase || haveBase {
 				continue
 			}

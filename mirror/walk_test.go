@@ -153,7 +153,7 @@ func TestMirrorHTTPIndex(t *testing.T) {
 func TestLinks(t *testing.T) {
 	got, base := links([]byte(`<a href="x">1</a><A HREF='y&amp;z'>2 <b>&amp;</b> 3</A><a name=n>3</a><link href="css"><a href=" w "><base href="b/"><base href="c/">` +
 		`<a href="v">no end<a href="u">u</a> after<a href="t"/>not t's`))
-	want := []link{{"x", "1"}, {"y&z", "2 & 3"}, {" w ", ""}, {"v", "no end"}, {"u", "u"}, {"t", ""}}
+	want := []link{{"x", "1", ""}, {"y&z", "2 & 3", ""}, {" w ", "", ""}, {"v", "no end", ""}, {"u", "u", "  after"}, {"t", "", ""}}
 	if !slices.Equal(got, want) || base != "b/" {
 		t.Errorf("links = %q, base %q; want %q, base b/", got, base, want)
 	}

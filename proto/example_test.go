@@ -32,17 +32,18 @@ func ExampleLister() {
 	var l proto.Lister = d
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	entries, err := l.List(ctx, uri.MustParse("ftp://"+srv.Addr()+"/pub/"), nil)
-	if err != nil {
-		fmt.Println(err)
-		return
-	}
-	for _, e := range entries {
+	// Each entry comes as its line arrives.
+	_, err = l.List(ctx, uri.MustParse("ftp://"+srv.Addr()+"/pub/"), nil, func(e proto.Entry) error {
 		if e.Type == proto.EntryFile {
 			fmt.Printf("%s %s, %d bytes\n", e.Type, e.Name, e.Size)
 		} else {
 			fmt.Printf("%s %s\n", e.Type, e.Name)
 		}
+		return nil
+	})
+	if err != nil {
+		fmt.Println(err)
+		return
 	}
 	// Output:
 	// file README, 6 bytes

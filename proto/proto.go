@@ -36,8 +36,70 @@ type Driver interface {
 
 // Lister is implemented by drivers that can list a directory or menu
 // without transferring its files; the mirror uses it.
+//
+// List calls fn with each entry as the listing arrives, so that a caller
+// holds only what it keeps of each (a listing of a million lines need not
+// be in memory at once), and returns what the listing said besides its
+// entries. An error of fn ends the listing and is returned. Entries are
+// never taken back: a driver that must read a listing again gives only
+// what the first reading did not, or fails.
 type Lister interface {
-	List(ctx context.Context, u *uri.URL, req *Request) ([]Entry, error)
+	List(ctx context.Context, u *uri.URL, req *Request, fn func(Entry) error) (*Listing, error)
+}
+
+// Listing is what a directory listing said besides its entries: the
+// notes that tell a caller (a mirror) whether the entries are the whole
+// directory. The zero value says they are.
+type Listing struct {
+	// Unparsed holds the lines that fit no known layout, as the server
+	// sent them: the entries may not be the whole directory.
+	Unparsed []string
+	// Fallback says that no line fit a known layout and the entries are
+	// the names of a name list (FTP NLST), each one's type, size and time
+	// learnt one by one.
+	Fallback bool
+	// DotNames, when not empty, says why names that begin with a dot may
+	// be missing (the server refused FTP's LIST -a).
+	DotNames string
+	// Truncated, when not empty, is the server's reply saying it cut the
+	// listing short: entries are missing.
+	Truncated string
+	// CoarseTimes says that the entries' times are coarser than the
+	// server can tell for one file (an FTP LIST gives minutes where its
+	// MDTM gives seconds), and that it can.
+	CoarseTimes bool
+	// Warnings are notes about the session (a TLS downgrade) for the
+	// person who asked.
+	Warnings []string
+}
+
+// ListAll lists u with l and returns the entries in one slice, for a
+// caller that wants them all at once.
+func ListAll(ctx context.Context, l Lister, u *uri.URL, req *Request) ([]Entry, *Listing, error) {
+	var entries []Entry
+	notes, err := l.List(ctx, u, req, func(e Entry) error {
+		entries = append(entries, e)
+		return nil
+	})
+	if err != nil {
+		return nil, nil, err
+	}
+	return entries, notes, nil
+}
+
+// ListEntries hands the entries of a directory response to fn, as
+// Lister.List would, and returns its notes: for a driver whose List reads
+// the listing whole (Fetch) before it has any entry.
+func ListEntries(resp *Response, fn func(Entry) error) (*Listing, error) {
+	for _, e := range resp.Entries {
+		if err := fn(e); err != nil {
+			return nil, err
+		}
+	}
+	if resp.Listing == nil {
+		return &Listing{}, nil
+	}
+	return resp.Listing, nil
 }
 
 // IdleCloser is implemented by drivers that keep connections between
@@ -143,6 +205,10 @@ type Response struct {
 
 	// Entries lists a directory or menu (KindDirectory).
 	Entries []Entry
+
+	// Listing holds what a directory listing said besides its entries
+	// (KindDirectory), when the driver tells; nil otherwise.
+	Listing *Listing
 
 	// Info holds advisory fields (KindAdvisory) and scheme-specific
 	// metadata (Gopher+ attributes, article headers) for --json output.
@@ -278,6 +344,10 @@ type Redirect struct {
 	URL string
 	// Reason says why, for the trace ("301 Moved Permanently", "gateway").
 	Reason string
+	// Limited says that the caller's list of redirect protocols (curl's
+	// --proto-redir) bounds the target's scheme: a server's redirect
+	// from HTTP.
+	Limited bool
 }
 
 func (r *Redirect) Error() string { return "redirect to " + r.URL + " (" + r.Reason + ")" }

@@ -45,7 +45,10 @@
 // # Components
 //
 // A URL is kept escaped; a driver decodes a component just before it writes
-// it. Which components reach a line, per scheme:
+// it. Each driver says which of a URL's components it writes, as a Wire
+// (Policy.Wire; fetch.Client gives its registry of drivers); a Policy
+// without one takes every escaped component for an argument of a command
+// line. Which components reach a line, per scheme:
 //
 //	ftp       user, password, each cwd segment, name (USER, PASS, CWD, RETR/LIST/NLST;
 //	          RFC 1738 section 3.2): CR/LF, NUL, TAB

@@ -5,11 +5,13 @@ import (
 	"fmt"
 	"net"
 
+	"github.com/rfc1738/fetch/proto/gopher"
 	"github.com/rfc1738/fetch/safety"
 )
 
 func ExampleCheckString() {
-	_, findings := safety.CheckString("gopher://127.0.0.1:25/1a%0d%0aQUIT", safety.Policy{})
+	// The gopher driver says what it writes of a URL: the selector.
+	_, findings := safety.CheckString("gopher://127.0.0.1:25/1a%0d%0aQUIT", safety.Policy{Wire: &gopher.Driver{}})
 	for _, f := range findings {
 		fmt.Println(f.Level, f.Rule, "-", f.Component)
 	}

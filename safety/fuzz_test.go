@@ -1,10 +1,11 @@
-package safety
+package safety_test
 
 import (
 	"errors"
 	"strings"
 	"testing"
 
+	. "github.com/rfc1738/fetch/safety"
 	"github.com/rfc1738/fetch/uri"
 )
 
@@ -68,7 +69,7 @@ func FuzzCheck(f *testing.F) {
 	}
 	windows := canaryWindows()
 	f.Fuzz(func(t *testing.T, raw string) {
-		u, fs := CheckString(raw, Policy{})
+		u, fs := CheckString(raw, Policy{Wire: wire})
 		_ = Redact(raw)
 		for i := 1; i < len(fs); i++ {
 			if fs[i].Level > fs[i-1].Level {
@@ -80,15 +81,15 @@ func FuzzCheck(f *testing.F) {
 				t.Fatalf("CheckString(%q) = nil URL with %v", raw, fs)
 			}
 		} else {
-			if fs2 := Check(u, Policy{}); !equalFindings(fs, fs2) {
+			if fs2 := Check(u, Policy{Wire: wire}); !equalFindings(fs, fs2) {
 				t.Fatalf("Check(Parse(%q)) = %v, CheckString = %v", raw, fs2, fs)
 			}
 			checkParts(t, raw, u)
-			p := Policy{}
+			p := Policy{Wire: wire}
 			if u.Port != "" {
 				p.AllowPorts = []int{u.PortNumber()}
 			}
-			for _, p := range []Policy{{}, p} {
+			for _, p := range []Policy{{Wire: wire}, p} {
 				fs, err := p.Evaluate(u)
 				refuse := len(fs) > 0 && fs[0].Level == Error
 				if refuse != (err != nil) || err != nil && !errors.Is(err, ErrRefused) {
@@ -101,7 +102,7 @@ func FuzzCheck(f *testing.F) {
 				cpw, _ := canary(pw, [][2]int{{0, len(pw)}})
 				u2 := *u
 				u2.User = uri.UserPassword(u.User.EscapedUsername(), cpw)
-				if fs2 := Check(&u2, Policy{}); !equalFindings(fs, fs2) {
+				if fs2 := Check(&u2, Policy{Wire: wire}); !equalFindings(fs, fs2) {
 					t.Fatalf("findings depend on the password's letters:\n%q: %v\n%q: %v", raw, fs, u2.String(), fs2)
 				}
 			}
@@ -114,19 +115,19 @@ func FuzzCheck(f *testing.F) {
 		if containsAny(raw, windows) {
 			return
 		}
-		spans := passwordSpans(raw)
+		spans := PasswordSpans(raw)
 		if u != nil {
 			spans = nil
 			s := u.String()
-			l := newLayout(u, s)
+			pass, path, opaque := LayoutOf(u, s)
 			if pw, ok := u.User.EscapedPassword(); ok {
-				spans = append(spans, [2]int{l.pass, l.pass + len(pw)})
+				spans = append(spans, [2]int{pass, pass + len(pw)})
 			}
-			start := l.path
+			start := path
 			if u.Opaque != "" {
-				start = l.opaque
+				start = opaque
 			}
-			for _, sp := range passwordSpans(s[start:]) {
+			for _, sp := range PasswordSpans(s[start:]) {
 				spans = append(spans, [2]int{start + sp[0], start + sp[1]})
 			}
 			raw = s
@@ -135,13 +136,13 @@ func FuzzCheck(f *testing.F) {
 		if n < 4 {
 			return
 		}
-		u2, fs2 := CheckString(raw2, Policy{})
+		u2, fs2 := CheckString(raw2, Policy{Wire: wire})
 		out := messages(fs2)
 		if u2 == nil {
 			out += Redact(raw2)
 		} else {
-			out += redactedURL(u2)
-			if _, err := (Policy{}).Evaluate(u2); err != nil {
+			out += RedactedURL(u2)
+			if _, err := (Policy{Wire: wire}).Evaluate(u2); err != nil {
 				out += err.Error()
 			}
 		}

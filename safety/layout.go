@@ -67,14 +67,19 @@ func newLayout(u *uri.URL, raw string) layout {
 	return l
 }
 
-// urlPath returns the escaped url-path of RFC 1738 section 3.1 (the path
-// without its leading "/", with "?" and the query put back, as the ftp,
-// gopher, nntp and prospero views read it) and its offset.
-func urlPath(u *uri.URL, l layout) (string, int) {
-	p := strings.TrimPrefix(u.Path, "/")
-	off := l.path + len(u.Path) - len(p)
-	if u.RawQuery != "" || u.ForceQuery {
-		p += "?" + u.RawQuery
+// offset returns the offset of the component in of u, as l places it.
+func (l layout) offset(u *uri.URL, in Place) int {
+	switch in {
+	case InUser:
+		return l.user
+	case InPassword:
+		return l.pass
+	case InPath:
+		return l.path
+	case InURLPath:
+		return l.path + len(u.Path) - len(strings.TrimPrefix(u.Path, "/"))
+	case InQuery:
+		return l.query
 	}
-	return p, off
+	return l.opaque
 }

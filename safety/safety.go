@@ -106,6 +106,14 @@ type Policy struct {
 	// at dial time by Control and CheckIP, never on the host name. False
 	// means every destination may be dialled.
 	DenyPrivate bool
+
+	// Wire says which components of a URL its scheme's driver decodes
+	// and writes (encoded-crlf, encoded-nul, encoded-tab), and checks the
+	// scheme-specific syntax (malformed): fetch.Client sets its
+	// registry. Nil takes every escaped component (user, password, path
+	// and query, or the opaque part) for an argument of a command line,
+	// and checks the generic syntax only.
+	Wire Wire
 }
 
 func (p Policy) allowsPort(n int) bool { return slices.Contains(p.AllowPorts, n) }
@@ -206,7 +214,7 @@ func check(u *uri.URL, p Policy, raw string) []Finding {
 		raw = s
 	}
 	lay := newLayout(u, raw)
-	parts, err := wireParts(u, lay)
+	parts, err := wireParts(u, lay, p.Wire)
 	if err != nil {
 		return []Finding{malformed(err, raw)}
 	}

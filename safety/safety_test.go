@@ -1,4 +1,4 @@
-package safety
+package safety_test
 
 import (
 	"encoding/json"
@@ -7,8 +7,14 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/rfc1738/fetch/fetch"
+	. "github.com/rfc1738/fetch/safety"
 	"github.com/rfc1738/fetch/uri"
 )
+
+// wire is the built-in drivers' Wire, which fetch.Client gives the
+// policy.
+var wire = fetch.DefaultRegistry()
 
 // checkTests: each row cites the RFC section, the DESIGN.md rule or the
 // issue it comes from. want lists every finding as "level rule component",
@@ -239,7 +245,9 @@ func messages(fs []Finding) string {
 func TestCheck(t *testing.T) {
 	for _, tt := range checkTests {
 		t.Run(tt.in, func(t *testing.T) {
-			u, fs := CheckString(tt.in, tt.policy)
+			p := tt.policy
+			p.Wire = wire
+			u, fs := CheckString(tt.in, p)
 			if got := render(fs); !slices.Equal(got, tt.want) {
 				t.Fatalf("CheckString(%q) = %q, want %q\nmessages:\n%s", tt.in, got, tt.want, messages(fs))
 			}
@@ -258,7 +266,7 @@ func TestCheck(t *testing.T) {
 				return
 			}
 			// Check on the parsed URL agrees, offsets included.
-			if fs2 := Check(u, tt.policy); !slices.Equal(fs2, fs) {
+			if fs2 := Check(u, p); !slices.Equal(fs2, fs) {
 				t.Errorf("Check(Parse(%q)) = %v, want %v", tt.in, fs2, fs)
 			}
 		})
@@ -280,25 +288,25 @@ func TestPartsAtOffsets(t *testing.T) {
 
 func checkParts(t *testing.T, raw string, u *uri.URL) {
 	t.Helper()
-	ps, err := wireParts(u, newLayout(u, raw))
+	ps, err := PartsAt(u, raw, wire)
 	if err != nil {
 		return
 	}
 	got := map[string]string{}
 	for _, p := range ps {
-		if p.off < 0 || p.off+len(p.text) > len(raw) || raw[p.off:p.off+len(p.text)] != p.text {
-			t.Errorf("%q: part %s = %q at offset %d, not in the input", raw, p.name, p.text, p.off)
+		if p.Off < 0 || p.Off+len(p.Text) > len(raw) || raw[p.Off:p.Off+len(p.Text)] != p.Text {
+			t.Errorf("%q: part %s = %q at offset %d, not in the input", raw, p.Name, p.Text, p.Off)
 			continue
 		}
-		d, err := uri.Unescape(p.text)
+		d, err := uri.Unescape(p.Text)
 		if err != nil {
-			t.Errorf("%q: part %s = %q does not decode: %v", raw, p.name, p.text, err)
+			t.Errorf("%q: part %s = %q does not decode: %v", raw, p.Name, p.Text, err)
 		}
-		if p.name == "news article" {
+		if p.Name == "news article" {
 			// The view drops the "<" and ">" of a message-id.
 			d = strings.TrimSuffix(strings.TrimPrefix(d, "<"), ">")
 		}
-		got[p.name] = d
+		got[p.Name] = d
 	}
 	want := viewParts(t, u)
 	for name, w := range want {
@@ -412,8 +420,29 @@ func viewParts(t *testing.T, u *uri.URL) map[string]string {
 
 func itoa(n int) string { b, _ := json.Marshal(n); return string(b) }
 
+// TestCheckWithoutWire: a policy without a Wire takes every escaped
+// component for an argument of a command line, whatever the scheme; with
+// the drivers' Wire, an http path is sent escaped and holds no danger.
+func TestCheckWithoutWire(t *testing.T) {
+	for _, tt := range []struct {
+		in   string
+		want []string
+	}{
+		{"http://h/a%0D%0Ab", []string{"error encoded-crlf http path"}},
+		{"x-foo:a%00b", []string{"error encoded-nul x-foo opaque part"}},
+		{"ftp://u%09:p@h/", []string{"error encoded-tab ftp user", "warning password-in-url password"}},
+	} {
+		if _, fs := CheckString(tt.in, Policy{}); !slices.Equal(render(fs), tt.want) {
+			t.Errorf("CheckString(%q, no Wire) = %q, want %q", tt.in, render(fs), tt.want)
+		}
+	}
+	if _, fs := CheckString("http://h/a%0D%0Ab", Policy{Wire: wire}); len(fs) != 0 {
+		t.Errorf("CheckString(http CRLF, drivers' Wire) = %q, want none", render(fs))
+	}
+}
+
 func TestCheckNil(t *testing.T) {
-	if got := render(Check(nil, Policy{})); !slices.Equal(got, []string{"error malformed url"}) {
+	if got := render(Check(nil, Policy{Wire: wire})); !slices.Equal(got, []string{"error malformed url"}) {
 		t.Errorf("Check(nil) = %q", got)
 	}
 }
@@ -429,21 +458,21 @@ func TestCheckHandBuilt(t *testing.T) {
 		{Scheme: "FTP", HasAuthority: true, Host: "h", Path: "/a"},
 		{Scheme: "ftp", HasAuthority: true, Host: "h", User: uri.UserPassword("u", "a@b")},
 	} {
-		fs := Check(u, Policy{})
+		fs := Check(u, Policy{Wire: wire})
 		if len(fs) != 1 || fs[0].Rule != RuleMalformed || fs[0].Level != Error {
 			t.Errorf("Check(%#v) = %v, want one malformed finding", u, fs)
 		}
 	}
 	// A hand-built URL that is sound is judged like a parsed one.
 	u := &uri.URL{Scheme: "gopher", HasAuthority: true, Host: "127.0.0.1", Port: "25", Path: "/1a%0D%0A"}
-	if got, want := render(Check(u, Policy{})), []string{"error port-other-protocol port", "error encoded-crlf gopher selector"}; !slices.Equal(got, want) {
+	if got, want := render(Check(u, Policy{Wire: wire})), []string{"error port-other-protocol port", "error encoded-crlf gopher selector"}; !slices.Equal(got, want) {
 		t.Errorf("Check(%v) = %q, want %q", u, got, want)
 	}
 }
 
 func TestEvaluate(t *testing.T) {
 	u := uri.MustParse("gopher://joe:Sw0rdf1sh@127.0.0.1:25/1a%0D%0AQUIT")
-	fs, err := Policy{}.Evaluate(u)
+	fs, err := Policy{Wire: wire}.Evaluate(u)
 	if !errors.Is(err, ErrRefused) {
 		t.Fatalf("Evaluate(%s) error = %v, want ErrRefused", u.Redacted(), err)
 	}
@@ -469,26 +498,26 @@ func TestEvaluate(t *testing.T) {
 	}
 
 	// A URL nested in the path keeps no password either.
-	_, err = Policy{}.Evaluate(uri.MustParse("ftp://h:25/a?next=ftp://joe:Sw0rdf1sh@h2/"))
+	_, err = Policy{Wire: wire}.Evaluate(uri.MustParse("ftp://h:25/a?next=ftp://joe:Sw0rdf1sh@h2/"))
 	if !errors.As(err, &re) || re.URL != "ftp://h:25/a?next=ftp://joe:xxxxx@h2/" {
 		t.Errorf("Evaluate(nested) = %v", err)
 	}
 
 	// Warnings and infos do not refuse.
 	for _, s := range []string{"http://u:p@h:8080/~x", "ftp://h/pub/", "gopher://h/1sel%09%09+%091%0D%0A+-1%0D%0Aval%0D%0A.%0D%0A"} {
-		fs, err := Policy{}.Evaluate(uri.MustParse(s))
+		fs, err := Policy{Wire: wire}.Evaluate(uri.MustParse(s))
 		if err != nil {
 			t.Errorf("Evaluate(%q) = %v, %v; want no error", s, fs, err)
 		}
 	}
 	// --allow-port lifts the port rule, not the others.
-	if _, err := (Policy{AllowPorts: []int{25}}).Evaluate(uri.MustParse("gopher://h:25/1")); err != nil {
+	if _, err := (Policy{Wire: wire, AllowPorts: []int{25}}).Evaluate(uri.MustParse("gopher://h:25/1")); err != nil {
 		t.Errorf("Evaluate with AllowPorts 25: %v", err)
 	}
-	if _, err := (Policy{AllowPorts: []int{25}}).Evaluate(uri.MustParse("gopher://h:25/1%0A")); !errors.Is(err, ErrRefused) {
+	if _, err := (Policy{Wire: wire, AllowPorts: []int{25}}).Evaluate(uri.MustParse("gopher://h:25/1%0A")); !errors.Is(err, ErrRefused) {
 		t.Errorf("Evaluate with AllowPorts 25 and %%0A: %v, want ErrRefused", err)
 	}
-	if _, err := (Policy{}).Evaluate(nil); !errors.Is(err, ErrRefused) {
+	if _, err := (Policy{Wire: wire}).Evaluate(nil); !errors.Is(err, ErrRefused) {
 		t.Errorf("Evaluate(nil) = %v, want ErrRefused", err)
 	}
 }
@@ -533,68 +562,40 @@ func TestLevel(t *testing.T) {
 	}
 }
 
-func TestAskForm(t *testing.T) {
-	for _, tt := range []struct {
-		in   string
-		want bool
-	}{
-		{"+\t1\r\n+-1\r\nval\r\n.\r\n", true}, // RFC 1738 section 3.4 (9)
-		{"+\t1\r\n+-1\r\na\r\nb\r\n.\r\n", true},
-		{"+\t1\r\n+-1\r\n.\r\n", true},
-		{"+\t1\r\n+-1\r\n\r\n.\r\n", true}, // an empty answer
-		{"+\t1\r\n+-1\r\n..\r\n.\r\n", true},
-		{"+\t1\r\n+-1\r\na\tb\r\n.\r\n", true},
-		{"+\t1\r\n+-1\r\n.\r\nx\r\n.\r\n", false},
-		{"+\t1\r\n+-1\r\nval\r\n.\r\n\r\n", false},
-		{"+\t1\r\n+-1\r\nval\r\n", false},
-		{"+\t1\r\n+-1\r\nval\n.\r\n", false},
-		{"+\t1\r\n+-1\r\nva\rl\r\n.\r\n", false},
-		{"+\t1\r\n+5\r\nhello.\r\n", false},
-		{"+text/plain\t1\r\n+-1\r\n.\r\n", false},
-		{"+\t1\n+-1\n.\n", false},
-		{"+", false},
-		{"", false},
-	} {
-		if got := IsAskForm(tt.in); got != tt.want {
-			t.Errorf("IsAskForm(%q) = %v, want %v", tt.in, got, tt.want)
-		}
-	}
-}
-
 // TestPortLists checks the tables against the lists of the issue.
 func TestPortLists(t *testing.T) {
 	browsers := []int{0, 1, 7, 9, 11, 13, 15, 17, 19, 20, 21, 22, 23, 25, 37, 42, 43, 53, 69, 77, 79, 87,
 		95, 101, 102, 103, 104, 109, 110, 111, 113, 115, 117, 119, 123, 135, 137, 139, 143, 161, 179, 389, 427, 465,
 		512, 513, 514, 515, 526, 530, 531, 532, 540, 548, 554, 556, 563, 587, 601, 636, 989, 990, 993, 995, 1719,
 		1720, 1723, 2049, 3659, 4045, 4190, 5060, 5061, 6000, 6566, 6665, 6666, 6667, 6668, 6669, 6679, 6697, 10080}
-	if len(badPorts) != len(browsers) {
-		t.Errorf("badPorts has %d ports, the list %d", len(badPorts), len(browsers))
+	if len(BadPorts) != len(browsers) {
+		t.Errorf("BadPorts has %d ports, the list %d", len(BadPorts), len(browsers))
 	}
 	for _, n := range browsers {
-		if badPorts[n] == "" {
-			t.Errorf("port %d missing from badPorts", n)
+		if BadPorts[n] == "" {
+			t.Errorf("port %d missing from BadPorts", n)
 		}
 		for _, scheme := range []string{"http", "https", "ftp", "gopher", "nntp", "news", "telnet", "wais", "prospero", "file", "x-foo"} {
-			got := otherProtocol(scheme, n)
-			if (got == "") != (n == defaultPort(scheme)) {
-				t.Errorf("otherProtocol(%q, %d) = %q", scheme, n, got)
+			got := OtherProtocol(scheme, n)
+			if (got == "") != (n == DefaultPort(scheme)) {
+				t.Errorf("OtherProtocol(%q, %d) = %q", scheme, n, got)
 			}
 		}
 	}
 	for _, n := range []int{6379, 11211} {
 		for _, scheme := range []string{"ftp", "gopher", "nntp", "news", "telnet", "wais", "prospero"} {
-			if otherProtocol(scheme, n) == "" {
-				t.Errorf("otherProtocol(%q, %d) is empty", scheme, n)
+			if OtherProtocol(scheme, n) == "" {
+				t.Errorf("OtherProtocol(%q, %d) is empty", scheme, n)
 			}
 		}
 		for _, scheme := range []string{"http", "https"} {
-			if got := otherProtocol(scheme, n); got != "" {
-				t.Errorf("otherProtocol(%q, %d) = %q, want none", scheme, n, got)
+			if got := OtherProtocol(scheme, n); got != "" {
+				t.Errorf("OtherProtocol(%q, %d) = %q, want none", scheme, n, got)
 			}
 		}
 	}
-	for n := range linePorts {
-		if _, ok := badPorts[n]; ok {
+	for n := range LinePorts {
+		if _, ok := BadPorts[n]; ok {
 			t.Errorf("port %d is in both tables", n)
 		}
 	}

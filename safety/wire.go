@@ -2,14 +2,86 @@ package safety
 
 import (
 	"fmt"
-	"strconv"
 	"strings"
 
 	"github.com/rfc1738/fetch/uri"
 )
 
-// part is one escaped component that a driver decodes and writes onto a
-// connection, with the encoded bytes that are dangerous there.
+// A Wire says which components of a URL the driver of its scheme decodes
+// and writes on a connection, or hands to another program (see the package
+// documentation, "Components"). Each driver of proto implements it for its
+// schemes; fetch.Registry implements it for every scheme it holds.
+type Wire interface {
+	// WireParts returns the escaped components of u that are decoded
+	// and written, in URL order. Its error, a *uri.Error of u's
+	// scheme-specific syntax (an ftp typecode other than a, i and d,
+	// ...), makes the URL malformed.
+	WireParts(u *uri.URL) ([]Part, error)
+}
+
+// Part is one escaped component of a URL that a driver decodes and writes,
+// with the decoded bytes that are dangerous where it goes.
+type Part struct {
+	Name string // the Component of its findings: "ftp cwd 1"
+	Text string // escaped, as written in the URL
+	In   Place  // the component of the URL that holds Text
+	Off  int    // the offset of Text in In's text
+	Kind Kind   // what the decoded bytes do where they go
+	// Where says where the decoded bytes are written, to complete the
+	// messages: "on the ftp control connection", ...
+	Where string
+	// Note is added to the message of a CR/LF or TAB finding.
+	Note string
+}
+
+// Place is the component of a URL that holds a Part's text.
+type Place int
+
+// The components of a URL that a Part's offset counts in.
+const (
+	InUser     Place = iota // the escaped user name
+	InPassword              // the escaped password
+	InPath                  // the escaped path, and the query after it
+	InURLPath               // URLPath(u)
+	InQuery                 // the escaped query
+	InOpaque                // the opaque part
+)
+
+// Kind is what the decoded bytes of a Part do where they are written.
+type Kind int
+
+// The kinds of Part.
+const (
+	LineArg  Kind = iota // CR, LF, NUL, TAB: an argument of a command line (ftp, nntp, news)
+	LineText             // CR, LF, NUL: text written on a line (telnet, gopher, wais, ...)
+	NULOnly              // NUL: a local file name
+)
+
+// UserParts returns the parts of u's user name and password, named
+// "<scheme> user" and "<scheme> password", written as kind.
+func UserParts(u *uri.URL, scheme string, kind Kind, where string) []Part {
+	if u.User == nil {
+		return nil
+	}
+	ps := []Part{{Name: scheme + " user", Text: u.User.EscapedUsername(), In: InUser, Kind: kind, Where: where}}
+	if pw, ok := u.User.EscapedPassword(); ok {
+		ps = append(ps, Part{Name: scheme + " password", Text: pw, In: InPassword, Kind: kind, Where: where})
+	}
+	return ps
+}
+
+// URLPath returns the escaped url-path of RFC 1738 section 3.1: the path
+// without its leading "/", with "?" and the query put back, as the ftp,
+// gopher, nntp and prospero views read it. A Part's offset in it is InURLPath.
+func URLPath(u *uri.URL) string {
+	p := strings.TrimPrefix(u.Path, "/")
+	if u.RawQuery != "" || u.ForceQuery {
+		p += "?" + u.RawQuery
+	}
+	return p
+}
+
+// part is a Part placed in the URL as written.
 type part struct {
 	name string // Component of the findings
 	text string // escaped, as written
@@ -17,281 +89,53 @@ type part struct {
 	crlf bool   // %0D and %0A end the line: encoded-crlf
 	nul  bool   // %00: encoded-nul
 	tab  bool   // %09 separates fields: encoded-tab
-	// where says where the decoded byte would be written, to complete the
-	// messages: "on the ftp control connection", ...
-	where string
+	// where and note complete the messages.
+	where, note string
 }
 
-// Flags of the components of each scheme.
-const (
-	lineArg  = iota // crlf, nul, tab: an argument of a command line (ftp, nntp, news)
-	lineText        // crlf, nul: text written on a line (telnet, gopher, wais, ...)
-	nulOnly         // nul: a local file name
-)
-
-func newPart(name, text string, off, kind int, where string) part {
-	p := part{name: name, text: text, off: off, where: where}
-	switch kind {
-	case lineArg:
-		p.crlf, p.nul, p.tab = true, true, true
-	case lineText:
-		p.crlf, p.nul = true, true
-	case nulOnly:
-		p.nul = true
-	}
-	return p
-}
-
-// wireParts returns the components of u that its scheme's driver decodes and
-// writes on a line protocol (see the package documentation). It also runs
-// the scheme's view, whose error makes the URL malformed.
-func wireParts(u *uri.URL, l layout) ([]part, error) {
-	switch u.Scheme {
-	case "ftp":
-		return ftpParts(u, l)
-	case "gopher":
-		return gopherParts(u, l)
-	case "nntp":
-		return nntpParts(u, l)
-	case "news":
-		return newsParts(u, l)
-	case "telnet":
-		if _, err := u.Telnet(); err != nil {
+// wireParts returns the components of u that w says its scheme's driver
+// decodes and writes, placed with l. A nil w takes every escaped
+// component for an argument of a command line.
+func wireParts(u *uri.URL, l layout, w Wire) ([]part, error) {
+	var ps []Part
+	if w == nil {
+		ps = AnyParts(u)
+	} else {
+		var err error
+		if ps, err = w.WireParts(u); err != nil {
 			return nil, err
 		}
-		return userParts(u, l, "telnet", lineText, "in the telnet advice shown to the user"), nil
-	case "wais":
-		return waisParts(u, l)
-	case "prospero":
-		return prosperoParts(u, l)
-	case "mailto":
-		return mailtoParts(u, l)
-	case "file":
-		return fileParts(u, l)
-	case "http", "https":
-		// The path and search are sent in escaped form on the request line
-		// and never decoded by the client; the host cannot hold an escape.
-		_, err := u.HTTP()
-		return nil, err
 	}
-	return nil, nil
-}
-
-func userParts(u *uri.URL, l layout, scheme string, kind int, where string) []part {
-	if u.User == nil {
-		return nil
-	}
-	ps := []part{newPart(scheme+" user", u.User.EscapedUsername(), l.user, kind, where)}
-	if pw, ok := u.User.EscapedPassword(); ok {
-		ps = append(ps, newPart(scheme+" password", pw, l.pass, kind, where))
-	}
-	return ps
-}
-
-// ftpParts: USER and PASS, one CWD per directory segment, then RETR, LIST
-// or NLST with the name (RFC 1738 section 3.2.2).
-func ftpParts(u *uri.URL, l layout) ([]part, error) {
-	if _, err := u.FTP(); err != nil {
-		return nil, err
-	}
-	const where = "on the ftp control connection"
-	ps := userParts(u, l, "ftp", lineArg, where)
-	p, off := urlPath(u, l)
-	last := strings.LastIndexByte(p, '/') + 1
-	if i := strings.IndexByte(p[last:], ';'); i >= 0 {
-		p = p[:last+i] // ;type=a|i|d, checked by the view
-	}
-	if p == "" {
-		return ps, nil
-	}
-	for i := 1; ; i++ {
-		seg, rest, more := strings.Cut(p, "/")
-		if !more {
-			return append(ps, newPart("ftp name", seg, off, lineArg, where)), nil
-		}
-		ps = append(ps, newPart("ftp cwd "+strconv.Itoa(i), seg, off, lineArg, where))
-		off += len(seg) + 1
-		p = rest
-	}
-}
-
-// gopherParts: the client sends selector TAB search TAB gopher+_string CRLF
-// (RFC 1738 section 3.4). The gopher-path is split at its first two %09, so
-// the selector and the search can never hold a decoded TAB: a further %09
-// lands in the gopher+ string, where it would add a field to the request
-// line. The gopher+ string of a filled +ASK form carries CR/LF and a TAB by
-// design; see askForm.
-func gopherParts(u *uri.URL, l layout) ([]part, error) {
-	v, err := u.Gopher()
-	if err != nil {
-		return nil, err
-	}
-	p, off := urlPath(u, l)
-	if p == "" {
-		return nil, nil
-	}
-	const where = "on the gopher request line"
-	fields := uri.GopherFields(p)
-	first := fields[0]
-	typeLen := 1
-	if strings.HasPrefix(first, "%") && len(first) >= 3 {
-		typeLen = 3
-	}
-	// The item type is not sent: only the selector and what follows.
-	ps := []part{newPart("gopher selector", first[typeLen:], off+typeLen, lineText, where)}
-	off += len(first) + 3
-	if len(fields) > 1 {
-		ps = append(ps, newPart("gopher search", fields[1], off, lineText, where))
-		off += len(fields[1]) + 3
-	}
-	if len(fields) > 2 {
-		pt := newPart("gopher+ string", fields[2], off, lineArg, where)
-		if v.Plus != nil && askForm(*v.Plus) {
-			pt.crlf, pt.tab = false, false
-		}
-		ps = append(ps, pt)
-	}
-	return ps, nil
-}
-
-// IsAskForm reports whether plus, a decoded gopher+ string (the Plus of
-// uri.GopherPath), is a filled Gopher+ +ASK form exactly as RFC 1738 section
-// 3.4 writes it, the only gopher+ string in which Check accepts CR, LF and
-// TAB. A gopher driver uses it to decide whether it may write the string's
-// CR/LF as they are; any other argument with CR or LF is refused at the wire.
-func IsAskForm(plus string) bool { return askForm(plus) }
-
-// askForm reports whether the decoded gopher+ string is a filled Gopher+
-// +ASK form exactly as RFC 1738 section 3.4 writes it:
-//
-//	"+" TAB "1" CRLF "+-1" CRLF *( answer CRLF ) "." CRLF
-//
-// where no answer contains CR or LF and no answer is "." alone (which would
-// end the data block early). A TAB inside an answer is data of the block,
-// not a field separator, and is accepted; NUL is never accepted.
-func askForm(plus string) bool {
-	rest, ok := strings.CutPrefix(plus, "+\t1\r\n+-1\r\n")
-	if !ok {
-		return false
-	}
-	rest, ok = strings.CutSuffix(rest, ".\r\n")
-	if !ok {
-		return false
-	}
-	for rest != "" {
-		line, after, ok := strings.Cut(rest, "\r\n")
-		if !ok || line == "." || strings.ContainsAny(line, "\r\n") {
-			return false
-		}
-		rest = after
-	}
-	return true
-}
-
-// nntpParts: GROUP <group> then ARTICLE <number> (RFC 1738 section 3.7).
-// The article number is digits only (the view checks it).
-func nntpParts(u *uri.URL, l layout) ([]part, error) {
-	if _, err := u.NNTP(); err != nil {
-		return nil, err
-	}
-	p, off := urlPath(u, l)
-	group, _, _ := strings.Cut(p, "/")
-	return []part{newPart("nntp group", group, off, lineArg, "on the NNTP command line")}, nil
-}
-
-// newsParts: GROUP <group>, ARTICLE <message-id> or LIST (RFC 1738 section
-// 3.6), on the server from the configuration or, in the news://server/ form
-// of RFC 5538, from the URL.
-func newsParts(u *uri.URL, l layout) ([]part, error) {
-	v, err := u.News()
-	if err != nil {
-		return nil, err
-	}
-	text, off := u.Opaque, l.opaque
-	if text == "" {
-		text, off = urlPath(u, l)
-	}
-	name := "news group"
-	switch {
-	case v.Article != "":
-		name = "news article"
-	case v.All:
-		name = "news"
-	}
-	return []part{newPart(name, text, off, lineArg, "on the NNTP command line")}, nil
-}
-
-// waisParts: no access method is built in; a gateway receives the decoded
-// database, search, wtype and wpath (RFC 1738 section 3.9).
-func waisParts(u *uri.URL, l layout) ([]part, error) {
-	if _, err := u.WAIS(); err != nil {
-		return nil, err
-	}
-	const where = "to a WAIS gateway or server"
-	p := strings.TrimPrefix(u.Path, "/")
-	off := l.path + len(u.Path) - len(p)
-	names := []string{"wais database", "wais wtype", "wais wpath"}
-	var ps []part
-	for i, seg := range strings.Split(p, "/") {
-		ps = append(ps, newPart(names[i], seg, off, lineText, where))
-		off += len(seg) + 1
-	}
-	if u.RawQuery != "" || u.ForceQuery {
-		ps = append(ps, newPart("wais search", u.RawQuery, l.query, lineText, where))
-	}
-	return ps, nil
-}
-
-// prosperoParts: the decoded hsoname and field values (RFC 1738 section
-// 3.11) go to a Prospero server or a gateway.
-func prosperoParts(u *uri.URL, l layout) ([]part, error) {
-	if _, err := u.Prospero(); err != nil {
-		return nil, err
-	}
-	const where = "to a Prospero gateway or server"
-	p, off := urlPath(u, l)
-	fields := strings.Split(p, ";")
-	ps := []part{newPart("prospero hsoname", fields[0], off, lineText, where)}
-	off += len(fields[0]) + 1
-	for _, f := range fields[1:] {
-		ps = append(ps, newPart("prospero field", f, off, lineText, where))
-		off += len(f) + 1
-	}
-	return ps, nil
-}
-
-// mailtoParts: the decoded address is shown to the user and may be handed
-// to a mail program, where a CR/LF starts a new header line.
-func mailtoParts(u *uri.URL, l layout) ([]part, error) {
-	if _, err := u.Mailto(); err != nil {
-		return nil, err
-	}
-	text, off := u.Opaque, l.opaque
-	if text == "" {
-		text, off = u.Path, l.path
-		if u.RawQuery != "" || u.ForceQuery {
-			text += "?" + u.RawQuery
+	out := make([]part, len(ps))
+	for i, p := range ps {
+		out[i] = part{name: p.Name, text: p.Text, off: l.offset(u, p.In) + p.Off, where: p.Where, note: p.Note}
+		switch p.Kind {
+		case LineArg:
+			out[i].crlf, out[i].nul, out[i].tab = true, true, true
+		case LineText:
+			out[i].crlf, out[i].nul = true, true
+		case NULOnly:
+			out[i].nul = true
 		}
 	}
-	return []part{newPart("mailto address", text, off, lineText, "into a mail header by a mail program")}, nil
+	return out, nil
 }
 
-// fileParts: a local path is opened; a NUL would cut the name short. A file
-// URL for another host may be fetched over ftp (--file-via-ftp), so its path
-// is an ftp argument.
-func fileParts(u *uri.URL, l layout) ([]part, error) {
-	v, err := u.File()
-	if err != nil {
-		return nil, err
+// AnyParts returns the parts of u for a policy without a Wire, or for a
+// driver that does not say what it writes: its user name, password, path
+// and query, or its opaque part, each taken for an argument of a command
+// line.
+func AnyParts(u *uri.URL) []Part {
+	const where = "where a driver may write it on a command line"
+	ps := UserParts(u, u.Scheme, LineArg, where)
+	if u.Opaque != "" {
+		return append(ps, Part{Name: u.Scheme + " opaque part", Text: u.Opaque, In: InOpaque, Kind: LineArg, Where: where})
 	}
 	text := u.Path
 	if u.RawQuery != "" || u.ForceQuery {
 		text += "?" + u.RawQuery
 	}
-	if v.IsLocal() {
-		return []part{newPart("file path", text, l.path, nulOnly, "into a local file name")}, nil
-	}
-	return []part{newPart("file path", text, l.path, lineArg, "on an ftp control connection (--file-via-ftp)")}, nil
+	return append(ps, Part{Name: u.Scheme + " path", Text: text, In: InPath, Kind: LineArg, Where: where})
 }
 
 // escape is one "%XX" in an escaped component.
@@ -363,8 +207,8 @@ func (p part) finding(rule string, runs [][]escape) Finding {
 	}
 	msg := fmt.Sprintf("%s (%s) at offset %d in the %s: %s",
 		strings.Join(text, ""), strings.Join(names, " "), first[0].off, p.name, what)
-	if p.name == "gopher+ string" && rule != RuleEncodedNUL {
-		msg += " (not the exact structure of a filled +ASK form)"
+	if p.note != "" && rule != RuleEncodedNUL {
+		msg += " " + p.note
 	}
 	if n := len(runs) - 1; n == 1 {
 		msg += "; 1 more occurrence"

@@ -29,8 +29,8 @@ const partTypeSuffix = ".type"
 // noteConverted says, unless -s, that resp's data was converted as text
 // because of its name.
 func (o *getOptions) noteConverted(e *env, red *redactor, resp *fetch.Response) {
-	guessed, _ := resp.Info["ftp_type_guessed"].(bool)
-	if o.silent || !guessed || resp.Info["ftp_type"] != "A" {
+	typ, guessed := ftp.TypeOf(&resp.Response)
+	if o.silent || !guessed || typ != "A" {
 		return
 	}
 	fmt.Fprintln(e.err, red.redact(fmt.Sprintf("fetch: note: %s: text by its name: TYPE A, line ends converted; --binary keeps the bytes", resp.URL.Redacted())))
@@ -53,7 +53,7 @@ func readPartType(part string) string {
 // writePartType records the type of resp's data for the .part file part,
 // or removes the record when resp is not FTP data.
 func writePartType(part string, resp *fetch.Response) error {
-	t, _ := resp.Info["ftp_type"].(string)
+	t, _ := ftp.TypeOf(&resp.Response)
 	if t != "A" && t != "I" {
 		if err := os.Remove(part + partTypeSuffix); err != nil && !os.IsNotExist(err) {
 			return err

@@ -12,6 +12,7 @@ import (
 	"github.com/rfc1738/fetch/fetch"
 	"github.com/rfc1738/fetch/internal/termtext"
 	"github.com/rfc1738/fetch/proto"
+	"github.com/rfc1738/fetch/proto/ftp"
 	"github.com/rfc1738/fetch/proto/http"
 	"github.com/rfc1738/fetch/safety"
 	"github.com/rfc1738/fetch/uri"
@@ -248,10 +249,11 @@ func (e *listingError) Error() string {
 // checkListing warns about each line of an FTP listing that fits no known
 // layout (unless -s), quoting it with its control characters escaped, and
 // returns a *listingError when there was any, or when the server said it
-// cut the listing short (Info["ftp_truncated"]).
+// cut the listing short (ftp.ListingNotes.Truncated).
 func (o *getOptions) checkListing(e *env, red *redactor, resp *fetch.Response) error {
 	lines := unparsedLines(resp)
-	truncated, _ := resp.Info["ftp_truncated"].(string)
+	notes := ftp.NotesOf(&resp.Response)
+	truncated := notes.Truncated
 	if resp.Kind != proto.KindDirectory || len(lines) == 0 && truncated == "" {
 		return nil
 	}
@@ -261,8 +263,7 @@ func (o *getOptions) checkListing(e *env, red *redactor, resp *fetch.Response) e
 			fmt.Fprintln(e.err, red.redact(fmt.Sprintf("fetch: warning: %s: listing line fits no known layout: %s", u, fetch.QuoteListingLine(line))))
 		}
 	}
-	fallback, _ := resp.Info["ftp_nlst_fallback"].(bool)
-	return &listingError{url: u, unparsed: len(lines), fallback: fallback, truncated: truncated}
+	return &listingError{url: u, unparsed: len(lines), fallback: notes.NLSTFallback, truncated: truncated}
 }
 
 // warnResponse prints the driver's warnings about resp (Info["warnings"]:

@@ -57,7 +57,7 @@ func runLint(o *lintOptions, e *env) error {
 		return err
 	}
 	red := newRedactor(urls)
-	p := safety.Policy{AllowPorts: o.allowPorts}
+	p := safety.Policy{AllowPorts: o.allowPorts, Wire: fetch.DefaultRegistry()}
 	rows := []lintRow{}
 	var text bytes.Buffer
 	for _, raw := range urls {

@@ -16,6 +16,7 @@ import (
 	"github.com/rfc1738/fetch/fetch"
 	"github.com/rfc1738/fetch/internal/termtext"
 	"github.com/rfc1738/fetch/proto"
+	"github.com/rfc1738/fetch/proto/ftp"
 	"github.com/rfc1738/fetch/proto/gopher"
 )
 
@@ -87,34 +88,28 @@ func renderListing(w io.Writer, resp *fetch.Response, asJSON bool) error {
 			entries = []proto.Entry{}
 		}
 		doc := document{URL: resp.URL.Redacted(), Kind: "directory", Entries: entries}
-		if _, ftp := resp.Info["ftp_listing"]; ftp {
+		if notes := ftp.NotesOf(&resp.Response); notes.Format != "" {
 			doc.Unparsed = unparsedLines(resp)
 			if doc.Unparsed == nil {
 				doc.Unparsed = []string{}
 			}
-			doc.NLSTFallback, _ = resp.Info["ftp_nlst_fallback"].(bool)
-			doc.Truncated, _ = resp.Info["ftp_truncated"].(string)
+			doc.NLSTFallback, doc.Truncated = notes.NLSTFallback, notes.Truncated
 		} else {
 			doc.Unparsed = unparsedLines(resp)
 		}
 		return writeJSON(w, doc)
 	}
 	bw := bufio.NewWriter(&errWriter{w: w})
-	switch resp.URL.Scheme {
-	case "gopher":
+	switch listingForm(resp) {
+	case proto.FormMenu:
 		renderMenu(bw, resp.Entries)
-	case "news", "nntp":
+	case proto.FormNews:
 		renderNews(bw, resp.Entries)
-	case "ftp":
-		if resp.Info["ftp_listing"] == "nlst" {
-			// NLST (RFC 959 section 4.1.3): names only, as DESIGN.md
-			// says of ;type=d; nothing is known of their types.
-			for _, e := range resp.Entries {
-				fmt.Fprintln(bw, termtext.Listing(e.Name))
-			}
-			break
+	case proto.FormNames:
+		// Names only, as DESIGN.md says of ;type=d.
+		for _, e := range resp.Entries {
+			fmt.Fprintln(bw, termtext.Listing(e.Name))
 		}
-		renderLong(bw, resp.Entries)
 	default:
 		renderLong(bw, resp.Entries)
 	}
@@ -260,12 +255,10 @@ func (e *errWriter) Write(p []byte) (int, error) {
 }
 
 // unparsedLines returns the lines of an FTP listing that fit no known
-// layout (Info["ftp_unparsed"]), or of a gopher menu that are no menu line
-// (Info[gopher.InfoUnparsed]).
+// layout, or of a gopher menu that are no menu line.
 func unparsedLines(resp *fetch.Response) []string {
-	if lines, ok := resp.Info["ftp_unparsed"].([]string); ok {
+	if lines := ftp.NotesOf(&resp.Response).Unparsed; lines != nil {
 		return lines
 	}
-	lines, _ := resp.Info[gopher.InfoUnparsed].([]string)
-	return lines
+	return gopher.UnparsedOf(&resp.Response)
 }

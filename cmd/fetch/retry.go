@@ -9,6 +9,7 @@ import (
 
 	"github.com/rfc1738/fetch/fetch"
 	"github.com/rfc1738/fetch/proto"
+	"github.com/rfc1738/fetch/proto/ftp"
 	"github.com/rfc1738/fetch/retry"
 )
 
@@ -74,7 +75,8 @@ func (rr *retryRun) attempt(ctx context.Context, c *fetch.Client, ck *fetch.Chec
 		// Converted text (TYPE A) has no offsets to resume at: a retry
 		// asks for it whole, in the same type, and skips what the
 		// output has.
-		rr.whole = rr.whole || resp.Info["ftp_type"] == "A"
+		typ, _ := ftp.TypeOf(&resp.Response)
+		rr.whole = rr.whole || typ == "A"
 	}
 	if resp.Offset > rr.pos {
 		return &finalError{fmt.Errorf("%s: the server resumed at byte %d, not %d", resp.URL.Redacted(), resp.Offset, rr.pos)}

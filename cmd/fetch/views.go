@@ -1,115 +1,51 @@
 package main
 
 import (
+	"sync"
+
+	"github.com/rfc1738/fetch/fetch"
+	"github.com/rfc1738/fetch/proto"
 	"github.com/rfc1738/fetch/uri"
 )
 
+// drivers are the built-in drivers, which describe their URLs and say how
+// their listings are printed. Built once, never changed.
+var drivers = sync.OnceValue(fetch.DefaultRegistry)
+
 // schemeView returns the scheme-specific object of u (DESIGN.md, "fetch
-// parse --json keys"), or nil for a scheme RFC 1738 does not define.
+// parse --json keys"), as the driver of its scheme describes it
+// (proto.Viewer), or nil for a scheme without one.
 func schemeView(u *uri.URL) (object, error) {
-	views := map[string]func(*uri.URL) (object, error){
-		"ftp": ftpView, "http": httpView, "https": httpView, "gopher": gopherView,
-		"news": newsView, "nntp": nntpView, "telnet": telnetView, "wais": waisView,
-		"file": fileView, "prospero": prosperoView, "mailto": mailtoView,
-	}
-	f, ok := views[u.Scheme]
+	d, _ := drivers().Lookup(u.Scheme)
+	vw, ok := d.(proto.Viewer)
 	if !ok {
 		return nil, nil
 	}
-	return f(u)
-}
-
-func ftpView(u *uri.URL) (object, error) {
-	v, err := u.FTP()
+	v, err := vw.View(u)
 	if err != nil {
 		return nil, err
 	}
-	cwd := v.CWD
-	if cwd == nil {
-		cwd = []string{}
-	}
-	return object{{"cwd", cwd}, {"name", v.Name}, {"type", nullable(v.Type)}}, nil
+	return objectOf(v), nil
 }
 
-func httpView(u *uri.URL) (object, error) {
-	v, err := u.HTTP()
-	if err != nil {
-		return nil, err
+// objectOf is v as an object, nested views as nested objects.
+func objectOf(v proto.View) object {
+	o := make(object, len(v))
+	for i, f := range v {
+		val := f.Value
+		if sub, ok := val.(proto.View); ok {
+			val = objectOf(sub)
+		}
+		o[i] = field{f.Key, val}
 	}
-	return object{{"path", v.Path}, {"search", v.Search}}, nil
+	return o
 }
 
-func gopherView(u *uri.URL) (object, error) {
-	v, err := u.Gopher()
-	if err != nil {
-		return nil, err
+// listingForm is how resp's driver has its listing printed.
+func listingForm(resp *fetch.Response) proto.ListingForm {
+	d, _ := drivers().Lookup(resp.URL.Scheme)
+	if lf, ok := d.(proto.ListingFormer); ok {
+		return lf.ListingForm(&resp.Response)
 	}
-	return object{{"type", v.Type}, {"selector", v.Selector}, {"search", v.Search}, {"plus", v.Plus}}, nil
-}
-
-func newsView(u *uri.URL) (object, error) {
-	v, err := u.News()
-	if err != nil {
-		return nil, err
-	}
-	return object{{"group", v.Group}, {"article", nullable(v.Article)}, {"all", v.All}}, nil
-}
-
-func nntpView(u *uri.URL) (object, error) {
-	v, err := u.NNTP()
-	if err != nil {
-		return nil, err
-	}
-	return object{{"group", v.Group}, {"article", v.Article}}, nil
-}
-
-func telnetView(u *uri.URL) (object, error) {
-	if _, err := u.Telnet(); err != nil {
-		return nil, err
-	}
-	return object{}, nil
-}
-
-func waisView(u *uri.URL) (object, error) {
-	v, err := u.WAIS()
-	if err != nil {
-		return nil, err
-	}
-	return object{{"database", v.Database}, {"search", v.Search}, {"wtype", v.WType}, {"wpath", v.WPath}}, nil
-}
-
-func fileView(u *uri.URL) (object, error) {
-	v, err := u.File()
-	if err != nil {
-		return nil, err
-	}
-	return object{{"host", v.Host}, {"path", v.Path}}, nil
-}
-
-func prosperoView(u *uri.URL) (object, error) {
-	v, err := u.Prospero()
-	if err != nil {
-		return nil, err
-	}
-	fields := object{}
-	for _, f := range v.Fields {
-		fields = append(fields, field{f.Name, f.Value})
-	}
-	return object{{"hsoname", v.HSOName}, {"fields", fields}}, nil
-}
-
-func mailtoView(u *uri.URL) (object, error) {
-	v, err := u.Mailto()
-	if err != nil {
-		return nil, err
-	}
-	return object{{"address", v.Address}}, nil
-}
-
-// nullable is s, or nil (JSON null) when s is empty.
-func nullable(s string) *string {
-	if s == "" {
-		return nil
-	}
-	return &s
+	return proto.FormLong
 }

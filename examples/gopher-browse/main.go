@@ -90,11 +90,12 @@ func run(ctx context.Context, out io.Writer, raw string, o options) error {
 	if u.Scheme != "gopher" {
 		return fmt.Errorf("%s is not a gopher URL", u.Redacted())
 	}
+	d := &gopher.Driver{}
 	w := &walker{
-		d:      &gopher.Driver{},
+		d:      d,
 		out:    out,
 		o:      o,
-		policy: safety.Policy{AllowPorts: o.ports},
+		policy: safety.Policy{AllowPorts: o.ports, Wire: d},
 		start:  u,
 		seen:   map[string]bool{},
 	}
@@ -106,7 +107,7 @@ func run(ctx context.Context, out io.Writer, raw string, o options) error {
 func (w *walker) walk(ctx context.Context, u *uri.URL, depth int) error {
 	w.seen[u.String()] = true
 	w.menus++
-	entries, err := w.d.List(ctx, u, &proto.Request{IdleTimeout: 30 * time.Second})
+	entries, _, err := proto.ListAll(ctx, w.d, u, &proto.Request{IdleTimeout: 30 * time.Second})
 	if err != nil {
 		return err
 	}

@@ -94,7 +94,7 @@ func lint(in io.Reader, verbose bool, w io.Writer) (*Summary, error) {
 		if line == "" || strings.HasPrefix(line, "#") {
 			continue
 		}
-		for _, f := range s.Add(line, safety.Policy{}) {
+		for _, f := range s.Add(line, safety.Policy{Wire: fetch.DefaultRegistry()}) {
 			if verbose {
 				fmt.Fprintf(w, "%s: %s\n", safety.Redact(line), f)
 			}

@@ -94,7 +94,7 @@ func run(ctx context.Context, out io.Writer) error {
 		"ftp://h/a%0D%0ADELE%20x",         // CR/LF would inject DELE
 		"http://user:secret@example.com/", // a password in the URL
 	} {
-		_, findings := safety.CheckString(raw, safety.Policy{})
+		_, findings := safety.CheckString(raw, safety.Policy{Wire: fetch.DefaultRegistry()})
 		fmt.Fprintf(out, "%s\n", safety.Redact(raw))
 		for _, f := range findings {
 			fmt.Fprintf(out, "  %-7s %-20s %s\n", f.Level, f.Rule, f.Message)

@@ -2,7 +2,6 @@ package fetchtest
 
 import (
 	"bufio"
-	"bytes"
 	"fmt"
 	"io"
 	"io/fs"
@@ -13,6 +12,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/rfc1738/fetch/internal/lineproto"
 )
 
 // Gopher is an in-process gopher server (RFC 1436) over an fs.FS. A
@@ -202,7 +203,7 @@ func (g *Gopher) file(sel string) ([]byte, error) {
 		return nil, fmt.Errorf("cannot read '%s'", sel)
 	}
 	if g.opts.RFC1436 && itemTypeOf(name, false) == "0" {
-		data = stuffed(data)
+		data = lineproto.Stuff(nil, data)
 	}
 	return data, nil
 }
@@ -300,28 +301,6 @@ func (g *Gopher) extraItems(prefix string) []string {
 	}
 	sort.Strings(sels)
 	return sels
-}
-
-// stuffed is a text as RFC 1436 section 3.8 sends it: each line that
-// begins with "." gets a second one, and a "." line ends it (after a line
-// end, added when the text has none at its end).
-func stuffed(text []byte) []byte {
-	var b []byte
-	for len(text) > 0 {
-		line := text
-		if i := bytes.IndexByte(text, '\n'); i >= 0 {
-			line = text[:i+1]
-		}
-		text = text[len(line):]
-		if line[0] == '.' {
-			b = append(b, '.')
-		}
-		b = append(b, line...)
-	}
-	if len(b) > 0 && b[len(b)-1] != '\n' {
-		b = append(b, '\r', '\n')
-	}
-	return append(b, ".\r\n"...)
 }
 
 // itemTypeOf guesses the RFC 1436 item type of an entry from its name.

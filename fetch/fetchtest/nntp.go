@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/rfc1738/fetch/internal/lineproto"
 	"github.com/rfc1738/fetch/internal/testrig/notify"
 )
 
@@ -281,14 +282,7 @@ func (ss *nntpSession) reply(format string, args ...any) {
 // block writes text (LF line ends) as a multi-line data block: CRLF line
 // ends, dots doubled, a "." line at the end (RFC 3977 section 3.1.1).
 func (ss *nntpSession) block(text string) {
-	for line := range strings.Lines(text) {
-		line = strings.TrimSuffix(line, "\n")
-		if strings.HasPrefix(line, ".") {
-			line = "." + line
-		}
-		ss.w.WriteString(line + "\r\n")
-	}
-	ss.w.WriteString(".\r\n")
+	ss.w.Write(lineproto.Stuff(nil, []byte(strings.ReplaceAll(text, "\n", "\r\n"))))
 }
 
 // nntpCommands are the commands served, by verb. Each runs with s.mu held
@@ -335,14 +329,10 @@ func (s *NNTP) serve(c net.Conn) {
 	}
 }
 
-// record logs a command line (the AUTHINFO password starred) and how many
-// whole commands had arrived beyond it.
+// record logs a command line (the AUTHINFO password hidden by
+// lineproto.Shown) and how many whole commands had arrived beyond it.
 func (s *NNTP) record(r *bufio.Reader, line string, f []string) {
-	line = strings.TrimRight(line, "\r\n")
-	shown := line
-	if strings.HasPrefix(strings.ToUpper(line), "AUTHINFO PASS ") {
-		shown = "AUTHINFO PASS " + strings.Repeat("*", len(line)-len("AUTHINFO PASS "))
-	}
+	shown := lineproto.Shown(strings.TrimRight(line, "\r\n"))
 	ahead := 0
 	if n := r.Buffered(); n > 0 {
 		b, _ := r.Peek(n)

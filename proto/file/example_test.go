@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/rfc1738/fetch/proto"
 	"github.com/rfc1738/fetch/proto/file"
 	"github.com/rfc1738/fetch/uri"
 )
@@ -33,7 +34,7 @@ func ExampleDriver_Fetch() {
 	b, _ := io.ReadAll(resp.Body)
 	fmt.Printf("%s, %d bytes: %s", resp.Name, resp.Size, b)
 
-	entries, err := d.List(context.Background(), uri.MustParse(base+"/"), nil)
+	entries, _, err := proto.ListAll(context.Background(), &d, uri.MustParse(base+"/"), nil)
 	if err != nil {
 		fmt.Println(err)
 		return

@@ -64,8 +64,8 @@ func (d *Driver) Fetch(ctx context.Context, u *uri.URL, req *proto.Request) (*pr
 	return fileResponse(ctx, f, fi, req)
 }
 
-// List returns the entries of the directory u names.
-func (d *Driver) List(ctx context.Context, u *uri.URL, req *proto.Request) ([]proto.Entry, error) {
+// List hands fn the entries of the directory u names (proto.Lister).
+func (d *Driver) List(ctx context.Context, u *uri.URL, req *proto.Request, fn func(proto.Entry) error) (*proto.Listing, error) {
 	name, err := localPath(u, req)
 	if err != nil {
 		return nil, err
@@ -75,7 +75,11 @@ func (d *Driver) List(ctx context.Context, u *uri.URL, req *proto.Request) ([]pr
 		return nil, mapErr(err)
 	}
 	defer f.Close()
-	return readEntries(u, name, f)
+	entries, err := readEntries(u, name, f)
+	if err != nil {
+		return nil, err
+	}
+	return proto.ListEntries(&proto.Response{Entries: entries}, fn)
 }
 
 // localPath returns the local path u names, or the error that says why it

@@ -137,7 +137,7 @@ func TestDirectory(t *testing.T) {
 	}
 	// Without the trailing slash the directory is listed too, and List agrees.
 	u := uri.MustParse(fileURL(dir))
-	entries, err := (&Driver{}).List(t.Context(), u, nil)
+	entries, _, err := proto.ListAll(t.Context(), (&Driver{}), u, nil)
 	if err != nil || len(entries) != 3 || entries[0].URL != fileURL(dir)+"/a%20dir/" {
 		t.Errorf("List(%q) = %+v, %v", u, entries, err)
 	}

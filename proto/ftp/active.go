@@ -18,8 +18,7 @@ import (
 // mode is broken.
 //
 // With Request.Options.FTP.Port set, every transfer (RETR, LIST, MLSD,
-// NLST) goes through the driver's own path, never the library's (which
-// has no active mode): the client listens, sends EPRT (PORT when the
+// NLST) is made in active mode: the client listens, sends EPRT (PORT when the
 // server refuses EPRT, remembered for the connection), REST when
 // resuming, then the transfer command, and accepts the server's
 // connection while it reads the preliminary reply (servers differ on
@@ -214,18 +213,9 @@ func (c *conn) listenActive(sp *activeSpec) (net.Listener, error) {
 	return ln, nil
 }
 
-// command sends one command of the driver's own path and reads its
-// reply, which must be 2xx; a refusal leaves the connection clean.
+// command sends one command and reads its reply, which must be 2xx.
 func (c *conn) command(cmd string) error {
-	if err := c.send(cmd); err != nil {
-		return err
-	}
-	_, _, err := c.reply(2)
-	if err == nil || replyCode(err) != 0 {
-		if herr := c.handBack(); herr != nil {
-			return herr
-		}
-	}
+	_, _, err := c.cmd(2, cmd)
 	return err
 }
 
@@ -287,9 +277,6 @@ func (c *conn) activeRest(offset int64) (int64, error) {
 	_, _, err := c.reply(3)
 	switch {
 	case err != nil && replyCode(err) != 0:
-		if herr := c.handBack(); herr != nil {
-			return 0, c.fail(rest, herr)
-		}
 		c.w.note("REST %d refused (%v): restarting from 0", offset, err)
 		return 0, nil
 	case err != nil:
@@ -342,11 +329,6 @@ func (c *conn) sendAndAccept(ln net.Listener, line, cmd string) (net.Conn, error
 	if err != nil {
 		if a := wait(true); a.conn != nil {
 			a.conn.Close()
-		}
-		if replyCode(err) != 0 {
-			if herr := c.handBack(); herr != nil {
-				return nil, c.fail(cmd, herr)
-			}
 		}
 		return nil, c.fail(cmd, err)
 	}

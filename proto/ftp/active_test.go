@@ -254,7 +254,7 @@ func TestActivePipelinedDriver(t *testing.T) {
 	req := activeReq()
 	u, _ := uri.Parse(f.url("/"))
 	d.Warm(t.Context(), u, req, 1)
-	if _, err := d.List(t.Context(), u, req); err != nil {
+	if _, _, err := proto.ListAll(t.Context(), d, u, req); err != nil {
 		t.Fatal(err)
 	}
 	for _, name := range []string{"a", "b", "c"} {

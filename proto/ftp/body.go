@@ -5,13 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net"
 	"os"
 	"runtime"
 	"sync"
 	"syscall"
-
-	jftp "github.com/jlaffaye/ftp"
 
 	"github.com/rfc1738/fetch/internal/termtext"
 	"github.com/rfc1738/fetch/proto"
@@ -31,8 +28,8 @@ var copyBuffers = sync.Pool{New: func() any { b := make([]byte, 256<<10); return
 // The control connection goes back to the Driver at that moment.
 type body struct {
 	d    *Driver
-	c    *conn         // nil once given back
-	r    io.ReadCloser // the data side: a *jftp.Response or a *pipedTransfer
+	c    *conn          // nil once given back
+	r    *pipedTransfer // the data side
 	raw  *countReader
 	src  io.Reader
 	cmd  string
@@ -41,8 +38,8 @@ type body struct {
 	done bool
 }
 
-func newBody(d *Driver, c *conn, r io.ReadCloser, ascii bool, want int64) *body {
-	b := &body{d: d, c: c, r: r, cmd: c.w.lastCmd, want: want}
+func newBody(d *Driver, c *conn, r *pipedTransfer, ascii bool, want int64) *body {
+	b := &body{d: d, c: c, r: r, cmd: r.cmd, want: want}
 	b.raw = &countReader{r: r}
 	b.src = b.raw
 	if ascii && runtime.GOOS != "windows" {
@@ -119,25 +116,11 @@ const spliceMin = 64 << 10
 // without being read here: a plain TCP connection (no TLS), not captured
 // for a trace, in TYPE I (no line-end conversion; checked by the caller).
 func (b *body) spliceConn() *proto.DeadlineConn {
-	var conn net.Conn
-	switch t := b.r.(type) {
-	case *pipedTransfer:
-		d, ok := t.data.(*dataConn)
-		if !ok || d.cap != nil {
-			return nil
-		}
-		conn = d.Conn
-	case *jftp.Response:
-		// The library reads its data connection, made by dialData,
-		// without a buffer of its own.
-		if b.c.cap != nil || b.c.tlsCfg != nil {
-			return nil
-		}
-		conn = b.c.data
-	default:
+	d, ok := b.r.data.(*dataConn)
+	if !ok || d.cap != nil {
 		return nil
 	}
-	dc, ok := conn.(*proto.DeadlineConn)
+	dc, ok := d.Conn.(*proto.DeadlineConn)
 	if !ok || !dc.CanReadToFile() {
 		return nil
 	}

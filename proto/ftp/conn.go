@@ -15,8 +15,6 @@ import (
 	"syscall"
 	"time"
 
-	jftp "github.com/jlaffaye/ftp"
-
 	"github.com/rfc1738/fetch/proto"
 )
 
@@ -29,25 +27,29 @@ import (
 // connections are dialled under the caller's context.
 type conn struct {
 	key    poolKey
-	sc     *jftp.ServerConn
 	w      *wire
 	addr   string // host:port as dialled
 	peer   string // IP address of the control connection's peer
 	cancel context.CancelFunc
 
-	pwd   string // the login directory from PWD; "" when unusable
-	syst  string // the reply to SYST ("UNIX Type: L8"); "" when unknown
-	typ   string // the TYPE in effect: "A", "I" or "" (unknown)
-	mlsd  bool   // List sends MLSD (FEAT listed MLST and MLSD was not disabled)
-	moved bool   // a CWD was sent since login or the last return
-	dirty bool   // an operation failed: check with NOOP before reuse
-	dead  bool   // must not be used again
-	uses  int    // how many times the connection was checked out
+	pwd   string   // the login directory from PWD; "" when unusable
+	syst  string   // the reply to SYST ("UNIX Type: L8"); "" when unknown
+	typ   string   // the TYPE in effect: "A", "I" or "" (unknown)
+	feat  features // what FEAT offered at login (engine.go)
+	mlsd  bool     // List sends MLSD (FEAT listed MLST and MLSD was not disabled)
+	moved bool     // a CWD was sent since login or the last return
+	dirty bool     // an operation failed: check with NOOP before reuse
+	dead  bool     // must not be used again
+	uses  int      // how many times the connection was checked out
 
-	// The pipelined retrieval's own reply reader (pipeline.go), and
-	// whether the server refused it (EPSV refused).
+	// The connection's reply reader (pipeline.go); whether the server
+	// refused the pipelined path (EPSV refused), whether the plain
+	// passive path uses PASV (EPSV refused or unusable there), and
+	// whether the reply to an EPSV sent ahead is still to come.
 	rd         *textproto.Reader
 	noPipeline bool
+	noEPSV     bool
+	epsvAhead  bool
 	// vsftpd: the greeting names vsftpd, which reads no command while it
 	// sends a file and nothing from a data connection it sends on; the
 	// pipelined path takes advantage of both (pipeline.go).
@@ -104,8 +106,7 @@ type limits struct {
 // dialConn opens the control connection to addr, reads the greeting, logs
 // in and records the login directory. The connection is returned bound to
 // ctx and req. When noMLSD is not empty (it says why, for the trace) it
-// lists with LIST even when FEAT offers MLST (the library decides at login
-// which command List sends).
+// lists with LIST even when FEAT offers MLST.
 func dialConn(ctx context.Context, req *proto.Request, key poolKey, cr creds, lim limits, noMLSD string) (*conn, error) {
 	if err := context.Cause(ctx); err != nil {
 		// The dial below is detached from ctx (the connection may
@@ -125,14 +126,15 @@ func dialConn(ctx context.Context, req *proto.Request, key poolKey, cr creds, li
 	if la, ok := raw.LocalAddr().(*net.TCPAddr); ok {
 		c.local = la.AddrPort().Addr().Unmap()
 	}
-	ctrl := net.Conn(c.w)
-	if lim.tlsMode != proto.TLSOff {
-		if ctrl, err = c.startTLS(ctx, lim.tlsMode, lim.tlsCfg); err != nil {
-			c.close()
-			return nil, err
-		}
+	err = c.greet()
+	if err == nil && lim.tlsMode != proto.TLSOff {
+		err = c.startTLS(ctx, lim.tlsMode, lim.tlsCfg)
 	}
-	if err := c.login(ctrl, cr, noMLSD); err != nil {
+	if err == nil {
+		err = c.login(cr, noMLSD)
+	}
+	if err != nil {
+		c.close()
 		return nil, err
 	}
 	if lim.reuse {
@@ -173,53 +175,36 @@ func dialControl(ctx context.Context, req *proto.Request, key poolKey) (*conn, n
 	return c, raw, nil
 }
 
-// login reads the greeting on ctrl, the control connection (TLS or not),
-// logs in and protects the data connections when TLS is on. When noMLSD
-// is not empty it lists with LIST even when FEAT offers MLST. On an
-// error c is closed.
-func (c *conn) login(ctrl net.Conn, cr creds, noMLSD string) error {
-	first := true
-	sc, err := jftp.Dial(c.addr,
-		jftp.DialWithDialFunc(func(network, address string) (net.Conn, error) {
-			if first {
-				first = false
-				return ctrl, nil
-			}
-			return c.dialData(network, address)
-		}),
-		// Names are octets: no OPTS UTF8 ON, which makes some servers
-		// re-encode them.
-		jftp.DialWithDisabledUTF8(true),
-		jftp.DialWithDisabledMLSD(noMLSD != ""),
-	)
+// login logs in (USER, PASS), asks FEAT, sends TYPE I, and protects the
+// data connections when TLS is on. When noMLSD is not empty it lists with
+// LIST even when FEAT offers MLST. Names are octets: no OPTS UTF8 ON,
+// which makes some servers re-encode them.
+func (c *conn) login(cr creds, noMLSD string) error {
+	err := c.logIn(cr)
+	if err == nil {
+		err = c.askFEAT()
+	}
+	if err == nil {
+		_, _, err = c.cmd(StatusCommandOK, "TYPE I")
+	}
 	if err != nil {
-		err = c.fail("greeting", err)
-		c.close()
-		return err
+		return c.fail("", err)
 	}
-	c.sc = sc
-	c.vsftpd = c.vsftpd || c.w.last != nil && strings.Contains(c.w.last.Msg, "(vsFTPd ")
-	if err := sc.Login(cr.user, cr.pass); err != nil {
-		err = c.fail("", err) // before close, which sends QUIT
-		c.close()
-		return err
-	}
-	c.typ = "I" // Login sends TYPE I
+	c.typ = "I"
 	if c.tlsCfg != nil {
 		if err := c.protect(); err != nil {
-			c.close()
 			return err
 		}
 	}
-	c.mlsd = sc.IsTimePreciseInList()
+	c.mlsd = c.feat.has("MLST") && noMLSD == ""
 	if noMLSD != "" {
 		c.w.note("%s: listing with LIST", noMLSD)
 	}
 	return nil
 }
 
-// dialData opens a data connection. The address the library computed from
-// the EPSV or PASV reply is used only for its port: the host is always the
+// dialData opens a data connection. The address of the EPSV or PASV
+// reply is used only for its port: the host is always the
 // control connection's peer (a PASV reply may name any address, RFC 2577
 // section 3), and the dial goes through the request's dialer, so that its
 // policy (for example refusing private addresses) applies to data
@@ -261,11 +246,10 @@ func (c *conn) unbind() bool {
 func (c *conn) close() {
 	healthy := !c.dead && c.w.err == nil
 	c.dead = true
-	c.w.owed = nil // a prefetched EPSV needs no answer before QUIT
-	if c.sc != nil && healthy {
-		// Quit writes QUIT and closes without waiting for the reply; the
-		// write is bounded by the connection's idle deadline.
-		c.sc.Quit()
+	if healthy {
+		// QUIT, without waiting for the reply; the write is bounded by
+		// the connection's idle deadline.
+		c.quit()
 	}
 	c.w.Conn.Close()
 	if c.stop != nil {
@@ -302,13 +286,13 @@ func (c *conn) fail(what string, err error) error {
 	if ctxErr := c.ctxErr(); ctxErr != nil && isConnError(err) {
 		err = fmt.Errorf("%w (%w)", ctxErr, err)
 	}
-	e := cmdError(cmd, err, c.w.last)
+	e := cmdError(cmd, err)
 	return c.scrub(e)
 }
 
 // cutLine reports whether err, net/textproto's complaint about a reply
 // line, is about the part of a line the connection held when it ended: the
-// library reads that part as a whole line, but the server did not send a
+// reader takes that part for a whole line, but the server did not send a
 // malformed reply, it stopped sending.
 func (c *conn) cutLine(err error) bool {
 	var tpe textproto.ProtocolError
@@ -371,7 +355,7 @@ func (c *conn) cwd(arg string) (warning string, err error) {
 		return "", fmt.Errorf("ftp: CWD: %w", err)
 	}
 	c.moved = true
-	err = c.sc.ChangeDir(arg)
+	err = c.chdir(arg)
 	if err == nil {
 		return "", nil
 	}
@@ -402,19 +386,10 @@ func (c *conn) cwdAtOnce(args []string, home bool, ahead []string) (warnings []s
 	if err != nil {
 		return warnings, err
 	}
-	owed, err := c.aheadReplies(ahead)
-	if err != nil {
+	if err := c.aheadReplies(ahead); err != nil {
 		return warnings, err
 	}
-	if first != nil {
-		return warnings, first
-	}
-	if !owed {
-		if err := c.handBack(); err != nil {
-			return warnings, c.fail("CWD", err)
-		}
-	}
-	return warnings, nil
+	return warnings, first
 }
 
 // sendAtOnce checks the arguments of the CWDs and sends the CWDs, then
@@ -462,22 +437,21 @@ func (c *conn) cwdReplies(args []string, home bool) (warnings []string, first, e
 }
 
 // aheadReplies reads SYST's reply of the commands sent ahead and leaves
-// EPSV's owed: it is read by passive, or dropped before the next command
-// of the library (a CWD refused: no listing). owed reports an EPSV.
-func (c *conn) aheadReplies(ahead []string) (owed bool, err error) {
+// EPSV's to come: it is read by passive, or dropped by the next command
+// (a CWD refused: no listing).
+func (c *conn) aheadReplies(ahead []string) error {
 	for _, cmd := range ahead {
 		switch cmd {
 		case "SYST":
 			c.systAsked = true
 			if err := c.systReply(); err != nil {
-				return owed, err
+				return err
 			}
 		case "EPSV":
-			c.owe()
-			owed = true
+			c.epsvAhead = true
 		}
 	}
-	return owed, nil
+	return nil
 }
 
 // nullCWDRefused notes a refused CWD with a null argument, which leaves
@@ -493,7 +467,7 @@ func (c *conn) setType(t string) error {
 	if c.uses > 1 && c.typ == t {
 		return nil
 	}
-	if err := c.sc.Type(jftp.TransferType(t)); err != nil {
+	if _, _, err := c.cmd(StatusCommandOK, "TYPE "+t); err != nil {
 		c.typ = ""
 		return c.fail("", err)
 	}
@@ -550,7 +524,7 @@ func (c *conn) stayThen(pl plan, ahead []string) ([]string, error) {
 	if len(pl.cwd) > 0 {
 		c.w.note("already in the directory of the previous URL")
 	}
-	if len(ahead) == 1 && c.w.owed != nil {
+	if len(ahead) == 1 && c.epsvAhead {
 		// The EPSV sent ahead after the last retrieval serves.
 		return nil, nil
 	}
@@ -574,7 +548,7 @@ func (c *conn) sharedDirs(pl plan) int {
 // the login directory when home; a refused null CWD is a warning.
 func (c *conn) cwdEach(args []string, home bool) (warnings []string, err error) {
 	if home {
-		if err := c.sc.ChangeDir(c.pwd); err != nil {
+		if err := c.chdir(c.pwd); err != nil {
 			return nil, c.fail("", err)
 		}
 		c.moved = false

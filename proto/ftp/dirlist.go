@@ -14,21 +14,23 @@ import (
 )
 
 // dirList runs the listing command of one directory on c: LIST, MLSD or
-// NLST with its argument, through the active, pipelined or library path,
+// NLST with its argument, through the active, pipelined or plain path,
 // and keeps the completion reply of the last command it sent.
 type dirList struct {
 	d    *Driver
 	c    *conn
-	nlst bool // a name list (;type=d): the library's NameList
-	// own sends the command through fetch's own reader (active or
-	// pipelined passive mode) even when the Driver does not pipeline:
-	// the library would send MLSD for LIST to a server whose FEAT lists
-	// MLST. Without EPSV it fails with errNoPipeline.
+	nlst bool // a name list (;type=d)
+	// own sends the command in active or pipelined passive mode even
+	// when the Driver does not pipeline. Without EPSV it fails with
+	// errNoPipeline.
 	own    bool
 	verb   string // LIST, MLSD or NLST
 	arg    string // the command's argument; "" for none
 	format string // formatLIST, formatMLSD or formatNLST: how to parse it
 	cap    int64  // the most bytes of the listing read (Driver.listingCap)
+	// st, when set, takes the listing's lines as they arrive and hands
+	// their entries over (Driver.List); nil keeps the listing whole.
+	st *stream
 
 	end     *textproto.Error // the last line of the completion reply
 	endText string           // its whole text
@@ -71,9 +73,11 @@ func (t text) reader() io.Reader {
 }
 
 // listed is a listing's bytes and what they hold (parseListingSelf).
+// A listing read by a stream keeps neither its bytes nor its entries.
 type listed struct {
 	text     text
 	entries  []proto.Entry
+	n        int // the entries listed
 	unparsed []string
 	self     bool // an entry "." or ".." was listed
 }
@@ -86,10 +90,19 @@ func (l *dirList) cmd() string {
 	return displayCmd(l.verb, l.arg)
 }
 
+// capture is what records the listing: its stream, when it has one.
+func (l *dirList) capture() *capture {
+	c := &capture{max: l.cap}
+	if l.st != nil {
+		c.sink = l.st.line
+	}
+	return c
+}
+
 // once sends the command and reads its data and completion reply.
 func (l *dirList) once() (text, error) {
 	c := l.c
-	c.cap = &capture{max: l.cap}
+	c.cap = l.capture()
 	err := errNoPipeline
 	if sp := c.activePort(); sp != nil {
 		err = c.activeList(sp, l.verb, l.arg)
@@ -98,10 +111,8 @@ func (l *dirList) once() (text, error) {
 	}
 	switch {
 	case !errors.Is(err, errNoPipeline), l.own:
-	case l.nlst:
-		_, err = c.sc.NameList(l.arg)
 	default:
-		_, err = c.sc.List(l.arg)
+		err = c.plainList(l.verb, l.arg)
 	}
 	raw := c.cap.text()
 	c.cap = nil
@@ -111,9 +122,15 @@ func (l *dirList) once() (text, error) {
 
 // run lists (whole) and parses what came.
 func (l *dirList) run() (listed, error) {
+	if l.st != nil {
+		l.st.begin(l.format, l.c.syst, l.c.req.Options.FTP.Lean, time.Now())
+	}
 	raw, err := l.whole()
 	if err != nil {
 		return listed{}, err
+	}
+	if l.st != nil {
+		return l.st.finish(raw.String())
 	}
 	return l.parse(raw), nil
 }
@@ -132,24 +149,54 @@ func (l *dirList) whole() (text, error) {
 	raw, err := l.once()
 	if err == nil && !raw.endsLine() {
 		l.c.w.note("the %s data ended in the middle of a line (%d bytes): asking again", l.verb, raw.len())
-		again, aerr := l.once()
-		switch {
-		case aerr != nil:
-			err = aerr
-		case again.len() > 0 && again.endsLine() || again.len() == raw.len() && again.String() == raw.String():
-			raw = again
-		default:
-			err = &CommandError{Cmd: l.verb, Err: fmt.Errorf("listing cut short: its data ended in the middle of a line twice, after %d and %d bytes: %w", raw.len(), again.len(), io.ErrUnexpectedEOF)}
+		if l.st != nil {
+			return l.again(raw)
 		}
+		return l.replace(raw)
 	}
 	return raw, err
+}
+
+// replace asks again for the listing raw, which ended in the middle of a
+// line, and returns the listing (whole).
+func (l *dirList) replace(raw text) (text, error) {
+	again, err := l.once()
+	switch {
+	case err != nil:
+		return raw, err
+	case again.len() > 0 && again.endsLine() || again.len() == raw.len() && again.String() == raw.String():
+		return again, nil
+	}
+	return raw, &CommandError{Cmd: l.verb, Err: fmt.Errorf("listing cut short: its data ended in the middle of a line twice, after %d and %d bytes: %w", raw.len(), again.len(), io.ErrUnexpectedEOF)}
+}
+
+// again is whole for a listing read by a stream, whose entries were
+// handed over as they came: the second answer must begin with the
+// whole lines of the first (rest is the first's last line, without its
+// end), and only what it adds is read. It returns the last line without
+// an end that is the listing's (rest, when the second answer is the
+// same bytes), or none.
+func (l *dirList) again(rest text) (text, error) {
+	l.st.reread()
+	again, err := l.once()
+	switch {
+	case err != nil:
+		return nil, err
+	case l.st.comparing():
+		return nil, &CommandError{Cmd: l.verb, Err: fmt.Errorf("listing cut short: its data ended in the middle of a line, and asked again it began otherwise: %w", io.ErrUnexpectedEOF)}
+	case again.endsLine():
+		return nil, nil
+	case again.String() == rest.String() && l.st.bytes == l.st.compareFrom:
+		return rest, nil
+	}
+	return nil, &CommandError{Cmd: l.verb, Err: fmt.Errorf("listing cut short: its data ended in the middle of a line twice, after %d and %d bytes: %w", l.st.compareFrom+int64(rest.len()), l.st.bytes+int64(again.len()), io.ErrUnexpectedEOF)}
 }
 
 func (l *dirList) parse(t text) listed {
 	p := newLineParser(l.format, l.c.syst, time.Now())
 	p.lean = l.format != formatNLST && l.c.req != nil && l.c.req.Options.FTP.Lean
 	e, u, self := p.parseChunks(t, l.format)
-	return listed{text: t, entries: e, unparsed: u, self: self}
+	return listed{text: t, entries: e, n: len(e), unparsed: u, self: self}
 }
 
 // unreadable returns the failure that a successful listing is when its
@@ -173,7 +220,7 @@ func (l *dirList) unreadable(got listed) error {
 		Err: fmt.Errorf("the server could not read the directory, though it answered %d: %s", l.end.Code, strconv.Quote(termtext.Escape(l.endText, traceMax)))}
 }
 
-// listLIST sends LIST with arg on c, whatever the library chose at login
+// listLIST sends LIST with arg on c, whatever the connection chose at login
 // (it would send MLSD for a server whose FEAT lists MLST), asking again
 // when the data ends in the middle of a line (dirList.whole), and returns
 // the listing's bytes. It fails with errNoPipeline, sending nothing, on a
@@ -182,6 +229,22 @@ func (d *Driver) listLIST(c *conn, arg string) ([]byte, error) {
 	l := &dirList{d: d, c: c, verb: "LIST", arg: arg, format: formatLIST, own: true, cap: d.listingCap(c)}
 	raw, err := l.whole() // the callers read the lines their own way
 	return []byte(raw.String()), err
+}
+
+// targets asks for the targets of the links of got that have none
+// (linkTargets) and hands a stream's over, which it held for them.
+func (l *dirList) targets(path string, got listed) error {
+	links := got.entries
+	if l.st != nil {
+		links = l.st.waiting
+	}
+	if err := l.linkTargets(path, links); err != nil {
+		return l.c.fail("", err)
+	}
+	if l.st != nil {
+		return l.st.release()
+	}
+	return nil
 }
 
 // maxLinkLookups bounds the symbolic links of one listing whose targets

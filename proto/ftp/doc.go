@@ -1,12 +1,14 @@
-// Package ftp is the driver for ftp URLs (RFC 1738 section 3.2), built on
-// github.com/jlaffaye/ftp for the protocol (RFC 959, with FEAT of RFC 2389,
-// EPSV of RFC 2428, and SIZE, MDTM, REST and MLSD of RFC 3659).
+// Package ftp is the driver for ftp URLs (RFC 1738 section 3.2). It
+// speaks the protocol itself (RFC 959, with FEAT of RFC 2389, EPSV and
+// EPRT of RFC 2428, SIZE, MDTM, REST and MLSD of RFC 3659, and TLS of RFC
+// 4217): one reply reader (net/textproto) and one writer per control
+// connection carry every command, under the redacting transcript.
 //
 // # Commands
 //
 // The url-path <cwd1>/.../<cwdN>/<name>;type=<typecode> is carried out as
-// RFC 1738 section 3.2.2 says. After the login (USER, PASS, then FEAT and
-// TYPE I, which the library sends, and PWD, to know the login directory),
+// RFC 1738 section 3.2.2 says. After the login (USER, PASS when the server
+// asks for it, then FEAT and TYPE I, and PWD, to know the login directory),
 // each cwd segment, decoded, is one CWD; "%2F" inside a segment stays in
 // that segment's argument, so /%2Fetc/motd sends "CWD /etc". Then:
 //
@@ -17,7 +19,7 @@
 //	empty name        EPSV, MLSD when FEAT lists MLST, else LIST
 //
 // Some servers list MLST in FEAT and then answer MLSD with 500 or 502.
-// The library picks MLSD or LIST once, at login, so the Driver remembers
+// A connection picks MLSD or LIST once, at login, so the Driver remembers
 // such a server: the listing is done again with LIST on a new connection,
 // later connections to that server list with LIST, and connections that
 // would still send MLSD are closed rather than kept. Driver.DisableMLSD
@@ -49,9 +51,12 @@
 // no times). Driver.ModTimes asks MDTM for many files of one directory at
 // once: the commands go out in one write (64 at most) and the replies are
 // read in order.
-// A data connection is opened with EPSV, and with PASV when the server
-// refuses EPSV; REST n comes between EPSV and RETR when Request.Offset is
-// n > 0.
+// A data connection is opened with EPSV, and with PASV (from then on,
+// on that connection) when the server refuses EPSV or names no port; the
+// six numbers of a PASV reply are scanned for, with or without
+// parentheses (RFC 1123 section 4.1.2.6). REST n comes between EPSV and
+// RETR when Request.Offset is n > 0. A server whose FEAT lists PRET gets
+// "PRET RETR name" (or the listing command) before EPSV.
 //
 // With Driver.PipelinePassive (a mirror's driver), the EPSV of a
 // connection's next retrieval is sent before the 226 of the current one is
@@ -59,9 +64,8 @@
 // that reads no command during a transfer (vsftpd, known by its
 // greeting), in the same write as the RETR. A retrieval from offset 0
 // then uses the 229 already on its way. Any other command first reads
-// that 229 and drops it. These retrievals, and listings, are done by the
-// driver itself, not by the library; with vsftpd their data
-// connections are half-closed as soon as they are open, and Warm leaves
+// that 229 and drops it. With vsftpd the data connections of these
+// retrievals and listings are half-closed as soon as they are open, and Warm leaves
 // its connections in the directory it was given, with their first EPSV
 // sent.
 //
@@ -138,12 +142,12 @@
 // # Deviations
 //
 // RFC 1738 asks for "a CWD command with a null argument" for an empty
-// segment; it is sent as "CWD" followed by a space and nothing (the
-// library's form). Servers differ on what it means, and many refuse it: a
+// segment; it is sent as "CWD" followed by a space and nothing. Servers
+// differ on what it means, and many refuse it: a
 // refusal does not end the retrieval (the client stays where it was, which
 // is the most plausible meaning), but is noted in the trace and in
-// Response.Info["warnings"]. The library's OPTS UTF8 ON is not sent: names
-// are octets. Implicit FTPS (a TLS connection from the start, port 990) is
+// Response.Info["warnings"]. OPTS UTF8 ON is not sent: names are octets.
+// A login that asks for an account (332) fails: no ACCT is sent. Implicit FTPS (a TLS connection from the start, port 990) is
 // not offered.
 //
 // # Active mode and TLS
@@ -151,9 +155,7 @@
 // Request.Options.FTP.Port (curl's --ftp-port) turns every transfer of
 // the request into active mode: EPRT (RFC 2428), or PORT when the server
 // refuses EPRT, and a data connection accepted only from the control
-// connection's peer (RFC 2577 section 3). The library has
-// no active mode: these transfers are done by the driver, as the pipelined
-// ones are. With a Request.Dial that refuses private addresses, the
+// connection's peer (RFC 2577 section 3). With a Request.Dial that refuses private addresses, the
 // listener is the client's own and nothing is dialled for data: the peer
 // check is what binds the data connection to the control connection's
 // (allowed) server.
@@ -161,8 +163,8 @@
 // Request.Options.FTP.TLS asks for FTP over explicit TLS (RFC 4217):
 // proto.TLSTry (curl's --ssl) or proto.TLSRequire (--ssl-reqd, which
 // sends nothing after a refused AUTH TLS and returns a *TLSRefusedError).
-// The driver negotiates TLS below the library, so the transcript stays in
-// clear; PBSZ 0 and PROT P follow the login, data connections are TLS and
+// AUTH TLS follows the greeting; the transcript sits above TLS, so it
+// stays in clear (the password hidden); PBSZ 0 and PROT P follow the login, data connections are TLS and
 // resume the control connection's session. Options.FTP.CACert and
 // Options.FTP.Insecure (curl's --cacert and -k) and Driver.TLSClientConfig
 // set the verification.

@@ -262,8 +262,7 @@ func (d *Driver) do(ctx context.Context, u *uri.URL, req *proto.Request, op func
 				return nil, err
 			}
 			mlsdRetried, fresh = true, true
-		case reused && !connRetried && ctx.Err() == nil && !isTimeout(err) &&
-			(replyCode(err) == StatusNotAvailable || replyCode(err) == 0 && isConnError(err)):
+		case reused && !connRetried && ctx.Err() == nil && goneConn(err):
 			if req.Trace != nil {
 				io.WriteString(req.Trace, "* "+termtext.Escape(err.Error(), traceMax)+": retrying on a new connection\n")
 			}
@@ -274,11 +273,23 @@ func (d *Driver) do(ctx context.Context, u *uri.URL, req *proto.Request, op func
 	}
 }
 
+// goneConn reports whether err says that a reused connection was gone
+// (421, or a failed connection; not a timeout), and nothing was handed
+// over to the caller yet (handedOver): Driver.do tries once more.
+func goneConn(err error) bool {
+	var ho *handedOver
+	return !errors.As(err, &ho) && !isTimeout(err) &&
+		(replyCode(err) == StatusNotAvailable || replyCode(err) == 0 && isConnError(err))
+}
+
 // List lists the directory u names (with or without a final "/"; a last
-// segment is taken as one more directory) and returns its entries, each
-// with the URL that fetches it (without the password). It implements
-// proto.Lister for the mirror.
-func (d *Driver) List(ctx context.Context, u *uri.URL, req *proto.Request) ([]proto.Entry, error) {
+// segment is taken as one more directory) and hands each entry to fn as
+// its line arrives, with the URL that fetches it (without the password;
+// none with Options.FTP.Lean). It implements proto.Lister: the listing's
+// bytes and entries are not held (liststream.go), and its notes come
+// typed. A listing that fails after it handed entries over is not run
+// again on a new connection.
+func (d *Driver) List(ctx context.Context, u *uri.URL, req *proto.Request, fn func(proto.Entry) error) (*proto.Listing, error) {
 	if req == nil {
 		req = &proto.Request{}
 	}
@@ -295,19 +306,39 @@ func (d *Driver) List(ctx context.Context, u *uri.URL, req *proto.Request) ([]pr
 	if err != nil {
 		return nil, err
 	}
-	resp, err := d.do(ctx, u, req, func(c *conn) (*proto.Response, error) {
+	base := ""
+	if !req.Options.FTP.Lean {
+		base = entryBase(u)
+	}
+	st := newStream(fn, base)
+	var out *proto.Listing
+	_, err = d.do(ctx, u, req, func(c *conn) (*proto.Response, error) {
+		defer d.release(c)
 		if err := c.checkIAC(pl.args()...); err != nil {
-			d.release(c)
 			return nil, err
 		}
-		return d.listing(c, u, pl)
+		format, got, notes, err := d.runListing(c, pl, st)
+		if err != nil {
+			if st.n > 0 {
+				return nil, &handedOver{err}
+			}
+			return nil, err
+		}
+		out = notes.listing(format, got.unparsed)
+		return nil, nil
 	})
 	if err != nil {
 		return nil, err
 	}
-	resp.Body.Close()
-	return resp.Entries, nil
+	return out, nil
 }
+
+// handedOver is the failure of a listing that handed entries over
+// (List): Driver.do does not run it again (goneConn).
+type handedOver struct{ err error }
+
+func (e *handedOver) Error() string { return e.err.Error() }
+func (e *handedOver) Unwrap() error { return e.err }
 
 // open finds (unless fresh) or makes a logged-in connection for u, bound
 // to ctx.
@@ -392,11 +423,14 @@ func (d *Driver) release(c *conn) {
 	p := d.pool()
 	retire := c.mlsd && p.mlsdRefused(c.addr)
 	if c.dirty && !c.dead && !retire {
-		if err := c.sc.NoOp(); err != nil {
+		if err := c.noop(); err != nil {
 			c.w.note("NOOP failed after an error: closing the connection")
 			c.dead = true
 		}
 		c.dirty = false
+	}
+	if !c.dead && !c.epsvAhead && c.unasked() != nil {
+		c.w.note("the server sent lines no command asked for: closing the connection")
 	}
 	alive := c.unbind()
 	switch {
@@ -414,45 +448,77 @@ func (d *Driver) release(c *conn) {
 // MLST) or LIST, or NLST for ;type=d.
 //
 // Some servers list MLST in FEAT but answer MLSD with 500 or 502 (RFC 959
-// section 4.2: command unrecognized, not implemented). The library
-// chooses MLSD or LIST once, at login, so such a refusal is returned as an
+// section 4.2: command unrecognized, not implemented). A connection
+// chooses MLSD or LIST once, at login (conn.mlsd), so such a refusal is returned as an
 // *mlsdError after the Driver has recorded that the server refuses MLSD:
 // Driver.do then runs the listing again on a new connection, dialled to
 // list with LIST, as every later connection to that server is.
 func (d *Driver) listing(c *conn, u *uri.URL, pl plan) (*proto.Response, error) {
 	defer d.release(c)
+	format, got, notes, err := d.runListing(c, pl, nil)
+	if err != nil {
+		return nil, err
+	}
+	return listingResponse(c, u, pl, format, got, notes), nil
+}
+
+// runListing runs a directory plan on c (see listing) and returns the
+// format the listing ended in, what it held, and its notes. With st, the
+// entries go to st as they arrive, and got holds none.
+func (d *Driver) runListing(c *conn, pl plan, st *stream) (string, listed, listNotes, error) {
 	format, verb := listVerb(c, pl)
 	warnings, err := c.enterThen(pl, d.listAhead(c, format))
 	if err != nil {
-		return nil, err
+		return "", listed{}, listNotes{}, err
 	}
 	if format == formatLIST {
 		if err := c.askSYST(); err != nil {
-			return nil, err
+			return "", listed{}, listNotes{}, err
 		}
 	}
-	l := &dirList{d: d, c: c, nlst: pl.act == actNLST, verb: verb, arg: pl.arg, format: format, cap: d.listingCap(c)}
+	l := &dirList{d: d, c: c, nlst: pl.act == actNLST, verb: verb, arg: pl.arg, format: format, cap: d.listingCap(c), st: st}
+	if st != nil {
+		st.links = format == formatMLSD && pl.arg == ""
+	}
 	got, notes, err := d.readListing(l, pl)
 	if err != nil {
-		return nil, err
+		return "", got, notes, err
 	}
-	if l.format == formatLIST && len(got.entries) == 0 && len(got.unparsed) > 0 && pl.arg == "" {
+	if l.format == formatLIST && got.n == 0 && len(got.unparsed) > 0 && pl.arg == "" {
 		// Not one line fits a known layout: the names, at least, can
 		// be had (fallback.go).
-		fb, err := d.nlstFallback(c, pl)
-		if err != nil {
-			return nil, err
+		if got, err = d.fallBack(c, pl, got, st); err != nil {
+			return "", got, notes, err
 		}
-		if fb != nil {
-			got.entries, notes.fallback = fb, true
-		}
+		notes.fallback = got.n > 0
 	}
 	if c.tlsWarning != "" {
 		warnings = append(warnings, c.tlsWarning)
 		c.tlsWarning = ""
 	}
 	notes.warnings = warnings
-	return listingResponse(c, u, pl, l.format, got, notes), nil
+	notes.mdtm = c.feat.has("MDTM")
+	return l.format, got, notes, nil
+}
+
+// fallBack lists with NLST the directory whose LIST fit no known layout
+// (fallback.go), and gives got the names it found, or st.
+func (d *Driver) fallBack(c *conn, pl plan, got listed, st *stream) (listed, error) {
+	fb, err := d.nlstFallback(c, pl)
+	if err != nil || fb == nil {
+		return got, err
+	}
+	got.n = len(fb)
+	if st == nil {
+		got.entries = fb
+		return got, nil
+	}
+	for _, e := range fb {
+		if err := st.emit(e); err != nil {
+			return got, err
+		}
+	}
+	return got, nil
 }
 
 // listVerb is the listing command of a plan and the format of its
@@ -462,7 +528,7 @@ func listVerb(c *conn, pl plan) (format, verb string) {
 	if pl.act == actNLST {
 		return formatNLST, "NLST"
 	}
-	if c.sc.IsTimePreciseInList() {
+	if c.mlsd {
 		return formatMLSD, "MLSD"
 	}
 	return formatLIST, "LIST"
@@ -488,6 +554,23 @@ type listNotes struct {
 	dotNames  string // how names beginning with a dot were asked for (listall.go)
 	truncated string // the listing was cut at the server's limit (truncated.go)
 	fallback  bool   // the entries are NLST's names (fallback.go)
+	mdtm      bool   // the server has MDTM
+}
+
+// listing is the notes of a listing that ended in format, with the
+// lines unparsed, as the proto.Lister contract gives them.
+func (n listNotes) listing(format string, unparsed []string) *proto.Listing {
+	return &proto.Listing{
+		Unparsed:  unparsed,
+		Fallback:  n.fallback,
+		DotNames:  n.dotNames,
+		Truncated: n.truncated,
+		// A LIST line gives minutes or days, where MLSD and MDTM give
+		// seconds (RFC 3659 sections 2.3 and 7.5.3); the names of the
+		// NLST fallback have their times from MDTM already.
+		CoarseTimes: format == formatLIST && n.mdtm && !n.fallback,
+		Warnings:    n.warnings,
+	}
 }
 
 // readListing runs l and checks what it read: the names that begin with a
@@ -517,10 +600,7 @@ func (d *Driver) readListing(l *dirList, pl plan) (listed, listNotes, error) {
 	if err != nil {
 		return got, notes, c.fail("", err)
 	}
-	if err := l.linkTargets(pl.arg, got.entries); err != nil {
-		return got, notes, c.fail("", err)
-	}
-	return got, notes, nil
+	return got, notes, l.targets(pl.arg, got)
 }
 
 // listFailed is the error of a listing command that failed: an
@@ -558,7 +638,8 @@ func listingResponse(c *conn, u *uri.URL, pl plan, format string, got listed, no
 		Size:    size,
 		Name:    pl.name,
 		Entries: entries,
-		Info:    map[string]any{"ftp_listing": format, "ftp_mdtm": c.sc.IsGetTimeSupported()},
+		Info:    map[string]any{"ftp_listing": format, "ftp_mdtm": notes.mdtm},
+		Listing: notes.listing(format, got.unparsed),
 	}
 	setListingInfo(resp.Info, got.unparsed, notes)
 	return resp
@@ -645,7 +726,7 @@ func (d *Driver) retrieve(c *conn, pl plan) (*proto.Response, error) {
 		d.release(c)
 		return resp, nil
 	}
-	r, cmd, offset, err := d.startRetr(c, pl.arg, offset)
+	t, offset, err := d.startRetr(c, pl.arg, offset)
 	if err != nil {
 		err = c.fail("", err)
 		d.release(c)
@@ -656,10 +737,7 @@ func (d *Driver) retrieve(c *conn, pl plan) (*proto.Response, error) {
 	if size >= 0 && pl.typ == "I" {
 		want = size - offset
 	}
-	b := newBody(d, c, r, c.converts(pl.typ, resp), want)
-	if cmd != "" {
-		b.cmd = cmd // the wire's last command may be the EPSV sent with it
-	}
+	b := newBody(d, c, t, c.converts(pl.typ, resp), want)
 	resp.Offset = offset
 	resp.Body = b
 	return resp, nil
@@ -677,7 +755,7 @@ func (c *conn) statFor(pl plan) (size int64, mtime time.Time, err error) {
 			size = o.Size // the caller's listing said it
 		}
 		if o.Stat == proto.StatTime {
-			mtime, err = c.mdtm(pl)
+			_, mtime, err = c.fileFacts(pl.arg, false, true)
 		}
 		return size, mtime, err
 	}
@@ -708,37 +786,20 @@ func (c *conn) resumeOffset(typ string, size int64) int64 {
 }
 
 // startRetr sends RETR arg (with REST offset when offset > 0) in active
-// mode, pipelined passive mode or the library's passive mode, and returns
-// the data, the command for errors ("" for the wire's last one) and the
-// offset the data starts at (0 when the server refused REST). The caller
-// handles an error with c.fail and releases c.
-func (d *Driver) startRetr(c *conn, arg string, offset int64) (io.ReadCloser, string, int64, error) {
+// mode, pipelined passive mode or plain passive mode, and returns the
+// transfer and the offset its data starts at (0 when the server refused
+// REST). The caller handles an error with c.fail and releases c.
+func (d *Driver) startRetr(c *conn, arg string, offset int64) (*pipedTransfer, int64, error) {
 	if sp := c.activePort(); sp != nil {
-		t, offset, err := c.activeRetr(sp, arg, offset)
-		if err != nil {
-			return nil, "", 0, err
-		}
-		return t, t.cmd, offset, nil
+		return c.activeRetr(sp, arg, offset)
 	}
 	if offset == 0 && d.PipelinePassive && !c.noPipeline {
 		t, err := c.pipelinedRetr(arg, true)
-		if err == nil {
-			return t, t.cmd, 0, nil
-		}
 		if !errors.Is(err, errNoPipeline) {
-			return nil, "", 0, err
+			return t, 0, err
 		}
 	}
-	r, err := c.sc.RetrFrom(arg, uint64(offset))
-	if err != nil && offset > 0 && c.w.lastVerb == "REST" && replyCode(err) != 0 {
-		c.w.note("REST %d refused (%v): restarting from 0", offset, err)
-		offset = 0
-		r, err = c.sc.Retr(arg)
-	}
-	if err != nil {
-		return nil, "", 0, err
-	}
-	return r, "", offset, nil
+	return c.plainRetr(arg, offset)
 }
 
 // converts reports whether the data of a retrieval in type typ, just
@@ -764,38 +825,7 @@ func (c *conn) converts(typ string, resp *proto.Response) bool {
 // or be refused) and, when mdtm is set, MDTM (when FEAT offers it). A
 // refusal leaves the value unknown; only a failed connection is an error.
 func (c *conn) stat(pl plan, mdtm bool) (size int64, mtime time.Time, err error) {
-	size = -1
-	if pl.typ == "I" {
-		n, err := c.sc.FileSize(pl.arg)
-		switch {
-		case err == nil && n >= 0:
-			size = n
-		case err != nil && replyCode(err) == 0 && isConnError(err):
-			return -1, mtime, c.fail("", err)
-		}
-	}
-	if mdtm {
-		if mtime, err = c.mdtm(pl); err != nil {
-			return -1, mtime, err
-		}
-	}
-	return size, mtime, nil
-}
-
-// mdtm asks MDTM, when FEAT offers it. A refusal leaves the time unknown
-// (zero); only a failed connection is an error.
-func (c *conn) mdtm(pl plan) (time.Time, error) {
-	if !c.sc.IsGetTimeSupported() {
-		return time.Time{}, nil
-	}
-	t, err := c.sc.GetTime(pl.arg)
-	switch {
-	case err == nil:
-		return t, nil
-	case replyCode(err) == 0 && isConnError(err):
-		return time.Time{}, c.fail("", err)
-	}
-	return time.Time{}, nil
+	return c.fileFacts(pl.arg, pl.typ == "I", mdtm)
 }
 
 // entryBase is u's directory as a URL prefix ending in "/", with no

@@ -117,7 +117,7 @@ func TestBadOptions(t *testing.T) {
 		if _, _, err := get(t, d, "ftp://127.0.0.1/a", req); err == nil {
 			t.Errorf("Fetch with %+v = nil error", o)
 		}
-		if _, err := d.List(t.Context(), uri.MustParse("ftp://127.0.0.1/"), req); err == nil {
+		if _, _, err := proto.ListAll(t.Context(), d, uri.MustParse("ftp://127.0.0.1/"), req); err == nil {
 			t.Errorf("List with %+v = nil error", o)
 		}
 	}

@@ -51,6 +51,11 @@ type fakeFTP struct {
 	telnet   bool                // read command lines as Telnet, as the BSD ftpd and inetutils-ftpd do (telnetLine)
 	dropIAC  bool                // read on past a command line whose verb holds the byte 0xff, and never answer it (Pure-FTPd)
 	opening  string              // the text of the 150 before passive data; "" means "opening data connection"
+	// A listing's data stops after holdAt bytes until hold is closed
+	// (or 5 s pass), then goes on; released records which came first.
+	holdAt   int
+	hold     chan struct{}
+	released bool
 
 	// Active mode and TLS (active_test.go, tls_test.go).
 	noEPRT     bool        // refuse EPRT with 500: the client falls back to PORT
@@ -116,6 +121,15 @@ func (f *fakeFTP) sent() string {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	return f.wire.String()
+}
+
+// closeIdle closes d's idle connections and waits until the fake has read
+// the QUIT of the last one: the fake reads each connection on its own
+// goroutine into one transcript, where a late QUIT would land among the
+// next connection's commands.
+func (f *fakeFTP) closeIdle(d *Driver) {
+	d.CloseIdleConnections()
+	f.changed.Until(5*time.Second, func() bool { return strings.HasSuffix(f.sent(), "QUIT\r\n") })
 }
 
 func (f *fakeFTP) connCount() int {
@@ -420,6 +434,17 @@ func (s *fakeSession) send(verb string, b []byte) {
 		}
 		s.reply("426 connection closed; transfer aborted")
 		return
+	}
+	if verb != "RETR" && f.hold != nil && len(b) > f.holdAt {
+		dc.Write(b[:f.holdAt])
+		select {
+		case <-f.hold:
+			f.mu.Lock()
+			f.released = true
+			f.mu.Unlock()
+		case <-time.After(5 * time.Second):
+		}
+		b = b[f.holdAt:]
 	}
 	dc.Write(b)
 	dc.Close()

@@ -3,7 +3,6 @@ package ftp
 import (
 	"errors"
 	"strings"
-	"time"
 
 	"github.com/rfc1738/fetch/proto"
 )
@@ -74,7 +73,7 @@ func (d *Driver) fallbackNames(c *conn) ([]string, error) {
 		err = c.pipelinedList("NLST", "")
 	}
 	if errors.Is(err, errNoPipeline) {
-		_, err = c.sc.NameList("")
+		err = c.plainList("NLST", "")
 	}
 	raw := c.cap.text().String()
 	c.cap = nil
@@ -91,7 +90,7 @@ func (d *Driver) fallbackNames(c *conn) ([]string, error) {
 // pwdName asks PWD and returns the directory it names, "" when it names
 // none; only a failed connection is an error.
 func (c *conn) pwdName() (string, error) {
-	if _, err := c.sc.CurrentDir(); err != nil && replyCode(err) == 0 && isConnError(err) {
+	if _, _, err := c.cmd(StatusPathCreated, "PWD"); err != nil && replyCode(err) == 0 && isConnError(err) {
 		return "", c.fail("", err)
 	}
 	return loginDir(c.w.last), nil
@@ -100,7 +99,7 @@ func (c *conn) pwdName() (string, error) {
 // probeName learns the type of e, a name of the directory of pl, by a
 // CWD into it: a directory (unless it leads out of back, see
 // probeDir), after which c goes back; a file, when the CWD is refused,
-// with its size and time from probeFile.
+// with its size and time from SIZE and MDTM (fileFacts).
 func (c *conn) probeName(pl plan, e *proto.Entry, back string) error {
 	if err := c.ctxErr(); err != nil {
 		return err
@@ -108,7 +107,7 @@ func (c *conn) probeName(pl plan, e *proto.Entry, back string) error {
 	if err := c.checkIAC(e.Name); err != nil {
 		return err
 	}
-	err := c.sc.ChangeDir(e.Name)
+	err := c.chdir(e.Name)
 	switch {
 	case err == nil:
 		c.moved, c.atKnown = true, false
@@ -120,7 +119,7 @@ func (c *conn) probeName(pl plan, e *proto.Entry, back string) error {
 		return c.fail("", err)
 	}
 	e.Type = proto.EntryFile
-	e.Size, e.ModTime, err = c.probeFile(e.Name)
+	e.Size, e.ModTime, err = c.fileFacts(e.Name, true, true)
 	return err
 }
 
@@ -152,42 +151,18 @@ func (c *conn) returnTo(pl plan, back string) error {
 	var err error
 	switch {
 	case back != "":
-		err = c.sc.ChangeDir(back)
+		err = c.chdir(back)
 	case c.pwd != "":
 		_, err = c.enter(pl)
 		return err
 	default:
-		err = c.sc.ChangeDirToParent()
+		err = c.cdup()
 	}
 	if err != nil {
 		return c.fail("", err)
 	}
 	c.at, c.atKnown = pl.cwd, true
 	return nil
-}
-
-// probeFile asks SIZE and, when FEAT offers it, MDTM for a name the NLST
-// fallback found to be no directory. A refusal leaves the value unknown;
-// only a failed connection is an error.
-func (c *conn) probeFile(name string) (int64, time.Time, error) {
-	size, mtime := int64(-1), time.Time{}
-	n, err := c.sc.FileSize(name)
-	switch {
-	case err == nil && n >= 0:
-		size = n
-	case err != nil && replyCode(err) == 0 && isConnError(err):
-		return -1, mtime, c.fail("", err)
-	}
-	if c.sc.IsGetTimeSupported() {
-		t, err := c.sc.GetTime(name)
-		switch {
-		case err == nil:
-			mtime = t
-		case replyCode(err) == 0 && isConnError(err):
-			return -1, mtime, c.fail("", err)
-		}
-	}
-	return size, mtime, nil
 }
 
 // below reports whether the directory named dir by PWD lies below parent:

@@ -718,11 +718,11 @@ func TestCompletionReplyLostListing(t *testing.T) {
 				f.start()
 				d := New(Config{PipelinePassive: pipe})
 				defer d.CloseIdleConnections()
-				entries, err := d.List(t.Context(), uri.MustParse(f.url("/")), quickReq())
+				entries, _, err := proto.ListAll(t.Context(), d, uri.MustParse(f.url("/")), quickReq())
 				if err == nil || !errors.Is(err, io.ErrUnexpectedEOF) || !retry.Transient(err) {
 					t.Fatalf("List = %d entries, %v; want a lost connection (io.ErrUnexpectedEOF, transient)", len(entries), err)
 				}
-				if entries, err := d.List(t.Context(), uri.MustParse(f.url("/")), quickReq()); err != nil || len(entries) != 1 {
+				if entries, _, err := proto.ListAll(t.Context(), d, uri.MustParse(f.url("/")), quickReq()); err != nil || len(entries) != 1 {
 					t.Errorf("the next listing = %d entries, %v", len(entries), err)
 				}
 			})

@@ -95,6 +95,14 @@ type lineParser struct {
 	mlsd  bool
 	lean  bool              // entries lean (proto.FTPOptions.Lean)
 	order [numLayouts]uint8 // layouts to try, most likely first
+
+	// Of lines of the listing read before (stream), for parseRows:
+	// the name columns of ls lines with a time of day (settlePadding),
+	// whether a line was read before the first of the rows, and whether
+	// a line was read as ls -l (skipLocalTotal).
+	cols          []int
+	readBefore    bool
+	unixElsewhere bool
 }
 
 // newLineParser returns a lineParser for a listing in format (formatMLSD

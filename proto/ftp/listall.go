@@ -110,12 +110,21 @@ func (l *dirList) askAll(path string) (sent bool, note string) {
 	return true, ""
 }
 
+// miss is listAllMiss of got and err, or "" when a stream handed entries
+// of the answer over, which cannot be taken back.
+func (l *dirList) miss(err error, got listed) string {
+	if l.st != nil && l.st.n > 0 {
+		return ""
+	}
+	return listAllMiss(err, got.n, len(got.unparsed), got.self)
+}
+
 // allOrPlain judges got and err, the answer to LIST -a (the table above),
 // and when it is not the listing lists again with plain LIST (argument
 // path). It returns the listing or its failure, and the note for
 // Info["ftp_dot_names"] when the server turned out to refuse the option.
 func (l *dirList) allOrPlain(path string, got listed, err error) (listed, string, error) {
-	why := listAllMiss(err, len(got.entries), len(got.unparsed), got.self)
+	why := l.miss(err, got)
 	if why == "" {
 		return got, "", err
 	}
@@ -125,7 +134,7 @@ func (l *dirList) allOrPlain(path string, got listed, err error) (listed, string
 	if got, err = l.run(); err != nil {
 		return got, "", err
 	}
-	if refused || len(got.entries) > 0 || len(got.unparsed) > 0 {
+	if refused || got.n > 0 || len(got.unparsed) > 0 {
 		l.d.pool().refuseListAll(l.c.addr)
 		return got, dotNamesUnlisted, nil
 	}

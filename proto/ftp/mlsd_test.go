@@ -67,7 +67,7 @@ func TestMLSDRefusedFallsBackToLIST(t *testing.T) {
 
 	// Later listings and files: the LIST connection, no MLSD, no login.
 	for _, p := range []string{"/pub", "/pub/sub/"} {
-		if _, err := d.List(t.Context(), uri.MustParse(s.url(p)), quickReq()); err != nil {
+		if _, _, err := proto.ListAll(t.Context(), d, uri.MustParse(s.url(p)), quickReq()); err != nil {
 			t.Errorf("List(%q) = %v", p, err)
 		}
 	}
@@ -87,7 +87,7 @@ func TestMLSDRefusedFirstListing(t *testing.T) {
 	s.write("/pub/a.bin", []byte("12345"))
 	for i := range 2 {
 		d := &Driver{}
-		entries, err := d.List(t.Context(), uri.MustParse(s.url("/pub/")), quickReq())
+		entries, _, err := proto.ListAll(t.Context(), d, uri.MustParse(s.url("/pub/")), quickReq())
 		d.CloseIdleConnections()
 		if err != nil || len(entries) != 1 || entries[0].Name != "a.bin" {
 			t.Fatalf("Driver %d: List = %+v, %v", i, entries, err)
@@ -107,7 +107,7 @@ func TestMLSDNotFoundIsNotRefusal(t *testing.T) {
 	req := quickReq()
 	req.Options = proto.Options{FTP: proto.FTPOptions{Method: proto.MethodNoCWD}} // no CWD: MLSD gets the path
 	for range 2 {
-		_, err := d.List(t.Context(), uri.MustParse(s.url("/missing/")), req)
+		_, _, err := proto.ListAll(t.Context(), d, uri.MustParse(s.url("/missing/")), req)
 		if !errors.Is(err, proto.ErrNotFound) {
 			t.Fatalf("List of a missing directory = %v, want ErrNotFound", err)
 		}

@@ -79,7 +79,7 @@ func (d *Driver) ModTimes(ctx context.Context, dir *uri.URL, req *proto.Request,
 // mdtmEach sends MDTM for each of args, in batches of commands written
 // at once, and puts the time of each reply into times.
 func (c *conn) mdtmEach(args []string, times []time.Time) error {
-	if !c.sc.IsGetTimeSupported() {
+	if !c.feat.has("MDTM") {
 		return nil
 	}
 	for start := 0; start < len(args); {
@@ -105,7 +105,7 @@ func (c *conn) mdtmEach(args []string, times []time.Time) error {
 		}
 		start = end
 	}
-	return c.handBack()
+	return nil
 }
 
 // mdtmReply reads the reply to one MDTM of mdtmEach: 213 and a time-val

@@ -507,7 +507,10 @@ func (p *lineParser) readLocal(l *listing) {
 //     server's own strftime.
 //
 // A line not sure is left unread, and the listing says so.
-func settlePadding(l *listing) {
+//
+// cols are the name columns of lines read before l's (stream) whose
+// dates end with a time of day.
+func settlePadding(l *listing, cols []int) {
 	res := l.lines
 	yearLast := func(r *parsedLine) bool {
 		return r.unix && (r.form == formYearPadded || r.form == formYearLast)
@@ -524,7 +527,7 @@ func settlePadding(l *listing) {
 	if spaced == 0 || spaced < padded {
 		return
 	}
-	var clockCols []int
+	clockCols := slices.Clone(cols)
 	for i := range res {
 		if r := &res[i]; r.unix && r.form == formClock {
 			clockCols = append(clockCols, utf8.RuneCountInString(r.line[:r.nameAt]))

@@ -300,26 +300,34 @@ func (p *lineParser) parseRows(rows []parsedLine, buf []proto.Entry) *listing {
 		}
 		failed = failed || !ok
 	}
+	p.settle(l, failed)
+	return l
+}
+
+// settle reads what the whole listing decides (parseLines), some lines
+// having failed on their own when failed is set.
+func (p *lineParser) settle(l *listing, failed bool) {
 	if failed {
 		p.readLocal(l)
 	}
-	settlePadding(l)
-	if failed {
+	settlePadding(l, p.cols)
+	if failed && !p.readBefore {
 		// After settlePadding, which may leave lines unread: ls's
-		// "total" is left out only before a line read as ls.
-		skipLocalTotal(l.lines)
+		// "total" is left out only before a line read as ls, and not
+		// after one read before these (stream).
+		skipLocalTotal(l.lines, p.unixElsewhere)
 	}
-	return l
 }
 
 // skipLocalTotal marks as describing the listing the first line of an ls
 // -l listing in another language when it is ls's "total N" in that
 // language ("insgesamt 4", "合計 0"): a word of localTotals, then the
 // number. Any other first line stays unread: a word and a number
-// ("README 1234") may be an entry of a layout not known.
-func skipLocalTotal(res []parsedLine) {
+// ("README 1234") may be an entry of a layout not known. unix says that
+// a line after the first, not among res, was read as ls.
+func skipLocalTotal(res []parsedLine, unix bool) {
 	first := -1
-	read := false
+	read := unix
 	for i := range res {
 		switch r := &res[i]; {
 		case r.skip:

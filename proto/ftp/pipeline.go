@@ -33,19 +33,17 @@ import (
 // take the FIN for an abort. Why, and the figures: BENCHMARKS.md,
 // "Pipelined retrieval from vsftpd".
 
-// The library that drives the other commands reads replies itself and
-// knows nothing of these, so the retrieval is done here, with a reader of
-// its own on the same wire: EPSV, the data connection, RETR, and the
-// completion reply. The two readers never hold the same bytes: the server
-// sends nothing it was not asked for, and before the library writes its
-// next command the reply still owed to a prefetched EPSV is read and
-// dropped (wire.owed), and this reader is checked to be empty.
+// The engine (engine.go) reads every reply itself, so a reply owed to an
+// EPSV sent ahead is known to it: the next command that is not the
+// transfer it was sent for reads it first and drops it (send), and every
+// reply still goes to the command that asked for it.
 
 // errNoPipeline marks a refusal of the pipelined path (say, EPSV refused):
-// the retrieval falls back to the library's own, which tries PASV.
+// the retrieval falls back to passive mode without pipelining, which
+// tries PASV.
 var errNoPipeline = errors.New("ftp: pipelined retrieval not possible on this connection")
 
-// replies returns the connection's own reply reader.
+// replies returns the connection's reply reader.
 func (c *conn) replies() *textproto.Reader {
 	if c.rd == nil {
 		c.rd = textproto.NewReader(bufio.NewReaderSize(c.w, 1024))
@@ -53,47 +51,34 @@ func (c *conn) replies() *textproto.Reader {
 	return c.rd
 }
 
-// send writes one command of the pipelined path.
+// send writes one command. The reply to an EPSV sent ahead and not used
+// is read first and dropped (a refusal included): it is the one the
+// server sends next.
 func (c *conn) send(cmd string) error {
+	if c.epsvAhead {
+		c.epsvAhead = false
+		if _, _, err := c.reply(2); err != nil && replyCode(err) == 0 {
+			return err
+		}
+	}
 	_, err := c.w.Write([]byte(cmd + "\r\n"))
 	return err
 }
 
-// reply reads one reply of the pipelined path; a code not starting with
-// want (1, 2...) is returned as a *textproto.Error.
+// reply reads one reply; a code not starting with want (1, 2...), or
+// other than want (a full code), is returned as a *textproto.Error.
 func (c *conn) reply(want int) (int, string, error) {
 	return c.replies().ReadResponse(want)
 }
 
-// handBack makes sure the library's reader finds the connection clean:
-// no reply owed to a command of ours, nothing buffered in our reader.
-func (c *conn) handBack() error {
-	if c.rd != nil && c.rd.R.Buffered() > 0 {
-		c.dead = true
-		return &proto.ProtocolError{Proto: "ftp", Msg: fmt.Sprintf("%d bytes from the server that no command asked for", c.rd.R.Buffered())}
-	}
-	return nil
-}
-
-// prefetch sends EPSV for the next retrieval.
+// prefetch sends EPSV for the next retrieval; its reply is read by
+// passive, or dropped by the next other command (send).
 func (c *conn) prefetch() error {
 	if err := c.send("EPSV"); err != nil {
 		return err
 	}
-	c.owe()
+	c.epsvAhead = true
 	return nil
-}
-
-// owe records that the reply to an EPSV sent ahead is still to come: it is
-// read by passive, or dropped before the next command of the library.
-func (c *conn) owe() {
-	c.w.owed = func() error {
-		_, _, err := c.reply(2)
-		if err != nil && replyCode(err) == 0 {
-			return err
-		}
-		return c.handBack()
-	}
 }
 
 // passive opens the data connection of a pipelined retrieval or listing:
@@ -101,12 +86,12 @@ func (c *conn) owe() {
 // the port it names on the control connection's peer. Only downloads use
 // it, so vsftpd's data connections are half-closed at once (see above).
 func (c *conn) passive() (net.Conn, error) {
-	if c.w.owed == nil {
+	if !c.epsvAhead {
 		if err := c.send("EPSV"); err != nil {
 			return nil, err
 		}
 	}
-	c.w.owed = nil
+	c.epsvAhead = false
 	code, msg, err := c.reply(2)
 	var te *textproto.Error
 	if c.vsftpd && errors.As(err, &te) && te.Code == StatusBadCommand && strings.HasPrefix(te.Msg, "OOPS:") {
@@ -121,9 +106,6 @@ func (c *conn) passive() (net.Conn, error) {
 		case StatusBadCommand, StatusBadArguments, StatusNotImplemented, StatusNotImplementedParam, StatusNetProtoUnsupported:
 			c.w.note("EPSV refused (%v): retrieving without pipelining", err)
 			c.noPipeline = true
-			if herr := c.handBack(); herr != nil {
-				return nil, herr
-			}
 			return nil, errNoPipeline
 		}
 		return nil, err // a failed connection, or 421 (the retrieval may retry)
@@ -187,7 +169,7 @@ func (c *conn) pipelinedRetr(arg string, prefetchNext bool) (*pipedTransfer, err
 		return nil, c.fail(cmd, err)
 	}
 	if early {
-		c.owe()
+		c.epsvAhead = true
 		prefetchNext = false
 	}
 	if err := c.preliminary(data, cmd); err != nil {
@@ -198,7 +180,7 @@ func (c *conn) pipelinedRetr(arg string, prefetchNext bool) (*pipedTransfer, err
 
 // preliminary reads the reply that opens a transfer (125 or 150). Any
 // other reply, or none, closes data and is returned as the failure of
-// cmd; after a refusal the connection is handed back clean.
+// cmd.
 func (c *conn) preliminary(data net.Conn, cmd string) error {
 	code, msg, err := c.reply(0)
 	if err == nil && code != StatusAlreadyOpen && code != StatusAboutToSend {
@@ -208,11 +190,6 @@ func (c *conn) preliminary(data net.Conn, cmd string) error {
 		return nil
 	}
 	data.Close()
-	if replyCode(err) != 0 && c.w.owed == nil {
-		if herr := c.handBack(); herr != nil {
-			return c.fail(cmd, herr)
-		}
-	}
 	return c.fail(cmd, err)
 }
 
@@ -220,10 +197,7 @@ func (c *conn) preliminary(data net.Conn, cmd string) error {
 // not empty) the same way: EPSV (or the prefetched reply to it), the data
 // connection, the command, its preliminary reply, the listing to its end
 // (into c.cap, which the caller set, and which bounds it) and the
-// completion reply. The library would parse the listing as it reads it,
-// and the caller parses it again from c.cap; for a directory of thousands
-// of files that first parse held the mirror's workers back for
-// milliseconds. It returns errNoPipeline, with nothing sent but EPSV, when
+// completion reply; the caller parses it from c.cap. It returns errNoPipeline, with nothing sent but EPSV, when
 // the server refused EPSV.
 func (c *conn) pipelinedList(verb, arg string) error {
 	if err := proto.CheckArg(arg); err != nil {
@@ -262,13 +236,11 @@ func (c *conn) drainListing(data net.Conn, cmd string) error {
 	if _, _, err := c.reply(2); err != nil {
 		return c.fail(cmd, err)
 	}
-	if err := c.handBack(); err != nil {
-		return c.fail(cmd, err)
-	}
 	return nil
 }
 
-// pipedTransfer is the data side of a pipelined RETR.
+// pipedTransfer is the data side of a RETR (pipelined, plain passive or
+// active).
 type pipedTransfer struct {
 	c      *conn
 	data   net.Conn
@@ -295,9 +267,6 @@ func (t *pipedTransfer) Close() error {
 		}
 	}
 	_, _, err := c.reply(2)
-	if err == nil && c.w.owed == nil {
-		err = c.handBack()
-	}
 	return err
 }
 

@@ -219,7 +219,7 @@ func TestMLSDListing(t *testing.T) {
 	}
 	// The Lister gives the same entries, with or without the final "/".
 	for _, p := range []string{"/pub", "/pub/"} {
-		entries, err := d.List(t.Context(), uri.MustParse(s.url(p)), quickReq())
+		entries, _, err := proto.ListAll(t.Context(), d, uri.MustParse(s.url(p)), quickReq())
 		if err != nil || len(entries) != 3 {
 			t.Errorf("List(%q) = %+v, %v", p, entries, err)
 		}
@@ -233,7 +233,7 @@ func TestLibHostileNames(t *testing.T) {
 	s.fs.MkdirAll("/evil", 0o755)
 	d := &Driver{}
 	defer d.CloseIdleConnections()
-	entries, err := d.List(t.Context(), uri.MustParse(s.url("/evil/")), quickReq())
+	entries, _, err := proto.ListAll(t.Context(), d, uri.MustParse(s.url("/evil/")), quickReq())
 	if err != nil {
 		t.Fatal(err)
 	}

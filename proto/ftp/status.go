@@ -197,18 +197,11 @@ func permissionText(msg string) bool {
 }
 
 // cmdError builds the CommandError for err, the failure of cmd. A reply
-// error keeps its *textproto.Error; a reply that the server answered with
-// an unexpected code (jlaffaye reports some of those as plain errors) is
-// rebuilt from last, the final reply line the wire saw, when last is set.
-func cmdError(cmd string, err error, last *textproto.Error) error {
+// error keeps its *textproto.Error.
+func cmdError(cmd string, err error) error {
 	verb, _, _ := strings.Cut(cmd, " ")
 	var te *textproto.Error
-	if !errors.As(err, &te) && last != nil && !isNetError(err) && strings.HasSuffix(err.Error(), last.Msg) {
-		// jlaffaye's Login reports some refusals as errors.New(the
-		// reply's text): put the code back.
-		err = last
-		te = last
-	}
+	errors.As(err, &te)
 	ce := &CommandError{Cmd: cmd, Err: err}
 	var tpe textproto.ProtocolError
 	switch {
@@ -224,14 +217,6 @@ func cmdError(cmd string, err error, last *textproto.Error) error {
 		ce.Kind = proto.ErrProtocol
 	}
 	return ce
-}
-
-// isNetError reports whether err came from the connection rather than from
-// the server's reply.
-func isNetError(err error) bool {
-	var pe *proto.ProtocolError
-	var tpe textproto.ProtocolError
-	return errors.As(err, &pe) || errors.As(err, &tpe) || isConnError(err)
 }
 
 // replyCode returns the FTP code of a reply error, or 0.

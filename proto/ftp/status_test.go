@@ -47,7 +47,7 @@ func TestClassify(t *testing.T) {
 
 func TestCommandError(t *testing.T) {
 	te := &textproto.Error{Code: 550, Msg: "Failed to change directory."}
-	err := cmdError("CWD (null argument)", te, nil)
+	err := cmdError("CWD (null argument)", te)
 	if got, want := err.Error(), "ftp: CWD (null argument): "+te.Error(); got != want {
 		t.Errorf("Error() = %q, want %q", got, want)
 	}
@@ -58,16 +58,9 @@ func TestCommandError(t *testing.T) {
 	if !errors.As(err, &got) || got != te {
 		t.Errorf("%v does not keep the reply", err)
 	}
-	// jlaffaye's Login flattens a refused USER into errors.New(text): the
-	// last reply line the wire saw puts the code back.
-	last := &textproto.Error{Code: 530, Msg: "anonymous only"}
-	err = cmdError("USER bob", errors.New("anonymous only"), last)
-	if !errors.Is(err, proto.ErrLogin) || replyCode(err) != 530 {
-		t.Errorf("cmdError(flattened 530) = %v, want ErrLogin with the code", err)
-	}
-	// Any other plain error is kept as it is.
+	// A plain error is kept as it is.
 	plain := errors.New("data connection refused")
-	err = cmdError("EPSV", plain, &textproto.Error{Code: 229, Msg: "Entering Extended Passive Mode (|||1|)"})
+	err = cmdError("EPSV", plain)
 	if !errors.Is(err, plain) || replyCode(err) != 0 {
 		t.Errorf("cmdError(plain) = %v, want the plain error kept", err)
 	}

@@ -17,12 +17,6 @@ const statusSystemType = 215
 // lists with MLSD or NLST, never pays for it. A refusal, or a reply that is
 // not 215, leaves c.syst empty and is not an error; only a failed
 // connection is.
-//
-// The command goes through the pipelined path's own reader (pipeline.go),
-// not the library's: SYST is not in the library. The library's reader
-// holds nothing at this point (the server sends nothing unasked), and
-// handBack checks that ours holds nothing after the reply either, so the
-// library's next command reads its own reply.
 func (c *conn) askSYST() error {
 	if c.systAsked {
 		return nil
@@ -31,13 +25,7 @@ func (c *conn) askSYST() error {
 	if err := c.send("SYST"); err != nil {
 		return c.fail("SYST", err)
 	}
-	if err := c.systReply(); err != nil {
-		return err
-	}
-	if err := c.handBack(); err != nil {
-		return c.fail("SYST", err)
-	}
-	return nil
+	return c.systReply()
 }
 
 // systReply reads the reply to SYST: a 215 names the system (c.syst); a

@@ -47,8 +47,8 @@ func TestAskSYST(t *testing.T) {
 			if err := c.askSYST(); err != nil {
 				t.Fatalf("second askSYST() = %v", err)
 			}
-			if err := c.sc.NoOp(); err != nil {
-				t.Errorf("NOOP after SYST = %v: the library's reader is out of step", err)
+			if err := c.noop(); err != nil {
+				t.Errorf("NOOP after SYST = %v: the replies are out of step", err)
 			}
 			d.release(c)
 			d.CloseIdleConnections()
@@ -69,7 +69,7 @@ func TestAskSYSTBroken(t *testing.T) {
 	c := openConn(t, d, f)
 	err := c.askSYST()
 	var ce *CommandError
-	if !errors.As(err, &ce) || !strings.Contains(ce.Error(), "SYST") {
+	if !errors.As(err, &ce) || ce.Cmd != "SYST" {
 		t.Fatalf("askSYST() = %v, want a *CommandError naming SYST", err)
 	}
 	var pe *proto.ProtocolError
@@ -213,7 +213,7 @@ func TestSYSTWithEPSV(t *testing.T) {
 				t.Errorf("EPSV not sent with SYST:\n%s", trace.String())
 			}
 			c := openConnReuse(t, d, f)
-			if err := c.sc.NoOp(); err != nil {
+			if err := c.noop(); err != nil {
 				t.Errorf("NOOP = %v: the replies are out of step", err)
 			}
 			d.release(c)

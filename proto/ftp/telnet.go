@@ -58,9 +58,6 @@ func (c *conn) checkIAC(args ...string) error {
 		// The NOOP's reply; the PWD's comes after it.
 		_, _, err = c.reply(0)
 	}
-	if err == nil {
-		err = c.handBack()
-	}
 	if err != nil {
 		return c.fail("NOOP", err)
 	}

@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/rfc1738/fetch/proto"
 	"github.com/rfc1738/fetch/uri"
 )
 
@@ -99,7 +100,7 @@ func TestTelnetIAC(t *testing.T) {
 	f.start()
 	d := &Driver{}
 	defer d.CloseIdleConnections()
-	if _, err := d.List(t.Context(), uri.MustParse(f.url("/d%FF/")), quickReq()); err != nil {
+	if _, _, err := proto.ListAll(t.Context(), d, uri.MustParse(f.url("/d%FF/")), quickReq()); err != nil {
 		t.Fatal(err)
 	}
 	if s := f.sent(); !strings.Contains(s, probe+"CWD d\xff\xff\r\n") {

@@ -9,7 +9,6 @@ import (
 	"net"
 	"net/textproto"
 	"os"
-	"strings"
 
 	"github.com/rfc1738/fetch/internal/termtext"
 	"github.com/rfc1738/fetch/proto"
@@ -17,15 +16,13 @@ import (
 
 // FTP over explicit TLS (RFC 4217).
 //
-// The driver negotiates TLS itself, on the raw control connection, before
-// the library sees it: it reads the greeting, sends AUTH TLS, and on 234
-// makes the TLS handshake. The wire (trace.go) is then moved on top of the
-// TLS connection, so the transcript shows the commands in clear (the
-// password still hidden), and the library is handed a connection that is
-// already TLS, which replays it the greeting it expects to read. The
-// library never knows: its data connections go through dialData, which
-// wraps them in TLS too. After the login the driver sends PBSZ 0 and PROT
-// P itself (RFC 4217 sections 8 and 9), in one write.
+// After the greeting the driver sends AUTH TLS, and on 234 makes the TLS
+// handshake on the raw control connection. The wire (trace.go) is then
+// moved on top of the TLS connection, so the transcript shows the
+// commands in clear (the password still hidden); data connections go
+// through dialData, which wraps them in TLS too. After the login the
+// driver sends PBSZ 0 and PROT P (RFC 4217 sections 8 and 9), in one
+// write.
 //
 // Every data connection resumes the TLS session of its control
 // connection (RFC 4217 section 10.2 recommends it, and vsftpd requires it
@@ -87,62 +84,33 @@ func (d *Driver) tlsConfig(req *proto.Request, host string) (*tls.Config, error)
 	return cfg, nil
 }
 
-// replayConn gives the library the greeting the driver already read, then
-// the connection itself. Nothing it replays goes through the wire again,
-// so the transcript shows the greeting once.
-type replayConn struct {
-	net.Conn
-	pending []byte
-}
-
-func (r *replayConn) Read(p []byte) (int, error) {
-	if len(r.pending) > 0 {
-		n := copy(p, r.pending)
-		r.pending = r.pending[n:]
-		return n, nil
-	}
-	return r.Conn.Read(p)
-}
-
-// startTLS reads the greeting and negotiates TLS (mode proto.TLSTry or
-// proto.TLSRequire) on the fresh control connection c; cfg is the
-// connection's TLS configuration. It returns the connection to give the
-// library: the wire with the greeting replayed. When the server refuses
-// AUTH TLS, mode TLSTry goes on in clear (c.tlsWarning says so) and
-// TLSRequire returns a
+// startTLS negotiates TLS (mode proto.TLSTry or proto.TLSRequire) on the
+// fresh control connection c, whose greeting has been read; cfg is the
+// connection's TLS configuration. When the server refuses AUTH TLS, mode
+// TLSTry goes on in clear (c.tlsWarning says so) and TLSRequire returns a
 // *TLSRefusedError, having sent nothing but AUTH TLS.
-func (c *conn) startTLS(ctx context.Context, mode proto.FTPTLS, cfg *tls.Config) (net.Conn, error) {
-	code, msg, err := c.reply(StatusReady)
-	if err != nil {
-		return nil, c.fail("greeting", err)
-	}
-	c.vsftpd = strings.Contains(msg, "(vsFTPd ")
-	replay := &replayConn{Conn: c.w, pending: []byte(fmt.Sprintf("%d greeting\r\n", code))}
-	if err := c.send("AUTH TLS"); err != nil {
-		return nil, c.fail("AUTH TLS", err)
-	}
-	code, msg, err = c.reply(2)
+func (c *conn) startTLS(ctx context.Context, mode proto.FTPTLS, cfg *tls.Config) error {
+	code, msg, err := c.cmd(2, "AUTH TLS")
 	if err == nil && code != 234 {
 		err = &textproto.Error{Code: code, Msg: msg}
 	}
 	var te *textproto.Error
 	if errors.As(err, &te) {
-		if herr := c.handBack(); herr != nil {
-			return nil, c.fail("AUTH TLS", herr)
-		}
 		if mode == proto.TLSRequire {
 			c.dead = true
-			return nil, &TLSRefusedError{Addr: c.addr, Reply: te}
+			return &TLSRefusedError{Addr: c.addr, Reply: te}
 		}
 		c.tlsWarning = fmt.Sprintf("the server refused TLS (AUTH TLS: %d %s): going on without encryption, the password and the data in clear", te.Code, termtext.Escape(te.Msg, 200))
 		c.w.note("%s", c.tlsWarning)
-		return replay, nil
+		return nil
 	}
 	if err != nil {
-		return nil, c.fail("AUTH TLS", err)
+		return c.fail("AUTH TLS", err)
 	}
-	if err := c.handBack(); err != nil {
-		return nil, c.fail("AUTH TLS", err)
+	// Bytes read before the handshake came in clear: they must not be
+	// taken for replies sent under TLS.
+	if err := c.unasked(); err != nil {
+		return c.fail("AUTH TLS", err)
 	}
 	tc := tls.Client(c.w.Conn, cfg)
 	if err := tc.HandshakeContext(ctx); err != nil {
@@ -150,13 +118,13 @@ func (c *conn) startTLS(ctx context.Context, mode proto.FTPTLS, cfg *tls.Config)
 		if ctxErr := context.Cause(ctx); ctxErr != nil {
 			err = fmt.Errorf("%w (%w)", ctxErr, err)
 		}
-		return nil, fmt.Errorf("ftp: TLS handshake with %s: %w", c.addr, err)
+		return fmt.Errorf("ftp: TLS handshake with %s: %w", c.addr, err)
 	}
 	st := tc.ConnectionState()
 	c.w.note("%s, %s, server %s", tls.VersionName(st.Version), tls.CipherSuiteName(st.CipherSuite), verifiedNote(cfg, st))
 	c.w.Conn = tc
 	c.tlsCfg = cfg
-	return replay, nil
+	return nil
 }
 
 // verifiedNote says how the server's certificate was checked, for the
@@ -185,15 +153,9 @@ func (c *conn) protect() error {
 				if cmd == "PBSZ 0" {
 					c.reply(0)
 				}
-				if herr := c.handBack(); herr != nil {
-					return c.fail(cmd, herr)
-				}
 			}
 			return c.fail(cmd, err)
 		}
-	}
-	if err := c.handBack(); err != nil {
-		return c.fail("PROT P", err)
 	}
 	return nil
 }

@@ -2,35 +2,32 @@ package ftp
 
 import (
 	"bytes"
-	"fmt"
 	"io"
 	"net"
 	"net/textproto"
 	"strconv"
 	"strings"
 
-	"github.com/rfc1738/fetch/internal/secret"
-	"github.com/rfc1738/fetch/internal/termtext"
+	"github.com/rfc1738/fetch/internal/lineproto"
 	"github.com/rfc1738/fetch/proto"
 )
 
-// traceMax bounds one line of the transcript; longer lines are cut and the
-// number of bytes left out is shown.
-const traceMax = 512
+// traceMax bounds one line of the transcript, and the text of a reply
+// quoted in an error.
+const traceMax = lineproto.TraceMax
 
-// wire is the control connection as the FTP library sees it. It sits
-// between the library and the deadline-enforcing connection and does what
-// the library does not:
+// wire is the control connection as the engine (engine.go) reads and
+// writes it. It sits between the engine's reader and writer and the
+// deadline-enforcing connection and:
 //
 //   - writes the transcript ("> command", "< reply") to the current
-//     Request.Trace, with the PASS argument (and any echo of the password
-//     in a reply) shown as "****";
+//     Request.Trace through lineproto.Trace, which hides the PASS and ACCT
+//     arguments and any echo of the password in a reply;
 //   - bounds the length of one reply line and the bytes of all replies to
 //     one command, so that a hostile server cannot make the client buffer
 //     without limit (net/textproto has no line limit);
 //   - remembers the last command sent and the last final reply line, so
-//     that a failure can name the command and keep the server's code even
-//     where the library flattened the reply into a plain error.
+//     that a failure can name the command and keep the server's code.
 //
 // A wire is used by one goroutine at a time (its conn is checked out of
 // the pool); it needs no lock.
@@ -57,12 +54,6 @@ type wire struct {
 	// iac: the server reads Telnet, and each byte 0xff written goes
 	// twice, as IAC IAC (telnet.go); the transcript shows it once.
 	iac bool
-
-	// owed, when set, reads the reply still owed to a command the
-	// pipelined retrieval sent ahead (pipeline.go). The next command
-	// written runs it first, so that whoever reads the next reply reads
-	// the right one.
-	owed func() error
 }
 
 // maxReplyLines bounds the lines of one reply kept for wire.lastText.
@@ -72,13 +63,11 @@ func newWire(c net.Conn, maxLine int, maxReply int64) *wire {
 	return &wire{Conn: c, maxLine: maxLine, maxReply: maxReply}
 }
 
+// tr is the transcript of the current request.
+func (w *wire) tr() lineproto.Trace { return lineproto.Trace{W: w.trace, Secret: w.secret} }
+
 // note writes an informational line ("* ...") to the transcript.
-func (w *wire) note(format string, args ...any) {
-	if w.trace == nil {
-		return
-	}
-	io.WriteString(w.trace, "* "+termtext.Escape(w.redact(fmt.Sprintf(format, args...)), traceMax)+"\n")
-}
+func (w *wire) note(format string, args ...any) { w.tr().Note(format, args...) }
 
 func (w *wire) Read(p []byte) (int, error) {
 	if w.err != nil {
@@ -115,26 +104,21 @@ func (w *wire) Read(p []byte) (int, error) {
 
 // endLine finishes one incoming line: transcript, and the last reply.
 func (w *wire) endLine() {
-	line := strings.TrimSuffix(string(w.in), "\r")
+	raw := bytes.TrimSuffix(w.in, []byte("\r"))
+	line := string(raw)
 	if len(w.cur) < maxReplyLines {
 		w.cur = append(w.cur, line)
 	}
-	if len(line) >= 4 && line[3] == ' ' && isDigits(line[:3]) && w.inLen <= traceMax {
-		code, _ := strconv.Atoi(line[:3])
-		w.last = &textproto.Error{Code: code, Msg: line[4:]}
+	// A final reply line: the code, a space and text (RFC 959 section 4.2).
+	if code, msg, ok := lineproto.ParseStatus(raw); ok && len(raw) >= 4 && w.inLen <= traceMax {
+		w.last = &textproto.Error{Code: code, Msg: msg}
 		if code/100 == 1 {
 			w.prelim = w.last
 		}
 		w.lastText = strings.Join(w.cur, "\n")
 		w.cur = w.cur[:0]
 	}
-	if w.trace != nil {
-		s := termtext.Escape(w.redact(line), traceMax)
-		if w.inLen > traceMax {
-			s += fmt.Sprintf("... (%d bytes)", w.inLen)
-		}
-		io.WriteString(w.trace, "< "+s+"\n")
-	}
+	w.tr().Received(line, w.inLen)
 	w.in = w.in[:0]
 	w.inLen = 0
 }
@@ -142,13 +126,6 @@ func (w *wire) endLine() {
 func (w *wire) Write(p []byte) (int, error) {
 	if w.err != nil {
 		return 0, w.err
-	}
-	if w.owed != nil {
-		owed := w.owed
-		w.owed = nil
-		if err := owed(); err != nil {
-			return 0, err
-		}
 	}
 	for _, c := range p {
 		if c == '\n' {
@@ -177,33 +154,21 @@ func (w *wire) endCommand() {
 	w.prelim = nil
 	verb, arg, hasArg := strings.Cut(line, " ")
 	verb = strings.ToUpper(verb)
-	switch {
-	case verb == "PASS" || verb == "ACCT":
-		w.lastCmd = verb + " " + secret.TraceMask
+	switch shown := lineproto.Shown(line); {
+	case shown != line: // PASS, ACCT: the argument hidden
+		w.lastCmd = shown
 	case hasArg:
 		w.lastCmd = displayCmd(verb, arg)
 	default:
 		w.lastCmd = verb
 	}
 	w.lastVerb = verb
-	if w.trace != nil {
-		shown := line
-		if verb == "PASS" || verb == "ACCT" {
-			shown = verb + " " + secret.TraceMask
-		}
-		io.WriteString(w.trace, "> "+termtext.Escape(w.redact(shown), traceMax)+"\n")
-	}
+	w.tr().Sent(line)
 }
 
 // redact hides the password wherever it appears (a server that echoes it
-// back). Passwords shorter than three bytes are not searched for: they
-// would blank out ordinary text and are not worth hiding from a transcript.
-func (w *wire) redact(s string) string {
-	if len(w.secret) < 3 {
-		return s
-	}
-	return secret.Hide(s, w.secret)
-}
+// back), as the transcript does.
+func (w *wire) redact(s string) string { return w.tr().Redact(s) }
 
 func isDigits(s string) bool {
 	for i := 0; i < len(s); i++ {
@@ -214,34 +179,60 @@ func isDigits(s string) bool {
 	return s != ""
 }
 
-// capture records the bytes of a listing as the library reads them from
+// capture records the bytes of a listing as they are read from
 // the data connection, up to a limit, in chunks of whole lines (text),
 // which the entries' names share. One buffer grown to the listing's size
 // would leave each smaller buffer behind as it grows, about four times a
 // large listing in all, and twice its size at the last growth.
+//
+// With a sink, each whole line goes to it as it arrives, its line end
+// included, and is not kept: text is then only the last line, when no
+// line end came after it.
 type capture struct {
 	chunks text
 	cur    []byte // the bytes read after the last chunk
 	n      int64  // the bytes read
 	max    int64
+	sink   func(line []byte) error
 }
 
 // captureChunk is the size from which the lines read become a chunk.
 const captureChunk = 1 << 20
 
-// write records p.
-func (c *capture) write(p []byte) {
+// write records p, or gives its whole lines to the sink; an error is
+// the sink's.
+func (c *capture) write(p []byte) error {
 	c.n += int64(len(p))
 	c.cur = append(c.cur, p...)
+	if c.sink != nil {
+		return c.lines()
+	}
 	if len(c.cur) < captureChunk {
-		return
+		return nil
 	}
 	i := bytes.LastIndexByte(c.cur, '\n')
 	if i < 0 {
-		return // a line longer than a chunk, which cur grows to hold
+		return nil // a line longer than a chunk, which cur grows to hold
 	}
 	c.chunks = append(c.chunks, string(c.cur[:i+1]))
 	c.cur = c.cur[:copy(c.cur, c.cur[i+1:])]
+	return nil
+}
+
+// lines gives the whole lines of cur to the sink.
+func (c *capture) lines() error {
+	start := 0
+	defer func() { c.cur = c.cur[:copy(c.cur, c.cur[start:])] }()
+	for {
+		i := bytes.IndexByte(c.cur[start:], '\n')
+		if i < 0 {
+			return nil
+		}
+		if err := c.sink(c.cur[start : start+i+1]); err != nil {
+			return err
+		}
+		start += i + 1
+	}
 }
 
 // text returns what was read.
@@ -265,7 +256,9 @@ func (d *dataConn) Read(p []byte) (int, error) {
 		if d.cap.n+int64(n) > d.cap.max {
 			return 0, &proto.ProtocolError{Proto: "ftp", Msg: "listing longer than " + strconv.FormatInt(d.cap.max, 10) + " bytes"}
 		}
-		d.cap.write(p[:n])
+		if err := d.cap.write(p[:n]); err != nil {
+			return 0, err
+		}
 	}
 	return n, err
 }

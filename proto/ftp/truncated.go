@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/rfc1738/fetch/internal/termtext"
+	"github.com/rfc1738/fetch/proto"
 )
 
 // Listings cut short by the server
@@ -59,11 +60,43 @@ func truncatedReply(end *textproto.Error) bool {
 // line (listLIST); one still cut cannot pass the check, since the short
 // line is in the part they share, and differs.
 func (d *Driver) bothEnds(c *conn, path string, fwd []byte, listed bool) (whole []byte, ok bool, err error) {
-	if err := c.askSYST(); err != nil {
+	e, ok, err := d.ends(c, path, fwd, listed)
+	if err != nil || !ok {
 		return nil, false, err
 	}
+	whole = bytes.Clone(e.fwd)
+	if len(whole) > 0 && whole[len(whole)-1] != '\n' {
+		whole = append(whole, "\r\n"...)
+	}
+	return append(whole, e.added()...), true, nil
+}
+
+// cutEnds is a cut listing's two ends (ends).
+type cutEnds struct {
+	fwd    []byte   // the first entries, as listed
+	fNames []string // their names (listedNames)
+	rLines []string // the last lines, from the end
+	extra  int      // how many of rLines fwd lacks (joinEnds)
+}
+
+// added is the lines of the end that fwd lacks, in the listing's order.
+func (e cutEnds) added() []byte {
+	var b []byte
+	for k := e.extra - 1; k >= 0; k-- {
+		b = append(b, e.rLines[k]...)
+		b = append(b, "\r\n"...)
+	}
+	return b
+}
+
+// ends asks for the ends of a cut listing and checks that they meet
+// (bothEnds); ok is false when they do not.
+func (d *Driver) ends(c *conn, path string, fwd []byte, listed bool) (e cutEnds, ok bool, err error) {
+	if err := c.askSYST(); err != nil {
+		return e, false, err
+	}
 	if !unixSystem(c.syst) || c.activePort() == nil && c.noPipeline {
-		return nil, false, nil
+		return e, false, nil
 	}
 	flags := ""
 	if c.req.Options.FTP.ListAll {
@@ -72,30 +105,23 @@ func (d *Driver) bothEnds(c *conn, path string, fwd []byte, listed bool) (whole 
 	list := func(flags string) ([]byte, error) { return d.listLIST(c, optArg(flags, path)) }
 	if !listed {
 		if fwd, err = list(flags); err != nil {
-			return nil, false, keepConnErr(err)
+			return e, false, keepConnErr(err)
 		}
 	}
 	rev, err := list(flags + "r")
 	if err != nil {
-		return nil, false, keepConnErr(err)
+		return e, false, keepConnErr(err)
 	}
-	fNames, _ := listedNames(fwd, c.syst)
+	e.fwd = fwd
+	e.fNames, _ = listedNames(fwd, c.syst)
 	rNames, rLines := listedNames(rev, c.syst)
-	extra, ok := joinEnds(fNames, rNames)
-	if !ok {
+	e.rLines = rLines
+	if e.extra, ok = joinEnds(e.fNames, rNames); !ok {
 		c.w.note("LIST -%sr did not meet the cut listing: the directory holds more than the server lists", flags)
-		return nil, false, nil
+		return e, false, nil
 	}
-	whole = bytes.Clone(fwd)
-	if len(whole) > 0 && whole[len(whole)-1] != '\n' {
-		whole = append(whole, "\r\n"...)
-	}
-	for k := extra - 1; k >= 0; k-- {
-		whole = append(whole, rLines[k]...)
-		whole = append(whole, "\r\n"...)
-	}
-	c.w.note("the cut listing and LIST -%sr meet: %d names from the end added, the listing is whole", flags, extra)
-	return whole, true, nil
+	c.w.note("the cut listing and LIST -%sr meet: %d names from the end added, the listing is whole", flags, e.extra)
+	return e, true, nil
 }
 
 // keepConnErr returns err when it is the connection's failure, and nil
@@ -172,6 +198,16 @@ func (l *dirList) complete(path string, got listed) (listed, string, error) {
 	if l.format == formatNLST {
 		return got, cut, nil
 	}
+	return l.union(path, got, cut)
+}
+
+// union makes got, a LIST or MLSD listing cut short (the server said cut
+// in its reply), whole from its other end when the two meet (bothEnds).
+func (l *dirList) union(path string, got listed, cut string) (listed, string, error) {
+	c := l.c
+	if l.st != nil {
+		return l.completeStream(path, got, cut)
+	}
 	// The cut listing serves as the forward half when it came from LIST
 	// with the options the reverse one gets.
 	fwd := l.format == formatLIST && (l.arg != path) == c.req.Options.FTP.ListAll
@@ -181,4 +217,52 @@ func (l *dirList) complete(path string, got listed) (listed, string, error) {
 	}
 	l.format = formatLIST
 	return l.parse(text{string(whole)}), "", nil
+}
+
+// completeStream is union for a listing read by a stream, whose entries
+// were handed over: the two ends are asked for with LIST (bothEnds), and
+// when they meet and list every name handed over, the entries of the
+// whole that were not handed over are. The whole replaces the cut
+// listing's unparsed lines, and gives the links held for linkTargets
+// their targets. A listing whose names were too many to keep (maxSeen)
+// stays cut.
+func (l *dirList) completeStream(path string, got listed, cut string) (listed, string, error) {
+	c, st := l.c, l.st
+	if st.tooMany {
+		c.w.note("the cut listing had more than %d names: it stays cut", maxSeen)
+		return got, cut, nil
+	}
+	e, ok, err := l.d.ends(c, path, nil, false)
+	if err != nil || !ok {
+		return got, cut, err
+	}
+	p := newLineParser(formatLIST, c.syst, time.Now())
+	p.lean = st.p.lean
+	entries, unparsed, _ := p.parseText(string(e.fwd)+"\r\n"+string(e.added()), formatLIST)
+	whole := make(map[uint64]proto.Entry, len(entries))
+	for _, en := range entries {
+		whole[st.hash(en.Name)] = en
+	}
+	slices.Sort(st.seen)
+	for _, h := range st.seen {
+		if _, ok := whole[h]; !ok {
+			c.w.note("the cut listing's ends lack a name it gave: it stays cut")
+			return got, cut, nil
+		}
+	}
+	for i, w := range st.waiting {
+		if en, ok := whole[st.hash(w.Name)]; ok {
+			st.waiting[i] = en
+		}
+	}
+	l.format = formatLIST
+	entries = slices.DeleteFunc(entries, func(en proto.Entry) bool { return st.handed(en.Name) })
+	for _, en := range entries {
+		if err := st.entry(en); err != nil {
+			return got, cut, err
+		}
+	}
+	got.n = st.n + len(st.waiting)
+	got.unparsed = unparsed
+	return got, "", nil
 }

@@ -56,7 +56,7 @@ func unreadableReply(text string) bool {
 // where not one fits, are all ls's "Permission denied" (in the C locale;
 // another language's stays an unread line).
 func deniedLines(got listed) bool {
-	if len(got.entries) > 0 || len(got.unparsed) == 0 {
+	if got.n > 0 || len(got.unparsed) == 0 {
 		return false
 	}
 	for _, line := range got.unparsed {

@@ -11,7 +11,7 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/rfc1738/fetch/internal/termtext"
+	"github.com/rfc1738/fetch/internal/lineproto"
 	"github.com/rfc1738/fetch/proto"
 )
 
@@ -79,24 +79,19 @@ func checkField(name, s string) error {
 	return nil
 }
 
-// traceRequest writes the request to w as "> " lines, a TAB shown as
-// "\t". The lines of a form's data block are not shown (an AskP answer is
-// a password): only their number.
-func traceRequest(w io.Writer, b []byte) {
-	if w == nil {
-		return
-	}
+// traceRequest writes the request to the trace, a TAB shown as "\t". The
+// lines of a form's data block are not shown (an AskP answer is a
+// password): only their number.
+func traceRequest(t lineproto.Trace, b []byte) {
 	first, rest, _ := bytes.Cut(b, []byte("\r\n"))
-	fmt.Fprintf(w, "> %s\n", showTabs(first))
+	t.SentData(strings.ReplaceAll(string(first), "\t", `\t`))
 	if len(rest) == 0 {
 		return
 	}
 	n := bytes.Count(rest, []byte("\r\n")) - 2 // "+-1" and "."
-	fmt.Fprintf(w, "> +-1\n> (%d form lines not shown)\n> .\n", max(n, 0))
-}
-
-func showTabs(b []byte) string {
-	return termtext.Mask(strings.ReplaceAll(string(b), "\t", "\\t"))
+	t.SentData("+-1")
+	t.SentData(fmt.Sprintf("(%d form lines not shown)", max(n, 0)))
+	t.SentData(".")
 }
 
 // conn is one gopher connection: a request, then a response the server
@@ -104,7 +99,7 @@ func showTabs(b []byte) string {
 type conn struct {
 	c     net.Conn
 	br    *bufio.Reader
-	trace io.Writer
+	trace lineproto.Trace
 }
 
 // open dials addr with req.DialContext (idle deadlines, closed when ctx is
@@ -114,18 +109,19 @@ func open(ctx context.Context, req *proto.Request, addr string, b []byte, bufSiz
 	if err != nil {
 		return nil, err // a dial error names what it dialled
 	}
-	traceRequest(req.Trace, b)
+	trace := lineproto.Trace{W: req.Trace}
+	traceRequest(trace, b)
 	if _, err := c.Write(b); err != nil {
 		c.Close()
 		return nil, fmt.Errorf("gopher: sending request: %w", err)
 	}
-	return &conn{c: c, br: bufio.NewReaderSize(c, bufSize), trace: req.Trace}, nil
+	return &conn{c: c, br: bufio.NewReaderSize(c, bufSize), trace: trace}, nil
 }
 
+// tracef writes a line received, or what the client made of the
+// response, to the trace.
 func (c *conn) tracef(format string, args ...any) {
-	if c.trace != nil {
-		fmt.Fprintf(c.trace, "< "+format+"\n", args...)
-	}
+	c.trace.Received(fmt.Sprintf(format, args...), 0)
 }
 
 // peekLine returns the first line buffered in br (line end included)
@@ -195,7 +191,7 @@ func (c *conn) serverError(h Header) error {
 		return fmt.Errorf("gopher: reading gopher+ error: %w", err)
 	}
 	se, moved := parseServerError(text)
-	c.tracef("(error %d: %s)", se.Code, termtext.Mask(se.Msg))
+	c.tracef("(error %d: %s)", se.Code, se.Msg)
 	if moved != nil {
 		if u := moved.URL(); u != "" {
 			return &proto.Redirect{URL: u, Reason: "gopher+ item has moved"}
@@ -276,15 +272,12 @@ func (b *body) Close() error {
 // A line longer than maxLine or more than maxBytes in all give a
 // *proto.ProtocolError.
 func readLines(r io.Reader, lim limits) (out []byte, dot bool, err error) {
-	maxLine, maxBytes := lim.line(), lim.bytes()
-	br, ok := r.(*bufio.Reader)
-	if !ok || br.Size() < maxLine {
-		br = bufio.NewReaderSize(r, maxLine)
-	}
+	lr, maxBytes := lineproto.NewReader(r, lim.line()), lim.bytes()
 	for {
-		line, err := br.ReadSlice('\n')
-		if errors.Is(err, bufio.ErrBufferFull) || len(line) > maxLine {
-			return nil, false, protoErr("line longer than %d bytes", maxLine)
+		line, err := lr.ReadRaw()
+		var tl *lineproto.TooLongError
+		if errors.As(err, &tl) {
+			return nil, false, protoErr("%v", tl)
 		}
 		if int64(len(out)+len(line)) > maxBytes {
 			return nil, false, protoErr("response larger than %d bytes", maxBytes)

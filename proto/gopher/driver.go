@@ -158,7 +158,7 @@ func (d *Driver) Fetch(ctx context.Context, u *uri.URL, req *proto.Request) (*pr
 
 // List returns the entries of the menu u names (type 1, or a type 7
 // search with its search string). It implements proto.Lister.
-func (d *Driver) List(ctx context.Context, u *uri.URL, req *proto.Request) ([]proto.Entry, error) {
+func (d *Driver) List(ctx context.Context, u *uri.URL, req *proto.Request, fn func(proto.Entry) error) (*proto.Listing, error) {
 	var r proto.Request
 	if req != nil {
 		r = *req
@@ -172,7 +172,7 @@ func (d *Driver) List(ctx context.Context, u *uri.URL, req *proto.Request) ([]pr
 	if resp.Kind != proto.KindDirectory {
 		return nil, fmt.Errorf("gopher: %s is not a menu (item type %q)", u.Redacted(), resp.ItemType)
 	}
-	return resp.Entries, nil
+	return proto.ListEntries(resp, fn)
 }
 
 // serviceRedirect returns the URL that types 8, T and "h" with a URL:

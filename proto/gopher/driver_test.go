@@ -704,11 +704,11 @@ func TestList(t *testing.T) {
 	})
 	req := srv.request(nil)
 	req.Raw = true // List parses whatever the caller's Raw says
-	entries, err := (&Driver{}).List(t.Context(), uri.MustParse("gopher://"+srv.Addr+"/"), req)
+	entries, _, err := proto.ListAll(t.Context(), &Driver{}, uri.MustParse("gopher://"+srv.Addr+"/"), req)
 	if err != nil || len(entries) != 2 || entries[0].Type != proto.EntryDir {
 		t.Errorf("List = %+v, %v", entries, err)
 	}
-	if _, err := (&Driver{}).List(t.Context(), uri.MustParse("gopher://"+srv.Addr+"/0/txt"), srv.request(nil)); err == nil {
+	if _, _, err := proto.ListAll(t.Context(), &Driver{}, uri.MustParse("gopher://"+srv.Addr+"/0/txt"), srv.request(nil)); err == nil {
 		t.Error("List of a text item succeeded")
 	}
 }

@@ -109,7 +109,7 @@ func TestPygopherdNestedMenus(t *testing.T) {
 	next := "gopher://" + s.Addr + "/1/dir"
 	var path []string
 	for depth := 0; depth < 5 && next != ""; depth++ {
-		entries, err := d.List(t.Context(), uri.MustParse(next), realRequest())
+		entries, _, err := proto.ListAll(t.Context(), d, uri.MustParse(next), realRequest())
 		if err != nil {
 			t.Fatalf("List(%q) = %v", next, err)
 		}

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/rfc1738/fetch/internal/lineproto"
 	"github.com/rfc1738/fetch/internal/termtext"
 	"github.com/rfc1738/fetch/proto"
 	"github.com/rfc1738/fetch/uri"
@@ -41,7 +42,7 @@ type Item struct {
 // them.
 const (
 	// DefaultMaxLine is the longest menu, header or attribute line
-	// accepted, in bytes, line end included.
+	// accepted, in bytes, line end not counted.
 	DefaultMaxLine = 64 << 10
 	// DefaultMaxMenuBytes is the largest menu or attribute response read
 	// into memory: the listing cap of every scheme.
@@ -120,13 +121,8 @@ func parseMenu(b []byte, lim limits) (items []Item, unparsed []string, err error
 	maxLine, maxItems := lim.line(), lim.items()
 	for len(b) > 0 {
 		var line []byte
-		if i := bytes.IndexByte(b, '\n'); i >= 0 {
-			line, b = b[:i+1], b[i+1:]
-		} else {
-			line, b = b, nil
-		}
-		if len(line) > maxLine {
-			return nil, nil, protoErr("menu line longer than %d bytes", maxLine)
+		if line, b, err = lineproto.Cut(b, maxLine); err != nil {
+			return nil, nil, protoErr("menu %v", err)
 		}
 		line = trimEOL(line)
 		if len(line) == 0 {

@@ -174,6 +174,19 @@ func TestParseMenuLimits(t *testing.T) {
 	if _, _, err := parseMenu([]byte(long), limits{maxLine: 100}); !errors.As(err, &pe) {
 		t.Errorf("over-long line: err = %v, want *proto.ProtocolError", err)
 	}
+	// The limit counts a line without its end, as NNTP's MaxLineLength
+	// does: a line of exactly maxLine bytes and its CR LF passes, in a
+	// menu read from the server and in the parser.
+	exact := "0" + strings.Repeat("x", 12) + "\t/\th\t70\r\n" // 20 bytes and CR LF
+	if items, _, err := parseMenu([]byte(exact), limits{maxLine: 20}); err != nil || len(items) != 1 {
+		t.Errorf("line at the limit: %v, %v", items, err)
+	}
+	if _, _, err := readLines(strings.NewReader(exact+".\r\n"), limits{maxLine: 20}); err != nil {
+		t.Errorf("readLines, line at the limit: %v", err)
+	}
+	if _, _, err := parseMenu([]byte("x"+exact), limits{maxLine: 20}); !errors.As(err, &pe) {
+		t.Errorf("line over the limit: err = %v, want *proto.ProtocolError", err)
+	}
 	many := strings.Repeat("0a\t/a\th\t70\r\n", 11)
 	if _, _, err := parseMenu([]byte(many), limits{maxItems: 10}); !errors.As(err, &pe) {
 		t.Errorf("11 items with a limit of 10: err = %v, want *proto.ProtocolError", err)

@@ -1,13 +1,13 @@
 package gopher
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"strconv"
 	"strings"
 	"time"
 
+	"github.com/rfc1738/fetch/internal/lineproto"
 	"github.com/rfc1738/fetch/internal/termtext"
 	"github.com/rfc1738/fetch/proto"
 )
@@ -280,15 +280,11 @@ func parseAttributes(b []byte, lim limits) ([]Attributes, error) {
 	var blk *Block
 	nblocks := 0
 	for len(b) > 0 {
-		var line []byte
-		if i := bytes.IndexByte(b, '\n'); i >= 0 {
-			line, b = b[:i+1], b[i+1:]
-		} else {
-			line, b = b, nil
+		line, rest, err := lineproto.Cut(b, maxLine)
+		if err != nil {
+			return nil, protoErr("attribute %v", err)
 		}
-		if len(line) > maxLine {
-			return nil, protoErr("attribute line longer than %d bytes", maxLine)
-		}
+		b = rest
 		line = trimEOL(line)
 		s := string(line)
 		switch {

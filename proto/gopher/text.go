@@ -6,6 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+
+	"github.com/rfc1738/fetch/internal/lineproto"
 )
 
 // textReader streams dot-terminated data. Lines of any length pass
@@ -29,21 +31,11 @@ import (
 //     streams without delay. Over maxHeld bytes held, the lines go out as
 //     sent, and a terminator at the end is then an error (errUnsureStuffing):
 //     the reader cannot tell whether their dots were doubled.
-//
-// For Gopher+ data announced by "+-1" (gopherplus.txt section 2.3: "the
-// data is terminated by a period on a line by itself") the "." line always
-// ends the data, and lines are unstuffed as they come (strict). There the
-// "." line is the only end: a stream that ends before it, even at the end
-// of a line, was cut, and the reader returns errNoDotLine. A "." that the
-// close leaves without its line end is no "." line: in stuffed data it may
-// be the first byte of "..".
 type textReader struct {
 	r         *bufio.Reader
-	unstuff   bool   // strict: undo dot-stuffing
-	strict    bool   // a "." line ends the data whatever follows
 	bol       bool   // the next byte starts a line
-	undecided bool   // not strict: whether the server stuffs is not known yet
-	held      []byte // not strict: from the first ".." line on, until known
+	undecided bool   // whether the server stuffs is not known yet
+	held      []byte // from the first ".." line on, until known
 	gaveUp    bool   // more than maxHeld was held: sent as it came
 	rest      []byte // bytes of the current chunk not yet returned
 	err       error  // sticky error, returned once rest is empty
@@ -71,12 +63,22 @@ func NewTextReader(r io.Reader) io.Reader {
 	return &textReader{r: bufReader(r), bol: true, undecided: true}
 }
 
-// newDotReader reads Gopher+ data announced by "+-1": cut at the first "."
-// line, unstuffed only when unstuff is set (a text, not a binary). The end
-// of the stream before that line is errNoDotLine, which wraps
-// io.ErrUnexpectedEOF.
+// newDotReader reads Gopher+ data announced by "+-1" (gopherplus.txt
+// section 2.3: "the data is terminated by a period on a line by itself"):
+// cut at the first "." line, a line that begins with ".." losing one dot
+// only when unstuff is set (a text, not a binary). The "." line is the
+// only end: a stream that ends before it, even at the end of a line, was
+// cut, and the reader returns errNoDotLine, which wraps
+// io.ErrUnexpectedEOF. A "." that the close leaves without its line end
+// is no "." line: in stuffed data it may be the first byte of "..".
 func newDotReader(r io.Reader, unstuff bool) io.Reader {
-	return &textReader{r: bufReader(r), bol: true, unstuff: unstuff, strict: true}
+	s := lineproto.Raw
+	if unstuff {
+		s = lineproto.DoubleDots
+	}
+	d := lineproto.NewDotReader(bufReader(r), s)
+	d.Cut = errNoDotLine
+	return d
 }
 
 func bufReader(r io.Reader) *bufio.Reader {
@@ -109,36 +111,12 @@ func (t *textReader) next() {
 	if len(chunk) > 0 {
 		t.bol = chunk[len(chunk)-1] == '\n'
 	}
-	if t.strict {
-		t.strictChunk(chunk, start, err)
-		return
-	}
 	if start && len(chunk) > 0 && chunk[0] == '.' && t.dotChunk(chunk, err) {
 		return
 	}
 	if t.held != nil {
 		t.hold(chunk, err)
 		return
-	}
-	t.rest, t.err = chunk, err
-}
-
-// strictChunk takes chunk (start: at the beginning of a line) from a
-// server known to end its text with a "." line and stuff dots: the "."
-// line ends the data, a leading ".." loses a dot when unstuff is set, and
-// the stream's end before the "." line is errNoDotLine.
-func (t *textReader) strictChunk(chunk []byte, start bool, err error) {
-	if start && len(chunk) > 0 && chunk[0] == '.' {
-		if isDotLine(chunk, nil) { // with its line end
-			t.rest, t.err = nil, io.EOF
-			return
-		}
-		if t.unstuff && len(chunk) > 1 && chunk[1] == '.' {
-			chunk = chunk[1:]
-		}
-	}
-	if errors.Is(err, io.EOF) {
-		err = errNoDotLine
 	}
 	t.rest, t.err = chunk, err
 }

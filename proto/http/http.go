@@ -53,6 +53,10 @@ type Driver struct {
 
 	mu     sync.Mutex
 	shared *http.Transport // the KeepAlive pool
+	// Revalidate's kept connections by server, and the servers seen not
+	// to pipeline.
+	pipes  map[string][]*pipeConn
+	serial map[string]bool
 }
 
 // Config is the configuration of a Driver. The zero value is the
@@ -98,13 +102,15 @@ const drainMax = 64 << 10
 // server: enough for the parallel workers of a mirror.
 const keptPerHost = 32
 
-// CloseIdleConnections closes the connections KeepAlive keeps idle.
+// CloseIdleConnections closes the connections KeepAlive keeps idle, and
+// those Revalidate keeps.
 func (d *Driver) CloseIdleConnections() {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	if d.shared != nil {
 		d.shared.CloseIdleConnections()
 	}
+	d.closePipes()
 }
 
 // transportFor returns the transport of one Fetch: the KeepAlive pool

@@ -113,7 +113,7 @@ func redirect(target *url.URL, hresp *http.Response) error {
 	if err != nil {
 		return &proto.ProtocolError{Proto: "http", Msg: "malformed Location header"}
 	}
-	return &proto.Redirect{URL: target.ResolveReference(ref).String(), Reason: hresp.Status}
+	return &proto.Redirect{URL: target.ResolveReference(ref).String(), Reason: hresp.Status, Limited: true}
 }
 
 // partial checks a 206 reply against the requested offset (RFC 9110

@@ -8,9 +8,9 @@ import (
 )
 
 // articleBody streams an article, its head or its body: the multi-line
-// data block after a 220, 221 or 222 reply, read through textproto's
-// DotReader (dot-unstuffed, CR LF turned into LF, ending before the "."
-// line). Nothing is buffered beyond the header block peeked for
+// data block after a 220, 221 or 222 reply, read through a
+// lineproto.DotReader (dot-unstuffed, CR LF turned into LF, ending before
+// the "." line, or with Request.Raw as sent). Nothing is buffered beyond the header block peeked for
 // Response.Info.
 //
 // A connection lost before the "." line makes Read fail with an error
@@ -61,29 +61,6 @@ func (b *articleBody) Close() error {
 	return b.closeErr
 }
 
-// promptReader hands on what textproto's DotReader can decode from the
-// bytes already received. DotReader.Read returns only when its buffer is
-// full or the article has ended, which would hold back the start of a slow
-// article (and Fetch, which peeks at the header) until the idle timeout.
-// Decoding shrinks CR LF to LF and ".." to ".", so n buffered bytes give at
-// least n/2 decoded ones: asking for no more than that (or for one byte
-// when nothing is buffered) keeps every read prompt.
-type promptReader struct {
-	dot io.Reader
-	buf *bufio.Reader // the reader under dot
-}
-
-func (r *promptReader) Read(p []byte) (int, error) {
-	if len(p) == 0 {
-		return 0, nil
-	}
-	n := max(r.buf.Buffered()/2, 1)
-	if n < len(p) {
-		p = p[:n]
-	}
-	return r.dot.Read(p)
-}
-
 // peekHeader reads the header block at the start of an article: lines up
 // to and including the first empty line, or everything up to the end for a
 // HEAD reply. complete is false when the block grew past max bytes without
@@ -104,51 +81,9 @@ func peekHeader(r *bufio.Reader, max int) (block []byte, complete bool, err erro
 			return block, false, err
 		}
 		if atLineStart && (len(chunk) == 1 || len(chunk) == 2 && chunk[0] == '\r') {
-			return block, true, nil // an empty line, LF or CR LF (rawBlock)
+			return block, true, nil // an empty line, LF or CR LF (raw)
 		}
 		atLineStart = true
 	}
 	return block, false, nil
-}
-
-// rawBlock reads a multi-line data block (RFC 3977 section 3.1.1) as it
-// was sent: every byte up to the terminating line "." CR LF, which it
-// leaves out, dot-stuffing and CR LF kept (Request.Raw). It ends at the
-// first line that is "." alone, with CR LF or, as textproto's DotReader
-// takes it too, LF alone. The end of the stream before that line is
-// io.ErrUnexpectedEOF. It hands on each line, or each part of a line
-// longer than the buffer, as soon as it has arrived: article text is not
-// bounded by the line limit of replies.
-type rawBlock struct {
-	r       *bufio.Reader
-	rest    []byte // the part of the current line not handed on yet
-	midLine bool   // rest's line began in an earlier part
-	done    bool
-}
-
-func (b *rawBlock) Read(p []byte) (int, error) {
-	if len(b.rest) == 0 {
-		if b.done {
-			return 0, io.EOF
-		}
-		line, err := b.r.ReadSlice('\n')
-		switch {
-		case errors.Is(err, bufio.ErrBufferFull):
-		case err == io.EOF:
-			return 0, io.ErrUnexpectedEOF
-		case err != nil:
-			return 0, err
-		}
-		if !b.midLine && (string(line) == ".\r\n" || string(line) == ".\n") {
-			b.done = true
-			return 0, io.EOF
-		}
-		b.midLine = err != nil
-		// line stays valid until the next read of b.r, which comes
-		// only once it has all been handed on.
-		b.rest = line
-	}
-	n := copy(p, b.rest)
-	b.rest = b.rest[n:]
-	return n, nil
 }

@@ -11,18 +11,17 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/rfc1738/fetch/internal/secret"
+	"github.com/rfc1738/fetch/internal/lineproto"
 	"github.com/rfc1738/fetch/proto"
 )
 
 // client is one NNTP connection. It is used by one Fetch at a time and is
 // not safe for concurrent use.
 type client struct {
-	nc      net.Conn
-	r       *textproto.Reader // over a bufio.Reader of maxLine bytes
-	w       *textproto.Writer
-	trace   io.Writer
-	maxLine int
+	nc    net.Conn
+	lines *lineproto.Reader // replies, list lines and, through lines.R, articles
+	w     *textproto.Writer
+	trace lineproto.Trace
 
 	capsAsked bool
 	caps      map[string][]string // nil when the server has no CAPABILITIES
@@ -30,21 +29,14 @@ type client struct {
 
 // newClient wraps an open connection. Lines longer than maxLine bytes are
 // refused when read as reply or list lines (article bodies stream through
-// textproto's DotReader and are not bounded by it). The read buffer holds
+// a lineproto.DotReader and are not bounded by it). The read buffer holds
 // at least one such line.
 func newClient(nc net.Conn, trace io.Writer, maxLine int) *client {
 	return &client{
-		nc:      nc,
-		r:       textproto.NewReader(bufio.NewReaderSize(nc, max(maxLine+2, 16<<10))),
-		w:       textproto.NewWriter(bufio.NewWriter(nc)),
-		trace:   trace,
-		maxLine: maxLine,
-	}
-}
-
-func (c *client) tracef(format string, args ...any) {
-	if c.trace != nil {
-		fmt.Fprintf(c.trace, format+"\n", args...)
+		nc:    nc,
+		lines: lineproto.NewReader(bufio.NewReaderSize(nc, max(maxLine+2, 16<<10)), maxLine),
+		w:     textproto.NewWriter(bufio.NewWriter(nc)),
+		trace: lineproto.Trace{W: trace},
 	}
 }
 
@@ -64,15 +56,12 @@ func (c *client) greet(ctx context.Context) error {
 // matched as by textproto.Reader.ReadCodeLine: a three-digit code must match
 // exactly, one or two digits match the code's first digits, 0 accepts any
 // code. A reply that does not match is returned as a *ReplyError along with
-// its code and text; a broken connection as an I/O error with code 0.
+// its code and text; a broken connection as an I/O error with code 0. The
+// trace and errors show the command as lineproto.Shown does (AUTHINFO PASS
+// without its password).
 func (c *client) cmd(ctx context.Context, expect int, format string, args ...any) (int, string, error) {
 	line := fmt.Sprintf(format, args...)
-	return c.send(ctx, expect, line, line)
-}
-
-// send is cmd with the line shown in the trace and in errors given apart
-// from the line sent (for AUTHINFO PASS).
-func (c *client) send(ctx context.Context, expect int, line, shown string) (int, string, error) {
+	shown := lineproto.Shown(line)
 	// The wire check: no CR, LF or NUL ever reaches the server, whatever
 	// the caller validated before (DESIGN.md, Safety).
 	if err := proto.CheckArg(line); err != nil {
@@ -81,7 +70,7 @@ func (c *client) send(ctx context.Context, expect int, line, shown string) (int,
 	if err := ctx.Err(); err != nil {
 		return 0, "", fmt.Errorf("nntp: %s: %w", shown, err)
 	}
-	c.tracef("> %s", shown)
+	c.trace.Sent(line)
 	if err := c.w.PrintfLine("%s", line); err != nil {
 		return 0, "", c.ioErr(ctx.Err(), shown, err)
 	}
@@ -135,21 +124,14 @@ func tooManyText(msg string) bool {
 // readReply reads one status line: three digits, then a space and text or
 // the end of the line (RFC 3977 section 3.1).
 func (c *client) readReply(ctx context.Context, op string) (int, string, error) {
-	line, err := c.readLine()
+	line, err := c.lines.ReadLine()
 	if err != nil {
 		return 0, "", c.ioErr(ctx.Err(), op, err)
 	}
-	c.tracef("< %s", line)
-	if len(line) < 3 || (len(line) > 3 && line[3] != ' ') {
+	c.trace.Received(string(line), len(line))
+	code, msg, ok := lineproto.ParseStatus(line)
+	if !ok || code < 100 || code > 599 {
 		return 0, "", &proto.ProtocolError{Proto: "nntp", Msg: fmt.Sprintf("%s: malformed reply %s", op, quoteShort(line))}
-	}
-	code, err := strconv.Atoi(string(line[:3]))
-	if err != nil || code < 100 || code > 599 {
-		return 0, "", &proto.ProtocolError{Proto: "nntp", Msg: fmt.Sprintf("%s: malformed reply %s", op, quoteShort(line))}
-	}
-	msg := ""
-	if len(line) > 4 {
-		msg = string(line[4:])
 	}
 	return code, msg, nil
 }
@@ -162,28 +144,6 @@ func quoteShort(b []byte) string {
 	return strconv.Quote(string(b))
 }
 
-// readLine reads one line without its CR LF (or bare LF). The slice is
-// valid until the next read. A line longer than maxLine bytes fails with
-// bufio.ErrBufferFull; an end of stream inside or before a line is
-// io.ErrUnexpectedEOF, since every NNTP reply is line-terminated.
-func (c *client) readLine() ([]byte, error) {
-	line, err := c.r.R.ReadSlice('\n')
-	if err != nil {
-		if err == io.EOF {
-			err = io.ErrUnexpectedEOF
-		}
-		return nil, err
-	}
-	line = line[:len(line)-1]
-	if n := len(line); n > 0 && line[n-1] == '\r' {
-		line = line[:n-1]
-	}
-	if len(line) > c.maxLine {
-		return nil, bufio.ErrBufferFull
-	}
-	return line, nil
-}
-
 // ioErr describes a failure to read or write during op: a cancelled
 // context (cerr, the context's Err), an over-long line (a *proto.ProtocolError), or a lost
 // connection (wrapping the net error or io.ErrUnexpectedEOF, so the caller
@@ -193,9 +153,10 @@ func (c *client) ioErr(cerr error, op string, err error) error {
 		return fmt.Errorf("nntp: %s: %w", op, cerr)
 	}
 	var pe *proto.ProtocolError
+	var tl *lineproto.TooLongError
 	switch {
-	case errors.Is(err, bufio.ErrBufferFull):
-		return &proto.ProtocolError{Proto: "nntp", Msg: fmt.Sprintf("%s: line longer than %d bytes", op, c.maxLine)}
+	case errors.As(err, &tl):
+		return &proto.ProtocolError{Proto: "nntp", Msg: fmt.Sprintf("%s: %v", op, tl)}
 	case errors.As(err, &pe):
 		return err
 	}
@@ -210,15 +171,12 @@ func (c *client) ioErr(cerr error, op string, err error) error {
 func (c *client) readBlock(ctx context.Context, op string, maxLines int, maxBytes int64, fn func(line []byte) error) error {
 	lines, total := 0, int64(0)
 	for {
-		line, err := c.readLine()
+		line, end, err := c.lines.ReadBlockLine()
 		if err != nil {
 			return c.ioErr(ctx.Err(), op, err)
 		}
-		if len(line) == 1 && line[0] == '.' {
+		if end {
 			return nil
-		}
-		if len(line) > 0 && line[0] == '.' {
-			line = line[1:]
 		}
 		lines++
 		total += int64(len(line)) + 1
@@ -251,9 +209,9 @@ type credentials struct {
 
 // login authenticates with AUTHINFO USER/PASS (RFC 4643 section 2.3). The
 // password is never traced or put in an error: the trace shows
-// "AUTHINFO PASS ****". When the server wants a password that is not known,
-// prompt asks for it; a nil prompt makes that an error wrapping
-// proto.ErrLogin. A server that does not know AUTHINFO (500) is used
+// "AUTHINFO PASS ****" and hides the password in what the server sends.
+// When the server wants a password that is not known, prompt asks for it;
+// a nil prompt makes that an error wrapping proto.ErrLogin. A server that does not know AUTHINFO (500) is used
 // without authentication.
 func (c *client) login(ctx context.Context, cr *credentials, prompt proto.Prompter, host string) error {
 	userCmd := "AUTHINFO USER " + cr.user
@@ -281,7 +239,8 @@ func (c *client) login(ctx context.Context, cr *credentials, prompt proto.Prompt
 		}
 		pass = p
 	}
-	_, _, err = c.send(ctx, StatusAuthAccepted, "AUTHINFO PASS "+pass, "AUTHINFO PASS "+secret.TraceMask)
+	c.trace.Secret = pass
+	_, _, err = c.cmd(ctx, StatusAuthAccepted, "%s", "AUTHINFO PASS "+pass)
 	return err
 }
 
@@ -320,7 +279,7 @@ func (c *client) capabilities(ctx context.Context) (map[string][]string, error) 
 // and closes the connection. A close error of a connection the context
 // already closed is not reported.
 func (c *client) quit() error {
-	c.tracef("> QUIT")
+	c.trace.Sent("QUIT")
 	werr := c.w.PrintfLine("QUIT")
 	cerr := c.close()
 	if cerr != nil {

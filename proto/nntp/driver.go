@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/rfc1738/fetch/internal/lineproto"
 	"github.com/rfc1738/fetch/internal/netrc"
 	"github.com/rfc1738/fetch/proto"
 	"github.com/rfc1738/fetch/uri"
@@ -137,7 +138,7 @@ func (d *Driver) Fetch(ctx context.Context, u *uri.URL, req *proto.Request) (*pr
 
 // List returns the entries of a group summary or of the group list. It
 // fails, without connecting, for a URL that names an article.
-func (d *Driver) List(ctx context.Context, u *uri.URL, req *proto.Request) ([]proto.Entry, error) {
+func (d *Driver) List(ctx context.Context, u *uri.URL, req *proto.Request, fn func(proto.Entry) error) (*proto.Listing, error) {
 	t, err := d.resolve(u, req)
 	if err != nil {
 		return nil, err
@@ -150,7 +151,7 @@ func (d *Driver) List(ctx context.Context, u *uri.URL, req *proto.Request) ([]pr
 		return nil, err
 	}
 	resp.Body.Close()
-	return resp.Entries, nil
+	return proto.ListEntries(resp, fn)
 }
 
 func (d *Driver) run(ctx context.Context, t *target, req *proto.Request) (*proto.Response, error) {
@@ -439,8 +440,7 @@ func readNetrc(path string) ([]netrc.Entry, error) {
 
 // article sends ARTICLE, HEAD or BODY for spec (a number in the selected
 // group, or a message-id) and returns the streaming response (RFC 3977
-// sections 6.2.1 to 6.2.3): decoded, or with raw the bytes as sent
-// (rawBlock).
+// sections 6.2.1 to 6.2.3): decoded, or with raw the bytes as sent.
 func (d *Driver) article(ctx context.Context, c *client, t *target, spec string, raw bool) (*proto.Response, error) {
 	want, media := StatusArticleFollows, "message/rfc822"
 	switch t.verb {
@@ -465,12 +465,11 @@ func (d *Driver) article(ctx context.Context, c *client, t *target, spec string,
 	if t.group != "" {
 		info["group"] = t.group
 	}
-	var br *bufio.Reader
+	stuffing := lineproto.Text
 	if raw {
-		br = bufio.NewReader(&rawBlock{r: c.r.R})
-	} else {
-		br = bufio.NewReader(&promptReader{dot: c.r.DotReader(), buf: c.r.R})
+		stuffing = lineproto.Raw
 	}
+	br := bufio.NewReader(lineproto.NewDotReader(c.lines.R, stuffing))
 	var r io.Reader = br
 	if t.verb != "BODY" {
 		block, complete, err := peekHeader(br, orDefault(d.MaxHeaderBytes, DefaultMaxHeaderBytes))

@@ -374,6 +374,30 @@ func TestTraceRedactsPassword(t *testing.T) {
 	}
 }
 
+// TestTraceHidesEchoedPassword: a server that echoes the password in a
+// reply does not put it in the trace either.
+func TestTraceHidesEchoedPassword(t *testing.T) {
+	s := newScripted(script("201 hi", "201 ok", "381 more", "281 welcome u/hunter2", "211 1 1 1 g", "220 1 <a@x>", "x", "."))
+	if _, _, err := s.run(t, "nntp://u:hunter2@127.0.0.1/g/1", proto.Options{}); err != nil {
+		t.Fatal(err)
+	}
+	if got := s.trace.String(); strings.Contains(got, "hunter2") || !strings.Contains(got, "< 281 welcome u/****\n") {
+		t.Errorf("trace =\n%s", got)
+	}
+}
+
+// TestTraceEscapes: what the server sends reaches the trace escaped, so
+// that it cannot drive the terminal the trace is shown on.
+func TestTraceEscapes(t *testing.T) {
+	s := newScripted(script("201 hi\x1b]0;owned\x07", "201 ok", "211 1 1 1 g", "220 1 <a@x>", "x", "."))
+	if _, _, err := s.run(t, "nntp://127.0.0.1/g/1", proto.Options{}); err != nil {
+		t.Fatal(err)
+	}
+	if got := s.trace.String(); strings.ContainsRune(got, 0x1b) || !strings.Contains(got, `< 201 hi\x1b]0;owned\a`+"\n") {
+		t.Errorf("trace =\n%q", got)
+	}
+}
+
 func TestNetrcCredentials(t *testing.T) {
 	dir := t.TempDir()
 	path := filepath.Join(dir, "netrc")
@@ -710,12 +734,12 @@ func TestGroupEntries(t *testing.T) {
 
 func TestListRefusesArticles(t *testing.T) {
 	s := newScripted("")
-	_, err := (&Driver{}).List(context.Background(), uri.MustParse("nntp://127.0.0.1/g/1"), s.request(proto.Options{}))
+	_, _, err := proto.ListAll(context.Background(), (&Driver{}), uri.MustParse("nntp://127.0.0.1/g/1"), s.request(proto.Options{}))
 	if err == nil || len(s.dials) != 0 {
 		t.Fatalf("List = %v, dials %v; want an error before dialling", err, s.dials)
 	}
 	s = newScripted(script("201 hi", "201 ok", "215 active", "a.b 1 1 y", ".", "503 no"))
-	entries, err := (&Driver{}).List(context.Background(), uri.MustParse("news:*"), s.request(withServer("127.0.0.1")))
+	entries, _, err := proto.ListAll(context.Background(), (&Driver{}), uri.MustParse("news:*"), s.request(withServer("127.0.0.1")))
 	if err != nil || len(entries) != 1 || entries[0].Name != "a.b" {
 		t.Fatalf("List = %v, %v", entries, err)
 	}
@@ -773,9 +797,9 @@ func TestWireCheck(t *testing.T) {
 		if conn.sent.Len() != 0 {
 			t.Errorf("cmd(GROUP %q) wrote %q", arg, conn.sent.String())
 		}
-		_, _, err = c.send(context.Background(), StatusAuthAccepted, "AUTHINFO PASS "+arg, "AUTHINFO PASS ****")
+		_, _, err = c.cmd(context.Background(), StatusAuthAccepted, "%s", "AUTHINFO PASS "+arg)
 		if !errors.Is(err, proto.ErrUnsafeArgument) || strings.Contains(err.Error(), arg) {
-			t.Errorf("send(AUTHINFO PASS %q) = %v", arg, err)
+			t.Errorf("cmd(AUTHINFO PASS %q) = %v", arg, err)
 		}
 	}
 }
@@ -796,7 +820,7 @@ func TestNilRequest(t *testing.T) {
 	if err != nil || !strings.Contains(string(b), "body 2\n") {
 		t.Errorf("article = %q, %v", b, err)
 	}
-	if entries, err := d.List(ctx, uri.MustParse("nntp://"+s.Addr+"/g.one"), nil); err != nil || len(entries) != 4 {
+	if entries, _, err := proto.ListAll(ctx, &d, uri.MustParse("nntp://"+s.Addr+"/g.one"), nil); err != nil || len(entries) != 4 {
 		t.Errorf("List = %d entries, %v; want 4", len(entries), err)
 	}
 	sess, err := d.Open(ctx, uri.MustParse("nntp://"+s.Addr+"/g.one"), nil)

@@ -1,8 +1,6 @@
 package nntp
 
 import (
-	"bufio"
-	"bytes"
 	"errors"
 	"io"
 	"strings"
@@ -79,41 +77,19 @@ func TestRawArticleCut(t *testing.T) {
 	}
 }
 
-// FuzzRawBlock: what rawBlock gives is the input up to its first "." line
-// (one that begins a line), and that line follows it; without such a line
-// it gives a prefix of the input and io.ErrUnexpectedEOF.
-func FuzzRawBlock(f *testing.F) {
-	f.Add([]byte("a\r\n..b\r\n.\r\nafter"))
-	f.Add([]byte(".\n"))
-	f.Add([]byte("xxxxxxxxxxxxxxxxxxxx.\r\n.\r\n"))
-	f.Add([]byte("no end"))
-	f.Fuzz(func(t *testing.T, in []byte) {
-		r := &rawBlock{r: bufio.NewReaderSize(bytes.NewReader(in), 16)}
-		out, err := io.ReadAll(r)
-		if !bytes.HasPrefix(in, out) {
-			t.Fatalf("output %q is not a prefix of the input %q", out, in)
-		}
-		if err != nil {
-			if !errors.Is(err, io.ErrUnexpectedEOF) {
-				t.Fatalf("error %v", err)
-			}
-			return
-		}
-		rest := in[len(out):]
-		if !bytes.HasPrefix(rest, []byte(".\r\n")) && !bytes.HasPrefix(rest, []byte(".\n")) {
-			t.Fatalf("output %q is not followed by a \".\" line: %q", out, rest)
-		}
-		if len(out) > 0 && out[len(out)-1] != '\n' {
-			t.Fatalf("output %q does not end a line", out)
-		}
-		// The first "." line: none earlier.
-		lines := bytes.SplitAfter(out, []byte("\n"))
-		for _, l := range lines {
-			if string(l) == ".\r\n" || string(l) == ".\n" {
-				t.Fatalf("output %q holds a \".\" line", out)
-			}
-		}
-	})
+// An article whose lines end in LF alone ends at its "." line, also after
+// an empty line (RFC 3977 section 3.1.1).
+func TestArticleBareLF(t *testing.T) {
+	s := newScripted(script("201 hi", "201 ok", "211 3 1 3 local.test", "222 2 <b@example.org>") + "line one\n\n.\n")
+	resp, err := (&Driver{}).Fetch(t.Context(), uri.MustParse("nntp://127.0.0.1/local.test/2"), s.request(proto.Options{BodyOnly: true}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if string(b) != "line one\n\n" || err != nil {
+		t.Errorf("body %q, %v", b, err)
+	}
 }
 
 // A reply that is no NNTP reply is the server breaking the protocol

@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/rfc1738/fetch/internal/lineproto"
 	"github.com/rfc1738/fetch/internal/numrange"
 	"github.com/rfc1738/fetch/proto"
 	"github.com/rfc1738/fetch/uri"
@@ -383,7 +384,7 @@ func (s *Session) sendAhead(ctx context.Context, verb string, nums []int64, sent
 		if err := proto.CheckArg(line); err != nil {
 			return sent, s.fail(fmt.Errorf("nntp: %s: %w", verb, err))
 		}
-		s.c.tracef("> %s", line)
+		s.c.trace.Sent(line)
 		if _, err := s.c.w.W.WriteString(line + "\r\n"); err != nil {
 			return sent, s.fail(s.c.ioErr(ctx.Err(), line, err))
 		}
@@ -486,7 +487,7 @@ func (s *Session) Articles(ctx context.Context, nums []int64, fn func(n int64, i
 			s.broken = err
 			return err
 		}
-		dr := s.c.r.DotReader()
+		dr := lineproto.NewDotReader(s.c.lines.R, lineproto.Text)
 		ferr := fn(n, id, &bodyReader{r: dr, c: s.c, op: op, ctxErr: ctx.Err})
 		if ferr != nil {
 			s.broken = ferr

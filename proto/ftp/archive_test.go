@@ -1,4 +1,4 @@
-package fetch
+package ftp
 
 import (
 	"strings"
@@ -8,10 +8,21 @@ import (
 	"github.com/rfc1738/fetch/uri"
 )
 
+// archiveTarget is the URI under which an archive records resp: the
+// driver's Target, else u without user information.
+func archiveTarget(u *uri.URL, resp *proto.Response) string {
+	if t := (&Driver{}).ArchiveRecord(u, resp).Target; t != "" {
+		return t
+	}
+	v := *u
+	v.User = nil
+	return v.String()
+}
+
 // The target URI of an FTP capture names the transfer made (RFC 1738
 // section 3.2.2): no typecode for binary, ";type=a" for converted text;
 // no user, no password.
-func TestWARCTarget(t *testing.T) {
+func TestArchiveTarget(t *testing.T) {
 	for _, tc := range []struct {
 		url, typ string
 		kind     proto.Kind
@@ -25,25 +36,24 @@ func TestWARCTarget(t *testing.T) {
 		{"ftp://h/pub/f;v=1", "I", proto.KindData, "ftp://h/pub/f;v=1"},
 		{"ftp://h/pub/", "", proto.KindDirectory, "ftp://h/pub/"},
 		{"ftp://h/pub/;type=d", "", proto.KindDirectory, "ftp://h/pub/;type=d"},
-		{"gopher://h/0/x;type=i", "", proto.KindData, "gopher://h/0/x;type=i"},
 	} {
-		resp := &Response{Response: proto.Response{Kind: tc.kind, Info: map[string]any{}}}
+		resp := &proto.Response{Kind: tc.kind, Info: map[string]any{}}
 		if tc.typ != "" {
 			resp.Info["ftp_type"] = tc.typ
 		}
 		u := uri.MustParse(tc.url)
-		if got := warcTarget(*u, resp); got != tc.want {
-			t.Errorf("warcTarget(%s, %s) = %q, want %q", tc.url, tc.typ, got, tc.want)
+		if got := archiveTarget(u, resp); got != tc.want {
+			t.Errorf("ArchiveRecord(%s, %s) = %q, want %q", tc.url, tc.typ, got, tc.want)
 		}
 	}
 }
 
-// FuzzWARCTarget: whatever the URL, the target URI parses again, holds no
+// FuzzArchiveTarget: whatever the URL, the target URI parses again, holds no
 // password, and an FTP file's (a URL with a server and a file name: the
 // driver retrieves no other) has the path of the URL without its typecode, and ";type=a" after
 // it for a text transfer.
-func FuzzWARCTarget(f *testing.F) {
-	for _, s := range []string{"ftp://u:pw@h/pub/f;type=i", "ftp://h/a;type=a", "ftp://h/;type=d", "ftp://h/x;TYPE=I;type=i", "gopher://h/0/x;type=i"} {
+func FuzzArchiveTarget(f *testing.F) {
+	for _, s := range []string{"ftp://u:pw@h/pub/f;type=i", "ftp://h/a;type=a", "ftp://h/;type=d", "ftp://h/x;TYPE=I;type=i"} {
 		f.Add(s, true)
 	}
 	f.Fuzz(func(t *testing.T, raw string, ascii bool) {
@@ -55,16 +65,16 @@ func FuzzWARCTarget(f *testing.F) {
 		if ascii {
 			typ = "A"
 		}
-		resp := &Response{Response: proto.Response{Kind: proto.KindData, Info: map[string]any{"ftp_type": typ}}}
-		got := warcTarget(*u, resp)
+		resp := &proto.Response{Kind: proto.KindData, Info: map[string]any{"ftp_type": typ}}
+		got := archiveTarget(u, resp)
 		v, err := uri.Parse(got)
 		if err != nil {
-			t.Fatalf("warcTarget(%q) = %q, which does not parse: %v", raw, got, err)
+			t.Fatalf("ArchiveRecord(%q) = %q, which does not parse: %v", raw, got, err)
 		}
 		if v.User != nil {
-			t.Fatalf("warcTarget(%q) = %q keeps the user", raw, got)
+			t.Fatalf("ArchiveRecord(%q) = %q keeps the user", raw, got)
 		}
-		if named := strings.HasPrefix(u.Path, "/") && !strings.HasSuffix(withoutTypecode(u.Path), "/"); u.Scheme == "ftp" && u.HasAuthority && named {
+		if named := strings.HasPrefix(u.Path, "/") && !strings.HasSuffix(WithoutTypecode(u.Path), "/"); u.Scheme == "ftp" && u.HasAuthority && named {
 			want := u.Path
 			// A typecode is ";type=" and one character, not ";" (the
 			// last ";" of the path begins it).
@@ -75,7 +85,7 @@ func FuzzWARCTarget(f *testing.F) {
 				want += ";type=a"
 			}
 			if v.Path != want {
-				t.Fatalf("warcTarget(%q, %s) = %q: path %q, want %q", raw, typ, got, v.Path, want)
+				t.Fatalf("ArchiveRecord(%q, %s) = %q: path %q, want %q", raw, typ, got, v.Path, want)
 			}
 		}
 	})

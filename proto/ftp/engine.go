@@ -1,0 +1,354 @@
+package ftp
+
+import (
+	"fmt"
+	"net"
+	"net/textproto"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/rfc1738/fetch/internal/termtext"
+	"github.com/rfc1738/fetch/proto"
+)
+
+// The driver's own FTP engine: every command of a control connection is
+// written by send and every reply read by reply (pipeline.go), one reader
+// (net/textproto, which reads the multi-line replies of RFC 959 section
+// 4.2) and one writer per connection, with the redacting transcript
+// (trace.go) below both. This file holds the plain commands: the greeting
+// and login, FEAT, CWD, CDUP, PWD, TYPE, NOOP, SIZE, MDTM, QUIT, and the
+// transfers of the passive mode that is not pipelined (EPSV, else PASV).
+
+// cmd sends line and reads its reply; a code other than want (a full
+// code such as 250, or its first digit; 0 takes any) is returned as a
+// *textproto.Error.
+func (c *conn) cmd(want int, line string) (int, string, error) {
+	if err := c.send(line); err != nil {
+		return 0, "", err
+	}
+	return c.reply(want)
+}
+
+// greet reads the server's greeting, which must be 220 (RFC 959 section
+// 5.4: 120 then 220, or 421, or 220 at once).
+func (c *conn) greet() error {
+	_, msg, err := c.reply(StatusReady)
+	if err != nil {
+		return c.fail("greeting", err)
+	}
+	c.vsftpd = strings.Contains(msg, "(vsFTPd ")
+	return nil
+}
+
+// logIn sends USER and, when the server asks for it (331), PASS (RFC 959
+// section 6, the login sequence). Any other answer to USER than 230
+// (logged in) or 331, or to PASS than 230, fails the login: no account
+// (ACCT, asked for with 332) is known to give.
+func (c *conn) logIn(cr creds) error {
+	code, msg, err := c.cmd(0, "USER "+cr.user)
+	switch {
+	case err != nil:
+	case code == StatusLoggedIn:
+	case code == StatusUserOK:
+		_, _, err = c.cmd(StatusLoggedIn, "PASS "+cr.pass)
+	default:
+		err = &textproto.Error{Code: code, Msg: msg}
+	}
+	return err
+}
+
+// askFEAT sends FEAT (RFC 2389) and records the features of the reply. A
+// server that does not know FEAT offers none; only a failed connection
+// is an error.
+func (c *conn) askFEAT() error {
+	code, msg, err := c.cmd(0, "FEAT")
+	if err != nil {
+		return err
+	}
+	if code == StatusSystem {
+		c.feat = parseFEAT(msg)
+	}
+	return nil
+}
+
+// features are the extensions a server's FEAT reply names, each with its
+// parameters ("MLST" -> "type*;size*;modify*;").
+type features map[string]string
+
+// has reports whether the server offers the feature name (upper case).
+func (f features) has(name string) bool {
+	_, ok := f[name]
+	return ok
+}
+
+// parseFEAT reads the text of a 211 reply to FEAT as net/textproto joins
+// it (its lines separated by "\n", the code taken off the first and last
+// line). RFC 2389 section 3.2: each feature line starts with a single
+// space, then the feature's name, and its parameters after a space; the
+// first and last lines are not features. A name is a command or the name
+// of an extension, which RFC 959 section 5.3 reads in either case: it is
+// kept in upper case. Lines not starting with a space are not features.
+func parseFEAT(msg string) features {
+	f := features{}
+	for line := range strings.SplitSeq(msg, "\n") {
+		if !strings.HasPrefix(line, " ") {
+			continue
+		}
+		name, params, _ := strings.Cut(strings.TrimSpace(line), " ")
+		if name == "" {
+			continue
+		}
+		f[strings.ToUpper(name)] = params
+	}
+	return f
+}
+
+// chdir sends CWD arg, which must be answered 250.
+func (c *conn) chdir(arg string) error {
+	_, _, err := c.cmd(StatusRequestedFileOK, "CWD "+arg)
+	return err
+}
+
+// cdup sends CDUP, which must be answered 200 or 250 (RFC 959 section
+// 5.4 gives 200; many servers answer as to CWD).
+func (c *conn) cdup() error {
+	code, msg, err := c.cmd(2, "CDUP")
+	if err == nil && code != StatusCommandOK && code != StatusRequestedFileOK {
+		err = &textproto.Error{Code: code, Msg: msg}
+	}
+	return err
+}
+
+// noop sends NOOP, which must be answered 200.
+func (c *conn) noop() error {
+	_, _, err := c.cmd(StatusCommandOK, "NOOP")
+	return err
+}
+
+// size sends SIZE arg (RFC 3659 section 4): 213 and the size in octets.
+// A reply that holds no size is an error, but not a failed connection.
+func (c *conn) size(arg string) (int64, error) {
+	_, msg, err := c.cmd(StatusFile, "SIZE "+arg)
+	if err != nil {
+		return -1, err
+	}
+	n, err := strconv.ParseInt(strings.TrimSpace(msg), 10, 64)
+	if err != nil || n < 0 {
+		return -1, fmt.Errorf("ftp: SIZE answered %q", termtext.Escape(msg, 80))
+	}
+	return n, nil
+}
+
+// modTime sends MDTM arg (RFC 3659 section 3): 213 and a time-val. A
+// reply that holds no time gives the zero time, and no error.
+func (c *conn) modTime(arg string) (time.Time, error) {
+	_, msg, err := c.cmd(StatusFile, "MDTM "+arg)
+	if err != nil {
+		return time.Time{}, err
+	}
+	t, _ := parseMLSDTime(strings.TrimSpace(msg))
+	return t, nil
+}
+
+// fileFacts asks the size (SIZE, when withSize) and the time (MDTM, when
+// withTime and FEAT offers it) of name. A refusal leaves the value
+// unknown (-1, the zero time); only a failed connection is an error.
+func (c *conn) fileFacts(name string, withSize, withTime bool) (size int64, mtime time.Time, err error) {
+	size = -1
+	if withSize {
+		n, err := c.size(name)
+		switch {
+		case err == nil:
+			size = n
+		case replyCode(err) == 0 && isConnError(err):
+			return -1, mtime, c.fail("", err)
+		}
+	}
+	if withTime && c.feat.has("MDTM") {
+		t, err := c.modTime(name)
+		switch {
+		case err == nil:
+			mtime = t
+		case replyCode(err) == 0 && isConnError(err):
+			return -1, mtime, c.fail("", err)
+		}
+	}
+	return size, mtime, nil
+}
+
+// quit writes QUIT and does not wait for the reply (the caller closes
+// the connection): a reply to an EPSV sent ahead is not read first.
+func (c *conn) quit() {
+	c.epsvAhead = false
+	c.w.Write([]byte("QUIT\r\n"))
+}
+
+// openPassive opens a data connection in passive mode for a transfer that
+// is not pipelined: EPSV (RFC 2428 section 3) until the server refuses it
+// once, then PASV (RFC 959 section 4.1.2). The host a PASV reply names is
+// not dialled (dialData).
+func (c *conn) openPassive() (net.Conn, error) {
+	if !c.noEPSV {
+		port, err := c.epsv()
+		if err == nil {
+			return c.dialData("tcp", net.JoinHostPort(c.peer, strconv.Itoa(port)))
+		}
+		if replyCode(err) == 0 && isConnError(err) {
+			return nil, err
+		}
+		c.noEPSV = true
+	}
+	_, msg, err := c.cmd(StatusPassiveMode, "PASV")
+	if err != nil {
+		return nil, err
+	}
+	addr, err := parsePASV(msg)
+	if err != nil {
+		return nil, err
+	}
+	return c.dialData("tcp", addr.String())
+}
+
+// epsv sends EPSV and returns the port of its 229 reply. A reply that
+// names no port is a *textproto.Error: the server's refusal to tell one.
+func (c *conn) epsv() (int, error) {
+	code, msg, err := c.cmd(StatusExtendedPassiveMode, "EPSV")
+	if err != nil {
+		return 0, err
+	}
+	port, perr := parseEPSV(msg)
+	if perr != nil {
+		c.w.note("%v", perr)
+		return 0, &textproto.Error{Code: code, Msg: msg}
+	}
+	return port, nil
+}
+
+// parsePASV returns the address of a 227 reply's text. RFC 959 section
+// 4.1.2 gives "227 Entering Passive Mode (h1,h2,h3,h4,p1,p2)"; RFC 1123
+// section 4.1.2.6 warns that the parentheses and the text around the
+// numbers vary, and that the client should scan for them: the address is
+// the first run of six numbers 0 to 255 separated by commas.
+func parsePASV(msg string) (net.TCPAddr, error) {
+	for i := 0; i < len(msg); i++ {
+		if msg[i] < '0' || msg[i] > '9' || i > 0 && msg[i-1] >= '0' && msg[i-1] <= '9' {
+			continue
+		}
+		if n, ok := sixNumbers(msg[i:]); ok {
+			port := int(n[4])<<8 | int(n[5])
+			if port == 0 {
+				break
+			}
+			return net.TCPAddr{IP: net.IPv4(n[0], n[1], n[2], n[3]), Port: port}, nil
+		}
+	}
+	return net.TCPAddr{}, &proto.ProtocolError{Proto: "ftp", Msg: fmt.Sprintf("PASV reply %q: no address h1,h2,h3,h4,p1,p2", termtext.Escape(msg, 80))}
+}
+
+// sixNumbers reads "h1,h2,h3,h4,p1,p2" at the start of s: six decimal
+// numbers of at most three digits, each at most 255, separated by commas
+// (and nothing else), the last not followed by a digit.
+func sixNumbers(s string) ([6]byte, bool) {
+	var n [6]byte
+	for k := range n {
+		if k > 0 {
+			if s == "" || s[0] != ',' {
+				return n, false
+			}
+			s = s[1:]
+		}
+		j := 0
+		for j < len(s) && j < 4 && s[j] >= '0' && s[j] <= '9' {
+			j++
+		}
+		v, err := strconv.Atoi(s[:j])
+		if j == 0 || j > 3 || err != nil || v > 255 {
+			return n, false
+		}
+		n[k], s = byte(v), s[j:]
+	}
+	return n, true
+}
+
+// plainOpen starts one transfer command in passive mode, not pipelined:
+// PRET when FEAT offers it (a server that hands the transfer to another
+// machine must know the command before PASV), the data connection, REST
+// offset when offset > 0, the command line and its preliminary reply.
+// A refused REST is returned with the data connection closed. An error
+// before the preliminary reply is returned as it is, for the caller's
+// c.fail (the wire's last command is the one that failed).
+func (c *conn) plainOpen(line, cmd string, offset int64) (net.Conn, error) {
+	if c.feat.has("PRET") {
+		if _, _, err := c.cmd(0, "PRET "+line); err != nil {
+			return nil, err
+		}
+	}
+	data, err := c.openPassive()
+	if err != nil {
+		return nil, err
+	}
+	if offset > 0 {
+		if _, _, err := c.cmd(StatusRequestFilePending, "REST "+strconv.FormatInt(offset, 10)); err != nil {
+			data.Close()
+			return nil, err
+		}
+	}
+	if err := c.send(line); err != nil {
+		data.Close()
+		return nil, err
+	}
+	if err := c.preliminary(data, cmd); err != nil {
+		return nil, err
+	}
+	return data, nil
+}
+
+// plainRetr starts the retrieval of arg from offset in passive mode, not
+// pipelined, and returns the offset the data starts at: 0 when the
+// server refused REST (it is then asked again from the start).
+func (c *conn) plainRetr(arg string, offset int64) (*pipedTransfer, int64, error) {
+	if err := proto.CheckArg(arg); err != nil {
+		return nil, 0, fmt.Errorf("ftp: RETR: %w", err)
+	}
+	cmd := displayCmd("RETR", arg)
+	data, err := c.plainOpen("RETR "+arg, cmd, offset)
+	if err != nil && offset > 0 && c.w.lastVerb == "REST" && replyCode(err) != 0 {
+		c.w.note("REST %d refused (%v): restarting from 0", offset, err)
+		offset = 0
+		data, err = c.plainOpen("RETR "+arg, cmd, 0)
+	}
+	if err != nil {
+		return nil, 0, err
+	}
+	return &pipedTransfer{c: c, data: data, cmd: cmd}, offset, nil
+}
+
+// plainList runs a listing command (LIST, MLSD or NLST, with arg when not
+// empty) in passive mode, not pipelined, reading the listing into c.cap
+// (which the caller set) and the completion reply, as pipelinedList does.
+func (c *conn) plainList(verb, arg string) error {
+	if err := proto.CheckArg(arg); err != nil {
+		return fmt.Errorf("ftp: %s: %w", verb, err)
+	}
+	cmd, line := verb, verb
+	if arg != "" {
+		cmd, line = displayCmd(verb, arg), verb+" "+arg
+	}
+	data, err := c.plainOpen(line, cmd, 0)
+	if err != nil {
+		return err
+	}
+	return c.drainListing(data, cmd)
+}
+
+// unasked checks that the reader holds nothing when no reply is due: a
+// server that sends lines nobody asked for (or a man in the middle who
+// adds them before TLS starts) would put every later reply out of step.
+func (c *conn) unasked() error {
+	if c.rd != nil && c.rd.R.Buffered() > 0 {
+		c.dead = true
+		return &proto.ProtocolError{Proto: "ftp", Msg: fmt.Sprintf("%d bytes from the server that no command asked for", c.rd.R.Buffered())}
+	}
+	return nil
+}
