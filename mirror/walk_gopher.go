@@ -26,6 +26,15 @@ type gopherWalker struct {
 	startSel string
 }
 
+// gopherTree is the walker of a gopher URL.
+func gopherTree(start *uri.URL, _ Options) (walker, error) {
+	w, err := newGopherWalker(start)
+	if err != nil {
+		return nil, err
+	}
+	return w, nil
+}
+
 func newGopherWalker(u *uri.URL) (*gopherWalker, error) {
 	v, err := u.Gopher()
 	if err != nil {
@@ -154,8 +163,13 @@ func (l *listing) addItem(w *gopherWalker, e proto.Entry) {
 	if t == "i" || t == "3" || e.URL == "" {
 		return
 	}
-	u, err := uri.Parse(e.URL)
-	if err != nil || u.Scheme != "gopher" {
+	u, perr := uri.Parse(e.URL)
+	var v *uri.GopherPath
+	var err error
+	if perr == nil {
+		v, err = u.Gopher()
+	}
+	if perr != nil || errors.Is(err, uri.ErrOtherScheme) {
 		l.skipped = append(l.skipped, skip(quoteName(e.Name), nil, fmt.Errorf("item type %s is not a gopher document", t)))
 		return
 	}
@@ -163,7 +177,6 @@ func (l *listing) addItem(w *gopherWalker, e proto.Entry) {
 		l.skipped = append(l.skipped, skip(quoteName(e.Name), u, errOtherServer))
 		return
 	}
-	v, err := u.Gopher()
 	if err != nil {
 		l.skipped = append(l.skipped, skip(quoteName(e.Name), u, err))
 		return

@@ -3,6 +3,7 @@ package mirror
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -22,6 +23,18 @@ type httpWalker struct {
 }
 
 var _ dirLinker = (*httpWalker)(nil)
+
+// httpTree is the walker of an http or https URL.
+func httpTree(start *uri.URL, _ Options) (walker, error) {
+	if _, err := start.HTTP(); errors.Is(err, uri.ErrOtherScheme) {
+		return nil, err
+	}
+	w, err := newHTTPWalker(start)
+	if err != nil {
+		return nil, err
+	}
+	return w, nil
+}
 
 func newHTTPWalker(u *uri.URL) (*httpWalker, error) {
 	p := u.Path

@@ -66,7 +66,7 @@ func (u *URL) needScheme(names ...string) error {
 			return nil
 		}
 	}
-	return errAt(0, "scheme", reasonf("scheme %q is not %s", u.Scheme, strings.Join(names, " or ")))
+	return errAt(0, "scheme", otherScheme("scheme "+strconv.Quote(u.Scheme)+" is not "+strings.Join(names, " or ")))
 }
 
 // needServer checks the "scheme://" form that RFC 1738 section 3.1 gives
