@@ -48,7 +48,7 @@ func TestSourceOf(t *testing.T) {
 		{raw: "telnet://h/", f: plainFetcher{}, err: ErrUnsupported},
 		{raw: "mailto:a@b", f: plainFetcher{}, err: ErrUnsupported},
 		{raw: "ftp://h/a;type=x", f: plainFetcher{}, err: &uri.Error{}}, // section 3.2.2
-		{raw: "gopher://h/0/a", f: plainFetcher{}, want: ""},             // not a menu
+		{raw: "gopher://h/0/a", f: plainFetcher{}, want: ""},            // not a menu
 	}
 	for _, tt := range tests {
 		u, err := uri.Parse(tt.raw)

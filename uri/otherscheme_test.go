@@ -37,7 +37,7 @@ func TestViewOtherScheme(t *testing.T) {
 		{"ftp://h/", "file", true},
 		{"ftp://h/", "prospero", true},
 		{"ftp://h/", "mailto", true},
-		{"ftp://h/a;type=x", "ftp", false},  // section 3.2.2: typecode a, i or d
+		{"ftp://h/a;type=x", "ftp", false},   // section 3.2.2: typecode a, i or d
 		{"gopher:relative", "gopher", false}, // section 3.1: needs "//"
 		{"https://h/a", "http", false},
 		{"news:comp.lang.go", "news", false},
