@@ -96,3 +96,43 @@ func typeName(w walker) string {
 	}
 	return "?"
 }
+
+// A gopher menu item is followed only when its URL has a gopher view (RFC
+// 1738 section 3.4) and names the starting server: an item of another
+// scheme is "not a gopher document", one on another server is skipped
+// for that.
+func TestGopherItemScheme(t *testing.T) {
+	start := uri.MustParse("gopher://127.0.0.1:7070/1/hole")
+	w, err := newGopherWalker(start)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		url    string
+		reason string // "" for an entry that is kept
+		other  bool   // skipped for errOtherServer
+	}{
+		{url: "gopher://127.0.0.1:7070/0/hole/a.txt"},
+		{url: "http://127.0.0.1:7070/0/hole/a.txt", reason: "item type 0 is not a gopher document"},
+		{url: "ftp://127.0.0.1:7070/hole/a.txt", reason: "item type 0 is not a gopher document"},
+		{url: "gopher://127.0.0.2:7070/0/hole/a.txt", other: true},
+	}
+	for _, tt := range tests {
+		l := &listing{}
+		l.addItem(w, proto.Entry{Name: "a.txt", ItemType: "0", URL: tt.url})
+		switch {
+		case tt.other:
+			if len(l.skipped) != 1 || !errors.Is(l.skipped[0].err, errOtherServer) {
+				t.Errorf("%s: skipped %+v, want one for errOtherServer", tt.url, l.skipped)
+			}
+		case tt.reason != "":
+			if len(l.skipped) != 1 || l.skipped[0].Reason != tt.reason || len(l.files) != 0 {
+				t.Errorf("%s: skipped %+v, files %d; want %q", tt.url, l.skipped, len(l.files), tt.reason)
+			}
+		default:
+			if len(l.skipped) != 0 || len(l.files) != 1 {
+				t.Errorf("%s: skipped %+v, files %d; want one file", tt.url, l.skipped, len(l.files))
+			}
+		}
+	}
+}
