@@ -121,55 +121,44 @@ type newsTarget struct {
 }
 
 func newsTargetOf(u *uri.URL) (newsTarget, error) {
-	g, err := nntpGroup(u)
-	if errors.Is(err, uri.ErrOtherScheme) {
-		g, err = newsGroup(u)
-	}
-	if err != nil {
+	g, article, err := newsGroupOf(u)
+	switch {
+	case err != nil:
 		return newsTarget{}, err
-	}
-	if g == "" {
+	case article:
+		return newsTarget{}, fmt.Errorf("mirror: %s names an article, not a group", u.Redacted())
+	case g == "":
 		return newsTarget{}, fmt.Errorf("mirror: %s names no group", u.Redacted())
 	}
 	return newsTarget{group: g, wildmat: strings.ContainsAny(g, "*?[,!")}, nil
 }
 
+// newsGroupOf returns the group an nntp URL names (RFC 1738 section 3.7),
+// or the group or wildmat a news URL names (section 3.6; "*" for news:*),
+// and whether the URL names an article instead.
+func newsGroupOf(u *uri.URL) (group string, article bool, err error) {
+	n, err := u.NNTP()
+	if err == nil {
+		return n.Group, n.Article != nil, nil
+	}
+	if !errors.Is(err, uri.ErrOtherScheme) {
+		return "", false, err
+	}
+	v, err := u.News()
+	if err != nil {
+		return "", false, err
+	}
+	if v.All {
+		return "*", v.Article != "", nil
+	}
+	return v.Group, v.Article != "", nil
+}
+
 // newsURL reports whether u is an nntp or news URL, which the mirror
 // fetches by group and number instead of walking a tree.
 func newsURL(u *uri.URL) bool {
-	if _, err := u.NNTP(); !errors.Is(err, uri.ErrOtherScheme) {
-		return true
-	}
-	_, err := u.News()
+	_, err := newsTargetOf(u)
 	return !errors.Is(err, uri.ErrOtherScheme)
-}
-
-// nntpGroup returns the group an nntp URL names (RFC 1738 section 3.7).
-func nntpGroup(u *uri.URL) (string, error) {
-	v, err := u.NNTP()
-	if err != nil {
-		return "", err
-	}
-	if v.Article != nil {
-		return "", fmt.Errorf("mirror: %s names an article, not a group", u.Redacted())
-	}
-	return v.Group, nil
-}
-
-// newsGroup returns the group or wildmat a news URL names (RFC 1738
-// section 3.6; "*" for news:*).
-func newsGroup(u *uri.URL) (string, error) {
-	v, err := u.News()
-	if err != nil {
-		return "", err
-	}
-	if v.Article != "" {
-		return "", fmt.Errorf("mirror: %s names an article, not a group", u.Redacted())
-	}
-	if v.All {
-		return "*", nil
-	}
-	return v.Group, nil
 }
 
 // groupDir is the directory of a group's articles: its name with the dots

@@ -89,7 +89,18 @@ type dirLinker interface {
 // directories, gopher menus, HTTP index pages). Each reads start through
 // its scheme's view of package uri, and fails with an error wrapping
 // uri.ErrOtherScheme when start is of another scheme.
-var walkers = []func(start *uri.URL, opts Options) (walker, error){ftpTree, gopherTree, httpTree}
+var walkers = []func(start *uri.URL, opts Options) (walker, error){ftpTree, tree(newGopherWalker), tree(newHTTPWalker)}
+
+// tree is the walker maker of a scheme whose walker takes no options.
+func tree[W walker](nw func(*uri.URL) (W, error)) func(*uri.URL, Options) (walker, error) {
+	return func(u *uri.URL, _ Options) (walker, error) {
+		w, err := nw(u)
+		if err != nil {
+			return nil, err
+		}
+		return w, nil
+	}
+}
 
 func newWalker(start *uri.URL, opts Options) (walker, error) {
 	for _, nw := range walkers {

@@ -26,15 +26,6 @@ type gopherWalker struct {
 	startSel string
 }
 
-// gopherTree is the walker of a gopher URL.
-func gopherTree(start *uri.URL, _ Options) (walker, error) {
-	w, err := newGopherWalker(start)
-	if err != nil {
-		return nil, err
-	}
-	return w, nil
-}
-
 func newGopherWalker(u *uri.URL) (*gopherWalker, error) {
 	v, err := u.Gopher()
 	if err != nil {

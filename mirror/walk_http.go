@@ -24,19 +24,10 @@ type httpWalker struct {
 
 var _ dirLinker = (*httpWalker)(nil)
 
-// httpTree is the walker of an http or https URL.
-func httpTree(start *uri.URL, _ Options) (walker, error) {
-	if _, err := start.HTTP(); errors.Is(err, uri.ErrOtherScheme) {
-		return nil, err
-	}
-	w, err := newHTTPWalker(start)
-	if err != nil {
-		return nil, err
-	}
-	return w, nil
-}
-
 func newHTTPWalker(u *uri.URL) (*httpWalker, error) {
+	if _, err := u.HTTP(); errors.Is(err, uri.ErrOtherScheme) {
+		return nil, err
+	}
 	p := u.Path
 	if p == "" {
 		p = "/"
