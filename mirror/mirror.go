@@ -400,25 +400,9 @@ func Run(ctx context.Context, f Fetcher, start *uri.URL, dir string, opts Option
 	if err := checkShard(opts); err != nil {
 		return sum, err
 	}
-	if opts.Shards > 1 && (start.Scheme == "nntp" || start.Scheme == "news") {
-		// A news mirror fetches by group and number, not by walking
-		// paths: a shard would fetch every article, and the manifests'
-		// high water marks could not be merged.
-		return sum, fmt.Errorf("%w: a news mirror cannot be split into shards", ErrShard)
-	}
-	var w walker
-	var news NewsDialer
-	if start.Scheme == "nntp" || start.Scheme == "news" {
-		nd, ok := f.(NewsDialer)
-		if !ok {
-			return sum, fmt.Errorf("%w: %s (no news sessions)", ErrUnsupported, start.Scheme)
-		}
-		news = nd
-	} else {
-		var err error
-		if w, err = newWalker(start, opts); err != nil {
-			return sum, err
-		}
+	w, news, err := sourceOf(f, start, opts)
+	if err != nil {
+		return sum, err
 	}
 	created, err := makeTarget(dir, opts.DryRun)
 	if err != nil {
@@ -466,6 +450,26 @@ func Run(ctx context.Context, f Fetcher, start *uri.URL, dir string, opts Option
 	}
 	sum.Bound = r.bound.name()
 	return sum, sum.partial()
+}
+
+// sourceOf returns how start is walked: by the walker of its tree form,
+// or, for a news URL, through f's news sessions.
+func sourceOf(f Fetcher, start *uri.URL, opts Options) (walker, NewsDialer, error) {
+	if !newsURL(start) {
+		w, err := newWalker(start, opts)
+		return w, nil, err
+	}
+	if opts.Shards > 1 {
+		// A news mirror fetches by group and number, not by walking
+		// paths: a shard would fetch every article, and the manifests'
+		// high water marks could not be merged.
+		return nil, nil, fmt.Errorf("%w: a news mirror cannot be split into shards", ErrShard)
+	}
+	nd, ok := f.(NewsDialer)
+	if !ok {
+		return nil, nil, fmt.Errorf("%w: %s (no news sessions)", ErrUnsupported, start.Scheme)
+	}
+	return nil, nd, nil
 }
 
 // saveLast saves the manifest at the end of the run. When the disk filled
