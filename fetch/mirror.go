@@ -202,14 +202,10 @@ func (f streamFetcher) List(ctx context.Context, u *uri.URL, req *proto.Request,
 	if !ok || !sameServer(u, f.start) {
 		return nil, errors.ErrUnsupported
 	}
-	preq, _, err := f.c.Prepare(u, req)
+	ctx, cancel, preq, err := f.prepare(ctx, u, req)
+	defer cancel()
 	if err != nil {
 		return nil, err
-	}
-	if f.c.MaxTime > 0 {
-		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeout(ctx, f.c.MaxTime)
-		defer cancel()
 	}
 	if f.c.Wait > 0 || f.c.MaxHostConns > 0 {
 		release, err := f.c.admit(ctx, u)
@@ -249,14 +245,10 @@ func (f *mirrorFetcher) ModTimes(ctx context.Context, dir *uri.URL, req *proto.R
 	if !ok || !sameServer(dir, f.start) {
 		return nil, errors.ErrUnsupported
 	}
-	preq, _, err := f.c.Prepare(dir, req)
+	ctx, cancel, preq, err := f.prepare(ctx, dir, req)
+	defer cancel()
 	if err != nil {
 		return nil, err
-	}
-	if f.c.MaxTime > 0 {
-		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeout(ctx, f.c.MaxTime)
-		defer cancel()
 	}
 	return mt.ModTimes(ctx, dir, preq, names)
 }
@@ -278,7 +270,8 @@ func (f *mirrorFetcher) Revalidate(ctx context.Context, dir *uri.URL, req *proto
 	if !ok || !sameServer(dir, f.start) || f.c.Wait > 0 || len(files) != len(since) {
 		return nil, errors.ErrUnsupported
 	}
-	preq, _, err := f.c.Prepare(dir, req)
+	ctx, cancel, preq, err := f.prepare(ctx, dir, req)
+	defer cancel()
 	if err != nil {
 		return nil, err
 	}
@@ -292,17 +285,28 @@ func (f *mirrorFetcher) Revalidate(ctx context.Context, dir *uri.URL, req *proto
 		}
 		checks[i] = http.Check{URL: u, Since: since[i]}
 	}
-	if f.c.MaxTime > 0 {
-		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeout(ctx, f.c.MaxTime)
-		defer cancel()
-	}
 	release, err := f.c.admit(ctx, dir)
 	if err != nil {
 		return nil, err
 	}
 	defer release()
 	return rv.Revalidate(ctx, preq, checks)
+}
+
+// prepare makes the request of a batch operation on u (a listing, the
+// times or revalidation of a directory's files): the policy check and
+// request a fetch of u gets, and ctx bounded by MaxTime. cancel is never
+// nil.
+func (f *mirrorFetcher) prepare(ctx context.Context, u *uri.URL, req *proto.Request) (context.Context, context.CancelFunc, *proto.Request, error) {
+	preq, _, err := f.c.Prepare(u, req)
+	if err != nil {
+		return ctx, func() {}, nil, err
+	}
+	if f.c.MaxTime > 0 {
+		ctx, cancel := context.WithTimeout(ctx, f.c.MaxTime)
+		return ctx, cancel, preq, nil
+	}
+	return ctx, func() {}, preq, nil
 }
 
 func sameServer(a, b *uri.URL) bool {

@@ -37,11 +37,14 @@ func fastServer(t *testing.T, n int) *httptest.Server {
 // transfer: the time a body waits for LimitRate is left out of the speed
 // check, which judges the server. Through Read and through io.Copy (the
 // body's WriteTo), the bytes are exact and take at least the time the
-// rate allows (a lower bound, which load cannot break).
+// rate allows (a lower bound, which load cannot break). The speed time is
+// a second, so that a process held up for a while on a loaded machine is
+// no slow server (300 ms was cut once under -race), and the body takes
+// about 3 s, more than two of them.
 func TestLimitRateBelowSpeedLimit(t *testing.T) {
-	const n, limit = 48 << 10, 32 << 10
+	const n, limit = 96 << 10, 32 << 10
 	srv := fastServer(t, n)
-	c := &fetch.Client{LimitRate: limit, SpeedLimit: 64 << 10, SpeedTime: 300 * time.Millisecond}
+	c := &fetch.Client{LimitRate: limit, SpeedLimit: 64 << 10, SpeedTime: time.Second}
 	for _, how := range []string{"read", "copy"} {
 		ctx, cancel := context.WithTimeout(t.Context(), 20*time.Second)
 		t0 := time.Now()

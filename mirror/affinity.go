@@ -18,7 +18,9 @@ type groupQueue[T any] struct {
 	key    func(T) string
 	groups map[string]*group[T]
 	order  []*group[T] // groups in the order of their first item; gone ones are skipped
+	room   sync.Cond   // an item was popped, or the queue closed
 	n      int         // items queued
+	ahead  int         // the items beyond which pushAllWait waits; 0 for no bound
 	closed bool
 }
 
@@ -34,13 +36,37 @@ type group[T any] struct {
 func newGroupQueue[T any](key func(T) string) *groupQueue[T] {
 	q := &groupQueue[T]{key: key, groups: map[string]*group[T]{}}
 	q.cond.L = &q.mu
+	q.room.L = &q.mu
 	return q
+}
+
+// pushAllWait adds vs once fewer than q.ahead items are queued (as
+// queue.pushAllWait); they are dropped when the queue is closed.
+func (q *groupQueue[T]) pushAllWait(vs []T) {
+	if len(vs) == 0 {
+		return
+	}
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	for q.ahead > 0 && q.n >= q.ahead && !q.closed {
+		q.room.Wait()
+	}
+	for _, v := range vs {
+		q.add(v)
+	}
+	q.cond.Broadcast()
 }
 
 // push adds v to its group; it is dropped when the queue is closed.
 func (q *groupQueue[T]) push(v T) {
 	q.mu.Lock()
 	defer q.mu.Unlock()
+	q.add(v)
+	q.cond.Signal()
+}
+
+// add puts v in its group, unless the queue is closed. q.mu is held.
+func (q *groupQueue[T]) add(v T) {
 	if q.closed {
 		return
 	}
@@ -53,7 +79,6 @@ func (q *groupQueue[T]) push(v T) {
 	}
 	g.items = append(g.items, v)
 	q.n++
-	q.cond.Signal()
 }
 
 // pop returns an item for the worker whose place is *at (nil before its
@@ -86,6 +111,9 @@ func (q *groupQueue[T]) pop(at **group[T]) (v T, ok bool) {
 	v, g.items[g.head] = g.items[g.head], zero
 	g.head++
 	q.n--
+	if q.ahead > 0 {
+		q.room.Signal()
+	}
 	switch {
 	case g.head == len(g.items):
 		g.items, g.head, g.gone = nil, 0, true
@@ -124,6 +152,7 @@ func (q *groupQueue[T]) close() {
 	defer q.mu.Unlock()
 	q.closed = true
 	q.cond.Broadcast()
+	q.room.Broadcast()
 }
 
 // fileQueue is the queue of files for the workers: grouped by directory
@@ -131,7 +160,9 @@ func (q *groupQueue[T]) close() {
 // elsewhere.
 func (r *run) fileQueue() *queue[remoteFile] {
 	if _, ok := r.w.(*ftpWalker); !ok {
-		return newQueue[remoteFile]()
+		q := newQueue[remoteFile]()
+		q.ahead = filesAhead
+		return q
 	}
-	return newGroupedQueue(func(rf remoteFile) string { return path.Dir(rf.rel) })
+	return newGroupedQueue(func(rf remoteFile) string { return path.Dir(rf.rel) }, filesAhead)
 }

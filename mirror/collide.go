@@ -65,10 +65,11 @@ func (k entryKind) String() string {
 // failed, with its URL (u, called then only), and a directory so refused
 // is kept out of Delete.
 func (r *run) claim(rel string, k entryKind, u func() *uri.URL) bool {
+	key := r.m.key(rel)
 	r.mu.Lock()
-	prev, taken := r.kinds[rel]
-	if !r.seen[rel] {
-		r.seen[rel], r.kinds[rel] = true, k
+	prev, taken, seen := r.seen.lookup(rel)
+	if !seen {
+		r.seen.take(key, k)
 		r.mu.Unlock()
 		return true
 	}

@@ -28,7 +28,7 @@ func (r *run) deleteStale(ctx context.Context) {
 			}
 			return nil
 		}
-		if r.seen[p] {
+		if r.seen.has(p) {
 			return nil
 		}
 		if d.IsDir() {

@@ -17,7 +17,7 @@ import (
 // in root holds, one per distinct article (a crosspost, the same bytes
 // under several groups, once), ordered by group and number.
 func newsArticles(root *os.Root) ([]string, error) {
-	m, err := loadManifest(root)
+	m, err := loadManifest(root, false)
 	if err != nil {
 		return nil, err
 	}
@@ -121,7 +121,7 @@ func ExportMaildir(dir, out string) (int, error) {
 	if err != nil {
 		return 0, err
 	}
-	m, err := loadManifest(root)
+	m, err := loadManifest(root, false)
 	if err != nil {
 		return 0, err
 	}

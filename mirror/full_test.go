@@ -102,7 +102,7 @@ func diskFull6(t *testing.T, size, free, inFlight int) {
 		t.Fatal(err)
 	}
 	defer root.Close()
-	m, err := loadManifest(root)
+	m, err := loadManifest(root, false)
 	if err != nil || m.len() != fits {
 		t.Fatalf("manifest: %v, %d records; want %d", err, m.len(), fits)
 	}

@@ -160,7 +160,7 @@ func TestMirrorLinkOfEarlierRunRemoved(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer m.Close()
-	man, _ := loadManifest(m)
+	man, _ := loadManifest(m, false)
 	for _, p := range []string{"e", "kept"} {
 		if _, ok := man.get(p); ok {
 			t.Errorf("manifest still records %s", p)

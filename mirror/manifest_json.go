@@ -1,8 +1,11 @@
 package mirror
 
 import (
+	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io"
 	"slices"
 	"strconv"
 	"time"
@@ -18,6 +21,9 @@ import (
 // encoding/json escapes them); the tests compare the two. They differ in
 // one thing only: a name that is not UTF-8 (a Latin-1 name of an old FTP
 // archive) keeps its bytes as PEP 383 escapes (jsonstr.AppendBytes), which
+// decodeManifest and readManifest read back; encoding/json would write
+// U+FFFD for each, and two such names would be one.
+
 // appendTime appends the field key of a record with the time t, as
 // encoding/json writes it; a zero t is left out (omitzero).
 func appendTime(b []byte, key string, t time.Time) ([]byte, error) {
@@ -35,56 +41,94 @@ func appendTime(b []byte, key string, t time.Time) ([]byte, error) {
 	return append(b, '"'), nil
 }
 
-// decodeManifest reads back; encoding/json would write U+FFFD for each,
-// and two such names would be one.
+// errEncode wraps the failure to encode a record (a time whose year
+// RFC 3339 cannot write).
+var errEncode = errors.New("cannot encode")
 
 // encode returns the manifest as indented JSON. The caller holds m.mu.
 func (m *manifest) encode() ([]byte, error) {
-	names := make([]string, 0, len(m.Files))
+	var buf bytes.Buffer
+	if err := m.writeTo(&buf); err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), nil
+}
+
+// writeTo writes the manifest as indented JSON to w, record by record in
+// the order of their paths, its last line without a newline; the caller
+// holds m.mu.
+func (m *manifest) writeTo(w io.Writer) error {
+	names := make([]string, 0, len(m.Files)+m.packed.len())
 	for name := range m.Files {
 		names = append(names, name)
 	}
+	m.packed.all(func(name string, _ packed) bool {
+		names = append(names, name)
+		return true
+	})
 	slices.Sort(names)
-	// About 240 bytes per record for an FTP tree.
-	b := make([]byte, 0, 64+len(m.Source)+len(names)*256)
+	b := make([]byte, 0, 4096)
 	b = append(b, "{\n  \"version\": "...)
 	b = strconv.AppendInt(b, int64(m.Version), 10)
 	b = append(b, ",\n  \"source\": "...)
 	b = jsonstr.AppendBytes(b, m.Source, true)
 	b = append(b, ",\n  \"files\": {"...)
 	for i, name := range names {
-		r := m.Files[name]
+		r, _ := m.getLocked(name)
 		if i > 0 {
 			b = append(b, ',')
 		}
-		b = append(b, "\n    "...)
-		b = jsonstr.AppendBytes(b, name, true)
-		b = append(b, ": {\n      \"size\": "...)
-		b = strconv.AppendInt(b, r.Size, 10)
 		var err error
-		if b, err = appendTime(b, "remote_time", r.ModTime); err != nil {
-			return nil, fmt.Errorf("%s: %w", name, err)
+		if b, err = appendRecord(b, name, r); err != nil {
+			return err
 		}
-		if b, err = appendTime(b, "exact_time", r.ExactTime); err != nil {
-			return nil, fmt.Errorf("%s: %w", name, err)
+		if len(b) >= 2048 {
+			if _, err := w.Write(b); err != nil {
+				return err
+			}
+			b = b[:0]
 		}
-		if b, err = appendTime(b, "fetched", r.Fetched); err != nil {
-			return nil, fmt.Errorf("%s: %w", name, err)
-		}
-		b = append(b, ",\n      \"sha256\": "...)
-		b = jsonstr.AppendBytes(b, r.SHA256, true)
-		b = append(b, ",\n      \"url\": "...)
-		b = jsonstr.AppendBytes(b, r.URL, true)
-		if r.Link != "" {
-			b = append(b, ",\n      \"link\": "...)
-			b = jsonstr.AppendBytes(b, r.Link, true)
-		}
-		b = append(b, "\n    }"...)
 	}
 	if len(names) > 0 {
 		b = append(b, "\n  "...)
 	}
 	b = append(b, '}')
+	b = m.appendNews(b)
+	b = append(b, "\n}"...)
+	_, err := w.Write(b)
+	return err
+}
+
+// appendRecord appends the record r of the path name, as one member of
+// the manifest's "files" object.
+func appendRecord(b []byte, name string, r Record) ([]byte, error) {
+	b = append(b, "\n    "...)
+	b = jsonstr.AppendBytes(b, name, true)
+	b = append(b, ": {\n      \"size\": "...)
+	b = strconv.AppendInt(b, r.Size, 10)
+	var err error
+	if b, err = appendTime(b, "remote_time", r.ModTime); err != nil {
+		return nil, fmt.Errorf("%w: %s: %w", errEncode, name, err)
+	}
+	if b, err = appendTime(b, "exact_time", r.ExactTime); err != nil {
+		return nil, fmt.Errorf("%w: %s: %w", errEncode, name, err)
+	}
+	if b, err = appendTime(b, "fetched", r.Fetched); err != nil {
+		return nil, fmt.Errorf("%w: %s: %w", errEncode, name, err)
+	}
+	b = append(b, ",\n      \"sha256\": "...)
+	b = jsonstr.AppendBytes(b, r.SHA256, true)
+	b = append(b, ",\n      \"url\": "...)
+	b = jsonstr.AppendBytes(b, r.URL, true)
+	if r.Link != "" {
+		b = append(b, ",\n      \"link\": "...)
+		b = jsonstr.AppendBytes(b, r.Link, true)
+	}
+	return append(b, "\n    }"...), nil
+}
+
+// appendNews appends the groups and Message-IDs of a news mirror.
+func (m *manifest) appendNews(b []byte) []byte {
 	if len(m.Groups) > 0 {
 		b = append(b, ",\n  \"groups\": {"...)
 		for i, name := range sortedKeys(m.Groups) {
@@ -115,8 +159,7 @@ func (m *manifest) encode() ([]byte, error) {
 		}
 		b = append(b, "\n  }"...)
 	}
-	b = append(b, "\n}"...)
-	return b, nil
+	return b
 }
 
 // decodeManifest reads a manifest written by encode: the JSON through

@@ -159,7 +159,7 @@ func TestManifestNewsKeys(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer root.Close()
-	got, err := loadManifest(root)
+	got, err := loadManifest(root, true)
 	if err != nil || got.len() != 1 || len(got.Groups) != 0 || len(got.MessageIDs) != 0 {
 		t.Fatalf("old manifest = %+v, %v", got, err)
 	}

@@ -154,6 +154,12 @@ type Options struct {
 	// Quota bounds the bytes one run receives (wget's -Q): no transfer
 	// starts once that many arrived. Zero means no bound.
 	Quota int64
+	// CountOnly keeps the entries that went as asked (new, updated,
+	// unchanged) out of Summary.Entries: they are counted (New,
+	// Updated, Unchanged, Bytes) and not listed, so that a run over a
+	// tree of millions of files does not hold a report line for each.
+	// Skipped, failed and deleted entries are listed as always.
+	CountOnly bool
 	// ListingCap bounds the bytes of one listing, menu or index page, as
 	// they arrive; a listing over it fails its directory with an error
 	// wrapping proto.ErrProtocol. Zero means proto.DefaultListingCap.
@@ -164,6 +170,10 @@ type Options struct {
 	writeThrough func(rel string, w io.Writer) io.Writer
 	// now, when set, is the clock of Record.Fetched (tests).
 	now func() time.Time
+	// walked, when set, is called once every file of a finished walk is
+	// done, before the deletions and the last save (tests: the run's
+	// state is then at its largest).
+	walked func()
 }
 
 // Event reports the progress of one transfer.
@@ -248,6 +258,8 @@ type Summary struct {
 	Warnings []Warning     `json:"warnings,omitempty"`
 	Entries  []EntryReport `json:"entries"`
 	mu       sync.Mutex
+	// countOnly: Options.CountOnly.
+	countOnly bool
 
 	// Notices are things about the whole run worth saying once, such as
 	// a server that allowed fewer connections than Jobs.
@@ -301,6 +313,9 @@ func (s *Summary) add(r EntryReport) {
 		s.Deleted++
 	}
 	s.Bytes += r.Bytes
+	if s.countOnly && (r.Status == StatusNew || r.Status == StatusUpdated || r.Status == StatusUnchanged) {
+		return
+	}
 	s.Entries = append(s.Entries, r)
 }
 
@@ -381,29 +396,13 @@ func retryable(ctx context.Context, err error) bool {
 // then nothing is deleted).
 func Run(ctx context.Context, f Fetcher, start *uri.URL, dir string, opts Options) (*Summary, error) {
 	t0 := time.Now()
-	sum := &Summary{Source: start.Redacted(), Target: dir, DryRun: opts.DryRun}
+	sum := &Summary{Source: start.Redacted(), Target: dir, DryRun: opts.DryRun, countOnly: opts.CountOnly}
 	if err := checkShard(opts); err != nil {
 		return sum, err
 	}
-	if opts.Shards > 1 && (start.Scheme == "nntp" || start.Scheme == "news") {
-		// A news mirror fetches by group and number, not by walking
-		// paths: a shard would fetch every article, and the manifests'
-		// high water marks could not be merged.
-		return sum, fmt.Errorf("%w: a news mirror cannot be split into shards", ErrShard)
-	}
-	var w walker
-	var news NewsDialer
-	if start.Scheme == "nntp" || start.Scheme == "news" {
-		nd, ok := f.(NewsDialer)
-		if !ok {
-			return sum, fmt.Errorf("%w: %s (no news sessions)", ErrUnsupported, start.Scheme)
-		}
-		news = nd
-	} else {
-		var err error
-		if w, err = newWalker(start, opts); err != nil {
-			return sum, err
-		}
+	w, news, err := sourceOf(f, start, opts)
+	if err != nil {
+		return sum, err
 	}
 	created, err := makeTarget(dir, opts.DryRun)
 	if err != nil {
@@ -417,7 +416,7 @@ func Run(ctx context.Context, f Fetcher, start *uri.URL, dir string, opts Option
 	if err := claimShardDir(root, opts); err != nil {
 		return sum, err
 	}
-	m, err := loadManifest(root)
+	m, err := loadManifest(root, news == nil)
 	if err != nil {
 		return sum, err
 	}
@@ -428,7 +427,7 @@ func Run(ctx context.Context, f Fetcher, start *uri.URL, dir string, opts Option
 	}
 	r := &run{
 		f: f, w: w, root: root, m: m, opts: opts, sum: sum, jobs: jobs, dirs: newDirs(root),
-		slots: make(chan struct{}, jobs), seen: map[string]bool{}, kinds: map[string]entryKind{}, reported: map[string]bool{}, menus: map[string]menuRead{},
+		slots: make(chan struct{}, jobs), seen: newPathSet(), reported: map[string]bool{}, menus: map[string]menuRead{},
 		bound: newBounds(opts),
 	}
 	_, r.archiving = f.(Syncer)
@@ -451,6 +450,26 @@ func Run(ctx context.Context, f Fetcher, start *uri.URL, dir string, opts Option
 	}
 	sum.Bound = r.bound.name()
 	return sum, sum.partial()
+}
+
+// sourceOf returns how start is walked: by the walker of its tree form,
+// or, for a news URL, through f's news sessions.
+func sourceOf(f Fetcher, start *uri.URL, opts Options) (walker, NewsDialer, error) {
+	if !newsURL(start) {
+		w, err := newWalker(start, opts)
+		return w, nil, err
+	}
+	if opts.Shards > 1 {
+		// A news mirror fetches by group and number, not by walking
+		// paths: a shard would fetch every article, and the manifests'
+		// high water marks could not be merged.
+		return nil, nil, fmt.Errorf("%w: a news mirror cannot be split into shards", ErrShard)
+	}
+	nd, ok := f.(NewsDialer)
+	if !ok {
+		return nil, nil, fmt.Errorf("%w: %s (no news sessions)", ErrUnsupported, start.Scheme)
+	}
+	return nil, nd, nil
 }
 
 // saveLast saves the manifest at the end of the run. When the disk filled
@@ -592,15 +611,14 @@ type run struct {
 	outstanding sync.WaitGroup
 
 	mu         sync.Mutex
-	held       int                  // slots held for good: connections the server refused
-	owed       atomic.Int32         // slots to keep for good at their next release
-	seen       map[string]bool      // relative paths found on the remote side
-	kinds      map[string]entryKind // what the walk took at each path (claim)
-	reported   map[string]bool      // skipped entries already in the report
-	unlistable []string             // directories whose listing failed
-	dotless    []string             // directories listed without the names that begin with a dot
-	menus      map[string]menuRead  // gopher: the menus read, by directory
-	links      []remoteFile         // the links listed, made at the end (links.go)
+	held       int                 // slots held for good: connections the server refused
+	owed       atomic.Int32        // slots to keep for good at their next release
+	seen       pathSet             // relative paths found on the remote side, and what the walk took at each (claim)
+	reported   map[string]bool     // skipped entries already in the report
+	unlistable []string            // directories whose listing failed
+	dotless    []string            // directories listed without the names that begin with a dot
+	menus      map[string]menuRead // gopher: the menus read, by directory
+	links      []remoteFile        // the links listed, made at the end (links.go)
 
 	// full: a write found the local disk full (noteFull).
 	full atomic.Bool
@@ -613,7 +631,7 @@ type run struct {
 
 func (r *run) markSeen(rel string) {
 	r.mu.Lock()
-	r.seen[rel] = true
+	r.seen.mark(rel)
 	r.mu.Unlock()
 }
 
@@ -716,6 +734,9 @@ func (r *run) run(ctx context.Context) error {
 	r.dirs.close()
 	if walkErr == nil && ctx.Err() != nil {
 		walkErr = ctx.Err()
+	}
+	if r.opts.walked != nil {
+		r.opts.walked()
 	}
 	r.judgeMenus()
 	if walkErr == nil {
@@ -930,6 +951,7 @@ func (r *run) queueEntries(d dirJob, l *listing, chain []listingSum, dirs *queue
 		pending.Add(1)
 		dirs.push(sub)
 	}
+	batch := l.files[:0] // the listing's own array: l is not read after
 	for _, rf := range l.files {
 		if r.excluded(rf.rel, false) || !r.claim(rf.rel, fileKind(rf), rf.url) {
 			continue
@@ -938,9 +960,10 @@ func (r *run) queueEntries(d dirJob, l *listing, chain []listingSum, dirs *queue
 			r.addLink(rf)
 			continue
 		}
-		r.outstanding.Add(1)
-		files.push(rf)
+		batch = append(batch, rf)
 	}
+	r.outstanding.Add(len(batch))
+	files.pushAllWait(batch)
 }
 
 // A server may list a link to a directory as the directory (FTP LIST,

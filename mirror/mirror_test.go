@@ -694,7 +694,7 @@ func TestMirrorLatin1Names(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer root.Close()
-	m, err := loadManifest(root)
+	m, err := loadManifest(root, false)
 	if err != nil || m.len() != len(names) {
 		t.Fatalf("manifest: %d records, %v; want %d", m.len(), err, len(names))
 	}

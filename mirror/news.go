@@ -121,34 +121,44 @@ type newsTarget struct {
 }
 
 func newsTargetOf(u *uri.URL) (newsTarget, error) {
-	var g string
-	switch u.Scheme {
-	case "nntp":
-		v, err := u.NNTP()
-		if err != nil {
-			return newsTarget{}, err
-		}
-		if v.Article != nil {
-			return newsTarget{}, fmt.Errorf("mirror: %s names an article, not a group", u.Redacted())
-		}
-		g = v.Group
-	case "news":
-		v, err := u.News()
-		if err != nil {
-			return newsTarget{}, err
-		}
-		if v.Article != "" {
-			return newsTarget{}, fmt.Errorf("mirror: %s names an article, not a group", u.Redacted())
-		}
-		g = v.Group
-		if v.All {
-			g = "*"
-		}
-	}
-	if g == "" {
+	g, article, err := newsGroupOf(u)
+	switch {
+	case err != nil:
+		return newsTarget{}, err
+	case article:
+		return newsTarget{}, fmt.Errorf("mirror: %s names an article, not a group", u.Redacted())
+	case g == "":
 		return newsTarget{}, fmt.Errorf("mirror: %s names no group", u.Redacted())
 	}
 	return newsTarget{group: g, wildmat: strings.ContainsAny(g, "*?[,!")}, nil
+}
+
+// newsGroupOf returns the group an nntp URL names (RFC 1738 section 3.7),
+// or the group or wildmat a news URL names (section 3.6; "*" for news:*),
+// and whether the URL names an article instead.
+func newsGroupOf(u *uri.URL) (group string, article bool, err error) {
+	n, err := u.NNTP()
+	if err == nil {
+		return n.Group, n.Article != nil, nil
+	}
+	if !errors.Is(err, uri.ErrOtherScheme) {
+		return "", false, err
+	}
+	v, err := u.News()
+	if err != nil {
+		return "", false, err
+	}
+	if v.All {
+		return "*", v.Article != "", nil
+	}
+	return v.Group, v.Article != "", nil
+}
+
+// newsURL reports whether u is an nntp or news URL, which the mirror
+// fetches by group and number instead of walking a tree.
+func newsURL(u *uri.URL) bool {
+	_, err := newsTargetOf(u)
+	return !errors.Is(err, uri.ErrOtherScheme)
 }
 
 // groupDir is the directory of a group's articles: its name with the dots

@@ -457,7 +457,7 @@ func TestNewsLinkLater(t *testing.T) {
 	}
 	defer root.Close()
 	r := &run{root: root, m: &manifest{Version: 1, Files: map[string]Record{}, Groups: map[string]GroupMark{"n.b": {High: 5}, "n.c": {High: 8}}},
-		opts: newsRunOpts(1), sum: &Summary{}, jobs: 1, dirs: newDirs(root), seen: map[string]bool{}, reported: map[string]bool{}}
+		opts: newsRunOpts(1), sum: &Summary{}, jobs: 1, dirs: newDirs(root), seen: newPathSet(), reported: map[string]bool{}}
 	nr := &newsRun{run: r, d: newsFetcher{&nntp.Driver{}}, start: uri.MustParse("nntp://" + srv.Addr + "/n.*"), server: srv.Addr, inFlight: map[string]bool{}}
 	nr.later = []pendingLink{
 		{group: "n.b", rel: "n/b/3", url: "u3", id: "<m3@x>", n: 3},

@@ -61,7 +61,7 @@ func TestSyncBeforeManifest(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer root.Close()
-	m, err := loadManifest(root)
+	m, err := loadManifest(root, false)
 	if err != nil {
 		t.Fatal(err)
 	}

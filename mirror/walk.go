@@ -85,21 +85,28 @@ type dirLinker interface {
 	redirected(rf remoteFile, loc *uri.URL) (d dirJob, isDir bool, err error)
 }
 
-func newWalker(start *uri.URL, opts Options) (walker, error) {
-	switch start.Scheme {
-	case "ftp":
-		w, err := newFTPWalker(start)
-		if err == nil {
-			w.keepVersions = opts.KeepVersions
-			if len(opts.Exclude) > 0 || len(opts.Include) > 0 || opts.Shards > 1 {
-				w.exclude = func(rel string) bool { return excludedBy(&opts, rel, false) }
-			}
+// walkers make the walker of a start URL, one per tree form (FTP
+// directories, gopher menus, HTTP index pages). Each reads start through
+// its scheme's view of package uri, and fails with an error wrapping
+// uri.ErrOtherScheme when start is of another scheme.
+var walkers = []func(start *uri.URL, opts Options) (walker, error){ftpTree, tree(newGopherWalker), tree(newHTTPWalker)}
+
+// tree is the walker maker of a scheme whose walker takes no options.
+func tree[W walker](nw func(*uri.URL) (W, error)) func(*uri.URL, Options) (walker, error) {
+	return func(u *uri.URL, _ Options) (walker, error) {
+		w, err := nw(u)
+		if err != nil {
+			return nil, err
 		}
-		return w, err
-	case "gopher":
-		return newGopherWalker(start)
-	case "http", "https":
-		return newHTTPWalker(start)
+		return w, nil
+	}
+}
+
+func newWalker(start *uri.URL, opts Options) (walker, error) {
+	for _, nw := range walkers {
+		if w, err := nw(start, opts); !errors.Is(err, uri.ErrOtherScheme) {
+			return w, err
+		}
 	}
 	return nil, fmt.Errorf("%w: %s", ErrUnsupported, start.Scheme)
 }

@@ -25,6 +25,20 @@ type ftpWalker struct {
 	exclude func(rel string) bool
 }
 
+// ftpTree is the walker of an ftp URL, with the run's version and
+// name rules.
+func ftpTree(start *uri.URL, opts Options) (walker, error) {
+	w, err := newFTPWalker(start)
+	if err != nil {
+		return nil, err
+	}
+	w.keepVersions = opts.KeepVersions
+	if len(opts.Exclude) > 0 || len(opts.Include) > 0 || opts.Shards > 1 {
+		w.exclude = func(rel string) bool { return excludedBy(&opts, rel, false) }
+	}
+	return w, nil
+}
+
 func newFTPWalker(u *uri.URL) (*ftpWalker, error) {
 	v, err := u.FTP()
 	if err != nil {

@@ -154,8 +154,13 @@ func (l *listing) addItem(w *gopherWalker, e proto.Entry) {
 	if t == "i" || t == "3" || e.URL == "" {
 		return
 	}
-	u, err := uri.Parse(e.URL)
-	if err != nil || u.Scheme != "gopher" {
+	u, perr := uri.Parse(e.URL)
+	var v *uri.GopherPath
+	var err error
+	if perr == nil {
+		v, err = u.Gopher()
+	}
+	if perr != nil || errors.Is(err, uri.ErrOtherScheme) {
 		l.skipped = append(l.skipped, skip(quoteName(e.Name), nil, fmt.Errorf("item type %s is not a gopher document", t)))
 		return
 	}
@@ -163,7 +168,6 @@ func (l *listing) addItem(w *gopherWalker, e proto.Entry) {
 		l.skipped = append(l.skipped, skip(quoteName(e.Name), u, errOtherServer))
 		return
 	}
-	v, err := u.Gopher()
 	if err != nil {
 		l.skipped = append(l.skipped, skip(quoteName(e.Name), u, err))
 		return

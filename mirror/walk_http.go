@@ -3,6 +3,7 @@ package mirror
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -24,6 +25,9 @@ type httpWalker struct {
 var _ dirLinker = (*httpWalker)(nil)
 
 func newHTTPWalker(u *uri.URL) (*httpWalker, error) {
+	if _, err := u.HTTP(); errors.Is(err, uri.ErrOtherScheme) {
+		return nil, err
+	}
 	p := u.Path
 	if p == "" {
 		p = "/"

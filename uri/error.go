@@ -1,9 +1,16 @@
 package uri
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 )
+
+// ErrOtherScheme is wrapped by the error of a scheme-specific view asked
+// of a URL of another scheme (FTP of an http URL), so that a caller can
+// try the views in turn and tell a URL of another scheme from a malformed
+// one.
+var ErrOtherScheme = errors.New("uri: URL of another scheme")
 
 // Error is a malformed URL: what is wrong, in which component, and at which
 // byte offset of the input. It never holds the input itself, which may carry
@@ -41,5 +48,12 @@ func (r Reason) Error() string { return "uri: " + string(r) }
 func errAt(off int, comp string, err error) *Error {
 	return &Error{Offset: off, Component: comp, Err: err}
 }
+
+// otherScheme is the Reason of a view asked of a URL of another scheme.
+type otherScheme string
+
+func (r otherScheme) Error() string { return "uri: " + string(r) }
+
+func (r otherScheme) Is(target error) bool { return target == ErrOtherScheme }
 
 func reasonf(format string, args ...any) error { return Reason(fmt.Sprintf(format, args...)) }

@@ -11,26 +11,10 @@ import (
 // when the scheme has none (file, mailto, news) or is unknown: ftp 21,
 // http 80, gopher 70, nntp 119, telnet 23, wais 210, prospero 1525 (RFC 1738
 // sections 3.2 to 3.11), and https 443 (RFC 2818).
-func DefaultPort(scheme string) int {
-	switch strings.ToLower(scheme) {
-	case "ftp":
-		return 21
-	case "http":
-		return 80
-	case "https":
-		return 443
-	case "gopher":
-		return 70
-	case "nntp":
-		return 119
-	case "telnet":
-		return 23
-	case "wais":
-		return 210
-	case "prospero":
-		return 1525
-	}
-	return 0
+func DefaultPort(scheme string) int { return defaultPorts[strings.ToLower(scheme)] }
+
+var defaultPorts = map[string]int{
+	"ftp": 21, "http": 80, "https": 443, "gopher": 70, "nntp": 119, "telnet": 23, "wais": 210, "prospero": 1525,
 }
 
 // PortNumber returns the URL's port as a number, or the scheme's default
@@ -66,7 +50,7 @@ func (u *URL) needScheme(names ...string) error {
 			return nil
 		}
 	}
-	return errAt(0, "scheme", reasonf("scheme %q is not %s", u.Scheme, strings.Join(names, " or ")))
+	return errAt(0, "scheme", otherScheme("scheme "+strconv.Quote(u.Scheme)+" is not "+strings.Join(names, " or ")))
 }
 
 // needServer checks the "scheme://" form that RFC 1738 section 3.1 gives

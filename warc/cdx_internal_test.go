@@ -5,6 +5,7 @@ import (
 	"compress/gzip"
 	"crypto/sha1"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"math/rand/v2"
@@ -322,9 +323,8 @@ func TestAppendHeaderLineBreak(t *testing.T) {
 			rec.add("WARC-IP-Address", vals[1])
 			rec.add("Content-Type", vals[2])
 			b, err := rec.appendHeader([]byte("kept"))
-			// No sentinel or type: naming the field in the message is
-			// what is tested.
-			if err == nil || !strings.Contains(err.Error(), rec.fields[3+at].name) {
+			var fe *FieldError
+			if !errors.As(err, &fe) || fe.Field != rec.fields[3+at].name || fe.Value != bad {
 				t.Errorf("value %q in field %d: %v, want an error naming %s", bad, at, err, rec.fields[3+at].name)
 			}
 			if string(b) != "kept" {

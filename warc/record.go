@@ -3,7 +3,6 @@ package warc
 import (
 	"bytes"
 	"errors"
-	"fmt"
 	"io"
 	"os"
 	"strconv"
@@ -256,8 +255,8 @@ func (r *record) appendHeader(b []byte) ([]byte, error) {
 	h := b[start:]
 	if n := len(r.fields) + 3; bytes.Count(h, lf) != n || bytes.Count(h, cr) != n {
 		for _, f := range r.fields {
-			if strings.ContainsAny(f.value, "\r\n") {
-				return b[:start], fmt.Errorf("warc: header field %s holds a line break", f.name)
+			if i := strings.IndexAny(f.value, "\r\n"); i >= 0 {
+				return b[:start], &FieldError{Field: f.name, Value: f.value, At: i}
 			}
 		}
 		return b[:start], errors.New("warc: header holds a line break")

@@ -102,6 +102,22 @@ var errWriterClosed = errors.New("warc: writer closed")
 // password.
 var ErrPassword = errors.New("warc: refusing to record a password")
 
+// FieldError is a value that the writer refuses to put in a record's
+// header because it holds a control character (WARC 1.1 section 4: a
+// field value is TEXT; a CR or LF would end the header early and let the
+// value add fields of its own). From Begin, Field names the Capture field
+// ("URI", "IP", "ContentType", "MetadataType"); from the record's own
+// check, the WARC header field.
+type FieldError struct {
+	Field string
+	Value string
+	At    int // the byte offset of the first control character in Value
+}
+
+func (e *FieldError) Error() string {
+	return fmt.Sprintf("warc: field %s %q: control character at byte %d", e.Field, e.Value, e.At)
+}
+
 // Writer writes WARC files. It is safe for concurrent use.
 type Writer struct {
 	opts  Options
@@ -491,7 +507,7 @@ func (w *Writer) Begin(c Capture) (*Recorder, error) {
 		{"URI", c.URI}, {"IP", c.IP}, {"ContentType", c.ContentType}, {"MetadataType", c.MetadataType},
 	} {
 		if i := indexControl(f.value); i >= 0 {
-			return nil, fmt.Errorf("warc: capture %s %q: control character at byte %d", f.name, f.value, i)
+			return nil, &FieldError{Field: f.name, Value: f.value, At: i}
 		}
 	}
 	if c.Date.IsZero() {

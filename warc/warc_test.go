@@ -410,16 +410,20 @@ func TestHeaderInjectionRefused(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, c := range []warc.Capture{
-		{URI: "ftp://h/x", ContentType: "text/plain\r\nWARC-Type: revisit"},
-		{URI: "ftp://h/x\nWARC-Type: revisit"},
-		{URI: "ftp://h/x", IP: "127.0.0.1\r"},
-		{URI: "ftp://h/x", MetadataType: "text/plain\x00"},
+	for _, tt := range []struct {
+		c     warc.Capture
+		field string
+		at    int
+	}{
+		{warc.Capture{URI: "ftp://h/x", ContentType: "text/plain\r\nWARC-Type: revisit"}, "ContentType", 10},
+		{warc.Capture{URI: "ftp://h/x\nWARC-Type: revisit"}, "URI", 9},
+		{warc.Capture{URI: "ftp://h/x", IP: "127.0.0.1\r"}, "IP", 9},
+		{warc.Capture{URI: "ftp://h/x", MetadataType: "text/plain\x00"}, "MetadataType", 10},
 	} {
-		// warc has no sentinel for this refusal: the message, which
-		// names the field and the byte, is what the caller sees.
-		if _, err := w.Begin(c); err == nil || !strings.Contains(err.Error(), "control character") {
-			t.Errorf("Begin(%+v): %v, want a control character error", c, err)
+		_, err := w.Begin(tt.c)
+		var fe *warc.FieldError
+		if !errors.As(err, &fe) || fe.Field != tt.field || fe.At != tt.at {
+			t.Errorf("Begin(%+v): %v, want a *FieldError for %s at byte %d", tt.c, err, tt.field, tt.at)
 		}
 	}
 	if err := w.Close(); err != nil {

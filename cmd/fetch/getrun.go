@@ -283,21 +283,9 @@ func (o *getOptions) warnResponse(e *env, red *redactor, resp *fetch.Response) {
 		ws = []string{v}
 	}
 	for _, w := range ws {
-		line := fmt.Sprintf("fetch: warning: %s: %s", resp.URL.Redacted(), stripControl(w))
+		line := fmt.Sprintf("fetch: warning: %s: %s", resp.URL.Redacted(), termtext.Strip(w))
 		fmt.Fprintln(e.err, red.redact(line))
 	}
-}
-
-// stripControl removes the control characters of s (C0, DEL and C1, line
-// ends included), so that a server's text stays on one line and cannot
-// drive the terminal.
-func stripControl(s string) string {
-	return strings.Map(func(r rune) rune {
-		if r < 0x20 || r == 0x7f || r >= 0x80 && r < 0xa0 {
-			return -1
-		}
-		return r
-	}, s)
 }
 
 // parseArg parses a URL given on the command line. A reference without a

@@ -194,6 +194,9 @@ func (o *mirrorOptions) options() fetch.MirrorOptions {
 	if o.maxDepth == 0 {
 		opts.MaxDepth = -1 // wget's -l 0: no bound
 	}
+	// The report lists new, updated and unchanged files only with
+	// --json or -v (printMirror); else the run counts them.
+	opts.CountOnly = !o.get.json && !o.get.verbose
 	return opts
 }
 

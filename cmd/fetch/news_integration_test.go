@@ -5,7 +5,6 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
-	"fmt"
 	"net"
 	"net/textproto"
 	"os"
@@ -117,77 +116,13 @@ func checkMirrorExact(t *testing.T, addr, dir string) int {
 	return total
 }
 
-// privateRelay starts, for this test alone, a relay like the one of
-// scripts/servers.sh (socat -v, which copies every byte both ways into its
-// log) in front of the nnrpd at addr: the shared relay's log would also
-// hold the commands of other packages' tests running at the same time.
-// It returns the relay's address and its log file; the relay is stopped
-// when the test ends.
-func privateRelay(t *testing.T, addr string) (string, string) {
-	t.Helper()
-	socat, err := exec.LookPath("socat")
-	if err != nil {
-		t.Fatalf("socat (scripts/ci-deps.sh installs it): %v", err)
-	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	port := ln.Addr().(*net.TCPAddr).Port
-	ln.Close()
-	logFile := filepath.Join(t.TempDir(), "wire.log")
-	f, err := os.Create(logFile)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cmd := exec.Command(socat, "-v", fmt.Sprintf("TCP-LISTEN:%d,fork,reuseaddr,bind=127.0.0.1", port), "TCP:"+addr)
-	cmd.Stderr = f
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		cmd.Process.Kill()
-		cmd.Wait()
-		f.Close()
-	})
-	relay := fmt.Sprintf("127.0.0.1:%d", port)
-	for i := 0; ; i++ {
-		c, err := net.DialTimeout("tcp", relay, time.Second)
-		if err == nil {
-			c.Close()
-			break
-		}
-		if i == 50 {
-			t.Fatalf("the relay on %s does not accept connections: %v", relay, err)
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
-	return relay, logFile
-}
-
-// wireSince returns what the relay logged after offset.
-func wireSince(t *testing.T, log string, off int64) string {
-	t.Helper()
-	b, err := os.ReadFile(log)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return string(b[min(off, int64(len(b))):])
-}
-
-func wireSize(path string) int64 {
-	fi, err := os.Stat(path)
-	if err != nil {
-		return 0
-	}
-	return fi.Size()
-}
-
 func TestIntegrationNewsMirror(t *testing.T) {
 	s := servertest.Get(t, servertest.NNTP)
-	relay, wireLog := privateRelay(t, s.Addr)
+	// A relay of this test's own: the shared one's log also holds the
+	// commands of other packages' tests running at the same time.
+	relay := servertest.StartRelay(t, s.Addr)
 	dir := t.TempDir()
-	url := "nntp://" + relay + "/archive.*"
+	url := "nntp://" + relay.Addr + "/archive.*"
 
 	// Fresh mirror.
 	t0 := time.Now()
@@ -258,21 +193,15 @@ func TestIntegrationNewsMirror(t *testing.T) {
 	// Second run: nothing new, and no ARTICLE on the wire. One connection
 	// (-j 1): socat -v interleaves the logs of concurrent connections
 	// byte by byte.
-	off := wireSize(wireLog)
+	off := relay.Size()
 	r = runArgs(t, nil, "", "mirror", "-s", "-j", "1", url, dir)
 	if r.code != 0 || !strings.HasPrefix(r.out, "new 0, updated 0") {
 		t.Fatalf("second run = %d %q %s", r.code, r.out, r.err)
 	}
-	// socat writes its log as the bytes pass, but its children's writes
-	// can trail the run by a little: wait for the last GROUP to show.
-	var wire string
-	for i := 0; i < 50; i++ {
-		wire = wireSince(t, wireLog, off)
-		if strings.Count(wire, "GROUP archive.") >= len(archiveGroups) && strings.Contains(wire, "QUIT") {
-			break
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
+	// Wait for the last GROUP and the QUIT to show in the log.
+	wire := relay.Until(t, off, 10*time.Second, func(wire string) bool {
+		return strings.Count(wire, "GROUP archive.") >= len(archiveGroups) && strings.Contains(wire, "QUIT")
+	})
 	for _, g := range archiveGroups {
 		if !strings.Contains(wire, "GROUP "+g+`\r`) {
 			t.Errorf("the wire log of the second run lacks GROUP %s", g)

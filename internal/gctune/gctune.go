@@ -5,10 +5,12 @@
 // few megabytes (BENCHMARKS.md, "Garbage collector room").
 //
 // After every cycle the tuner sets the GOGC percentage to 100*Headroom/live,
-// between Go's default of 100 and MaxPercent: the command holds at most
-// Headroom more than with the default, and, unlike a memory limit
-// (GOMEMLIMIT), the collector never runs back to back when the live heap
-// grows large.
+// between MinPercent and MaxPercent: the heap grows Headroom above the live
+// heap, or half the live heap when that is more (above 128 MB live: a
+// mirror of a million files, whose manifest and paths stay live for the
+// whole run, peaks then at 1.5 times them rather than twice). Unlike a
+// memory limit (GOMEMLIMIT), the collector never runs back to back when
+// the live heap grows large.
 //
 // A GOGC set in the environment is the user's choice: the tuner then does
 // nothing. Only the command calls Start; the library (package fetch) never
@@ -26,21 +28,25 @@ import (
 // collection.
 const Headroom = 64 << 20
 
+// MinPercent is the least GOGC percentage the tuner sets: room of half
+// the live heap.
+const MinPercent = 50
+
 // MaxPercent bounds the GOGC percentage the tuner sets. With Go's minimum
 // heap of 4 MB (scaled by GOGC/100), a tiny live heap is first collected
 // at about 40 MB.
 const MaxPercent = 1000
 
 // Percent returns the GOGC percentage that gives headroom bytes of room
-// above a live heap of live bytes, between 100 and MaxPercent.
+// above a live heap of live bytes, between MinPercent and MaxPercent.
 func Percent(live, headroom uint64) int {
 	if live == 0 {
 		return MaxPercent
 	}
 	p := headroom * 100 / live
 	switch {
-	case p < 100:
-		return 100
+	case p < MinPercent:
+		return MinPercent
 	case p > MaxPercent:
 		return MaxPercent
 	}

@@ -22,7 +22,9 @@ func TestPercent(t *testing.T) {
 		{"8 MB live: 64 MB of room", 8 * mb, 64 * mb, 800},
 		{"32 MB live", 32 * mb, 64 * mb, 200},
 		{"as large as the headroom: the default", 64 * mb, 64 * mb, 100},
-		{"larger: never below the default", 1 << 30, 64 * mb, 100},
+		{"larger: still the headroom", 96 * mb, 64 * mb, 66},
+		{"twice the headroom: half the live heap", 128 * mb, 64 * mb, MinPercent},
+		{"larger: never below half the live heap", 1 << 30, 64 * mb, MinPercent},
 		{"just under the headroom", 63 * mb, 64 * mb, 101},
 	}
 	for _, tt := range tests {
@@ -82,9 +84,9 @@ func TestStart(t *testing.T) {
 		t.Fatalf("GOGC is %d after the first tuning to %d", got, first)
 	}
 
-	// Keep 96 MB live: more than Headroom, so the next tuning must come
-	// back to Go's default.
-	live := make([][]byte, 96)
+	// Keep 136 MB live: more than twice Headroom, so the next tuning
+	// must come down to MinPercent.
+	live := make([][]byte, 136)
 	for i := range live {
 		live[i] = make([]byte, 1<<20)
 	}
@@ -93,15 +95,15 @@ func TestStart(t *testing.T) {
 		runtime.GC()
 		select {
 		case p := <-tuned:
-			if p == 100 {
-				if got := current(); got != 100 {
-					t.Fatalf("GOGC is %d after a tuning to 100", got)
+			if p == MinPercent {
+				if got := current(); got != MinPercent {
+					t.Fatalf("GOGC is %d after a tuning to %d", got, MinPercent)
 				}
 				runtime.KeepAlive(live)
 				return
 			}
 		case <-deadline:
-			t.Fatal("no tuning to 100 within 10 s of collections with 96 MB live")
+			t.Fatalf("no tuning to %d within 10 s of collections with 136 MB live", MinPercent)
 		case <-time.After(50 * time.Millisecond):
 		}
 	}

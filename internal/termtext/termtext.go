@@ -9,6 +9,7 @@
 //   - Mask: a gopher menu's display strings: each control becomes "?",
 //     and a byte that is not UTF-8 above the C1 range (Latin-1 text) is
 //     left as it is;
+//   - Strip: a warning line: the controls are dropped;
 //   - Quote: one value in a line (a mail address, a telnet user name):
 //     the whole value quoted when any rune is not printable;
 //   - Listing: a name in a directory listing: controls become "?", bytes
@@ -71,6 +72,17 @@ func Mask(s string) string {
 			b.WriteString(raw)
 		}
 	})
+}
+
+// Strip removes the control characters of s (C0, DEL and C1, line ends
+// and escape sequences' introducers among them).
+func Strip(s string) string {
+	return strings.Map(func(r rune) rune {
+		if control(r) {
+			return -1
+		}
+		return r
+	}, s)
 }
 
 // Quote returns s, or s quoted when it holds bytes a terminal might

@@ -89,3 +89,18 @@ func TestQuote(t *testing.T) {
 		}
 	}
 }
+
+func TestStrip(t *testing.T) {
+	for in, want := range map[string]string{
+		"plain":                     "plain",
+		"550 \x1b[2Jgone\r\nDELE x": "550 [2JgoneDELE x",
+		"nul\x00del\x7f":            "nuldel",
+		"c1\u009bcsi":               "c1csi",
+		"tab\tkept? no":             "tabkept? no",
+		"ünïcode":                   "ünïcode",
+	} {
+		if got := Strip(in); got != want {
+			t.Errorf("Strip(%q) = %q, want %q", in, got, want)
+		}
+	}
+}

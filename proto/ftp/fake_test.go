@@ -124,6 +124,15 @@ func (f *fakeFTP) sent() string {
 	return f.wire.String()
 }
 
+// closeIdle closes d's idle connections and waits until the fake has read
+// the QUIT of the last one: the fake reads each connection on its own
+// goroutine into one transcript, where a late QUIT would land among the
+// next connection's commands.
+func (f *fakeFTP) closeIdle(d *Driver) {
+	d.CloseIdleConnections()
+	f.changed.Until(5*time.Second, func() bool { return strings.HasSuffix(f.sent(), "QUIT\r\n") })
+}
+
 func (f *fakeFTP) connCount() int {
 	f.mu.Lock()
 	defer f.mu.Unlock()

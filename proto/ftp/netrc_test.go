@@ -195,11 +195,11 @@ func TestNetrcLogin(t *testing.T) {
 		req := quickReq()
 		req.Options = proto.Options{Netrc: netrcPath, Email: "me@example.org"}
 		d := &Driver{}
-		defer d.CloseIdleConnections()
 		before := len(f.sent())
 		if _, _, err := get(t, d, "ftp://"+host+":"+port+"/f", req); err != nil {
 			t.Fatal(err)
 		}
+		f.closeIdle(d)
 		if s := f.sent()[before:]; !strings.Contains(s, "USER bob\r\nPASS fromnetrc\r\n") || strings.Contains(s, "me@example.org") {
 			t.Errorf("sent %q, want the .netrc login and password, not an anonymous login", s)
 		}
@@ -219,7 +219,7 @@ func TestNetrcLogin(t *testing.T) {
 			if _, _, err := get(t, d, "ftp://"+host+":"+port+"/f", req); err != nil {
 				t.Fatal(err)
 			}
-			d.CloseIdleConnections()
+			f.closeIdle(d)
 			if s := f.sent()[before:]; !strings.Contains(s, "USER anonymous\r\nPASS "+req.Options.Email+"\r\n") {
 				t.Errorf("%s: sent %q, want an anonymous login", path, s)
 			}

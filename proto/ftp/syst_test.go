@@ -69,7 +69,7 @@ func TestAskSYSTBroken(t *testing.T) {
 	c := openConn(t, d, f)
 	err := c.askSYST()
 	var ce *CommandError
-	if !errors.As(err, &ce) || !strings.Contains(ce.Error(), "SYST") {
+	if !errors.As(err, &ce) || ce.Cmd != "SYST" {
 		t.Fatalf("askSYST() = %v, want a *CommandError naming SYST", err)
 	}
 	var pe *proto.ProtocolError

@@ -6,7 +6,6 @@ import (
 	"reflect"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/rfc1738/fetch/internal/testrig/ptytest"
 	"github.com/rfc1738/fetch/internal/testrig/servertest"
@@ -37,11 +36,10 @@ func telnetdLogin(t *testing.T, s servertest.Server, pt *ptytest.PTY) (done <-ch
 	}()
 	pt.WaitOutput(t, "login: ")
 	pt.Type(t, s.User+"\r")
+	// The fixture's login program turns the echo of its pty off before it
+	// prints "Password: " (scripts/fixtures.sh), so the password typed
+	// once the prompt shows is never echoed.
 	pt.WaitOutput(t, "Password: ")
-	// The fixture's login program prints "Password: " before it turns the
-	// echo of its pty off (scripts/fixtures.sh); typing at once can race
-	// ahead of that and see the password echoed by the server.
-	time.Sleep(300 * time.Millisecond)
 	pt.Type(t, s.Pass+"\r")
 	pt.WaitOutput(t, "Welcome, "+s.User+".")
 	pt.WaitOutput(t, "$ ")

@@ -35,6 +35,8 @@
 //	FETCH_TEST_NNTP          127.0.0.1:PORT  INN 2.7.1 nnrpd, reader only, tree DIR/news
 //	FETCH_TEST_NNTP_RELAY    127.0.0.1:PORT  socat relay to the same nnrpd that logs the bytes
 //	FETCH_TEST_NNTP_WIRE     DIR/nntp-wire.log, socat -v transcript of the relay
+//	                         (a test that reads a transcript starts a relay of its
+//	                         own with StartRelay: this one logs every test's bytes)
 //	FETCH_TEST_TELNET        127.0.0.1:PORT  inetutils telnetd with a fake login program
 //	FETCH_TEST_TELNET_USER   fetchtest
 //	FETCH_TEST_TELNET_PASS   fetchtest-telnet
