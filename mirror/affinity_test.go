@@ -78,3 +78,38 @@ func TestFTPDirectoryAffinity(t *testing.T) {
 		t.Errorf("%d EPSV for %d transfers on %d connections: %d thrown away", epsv, transfers, logins, epsv-transfers-logins)
 	}
 }
+
+// A worker takes the items of its group while there are any, a second
+// worker the oldest group no worker is in, and a worker whose group is
+// done the oldest free one, else the one with the most items left.
+func TestGroupQueueAffinity(t *testing.T) {
+	q := newGroupQueue(func(s string) string { return s[:1] })
+	for _, s := range []string{"a1", "b1", "a2", "c1", "b2", "a3", "c2", "c3", "c4"} {
+		q.push(s)
+	}
+	var w1, w2 *group[string]
+	var got []string
+	pop := func(at **group[string]) {
+		v, ok := q.pop(at)
+		if !ok {
+			t.Fatal("queue empty")
+		}
+		got = append(got, v)
+	}
+	pop(&w1) // a1: the oldest group
+	pop(&w2) // b1: the oldest group no worker is in
+	pop(&w1) // a2
+	pop(&w1) // a3
+	pop(&w1) // c1: a is done, c is free
+	pop(&w2) // b2
+	pop(&w2) // c2: b is done, no group is free: the one with most left
+	pop(&w1)
+	pop(&w1)
+	if want := "a1 b1 a2 a3 c1 b2 c2 c3 c4"; strings.Join(got, " ") != want {
+		t.Errorf("popped %s, want %s", strings.Join(got, " "), want)
+	}
+	q.close()
+	if _, ok := q.pop(&w1); ok {
+		t.Error("pop after close and empty: ok")
+	}
+}
