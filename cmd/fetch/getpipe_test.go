@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+	"time"
 
 	"github.com/rfc1738/fetch/internal/testrig/localserver"
 )
@@ -38,13 +39,18 @@ func TestGetSerialPipelinedFTP(t *testing.T) {
 		}
 	}
 	assertOnly(t, dir, names...)
+	// The last EPSV, sent ahead when the last file ended, goes out with
+	// the QUIT: wait for the server to have read them.
+	if !srv.WaitIdle(10 * time.Second) {
+		t.Fatal("the session did not end within 10 s")
+	}
 	cmds := srv.Commands()
 	logins, retrs, epsv := countVerb(cmds, "USER"), countVerb(cmds, "RETR"), countVerb(cmds, "EPSV")
 	if logins != 1 || retrs != n {
 		t.Errorf("%d logins and %d RETR for %d URLs, want 1 and %d", logins, retrs, n, n)
 	}
 	if epsv <= retrs {
-		t.Errorf("%d EPSV for %d RETR: the passive-mode commands were not pipelined", epsv, retrs)
+		t.Errorf("%d EPSV for %d RETR: the passive-mode commands were not pipelined: %q", epsv, retrs, cmds)
 	}
 
 	one := &localserver.RawFTP{Listings: map[string]string{"/": "", "/pub": ""}, Files: parallelFiles(2)}

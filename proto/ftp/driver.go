@@ -185,7 +185,7 @@ func (d *Driver) Warm(ctx context.Context, u *uri.URL, req *proto.Request, n int
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			c, err := d.open(ctx, u, &wreq, true)
+			c, err := d.open(ctx, u, nil, &wreq, true)
 			if err != nil {
 				return
 			}
@@ -223,7 +223,7 @@ func (d *Driver) Fetch(ctx context.Context, u *uri.URL, req *proto.Request) (*pr
 	if err != nil {
 		return nil, err
 	}
-	return d.do(ctx, u, req, func(c *conn) (*proto.Response, error) {
+	return d.do(ctx, u, p.CWD, req, func(c *conn) (*proto.Response, error) {
 		if err := c.checkIAC(pl.args()...); err != nil {
 			d.release(c)
 			return nil, err
@@ -244,10 +244,10 @@ func (d *Driver) Fetch(ctx context.Context, u *uri.URL, req *proto.Request) (*pr
 // A listing refused because the server does not implement MLSD, though
 // its FEAT lists MLST, runs once more on a new connection that lists with
 // LIST (see listing).
-func (d *Driver) do(ctx context.Context, u *uri.URL, req *proto.Request, op func(*conn) (*proto.Response, error)) (*proto.Response, error) {
+func (d *Driver) do(ctx context.Context, u *uri.URL, dir []string, req *proto.Request, op func(*conn) (*proto.Response, error)) (*proto.Response, error) {
 	fresh, connRetried, mlsdRetried := false, false, false
 	for {
-		c, err := d.open(ctx, u, req, fresh)
+		c, err := d.open(ctx, u, dir, req, fresh)
 		if err != nil {
 			return nil, err
 		}
@@ -313,7 +313,7 @@ func (d *Driver) List(ctx context.Context, u *uri.URL, req *proto.Request, fn fu
 	}
 	st := newStream(fn, base)
 	var out *proto.Listing
-	_, err = d.do(ctx, u, req, func(c *conn) (*proto.Response, error) {
+	_, err = d.do(ctx, u, p.CWD, req, func(c *conn) (*proto.Response, error) {
 		defer d.release(c)
 		if err := c.checkIAC(pl.args()...); err != nil {
 			return nil, err
@@ -341,19 +341,10 @@ type handedOver struct{ err error }
 func (e *handedOver) Error() string { return e.err.Error() }
 func (e *handedOver) Unwrap() error { return e.err }
 
-// urlDir is the CWD arguments of u's directory (RFC 1738 section 3.2.2),
-// nil when u has none or is not an ftp URL.
-func urlDir(u *uri.URL) []string {
-	p, err := u.FTP()
-	if err != nil {
-		return nil
-	}
-	return p.CWD
-}
-
 // open finds (unless fresh) or makes a logged-in connection for u, bound
-// to ctx.
-func (d *Driver) open(ctx context.Context, u *uri.URL, req *proto.Request, fresh bool) (*conn, error) {
+// to ctx: an idle one already in dir, the CWD segments of u's view, when
+// there is one (connPool.takeIdle).
+func (d *Driver) open(ctx context.Context, u *uri.URL, dir []string, req *proto.Request, fresh bool) (*conn, error) {
 	host := u.Hostname()
 	if host == "" {
 		return nil, fmt.Errorf("ftp: URL has no host")
@@ -383,7 +374,7 @@ func (d *Driver) open(ctx context.Context, u *uri.URL, req *proto.Request, fresh
 		return nil, err
 	}
 	for !fresh {
-		c := p.takeIdle(key, urlDir(u))
+		c := p.takeIdle(key, dir)
 		if c == nil {
 			break
 		}

@@ -60,7 +60,7 @@ func (d *Driver) ModTimes(ctx context.Context, dir *uri.URL, req *proto.Request,
 		args[i] = pl.arg
 	}
 	times := make([]time.Time, len(names))
-	_, err = d.do(ctx, dir, req, func(c *conn) (*proto.Response, error) {
+	_, err = d.do(ctx, dir, p.CWD, req, func(c *conn) (*proto.Response, error) {
 		defer d.release(c)
 		if err := c.checkIAC(append(slices.Clip(pl.cwd), args...)...); err != nil {
 			return nil, err

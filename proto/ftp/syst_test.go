@@ -100,7 +100,7 @@ func openConn(t *testing.T, d *Driver, f *fakeFTP) *conn {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
 	t.Cleanup(cancel)
-	c, err := d.open(ctx, uri.MustParse(f.url("/")), quickReq(), true)
+	c, err := d.open(ctx, uri.MustParse(f.url("/")), nil, quickReq(), true)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -226,7 +226,7 @@ func TestSYSTWithEPSV(t *testing.T) {
 // openConnReuse checks out the pooled connection to f (no new login).
 func openConnReuse(t *testing.T, d *Driver, f *fakeFTP) *conn {
 	t.Helper()
-	c, err := d.open(t.Context(), uri.MustParse(f.url("/")), quickReq(), false)
+	c, err := d.open(t.Context(), uri.MustParse(f.url("/")), nil, quickReq(), false)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -62,6 +62,7 @@ type RawFTP struct {
 	cmds  []string
 	conns map[net.Conn]bool
 	done  bool
+	idle  []chan struct{} // WaitIdle's, closed when no connection is open
 }
 
 // PathSyntax is how a RawFTP of another system names directories and
@@ -105,6 +106,28 @@ func (s *RawFTP) Commands() []string {
 	return append([]string(nil), s.cmds...)
 }
 
+// WaitIdle waits until no client connection is open (each session has
+// read its client's last command, QUIT or the end of the connection),
+// at most timeout; it reports whether that happened. A client that
+// closed its connection may still have commands on their way: a test
+// reads Commands after WaitIdle to see them all.
+func (s *RawFTP) WaitIdle(timeout time.Duration) bool {
+	s.mu.Lock()
+	if len(s.conns) == 0 {
+		s.mu.Unlock()
+		return true
+	}
+	ch := make(chan struct{})
+	s.idle = append(s.idle, ch)
+	s.mu.Unlock()
+	select {
+	case <-ch:
+		return true
+	case <-time.After(timeout):
+		return false
+	}
+}
+
 // Close stops the server, closes its connections and waits for them.
 func (s *RawFTP) Close() error {
 	s.mu.Lock()
@@ -126,8 +149,14 @@ func (s *RawFTP) track(c net.Conn, on bool) bool {
 	}
 	if on {
 		s.conns[c] = true
-	} else {
-		delete(s.conns, c)
+		return true
+	}
+	delete(s.conns, c)
+	if len(s.conns) == 0 {
+		for _, ch := range s.idle {
+			close(ch)
+		}
+		s.idle = nil
 	}
 	return true
 }
