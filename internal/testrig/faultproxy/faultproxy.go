@@ -177,9 +177,6 @@ func Start(cfg Config) (*Proxy, error) {
 // Addr returns the address clients connect to, "127.0.0.1:PORT".
 func (p *Proxy) Addr() string { return p.ln.Addr().String() }
 
-// Port returns the port of Addr.
-func (p *Proxy) Port() int { return p.ln.Addr().(*net.TCPAddr).Port }
-
 // Stats returns what the proxy did so far.
 func (p *Proxy) Stats() Stats {
 	p.mu.Lock()
