@@ -302,8 +302,8 @@ var nntpCommands = map[string]func(ss *nntpSession, f []string){
 	"LIST":         (*nntpSession).list,
 }
 
-// openCommands are allowed before authentication.
-var openCommands = map[string]bool{"AUTHINFO": true, "MODE": true, "CAPABILITIES": true, "QUIT": true}
+// openCommands are allowed before authentication (and QUIT, see dispatch).
+var openCommands = map[string]bool{"AUTHINFO": true, "MODE": true, "CAPABILITIES": true}
 
 func (s *NNTP) serve(c net.Conn) {
 	r := bufio.NewReader(c)
