@@ -323,25 +323,18 @@ func (d *Driver) retryBare(ctx context.Context, t *target, req *proto.Request, w
 
 // read reads the response to w on c.
 func (d *Driver) read(c *conn, t *target, req *proto.Request, w wireRequest, lim limits) (*proto.Response, error) {
-	h := Header{OK: true, Length: LengthClose}
-	hasHeader := false
-	if w.Plus != nil {
-		var err error
-		var ok bool
-		if h, ok, err = c.readHeader(); err != nil {
-			return nil, err
-		} else if ok {
-			hasHeader = true
-		} else {
-			h = Header{OK: true, Length: LengthClose}
-		}
-		if !h.OK {
-			return nil, c.serverError(h)
-		}
-	}
-	plus := ""
+	h, hasHeader, plus := Header{OK: true, Length: LengthClose}, false, ""
 	if w.Plus != nil {
 		plus = *w.Plus
+		got, ok, err := c.readHeader()
+		switch {
+		case err != nil:
+			return nil, err
+		case ok && !got.OK:
+			return nil, c.serverError(got)
+		case ok:
+			h, hasHeader = got, true
+		}
 	}
 	resp := &proto.Response{
 		Kind:      proto.KindData,
