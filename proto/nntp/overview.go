@@ -77,14 +77,8 @@ func parseOverview(line string) (overview, error) {
 // (RFC 3977 section 6 allows 1 to 2,147,483,647; larger numbers from
 // servers with 64-bit numbering are accepted).
 func articleNumber(s string) (int64, bool) {
-	if s == "" || s[0] < '0' || s[0] > '9' {
-		return 0, false
-	}
-	n, err := strconv.ParseInt(s, 10, 64)
-	if err != nil || n < 1 {
-		return 0, false
-	}
-	return n, true
+	n := count(s)
+	return n, n >= 1
 }
 
 // parseListGroupLine parses one line of a LISTGROUP reply (RFC 3977
