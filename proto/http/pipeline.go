@@ -56,8 +56,8 @@ var ErrSerial = fmt.Errorf("http: the server does not pipeline: %w", errors.ErrU
 // connection in use.
 //
 // A server that answered the KeepAlive pool over HTTP/2 gets the requests
-// there instead, up to pipeDepth at once as streams of its connection
-// (RFC 9113 section 5), answered in any order (multiplex).
+// there instead, as streams of its connection (RFC 9113 section 5),
+// answered in any order (multiplex).
 func (d *Driver) Revalidate(ctx context.Context, req *proto.Request, checks []Check) (same []bool, err error) {
 	same = make([]bool, len(checks))
 	if len(checks) == 0 {
@@ -67,11 +67,11 @@ func (d *Driver) Revalidate(ctx context.Context, req *proto.Request, checks []Ch
 		req = &proto.Request{}
 	}
 	key, reqs, err := d.pipeRequests(ctx, checks)
-	switch {
-	case err != nil:
+	if err != nil {
 		return same, err
-	case d.isH2(key):
-		return same, d.multiplex(ctx, req, reqs, checks, same)
+	}
+	if pool := d.h2Pool(key); pool != nil {
+		return same, d.multiplex(ctx, pool, tracer{w: req.Trace}, reqs, checks, same)
 	}
 	return same, d.pipeline(ctx, req, key, reqs, checks, same)
 }
@@ -148,10 +148,15 @@ func (d *Driver) isSerial(key string) bool {
 	return d.serial[key]
 }
 
-func (d *Driver) isH2(key string) bool {
+// h2Pool is the KeepAlive pool when key's server answered it over
+// HTTP/2, else nil.
+func (d *Driver) h2Pool(key string) *http.Transport {
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	return d.h2[key]
+	if d.h2[key] {
+		return d.shared
+	}
+	return nil
 }
 
 // h2Streams bounds the conditional requests that Revalidate's calls have
@@ -160,13 +165,11 @@ func (d *Driver) isH2(key string) bool {
 // fit on one (net/http opens another past the server's limit).
 const h2Streams = 100
 
-// multiplex sends reqs on the KeepAlive pool, within h2Streams, and sets
-// same[i] for each 304 that fits checks[i]; a response that ends the
-// pipeline of HTTP/1.1 (verdict) ends nothing here: its stream is closed
-// alone. The error is the first request's that failed, or ctx's.
-func (d *Driver) multiplex(ctx context.Context, req *proto.Request, reqs []*http.Request, checks []Check, same []bool) error {
-	tr, _ := d.transportFor(req)
-	t := tracer{w: req.Trace}
+// multiplex sends reqs on pool, within h2Streams, and sets same[i] for
+// each 304 that fits checks[i]; a response that ends the pipeline of
+// HTTP/1.1 (verdict) ends nothing here: its stream is closed alone. The
+// error is the first request's that failed, or ctx's.
+func (d *Driver) multiplex(ctx context.Context, pool *http.Transport, t tracer, reqs []*http.Request, checks []Check, same []bool) error {
 	var (
 		mu    sync.Mutex // t, first
 		first error
@@ -183,7 +186,7 @@ func (d *Driver) multiplex(ctx context.Context, req *proto.Request, reqs []*http
 		}
 		wg.Go(func() {
 			defer func() { <-d.streams }()
-			resp, err := tr.RoundTrip(hreq)
+			resp, err := pool.RoundTrip(hreq)
 			if err == nil {
 				same[i], _ = verdict(resp, checks[i].Since)
 			}
