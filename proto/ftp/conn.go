@@ -134,22 +134,11 @@ func dialConn(ctx context.Context, req *proto.Request, key poolKey, cr creds, li
 		err = c.startTLS(ctx, lim.tlsMode, lim.tlsCfg)
 	}
 	if err == nil {
-		err = c.login(cr, noMLSD)
+		err = c.login(cr, noMLSD, lim.reuse)
 	}
 	if err != nil {
 		c.close()
 		return nil, err
-	}
-	if lim.reuse {
-		pwd, err := c.pwdName()
-		if err != nil {
-			c.close()
-			return nil, err
-		}
-		c.pwd = pwd // path.go
-		if c.pwd == "" {
-			c.w.note("PWD gave no usable directory: this connection will not be reused")
-		}
 	}
 	return c, nil
 }
@@ -178,22 +167,36 @@ func dialControl(ctx context.Context, req *proto.Request, key poolKey) (*conn, n
 	return c, raw, nil
 }
 
-// login logs in (USER, PASS), asks FEAT, sends TYPE I, and protects the
-// data connections when TLS is on. When noMLSD is not empty it lists with
-// LIST even when FEAT offers MLST. Names are octets: no OPTS UTF8 ON,
-// which makes some servers re-encode them.
-func (c *conn) login(cr creds, noMLSD string) error {
-	err := c.logIn(cr)
-	if err == nil {
-		err = c.askFEAT()
+// login logs in (USER, PASS), asks FEAT, sends TYPE I and, when pwd,
+// asks PWD for the login directory (c.pwd, path.go), the last three sent
+// with PASS (logIn), then protects the data connections when TLS is on.
+// When noMLSD is not empty it lists with LIST even when FEAT offers MLST.
+// Names are octets: no OPTS UTF8 ON, which makes some servers re-encode
+// them.
+func (c *conn) login(cr creds, noMLSD string, pwd bool) error {
+	ahead := []string{"FEAT", "TYPE I"}
+	if pwd {
+		ahead = append(ahead, "PWD")
 	}
-	if err == nil {
-		_, _, err = c.cmd(StatusCommandOK, "TYPE I")
+	if err := c.logIn(cr, ahead); err != nil {
+		return err
 	}
-	if err != nil {
-		return c.fail("", err)
+	if err := c.featReply(); err != nil {
+		return err
+	}
+	if _, _, err := c.reply(StatusCommandOK); err != nil {
+		return c.fail("TYPE I", err)
 	}
 	c.typ = "I"
+	if pwd {
+		var err error
+		if c.pwd, err = c.pwdReply(); err != nil {
+			return err
+		}
+		if c.pwd == "" {
+			c.w.note("PWD gave no usable directory: this connection will not be reused")
+		}
+	}
 	if c.tlsCfg != nil {
 		if err := c.protect(); err != nil {
 			return err

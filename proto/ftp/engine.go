@@ -8,6 +8,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/rfc1738/fetch/internal/lineproto"
+	"github.com/rfc1738/fetch/internal/secret"
 	"github.com/rfc1738/fetch/internal/termtext"
 	"github.com/rfc1738/fetch/proto"
 )
@@ -42,29 +44,43 @@ func (c *conn) greet() error {
 }
 
 // logIn sends USER and, when the server asks for it (331), PASS (RFC 959
-// section 6, the login sequence). Any other answer to USER than 230
-// (logged in) or 331, or to PASS than 230, fails the login: no account
-// (ACCT, asked for with 332) is known to give.
-func (c *conn) logIn(cr creds) error {
+// section 6, the login sequence), with the commands of ahead in the same
+// write: RFC 959 section 4.2 has the server answer each command in turn,
+// so they need no round trip of their own. Any other answer to USER than
+// 230 (logged in, ahead then sent alone) or 331, or to PASS than 230,
+// fails the login: no account (ACCT, asked for with 332) is known to give.
+// The replies owed to ahead after a refused PASS are not waited for: the
+// connection is closed, and a server may discard what follows a failed
+// login, or close.
+func (c *conn) logIn(cr creds, ahead []string) error {
 	code, msg, err := c.cmd(0, "USER "+cr.user)
 	switch {
 	case err != nil:
+		return c.fail("", err)
 	case code == StatusLoggedIn:
 	case code == StatusUserOK:
-		_, _, err = c.cmd(StatusLoggedIn, "PASS "+cr.pass)
+		ahead = append([]string{"PASS " + cr.pass}, ahead...)
 	default:
-		err = &textproto.Error{Code: code, Msg: msg}
+		return c.fail("", &textproto.Error{Code: code, Msg: msg})
 	}
-	return err
+	if err := c.send(strings.Join(ahead, "\r\n")); err != nil {
+		return c.fail(lineproto.Shown(ahead[0]), err)
+	}
+	if code == StatusUserOK {
+		if _, _, err := c.reply(StatusLoggedIn); err != nil {
+			return c.fail("PASS "+secret.TraceMask, err)
+		}
+	}
+	return nil
 }
 
-// askFEAT sends FEAT (RFC 2389) and records the features of the reply. A
-// server that does not know FEAT offers none; only a failed connection
-// is an error.
-func (c *conn) askFEAT() error {
-	code, msg, err := c.cmd(0, "FEAT")
+// featReply reads the reply to FEAT (RFC 2389) and records the features
+// it names. A server that does not know FEAT offers none; only a failed
+// connection is an error.
+func (c *conn) featReply() error {
+	code, msg, err := c.reply(0)
 	if err != nil {
-		return err
+		return c.fail("FEAT", err)
 	}
 	if code == StatusSystem {
 		c.feat = parseFEAT(msg)

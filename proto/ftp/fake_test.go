@@ -52,6 +52,11 @@ type fakeFTP struct {
 	telnet   bool                // read command lines as Telnet, as the BSD ftpd and inetutils-ftpd do (telnetLine)
 	dropIAC  bool                // read on past a command line whose verb holds the byte 0xff, and never answer it (Pure-FTPd)
 	opening  string              // the text of the 150 before passive data; "" means "opening data connection"
+	// passAhead: PASS is answered only once the client has sent the
+	// commands after it up to PWD, or 2 s have passed; beforePass
+	// records those that came before the reply.
+	passAhead  bool
+	beforePass []string
 	// A listing's data stops after holdAt bytes until hold is closed
 	// (or 5 s pass), then goes on; released records which came first.
 	holdAt   int
@@ -146,7 +151,7 @@ type fakeSession struct {
 	dataLn net.Listener
 	rest   int
 	silent bool
-	next   string // a command already read (holdDone), to handle next
+	next   []string // commands already read (holdDone, passAhead), to handle next
 
 	activeTo string // the address of the last EPRT or PORT
 	prot     bool   // PROT P: data connections are TLS
@@ -172,9 +177,10 @@ func (f *fakeFTP) serve(c net.Conn) {
 		s.reply(f.greeting)
 	}
 	for {
-		line, err := s.next, error(nil)
-		if line != "" {
-			s.next = ""
+		var line string
+		var err error
+		if len(s.next) > 0 {
+			line, s.next = s.next[0], s.next[1:]
 		} else {
 			line, err = s.readCmd()
 		}
@@ -190,6 +196,9 @@ func (f *fakeFTP) serve(c net.Conn) {
 		cmd := strings.TrimSuffix(strings.TrimSuffix(line, "\n"), "\r")
 		verb, arg, _ := strings.Cut(cmd, " ")
 		verb = strings.ToUpper(verb)
+		if verb == "PASS" && f.passAhead {
+			s.readAhead()
+		}
 		if f.silentAt != "" && verb == f.silentAt {
 			s.silent = true
 			continue
@@ -206,6 +215,27 @@ func (f *fakeFTP) serve(c net.Conn) {
 			continue
 		}
 		if !s.handle(verb, arg) {
+			return
+		}
+	}
+}
+
+// readAhead reads the commands that follow PASS, up to PWD, for at most
+// 2 s (passAhead), and keeps them to handle after PASS.
+func (s *fakeSession) readAhead() {
+	s.c.SetReadDeadline(time.Now().Add(2 * time.Second))
+	defer s.c.SetDeadline(time.Now().Add(20 * time.Second))
+	for range 8 {
+		line, err := s.readCmd()
+		if err != nil {
+			return
+		}
+		s.next = append(s.next, line)
+		cmd := strings.TrimRight(line, "\r\n")
+		s.f.mu.Lock()
+		s.f.beforePass = append(s.f.beforePass, cmd)
+		s.f.mu.Unlock()
+		if cmd == "PWD" {
 			return
 		}
 	}
@@ -419,7 +449,7 @@ func (s *fakeSession) send(verb string, b []byte) {
 			f.mu.Lock()
 			f.midXfer = append(f.midXfer, strings.TrimRight(line, "\r\n"))
 			f.mu.Unlock()
-			s.next = line
+			s.next = append(s.next, line)
 		}
 	}
 	if verb == "RETR" && f.stallAt > 0 && len(b) > f.stallAt {
@@ -471,7 +501,7 @@ func (s *fakeSession) send(verb string, b []byte) {
 		if err != nil {
 			return
 		}
-		s.next = line
+		s.next = append(s.next, line)
 	}
 	if verb != "RETR" && f.listDone != "" {
 		s.reply(f.listDone)

@@ -90,8 +90,16 @@ func (d *Driver) fallbackNames(c *conn) ([]string, error) {
 // pwdName asks PWD and returns the directory it names, "" when it names
 // none; only a failed connection is an error.
 func (c *conn) pwdName() (string, error) {
-	if _, _, err := c.cmd(StatusPathCreated, "PWD"); err != nil && replyCode(err) == 0 && isConnError(err) {
-		return "", c.fail("", err)
+	if err := c.send("PWD"); err != nil {
+		return "", c.fail("PWD", err)
+	}
+	return c.pwdReply()
+}
+
+// pwdReply reads the reply to PWD (pwdName).
+func (c *conn) pwdReply() (string, error) {
+	if _, _, err := c.reply(StatusPathCreated); err != nil && replyCode(err) == 0 && isConnError(err) {
+		return "", c.fail("PWD", err)
 	}
 	return loginDir(c.w.last), nil
 }

@@ -383,3 +383,29 @@ func TestServersModTimes(t *testing.T) {
 		})
 	}
 }
+
+// A refused login, with FEAT, TYPE I and PWD sent after PASS in the same
+// write: the server's refusal is the error (proto.ErrLogin, the reply to
+// PASS), whatever it does with what follows, and the next login on a new
+// connection works. Pure-FTPd (-e, anonymous only) takes any user for
+// anonymous, and vsftpd's refusal is TestVsftpdPasswordLogin's: ProFTPD.
+func TestOtherFTPLoginRefused(t *testing.T) {
+	for _, name := range []string{servertest.ProFTPD} {
+		t.Run(name, func(t *testing.T) {
+			s, req, _ := otherFTPClient(t, name)
+			d := &Driver{}
+			defer d.CloseIdleConnections()
+			_, _, err := get(t, d, "ftp://nosuchuser:wrong-s3cret@"+s.Addr+"/pub/hello.txt", req)
+			var ce *CommandError
+			if !errors.Is(err, proto.ErrLogin) || !errors.As(err, &ce) || ce.Cmd != "PASS ****" || replyCode(err) != StatusNotLoggedIn {
+				t.Fatalf("got %v, want the 530 of PASS as proto.ErrLogin", err)
+			}
+			if strings.Contains(err.Error(), "s3cret") {
+				t.Errorf("the error shows the password: %v", err)
+			}
+			if _, _, err := get(t, d, "ftp://"+s.Addr+"/pub/hello.txt", req); err != nil {
+				t.Errorf("anonymous after the refused login: %v", err)
+			}
+		})
+	}
+}
