@@ -107,10 +107,11 @@ type limits struct {
 }
 
 // dialConn opens the control connection to addr, reads the greeting, logs
-// in and records the login directory. The connection is returned bound to
+// in and records the login directory; with first, it also enters that
+// directory (login). The connection is returned bound to
 // ctx and req. When noMLSD is not empty (it says why, for the trace) it
 // lists with LIST even when FEAT offers MLST.
-func dialConn(ctx context.Context, req *proto.Request, key poolKey, cr creds, lim limits, noMLSD string) (*conn, error) {
+func dialConn(ctx context.Context, req *proto.Request, key poolKey, cr creds, lim limits, noMLSD string, first []string) (*conn, error) {
 	if err := context.Cause(ctx); err != nil {
 		// The dial below is detached from ctx (the connection may
 		// outlive the call): a caller that has given up dials nothing.
@@ -134,10 +135,13 @@ func dialConn(ctx context.Context, req *proto.Request, key poolKey, cr creds, li
 		err = c.startTLS(ctx, lim.tlsMode, lim.tlsCfg)
 	}
 	if err == nil {
-		err = c.login(cr, noMLSD, lim.reuse)
+		err = c.login(cr, noMLSD, lim.reuse, first)
 	}
 	if err != nil {
 		c.close()
+		if errors.Is(err, errFirstLost) {
+			return dialConn(ctx, req, key, cr, lim, noMLSD, nil)
+		}
 		return nil, err
 	}
 	return c, nil
@@ -169,14 +173,19 @@ func dialControl(ctx context.Context, req *proto.Request, key poolKey) (*conn, n
 
 // login logs in (USER, PASS), asks FEAT, sends TYPE I and, when pwd,
 // asks PWD for the login directory (c.pwd, path.go), the last three sent
-// with PASS (logIn), then protects the data connections when TLS is on.
-// When noMLSD is not empty it lists with LIST even when FEAT offers MLST.
-// Names are octets: no OPTS UTF8 ON, which makes some servers re-encode
-// them.
-func (c *conn) login(cr creds, noMLSD string, pwd bool) error {
+// with PASS (logIn); with first (the CWD segments of the first URL's
+// directory, Driver.firstDir) a CWD to that directory, SYST and the EPSV
+// of the first transfer go in that write too (enterFirst).
+// It then protects the data connections when TLS is on. When noMLSD is
+// not empty it lists with LIST even when FEAT offers MLST. Names are
+// octets: no OPTS UTF8 ON, which makes some servers re-encode them.
+func (c *conn) login(cr creds, noMLSD string, pwd bool, first []string) error {
 	ahead := []string{"FEAT", "TYPE I"}
 	if pwd {
 		ahead = append(ahead, "PWD")
+	}
+	if first != nil {
+		ahead = append(ahead, "CWD "+strings.Join(first, "/"), "SYST", "EPSV")
 	}
 	if err := c.logIn(cr, ahead); err != nil {
 		return err
@@ -197,6 +206,11 @@ func (c *conn) login(cr creds, noMLSD string, pwd bool) error {
 			c.w.note("PWD gave no usable directory: this connection will not be reused")
 		}
 	}
+	if first != nil {
+		if err := c.enterFirst(first); err != nil {
+			return err
+		}
+	}
 	if c.tlsCfg != nil {
 		if err := c.protect(); err != nil {
 			return err
@@ -208,6 +222,38 @@ func (c *conn) login(cr creds, noMLSD string, pwd bool) error {
 	}
 	return nil
 }
+
+// enterFirst reads the replies to the CWD to first's directory (its
+// segments joined by "/", relative to the login directory), SYST and EPSV
+// that login sent; EPSV's reply is left owed to the first transfer
+// (passive). The connection is in first's directory when the CWD succeeded
+// and PWD gave a Unix path (as for fullPath); otherwise its place is not
+// known, and the first URL's enter returns to the login directory and
+// goes on as without sending ahead. Without a login directory to return
+// to, the connection is not used (errFirstLost): dialConn dials another
+// that does not send ahead.
+func (c *conn) enterFirst(first []string) error {
+	c.moved = true
+	_, _, err := c.reply(StatusRequestedFileOK)
+	if err != nil && replyCode(err) == 0 {
+		return c.fail(displayCmd("CWD", strings.Join(first, "/")), err)
+	}
+	c.systAsked = true
+	if serr := c.systReply(); serr != nil {
+		return serr
+	}
+	c.epsvAhead = true
+	if c.pwd == "" {
+		c.dead = true
+		return errFirstLost
+	}
+	c.at, c.atKnown = slices.Clone(first), err == nil && strings.HasPrefix(c.pwd, "/")
+	return nil
+}
+
+// errFirstLost: a connection that entered a directory at login has no
+// login directory to return to (dialConn dials another without).
+var errFirstLost = errors.New("ftp: no login directory to return to from the directory entered at login")
 
 // dialData opens a data connection. The address of the EPSV or PASV
 // reply is used only for its port: the host is always the
@@ -541,16 +587,22 @@ func (c *conn) enterThen(pl plan, ahead []string) (warnings []string, err error)
 // where the one CWD to the joined path does; a fetch of a URL keeps to the
 // segments.
 func (c *conn) fullPath(pl plan) (string, bool) {
-	if c.req == nil || !c.req.Options.FTP.DirectCWD || !strings.HasPrefix(c.pwd, "/") || len(pl.cwd) == 0 {
+	if c.req == nil || !c.req.Options.FTP.DirectCWD || !strings.HasPrefix(c.pwd, "/") || !plainDirs(pl.cwd) {
 		return "", false
-	}
-	for _, s := range pl.cwd {
-		if s == "" || s == "." || s == ".." || strings.Contains(s, "/") {
-			return "", false
-		}
 	}
 	full := strings.TrimSuffix(c.pwd, "/") + "/" + strings.Join(pl.cwd, "/")
 	return full, proto.CheckArg(full) == nil
+}
+
+// plainDirs reports whether segs are CWD arguments that are all plain
+// names (not empty, ".", ".." and without "/"), and at least one.
+func plainDirs(segs []string) bool {
+	for _, s := range segs {
+		if s == "" || s == "." || s == ".." || strings.Contains(s, "/") || proto.CheckArg(s) != nil {
+			return false
+		}
+	}
+	return len(segs) > 0
 }
 
 // enterFull changes into pl's directory with one CWD to full, sent with

@@ -404,7 +404,7 @@ func (d *Driver) open(ctx context.Context, u *uri.URL, dir []string, req *proto.
 			return nil, err
 		}
 	}
-	c, err := dialConn(ctx, req, key, cr, lim, noMLSD)
+	c, err := dialConn(ctx, req, key, cr, lim, noMLSD, d.firstDir(req, mode, dir))
 	if cr.prompted {
 		p.remember(addr, cr.user, cr.pass, err == nil)
 	}
@@ -415,6 +415,22 @@ func (d *Driver) open(ctx context.Context, u *uri.URL, dir []string, req *proto.
 	c.uses = 1
 	c.pipeCWD = d.PipelinePassive
 	return c, nil
+}
+
+// firstDir is the directory a new connection enters with one CWD, sent
+// with SYST and the EPSV of the first transfer along with PASS
+// (conn.login), so that its first listing or file costs no round trip of
+// its own to get there: dir, for a mirror's request (Options.FTP.DirectCWD,
+// which takes one CWD to a path where PWD gives a Unix path) that
+// pipelines in passive mode without TLS on reused connections, when its
+// segments are plain names; else nil.
+func (d *Driver) firstDir(req *proto.Request, mode proto.FTPTLS, dir []string) []string {
+	o := req.Options.FTP
+	if !o.DirectCWD || !d.PipelinePassive || d.MaxIdleConnsPerHost < 0 || o.Port != "" || mode != proto.TLSOff ||
+		o.Method != proto.MethodDefault && o.Method != proto.MethodMultiCWD || !plainDirs(dir) {
+		return nil
+	}
+	return dir
 }
 
 // release gives c back after a use: a connection that failed is checked

@@ -53,9 +53,10 @@ type fakeFTP struct {
 	dropIAC  bool                // read on past a command line whose verb holds the byte 0xff, and never answer it (Pure-FTPd)
 	opening  string              // the text of the 150 before passive data; "" means "opening data connection"
 	// passAhead: PASS is answered only once the client has sent the
-	// commands after it up to PWD, or 2 s have passed; beforePass
-	// records those that came before the reply.
+	// commands after it up to aheadTo ("" means PWD), or 2 s have
+	// passed; beforePass records those that came before the reply.
 	passAhead  bool
+	aheadTo    string
 	beforePass []string
 	// A listing's data stops after holdAt bytes until hold is closed
 	// (or 5 s pass), then goes on; released records which came first.
@@ -220,7 +221,7 @@ func (f *fakeFTP) serve(c net.Conn) {
 	}
 }
 
-// readAhead reads the commands that follow PASS, up to PWD, for at most
+// readAhead reads the commands that follow PASS, up to aheadTo, for at most
 // 2 s (passAhead), and keeps them to handle after PASS.
 func (s *fakeSession) readAhead() {
 	s.c.SetReadDeadline(time.Now().Add(2 * time.Second))
@@ -235,7 +236,7 @@ func (s *fakeSession) readAhead() {
 		s.f.mu.Lock()
 		s.f.beforePass = append(s.f.beforePass, cmd)
 		s.f.mu.Unlock()
-		if cmd == "PWD" {
+		if cmd == cmpOr(s.f.aheadTo, "PWD") {
 			return
 		}
 	}

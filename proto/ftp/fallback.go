@@ -2,6 +2,7 @@ package ftp
 
 import (
 	"errors"
+	"net/textproto"
 	"strings"
 
 	"github.com/rfc1738/fetch/proto"
@@ -98,10 +99,11 @@ func (c *conn) pwdName() (string, error) {
 
 // pwdReply reads the reply to PWD (pwdName).
 func (c *conn) pwdReply() (string, error) {
-	if _, _, err := c.reply(StatusPathCreated); err != nil && replyCode(err) == 0 && isConnError(err) {
+	code, msg, err := c.reply(0)
+	if err != nil {
 		return "", c.fail("PWD", err)
 	}
-	return loginDir(c.w.last), nil
+	return loginDir(&textproto.Error{Code: code, Msg: msg}), nil
 }
 
 // probeName learns the type of e, a name of the directory of pl, by a

@@ -2,12 +2,15 @@ package ftp
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/rfc1738/fetch/proto"
+	"github.com/rfc1738/fetch/uri"
 )
 
 // The commands after PASS go in the same write (RFC 959 section 4.2: the
@@ -112,5 +115,67 @@ func TestLoginWithoutPassword(t *testing.T) {
 	}
 	if s := f.sent(); strings.Contains(s, "PASS") || !strings.HasPrefix(s, "USER anonymous\r\nFEAT\r\nTYPE I\r\nPWD\r\n") {
 		t.Errorf("sent %q, want USER, then FEAT, TYPE I and PWD and no PASS", s)
+	}
+}
+
+// A mirror's new connection (DirectCWD, PipelinePassive) sends a CWD to
+// its first directory, SYST and the EPSV of its first listing with PASS:
+// the listing then needs LIST alone.
+func TestLoginEntersFirstDirectory(t *testing.T) {
+	f := newFake(t)
+	f.passAhead, f.aheadTo = true, "EPSV"
+	f.lists["LIST"] = []byte("-rw-r--r-- 1 ftp ftp 7 Jan 02 2024 f.bin\r\n")
+	d, req := startPiped(t, f)
+	req.Options.FTP.DirectCWD = true
+	ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
+	defer cancel()
+	var names []string
+	if _, err := d.List(ctx, uri.MustParse(f.url("/a/b/")), req, func(e proto.Entry) error {
+		names = append(names, e.Name)
+		return nil
+	}); err != nil || !slices.Equal(names, []string{"f.bin"}) {
+		t.Fatalf("listed %q, %v", names, err)
+	}
+	f.mu.Lock()
+	ahead := slices.Clone(f.beforePass)
+	f.mu.Unlock()
+	if want := []string{"FEAT", "TYPE I", "PWD", "CWD a/b", "SYST", "EPSV"}; !slices.Equal(ahead, want) {
+		t.Errorf("before the reply to PASS the server had %q, want %q", ahead, want)
+	}
+	if s := f.sent(); !strings.HasSuffix(s, "EPSV\r\nLIST\r\n") || strings.Count(s, "CWD") != 1 || strings.Count(s, "EPSV") != 1 {
+		t.Errorf("sent %q, want LIST right after the login's EPSV", s)
+	}
+}
+
+// A CWD sent with PASS that the server refuses leaves the connection's
+// place unknown: the URL returns to the login directory and finds the
+// missing segment as without sending ahead (proto.ErrNotFound, the CWD
+// named). With no login directory to return to (PWD refused), the URL
+// goes on a new connection that does not send ahead.
+func TestLoginFirstDirectoryRefused(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		pwds []string
+		want string // the commands after the first login's
+	}{
+		{"with a login directory", nil, "CWD q/missing|SYST|EPSV|CWD /q/missing|CWD /|CWD q|CWD missing|NOOP|QUIT"},
+		{"without", []string{"550 no", "550 no"}, "CWD q/missing|SYST|EPSV|" + anonLogin + "CWD q|CWD missing|NOOP|QUIT"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			f := newFake(t)
+			f.pwds = tc.pwds
+			for _, p := range []string{"missing", "q/missing", "/q/missing"} {
+				f.replies["CWD "+p] = "550 no such directory"
+			}
+			d, req := startPiped(t, f)
+			req.Options.FTP.DirectCWD = true
+			_, _, err := get(t, d, f.url("/q/missing/a"), req)
+			var ce *CommandError
+			if !errors.Is(err, proto.ErrNotFound) || !errors.As(err, &ce) || ce.Cmd != "CWD missing" {
+				t.Fatalf("got %v, want CWD missing refused as proto.ErrNotFound", err)
+			}
+			d.CloseIdleConnections()
+			waitSent(t, f, commands(anonLogin+tc.want))
+		})
 	}
 }
