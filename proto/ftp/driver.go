@@ -185,12 +185,16 @@ func (d *Driver) Warm(ctx context.Context, u *uri.URL, req *proto.Request, n int
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			c, err := d.open(ctx, u, nil, &wreq, true)
+			var dir []string
+			if pl != nil {
+				dir = pl.cwd
+			}
+			c, err := d.open(ctx, u, dir, &wreq, true)
 			if err != nil {
 				return
 			}
 			if pl != nil {
-				if _, err := c.enter(*pl); err == nil && d.PipelinePassive && !c.noPipeline && c.activePort() == nil {
+				if _, err := c.enter(*pl); err == nil && d.PipelinePassive && !c.noPipeline && c.activePort() == nil && !c.hasEPSV() {
 					if err := c.prefetch(); err != nil {
 						c.dead = true
 					}
