@@ -172,13 +172,11 @@ func dialControl(ctx context.Context, req *proto.Request, key poolKey) (*conn, n
 }
 
 // login logs in (USER, PASS), asks FEAT, sends TYPE I and, when pwd,
-// asks PWD for the login directory (c.pwd, path.go), the last three sent
-// with PASS (logIn); with first (the CWD segments of the first URL's
-// directory, Driver.firstDir) a CWD to that directory, SYST and the EPSV
-// of the first transfer go in that write too (enterFirst).
-// It then protects the data connections when TLS is on. When noMLSD is
-// not empty it lists with LIST even when FEAT offers MLST. Names are
-// octets: no OPTS UTF8 ON, which makes some servers re-encode them.
+// PWD (c.pwd, path.go), all three with PASS (logIn), and with them, for
+// first (Driver.firstDir), a CWD there, SYST and EPSV (enterFirst); then
+// it protects the data connections when TLS is on. When noMLSD is not
+// empty it lists with LIST even when FEAT offers MLST. Names are octets:
+// no OPTS UTF8 ON, which makes some servers re-encode them.
 func (c *conn) login(cr creds, noMLSD string, pwd bool, first []string) error {
 	ahead := []string{"FEAT", "TYPE I"}
 	if pwd {
@@ -223,15 +221,12 @@ func (c *conn) login(cr creds, noMLSD string, pwd bool, first []string) error {
 	return nil
 }
 
-// enterFirst reads the replies to the CWD to first's directory (its
-// segments joined by "/", relative to the login directory), SYST and EPSV
-// that login sent; EPSV's reply is left owed to the first transfer
-// (passive). The connection is in first's directory when the CWD succeeded
-// and PWD gave a Unix path (as for fullPath); otherwise its place is not
-// known, and the first URL's enter returns to the login directory and
-// goes on as without sending ahead. Without a login directory to return
-// to, the connection is not used (errFirstLost): dialConn dials another
-// that does not send ahead.
+// enterFirst reads the replies to login's CWD to first (its segments
+// joined, relative to the login directory) and SYST, and leaves EPSV's
+// owed to the first transfer. The connection is in first when the CWD
+// succeeded and PWD gave a Unix path (as for fullPath); else its place is
+// not known and its first URL starts from the login directory, or, with
+// none to return to, it is dropped (errFirstLost).
 func (c *conn) enterFirst(first []string) error {
 	c.moved = true
 	_, _, err := c.reply(StatusRequestedFileOK)

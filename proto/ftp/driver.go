@@ -421,11 +421,8 @@ func (d *Driver) open(ctx context.Context, u *uri.URL, dir []string, req *proto.
 	return c, nil
 }
 
-// firstDir is the directory a new connection enters with one CWD, sent
-// with SYST and the EPSV of the first transfer along with PASS
-// (conn.login), so that its first listing or file costs no round trip of
-// its own to get there: dir, for a mirror's request (Options.FTP.DirectCWD,
-// which takes one CWD to a path where PWD gives a Unix path) that
+// firstDir is the directory a new connection enters with its login
+// (conn.login): dir, for a mirror's request (Options.FTP.DirectCWD) that
 // pipelines in passive mode without TLS on reused connections, when its
 // segments are plain names; else nil.
 func (d *Driver) firstDir(req *proto.Request, mode proto.FTPTLS, dir []string) []string {

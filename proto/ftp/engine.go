@@ -44,14 +44,11 @@ func (c *conn) greet() error {
 }
 
 // logIn sends USER and, when the server asks for it (331), PASS (RFC 959
-// section 6, the login sequence), with the commands of ahead in the same
-// write: RFC 959 section 4.2 has the server answer each command in turn,
-// so they need no round trip of their own. Any other answer to USER than
-// 230 (logged in, ahead then sent alone) or 331, or to PASS than 230,
-// fails the login: no account (ACCT, asked for with 332) is known to give.
-// The replies owed to ahead after a refused PASS are not waited for: the
-// connection is closed, and a server may discard what follows a failed
-// login, or close.
+// section 6), with the commands of ahead in the same write: the server
+// answers each in turn (section 4.2). Any other answer to USER than 230
+// (ahead then goes alone) or 331, or to PASS than 230, fails the login:
+// no account (ACCT, asked for with 332) is known to give. The replies to
+// ahead are not waited for then: a server may discard them, or close.
 func (c *conn) logIn(cr creds, ahead []string) error {
 	code, msg, err := c.cmd(0, "USER "+cr.user)
 	switch {
