@@ -99,6 +99,7 @@ type limits struct {
 	maxReply   int64
 	maxListing int64
 	reuse      bool
+	passAlone  bool // PASS is sent alone (errOutOfStep)
 
 	// TLS for this dial (tls.go): the mode (proto.TLSOff for none) and
 	// the connection's own configuration.
@@ -135,11 +136,14 @@ func dialConn(ctx context.Context, req *proto.Request, key poolKey, cr creds, li
 		err = c.startTLS(ctx, lim.tlsMode, lim.tlsCfg)
 	}
 	if err == nil {
-		err = c.login(cr, noMLSD, lim.reuse, first)
+		err = c.login(cr, noMLSD, lim, first)
 	}
 	if err != nil {
 		c.close()
-		if errors.Is(err, errFirstLost) {
+		if errors.Is(err, errOutOfStep) {
+			lim.passAlone = true
+		}
+		if errors.Is(err, errFirstLost) || errors.Is(err, errOutOfStep) {
 			return dialConn(ctx, req, key, cr, lim, noMLSD, nil)
 		}
 		return nil, err
@@ -171,13 +175,14 @@ func dialControl(ctx context.Context, req *proto.Request, key poolKey) (*conn, n
 	return c, raw, nil
 }
 
-// login logs in (USER, PASS), asks FEAT, sends TYPE I and, when pwd,
-// PWD (c.pwd, path.go), all three with PASS (logIn), and with them, for
+// login logs in (USER, PASS), asks FEAT, sends TYPE I and, when
+// lim.reuse, PWD (c.pwd, path.go), all three with PASS (logIn), and with them, for
 // first (Driver.firstDir), a CWD there, SYST and EPSV (enterFirst); then
 // it protects the data connections when TLS is on. When noMLSD is not
 // empty it lists with LIST even when FEAT offers MLST. Names are octets:
 // no OPTS UTF8 ON, which makes some servers re-encode them.
-func (c *conn) login(cr creds, noMLSD string, pwd bool, first []string) error {
+func (c *conn) login(cr creds, noMLSD string, lim limits, first []string) error {
+	pwd := lim.reuse
 	ahead := []string{"FEAT", "TYPE I"}
 	if pwd {
 		ahead = append(ahead, "PWD")
@@ -185,7 +190,7 @@ func (c *conn) login(cr creds, noMLSD string, pwd bool, first []string) error {
 	if first != nil {
 		ahead = append(ahead, "CWD "+strings.Join(first, "/"), "SYST", "EPSV")
 	}
-	if err := c.logIn(cr, ahead); err != nil {
+	if err := c.logIn(cr, ahead, lim.passAlone); err != nil {
 		return err
 	}
 	if err := c.featReply(); err != nil {

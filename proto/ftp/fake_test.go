@@ -58,6 +58,11 @@ type fakeFTP struct {
 	passAhead  bool
 	aheadTo    string
 	beforePass []string
+	// lateRefusals: the first so many PASS (over all sessions) are
+	// refused after the commands sent with them are answered (FEAT as
+	// usual, the others 530), as pyftpdlib answers while it delays a
+	// refusal.
+	lateRefusals int
 	// A listing's data stops after holdAt bytes until hold is closed
 	// (or 5 s pass), then goes on; released records which came first.
 	holdAt   int
@@ -197,8 +202,8 @@ func (f *fakeFTP) serve(c net.Conn) {
 		cmd := strings.TrimSuffix(strings.TrimSuffix(line, "\n"), "\r")
 		verb, arg, _ := strings.Cut(cmd, " ")
 		verb = strings.ToUpper(verb)
-		if verb == "PASS" && f.passAhead {
-			s.readAhead()
+		if verb == "PASS" && s.atPass() {
+			continue
 		}
 		if f.silentAt != "" && verb == f.silentAt {
 			s.silent = true
@@ -219,6 +224,32 @@ func (f *fakeFTP) serve(c net.Conn) {
 			return
 		}
 	}
+}
+
+// atPass reads ahead after PASS (passAhead, lateRefusals) and answers
+// a late refusal; it reports whether PASS was answered.
+func (s *fakeSession) atPass() bool {
+	f := s.f
+	f.mu.Lock()
+	late := f.lateRefusals > 0
+	f.lateRefusals--
+	f.mu.Unlock()
+	if f.passAhead || late {
+		s.readAhead()
+	}
+	if !late {
+		return false
+	}
+	for _, l := range s.next {
+		if strings.HasPrefix(l, "FEAT") {
+			s.handle("FEAT", "")
+		} else {
+			s.reply("530 Log in with USER and PASS first.")
+		}
+	}
+	s.next = nil
+	s.reply("530 Authentication failed.")
+	return true
 }
 
 // readAhead reads the commands that follow PASS, up to aheadTo, for at most

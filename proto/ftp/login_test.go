@@ -187,3 +187,30 @@ func TestLoginFirstDirectoryRefused(t *testing.T) {
 		})
 	}
 }
+
+// A server that answers the commands sent after PASS before PASS itself
+// (pyftpdlib delays its refusal of a wrong password, and answers FEAT in
+// the meantime) is logged in to again with PASS alone: the refusal is the
+// login error, not FEAT's reply taken for PASS's.
+func TestLoginOutOfStep(t *testing.T) {
+	f := newFake(t)
+	f.lateRefusals = 1
+	f.replies["PASS s3cret"] = "530 Authentication failed."
+	f.start()
+	d := &Driver{}
+	defer d.CloseIdleConnections()
+	var trace bytes.Buffer
+	req := quickReq()
+	req.Trace = &trace
+	_, _, err := get(t, d, "ftp://bob:s3cret@"+f.addr()+"/f.bin", req)
+	var ce *CommandError
+	if !errors.Is(err, proto.ErrLogin) || !errors.As(err, &ce) || ce.Cmd != "PASS ****" || replyCode(err) != StatusNotLoggedIn {
+		t.Fatalf("got %v, want the 530 of PASS as proto.ErrLogin", err)
+	}
+	if n := f.connCount(); n != 2 {
+		t.Errorf("%d connections, want 2 (the second sends PASS alone)", n)
+	}
+	if strings.Contains(trace.String(), "s3cret") || !strings.Contains(trace.String(), "logging in again with PASS alone") {
+		t.Errorf("trace shows the password or no note of the second login:\n%s", trace.String())
+	}
+}
