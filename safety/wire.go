@@ -19,6 +19,44 @@ type Wire interface {
 	WireParts(u *uri.URL) ([]Part, error)
 }
 
+// Facts are what the port and user information rules know of a scheme
+// from its driver (see the package documentation, "Ports").
+type Facts struct {
+	// Port is the port the driver dials when the URL names none, where
+	// uri.DefaultPort gives none (news: NNTP's); 0 takes uri.DefaultPort.
+	Port int
+	// Line says the driver writes decoded URL text on a plain-text
+	// connection: the ports of services that run a line as a command
+	// are refused too.
+	Line bool
+	// NoUserinfo says the scheme's syntax has no user name or password;
+	// Section is the section of RFC 1738 that gives the syntax, "" when
+	// none does.
+	NoUserinfo bool
+	Section    string
+}
+
+// A Facter says the Facts of a scheme. Each driver of proto implements it
+// for its schemes; fetch.Registry for every scheme it holds. A Policy
+// whose Wire is no Facter judges every scheme at the strictest: a line
+// protocol of uri's default port, and reports no userinfo-not-allowed,
+// which needs the scheme's syntax.
+type Facter interface {
+	SchemeFacts(scheme string) Facts
+}
+
+// facts returns the Facts of scheme from p's Wire, the port completed.
+func (p Policy) facts(scheme string) Facts {
+	f := Facts{Line: true}
+	if fr, ok := p.Wire.(Facter); ok {
+		f = fr.SchemeFacts(scheme)
+	}
+	if f.Port == 0 {
+		f.Port = uri.DefaultPort(scheme)
+	}
+	return f
+}
+
 // Part is one escaped component of a URL that a driver decodes and writes,
 // with the decoded bytes that are dangerous where it goes.
 type Part struct {

@@ -49,6 +49,11 @@ func (d *Driver) WireParts(u *uri.URL) ([]safety.Part, error) {
 	}
 }
 
+// SchemeFacts: the driver writes USER, PASS, CWD and RETR lines on the
+// control connection; an ftp URL may carry a user name and password
+// (RFC 1738 section 3.2).
+func (d *Driver) SchemeFacts(string) safety.Facts { return safety.Facts{Line: true} }
+
 // View returns the directories, name and typecode of u (RFC 1738 section
 // 3.2.2).
 func (d *Driver) View(u *uri.URL) (proto.View, error) {

@@ -21,6 +21,15 @@ func (d *Driver) WireParts(u *uri.URL) ([]safety.Part, error) {
 	return nil, err
 }
 
+// SchemeFacts: nothing is decoded onto a line (WireParts); neither http
+// (RFC 1738 section 3.3) nor https has user information.
+func (d *Driver) SchemeFacts(scheme string) safety.Facts {
+	if scheme == "https" {
+		return safety.Facts{NoUserinfo: true}
+	}
+	return safety.Facts{NoUserinfo: true, Section: "3.3"}
+}
+
 // View returns the path and search of u (RFC 1738 section 3.3).
 func (d *Driver) View(u *uri.URL) (proto.View, error) {
 	v, err := u.HTTP()

@@ -46,6 +46,16 @@ func (d *Driver) WireParts(u *uri.URL) ([]safety.Part, error) {
 	return []safety.Part{pt}, nil
 }
 
+// SchemeFacts: the group or article goes on an NNTP command line; neither
+// scheme has user information (RFC 1738 sections 3.6 and 3.7). news: has
+// no port of its own: its news://server/ form (RFC 5538) dials NNTP's.
+func (d *Driver) SchemeFacts(scheme string) safety.Facts {
+	if scheme == "news" {
+		return safety.Facts{Port: uri.DefaultPort("nntp"), Line: true, NoUserinfo: true, Section: "3.6"}
+	}
+	return safety.Facts{Line: true, NoUserinfo: true, Section: "3.7"}
+}
+
 // View returns the group and article of u: for nntp, a number (RFC 1738
 // section 3.7); for news, a message-id, or all groups (section 3.6).
 func (d *Driver) View(u *uri.URL) (proto.View, error) {
