@@ -37,6 +37,10 @@ func (d *Driver) SchemeFacts(string) safety.Facts {
 	return safety.Facts{Line: true, NoUserinfo: true, Section: "3.10"}
 }
 
+// Local: a file URL names this machine's files (for another host, a
+// file on it that the driver reads over ftp).
+func (d *Driver) Local() bool { return true }
+
 // View returns the host and path of u (RFC 1738 section 3.10).
 func (d *Driver) View(u *uri.URL) (proto.View, error) {
 	v, err := u.File()

@@ -54,6 +54,9 @@ func (d *Driver) WireParts(u *uri.URL) ([]safety.Part, error) {
 // (RFC 1738 section 3.2).
 func (d *Driver) SchemeFacts(string) safety.Facts { return safety.Facts{Line: true} }
 
+// RedirectTarget: an HTTP redirect may lead to an ftp URL.
+func (d *Driver) RedirectTarget() bool { return true }
+
 // View returns the directories, name and typecode of u (RFC 1738 section
 // 3.2.2).
 func (d *Driver) View(u *uri.URL) (proto.View, error) {

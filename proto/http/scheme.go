@@ -30,6 +30,9 @@ func (d *Driver) SchemeFacts(scheme string) safety.Facts {
 	return safety.Facts{NoUserinfo: true, Section: "3.3"}
 }
 
+// RedirectTarget: an HTTP redirect may lead to an http or https URL.
+func (d *Driver) RedirectTarget() bool { return true }
+
 // View returns the path and search of u (RFC 1738 section 3.3).
 func (d *Driver) View(u *uri.URL) (proto.View, error) {
 	v, err := u.HTTP()
