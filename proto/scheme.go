@@ -91,6 +91,15 @@ type RedirectTarget interface {
 	RedirectTarget() bool
 }
 
+// A Gateway is a driver that fetches its URLs through a gateway template
+// of the user's (Options.Gateways).
+type Gateway interface {
+	// CheckTemplate reports whether tmpl can serve as the driver's
+	// gateway template, so that a configuration can be refused before
+	// any URL is fetched. It returns nil or a *gateway.TemplateError.
+	CheckTemplate(tmpl string) error
+}
+
 // A Runner is a driver that makes, for a run of many fetches from one
 // server by several workers (a mirror), a driver of its own configuration
 // tuned for the run: its own connection pool, which the run closes at its

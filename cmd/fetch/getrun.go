@@ -181,8 +181,8 @@ func getOne(ctx context.Context, c *fetch.Client, a arg, o *getOptions, e *env, 
 	u := a.u
 	ck, findings, refused := c.Check(u)
 	o.warnFindings(e, u, findings)
-	if o.interactive && u.Scheme == "telnet" {
-		return interactive(ctx, c, u, e)
+	if s, ok := sessioner(c, u); ok && o.interactive {
+		return interactive(ctx, c, s, u, e)
 	}
 	d, err := o.destination(u)
 	if err != nil {

@@ -7,8 +7,9 @@ import (
 )
 
 var (
-	_ safety.Wire  = (*Driver)(nil)
-	_ proto.Viewer = (*Driver)(nil)
+	_ safety.Wire     = (*Driver)(nil)
+	_ proto.Viewer    = (*Driver)(nil)
+	_ proto.Sessioner = (*Driver)(nil)
 )
 
 // WireParts returns the user name and password of u, shown to the user in
