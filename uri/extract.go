@@ -172,8 +172,20 @@ func breaksAfter(s string) bool {
 // textSchemes are the scheme names FindAll recognises outside brackets.
 var textSchemes = [...]string{"ftp", "http", "https", "gopher", "mailto", "news", "nntp", "telnet", "wais", "file", "prospero"}
 
-func knownScheme(s string) bool {
-	for _, k := range textSchemes {
+// webSchemes are the other schemes a web page links to: the WHATWG URL
+// Standard's special ones that RFC 1738 lacks, javascript:, data:,
+// about:, blob: and tel:.
+var webSchemes = [...]string{"ws", "wss", "javascript", "data", "about", "blob", "tel"}
+
+func knownScheme(s string) bool { return anyFold(textSchemes[:], s) }
+
+// LinkScheme reports whether a page's link of scheme s (case-insensitive)
+// is a URL, never the name of a file: s is a scheme FindAll recognises or
+// one of webSchemes.
+func LinkScheme(s string) bool { return knownScheme(s) || anyFold(webSchemes[:], s) }
+
+func anyFold(list []string, s string) bool {
+	for _, k := range list {
 		if strings.EqualFold(s, k) {
 			return true
 		}
