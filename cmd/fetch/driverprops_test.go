@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"io"
 	"os"
@@ -87,6 +88,52 @@ func TestCheckGatewaysDriver(t *testing.T) {
 		err := checkGateways(reg, map[string]string{tt.scheme: tt.tmpl})
 		if (err == nil) != tt.ok || err != nil && codeOf(err) != fetch.ExitUsage {
 			t.Errorf("checkGateways(%s=%s) = %v, want ok %v or a usage error", tt.scheme, tt.tmpl, err, tt.ok)
+		}
+	}
+}
+
+// listingDriver is a fake driver whose directory response carries its
+// notes in Response.Listing alone.
+type listingDriver struct{ listing *proto.Listing }
+
+func (d *listingDriver) Fetch(context.Context, *uri.URL, *proto.Request) (*proto.Response, error) {
+	return &proto.Response{Kind: proto.KindDirectory, Body: io.NopCloser(strings.NewReader("")), Entries: []proto.Entry{{Name: "a", Type: proto.EntryFile}}, Listing: d.listing}, nil
+}
+
+// TestListingNotesTyped: fetch get reads a listing's notes from
+// Response.Listing, whatever the driver: --json shows the unparsed lines
+// (an empty list when there are none), the NLST fallback and the
+// truncation; the unparsed lines are warned about and a listing not known
+// to be whole exits with ExitPartial.
+func TestListingNotesTyped(t *testing.T) {
+	for _, tt := range []struct {
+		listing *proto.Listing
+		want    string // the notes in the JSON document
+		code    int
+	}{
+		{&proto.Listing{Unparsed: []string{"??"}, Fallback: true, Truncated: "451 cut"}, `{"nlst_fallback":true,"truncated":"451 cut","unparsed":["??"]}`, fetch.ExitPartial},
+		{&proto.Listing{}, `{"unparsed":[]}`, fetch.ExitOK},
+		{nil, `{}`, fetch.ExitOK},
+	} {
+		reg := fetch.NewRegistry()
+		reg.Register("x-list", &listingDriver{tt.listing})
+		var out, errb bytes.Buffer
+		e := &env{in: strings.NewReader(""), out: &out, err: &errb, getenv: func(string) string { return "" }, registry: reg}
+		code := execute(t.Context(), []string{"get", "--json", "x-list://127.0.0.1/"}, e)
+		var doc map[string]any
+		if err := json.Unmarshal(out.Bytes(), &doc); err != nil {
+			t.Fatalf("%s: %v", out.String(), err)
+		}
+		notes := map[string]any{}
+		for _, k := range []string{"unparsed", "nlst_fallback", "truncated"} {
+			if v, ok := doc[k]; ok {
+				notes[k] = v
+			}
+		}
+		got, _ := json.Marshal(notes)
+		warned := strings.Contains(errb.String(), "listing line fits no known layout: \"??\"")
+		if string(got) != tt.want || code != tt.code || warned != (code != fetch.ExitOK) {
+			t.Errorf("%+v: notes %s, exit %d, want %s, exit %d\n%s", tt.listing, got, code, tt.want, tt.code, errb.String())
 		}
 	}
 }
