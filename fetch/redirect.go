@@ -39,11 +39,11 @@ const (
 // none. An empty item is ignored; an unknown scheme name is an error.
 func ParseRedirectProtocols(spec string, base []string) ([]string, error) {
 	reg := DefaultRegistry()
+	known := reg.Schemes()
 	if base == nil {
-		base = reg.redirectTargets()
+		base = slices.DeleteFunc(slices.Clone(known), func(s string) bool { return !reg.redirectTarget(s) })
 	}
 	set := slices.Clone(base)
-	known := reg.Schemes()
 	for _, item := range strings.Split(spec, ",") {
 		item = strings.TrimSpace(item)
 		op := byte('+')
@@ -150,21 +150,15 @@ func (c *Client) redirectAllowed(scheme string) bool {
 	if c.RedirectProtocols != nil {
 		return slices.Contains(c.RedirectProtocols, strings.ToLower(scheme))
 	}
-	d, _ := c.registry().Lookup(scheme)
-	t, ok := d.(proto.RedirectTarget)
-	return ok && t.RedirectTarget()
+	return c.registry().redirectTarget(scheme)
 }
 
-// redirectTargets are the schemes of r's proto.RedirectTarget drivers,
-// sorted.
-func (r *Registry) redirectTargets() []string {
-	var s []string
-	for _, k := range r.Schemes() {
-		if t, ok := r.drivers[k].(proto.RedirectTarget); ok && t.RedirectTarget() {
-			s = append(s, k)
-		}
-	}
-	return s
+// redirectTarget reports whether the driver of scheme is a
+// proto.RedirectTarget.
+func (r *Registry) redirectTarget(scheme string) bool {
+	d, _ := r.Lookup(scheme)
+	t, ok := d.(proto.RedirectTarget)
+	return ok && t.RedirectTarget()
 }
 
 // local reports whether the driver of scheme names this machine's

@@ -99,10 +99,9 @@ func (r *Registry) WireParts(u *uri.URL) ([]safety.Part, error) {
 	return nil, nil
 }
 
-// SchemeFacts returns what the driver of scheme says of it
-// (safety.Facter): for a driver that does not say, the strictest facts (a
-// line protocol); for a scheme without a driver, whose URLs are not
-// fetched, none.
+// SchemeFacts returns what the driver of scheme says of it (safety.Facter):
+// for a driver that does not say, a line protocol; for a scheme without a
+// driver, whose URLs are not fetched, nothing.
 func (r *Registry) SchemeFacts(scheme string) safety.Facts {
 	d, ok := r.Lookup(scheme)
 	if f, isFacter := d.(safety.Facter); isFacter {

@@ -122,12 +122,10 @@ type Prompter interface {
 }
 
 // A Sessioner is a driver whose URLs name an interactive service (telnet,
-// RFC 1738 section 3.8), which it opens as a session on a terminal
-// instead of a fetch (fetch get --interactive).
+// RFC 1738 section 3.8), which Session connects to the terminal in and
+// out, of type termType (RFC 1091), instead of a fetch, writing its
+// notices (where to log in) to notice.
 type Sessioner interface {
-	// Session connects the terminal in and out, of type termType (RFC
-	// 1091; empty for none), to u's service until either side ends,
-	// writing its notices (where to log in) to notice.
 	Session(ctx context.Context, u *uri.URL, req *Request, in, out *os.File, termType string, notice io.Writer) error
 }
 

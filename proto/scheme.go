@@ -80,25 +80,17 @@ const (
 // A Local driver's URLs name this machine's resources (file, RFC 1738
 // section 3.10). A redirect to one from a driver that is not Local is
 // refused: it would read this machine's files on a remote server's say.
-type Local interface {
-	Local() bool
-}
+type Local interface{ Local() bool }
 
 // A RedirectTarget is a driver whose URLs an HTTP redirect may lead to
 // unless the client is told otherwise (fetch.Client.RedirectProtocols):
 // the schemes curl follows by default, ftp, http and https.
-type RedirectTarget interface {
-	RedirectTarget() bool
-}
+type RedirectTarget interface{ RedirectTarget() bool }
 
 // A Gateway is a driver that fetches its URLs through a gateway template
-// of the user's (Options.Gateways).
-type Gateway interface {
-	// CheckTemplate reports whether tmpl can serve as the driver's
-	// gateway template, so that a configuration can be refused before
-	// any URL is fetched. It returns nil or a *gateway.TemplateError.
-	CheckTemplate(tmpl string) error
-}
+// of the user's (Options.Gateways). CheckTemplate reports whether tmpl
+// can serve, so that a configuration is refused before any fetch.
+type Gateway interface{ CheckTemplate(tmpl string) error }
 
 // A Runner is a driver that makes, for a run of many fetches from one
 // server by several workers (a mirror), a driver of its own configuration

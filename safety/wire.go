@@ -1,6 +1,7 @@
 package safety
 
 import (
+	"cmp"
 	"fmt"
 	"strings"
 
@@ -19,31 +20,20 @@ type Wire interface {
 	WireParts(u *uri.URL) ([]Part, error)
 }
 
-// Facts are what the port and user information rules know of a scheme
-// from its driver (see the package documentation, "Ports").
+// Facts are what a scheme's driver says of it to the port and user
+// information rules (see the package documentation, "Ports").
 type Facts struct {
-	// Port is the port the driver dials when the URL names none, where
-	// uri.DefaultPort gives none (news: NNTP's); 0 takes uri.DefaultPort.
-	Port int
-	// Line says the driver writes decoded URL text on a plain-text
-	// connection: the ports of services that run a line as a command
-	// are refused too.
-	Line bool
-	// NoUserinfo says the scheme's syntax has no user name or password;
-	// Section is the section of RFC 1738 that gives the syntax, "" when
-	// none does.
-	NoUserinfo bool
-	Section    string
+	Port       int    // dialled when the URL names none; 0 takes uri.DefaultPort
+	Line       bool   // decoded URL text goes on a plain-text line: line services' ports are refused
+	NoUserinfo bool   // the syntax has no user name or password,
+	Section    string // as this section of RFC 1738 gives it ("" when none does)
 }
 
-// A Facter says the Facts of a scheme. Each driver of proto implements it
-// for its schemes; fetch.Registry for every scheme it holds. A Policy
-// whose Wire is no Facter judges every scheme at the strictest: a line
-// protocol of uri's default port, and reports no userinfo-not-allowed,
-// which needs the scheme's syntax.
-type Facter interface {
-	SchemeFacts(scheme string) Facts
-}
+// A Facter says the Facts of a scheme: each driver of proto for its
+// schemes, fetch.Registry for those it holds. A Policy whose Wire is no
+// Facter judges every scheme at the strictest, a line protocol of uri's
+// default port, and reports no userinfo-not-allowed.
+type Facter interface{ SchemeFacts(scheme string) Facts }
 
 // facts returns the Facts of scheme from p's Wire, the port completed.
 func (p Policy) facts(scheme string) Facts {
@@ -51,9 +41,7 @@ func (p Policy) facts(scheme string) Facts {
 	if fr, ok := p.Wire.(Facter); ok {
 		f = fr.SchemeFacts(scheme)
 	}
-	if f.Port == 0 {
-		f.Port = uri.DefaultPort(scheme)
-	}
+	f.Port = cmp.Or(f.Port, uri.DefaultPort(scheme))
 	return f
 }
 

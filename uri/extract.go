@@ -177,12 +177,10 @@ var textSchemes = [...]string{"ftp", "http", "https", "gopher", "mailto", "news"
 // about:, blob: and tel:.
 var webSchemes = [...]string{"ws", "wss", "javascript", "data", "about", "blob", "tel"}
 
-func knownScheme(s string) bool { return anyFold(textSchemes[:], s) }
-
 // LinkScheme reports whether a page's link of scheme s (case-insensitive)
 // is a URL, never the name of a file: s is a scheme FindAll recognises or
 // one of webSchemes.
-func LinkScheme(s string) bool { return knownScheme(s) || anyFold(webSchemes[:], s) }
+func LinkScheme(s string) bool { return anyFold(textSchemes[:], s) || anyFold(webSchemes[:], s) }
 
 func anyFold(list []string, s string) bool {
 	for _, k := range list {
@@ -208,7 +206,7 @@ func bare(text string, start int) (Match, int) {
 		from += 4
 	}
 	n := schemeLen(text[from:])
-	if n <= 0 || !knownScheme(text[from:from+n]) {
+	if n <= 0 || !anyFold(textSchemes[:], text[from:from+n]) {
 		return Match{}, start
 	}
 	end := from + n + 1

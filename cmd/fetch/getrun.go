@@ -180,7 +180,8 @@ func getOne(ctx context.Context, c *fetch.Client, a arg, o *getOptions, e *env, 
 	u := a.u
 	ck, findings, refused := c.Check(u)
 	o.warnFindings(e, u, findings)
-	if s, ok := sessioner(c, u); ok && o.interactive {
+	driver, _ := c.Registry.Lookup(u.Scheme)
+	if s, ok := driver.(proto.Sessioner); ok && o.interactive {
 		return interactive(ctx, c, s, u, e)
 	}
 	d, err := o.destination(u)
@@ -255,8 +256,7 @@ func (o *getOptions) checkListing(e *env, red *redactor, resp *fetch.Response) e
 	if resp.Listing != nil {
 		notes = *resp.Listing
 	}
-	truncated := notes.Truncated
-	if resp.Kind != proto.KindDirectory || len(lines) == 0 && truncated == "" {
+	if resp.Kind != proto.KindDirectory || len(lines) == 0 && notes.Truncated == "" {
 		return nil
 	}
 	u := resp.URL.Redacted()
@@ -265,7 +265,7 @@ func (o *getOptions) checkListing(e *env, red *redactor, resp *fetch.Response) e
 			fmt.Fprintln(e.err, red.redact(fmt.Sprintf("fetch: warning: %s: listing line fits no known layout: %s", u, fetch.QuoteListingLine(line))))
 		}
 	}
-	return &listingError{url: u, unparsed: len(lines), fallback: notes.Fallback, truncated: truncated}
+	return &listingError{url: u, unparsed: len(lines), fallback: notes.Fallback, truncated: notes.Truncated}
 }
 
 // warnResponse prints the driver's warnings about resp (Info["warnings"]:

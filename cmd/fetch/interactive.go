@@ -9,13 +9,6 @@ import (
 	"github.com/rfc1738/fetch/uri"
 )
 
-// sessioner returns u's driver in c's registry when it opens sessions.
-func sessioner(c *fetch.Client, u *uri.URL) (proto.Sessioner, bool) {
-	d, _ := c.Registry.Lookup(u.Scheme)
-	s, ok := d.(proto.Sessioner)
-	return s, ok
-}
-
 // interactive opens u's session on the terminal with s, its driver
 // (--interactive), under the client's safety policy and dialer. Nothing
 // from the URL is typed for the user.

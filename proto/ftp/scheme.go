@@ -49,9 +49,7 @@ func (d *Driver) WireParts(u *uri.URL) ([]safety.Part, error) {
 	}
 }
 
-// SchemeFacts: the driver writes USER, PASS, CWD and RETR lines on the
-// control connection; an ftp URL may carry a user name and password
-// (RFC 1738 section 3.2).
+// SchemeFacts: a line protocol with user information (RFC 1738 section 3.2).
 func (d *Driver) SchemeFacts(string) safety.Facts { return safety.Facts{Line: true} }
 
 // RedirectTarget: an HTTP redirect may lead to an ftp URL.

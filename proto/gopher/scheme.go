@@ -55,8 +55,7 @@ func (d *Driver) WireParts(u *uri.URL) ([]safety.Part, error) {
 	return ps, nil
 }
 
-// SchemeFacts: the selector goes on a request line; a gopher URL has no
-// user information (RFC 1738 section 3.4).
+// SchemeFacts: a line protocol, no user information (RFC 1738 section 3.4).
 func (d *Driver) SchemeFacts(string) safety.Facts {
 	return safety.Facts{Line: true, NoUserinfo: true, Section: "3.4"}
 }

@@ -21,8 +21,8 @@ func (d *Driver) WireParts(u *uri.URL) ([]safety.Part, error) {
 	return nil, err
 }
 
-// SchemeFacts: nothing is decoded onto a line (WireParts); neither http
-// (RFC 1738 section 3.3) nor https has user information.
+// SchemeFacts: no line protocol (WireParts), no user information (RFC 1738
+// section 3.3; RFC 2818 for https).
 func (d *Driver) SchemeFacts(scheme string) safety.Facts {
 	if scheme == "https" {
 		return safety.Facts{NoUserinfo: true}

@@ -28,8 +28,7 @@ func (d *Driver) WireParts(u *uri.URL) ([]safety.Part, error) {
 	return []safety.Part{pt}, nil
 }
 
-// SchemeFacts: nothing is written on a connection; a mailto URL has no
-// user information (RFC 1738 section 3.5).
+// SchemeFacts: no line protocol, no user information (RFC 1738 section 3.5).
 func (d *Driver) SchemeFacts(string) safety.Facts {
 	return safety.Facts{NoUserinfo: true, Section: "3.5"}
 }

@@ -46,9 +46,8 @@ func (d *Driver) WireParts(u *uri.URL) ([]safety.Part, error) {
 	return []safety.Part{pt}, nil
 }
 
-// SchemeFacts: the group or article goes on an NNTP command line; neither
-// scheme has user information (RFC 1738 sections 3.6 and 3.7). news: has
-// no port of its own: its news://server/ form (RFC 5538) dials NNTP's.
+// SchemeFacts: a line protocol, no user information (RFC 1738 sections 3.6
+// and 3.7); news://server/ (RFC 5538) dials NNTP's port.
 func (d *Driver) SchemeFacts(scheme string) safety.Facts {
 	if scheme == "news" {
 		return safety.Facts{Port: uri.DefaultPort("nntp"), Line: true, NoUserinfo: true, Section: "3.6"}

@@ -30,8 +30,7 @@ func (d *Driver) WireParts(u *uri.URL) ([]safety.Part, error) {
 	return ps, nil
 }
 
-// SchemeFacts: a server or gateway receives the decoded parts as text; a
-// prospero URL has no user information (RFC 1738 section 3.11).
+// SchemeFacts: a line protocol, no user information (RFC 1738 section 3.11).
 func (d *Driver) SchemeFacts(string) safety.Facts {
 	return safety.Facts{Line: true, NoUserinfo: true, Section: "3.11"}
 }

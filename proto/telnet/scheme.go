@@ -21,8 +21,7 @@ func (d *Driver) WireParts(u *uri.URL) ([]safety.Part, error) {
 	return safety.UserParts(u, "telnet", safety.LineText, "in the telnet advice shown to the user"), nil
 }
 
-// SchemeFacts: a telnet session is plain text, where a line is a command;
-// a telnet URL may carry a user name and password (RFC 1738 section 3.8).
+// SchemeFacts: a line protocol with user information (RFC 1738 section 3.8).
 func (d *Driver) SchemeFacts(string) safety.Facts { return safety.Facts{Line: true} }
 
 // View returns an empty object: a telnet URL names only a server (RFC 1738

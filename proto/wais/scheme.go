@@ -34,8 +34,7 @@ func (d *Driver) WireParts(u *uri.URL) ([]safety.Part, error) {
 	return ps, nil
 }
 
-// SchemeFacts: a gateway or server receives the decoded parts as text; a
-// wais URL has no user information (RFC 1738 section 3.9).
+// SchemeFacts: a line protocol, no user information (RFC 1738 section 3.9).
 func (d *Driver) SchemeFacts(string) safety.Facts {
 	return safety.Facts{Line: true, NoUserinfo: true, Section: "3.9"}
 }
