@@ -182,28 +182,10 @@ func (s *session) run(ctx context.Context) error {
 			return ctx.Err()
 		case r := <-fromNet:
 			netDone = true
-			if r.panicked {
-				panic(r.panicVal)
-			}
-			if ctx.Err() != nil {
-				return ctx.Err()
-			}
-			if r.err == nil || errors.Is(r.err, io.EOF) {
-				return nil
-			}
-			return fmt.Errorf("telnet: %w", r.err)
+			return ended(ctx, r)
 		case r := <-fromKeys:
 			keysDone = true
-			if r.panicked {
-				panic(r.panicVal)
-			}
-			if ctx.Err() != nil {
-				return ctx.Err()
-			}
-			if r.err == nil || errors.Is(r.err, io.EOF) {
-				return nil // Ctrl-] or the end of the person's input
-			}
-			return fmt.Errorf("telnet: %w", r.err)
+			return ended(ctx, r)
 		case <-resized:
 			if w, h, err := s.term.Size(); err == nil {
 				if err := s.opts.setSize(w, h); err != nil {
@@ -212,6 +194,22 @@ func (s *session) run(ctx context.Context) error {
 			}
 		}
 	}
+}
+
+// ended is what run returns once a side ended with r: nil for its end
+// (the server closed, or Ctrl-] or the end of the person's input), the
+// context's error when it was cancelled; a panic is raised again.
+func ended(ctx context.Context, r result) error {
+	if r.panicked {
+		panic(r.panicVal)
+	}
+	if ctx.Err() != nil {
+		return ctx.Err()
+	}
+	if r.err == nil || errors.Is(r.err, io.EOF) {
+		return nil
+	}
+	return fmt.Errorf("telnet: %w", r.err)
 }
 
 // guard runs f and reports how it ended, turning a panic into a value that
