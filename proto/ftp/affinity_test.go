@@ -45,8 +45,9 @@ func TestDirectCWD(t *testing.T) {
 		}
 	}
 	d.CloseIdleConnections()
+	// The first URL's CWDs, SYST and EPSV go with PASS (login).
 	waitSent(t, f, commands(anonLogin+
-		"CWD /home/ftp/x/y|TYPE I|EPSV|RETR a|EPSV|RETR b|EPSV|"+
+		"CWD x/y|SYST|EPSV|TYPE I|RETR a|EPSV|RETR b|EPSV|"+
 		"CWD /home/ftp/q/r|RETR a|EPSV|"+
 		"CWD s|RETR b|EPSV|"+
 		"CWD /home/ftp/q/missing|CWD /home/ftp|CWD q|CWD missing|NOOP|"+

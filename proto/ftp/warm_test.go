@@ -91,4 +91,17 @@ func TestWarmDirectory(t *testing.T) {
 	}
 	d.CloseIdleConnections()
 	waitSent(t, g, commands(anonLogin+"CWD pub|CWD dir|EPSV|CWD /|CWD other|RETR b|EPSV|QUIT"))
+
+	// A mirror's request (DirectCWD): the CWD, SYST and EPSV go with
+	// PASS, and no second EPSV follows.
+	h := newFake(t)
+	h.files = map[string][]byte{"a": []byte("in dir")}
+	d, req = startPiped(t, h)
+	req.Options.FTP.DirectCWD = true
+	d.Warm(context.Background(), mustParse(t, h.url("/pub/dir/")), req, 1)
+	if _, body, err := get(t, d, h.url("/pub/dir/a"), req); err != nil || string(body) != "in dir" {
+		t.Fatalf("a: %q, %v", body, err)
+	}
+	d.CloseIdleConnections()
+	waitSent(t, h, commands(anonLogin+"CWD pub/dir|SYST|EPSV|RETR a|EPSV|QUIT"))
 }

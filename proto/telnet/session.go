@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"time"
 
 	ztelnet "github.com/ziutek/telnet"
@@ -16,6 +17,17 @@ import (
 
 // EscapeChar is the key that leaves a session: Ctrl-], as in telnet(1).
 const EscapeChar = 0x1d
+
+// Session runs Interactive for u on a TTY of the terminal in and out
+// (proto.Sessioner).
+func (d *Driver) Session(ctx context.Context, u *uri.URL, req *proto.Request, in, out *os.File, termType string, notice io.Writer) error {
+	tty, err := NewTTY(in, out, termType)
+	if err != nil {
+		return err
+	}
+	defer tty.Close()
+	return Interactive(ctx, u, req, tty, notice)
+}
 
 // Terminal is the person's side of an interactive session. [TTY] implements
 // it for a terminal device.

@@ -53,7 +53,7 @@ type TemplateError = gateway.TemplateError
 // for concurrent use. It makes no connection.
 type Driver struct{}
 
-var _ proto.Driver = (*Driver)(nil)
+var _ proto.Gateway = (*Driver)(nil)
 
 // Fetch returns, for a wais URL u, a *proto.Redirect (Reason "gateway") to
 // the gateway URL that req.Options.Gateways["wais"] expands to. It never
@@ -69,7 +69,7 @@ func (d *Driver) Fetch(ctx context.Context, u *uri.URL, req *proto.Request) (*pr
 // CheckTemplate reports whether tmpl can serve as a wais gateway template,
 // so that a configuration can be refused before any URL is fetched. It
 // returns nil or a *TemplateError.
-func CheckTemplate(tmpl string) error {
+func (d *Driver) CheckTemplate(tmpl string) error {
 	return scheme.CheckTemplate(tmpl)
 }
 
