@@ -1,6 +1,7 @@
 package proto
 
 import (
+	"cmp"
 	"maps"
 	"time"
 )
@@ -230,21 +231,13 @@ type FileOptions struct {
 // be set back to its zero value this way.
 func (o Options) Merge(over Options) Options {
 	r := o
-	if over.Email != "" {
-		r.Email = over.Email
-	}
-	if over.Netrc != "" {
-		r.Netrc = over.Netrc
-	}
+	r.Email = cmp.Or(over.Email, o.Email)
+	r.Netrc = cmp.Or(over.Netrc, o.Netrc)
 	if !over.IfModifiedSince.IsZero() {
 		r.IfModifiedSince = over.IfModifiedSince
 	}
-	if over.HeadersOnly {
-		r.HeadersOnly = true
-	}
-	if over.BodyOnly {
-		r.BodyOnly = true
-	}
+	r.HeadersOnly = o.HeadersOnly || over.HeadersOnly
+	r.BodyOnly = o.BodyOnly || over.BodyOnly
 	if len(over.Gateways) > 0 {
 		r.Gateways = maps.Clone(o.Gateways)
 		if r.Gateways == nil {
@@ -256,51 +249,25 @@ func (o Options) Merge(over Options) Options {
 		r.ListingCap = over.ListingCap
 	}
 	r.FTP = o.FTP.merge(over.FTP)
-	if over.HTTP.Exchange {
-		r.HTTP.Exchange = true
-	}
-	if over.NNTP.Server != "" {
-		r.NNTP.Server = over.NNTP.Server
-	}
-	if over.File.ViaFTP {
-		r.File.ViaFTP = true
-	}
+	r.HTTP.Exchange = o.HTTP.Exchange || over.HTTP.Exchange
+	r.NNTP.Server = cmp.Or(over.NNTP.Server, o.NNTP.Server)
+	r.File.ViaFTP = o.File.ViaFTP || over.File.ViaFTP
 	return r
 }
 
 func (o FTPOptions) merge(over FTPOptions) FTPOptions {
-	if over.Method != MethodDefault {
-		o.Method = over.Method
-	}
-	if over.Stat != StatAll {
-		o.Stat = over.Stat
-	}
+	o.Method = cmp.Or(over.Method, o.Method)
+	o.Stat = cmp.Or(over.Stat, o.Stat)
 	if over.Size > 0 {
 		o.Size = over.Size
 	}
-	if over.Binary {
-		o.Binary = true
-	}
-	if over.ListAll {
-		o.ListAll = true
-	}
-	if over.Lean {
-		o.Lean = true
-	}
-	if over.DirectCWD {
-		o.DirectCWD = true
-	}
-	if over.Port != "" {
-		o.Port = over.Port
-	}
-	if over.TLS != TLSOff {
-		o.TLS = over.TLS
-	}
-	if over.CACert != "" {
-		o.CACert = over.CACert
-	}
-	if over.Insecure {
-		o.Insecure = true
-	}
+	o.Binary = o.Binary || over.Binary
+	o.ListAll = o.ListAll || over.ListAll
+	o.Lean = o.Lean || over.Lean
+	o.DirectCWD = o.DirectCWD || over.DirectCWD
+	o.Port = cmp.Or(over.Port, o.Port)
+	o.TLS = cmp.Or(over.TLS, o.TLS)
+	o.CACert = cmp.Or(over.CACert, o.CACert)
+	o.Insecure = o.Insecure || over.Insecure
 	return o
 }
