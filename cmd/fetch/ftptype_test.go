@@ -183,7 +183,7 @@ func TestRestartReason(t *testing.T) {
 				os.WriteFile(part+partTypeSuffix, []byte(tt.recorded+"\n"), 0o644)
 			}
 			o := &getOptions{binary: tt.binary}
-			u, err := parseArg(tt.url, &env{})
+			u, _, err := parseURL(tt.url)
 			if err != nil {
 				t.Fatal(err)
 			}

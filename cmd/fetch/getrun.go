@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -126,11 +127,11 @@ func (o *getOptions) client(e *env, red *redactor) *fetch.Client {
 // environment's defaults (FETCH_EMAIL, NNTPSERVER, HOME).
 func (o *getOptions) requestOptions(e *env) proto.Options {
 	opts := proto.Options{
-		Email:       cmpOr(o.email, e.getenv("FETCH_EMAIL")),
+		Email:       cmp.Or(o.email, e.getenv("FETCH_EMAIL")),
 		HeadersOnly: o.headersOnly,
 		BodyOnly:    o.bodyOnly,
 		FTP:         proto.FTPOptions{Method: proto.FTPMethod(o.ftpMethod)},
-		NNTP:        proto.NNTPOptions{Server: cmpOr(o.nntpServer, e.getenv("NNTPSERVER"))},
+		NNTP:        proto.NNTPOptions{Server: cmp.Or(o.nntpServer, e.getenv("NNTPSERVER"))},
 		File:        proto.FileOptions{ViaFTP: o.fileViaFTP},
 	}
 	o.setFTPOptions(&opts.FTP)
@@ -147,13 +148,6 @@ func (o *getOptions) requestOptions(e *env) proto.Options {
 		opts.Gateways[strings.ToLower(scheme)] = tmpl
 	}
 	return opts
-}
-
-func cmpOr(a, b string) string {
-	if a != "" {
-		return a
-	}
-	return b
 }
 
 // warnAllowPorts says that port rules were lifted: a protection turned
@@ -290,19 +284,10 @@ func (o *getOptions) warnResponse(e *env, red *redactor, resp *fetch.Response) {
 	}
 }
 
-// parseArg parses a URL given on the command line. A reference without a
+// parseURL parses a URL given on the command line. A reference without a
 // scheme is completed by the abbreviation heuristic of RFC 2396 Appendix F
 // (www. -> http, ftp. -> ftp, gopher. -> gopher, user@host -> mailto), with
-// a note on stderr; otherwise it is malformed.
-func parseArg(raw string, e *env) (*uri.URL, error) {
-	u, note, err := parseURL(raw)
-	if note != "" {
-		fmt.Fprintln(e.err, note)
-	}
-	return u, err
-}
-
-// parseURL is parseArg with its note returned rather than printed.
+// a note for stderr; otherwise it is malformed.
 func parseURL(raw string) (u *uri.URL, note string, err error) {
 	u, err = uri.Parse(raw)
 	if err != nil {
@@ -321,7 +306,7 @@ func parseURL(raw string) (u *uri.URL, note string, err error) {
 // arg is a URL of the command line, parsed once, with -u's login in it.
 type arg struct {
 	u    *uri.URL // nil when err is not
-	note string   // parseArg's note, printed when the URL's turn comes
+	note string   // parseURL's note, printed when the URL's turn comes
 	err  error    // the parse failure, reported when the URL's turn comes
 }
 

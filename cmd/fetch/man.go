@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -61,7 +62,7 @@ func manMarkdown(c *cobra.Command, all []*cobra.Command) string {
 	fmt.Fprintf(&b, "%% %s 1 \"\" \"fetch %s\" \"User Commands\"\n\n", strings.ToUpper(manName(c)), versionString())
 	fmt.Fprintf(&b, "# NAME\n\n%s - %s\n\n", manName(c), mdEscape(c.Short))
 	fmt.Fprintf(&b, "# SYNOPSIS\n\n**%s**\n\n", mdEscape(c.UseLine()))
-	fmt.Fprintf(&b, "# DESCRIPTION\n\n%s\n\n", mdEscape(cmpOr(c.Long, c.Short)))
+	fmt.Fprintf(&b, "# DESCRIPTION\n\n%s\n\n", mdEscape(cmp.Or(c.Long, c.Short)))
 	if c.HasAvailableLocalFlags() {
 		b.WriteString("# OPTIONS\n\n")
 		c.LocalFlags().VisitAll(func(f *pflag.Flag) { manFlag(&b, f) })

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -236,7 +237,7 @@ func (s slotWriter) Write(p []byte) (int, error) {
 	sl := &o.slots[s.i]
 	if s.i == o.head {
 		if _, err := o.w.Write(p); err != nil {
-			sl.err = cmpOrErr(sl.err, err)
+			sl.err = cmp.Or(sl.err, err)
 			return 0, err
 		}
 		return len(p), nil
@@ -301,7 +302,7 @@ func (o *ordered) flush(sl *orderedSlot) {
 		sl.buf = bytes.Buffer{}
 	}
 	if err != nil {
-		sl.err = cmpOrErr(sl.err, err)
+		sl.err = cmp.Or(sl.err, err)
 	}
 }
 
@@ -310,13 +311,6 @@ func (o *ordered) err(i int) error {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	return o.slots[i].err
-}
-
-func cmpOrErr(a, b error) error {
-	if a != nil {
-		return a
-	}
-	return b
 }
 
 // parallelBar is the one progress bar of a -Z run: URLs done out of all,

@@ -27,7 +27,7 @@ func (o *getOptions) validateUser() error {
 }
 
 // withUser returns raw with the -u login in place of its own (an
-// abbreviated URL completed first, as parseArg would), or raw as it is
+// abbreviated URL completed first, as parseURL would), or raw as it is
 // without -u, or when it is not a URL with a server part (the command
 // reports the malformed ones as usual).
 func (o *getOptions) withUser(raw string) string {
