@@ -23,10 +23,7 @@
 # scripts/servers.sh) when that is set, else scripts/servers.sh is started in
 # a temporary directory (root needed) and stopped at the end. Tools: hyperfine,
 # curl, lftp, wget (bash scripts/ci-deps.sh --bench), GNU time (/usr/bin/time,
-# Debian package "time"), python3, go. fetch is built from ./cmd/fetch; while
-# that CLI cannot fetch ftp URLs, the driver's own stand-in
-# scripts/bench/benchcmd (one ftp.Driver, as "fetch get" would use it) is
-# timed instead, and the report says so.
+# Debian package "time"), python3, go. fetch is built from ./cmd/fetch.
 set -euo pipefail
 
 prog=bench/ftp
@@ -82,13 +79,7 @@ base=ftp://$addr
 # The program under test.
 say "building fetch"
 go build -o "$work/fetch" ./cmd/fetch
-fetch_kind=cli
-if [ "$("$work/fetch" get -s "$base/pub/hello.txt" 2>/dev/null)" != "Hello, world!" ]; then
-	say "cmd/fetch cannot fetch ftp URLs yet: timing scripts/bench/benchcmd instead"
-	go build -o "$work/fetch" ./scripts/bench/benchcmd
-	[ "$("$work/fetch" "$base/pub/hello.txt")" = "Hello, world!" ] || die "benchcmd cannot fetch $base/pub/hello.txt"
-	fetch_kind=benchcmd
-fi
+[ "$("$work/fetch" get -s "$base/pub/hello.txt")" = "Hello, world!" ] || die "fetch cannot fetch $base/pub/hello.txt"
 F=$work/fetch
 
 # The big file.
@@ -110,13 +101,8 @@ dst=$work/out
 
 # Commands run without a shell (hyperfine -N): on a busy machine the shell's
 # start-up time, which hyperfine subtracts, is too noisy for runs this short.
-if [ "$fetch_kind" = cli ]; then
-	fetch_big="$F get -s $big"
-	fetch_many="$F get -s --output-dir $dst -O ${urls[*]}"
-else
-	fetch_big="$F $big"
-	fetch_many="$F -O $dst ${urls[*]}"
-fi
+fetch_big="$F get -s $big"
+fetch_many="$F get -s --output-dir $dst -O ${urls[*]}"
 curl_big="curl -s $big"
 curl_many="curl -s --output-dir $dst ${curlargs[*]}"
 lftp_big="lftp -c 'cat $big'"
@@ -169,7 +155,7 @@ fi
 
 # The report.
 mkdir -p "$(dirname -- "$out")"
-export server_from work runs size files fetch_kind load_before load_after invocation gob want
+export server_from work runs size files load_before load_after invocation gob want
 export fetch_big fetch_many curl_big curl_many lftp_big lftp_many wget_big wget_many
 export machine="$(uname -srm); $(nproc) CPUs ($(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -n 1)); $(awk '/MemTotal/ {printf "%.1f GiB RAM", $2/1048576}' /proc/meminfo)"
 export versions="$(go version | cut -d' ' -f3); $(curl --version | head -n 1 | cut -d' ' -f1-2); $(lftp --version | head -n 1 | sed 's/.*Version \([^ ]*\).*/lftp \1/'); $(wget --version | head -n 1 | cut -d' ' -f1-3); hyperfine $(hyperfine --version | cut -d' ' -f2); vsftpd $(dpkg-query -W -f='${Version}' vsftpd 2>/dev/null || echo '?')"
@@ -195,7 +181,6 @@ many = results("many.json")
 many.update(results("many-wget.json"))
 tools = ["fetch", "curl", "lftp", "wget"]
 size, files, runs = os.environ["size"], os.environ["files"], os.environ["runs"]
-stand_in = os.environ["fetch_kind"] == "benchcmd"
 
 def rss(t, case):
     v = read(f"rss.{t}.{case}")
@@ -234,10 +219,6 @@ lines = [
     f"- versions: {os.environ['versions']}",
     f"- server: vsftpd on loopback from {os.environ['server_from']}",
 ]
-if stand_in:
-    lines.append("- fetch: `cmd/fetch` could not fetch ftp URLs at this commit, so the row \"fetch\" is "
-                 "`scripts/bench/benchcmd`: one `ftp.Driver` fetching the URLs in order, "
-                 "as `fetch get` does (same driver, no CLI around it)")
 lines += [
     "",
     "## Targets (issue 4)",
