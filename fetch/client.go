@@ -25,6 +25,7 @@
 package fetch
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -409,10 +410,7 @@ func (c *Client) evaluate(u *uri.URL, sc *scope) ([]safety.Finding, error) {
 // vetHop judges the hop next; the target's safety check happens at the
 // top of follow's loop.
 func (c *Client) redirect(u *uri.URL, r *proto.Redirect, hops int, lookup lookupFunc) (*uri.URL, error) {
-	max := c.MaxRedirects
-	if max == 0 {
-		max = defaultMaxRedirects
-	}
+	max := cmp.Or(c.MaxRedirects, defaultMaxRedirects)
 	if hops >= max {
 		return nil, &Error{Op: "redirect", URL: u.Redacted(), Err: fmt.Errorf("%w (%d)", ErrTooManyRedirects, hops)}
 	}
@@ -467,18 +465,12 @@ func (c *Client) request(req *proto.Request) *proto.Request {
 	if r.Dial == nil {
 		r.Dial = c.dial
 	}
-	if r.ConnectTimeout == 0 {
-		r.ConnectTimeout = c.ConnectTimeout
-	}
-	if r.IdleTimeout == 0 {
-		r.IdleTimeout = c.IdleTimeout
-	}
+	r.ConnectTimeout = cmp.Or(r.ConnectTimeout, c.ConnectTimeout)
+	r.IdleTimeout = cmp.Or(r.IdleTimeout, c.IdleTimeout)
 	if r.Trace == nil && c.Trace != nil {
 		r.Trace = &lockedWriter{mu: &c.traceMu, w: c.Trace}
 	}
-	if r.Prompt == nil {
-		r.Prompt = c.Prompt
-	}
+	r.Prompt = cmp.Or(r.Prompt, c.Prompt)
 	r.Options = c.Options.Merge(r.Options)
 	return &r
 }

@@ -1,6 +1,7 @@
 package fetch
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -93,10 +94,7 @@ func (c *Client) lookup(ctx context.Context, network, host string) ([]netip.Addr
 		return nil, &net.DNSError{Err: err.Error(), Name: host, IsNotFound: true}
 	}
 	c.tracef("* resolve %s", name)
-	r := c.Resolver
-	if r == nil {
-		r = net.DefaultResolver
-	}
+	r := cmp.Or[Resolver](c.Resolver, net.DefaultResolver)
 	addrs, err := r.LookupIPAddr(ctx, name)
 	if err != nil {
 		return nil, err

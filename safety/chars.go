@@ -1,6 +1,7 @@
 package safety
 
 import (
+	"cmp"
 	"fmt"
 	"strings"
 
@@ -81,10 +82,7 @@ func unsafeFindings(u *uri.URL, l layout) []Finding {
 				}
 				named = append(named, describe(h.c)+fmt.Sprintf(" at offset %d", h.off))
 			}
-			advice := c.advice
-			if advice == "" {
-				advice = "RFC 1738 section 2.2 says they must be encoded"
-			}
+			advice := cmp.Or(c.advice, "RFC 1738 section 2.2 says they must be encoded")
 			msg = fmt.Sprintf("unencoded %s in the %s: %s; %s",
 				plural(total, "unsafe character", "unsafe characters"), c.name, strings.Join(named, ", "), advice)
 			if total > len(first) {

@@ -1,6 +1,7 @@
 package safety
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"slices"
@@ -282,10 +283,7 @@ func malformed(err error, raw string) Finding {
 	if ue.Err != nil && !inSpans(passwordSpans(raw), ue.Offset) {
 		reason = strings.TrimPrefix(ue.Err.Error(), "uri: ")
 	}
-	comp := ue.Component
-	if comp == "" {
-		comp = "url"
-	}
+	comp := cmp.Or(ue.Component, "url")
 	return Finding{
 		Rule:      RuleMalformed,
 		Level:     Error,

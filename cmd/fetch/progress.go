@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"io"
 	"os"
@@ -29,10 +30,7 @@ func (o *getOptions) progress(ctx context.Context, w io.Writer, resp *fetch.Resp
 		return w, func(bool) {}
 	}
 	p := mpb.NewWithContext(ctx, mpb.WithOutput(e.err), mpb.WithAutoRefresh(), mpb.WithWidth(termCols(e.err)))
-	label := urlName(resp.URL)
-	if label == "" {
-		label = resp.URL.Hostname()
-	}
+	label := cmp.Or(urlName(resp.URL), resp.URL.Hostname())
 	start := time.Now()
 	bar := p.AddBar(0, mpb.BarWidth(barCols),
 		mpb.PrependDecorators(nameDecor(label)),

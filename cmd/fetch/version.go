@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"fmt"
 	"runtime/debug"
 	"strings"
@@ -45,9 +46,7 @@ func versionString() string {
 func versionLine(version, commit, date string, bi *debug.BuildInfo) string {
 	modified := false
 	if bi != nil {
-		if version == "" {
-			version = bi.Main.Version
-		}
+		version = cmp.Or(version, bi.Main.Version)
 		for _, s := range bi.Settings {
 			switch {
 			case s.Key == "vcs.revision" && commit == "":

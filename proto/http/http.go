@@ -22,6 +22,7 @@
 package http
 
 import (
+	"cmp"
 	"context"
 	"crypto/tls"
 	"errors"
@@ -246,11 +247,7 @@ func (d *Driver) newRequest(ctx context.Context, target *url.URL, req *proto.Req
 	}
 	hreq.URL = target
 	hreq.Host = target.Host
-	ua := d.UserAgent
-	if ua == "" {
-		ua = "fetch"
-	}
-	hreq.Header.Set("User-Agent", ua)
+	hreq.Header.Set("User-Agent", cmp.Or(d.UserAgent, "fetch"))
 	if req.Offset > 0 && method == http.MethodGet {
 		hreq.Header.Set("Range", fmt.Sprintf("bytes=%d-", req.Offset))
 	}
