@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
-	"strconv"
 	"strings"
 
 	"github.com/spf13/pflag"
@@ -103,30 +102,14 @@ func closeWARC(c *fetch.Client, e *env, err *error) {
 	}
 }
 
-// parseSize reads a byte count with an optional K, M or G suffix (powers
-// of 1024). Empty means 0.
+// parseSize reads --warc-max-size: a byteSize above 0. Empty means 0.
 func parseSize(s string) (int64, error) {
 	if s == "" {
 		return 0, nil
 	}
-	mult := int64(1)
-	switch strings.ToUpper(s[len(s)-1:]) {
-	case "K":
-		mult = 1 << 10
-	case "M":
-		mult = 1 << 20
-	case "G":
-		mult = 1 << 30
+	n, err := parseByteSize(s)
+	if err == nil && n == 0 {
+		err = errors.New("want a positive number of bytes")
 	}
-	if mult > 1 {
-		s = s[:len(s)-1]
-	}
-	n, err := strconv.ParseInt(s, 10, 64)
-	if err != nil || n <= 0 {
-		return 0, errors.New("want a positive number of bytes, with an optional K, M or G")
-	}
-	if n > (1<<62)/mult {
-		return 0, errors.New("too large")
-	}
-	return n * mult, nil
+	return n, err
 }
