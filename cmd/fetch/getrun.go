@@ -63,10 +63,7 @@ func runGet(ctx context.Context, o *getOptions, e *env) (err error) {
 			break
 		}
 	}
-	if code := combine(codes); code != fetch.ExitOK {
-		return &exitError{code: code}
-	}
-	return nil
+	return exitFor(codes)
 }
 
 // keepAliveDrivers is the default configuration with HTTP connections
@@ -76,30 +73,20 @@ func keepAliveDrivers() fetch.Drivers {
 	return fetch.Drivers{HTTP: http.Config{KeepAlive: true}}
 }
 
-// combine is the exit code of several transfers.
-func combine(codes []int) int {
-	failed := 0
-	for _, c := range codes {
-		if c != fetch.ExitOK {
-			failed++
-		}
+// exitFor is the error of a command whose URLs ended with codes: nil
+// when every one succeeded, else the code they share, or ExitPartial.
+func exitFor(codes []int) error {
+	code := fetch.ExitOK
+	if len(codes) > 0 {
+		code = codes[0]
 	}
-	switch {
-	case failed == 0:
-		return fetch.ExitOK
-	case len(codes) == 1, failed == len(codes) && allSame(codes):
-		return codes[0]
+	if slices.ContainsFunc(codes, func(c int) bool { return c != code }) {
+		code = fetch.ExitPartial
 	}
-	return fetch.ExitPartial
-}
-
-func allSame(codes []int) bool {
-	for _, c := range codes {
-		if c != codes[0] {
-			return false
-		}
+	if code == fetch.ExitOK {
+		return nil
 	}
-	return true
+	return &exitError{code: code}
 }
 
 // client builds the fetch.Client of o.

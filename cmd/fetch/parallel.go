@@ -29,7 +29,7 @@ import (
 // the order of the URLs: the first unfinished one streams, the others are
 // held (in memory up to spoolMemory in all, then in an unlinked temporary
 // file). The exit status follows the rules of several URLs without -Z
-// (combine). Why these differ from curl: docs/deviations.md.
+// (exitFor). Why these differ from curl: docs/deviations.md.
 //
 // Per server, the transfers share connections: FTP logins are kept and
 // reused by the workers (at most --parallel-max per server and user), each
@@ -157,10 +157,7 @@ func runParallel(ctx context.Context, o *getOptions, args []arg, e *env) error {
 		}
 		got = append(got, codes[i])
 	}
-	if code := combine(got); code != fetch.ExitOK {
-		return &exitError{code: code}
-	}
-	return nil
+	return exitFor(got)
 }
 
 // urlMessage is the text of err, a failure to fetch raw, for people: it

@@ -51,10 +51,7 @@ func runParse(o *parseOptions, e *env) error {
 		}
 		codes = append(codes, fetch.ExitCode(err))
 	}
-	if code := combine(codes); code != fetch.ExitOK {
-		return &exitError{code: code}
-	}
-	return nil
+	return exitFor(codes)
 }
 
 func parseOne(raw string, asJSON bool, w io.Writer) error {

@@ -52,10 +52,7 @@ func runResolve(o *resolveOptions, e *env) error {
 		}
 		codes = append(codes, fetch.ExitCode(err))
 	}
-	if code := combine(codes); code != fetch.ExitOK {
-		return &exitError{code: code}
-	}
-	return nil
+	return exitFor(codes)
 }
 
 func resolveOne(base *uri.URL, raw string, mode uri.Mode, e *env) error {
