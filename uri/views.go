@@ -58,9 +58,13 @@ func (u *URL) needScheme(names ...string) error {
 	return errAt(0, "scheme", otherScheme("scheme "+strconv.Quote(u.Scheme)+" is not "+strings.Join(names, " or ")))
 }
 
-// needServer checks the "scheme://" form that RFC 1738 section 3.1 gives
-// every scheme with a server part.
-func (u *URL) needServer() error {
+// needServer checks the scheme, as needScheme does, and then the
+// "scheme://" form that RFC 1738 section 3.1 gives every scheme with a
+// server part.
+func (u *URL) needServer(names ...string) error {
+	if err := u.needScheme(names...); err != nil {
+		return err
+	}
 	if u.Opaque != "" || !u.hasServer() {
 		return errAt(len(u.Scheme)+1, "server", reasonf("%s URL must start with %q", u.Scheme, u.Scheme+"://"))
 	}
@@ -99,10 +103,7 @@ type FTPPath struct {
 // driver refuse them.
 func (u *URL) FTP() (*FTPPath, error) {
 	probe.FTPView()
-	if err := u.needScheme("ftp"); err != nil {
-		return nil, err
-	}
-	if err := u.needServer(); err != nil {
+	if err := u.needServer("ftp"); err != nil {
 		return nil, err
 	}
 	p, base := u.urlPath()
@@ -162,16 +163,11 @@ type HTTPPath struct {
 // not rejected here (RFC 1738 section 3.3 allows none; package safety
 // reports it).
 func (u *URL) HTTP() (*HTTPPath, error) {
-	if err := u.needScheme("http", "https"); err != nil {
-		return nil, err
-	}
-	if err := u.needServer(); err != nil {
+	if err := u.needServer("http", "https"); err != nil {
 		return nil, err
 	}
 	v := &HTTPPath{Path: u.Path}
-	if v.Path == "" {
-		v.Path = "/"
-	} else if v.Path[0] != '/' {
+	if !strings.HasPrefix(v.Path, "/") {
 		v.Path = "/" + v.Path
 	}
 	if u.RawQuery != "" || u.ForceQuery {
@@ -201,10 +197,7 @@ type GopherPath struct {
 // with a server part, when the gopher-path starts with %09 (a search with
 // no item type), or when a part has a bad escape.
 func (u *URL) Gopher() (*GopherPath, error) {
-	if err := u.needScheme("gopher"); err != nil {
-		return nil, err
-	}
-	if err := u.needServer(); err != nil {
+	if err := u.needServer("gopher"); err != nil {
 		return nil, err
 	}
 	p, base := u.urlPath()
@@ -333,10 +326,7 @@ type NNTPPath struct {
 // a server part, names no group, has an article "number" that is not
 // decimal digits, or has segments after it.
 func (u *URL) NNTP() (*NNTPPath, error) {
-	if err := u.needScheme("nntp"); err != nil {
-		return nil, err
-	}
-	if err := u.needServer(); err != nil {
+	if err := u.needServer("nntp"); err != nil {
 		return nil, err
 	}
 	p, base := u.urlPath()
@@ -376,10 +366,7 @@ type TelnetPath struct{}
 // Telnet returns the telnet view of u. It fails when u is not a telnet URL
 // with a server part, or has a path other than "/" or a query.
 func (u *URL) Telnet() (*TelnetPath, error) {
-	if err := u.needScheme("telnet"); err != nil {
-		return nil, err
-	}
-	if err := u.needServer(); err != nil {
+	if err := u.needServer("telnet"); err != nil {
 		return nil, err
 	}
 	if u.Path != "" && u.Path != "/" || u.RawQuery != "" || u.ForceQuery {
@@ -405,10 +392,7 @@ type WAISPath struct {
 // server part, names no database, or has a path of two or more than three
 // segments, or both a search and a wtype/wpath.
 func (u *URL) WAIS() (*WAISPath, error) {
-	if err := u.needScheme("wais"); err != nil {
-		return nil, err
-	}
-	if err := u.needServer(); err != nil {
+	if err := u.needServer("wais"); err != nil {
 		return nil, err
 	}
 	base := u.prefixLen()
@@ -485,9 +469,7 @@ func (u *URL) File() (*FilePath, error) {
 	if err != nil {
 		return nil, err
 	}
-	if d == "" {
-		d = "/"
-	} else if d[0] != '/' {
+	if !strings.HasPrefix(d, "/") {
 		d = "/" + d
 	}
 	return &FilePath{Host: u.Host, Path: d}, nil
@@ -510,10 +492,7 @@ type Field struct{ Name, Value string }
 // prospero URL with a server part, when a field is not name=value with a
 // non-empty name, or on a bad escape.
 func (u *URL) Prospero() (*ProsperoPath, error) {
-	if err := u.needScheme("prospero"); err != nil {
-		return nil, err
-	}
-	if err := u.needServer(); err != nil {
+	if err := u.needServer("prospero"); err != nil {
 		return nil, err
 	}
 	p, base := u.urlPath()
