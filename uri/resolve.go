@@ -1,6 +1,7 @@
 package uri
 
 import (
+	"bytes"
 	"fmt"
 	"strings"
 )
@@ -229,10 +230,10 @@ func removeDotSegments(in string) string {
 			in = "/"
 		case strings.HasPrefix(in, "/../"):
 			in = in[3:]
-			out = out[:max(0, lastSlash(out))]
+			out = out[:max(0, bytes.LastIndexByte(out, '/'))]
 		case in == "/..":
 			in = "/"
-			out = out[:max(0, lastSlash(out))]
+			out = out[:max(0, bytes.LastIndexByte(out, '/'))]
 		case in == "." || in == "..":
 			in = ""
 		default:
@@ -251,15 +252,6 @@ func removeDotSegments(in string) string {
 		}
 	}
 	return string(out)
-}
-
-func lastSlash(b []byte) int {
-	for i := len(b) - 1; i >= 0; i-- {
-		if b[i] == '/' {
-			return i
-		}
-	}
-	return -1
 }
 
 // resolve2396 is RFC 2396 section 5.2 (seed 003), as a validating parser.
