@@ -116,9 +116,15 @@ func unescape(s string) (string, int) {
 // (for example "/" in an HTTP path), or use EscapePart. A "%" in s is data
 // and becomes "%25": never escape a string that is already escaped.
 func Escape(s, extraSafe string) string {
+	return escape(s, func(c byte) bool { return isUnreserved(c) || strings.IndexByte(extraSafe, c) >= 0 })
+}
+
+// escape writes each octet of s that keep refuses as "%XX"; s itself
+// when keep takes every one.
+func escape(s string, keep func(c byte) bool) string {
 	n := 0
 	for i := 0; i < len(s); i++ {
-		if !isUnreserved(s[i]) && strings.IndexByte(extraSafe, s[i]) < 0 {
+		if !keep(s[i]) {
 			n++
 		}
 	}
@@ -128,7 +134,7 @@ func Escape(s, extraSafe string) string {
 	b := make([]byte, 0, len(s)+2*n)
 	for i := 0; i < len(s); i++ {
 		c := s[i]
-		if isUnreserved(c) || strings.IndexByte(extraSafe, c) >= 0 {
+		if keep(c) {
 			b = append(b, c)
 			continue
 		}
@@ -191,30 +197,7 @@ func EscapePart(s string, p Part) string {
 	if int(p) >= 0 && int(p) < len(partSafe) {
 		safe = partSafe[p]
 	}
-	n := 0
-	for i := 0; i < len(s); i++ {
-		if c := s[i]; !partKeeps(c, p, safe) {
-			n++
-		}
-	}
-	if n == 0 {
-		return s
-	}
-	b := make([]byte, 0, len(s)+2*n)
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if partKeeps(c, p, safe) {
-			b = append(b, c)
-			continue
-		}
-		b = append(b, '%', upperHex[c>>4], upperHex[c&15])
-	}
-	return string(b)
-}
-
-func partKeeps(c byte, p Part, safe string) bool {
-	if p == PartQuery && c == '+' {
-		return false
-	}
-	return isUnreserved(c) || strings.IndexByte(safe, c) >= 0
+	return escape(s, func(c byte) bool {
+		return (isUnreserved(c) || strings.IndexByte(safe, c) >= 0) && !(p == PartQuery && c == '+')
+	})
 }
