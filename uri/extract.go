@@ -1,6 +1,9 @@
 package uri
 
-import "strings"
+import (
+	"slices"
+	"strings"
+)
 
 // Match is one URL found in free text by FindAll.
 type Match struct {
@@ -183,12 +186,7 @@ var webSchemes = [...]string{"ws", "wss", "javascript", "data", "about", "blob",
 func LinkScheme(s string) bool { return anyFold(textSchemes[:], s) || anyFold(webSchemes[:], s) }
 
 func anyFold(list []string, s string) bool {
-	for _, k := range list {
-		if strings.EqualFold(s, k) {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc(list, func(k string) bool { return strings.EqualFold(s, k) })
 }
 
 // isTextDelim reports the characters that end a URL outside brackets.
