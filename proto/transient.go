@@ -7,6 +7,7 @@ import (
 	"io"
 	"net"
 	"os"
+	"slices"
 	"syscall"
 
 	"github.com/rfc1738/fetch/safety"
@@ -40,13 +41,8 @@ var (
 // command, or the safety policy. The mirror's single retry without a
 // policy tries everything else once more.
 func Refused(err error) bool {
-	for _, permanent := range []error{ErrNotFound, ErrPermission, ErrLogin, ErrUnsafeArgument,
-		ErrNoAccessMethod, ErrNeedInput, safety.ErrRefused} {
-		if errors.Is(err, permanent) {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc([]error{ErrNotFound, ErrPermission, ErrLogin, ErrUnsafeArgument,
+		ErrNoAccessMethod, ErrNeedInput, safety.ErrRefused}, func(permanent error) bool { return errors.Is(err, permanent) })
 }
 
 // Transient reports whether err is a failure that another attempt may not

@@ -57,15 +57,11 @@ func (req *Request) dial(ctx context.Context, network, address string) (net.Conn
 	}
 	dctx, cancel := context.WithTimeout(ctx, ct)
 	defer cancel()
-	var c net.Conn
-	var err error
 	if req != nil && req.Dial != nil {
-		c, err = req.Dial(dctx, network, address)
-	} else {
-		d := net.Dialer{}
-		c, err = d.DialContext(dctx, network, address)
+		return req.Dial(dctx, network, address)
 	}
-	return c, err
+	var d net.Dialer
+	return d.DialContext(dctx, network, address)
 }
 
 // Idle returns the idle timeout to use for req.
