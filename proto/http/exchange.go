@@ -226,8 +226,11 @@ func (x *exchange) attachBody(w io.Writer) error {
 }
 
 // stop ends the recording: the body was read or closed. It may be
-// called more than once.
+// called more than once, and on a nil *exchange (nothing recorded).
 func (x *exchange) stop() {
+	if x == nil {
+		return
+	}
 	x.mu.Lock()
 	defer x.mu.Unlock()
 	x.release()

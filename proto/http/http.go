@@ -176,9 +176,7 @@ func (d *Driver) Fetch(ctx context.Context, u *uri.URL, req *proto.Request) (*pr
 	}
 	hreq, err := d.newRequest(rctx, target, req)
 	if err != nil {
-		if x != nil {
-			x.stop()
-		}
+		x.stop()
 		return nil, err
 	}
 	tr, shared := d.transportFor(req)
@@ -189,9 +187,7 @@ func (d *Driver) Fetch(ctx context.Context, u *uri.URL, req *proto.Request) (*pr
 	h.t, h.req = t, hreq
 	hresp, err := tr.RoundTrip(hreq)
 	if err != nil {
-		if x != nil {
-			x.stop()
-		}
+		x.stop()
 		if !shared {
 			tr.CloseIdleConnections()
 		}
@@ -203,9 +199,7 @@ func (d *Driver) Fetch(ctx context.Context, u *uri.URL, req *proto.Request) (*pr
 		err = x.headDone(resp, hreq, hresp)
 	}
 	if err != nil {
-		if x != nil {
-			x.stop()
-		}
+		x.stop()
 		if shared {
 			// A redirect's or an error's body, read to its end (up to
 			// drainMax), leaves the connection fit for the next request.
@@ -432,7 +426,7 @@ type body struct {
 
 func (b *body) Read(p []byte) (int, error) {
 	n, err := b.rc.Read(p)
-	if err != nil && b.x != nil {
+	if err != nil {
 		b.x.stop()
 	}
 	if err != nil && b.h != nil {
@@ -444,9 +438,7 @@ func (b *body) Read(p []byte) (int, error) {
 func (b *body) Close() error {
 	b.once.Do(func() {
 		b.err = b.rc.Close()
-		if b.x != nil {
-			b.x.stop()
-		}
+		b.x.stop()
 		if !b.keep {
 			b.tr.CloseIdleConnections()
 		}
