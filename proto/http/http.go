@@ -270,9 +270,6 @@ func (d *Driver) transport(req *proto.Request) *http.Transport {
 // connection that agreed on it is the bare *tls.Conn net/http's HTTP/2
 // client needs (tr must then allow HTTP/2).
 func (d *Driver) setDial(tr *http.Transport, dial func(ctx context.Context, network, addr string) (net.Conn, error), ct time.Duration, h2 bool) {
-	if ct <= 0 {
-		ct = proto.DefaultConnectTimeout
-	}
 	tr.DialContext = func(ctx context.Context, network, addr string) (net.Conn, error) {
 		c, err := dial(ctx, network, addr)
 		if err != nil {
@@ -289,16 +286,8 @@ func (d *Driver) setDial(tr *http.Transport, dial func(ctx context.Context, netw
 		if err != nil {
 			host = addr
 		}
-		cfg := proto.TLSClient(d.TLSClientConfig, host)
-		cfg.NextProtos = []string{"http/1.1"}
-		if h2 {
-			cfg.NextProtos = []string{"h2", "http/1.1"}
-		}
-		tc := tls.Client(c, cfg)
-		hctx, cancel := context.WithTimeout(ctx, ct)
-		defer cancel()
-		if err := tc.HandshakeContext(hctx); err != nil {
-			c.Close()
+		tc, err := d.handshake(ctx, c, host, ct, h2)
+		if err != nil {
 			return nil, err
 		}
 		if connProto(tc) == h2Proto {

@@ -231,7 +231,7 @@ func (d *Driver) pipeConn(ctx context.Context, req *proto.Request, key string, u
 		return nil, false, err
 	}
 	if u.Scheme == "https" {
-		if c, err = d.handshake(ctx, c, u.Hostname(), req.ConnectTimeout); err != nil {
+		if c, err = d.handshake(ctx, c, u.Hostname(), req.ConnectTimeout, false); err != nil {
 			return nil, false, err
 		}
 	}
@@ -239,13 +239,17 @@ func (d *Driver) pipeConn(ctx context.Context, req *proto.Request, key string, u
 }
 
 // handshake makes the TLS handshake on c within the connect timeout ct,
-// offering HTTP/1.1 only (pipelining is an HTTP/1.1 matter).
-func (d *Driver) handshake(ctx context.Context, c net.Conn, host string, ct time.Duration) (net.Conn, error) {
+// offering HTTP/1.1, and HTTP/2 too with h2 (pipelining is an HTTP/1.1
+// matter). c is closed when it fails.
+func (d *Driver) handshake(ctx context.Context, c net.Conn, host string, ct time.Duration, h2 bool) (*tls.Conn, error) {
 	if ct <= 0 {
 		ct = proto.DefaultConnectTimeout
 	}
 	cfg := proto.TLSClient(d.TLSClientConfig, host)
 	cfg.NextProtos = []string{"http/1.1"}
+	if h2 {
+		cfg.NextProtos = []string{"h2", "http/1.1"}
+	}
 	tc := tls.Client(c, cfg)
 	hctx, cancel := context.WithTimeout(ctx, ct)
 	defer cancel()
