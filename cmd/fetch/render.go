@@ -154,15 +154,7 @@ func lsMode(e proto.Entry) string {
 // isLsMode reports whether p looks like the first column of ls -l: a type
 // letter, then nine permission letters (and perhaps an ACL mark).
 func isLsMode(p string) bool {
-	if len(p) < 10 || !strings.ContainsRune("-dlcbpsD", rune(p[0])) {
-		return false
-	}
-	for _, c := range p[1:10] {
-		if !strings.ContainsRune("rwxsStTl-", c) {
-			return false
-		}
-	}
-	return true
+	return len(p) >= 10 && strings.ContainsRune("-dlcbpsD", rune(p[0])) && strings.Trim(p[1:10], "rwxsStTl-") == ""
 }
 
 func typeLetter(t proto.EntryType) string {
