@@ -231,8 +231,8 @@ func renderAdvisory(w io.Writer, resp *fetch.Response, asJSON bool) error {
 	return nil
 }
 
-// errWriter marks the errors of the writer below a bufio.Writer as write
-// errors.
+// errWriter marks the errors of w as write errors (the output's, not the
+// transfer's).
 type errWriter struct{ w io.Writer }
 
 func (e *errWriter) Write(p []byte) (int, error) {

@@ -117,7 +117,7 @@ type sink interface {
 // open returns the sink for resp.
 func (d *dest) open(resp *fetch.Response, e *env) (sink, error) {
 	if d.stdout {
-		return &stdoutSink{w: e.out, skip: d.offset - resp.Offset}, nil
+		return &stdoutSink{skipWriter{w: &errWriter{w: e.out}, skip: d.offset - resp.Offset}}, nil
 	}
 	if d.path == "" {
 		if resp.Name == "" {
@@ -141,7 +141,7 @@ func (d *dest) open(resp *fetch.Response, e *env) (sink, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &fileSink{f: f, final: d.path}, nil
+	return &fileSink{errWriter: errWriter{f}, f: f, final: d.path}, nil
 }
 
 // openSpecial opens an output that exists and is not a regular file: a
@@ -161,7 +161,7 @@ func openSpecial(d *dest, fi os.FileInfo) (sink, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &specialSink{f: f}, nil
+	return &specialSink{errWriter: errWriter{f}, f: f}, nil
 }
 
 // openPart opens path.part at the byte the response starts at. When the
@@ -192,7 +192,7 @@ func openPart(d *dest, resp *fetch.Response, kept *notes) (sink, error) {
 		return nil, err
 	}
 	resume := "fetch -C - -o " + shellWord(d.path) + " " + shellWord(resp.URL.Redacted())
-	return &fileSink{f: f, final: d.path, keep: true, typeFile: name + partTypeSuffix, kept: kept, resume: resume}, nil
+	return &fileSink{errWriter: errWriter{f}, f: f, final: d.path, keep: true, typeFile: name + partTypeSuffix, kept: kept, resume: resume}, nil
 }
 
 // writeError is a failure to write the output (disk full, closed pipe).
@@ -203,36 +203,15 @@ func (e *writeError) Unwrap() error { return e.err }
 
 // stdoutSink writes to stdout, skipping the first skip bytes (a server that
 // restarted from byte 0 when -C asked for more).
-type stdoutSink struct {
-	w    io.Writer
-	skip int64
-}
-
-func (s *stdoutSink) Write(p []byte) (int, error) {
-	n := len(p)
-	if s.skip > 0 {
-		k := min(int64(len(p)), s.skip)
-		s.skip -= k
-		p = p[k:]
-	}
-	if _, err := s.w.Write(p); err != nil {
-		return 0, &writeError{err}
-	}
-	return n, nil
-}
+type stdoutSink struct{ skipWriter }
 
 func (s *stdoutSink) commit(*fetch.Response, bool) error { return nil }
 func (s *stdoutSink) abort()                             {}
 
 // specialSink writes straight into a device or a named pipe (openSpecial).
-type specialSink struct{ f *os.File }
-
-func (s *specialSink) Write(p []byte) (int, error) {
-	n, err := s.f.Write(p)
-	if err != nil {
-		return n, &writeError{err}
-	}
-	return n, nil
+type specialSink struct {
+	errWriter
+	f *os.File
 }
 
 func (s *specialSink) commit(*fetch.Response, bool) error {
@@ -246,6 +225,7 @@ func (s *specialSink) abort() { s.f.Close() }
 
 // fileSink writes to a temporary or .part file beside final.
 type fileSink struct {
+	errWriter
 	f     *os.File
 	final string
 	keep  bool // keep the file on abort (.part)
@@ -256,14 +236,6 @@ type fileSink struct {
 	// resume is the command that resumes it.
 	kept   *notes
 	resume string
-}
-
-func (s *fileSink) Write(p []byte) (int, error) {
-	n, err := s.f.Write(p)
-	if err != nil {
-		return n, &writeError{err}
-	}
-	return n, nil
 }
 
 // WriterFile, Wrote and FileError let a body move its bytes into the file
