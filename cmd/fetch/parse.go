@@ -10,6 +10,7 @@ import (
 
 	"github.com/rfc1738/fetch/fetch"
 	"github.com/rfc1738/fetch/internal/secret"
+	"github.com/rfc1738/fetch/proto"
 	"github.com/rfc1738/fetch/safety"
 	"github.com/rfc1738/fetch/uri"
 )
@@ -74,12 +75,16 @@ func parseOne(raw string, asJSON bool, w io.Writer) error {
 	return obj.writeText(w, "")
 }
 
-// object is a JSON object that keeps its keys in order.
-type object []field
+// object is a JSON object that keeps its keys in order; a value that is
+// a proto.View is a nested object.
+type object proto.View
 
-type field struct {
-	key   string
-	value any
+// nested is v, as an object when it is a proto.View.
+func nested(v any) any {
+	if sub, ok := v.(proto.View); ok {
+		return object(sub)
+	}
+	return v
 }
 
 func (o object) MarshalJSON() ([]byte, error) {
@@ -89,8 +94,8 @@ func (o object) MarshalJSON() ([]byte, error) {
 		if i > 0 {
 			b.WriteByte(',')
 		}
-		k, _ := json.Marshal(f.key)
-		v, err := json.Marshal(f.value)
+		k, _ := json.Marshal(f.Key)
+		v, err := json.Marshal(nested(f.Value))
 		if err != nil {
 			return nil, err
 		}
@@ -106,17 +111,17 @@ func (o object) MarshalJSON() ([]byte, error) {
 // (so that "" and null differ), nested objects with dotted keys.
 func (o object) writeText(w io.Writer, prefix string) error {
 	for _, f := range o {
-		if sub, ok := f.value.(object); ok && len(sub) > 0 {
-			if err := sub.writeText(w, prefix+f.key+"."); err != nil {
+		if sub, ok := f.Value.(proto.View); ok && len(sub) > 0 {
+			if err := object(sub).writeText(w, prefix+f.Key+"."); err != nil {
 				return err
 			}
 			continue
 		}
-		v, err := json.Marshal(f.value)
+		v, err := json.Marshal(nested(f.Value))
 		if err != nil {
 			return err
 		}
-		if _, err := fmt.Fprintf(w, "%s%s: %s\n", prefix, f.key, v); err != nil {
+		if _, err := fmt.Fprintf(w, "%s%s: %s\n", prefix, f.Key, v); err != nil {
 			return err
 		}
 	}
@@ -127,18 +132,18 @@ func (o object) writeText(w io.Writer, prefix string) error {
 // one object named after the scheme.
 func describe(u *uri.URL) (object, error) {
 	obj := object{
-		{"scheme", u.Scheme},
-		{"user", user(u)},
-		{"password", password(u)},
-		{"host", u.Host},
-		{"port", port(u)},
-		{"default_port", defaultPort(u.Scheme)},
+		{Key: "scheme", Value: u.Scheme},
+		{Key: "user", Value: user(u)},
+		{Key: "password", Value: password(u)},
+		{Key: "host", Value: u.Host},
+		{Key: "port", Value: port(u)},
+		{Key: "default_port", Value: defaultPort(u.Scheme)},
 	}
 	view, err := schemeView(u)
 	if err != nil || view == nil {
 		return obj, err
 	}
-	return append(obj, field{u.Scheme, view}), nil
+	return append(obj, proto.Field{Key: u.Scheme, Value: view}), nil
 }
 
 func user(u *uri.URL) *string {
