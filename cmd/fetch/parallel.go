@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"cmp"
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -364,42 +363,4 @@ func (b *parallelBar) wait(complete bool) {
 
 // stderr returns a writer for the messages of the run: printed above the
 // bar while it is drawn, straight to stderr after.
-func (b *parallelBar) stderr() io.Writer { return aboveBar{b} }
-
-type aboveBar struct{ b *parallelBar }
-
-func (a aboveBar) Write(p []byte) (int, error) {
-	n, err := a.b.p.Write(p)
-	if errors.Is(err, mpb.DoneError) {
-		return a.b.out.Write(p)
-	}
-	return n, err
-}
-
-// tallyWriter counts the bytes written through it into the -Z bar.
-type tallyWriter struct {
-	w io.Writer
-	n *atomic.Int64
-}
-
-// WriterFile, Wrote and FileError pass w's proto.FileWriter on, counting
-// the bytes moved into the file directly.
-func (t tallyWriter) WriterFile() *os.File {
-	if fw, ok := t.w.(proto.FileWriter); ok {
-		return fw.WriterFile()
-	}
-	return nil
-}
-
-func (t tallyWriter) Wrote(n int64) {
-	t.w.(proto.FileWriter).Wrote(n)
-	t.n.Add(n)
-}
-
-func (t tallyWriter) FileError(err error) error { return t.w.(proto.FileWriter).FileError(err) }
-
-func (t tallyWriter) Write(p []byte) (int, error) {
-	n, err := t.w.Write(p)
-	t.n.Add(int64(n))
-	return n, err
-}
+func (b *parallelBar) stderr() io.Writer { return &aboveBars{p: b.p, w: b.out} }

@@ -24,7 +24,7 @@ import (
 // reader would hide (or, wrapping WriteTo itself, count only at the end).
 func (o *getOptions) progress(ctx context.Context, w io.Writer, resp *fetch.Response, e *env) (io.Writer, func(ok bool)) {
 	if o.tally != nil { // -Z: the run's one bar counts the bytes (parallel.go)
-		return tallyWriter{w: w, n: o.tally}, func(bool) {}
+		return tallyWriter{w: w, count: func(n int64) { o.tally.Add(n) }}, func(bool) {}
 	}
 	if o.silent || o.verbose || !e.stderrTTY {
 		return w, func(bool) {}
@@ -44,7 +44,15 @@ func (o *getOptions) progress(ctx context.Context, w io.Writer, resp *fetch.Resp
 	if resp.Offset > 0 {
 		bar.SetCurrent(resp.Offset)
 	}
-	return &barWriter{w: w, bar: bar, last: time.Now()}, func(ok bool) {
+	// The time since the previous write feeds the bar's moving average
+	// of the speed.
+	last := time.Now()
+	count := func(n int64) {
+		now := time.Now()
+		bar.EwmaIncrInt64(n, now.Sub(last))
+		last = now
+	}
+	return tallyWriter{w: w, count: count}, func(ok bool) {
 		if ok {
 			bar.SetTotal(-1, true)
 		} else {
@@ -54,36 +62,31 @@ func (o *getOptions) progress(ctx context.Context, w io.Writer, resp *fetch.Resp
 	}
 }
 
-// barWriter moves a bar by what is written through it; the time since the
-// previous write feeds the bar's moving average of the speed.
-type barWriter struct {
-	w    io.Writer
-	bar  *mpb.Bar
-	last time.Time
+// tallyWriter passes what is written through it on to w, and tells count
+// how many bytes went.
+type tallyWriter struct {
+	w     io.Writer
+	count func(n int64)
 }
 
 // WriterFile, Wrote and FileError pass w's proto.FileWriter on, counting
 // the bytes moved into the file directly.
-func (b *barWriter) WriterFile() *os.File {
-	if fw, ok := b.w.(proto.FileWriter); ok {
+func (c tallyWriter) WriterFile() *os.File {
+	if fw, ok := c.w.(proto.FileWriter); ok {
 		return fw.WriterFile()
 	}
 	return nil
 }
 
-func (b *barWriter) Wrote(n int64) {
-	b.w.(proto.FileWriter).Wrote(n)
-	now := time.Now()
-	b.bar.EwmaIncrInt64(n, now.Sub(b.last))
-	b.last = now
+func (c tallyWriter) Wrote(n int64) {
+	c.w.(proto.FileWriter).Wrote(n)
+	c.count(n)
 }
 
-func (b *barWriter) FileError(err error) error { return b.w.(proto.FileWriter).FileError(err) }
+func (c tallyWriter) FileError(err error) error { return c.w.(proto.FileWriter).FileError(err) }
 
-func (b *barWriter) Write(p []byte) (int, error) {
-	n, err := b.w.Write(p)
-	now := time.Now()
-	b.bar.EwmaIncrBy(n, now.Sub(b.last))
-	b.last = now
+func (c tallyWriter) Write(p []byte) (int, error) {
+	n, err := c.w.Write(p)
+	c.count(int64(n))
 	return n, err
 }
