@@ -41,22 +41,17 @@ func (c *Client) dialHop(ctx context.Context, network, address string, h *privat
 	for _, ip := range ips {
 		addr := net.JoinHostPort(ip.String(), port)
 		conn, err := c.dialAddr(ctx, network, addr, h)
-		if err != nil {
-			de := &dialError{err: err}
-			if ip.String() != host {
-				de.addr = addr
-			}
-			err = de
-		}
 		if err == nil {
 			if c.WARC != nil {
 				c.WARC.NoteAddress(address, ip.String())
 			}
 			return conn, nil
 		}
-		if first == nil {
-			first = err
+		de := &dialError{err: err}
+		if ip.String() != host {
+			de.addr = addr
 		}
+		first = cmp.Or(first, error(de))
 		if ctx.Err() != nil {
 			break
 		}
@@ -67,11 +62,11 @@ func (c *Client) dialHop(ctx context.Context, network, address string, h *privat
 // dialAddr connects to one resolved address, after the policy and the
 // guard h allowed it.
 func (c *Client) dialAddr(ctx context.Context, network, addr string, h *privateHop) (net.Conn, error) {
-	if err := c.Policy.Control(network, addr, nil); err != nil {
-		c.tracef("* refused %s: %v", addr, err)
-		return nil, &net.OpError{Op: "dial", Net: network, Err: err}
+	err := c.Policy.Control(network, addr, nil)
+	if err == nil {
+		err = h.check(addr)
 	}
-	if err := h.check(addr); err != nil {
+	if err != nil {
 		c.tracef("* refused %s: %v", addr, err)
 		return nil, &net.OpError{Op: "dial", Net: network, Err: err}
 	}
