@@ -515,13 +515,17 @@ func (b *cancelBody) Read(p []byte) (int, error) { return b.rc.Read(p) }
 // reads 256 KiB at a time), which a wrapper with only Read would hide. A
 // body without one is copied by w's ReadFrom when w has one, else through
 // a copyBufferSize buffer.
-func (b *cancelBody) WriteTo(w io.Writer) (int64, error) {
-	if wt, ok := b.rc.(io.WriterTo); ok {
+func (b *cancelBody) WriteTo(w io.Writer) (int64, error) { return copyTo(w, b.rc) }
+
+// copyTo copies r to w as cancelBody.WriteTo says: with r's WriteTo, else
+// w's ReadFrom, else through a pooled buffer.
+func copyTo(w io.Writer, r io.Reader) (int64, error) {
+	if wt, ok := r.(io.WriterTo); ok {
 		return wt.WriteTo(w)
 	}
 	bp := copyBuffers.Get().(*[]byte)
 	defer copyBuffers.Put(bp)
-	return io.CopyBuffer(w, b.rc, *bp)
+	return io.CopyBuffer(w, r, *bp)
 }
 
 // copyBufferSize is the buffer of cancelBody.WriteTo for bodies that have

@@ -68,7 +68,7 @@ func (b *releaseBody) Read(p []byte) (int, error) { return b.rc.Read(p) }
 
 // WriteTo keeps the driver's own copy loop (see cancelBody.WriteTo).
 func (b *releaseBody) WriteTo(w io.Writer) (int64, error) {
-	return (&cancelBody{rc: b.rc}).WriteTo(w)
+	return copyTo(w, b.rc)
 }
 
 func (b *releaseBody) Close() error {

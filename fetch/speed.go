@@ -107,22 +107,11 @@ func (b *speedBody) Read(p []byte) (int, error) {
 // counting the bytes on their way to w.
 func (b *speedBody) WriteTo(w io.Writer) (int64, error) {
 	cw := &countWriter{w: w, n: &b.n}
-	var (
-		n   int64
-		err error
-	)
-	if wt, ok := b.rc.(io.WriterTo); ok {
-		if fw, ok := w.(proto.FileWriter); ok {
-			// Bytes moved straight into the file are counted too.
-			n, err = wt.WriteTo(countFileWriter{cw, fw})
-			return n, b.fail(err)
-		}
-		n, err = wt.WriteTo(cw)
-	} else {
-		bp := copyBuffers.Get().(*[]byte)
-		n, err = io.CopyBuffer(cw, b.rc, *bp)
-		copyBuffers.Put(bp)
+	var dst io.Writer = cw
+	if fw, ok := w.(proto.FileWriter); ok {
+		dst = countFileWriter{cw, fw} // bytes moved straight into the file are counted too
 	}
+	n, err := copyTo(dst, b.rc)
 	return n, b.fail(err)
 }
 

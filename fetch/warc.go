@@ -191,15 +191,7 @@ func (b *warcBodyRC) WriteTo(w io.Writer) (int64, error) {
 	if b.noPayload {
 		tw = w
 	}
-	var n int64
-	var err error
-	if wt, ok := b.rc.(io.WriterTo); ok {
-		n, err = wt.WriteTo(tw)
-	} else {
-		bp := copyBuffers.Get().(*[]byte)
-		n, err = io.CopyBuffer(tw, struct{ io.Reader }{b.rc}, *bp)
-		copyBuffers.Put(bp)
-	}
+	n, err := copyTo(tw, b.rc)
 	b.n += n
 	if err == nil {
 		b.eof = true
