@@ -20,10 +20,7 @@ var linkVersion, linkCommit, linkDate string
 
 // buildInfo is the binary's build information, nil when it has none.
 func buildInfo() *debug.BuildInfo {
-	bi, ok := debug.ReadBuildInfo()
-	if !ok {
-		return nil
-	}
+	bi, _ := debug.ReadBuildInfo() // nil when there is none
 	return bi
 }
 
