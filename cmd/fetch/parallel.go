@@ -297,9 +297,7 @@ func (o *ordered) flush(sl *orderedSlot) {
 		_, err = o.w.Write(sl.buf.Bytes())
 		sl.buf = bytes.Buffer{}
 	}
-	if err != nil {
-		sl.err = cmp.Or(sl.err, err)
-	}
+	sl.err = cmp.Or(sl.err, err)
 }
 
 // err is the first failure to write URL i's data to w.
