@@ -3,6 +3,7 @@ package http
 import (
 	"fmt"
 	"io"
+	"maps"
 	"net/http"
 	"slices"
 	"strings"
@@ -42,12 +43,7 @@ func (t tracer) response(r *http.Response) {
 }
 
 func (t tracer) headers(dir string, h http.Header) {
-	keys := make([]string, 0, len(h))
-	for k := range h {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	for _, k := range keys {
+	for _, k := range slices.Sorted(maps.Keys(h)) {
 		for _, v := range h[k] {
 			fmt.Fprintf(t.w, "%s %s: %s\n", dir, k, redactHeader(k, v))
 		}
