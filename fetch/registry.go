@@ -1,6 +1,7 @@
 package fetch
 
 import (
+	"maps"
 	"slices"
 	"strings"
 	"sync"
@@ -54,12 +55,7 @@ func (r *Registry) Lookup(scheme string) (proto.Driver, bool) {
 
 // Schemes returns the registered scheme names, sorted.
 func (r *Registry) Schemes() []string {
-	s := make([]string, 0, len(r.drivers))
-	for k := range r.drivers {
-		s = append(s, k)
-	}
-	slices.Sort(s)
-	return s
+	return slices.Sorted(maps.Keys(r.drivers))
 }
 
 // closeIdle closes the idle connections of every driver that keeps some.
