@@ -1,6 +1,7 @@
 package safety
 
 import (
+	"slices"
 	"strings"
 
 	"github.com/rfc1738/fetch/internal/secret"
@@ -80,10 +81,5 @@ func passwordSpans(raw string) [][2]int {
 }
 
 func inSpans(spans [][2]int, off int) bool {
-	for _, s := range spans {
-		if s[0] <= off && off < s[1] {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc(spans, func(s [2]int) bool { return s[0] <= off && off < s[1] })
 }

@@ -71,16 +71,9 @@ func withDefaultCommand(root *cobra.Command, args []string) []string {
 // isRootWord reports whether word is for the root command itself: a
 // subcommand (or alias), help, --version, or a completion request.
 func isRootWord(root *cobra.Command, word string) bool {
-	if slices.Contains([]string{"-h", "--help", "--version", "help",
-		cobra.ShellCompRequestCmd, cobra.ShellCompNoDescRequestCmd}, word) {
-		return true
-	}
-	for _, c := range root.Commands() {
-		if c.Name() == word || slices.Contains(c.Aliases, word) {
-			return true
-		}
-	}
-	return false
+	isCommand := func(c *cobra.Command) bool { return c.Name() == word || slices.Contains(c.Aliases, word) }
+	return slices.Contains([]string{"-h", "--help", "--version", "help",
+		cobra.ShellCompRequestCmd, cobra.ShellCompNoDescRequestCmd}, word) || slices.ContainsFunc(root.Commands(), isCommand)
 }
 
 // unknownCommand reports a first word that is neither a command, nor a
