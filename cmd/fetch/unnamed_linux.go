@@ -45,21 +45,14 @@ func openUnnamed(final string) (sink, bool) {
 		f.Close()
 		return nil, false
 	}
-	return &unnamedSink{f: f, final: final}, true
+	return &unnamedSink{errWriter: errWriter{f}, f: f, final: final}, true
 }
 
 // unnamedSink writes an unnamed file that commit links at final.
 type unnamedSink struct {
+	errWriter
 	f     *os.File
 	final string
-}
-
-func (s *unnamedSink) Write(p []byte) (int, error) {
-	n, err := s.f.Write(p)
-	if err != nil {
-		return n, &writeError{err}
-	}
-	return n, nil
 }
 
 // WriterFile, Wrote and FileError let a body move its bytes into the file
