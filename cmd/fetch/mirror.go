@@ -287,22 +287,19 @@ func printMirrorWarnings(w io.Writer, s *fetch.MirrorSummary, red *redactor) {
 
 // exportNews writes the --mbox and --maildir exports of a news mirror.
 func exportNews(e *env, o *mirrorOptions) error {
-	if o.mbox != "" {
-		n, err := fetch.ExportMbox(o.dir, o.mbox)
+	for _, x := range []struct {
+		out, what string
+		export    func(dir, out string) (int, error)
+	}{{o.mbox, "messages", fetch.ExportMbox}, {o.maildir, "new messages", fetch.ExportMaildir}} {
+		if x.out == "" {
+			continue
+		}
+		n, err := x.export(o.dir, x.out)
 		if err != nil {
 			return err
 		}
 		if !o.get.silent && !o.get.json {
-			fmt.Fprintf(e.err, "fetch: mirror: %d messages in %s\n", n, termtext.Listing(o.mbox))
-		}
-	}
-	if o.maildir != "" {
-		n, err := fetch.ExportMaildir(o.dir, o.maildir)
-		if err != nil {
-			return err
-		}
-		if !o.get.silent && !o.get.json {
-			fmt.Fprintf(e.err, "fetch: mirror: %d new messages in %s\n", n, termtext.Listing(o.maildir))
+			fmt.Fprintf(e.err, "fetch: mirror: %d %s in %s\n", n, x.what, termtext.Listing(x.out))
 		}
 	}
 	return nil
