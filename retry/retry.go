@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/rfc1738/fetch/internal/rate"
 	"github.com/rfc1738/fetch/proto"
 )
 
@@ -111,16 +112,7 @@ func (p Policy) Allow(n int, start time.Time, delay time.Duration) bool {
 }
 
 // Wait sleeps d, or until ctx is done; it returns ctx's error then.
-func Wait(ctx context.Context, d time.Duration) error {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-		return nil
-	case <-ctx.Done():
-		return ctx.Err()
-	}
-}
+func Wait(ctx context.Context, d time.Duration) error { return rate.Sleep(ctx, d) }
 
 // Transient reports whether err is worth another attempt: it is
 // proto.Transient, the one classifier of failures, which the drivers
