@@ -33,13 +33,8 @@ func (b *byteSize) Set(v string) error {
 func parseByteSize(v string) (int64, error) {
 	num, shift := v, 0
 	if i := len(v) - 1; i > 0 {
-		switch strings.ToLower(v[i:]) {
-		case "k":
-			num, shift = v[:i], 10
-		case "m":
-			num, shift = v[:i], 20
-		case "g":
-			num, shift = v[:i], 30
+		if j := strings.IndexByte("kmg", v[i]|0x20); j >= 0 { // |0x20: either case
+			num, shift = v[:i], 10*(j+1)
 		}
 	}
 	n, err := strconv.ParseInt(num, 10, 64)

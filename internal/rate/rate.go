@@ -45,20 +45,10 @@ func Parse(s string) (int64, error) {
 	num := s
 	var mult int64 = 1
 	if n := len(s); n > 0 {
-		switch s[n-1] {
-		case 'k', 'K':
-			mult = 1 << 10
-		case 'm', 'M':
-			mult = 1 << 20
-		case 'g', 'G':
-			mult = 1 << 30
-		case 't', 'T':
-			mult = 1 << 40
-		case 'p', 'P':
-			mult = 1 << 50
-		}
-		if mult != 1 {
-			num = s[:n-1]
+		// |0x20 lower-cases the suffix letters and changes no other byte
+		// into one of them.
+		if i := strings.IndexByte("kmgtp", s[n-1]|0x20); i >= 0 {
+			mult, num = 1<<(10*(i+1)), s[:n-1]
 		}
 	}
 	whole, frac, dot := strings.Cut(num, ".")
