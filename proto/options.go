@@ -113,7 +113,8 @@ type FTPOptions struct {
 	Lean bool
 
 	// DirectCWD lets a change of directory be one CWD to the directory's
-	// absolute path, on a server whose login directory (PWD) is a Unix
+	// absolute path, and a retrieval a RETR of the file's absolute path
+	// with no CWD, on a server whose login directory (PWD) is a Unix
 	// path and for a path of plain segments, instead of RFC 1738's one
 	// CWD per segment from the login directory; both end in the same
 	// directory there. A refused CWD is tried again segment by segment.

@@ -16,11 +16,15 @@ import (
 // no return to the login directory and no CWD per segment. A refused CWD
 // is tried segment by segment, so the error names the missing one. A path
 // that is not plain segments (a null segment) keeps to RFC 1738's CWDs,
-// and a request without DirectCWD (fetch get) sends them always.
+// and a request without DirectCWD (fetch get) sends them always. A file
+// is retrieved by its absolute path, with no CWD, unless the connection
+// is in its directory already.
 func TestDirectCWD(t *testing.T) {
 	f := newFake(t)
 	f.pwd = `"/home/ftp"`
-	f.files = map[string][]byte{"a": []byte("a"), "b": []byte("b")}
+	f.files = map[string][]byte{"a": []byte("a"), "b": []byte("b"), "/home/ftp/x/y/a": []byte("a"), "/home/ftp/x/y/b": []byte("b"),
+		"/home/ftp/q/r/a": []byte("a"), "/home/ftp/q/r/s/b": []byte("b")}
+	f.lists["LIST"] = []byte("-rw-r--r--   1 ftp  ftp  1 Jan 01  2020 a\r\n")
 	f.replies["CWD /home/ftp/q/missing"] = "550 no such directory"
 	f.replies["CWD missing"] = "550 no such directory"
 	d, req := startPiped(t, f)
@@ -30,10 +34,13 @@ func TestDirectCWD(t *testing.T) {
 		ok   bool
 	}{
 		{"/x/y/a", true},
-		{"/x/y/b", true},   // same directory: no CWD
-		{"/q/r/a", true},   // elsewhere: one CWD
-		{"/q/r/s/b", true}, // below: one CWD, the rest of the path
-		{"/q/missing/a", false},
+		{"/x/y/b", true},
+		{"/q/r/", true},    // a listing: one CWD
+		{"/q/r/a", true},   // in its directory: RETR a
+		{"/q/r/s/", true},  // below: one CWD, the rest of the path
+		{"/q/r/s/b", true}, // in its directory
+		{"/x/y/b", true},   // by the path again
+		{"/q/missing/", false},
 		{"/x//a", true}, // a null segment: one CWD each
 	} {
 		_, _, err := get(t, d, f.url(tc.path), req)
@@ -46,9 +53,9 @@ func TestDirectCWD(t *testing.T) {
 	}
 	d.CloseIdleConnections()
 	waitSent(t, f, commands(anonLogin+
-		"CWD /home/ftp/x/y|TYPE I|EPSV|RETR a|EPSV|RETR b|EPSV|"+
-		"CWD /home/ftp/q/r|RETR a|EPSV|"+
-		"CWD s|RETR b|EPSV|"+
+		"TYPE I|EPSV|RETR /home/ftp/x/y/a|EPSV|RETR /home/ftp/x/y/b|EPSV|"+
+		"CWD /home/ftp/q/r|SYST|LIST|EPSV|RETR a|EPSV|"+
+		"CWD s|LIST|EPSV|RETR b|EPSV|RETR /home/ftp/x/y/b|EPSV|"+
 		"CWD /home/ftp/q/missing|CWD /home/ftp|CWD q|CWD missing|NOOP|"+
 		"CWD /home/ftp|CWD x|CWD |RETR a|EPSV|QUIT"))
 
@@ -66,8 +73,7 @@ func TestDirectCWD(t *testing.T) {
 }
 
 // An idle connection already in the directory of a URL serves it before
-// one used more recently elsewhere: a mirror's worker that goes on in its
-// directory sends no CWD.
+// one used more recently elsewhere: a URL in that directory sends no CWD.
 func TestIdleInDirectory(t *testing.T) {
 	f := newFake(t)
 	f.files = map[string][]byte{"a": []byte("in x"), "b": []byte("in y")}
@@ -75,7 +81,7 @@ func TestIdleInDirectory(t *testing.T) {
 	d := New(Config{PipelinePassive: true, MaxConnsPerHost: 2, MaxIdleConnsPerHost: 2})
 	defer d.CloseIdleConnections()
 	req := quickReq()
-	req.Options = proto.Options{FTP: proto.FTPOptions{Stat: proto.StatNone, Binary: true, DirectCWD: true}}
+	req.Options = proto.Options{FTP: proto.FTPOptions{Stat: proto.StatNone, Binary: true}}
 	fetch := func(p string) io.ReadCloser {
 		t.Helper()
 		u, err := uri.Parse(f.url(p))

@@ -165,9 +165,10 @@ func (d *Driver) CloseIdleConnections() { d.pool().closeIdle() }
 // login that would need one is not made) and reports no error: a Fetch
 // that finds no idle connection dials its own, as without Warm.
 //
-// When u names a directory, each connection also changes into it, and
-// with PipelinePassive sends the EPSV of its first retrieval: the first
-// file of that directory then costs the connection RETR alone.
+// When u names a directory, each connection also changes into it (unless
+// its files go by their absolute paths: Options.FTP.DirectCWD, enterFile),
+// and with PipelinePassive sends the EPSV of its first retrieval: the
+// first file then costs the connection RETR alone.
 func (d *Driver) Warm(ctx context.Context, u *uri.URL, req *proto.Request, n int) {
 	wreq := proto.Request{}
 	if req != nil {
@@ -190,7 +191,11 @@ func (d *Driver) Warm(ctx context.Context, u *uri.URL, req *proto.Request, n int
 				return
 			}
 			if pl != nil {
-				if _, err := c.enter(*pl); err == nil && d.PipelinePassive && !c.noPipeline && c.activePort() == nil {
+				var err error
+				if _, direct := c.fullPath(*pl); !direct {
+					_, err = c.enter(*pl)
+				}
+				if err == nil && d.PipelinePassive && !c.noPipeline && c.activePort() == nil {
 					if err := c.prefetch(); err != nil {
 						c.dead = true
 					}
@@ -684,7 +689,7 @@ func (e *mlsdError) Unwrap() error { return e.err }
 // retrieve runs a file plan: TYPE, SIZE and MDTM, then REST (to resume)
 // and RETR.
 func (d *Driver) retrieve(c *conn, pl plan) (*proto.Response, error) {
-	warnings, err := c.enter(pl)
+	warnings, err := c.enterFile(&pl)
 	if err == nil {
 		err = c.setType(pl.typ)
 	}
