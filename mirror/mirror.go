@@ -340,6 +340,7 @@ type remoteFile struct {
 	mtime time.Time
 	link  string // symbolic link target; "" for files
 	raw   bool   // ask the driver for the bytes as sent
+	last  bool   // no transfer may follow on its connection (the worker loop)
 	// typecode is the FTP typecode that url puts after tail
 	// (";type=i"); 0 for none.
 	typecode byte
@@ -609,6 +610,9 @@ type run struct {
 	// outstanding counts the directories and files queued and not yet
 	// done (listed, reported).
 	outstanding sync.WaitGroup
+	// unlisted counts the directories queued whose files are not queued
+	// yet: while there are any, more files may come.
+	unlisted atomic.Int32
 
 	mu         sync.Mutex
 	held       int                 // slots held for good: connections the server refused
@@ -679,6 +683,7 @@ func (r *run) run(ctx context.Context) error {
 				if !ok {
 					return
 				}
+				rf.last = r.lastFiles(files)
 				if ctx.Err() != nil {
 					r.outstanding.Done()
 					continue
@@ -691,6 +696,7 @@ func (r *run) run(ctx context.Context) error {
 					// Still outstanding itself, so the walk
 					// is not over yet (see walk).
 					r.outstanding.Add(1)
+					r.unlisted.Add(1)
 					rep.dir.depth = depthOf(rep.dir.rel)
 					dirs.push(*rep.dir)
 					r.outstanding.Done()
@@ -834,6 +840,7 @@ func saveWait(every, took time.Duration) time.Duration { return max(every, 10*to
 func (r *run) walk(ctx context.Context, dirs *queue[dirJob], files *queue[remoteFile]) error {
 	defer dirs.close()
 	start := dirJob{rel: "", url: r.w.startURL()}
+	r.unlisted.Add(1)
 	l, err := r.listAgain(ctx, start)
 	if err != nil {
 		if ctx.Err() != nil {
@@ -853,7 +860,9 @@ func (r *run) walk(ctx context.Context, dirs *queue[dirJob], files *queue[remote
 				if !ok {
 					return
 				}
-				r.visit(ctx, d, dirs, files, pending)
+				if !r.visit(ctx, d, dirs, files, pending) {
+					r.unlisted.Add(-1)
+				}
 				pending.Done()
 			}
 		}()
@@ -864,23 +873,32 @@ func (r *run) walk(ctx context.Context, dirs *queue[dirJob], files *queue[remote
 	return ctx.Err()
 }
 
-// visit lists one directory below the start and takes what it holds.
-func (r *run) visit(ctx context.Context, d dirJob, dirs *queue[dirJob], files *queue[remoteFile], pending *sync.WaitGroup) {
+// lastFiles reports whether files holds fewer files than there are
+// workers, with no listing to come: another worker may take each, so no
+// transfer is counted on after the one of the file just popped (no EPSV
+// is sent ahead for it).
+func (r *run) lastFiles(files *queue[remoteFile]) bool {
+	return r.unlisted.Load() == 0 && files.queued() < r.jobs
+}
+
+// visit lists one directory below the start and takes what it holds;
+// queued is whether its files were queued (queueEntries).
+func (r *run) visit(ctx context.Context, d dirJob, dirs *queue[dirJob], files *queue[remoteFile], pending *sync.WaitGroup) (queued bool) {
 	if ctx.Err() != nil || r.beyondBound(d) {
-		return
+		return false
 	}
 	l, err := r.listAgain(ctx, d)
 	if err != nil {
 		if ctx.Err() != nil {
-			return
+			return false
 		}
 		r.mu.Lock()
 		r.unlistable = append(r.unlistable, d.rel)
 		r.mu.Unlock()
 		r.sum.add(EntryReport{Path: d.rel, URL: d.url.Redacted(), Status: StatusFailed, Reason: "cannot list the directory: " + err.Error()})
-		return
+		return false
 	}
-	r.take(d, l, dirs, files, pending)
+	return r.take(d, l, dirs, files, pending)
 }
 
 // list fetches one listing on a connection slot.
@@ -901,13 +919,14 @@ func (r *run) list(ctx context.Context, d dirJob) (*listing, error) {
 }
 
 // take makes the local directory of d, keeps a gopher menu, reports the
-// skipped entries and queues the subdirectories and files not seen before.
-func (r *run) take(d dirJob, l *listing, dirs *queue[dirJob], files *queue[remoteFile], pending *sync.WaitGroup) {
+// skipped entries and queues the subdirectories and files not seen before
+// (queued: not when d is taken for a link above it).
+func (r *run) take(d dirJob, l *listing, dirs *queue[dirJob], files *queue[remoteFile], pending *sync.WaitGroup) (queued bool) {
 	s, ok := summed(d, l)
 	if ok {
 		if i := slices.IndexFunc(d.above, func(a listingSum) bool { return a.unique == s.unique && a.sum == s.sum }); i >= 0 {
 			r.linkAbove(d, d.above[i])
-			return
+			return false
 		}
 	}
 	if d.rel != "" {
@@ -936,6 +955,7 @@ func (r *run) take(d dirJob, l *listing, dirs *queue[dirJob], files *queue[remot
 		chain = append(slices.Clip(d.above), s)
 	}
 	r.queueEntries(d, l, chain, dirs, files, pending)
+	return true
 }
 
 // queueEntries queues the subdirectories and files of a listing that are
@@ -949,8 +969,11 @@ func (r *run) queueEntries(d dirJob, l *listing, chain []listingSum, dirs *queue
 		}
 		sub.above, sub.depth = chain, d.depth+1
 		pending.Add(1)
+		r.unlisted.Add(1)
 		dirs.push(sub)
 	}
+	r.unlisted.Add(-1) // d's files are queued below: any more come from sub
+
 	batch := l.files[:0] // the listing's own array: l is not read after
 	for _, rf := range l.files {
 		if r.excluded(rf.rel, false) || !r.claim(rf.rel, fileKind(rf), rf.url) {

@@ -121,6 +121,11 @@ type FTPOptions struct {
 	// False keeps to RFC 1738 section 3.2.2. No flag: the mirror sets it.
 	DirectCWD bool
 
+	// NoSendAhead leaves out the EPSV that a pipelined retrieval sends
+	// ahead for the connection's next transfer: the caller has no next
+	// one (a mirror's last files), and the port would go unused.
+	NoSendAhead bool
+
 	// Port asks for active mode (curl's --ftp-port): "-" listens on the
 	// control connection's local address; an IP address, optionally with a
 	// port or a port range ("192.0.2.7", "192.0.2.7:40000",
@@ -290,6 +295,9 @@ func (o FTPOptions) merge(over FTPOptions) FTPOptions {
 	}
 	if over.DirectCWD {
 		o.DirectCWD = true
+	}
+	if over.NoSendAhead {
+		o.NoSendAhead = true
 	}
 	if over.Port != "" {
 		o.Port = over.Port

@@ -118,3 +118,43 @@ func TestIdleInDirectory(t *testing.T) {
 		t.Errorf("%d control connections, want 2", n)
 	}
 }
+
+// A URL elsewhere than every idle connection takes the one with an EPSV
+// sent ahead, so that its port serves a transfer, and a retrieval with
+// Options.FTP.NoSendAhead sends none ahead: two connections, three files,
+// three EPSV (four, one unused, when the URL took the connection idle the
+// longest).
+func TestIdleWithEPSVAhead(t *testing.T) {
+	f := newFake(t)
+	f.files = map[string][]byte{"/x/a": []byte("a"), "/x/b": []byte("b"), "/y/c": []byte("c")}
+	f.start()
+	d := New(Config{PipelinePassive: true, MaxConnsPerHost: 2, MaxIdleConnsPerHost: 2})
+	defer d.CloseIdleConnections()
+	fetch := func(p string, last bool) io.ReadCloser {
+		t.Helper()
+		req := quickReq()
+		req.Options = proto.Options{FTP: proto.FTPOptions{Stat: proto.StatNone, Binary: true, DirectCWD: true, NoSendAhead: last}}
+		resp, err := d.Fetch(t.Context(), uri.MustParse(f.url(p)), req)
+		if err != nil {
+			t.Fatalf("%s: %v", p, err)
+		}
+		return resp.Body
+	}
+	drain := func(body io.ReadCloser) {
+		t.Helper()
+		if _, err := io.Copy(io.Discard, body); err != nil {
+			t.Fatal(err)
+		}
+		body.Close()
+	}
+	a := fetch("/x/a", true) // the first connection: nothing sent ahead
+	b := fetch("/x/b", false)
+	drain(a) // idle the longest
+	drain(b) // with an EPSV ahead
+	drain(fetch("/y/c", true))
+	d.CloseIdleConnections()
+	f.changed.Until(2*time.Second, func() bool { return strings.Count(f.sent(), "QUIT") == 2 })
+	if n := strings.Count(f.sent(), "EPSV"); n != 3 {
+		t.Errorf("%d EPSV, want 3:\n%s", n, f.sent())
+	}
+}

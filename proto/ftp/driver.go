@@ -804,7 +804,7 @@ func (d *Driver) startRetr(c *conn, arg string, offset int64) (*pipedTransfer, i
 		return c.activeRetr(sp, arg, offset)
 	}
 	if offset == 0 && d.PipelinePassive && !c.noPipeline {
-		t, err := c.pipelinedRetr(arg, true)
+		t, err := c.pipelinedRetr(arg, !c.req.Options.FTP.NoSendAhead)
 		if !errors.Is(err, errNoPipeline) {
 			return t, 0, err
 		}

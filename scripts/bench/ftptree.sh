@@ -35,7 +35,7 @@
 # when set, else scripts/servers.sh is started in a temporary directory (root
 # needed) and stopped at the end. The tree is made under the server's FTP root
 # (bench-ftptree) and removed at the end; nothing else may use that vsftpd during
-# the run (its log is counted). Tools: lftp, wget, python3, go. Talks only to
+# the run (its log is counted). Tools: lftp, wget, python3, go, flock. Talks only to
 # 127.0.0.1. Every command is bounded by timeout(1) (300 s).
 set -euo pipefail
 
@@ -90,6 +90,9 @@ root=$(getenv FETCH_TEST_ROOT)
 log=$(getenv FETCH_TEST_FTP_LOG)
 [ -n "$ftpaddr" ] && [ -d "$root/ftp" ] && [ -f "$log" ] || die "no usable vsftpd in $envfile"
 case $ftpaddr in 127.0.0.1:*) ;; *) die "vsftpd at $ftpaddr is not on 127.0.0.1" ;; esac
+# One run at a time per server: the tree and the log's counts are the run's.
+exec 9<"$log"
+flock -n 9 || die "another ftptree.sh is using the vsftpd of $envfile"
 
 say "building fetch (after: $top) and faultproxy"
 go build -o "$work/fetch-after" ./cmd/fetch
