@@ -613,6 +613,7 @@ type run struct {
 	// unlisted counts the directories queued whose files are not queued
 	// yet: while there are any, more files may come.
 	unlisted atomic.Int32
+	fresh    bool // every file listed is fetched: no manifest when the run began, no DryRun
 
 	mu         sync.Mutex
 	held       int                 // slots held for good: connections the server refused
@@ -670,6 +671,7 @@ func (r *run) releaseSlot() {
 
 func (r *run) run(ctx context.Context) error {
 	r.placer = r.startPlacer()
+	r.fresh = r.m.len() == 0 && !r.opts.DryRun
 	files := r.fileQueue()
 	dirs := newQueue[dirJob]()
 	var wg sync.WaitGroup
@@ -711,7 +713,7 @@ func (r *run) run(ctx context.Context) error {
 		}(i)
 	}
 	var warm sync.WaitGroup
-	if w, ok := r.f.(Warmer); ok && r.jobs > 1 && !r.opts.DryRun && r.m.len() == 0 {
+	if w, ok := r.f.(Warmer); ok && r.jobs > 1 && r.fresh {
 		// Only into a target without a manifest: a first run fetches
 		// everything, while a later one may find nothing to fetch and
 		// would have logged in for nothing. The logins hold connection
@@ -907,7 +909,9 @@ func (r *run) list(ctx context.Context, d dirJob) (*listing, error) {
 		return nil, err
 	}
 	defer r.releaseSlot()
-	l, err := r.w.list(ctx, r.f, r.request(proto.Options{}), d)
+	// Into an empty directory every file listed is fetched: the listing
+	// sends the EPSV of the connection's next transfer ahead.
+	l, err := r.w.list(ctx, r.f, r.request(proto.Options{FTP: proto.FTPOptions{ListAhead: r.fresh}}), d)
 	if err == nil {
 		err = r.checkMenuEnd(d, l)
 	}

@@ -126,6 +126,12 @@ type FTPOptions struct {
 	// one (a mirror's last files), and the port would go unused.
 	NoSendAhead bool
 
+	// ListAhead has a pipelined listing from vsftpd send the EPSV of the
+	// connection's next transfer with its LIST or MLSD, as a retrieval
+	// does: for a caller with transfers to follow (a mirror into an
+	// empty directory).
+	ListAhead bool
+
 	// Port asks for active mode (curl's --ftp-port): "-" listens on the
 	// control connection's local address; an IP address, optionally with a
 	// port or a port range ("192.0.2.7", "192.0.2.7:40000",
@@ -298,6 +304,9 @@ func (o FTPOptions) merge(over FTPOptions) FTPOptions {
 	}
 	if over.NoSendAhead {
 		o.NoSendAhead = true
+	}
+	if over.ListAhead {
+		o.ListAhead = true
 	}
 	if over.Port != "" {
 		o.Port = over.Port

@@ -158,3 +158,24 @@ func TestIdleWithEPSVAhead(t *testing.T) {
 		t.Errorf("%d EPSV, want 3:\n%s", n, f.sent())
 	}
 }
+
+// With Options.FTP.ListAhead, a listing from vsftpd sends the EPSV of
+// the connection's next transfer with its LIST, before the listing's 226
+// (which the fake holds until the next command has come), and the
+// retrieval that follows uses it.
+func TestListAhead(t *testing.T) {
+	f := newFake(t)
+	f.greeting = "220 (vsFTPd 3.0.3)"
+	f.holdDone, f.holdList = true, true
+	f.lists["LIST"] = []byte("-rw-r--r--   1 ftp  ftp  1 Jan 01  2020 a\r\n")
+	f.files = map[string][]byte{"a": []byte("a")}
+	d, req := startPiped(t, f)
+	req.Options.FTP.ListAhead = true
+	for _, p := range []string{"/x/", "/x/a"} {
+		if _, _, err := get(t, d, f.url(p), req); err != nil {
+			t.Fatalf("%s: %v", p, err)
+		}
+	}
+	d.CloseIdleConnections()
+	waitSent(t, f, commands(anonLogin+"CWD x|SYST|EPSV|LIST|EPSV|RETR a|EPSV|QUIT"))
+}

@@ -45,6 +45,7 @@ type fakeFTP struct {
 	hangRST  bool                // hang up with a reset (TCP RST), as a NAT that dropped the connection does
 	listDone string              // the completion reply of listings (may hold CRLFs); "" means "226 transfer complete"
 	holdDone bool                // RETR: send 226 only once the client has sent its next command (a pipelining client)
+	holdList bool                // with holdDone, for LIST, MLSD and NLST too
 	epsvJunk string              // sent after every 229 reply, as if the server answered twice
 	holdData time.Duration       // RETR: after the 150, wait this long for a command before sending the data
 	peekHalf bool                // before sending, record whether the client has half-closed the data connection (waits 300 ms when not)
@@ -464,7 +465,7 @@ func (s *fakeSession) send(verb string, b []byte) {
 		s.c.Close()
 		return
 	}
-	if verb == "RETR" && f.holdDone {
+	if f.holdDone && (verb == "RETR" || f.holdList) {
 		// A client that waits for the 226 before its next command
 		// waits until its own timeout.
 		line, err := s.readCmd()

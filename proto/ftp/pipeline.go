@@ -276,10 +276,15 @@ func (c *conn) pipelinedList(verb, arg string) error {
 	if arg != "" {
 		cmd, line = displayCmd(verb, arg), verb+" "+arg
 	}
+	early := c.vsftpd && c.req != nil && c.req.Options.FTP.ListAhead
+	if early {
+		line += "\r\nEPSV" // read once the listing has ended (pipelinedRetr)
+	}
 	if err := c.send(line); err != nil {
 		data.Close()
 		return c.fail(cmd, err)
 	}
+	c.epsvAhead = early
 	if err := c.preliminary(data, cmd); err != nil {
 		return err
 	}
