@@ -179,3 +179,19 @@ func TestListAhead(t *testing.T) {
 	d.CloseIdleConnections()
 	waitSent(t, f, commands(anonLogin+"CWD x|SYST|EPSV|LIST|EPSV|RETR a|EPSV|QUIT"))
 }
+
+// A listing that sent the EPSV ahead judges its own completion reply,
+// though the 229 that follows it came in the same read: vsftpd's 226 for
+// a directory it could not read is still a failure.
+func TestListAheadUnreadable(t *testing.T) {
+	f := newFake(t)
+	f.greeting = "220 (vsFTPd 3.0.3)"
+	f.holdDone, f.holdList = true, true
+	f.lists["LIST"] = []byte{}
+	f.listDone = "226 Transfer done (but failed to open directory)."
+	d, req := startPiped(t, f)
+	req.Options.FTP.ListAhead = true
+	if _, _, err := get(t, d, f.url("/dark/"), req); !errors.Is(err, proto.ErrPermission) {
+		t.Fatalf("listing: %v, want proto.ErrPermission", err)
+	}
+}

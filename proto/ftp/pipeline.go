@@ -303,8 +303,14 @@ func (c *conn) drainListing(data net.Conn, cmd string) error {
 		c.dead = true
 		return c.fail(cmd, err)
 	}
-	if _, _, err := c.reply(2); err != nil {
+	code, msg, err := c.reply(2)
+	if err != nil {
 		return c.fail(cmd, err)
+	}
+	if c.epsvAhead {
+		// The 229 of the EPSV sent ahead may have been read with the 226,
+		// and be the wire's last reply: the listing's end is the 226.
+		c.w.last, c.w.lastText = &textproto.Error{Code: code, Msg: msg}, msg
 	}
 	return nil
 }
