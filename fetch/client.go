@@ -75,8 +75,10 @@ type Client struct {
 
 	// RedirectProtocols are the schemes an HTTP redirect (from an http or
 	// https URL) may lead to (curl's --proto-redir; see
-	// ParseRedirectProtocols). Nil means DefaultRedirectProtocols: ftp,
-	// http and https. A redirect to file: is refused whatever it holds.
+	// ParseRedirectProtocols). Nil means the schemes whose driver is a
+	// proto.RedirectTarget: ftp, http and https of the built-in ones. A
+	// redirect to file: (a proto.Local driver) is refused whatever it
+	// holds.
 	RedirectProtocols []string
 
 	// AllowPrivateRedirect lets a redirect from a public address lead to
@@ -366,7 +368,7 @@ func (c *Client) follow(ctx context.Context, u *uri.URL, req *proto.Request, sc 
 			}
 			return resp, nil
 		}
-		next, err := c.redirect(u, r, len(chain))
+		next, err := c.redirect(u, r, len(chain), sc.lookup)
 		if err != nil {
 			return nil, err
 		}
@@ -402,10 +404,11 @@ func (c *Client) evaluate(u *uri.URL, sc *scope) ([]safety.Finding, error) {
 	return findings, nil
 }
 
-// redirect parses and vets the target of r, the hops-th redirect from u.
+// redirect parses and vets the target of r, the hops-th redirect from u,
+// refusing one from a driver of lookup that is not local to one that is.
 // vetHop judges the hop next; the target's safety check happens at the
 // top of follow's loop.
-func (c *Client) redirect(u *uri.URL, r *proto.Redirect, hops int) (*uri.URL, error) {
+func (c *Client) redirect(u *uri.URL, r *proto.Redirect, hops int, lookup lookupFunc) (*uri.URL, error) {
 	max := c.MaxRedirects
 	if max == 0 {
 		max = defaultMaxRedirects
@@ -417,7 +420,7 @@ func (c *Client) redirect(u *uri.URL, r *proto.Redirect, hops int) (*uri.URL, er
 	if err != nil {
 		return nil, &Error{Op: "redirect", URL: safety.Redact(r.URL), Err: err}
 	}
-	if next.Scheme == "file" && u.Scheme != "file" {
+	if local(lookup, next.Scheme) && !local(lookup, u.Scheme) {
 		re := &RedirectError{Rule: RuleRedirectToFile, From: u.Redacted(), To: next.Redacted()}
 		return nil, &Error{Op: "redirect", URL: u.Redacted(), Err: re}
 	}

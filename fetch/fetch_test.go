@@ -18,6 +18,7 @@ import (
 
 	"github.com/rfc1738/fetch/internal/testrig/notify"
 	"github.com/rfc1738/fetch/proto"
+	"github.com/rfc1738/fetch/proto/file"
 	fhttp "github.com/rfc1738/fetch/proto/http"
 	"github.com/rfc1738/fetch/safety"
 	"github.com/rfc1738/fetch/uri"
@@ -69,7 +70,8 @@ func (d *dialer) Fetch(ctx context.Context, u *uri.URL, req *proto.Request) (*pr
 }
 
 // newClient returns a client with counting hooks and a registry where
-// every line-protocol scheme has a dialing fake driver.
+// every line-protocol scheme has a dialing fake driver, http and file
+// their own.
 func newClient(hosts map[string]string) (*Client, *counters, *dialer) {
 	cnt := &counters{}
 	d := &dialer{}
@@ -79,6 +81,7 @@ func newClient(hosts map[string]string) (*Client, *counters, *dialer) {
 	}
 	h := &fhttp.Driver{}
 	r.Register("http", h)
+	r.Register("file", &file.Driver{})
 	c := &Client{
 		Registry:       r,
 		Resolver:       fakeResolver{c: cnt, hosts: hosts},

@@ -28,12 +28,9 @@ const (
 	RuleRedirectOffMirror = "redirect-off-mirror"
 )
 
-// DefaultRedirectProtocols are the schemes an HTTP redirect may lead to
-// when Client.RedirectProtocols is nil: those curl allows by default.
-var DefaultRedirectProtocols = []string{"ftp", "http", "https"}
-
 // ParseRedirectProtocols applies spec, in the syntax of curl's
-// --proto-redir, to base (nil means DefaultRedirectProtocols) and returns
+// --proto-redir, to base (nil means the default set of DefaultRegistry,
+// its proto.RedirectTarget drivers: ftp, http and https) and returns
 // the resulting set, sorted. spec is a comma-separated list of scheme
 // names, each with an optional modifier: "+" (or none) adds the scheme,
 // "-" removes it, "=" first empties the set then adds it. The name "all"
@@ -41,11 +38,12 @@ var DefaultRedirectProtocols = []string{"ftp", "http", "https"}
 // only those two, "+gopher" adds gopher to the default, "-all" allows
 // none. An empty item is ignored; an unknown scheme name is an error.
 func ParseRedirectProtocols(spec string, base []string) ([]string, error) {
+	reg := DefaultRegistry()
+	known := reg.Schemes()
 	if base == nil {
-		base = DefaultRedirectProtocols
+		base = slices.DeleteFunc(slices.Clone(known), func(s string) bool { return !reg.redirectTarget(s) })
 	}
 	set := slices.Clone(base)
-	known := DefaultRegistry().Schemes()
 	for _, item := range strings.Split(spec, ",") {
 		item = strings.TrimSpace(item)
 		op := byte('+')
@@ -146,12 +144,29 @@ func (c *Client) hopRequest(req *proto.Request, h *privateHop, ownDial bool) *pr
 	return &r
 }
 
+// redirectAllowed reports whether an HTTP redirect may lead to scheme:
+// one of c.RedirectProtocols or, when nil, of a proto.RedirectTarget.
 func (c *Client) redirectAllowed(scheme string) bool {
-	allowed := c.RedirectProtocols
-	if allowed == nil {
-		allowed = DefaultRedirectProtocols
+	if c.RedirectProtocols != nil {
+		return slices.Contains(c.RedirectProtocols, strings.ToLower(scheme))
 	}
-	return slices.Contains(allowed, strings.ToLower(scheme))
+	return c.registry().redirectTarget(scheme)
+}
+
+// redirectTarget reports whether the driver of scheme is a
+// proto.RedirectTarget.
+func (r *Registry) redirectTarget(scheme string) bool {
+	d, _ := r.Lookup(scheme)
+	t, ok := d.(proto.RedirectTarget)
+	return ok && t.RedirectTarget()
+}
+
+// local reports whether the driver of scheme names this machine's
+// resources (proto.Local).
+func local(lookup lookupFunc, scheme string) bool {
+	d, _ := lookup(scheme)
+	l, ok := d.(proto.Local)
+	return ok && l.Local()
 }
 
 // publicHost reports whether an address of u's host is public: neither

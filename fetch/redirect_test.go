@@ -437,3 +437,58 @@ func TestRedirectGuardKeptAfterPublicHop(t *testing.T) {
 		t.Errorf("hop after a public one, to loopback: %v, want %s from %s", err, RuleRedirectToPrivate, from.Redacted())
 	}
 }
+
+// redirectDriver is a fake driver that says whether it is local
+// (proto.Local) and whether a redirect may lead to it by default
+// (proto.RedirectTarget).
+type redirectDriver struct {
+	fake
+	local, target bool
+}
+
+func (d *redirectDriver) Local() bool          { return d.local }
+func (d *redirectDriver) RedirectTarget() bool { return d.target }
+
+// TestRedirectDriverProperties: where an HTTP redirect may lead is what
+// the target's driver says, not its scheme's name: to a proto.Local
+// driver never (redirect-to-file, whatever RedirectProtocols hold); to a
+// proto.RedirectTarget with the default protocols; to any other only
+// when RedirectProtocols name it.
+func TestRedirectDriverProperties(t *testing.T) {
+	var target string
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		http.Redirect(w, r, target, http.StatusFound)
+	}))
+	defer srv.Close()
+	for _, tt := range []struct {
+		target    string
+		protocols []string // Client.RedirectProtocols
+		rule      string   // "" when the redirect reaches the driver
+	}{
+		{"x-local://127.0.0.1/x", nil, RuleRedirectToFile},
+		{"x-local://127.0.0.1/x", []string{"x-local"}, RuleRedirectToFile},
+		{"x-target://127.0.0.1/x", nil, ""},
+		{"x-target://127.0.0.1/x", []string{"http"}, RuleRedirectProtocol},
+		{"x-plain://127.0.0.1/x", nil, RuleRedirectProtocol},
+		{"x-plain://127.0.0.1/x", []string{"x-plain"}, ""},
+	} {
+		drivers := map[string]*redirectDriver{"x-local": {local: true, target: true}, "x-target": {target: true}, "x-plain": {}}
+		reg := NewRegistry()
+		reg.Register("http", fhttp.New(fhttp.Config{}))
+		for s, d := range drivers {
+			reg.Register(s, d)
+		}
+		target = tt.target
+		c := &Client{Registry: reg, RedirectProtocols: tt.protocols, ConnectTimeout: 5 * time.Second, IdleTimeout: 5 * time.Second}
+		_, err := c.Get(t.Context(), srv.URL+"/")
+		c.CloseIdleConnections()
+		var re *RedirectError
+		calls := drivers[uri.MustParse(tt.target).Scheme].calls.Load()
+		switch {
+		case tt.rule == "" && calls != 1:
+			t.Errorf("%s %q: Get = %v, %d driver calls; want the redirect followed", tt.target, tt.protocols, err, calls)
+		case tt.rule != "" && (!errors.As(err, &re) || re.Rule != tt.rule || calls != 0):
+			t.Errorf("%s %q: Get = %v, %d driver calls; want a refusal by %s", tt.target, tt.protocols, err, calls, tt.rule)
+		}
+	}
+}

@@ -79,7 +79,10 @@ func (r *Registry) closeIdle() {
 // driver serves http and https, one nntp and news.
 func DefaultRegistry() *Registry { return Drivers{}.Registry() }
 
-var _ safety.Wire = (*Registry)(nil)
+var (
+	_ safety.Wire   = (*Registry)(nil)
+	_ safety.Facter = (*Registry)(nil)
+)
 
 // WireParts returns what the driver of u's scheme decodes and writes of u
 // (safety.Wire): for a driver that does not say, every escaped component
@@ -94,6 +97,17 @@ func (r *Registry) WireParts(u *uri.URL) ([]safety.Part, error) {
 		return safety.AnyParts(u), nil
 	}
 	return nil, nil
+}
+
+// SchemeFacts returns what the driver of scheme says of it (safety.Facter):
+// for a driver that does not say, a line protocol; for a scheme without a
+// driver, whose URLs are not fetched, nothing.
+func (r *Registry) SchemeFacts(scheme string) safety.Facts {
+	d, ok := r.Lookup(scheme)
+	if f, isFacter := d.(safety.Facter); isFacter {
+		return f.SchemeFacts(scheme)
+	}
+	return safety.Facts{Line: ok}
 }
 
 // Drivers is the configuration of the built-in drivers that take one. A

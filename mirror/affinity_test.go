@@ -123,3 +123,47 @@ func TestGroupQueueAffinity(t *testing.T) {
 		t.Error("pop after close and empty: ok")
 	}
 }
+
+// A re-run of an unchanged tree logs in no more often than it has
+// directories to list, up to the jobs: each connection lists directory
+// after directory, and none is opened for nothing (no transfer is due).
+func TestFTPRerunLogins(t *testing.T) {
+	const jobs = 4
+	for _, subdirs := range []int{0, 2, 12} {
+		t.Run(fmt.Sprint(subdirs), func(t *testing.T) {
+			mem := afero.NewMemMapFs()
+			afero.WriteFile(mem, "/pub/tree/top.bin", []byte("top"), 0o644)
+			for d := range subdirs {
+				for f := range 3 {
+					afero.WriteFile(mem, fmt.Sprintf("/pub/tree/d%02d/f%d.bin", d, f), []byte{byte(d), byte(f)}, 0o644)
+				}
+			}
+			srv, err := fetchtest.StartFTP(mem, fetchtest.FTPOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer srv.Close()
+			dir := t.TempDir()
+			start := uri.MustParse("ftp://" + srv.Addr() + "/pub/tree/")
+			tr := &trace{}
+			for run := range 2 {
+				drv := ftp.New(ftp.Config{PipelinePassive: true, MaxConnsPerHost: jobs, MaxIdleConnsPerHost: jobs})
+				tr.reset()
+				ctx, cancel := context.WithTimeout(t.Context(), 60*time.Second)
+				s, err := Run(ctx, drivers{"ftp": drv}, start, dir, Options{Jobs: jobs, Request: proto.Request{Trace: tr, IdleTimeout: 10 * time.Second}})
+				cancel()
+				drv.CloseIdleConnections()
+				if err != nil || s.New+s.Unchanged != 1+3*subdirs {
+					t.Fatalf("run %d: %v, %+v", run, err, s)
+				}
+			}
+			listings := 1 + subdirs
+			if logins := tr.commands("USER"); logins > min(listings, jobs) {
+				t.Errorf("re-run: %d logins for %d listings with %d jobs, want at most %d", logins, listings, jobs, min(listings, jobs))
+			}
+			if got := tr.commands("LIST") + tr.commands("MLSD"); got != listings {
+				t.Errorf("re-run: %d listings, want %d", got, listings)
+			}
+		})
+	}
+}

@@ -13,13 +13,19 @@ import (
 	"github.com/rfc1738/fetch/internal/mbox"
 )
 
-// newsArticles returns the relative paths of the news articles a mirror
-// in root holds, one per distinct article (a crosspost, the same bytes
-// under several groups, once), ordered by group and number.
-func newsArticles(root *os.Root) ([]string, error) {
+// newsArticles opens the news mirror in dir and returns it, its manifest
+// and the relative paths of the articles it holds, one per distinct
+// article (a crosspost, the same bytes under several groups, once),
+// ordered by group and number. The caller closes the root.
+func newsArticles(dir string) (*os.Root, *manifest, []string, error) {
+	root, err := os.OpenRoot(dir)
+	if err != nil {
+		return nil, nil, nil, fmt.Errorf("mirror: export: %w", err)
+	}
 	m, err := loadManifest(root, false)
 	if err != nil {
-		return nil, err
+		root.Close()
+		return nil, nil, nil, err
 	}
 	var rels []string
 	for rel, rec := range m.Files {
@@ -38,7 +44,7 @@ func newsArticles(root *os.Root) ([]string, error) {
 		seen[sum] = true
 		out = append(out, rel)
 	}
-	return out, nil
+	return root, m, out, nil
 }
 
 // compareArticlePaths orders group/dir/123 paths by directory, then by
@@ -68,15 +74,11 @@ func splitArticle(rel string) (string, int64) {
 // file out, replacing it atomically (a temporary file beside it, renamed),
 // and returns how many messages it holds. Crossposts appear once.
 func ExportMbox(dir, out string) (int, error) {
-	root, err := os.OpenRoot(dir)
-	if err != nil {
-		return 0, fmt.Errorf("mirror: export: %w", err)
-	}
-	defer root.Close()
-	rels, err := newsArticles(root)
+	root, _, rels, err := newsArticles(dir)
 	if err != nil {
 		return 0, err
 	}
+	defer root.Close()
 	tmp, err := os.CreateTemp(filepath.Dir(out), "."+filepath.Base(out)+".tmp*")
 	if err != nil {
 		return 0, fmt.Errorf("mirror: export: %w", err)
@@ -112,19 +114,11 @@ func ExportMbox(dir, out string) (int, error) {
 // SHA-256, so that a message already delivered by an earlier export is
 // not delivered twice. It returns how many messages it delivered.
 func ExportMaildir(dir, out string) (int, error) {
-	root, err := os.OpenRoot(dir)
+	root, m, rels, err := newsArticles(dir)
 	if err != nil {
-		return 0, fmt.Errorf("mirror: export: %w", err)
+		return 0, err
 	}
 	defer root.Close()
-	rels, err := newsArticles(root)
-	if err != nil {
-		return 0, err
-	}
-	m, err := loadManifest(root, false)
-	if err != nil {
-		return 0, err
-	}
 	for _, sub := range []string{"tmp", "new", "cur"} {
 		if err := os.MkdirAll(filepath.Join(out, sub), 0o700); err != nil {
 			return 0, fmt.Errorf("mirror: export: %w", err)
@@ -153,11 +147,11 @@ func ExportMaildir(dir, out string) (int, error) {
 			return n, fmt.Errorf("mirror: export %s: %w", rel, err)
 		}
 		tmp := filepath.Join(out, "tmp", name+"."+strconv.Itoa(os.Getpid()))
-		if err := os.WriteFile(tmp, msg, 0o600); err != nil {
-			os.Remove(tmp)
-			return n, fmt.Errorf("mirror: export: %w", err)
+		err = os.WriteFile(tmp, msg, 0o600)
+		if err == nil {
+			err = os.Rename(tmp, filepath.Join(out, "new", name))
 		}
-		if err := os.Rename(tmp, filepath.Join(out, "new", name)); err != nil {
+		if err != nil {
 			os.Remove(tmp)
 			return n, fmt.Errorf("mirror: export: %w", err)
 		}

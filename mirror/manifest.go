@@ -106,11 +106,7 @@ func loadManifest(root *os.Root, pack bool) (*manifest, error) {
 
 // newManifest returns an empty manifest, packing (see packed) or not.
 func newManifest(pack bool) *manifest {
-	m := &manifest{Version: 1, Files: map[string]Record{}}
-	if pack {
-		m.packing = true
-	}
-	return m
+	return &manifest{Version: 1, Files: map[string]Record{}, packing: pack}
 }
 
 // packAll moves the records of Files that fit into packed.
@@ -268,9 +264,8 @@ func (m *manifest) save(root *os.Root, before func() error) error {
 // copyLocked returns a copy of m, for a save that writes the state of
 // one moment; the caller holds m.mu.
 func (m *manifest) copyLocked() *manifest {
-	c := &manifest{Version: m.Version, Source: m.Source, Files: maps.Clone(m.Files), packed: m.packed.clone(), packing: m.packing,
+	return &manifest{Version: m.Version, Source: m.Source, Files: maps.Clone(m.Files), packed: m.packed.clone(), packing: m.packing,
 		Groups: maps.Clone(m.Groups), MessageIDs: maps.Clone(m.MessageIDs)}
-	return c
 }
 
 // savedSize returns the bytes of the last manifest saved (0 when this

@@ -106,15 +106,14 @@ func appendRecord(b []byte, name string, r Record) ([]byte, error) {
 	b = jsonstr.AppendBytes(b, name, true)
 	b = append(b, ": {\n      \"size\": "...)
 	b = strconv.AppendInt(b, r.Size, 10)
-	var err error
-	if b, err = appendTime(b, "remote_time", r.ModTime); err != nil {
-		return nil, fmt.Errorf("%w: %s: %w", errEncode, name, err)
-	}
-	if b, err = appendTime(b, "exact_time", r.ExactTime); err != nil {
-		return nil, fmt.Errorf("%w: %s: %w", errEncode, name, err)
-	}
-	if b, err = appendTime(b, "fetched", r.Fetched); err != nil {
-		return nil, fmt.Errorf("%w: %s: %w", errEncode, name, err)
+	for _, f := range [...]struct {
+		key string
+		t   time.Time
+	}{{"remote_time", r.ModTime}, {"exact_time", r.ExactTime}, {"fetched", r.Fetched}} {
+		var err error
+		if b, err = appendTime(b, f.key, f.t); err != nil {
+			return nil, fmt.Errorf("%w: %s: %w", errEncode, name, err)
+		}
 	}
 	b = append(b, ",\n      \"sha256\": "...)
 	b = jsonstr.AppendBytes(b, r.SHA256, true)
@@ -173,26 +172,9 @@ func decodeManifest(b []byte) (*manifest, error) {
 	}
 	if escaped {
 		m.Source = jsonstr.RestoreBytes(m.Source)
-		files := make(map[string]Record, len(m.Files))
-		for name, r := range m.Files {
-			r.URL, r.Link, r.SHA256 = jsonstr.RestoreBytes(r.URL), jsonstr.RestoreBytes(r.Link), jsonstr.RestoreBytes(r.SHA256)
-			files[jsonstr.RestoreBytes(name)] = r
-		}
-		m.Files = files
-		if m.Groups != nil {
-			groups := make(map[string]GroupMark, len(m.Groups))
-			for name, g := range m.Groups {
-				groups[jsonstr.RestoreBytes(name)] = g
-			}
-			m.Groups = groups
-		}
-		if m.MessageIDs != nil {
-			ids := make(map[string]string, len(m.MessageIDs))
-			for id, rel := range m.MessageIDs {
-				ids[jsonstr.RestoreBytes(id)] = jsonstr.RestoreBytes(rel)
-			}
-			m.MessageIDs = ids
-		}
+		m.Files = restoreKeys(m.Files, Record.restored)
+		m.Groups = restoreKeys(m.Groups, func(g GroupMark) GroupMark { return g })
+		m.MessageIDs = restoreKeys(m.MessageIDs, jsonstr.RestoreBytes)
 	}
 	if m.Files == nil {
 		m.Files = map[string]Record{}
@@ -207,4 +189,23 @@ func sortedKeys[V any](m map[string]V) []string {
 	}
 	slices.Sort(keys)
 	return keys
+}
+
+// restoreKeys returns m with its keys restored from their escapes
+// (jsonstr.KeepBytes), and its values through restore; nil for nil.
+func restoreKeys[V any](m map[string]V, restore func(V) V) map[string]V {
+	if m == nil {
+		return nil
+	}
+	out := make(map[string]V, len(m))
+	for k, v := range m {
+		out[jsonstr.RestoreBytes(k)] = restore(v)
+	}
+	return out
+}
+
+// restored is r with its strings restored from their escapes.
+func (r Record) restored() Record {
+	r.URL, r.Link, r.SHA256 = jsonstr.RestoreBytes(r.URL), jsonstr.RestoreBytes(r.Link), jsonstr.RestoreBytes(r.SHA256)
+	return r
 }

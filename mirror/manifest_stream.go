@@ -162,8 +162,7 @@ func (m *manifest) loadRecord(doc []byte) error {
 	}
 	for name, r := range one {
 		if escaped {
-			name = jsonstr.RestoreBytes(name)
-			r.URL, r.Link, r.SHA256 = jsonstr.RestoreBytes(r.URL), jsonstr.RestoreBytes(r.Link), jsonstr.RestoreBytes(r.SHA256)
+			name, r = jsonstr.RestoreBytes(name), r.restored()
 		}
 		m.putLocked(name, r)
 	}

@@ -660,10 +660,7 @@ func statRange(ctx context.Context, s NewsSession, group string, first, keep, la
 			return errListBound
 		}
 		if many {
-			nums = nums[:0]
-			for n := range numrange.Numbers(lo, hi) {
-				nums = append(nums, n)
-			}
+			nums = slices.AppendSeq(nums[:0], numrange.Numbers(lo, hi))
 			if err := nn.StatEach(ctx, nums, add); err != nil {
 				return err
 			}

@@ -192,19 +192,10 @@ func (w *httpWalker) entry(base *uri.URL, href string) (indexEntry, bool) {
 	return e, true
 }
 
-// pageSchemes are the schemes a page links to as URLs (RFC 1738's and
-// the WHATWG URL Standard's special ones, javascript:, data:, about:,
-// tel:): a link of one of them is never taken for a name.
-var pageSchemes = map[string]bool{
-	"ftp": true, "http": true, "https": true, "gopher": true, "mailto": true, "news": true,
-	"nntp": true, "telnet": true, "wais": true, "file": true, "prospero": true, "ws": true,
-	"wss": true, "javascript": true, "data": true, "about": true, "blob": true, "tel": true,
-}
-
 // nameHref reports whether href, which RFC 3986 reads as a URL of some
 // scheme ("a:b.txt"), is the name of an entry written as it is: the
 // link's text is the href (as written or decoded), the scheme is none a
-// page links to, and there is no authority ("//") or query. Index pages
+// page links to (uri.LinkScheme), and there is no authority ("//") or query. Index pages
 // show each name as its link's text; webfs 1.21 writes a name that holds
 // ":" unescaped into the href.
 func nameHref(href, text string) bool {
@@ -214,7 +205,7 @@ func nameHref(href, text string) bool {
 		return false
 	}
 	ref, err := uri.Parse(href)
-	if err != nil || ref.Scheme == "" || pageSchemes[strings.ToLower(ref.Scheme)] {
+	if err != nil || ref.Scheme == "" || uri.LinkScheme(ref.Scheme) {
 		return false
 	}
 	text = strings.TrimFunc(text, func(r rune) bool { return r <= ' ' })

@@ -102,7 +102,7 @@ type FTPOptions struct {
 	// a dot too. MLSD lists them anyway; a Unix server that lists with
 	// LIST (vsftpd) leaves them out unless asked with LIST -a, which the
 	// driver then sends, and takes back where the server refuses it
-	// (Response.Info["ftp_dot_names"] says so). False lists as ls does.
+	// (Response.Listing.DotNames says so). False lists as ls does.
 	// No flag: the mirror sets it.
 	ListAll bool
 

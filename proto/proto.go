@@ -12,6 +12,7 @@ import (
 	"errors"
 	"io"
 	"net"
+	"os"
 	"time"
 
 	"github.com/rfc1738/fetch/uri"
@@ -118,6 +119,14 @@ type Prompter interface {
 	// Ask shows prompt and returns the answer; echo false hides the input
 	// (passwords).
 	Ask(ctx context.Context, prompt string, echo bool) (string, error)
+}
+
+// A Sessioner is a driver whose URLs name an interactive service (telnet,
+// RFC 1738 section 3.8), which Session connects to the terminal in and
+// out, of type termType (RFC 1091), instead of a fetch, writing its
+// notices (where to log in) to notice.
+type Sessioner interface {
+	Session(ctx context.Context, u *uri.URL, req *Request, in, out *os.File, termType string, notice io.Writer) error
 }
 
 // Request carries the per-call settings of one Fetch. The zero value is

@@ -77,6 +77,21 @@ const (
 	FormNews                     // a news group list or article summary
 )
 
+// A Local driver's URLs name this machine's resources (file, RFC 1738
+// section 3.10). A redirect to one from a driver that is not Local is
+// refused: it would read this machine's files on a remote server's say.
+type Local interface{ Local() bool }
+
+// A RedirectTarget is a driver whose URLs an HTTP redirect may lead to
+// unless the client is told otherwise (fetch.Client.RedirectProtocols):
+// the schemes curl follows by default, ftp, http and https.
+type RedirectTarget interface{ RedirectTarget() bool }
+
+// A Gateway is a driver that fetches its URLs through a gateway template
+// of the user's (Options.Gateways). CheckTemplate reports whether tmpl
+// can serve, so that a configuration is refused before any fetch.
+type Gateway interface{ CheckTemplate(tmpl string) error }
+
 // A Runner is a driver that makes, for a run of many fetches from one
 // server by several workers (a mirror), a driver of its own configuration
 // tuned for the run: its own connection pool, which the run closes at its

@@ -26,6 +26,7 @@
 //	password-in-url        warning  a non-empty password is present (never printed back)
 //	userinfo-not-allowed   warning  user information in http, https, gopher, mailto, news,
 //	                                nntp, wais, file or prospero, whose syntax has none
+//	                                (as each driver says: Facts.NoUserinfo)
 //	unsafe-character       warning  an unencoded character RFC 1738 section 2.2 calls unsafe
 //	                                (space < > " { } | \ ^ ~ [ ] `, and a second # in the
 //	                                fragment) or a non-ASCII byte; in a host, non-ASCII only
@@ -100,9 +101,10 @@
 // less the scheme's own default port (ftp may use 21, telnet 23, nntp and
 // news 119). For the schemes whose drivers write decoded URL text on a
 // plain-text connection (ftp, gopher, nntp, news, telnet, wais, prospero,
-// and file because of --file-via-ftp) it adds services that execute one
-// plain-text line as a command and that a browser's list has no reason to
-// hold:
+// and file because of --file-via-ftp; each driver says so in its Facts,
+// and a Policy whose Wire says no Facts takes every scheme for one) it
+// adds services that execute one plain-text line as a command and that a
+// browser's list has no reason to hold:
 //
 //	2003   Graphite plaintext (every line is stored as a metric)
 //	2181   ZooKeeper (four-letter admin commands)
@@ -115,7 +117,8 @@
 //
 // Binary protocols (databases such as MySQL on 3306) are left out: a line
 // of URL text is not a command there. news: has no port in RFC 1738; the
-// news://server:port/ form of RFC 5538 is judged against NNTP's 119. Schemes
+// news://server:port/ form of RFC 5538 is judged against NNTP's 119 (the
+// driver's Facts.Port). Schemes
 // without a default port (file, unknown schemes) get every explicit port
 // judged.
 //

@@ -6,11 +6,16 @@ import "github.com/rfc1738/fetch/uri"
 var (
 	BadPorts      = badPorts
 	LinePorts     = linePorts
-	OtherProtocol = otherProtocol
-	DefaultPort   = defaultPort
 	PasswordSpans = passwordSpans
 	RedactedURL   = redactedURL
 )
+
+// OtherProtocol is the service on port n that a URL of scheme must not
+// reach under p, or "".
+func OtherProtocol(p Policy, scheme string, n int) string { return otherProtocol(p.facts(scheme), n) }
+
+// DefaultPort is the default port of scheme under p.
+func DefaultPort(p Policy, scheme string) int { return p.facts(scheme).Port }
 
 // PlacedPart is a Part placed in the URL as written.
 type PlacedPart struct {

@@ -112,45 +112,29 @@ var linePorts = map[int]string{
 	26379: "Redis Sentinel (inline commands)",
 }
 
-// lineSchemes are the schemes whose drivers write decoded URL text on a
-// plain-text connection (file: because of --file-via-ftp).
-var lineSchemes = map[string]bool{
-	"ftp": true, "gopher": true, "nntp": true, "news": true, "telnet": true,
-	"wais": true, "prospero": true, "file": true,
-}
-
-// defaultPort is the port a driver dials when the URL names none. news: has
-// no port in RFC 1738; its news://server/ form (RFC 5538) uses NNTP's.
-func defaultPort(scheme string) int {
-	if scheme == "news" {
-		return 119
-	}
-	return uri.DefaultPort(scheme)
-}
-
-// otherProtocol returns the service on port n that a URL of scheme must not
-// reach, or "".
-func otherProtocol(scheme string, n int) string {
-	if n == defaultPort(scheme) {
+// otherProtocol returns the service on port n that a URL of a scheme of
+// facts f must not reach, or "".
+func otherProtocol(f Facts, n int) string {
+	if n == f.Port {
 		return ""
 	}
 	if s, ok := badPorts[n]; ok {
 		return s
 	}
-	if lineSchemes[scheme] {
+	if f.Line {
 		return linePorts[n]
 	}
 	return ""
 }
 
 // portFindings applies the port rules to an explicit port that is not the
-// scheme's default.
-func portFindings(u *uri.URL, p Policy) []Finding {
+// scheme's default (sf.Port).
+func portFindings(u *uri.URL, p Policy, sf Facts) []Finding {
 	if u.Port == "" {
 		return nil
 	}
 	n := u.PortNumber()
-	def := defaultPort(u.Scheme)
+	def := sf.Port
 	if n == def {
 		return nil
 	}
@@ -162,7 +146,7 @@ func portFindings(u *uri.URL, p Policy) []Finding {
 		}
 	}
 	var f Finding
-	switch svc := otherProtocol(u.Scheme, n); {
+	switch svc := otherProtocol(sf, n); {
 	case svc != "":
 		f = Finding{Rule: RulePortOtherProtocol, Level: Error,
 			Message: fmt.Sprintf("port %d is %s, not %s: the server may read the URL's text as its own commands (RFC 1738 section 6)", n, svc, defText)}

@@ -112,7 +112,9 @@ type Policy struct {
 	// scheme-specific syntax (malformed): fetch.Client sets its
 	// registry. Nil takes every escaped component (user, password, path
 	// and query, or the opaque part) for an argument of a command line,
-	// and checks the generic syntax only.
+	// and checks the generic syntax only. A Wire that is also a Facter
+	// says each scheme's default port, line protocol and user
+	// information; without one, the port rules are at their strictest.
 	Wire Wire
 }
 
@@ -219,8 +221,9 @@ func check(u *uri.URL, p Policy, raw string) []Finding {
 		return []Finding{malformed(err, raw)}
 	}
 	var fs []Finding
-	fs = append(fs, portFindings(u, p)...)
-	fs = append(fs, userinfoFindings(u)...)
+	sf := p.facts(u.Scheme)
+	fs = append(fs, portFindings(u, p, sf)...)
+	fs = append(fs, userinfoFindings(u, sf)...)
 	for _, pt := range parts {
 		fs = append(fs, pt.findings()...)
 	}
@@ -292,16 +295,16 @@ func malformed(err error, raw string) Finding {
 }
 
 // userinfoFindings reports a password (never printed) and user information
-// in a scheme whose syntax has none.
-func userinfoFindings(u *uri.URL) []Finding {
+// in a scheme whose syntax has none (sf).
+func userinfoFindings(u *uri.URL, sf Facts) []Finding {
 	if u.User == nil {
 		return nil
 	}
 	var fs []Finding
-	if sec, ok := noUserinfo[u.Scheme]; ok {
+	if sf.NoUserinfo {
 		msg := u.Scheme + " URLs have no user name or password"
-		if sec != "" {
-			msg += " (RFC 1738 section " + sec + ")"
+		if sf.Section != "" {
+			msg += " (RFC 1738 section " + sf.Section + ")"
 		}
 		fs = append(fs, Finding{Rule: RuleUserinfoNotAllowed, Level: Warning, Component: "userinfo", Message: msg})
 	}
@@ -314,19 +317,4 @@ func userinfoFindings(u *uri.URL) []Finding {
 		})
 	}
 	return fs
-}
-
-// noUserinfo lists the schemes whose syntax has no user information, with
-// the section of RFC 1738 that gives the syntax ("" when it is not in
-// RFC 1738).
-var noUserinfo = map[string]string{
-	"http":     "3.3",
-	"https":    "",
-	"gopher":   "3.4",
-	"mailto":   "3.5",
-	"news":     "3.6",
-	"nntp":     "3.7",
-	"wais":     "3.9",
-	"file":     "3.10",
-	"prospero": "3.11",
 }

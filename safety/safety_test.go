@@ -421,8 +421,10 @@ func viewParts(t *testing.T, u *uri.URL) map[string]string {
 func itoa(n int) string { b, _ := json.Marshal(n); return string(b) }
 
 // TestCheckWithoutWire: a policy without a Wire takes every escaped
-// component for an argument of a command line, whatever the scheme; with
-// the drivers' Wire, an http path is sent escaped and holds no danger.
+// component for an argument of a command line, and every scheme for a
+// line protocol of uri's default port whose syntax is not known (no
+// userinfo-not-allowed), whatever the scheme; with the drivers' Wire, an
+// http path is sent escaped and holds no danger.
 func TestCheckWithoutWire(t *testing.T) {
 	for _, tt := range []struct {
 		in   string
@@ -431,6 +433,9 @@ func TestCheckWithoutWire(t *testing.T) {
 		{"http://h/a%0D%0Ab", []string{"error encoded-crlf http path"}},
 		{"x-foo:a%00b", []string{"error encoded-nul x-foo opaque part"}},
 		{"ftp://u%09:p@h/", []string{"error encoded-tab ftp user", "warning password-in-url password"}},
+		{"http://h:6379/", []string{"error port-other-protocol port"}},
+		{"news://h:119/g", []string{"error port-other-protocol port"}},
+		{"http://u@h/", nil},
 	} {
 		if _, fs := CheckString(tt.in, Policy{}); !slices.Equal(render(fs), tt.want) {
 			t.Errorf("CheckString(%q, no Wire) = %q, want %q", tt.in, render(fs), tt.want)
@@ -438,6 +443,35 @@ func TestCheckWithoutWire(t *testing.T) {
 	}
 	if _, fs := CheckString("http://h/a%0D%0Ab", Policy{Wire: wire}); len(fs) != 0 {
 		t.Errorf("CheckString(http CRLF, drivers' Wire) = %q, want none", render(fs))
+	}
+}
+
+// facter is a Wire that writes nothing and says the Facts of its schemes.
+type facter map[string]Facts
+
+func (f facter) WireParts(*uri.URL) ([]Part, error) { return nil, nil }
+func (f facter) SchemeFacts(scheme string) Facts    { return f[scheme] }
+
+// TestFacts: the port and user information rules take a scheme's default
+// port, line protocol and syntax from what its driver says (Facter), not
+// from its name.
+func TestFacts(t *testing.T) {
+	p := Policy{Wire: facter{"x-line": {Port: 7000, Line: true, NoUserinfo: true, Section: "9.9"}, "x-web": {}}}
+	for _, tt := range []struct {
+		in   string
+		want []string
+		has  string
+	}{
+		{"x-line://h:7000/", nil, ""},
+		{"x-line://h:6379/", []string{"error port-other-protocol port"}, "not x-line's default port 7000"},
+		{"x-line://u@h/", []string{"warning userinfo-not-allowed userinfo"}, "x-line URLs have no user name or password (RFC 1738 section 9.9)"},
+		{"x-web://u@h:6379/", []string{"info port-non-default port"}, "x-web has no default port"},
+		{"ftp://u@h:21/", nil, ""},
+	} {
+		_, fs := CheckString(tt.in, p)
+		if !slices.Equal(render(fs), tt.want) || !strings.Contains(messages(fs), tt.has) {
+			t.Errorf("CheckString(%q) = %q, want %q with %q\n%s", tt.in, render(fs), tt.want, tt.has, messages(fs))
+		}
 	}
 }
 
@@ -576,20 +610,20 @@ func TestPortLists(t *testing.T) {
 			t.Errorf("port %d missing from BadPorts", n)
 		}
 		for _, scheme := range []string{"http", "https", "ftp", "gopher", "nntp", "news", "telnet", "wais", "prospero", "file", "x-foo"} {
-			got := OtherProtocol(scheme, n)
-			if (got == "") != (n == DefaultPort(scheme)) {
+			got := OtherProtocol(Policy{Wire: wire}, scheme, n)
+			if (got == "") != (n == DefaultPort(Policy{Wire: wire}, scheme)) {
 				t.Errorf("OtherProtocol(%q, %d) = %q", scheme, n, got)
 			}
 		}
 	}
 	for _, n := range []int{6379, 11211} {
 		for _, scheme := range []string{"ftp", "gopher", "nntp", "news", "telnet", "wais", "prospero"} {
-			if OtherProtocol(scheme, n) == "" {
+			if OtherProtocol(Policy{Wire: wire}, scheme, n) == "" {
 				t.Errorf("OtherProtocol(%q, %d) is empty", scheme, n)
 			}
 		}
 		for _, scheme := range []string{"http", "https"} {
-			if got := OtherProtocol(scheme, n); got != "" {
+			if got := OtherProtocol(Policy{Wire: wire}, scheme, n); got != "" {
 				t.Errorf("OtherProtocol(%q, %d) = %q, want none", scheme, n, got)
 			}
 		}

@@ -1,6 +1,7 @@
 package safety
 
 import (
+	"cmp"
 	"fmt"
 	"strings"
 
@@ -17,6 +18,31 @@ type Wire interface {
 	// scheme-specific syntax (an ftp typecode other than a, i and d,
 	// ...), makes the URL malformed.
 	WireParts(u *uri.URL) ([]Part, error)
+}
+
+// Facts are what a scheme's driver says of it to the port and user
+// information rules (see the package documentation, "Ports").
+type Facts struct {
+	Port       int    // dialled when the URL names none; 0 takes uri.DefaultPort
+	Line       bool   // decoded URL text goes on a plain-text line: line services' ports are refused
+	NoUserinfo bool   // the syntax has no user name or password,
+	Section    string // as this section of RFC 1738 gives it ("" when none does)
+}
+
+// A Facter says the Facts of a scheme: each driver of proto for its
+// schemes, fetch.Registry for those it holds. A Policy whose Wire is no
+// Facter judges every scheme at the strictest, a line protocol of uri's
+// default port, and reports no userinfo-not-allowed.
+type Facter interface{ SchemeFacts(scheme string) Facts }
+
+// facts returns the Facts of scheme from p's Wire, the port completed.
+func (p Policy) facts(scheme string) Facts {
+	f := Facts{Line: true}
+	if fr, ok := p.Wire.(Facter); ok {
+		f = fr.SchemeFacts(scheme)
+	}
+	f.Port = cmp.Or(f.Port, uri.DefaultPort(scheme))
+	return f
 }
 
 // Part is one escaped component of a URL that a driver decodes and writes,

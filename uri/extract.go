@@ -172,8 +172,18 @@ func breaksAfter(s string) bool {
 // textSchemes are the scheme names FindAll recognises outside brackets.
 var textSchemes = [...]string{"ftp", "http", "https", "gopher", "mailto", "news", "nntp", "telnet", "wais", "file", "prospero"}
 
-func knownScheme(s string) bool {
-	for _, k := range textSchemes {
+// webSchemes are the other schemes a web page links to: the WHATWG URL
+// Standard's special ones that RFC 1738 lacks, javascript:, data:,
+// about:, blob: and tel:.
+var webSchemes = [...]string{"ws", "wss", "javascript", "data", "about", "blob", "tel"}
+
+// LinkScheme reports whether a page's link of scheme s (case-insensitive)
+// is a URL, never the name of a file: s is a scheme FindAll recognises or
+// one of webSchemes.
+func LinkScheme(s string) bool { return anyFold(textSchemes[:], s) || anyFold(webSchemes[:], s) }
+
+func anyFold(list []string, s string) bool {
+	for _, k := range list {
 		if strings.EqualFold(s, k) {
 			return true
 		}
@@ -196,7 +206,7 @@ func bare(text string, start int) (Match, int) {
 		from += 4
 	}
 	n := schemeLen(text[from:])
-	if n <= 0 || !knownScheme(text[from:from+n]) {
+	if n <= 0 || !anyFold(textSchemes[:], text[from:from+n]) {
 		return Match{}, start
 	}
 	end := from + n + 1

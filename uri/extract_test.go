@@ -144,3 +144,20 @@ func TestFindAllLinear(t *testing.T) {
 		FindAll(text)
 	}
 }
+
+// TestLinkScheme: the schemes of RFC 1738 (section 3), https, and those a
+// web page links to (the WHATWG URL Standard's special schemes,
+// javascript:, data:, about:, blob:, tel:) are links, in any case; any
+// other scheme may be a file's name ("a:b.txt").
+func TestLinkScheme(t *testing.T) {
+	for _, s := range []string{"ftp", "HTTP", "https", "gopher", "mailto", "news", "nntp", "telnet", "wais", "file", "prospero", "ws", "wss", "javascript", "data", "about", "blob", "tel"} {
+		if !LinkScheme(s) {
+			t.Errorf("LinkScheme(%q) = false", s)
+		}
+	}
+	for _, s := range []string{"a", "x-foo", "c", "httpx", ""} {
+		if LinkScheme(s) {
+			t.Errorf("LinkScheme(%q) = true", s)
+		}
+	}
+}

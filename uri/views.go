@@ -17,6 +17,11 @@ var defaultPorts = map[string]int{
 	"ftp": 21, "http": 80, "https": 443, "gopher": 70, "nntp": 119, "telnet": 23, "wais": 210, "prospero": 1525,
 }
 
+// IsHTTP reports whether scheme, in lower case as Parse gives it, is http
+// (RFC 1738 section 3.3) or https (RFC 2818), the schemes of the HTTP
+// view.
+func IsHTTP(scheme string) bool { return scheme == "http" || scheme == "https" }
+
 // PortNumber returns the URL's port as a number, or the scheme's default
 // port when the URL has none (0 when there is no default either).
 func (u *URL) PortNumber() int {

@@ -18,6 +18,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/rfc1738/fetch/internal/jsonstr"
+	"github.com/rfc1738/fetch/uri"
 )
 
 // The CDXJ index, in the line format pywb reads
@@ -111,16 +112,12 @@ func appendSURT(b []byte, raw string) []byte {
 			break
 		}
 	}
-	var scheme, rest string
-	switch {
-	case strings.HasPrefix(lower, "http://"):
-		scheme, rest = "http", lower[len("http://"):]
-	case strings.HasPrefix(lower, "https://"):
-		scheme, rest = "https", lower[len("https://"):]
-	case strings.HasPrefix(lower, "http:") || strings.HasPrefix(lower, "https:"):
-		return append(b, surtParsed(raw, lower)...)
-	default:
+	scheme, rest, found := strings.Cut(lower, ":")
+	if !found || !uri.IsHTTP(scheme) {
 		return append(b, raw...)
+	}
+	if rest, found = strings.CutPrefix(rest, "//"); !found {
+		return append(b, surtParsed(raw, lower)...)
 	}
 	end := strings.IndexAny(rest, "/?")
 	if end < 0 {
@@ -156,7 +153,8 @@ func appendKey(b []byte, scheme, host, port, p, q string) []byte {
 		b = append(b, ',')
 		end = i
 	}
-	if port != "" && port != defaultPort[scheme] {
+	var def [8]byte
+	if port != "" && port != string(strconv.AppendInt(def[:0], int64(uri.DefaultPort(scheme)), 10)) {
 		b = append(b, ':')
 		b = append(b, port...)
 	}
@@ -231,8 +229,6 @@ func appendTimestamp(b []byte, t time.Time) []byte {
 	}
 	return b
 }
-
-var defaultPort = map[string]string{"http": "80", "https": "443"}
 
 // cdxLines are the CDXJ lines of one WARC file, unsorted, in chunks of
 // memory shared by many (a string each would be an allocation per

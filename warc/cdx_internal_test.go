@@ -16,6 +16,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/rfc1738/fetch/uri"
 )
 
 // The CDXJ lines are built by hand (cdxEntry.line, appendSURT): these
@@ -41,7 +43,7 @@ func refSURT(raw string) string {
 		labels[i], labels[j] = labels[j], labels[i]
 	}
 	key := strings.Join(labels, ",")
-	if p := u.Port(); p != "" && p != defaultPort[u.Scheme] {
+	if p := u.Port(); p != "" && p != strconv.Itoa(uri.DefaultPort(u.Scheme)) {
 		key += ":" + p
 	}
 	key += ")"

@@ -139,13 +139,11 @@ func (fw *fileWriter) write(rec *record) (offset, length int64, err error) {
 	}
 	gz.Reset(counter{fw})
 	fw.out.gz = gz
-	if err := fw.marshal(rec); err != nil {
-		return offset, fw.size - offset, err
+	err = fw.marshal(rec)
+	if err == nil {
+		err = gz.Close()
 	}
-	if err := gz.Close(); err != nil {
-		return offset, fw.size - offset, err
-	}
-	return offset, fw.size - offset, nil
+	return offset, fw.size - offset, err
 }
 
 // incompressible reports whether b, the start of a block in memory, looks

@@ -229,9 +229,9 @@ func Create(opts Options) (*Writer, error) {
 		index:   map[string]*cdxLines{},
 	}
 	w.hosts.Store(&map[string]string{})
-	w.unfinished = unfinishedFiles(opts.Name)
+	w.unfinished = filesOf(opts.Name, ".warc.gz.open")
 	// The indexes of this name's earlier files, then the ones given.
-	dedup := append(earlierIndexes(opts.Name), opts.Dedup...)
+	dedup := append(filesOf(opts.Name, ".cdxj"), opts.Dedup...)
 	for _, f := range dedup {
 		if err := w.loadIndex(f); err != nil {
 			return nil, err
@@ -249,15 +249,10 @@ func Create(opts Options) (*Writer, error) {
 	return w, nil
 }
 
-// newRecordID returns a WARC-Record-ID, with its angle brackets: a random
-// (version 4) UUID as a URN (RFC 9562 section 5.4, RFC 4122 section 3).
-// The random bytes are read from crypto/rand a batch at a time.
-func newRecordID() (string, error) {
-	b, err := appendRecordID(nil)
-	return string(b), err
-}
-
-// appendRecordID appends a new WARC-Record-ID (see newRecordID) to out.
+// appendRecordID appends a new WARC-Record-ID to out, with its angle
+// brackets: a random (version 4) UUID as a URN (RFC 9562 section 5.4, RFC
+// 4122 section 3). The random bytes are read from crypto/rand a batch at
+// a time.
 func appendRecordID(out []byte) ([]byte, error) {
 	var b [16]byte
 	if err := ids.read(b[:]); err != nil {
@@ -276,7 +271,7 @@ func appendRecordID(out []byte) ([]byte, error) {
 	return append(out, '>'), nil
 }
 
-// ids is the batch of random bytes newRecordID takes from.
+// ids is the batch of random bytes appendRecordID takes from.
 var ids randBatch
 
 // randBatch hands out bytes of crypto/rand, read 4 KiB at a time.
@@ -355,11 +350,11 @@ func (w *Writer) warcinfo(file string) (*record, error) {
 	if w.opts.CommandLine != "" {
 		fmt.Fprintf(&b, "description: %s\r\n", oneLine(w.opts.CommandLine))
 	}
-	id, err := newRecordID()
+	id, err := appendRecordID(nil)
 	if err != nil {
 		return nil, fmt.Errorf("warc: warcinfo: %w", err)
 	}
-	rec := newRecord("warcinfo", id, formatDate(time.Now()), nil)
+	rec := newRecord("warcinfo", string(id), formatDate(time.Now()), nil)
 	rec.setBlock(b.Bytes())
 	rec.add("WARC-Filename", file)
 	rec.add("Content-Type", "application/warc-fields")
@@ -832,9 +827,7 @@ func (r *Recorder) SetMetadata(b []byte) { r.c.Metadata = b }
 func (r *Recorder) Abort() {
 	if !r.done {
 		r.done = true
-		r.release()
-		r.dropChunks()
-		r.sp.Close()
+		r.discard()
 		r.w.mu.Lock()
 		if r.w.dropped == nil {
 			r.w.dropped = map[string]bool{}
@@ -876,6 +869,14 @@ func (r *Recorder) Digest() string {
 	var sum sha1Sum
 	r.sum.Sum(sum[:0])
 	return string(appendSHA1(nil, sum))
+}
+
+// discard gives up what r holds: its digests' states, its pieces and its
+// spool.
+func (r *Recorder) discard() {
+	r.release()
+	r.dropChunks()
+	r.sp.Close()
 }
 
 // release keeps the digests of sum and block and gives their states back;
@@ -946,18 +947,14 @@ func (r *Recorder) Commit() error {
 		r.err = r.blockErr
 	}
 	if r.err != nil {
-		r.release()
-		r.dropChunks()
-		r.sp.Close()
+		r.discard()
 		return r.err
 	}
 	w := r.w
 	w.sendMu.RLock()
 	defer w.sendMu.RUnlock()
 	if w.closed.Load() {
-		r.release()
-		r.dropChunks()
-		r.sp.Close()
+		r.discard()
 		return errWriterClosed
 	}
 	if w.dropping.Load() {
@@ -1617,14 +1614,11 @@ type names struct {
 	next     int
 }
 
+// NewWarcfileName takes the next free name and returns its directory and
+// base name.
 func (g *names) NewWarcfileName() (string, string) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	return g.find(true)
-}
-
-// find returns the next free name, and takes it when advance is set.
-func (g *names) find(advance bool) (string, string) {
 	for ; g.next < maxFiles; g.next++ {
 		name := g.base + ".warc"
 		if g.next > 0 || g.numbered {
@@ -1634,9 +1628,7 @@ func (g *names) find(advance bool) (string, string) {
 			name = fmt.Sprintf("%s-%05d.warc", g.base, g.next)
 		}
 		if !exists(name+".gz") && !exists(name+".gz.open") {
-			if advance {
-				g.next++
-			}
+			g.next++
 			return filepath.Dir(name), filepath.Base(name)
 		}
 	}
@@ -1660,12 +1652,6 @@ func exists(p string) bool {
 // writes under other names. A program should say so: they belong with the
 // archive.
 func (w *Writer) Unfinished() []string { return slices.Clone(w.unfinished) }
-
-// unfinishedFiles lists the open WARC files of name (see Unfinished).
-func unfinishedFiles(name string) []string { return filesOf(name, ".warc.gz.open") }
-
-// earlierIndexes lists the CDXJ indexes of name's earlier WARC files.
-func earlierIndexes(name string) []string { return filesOf(name, ".cdxj") }
 
 // filesOf lists the files name+suffix and name-NNNNN+suffix that exist.
 func filesOf(name, suffix string) []string {

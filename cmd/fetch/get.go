@@ -14,8 +14,6 @@ import (
 
 	"github.com/rfc1738/fetch/fetch"
 	"github.com/rfc1738/fetch/proto"
-	"github.com/rfc1738/fetch/proto/prospero"
-	"github.com/rfc1738/fetch/proto/wais"
 )
 
 // getOptions are the flags of "fetch get".
@@ -251,7 +249,7 @@ func (o *getOptions) validateLists() error {
 	if err != nil {
 		return err
 	}
-	return checkGateways(gw)
+	return checkGateways(drivers(), gw)
 }
 
 // validateGroups checks the flags that have a validation of their own:
@@ -270,20 +268,17 @@ func (o *getOptions) validateGroups() error {
 	return err
 }
 
-// gatewayCheckers check a --gateway template per scheme, so that a bad
-// template is a usage error before anything is fetched.
-var gatewayCheckers = map[string]func(string) error{
-	"wais":     wais.CheckTemplate,
-	"prospero": prospero.CheckTemplate,
-}
-
-func checkGateways(gw map[string]string) error {
+// checkGateways checks each --gateway template with the driver of its
+// scheme in reg (proto.Gateway), so that a bad template is a usage error
+// before anything is fetched.
+func checkGateways(reg *fetch.Registry, gw map[string]string) error {
 	for scheme, tmpl := range gw {
-		check, ok := gatewayCheckers[strings.ToLower(scheme)]
+		d, _ := reg.Lookup(scheme)
+		g, ok := d.(proto.Gateway)
 		if !ok {
 			return flagErrorf("--gateway %s=...: gateways exist for wais and prospero only", scheme)
 		}
-		if err := check(tmpl); err != nil {
+		if err := g.CheckTemplate(tmpl); err != nil {
 			return flagErrorf("--gateway %s: %v", scheme, err)
 		}
 	}

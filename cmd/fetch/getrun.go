@@ -12,7 +12,6 @@ import (
 	"github.com/rfc1738/fetch/fetch"
 	"github.com/rfc1738/fetch/internal/termtext"
 	"github.com/rfc1738/fetch/proto"
-	"github.com/rfc1738/fetch/proto/ftp"
 	"github.com/rfc1738/fetch/proto/http"
 	"github.com/rfc1738/fetch/safety"
 	"github.com/rfc1738/fetch/uri"
@@ -181,8 +180,9 @@ func getOne(ctx context.Context, c *fetch.Client, a arg, o *getOptions, e *env, 
 	u := a.u
 	ck, findings, refused := c.Check(u)
 	o.warnFindings(e, u, findings)
-	if o.interactive && u.Scheme == "telnet" {
-		return interactive(ctx, c, u, e)
+	driver, _ := c.Registry.Lookup(u.Scheme)
+	if s, ok := driver.(proto.Sessioner); ok && o.interactive {
+		return interactive(ctx, c, s, u, e)
 	}
 	d, err := o.destination(u)
 	if err != nil {
@@ -249,12 +249,14 @@ func (e *listingError) Error() string {
 // checkListing warns about each line of an FTP listing that fits no known
 // layout (unless -s), quoting it with its control characters escaped, and
 // returns a *listingError when there was any, or when the server said it
-// cut the listing short (ftp.ListingNotes.Truncated).
+// cut the listing short (proto.Listing.Truncated).
 func (o *getOptions) checkListing(e *env, red *redactor, resp *fetch.Response) error {
 	lines := unparsedLines(resp)
-	notes := ftp.NotesOf(&resp.Response)
-	truncated := notes.Truncated
-	if resp.Kind != proto.KindDirectory || len(lines) == 0 && truncated == "" {
+	var notes proto.Listing
+	if resp.Listing != nil {
+		notes = *resp.Listing
+	}
+	if resp.Kind != proto.KindDirectory || len(lines) == 0 && notes.Truncated == "" {
 		return nil
 	}
 	u := resp.URL.Redacted()
@@ -263,7 +265,7 @@ func (o *getOptions) checkListing(e *env, red *redactor, resp *fetch.Response) e
 			fmt.Fprintln(e.err, red.redact(fmt.Sprintf("fetch: warning: %s: listing line fits no known layout: %s", u, fetch.QuoteListingLine(line))))
 		}
 	}
-	return &listingError{url: u, unparsed: len(lines), fallback: notes.NLSTFallback, truncated: truncated}
+	return &listingError{url: u, unparsed: len(lines), fallback: notes.Fallback, truncated: notes.Truncated}
 }
 
 // warnResponse prints the driver's warnings about resp (Info["warnings"]:

@@ -16,7 +16,6 @@ import (
 	"github.com/rfc1738/fetch/fetch"
 	"github.com/rfc1738/fetch/internal/termtext"
 	"github.com/rfc1738/fetch/proto"
-	"github.com/rfc1738/fetch/proto/ftp"
 	"github.com/rfc1738/fetch/proto/gopher"
 )
 
@@ -88,14 +87,12 @@ func renderListing(w io.Writer, resp *fetch.Response, asJSON bool) error {
 			entries = []proto.Entry{}
 		}
 		doc := document{URL: resp.URL.Redacted(), Kind: "directory", Entries: entries}
-		if notes := ftp.NotesOf(&resp.Response); notes.Format != "" {
-			doc.Unparsed = unparsedLines(resp)
-			if doc.Unparsed == nil {
-				doc.Unparsed = []string{}
-			}
-			doc.NLSTFallback, doc.Truncated = notes.NLSTFallback, notes.Truncated
-		} else {
-			doc.Unparsed = unparsedLines(resp)
+		doc.Unparsed = unparsedLines(resp)
+		if l := resp.Listing; l != nil {
+			// A listing with notes says each of them, unparsed lines
+			// even when there are none.
+			doc.Unparsed = append([]string{}, doc.Unparsed...)
+			doc.NLSTFallback, doc.Truncated = l.Fallback, l.Truncated
 		}
 		return writeJSON(w, doc)
 	}
@@ -254,11 +251,11 @@ func (e *errWriter) Write(p []byte) (int, error) {
 	return n, nil
 }
 
-// unparsedLines returns the lines of an FTP listing that fit no known
-// layout, or of a gopher menu that are no menu line.
+// unparsedLines returns the lines of a listing that fit no known layout
+// (proto.Listing), or of a gopher menu that are no menu line.
 func unparsedLines(resp *fetch.Response) []string {
-	if lines := ftp.NotesOf(&resp.Response).Unparsed; lines != nil {
-		return lines
+	if l := resp.Listing; l != nil && len(l.Unparsed) > 0 {
+		return l.Unparsed
 	}
 	return gopher.UnparsedOf(&resp.Response)
 }

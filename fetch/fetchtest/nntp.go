@@ -285,10 +285,10 @@ func (ss *nntpSession) block(text string) {
 	ss.w.Write(lineproto.Stuff(nil, []byte(strings.ReplaceAll(text, "\n", "\r\n"))))
 }
 
-// nntpCommands are the commands served, by verb. Each runs with s.mu held
-// and is given the command's fields; it returns true to end the session.
-var nntpCommands = map[string]func(ss *nntpSession, f []string) bool{
-	"MODE":         func(ss *nntpSession, _ []string) bool { ss.reply("200 reader mode"); return false },
+// nntpCommands are the commands served but QUIT, by verb. Each runs with
+// s.mu held and is given the command's fields.
+var nntpCommands = map[string]func(ss *nntpSession, f []string){
+	"MODE":         func(ss *nntpSession, _ []string) { ss.reply("200 reader mode") },
 	"CAPABILITIES": (*nntpSession).capabilities,
 	"AUTHINFO":     (*nntpSession).authinfo,
 	"GROUP":        (*nntpSession).groupCmd,
@@ -300,11 +300,10 @@ var nntpCommands = map[string]func(ss *nntpSession, f []string) bool{
 	"HEAD":         (*nntpSession).article,
 	"BODY":         (*nntpSession).article,
 	"LIST":         (*nntpSession).list,
-	"QUIT":         func(ss *nntpSession, _ []string) bool { ss.reply("205 bye"); return true },
 }
 
-// openCommands are allowed before authentication.
-var openCommands = map[string]bool{"AUTHINFO": true, "MODE": true, "CAPABILITIES": true, "QUIT": true}
+// openCommands are allowed before authentication (and QUIT, see dispatch).
+var openCommands = map[string]bool{"AUTHINFO": true, "MODE": true, "CAPABILITIES": true}
 
 func (s *NNTP) serve(c net.Conn) {
 	r := bufio.NewReader(c)
@@ -361,16 +360,19 @@ func (ss *nntpSession) dispatch(f []string) bool {
 	verb := strings.ToUpper(f[0])
 	cmd, ok := nntpCommands[verb]
 	switch {
+	case verb == "QUIT":
+		ss.reply("205 bye")
+		return true
 	case !ss.authed && !openCommands[verb]:
 		ss.reply("480 authentication required")
-		return false
 	case !ok:
 		ss.reply("500 unknown command")
-		return false
+	default:
+		ss.s.mu.Lock()
+		defer ss.s.mu.Unlock()
+		cmd(ss, f)
 	}
-	ss.s.mu.Lock()
-	defer ss.s.mu.Unlock()
-	return cmd(ss, f)
+	return false
 }
 
 // arg returns field i, or "".
@@ -381,7 +383,7 @@ func arg(f []string, i int) string {
 	return ""
 }
 
-func (ss *nntpSession) capabilities(_ []string) bool {
+func (ss *nntpSession) capabilities(_ []string) {
 	ss.reply("101 capabilities")
 	ss.reply("VERSION 2")
 	ss.reply("READER")
@@ -392,10 +394,9 @@ func (ss *nntpSession) capabilities(_ []string) bool {
 		ss.reply("AUTHINFO USER")
 	}
 	ss.reply(".")
-	return false
 }
 
-func (ss *nntpSession) authinfo(f []string) bool {
+func (ss *nntpSession) authinfo(f []string) {
 	switch {
 	case strings.EqualFold(arg(f, 1), "USER") && len(f) > 2:
 		ss.user = f[2]
@@ -410,49 +411,47 @@ func (ss *nntpSession) authinfo(f []string) bool {
 	default:
 		ss.reply("501 syntax")
 	}
-	return false
 }
 
-func (ss *nntpSession) groupCmd(f []string) bool {
+func (ss *nntpSession) groupCmd(f []string) {
 	g := arg(f, 1)
 	if _, ok := ss.s.groups[g]; !ok {
 		ss.reply("411 no such group")
-		return false
+		return
 	}
 	ss.group = g
 	low, high, count := ss.s.marks(g)
 	ss.reply("211 %d %d %d %s", count, low, high, g)
-	return false
 }
 
 // over serves OVER and XOVER: the overview fields of RFC 3977 section
 // 8.3.2 (subject, from, date, message-id, references, bytes, lines) from
 // the articles' own headers.
-func (ss *nntpSession) over(f []string) bool {
+func (ss *nntpSession) over(f []string) {
 	verb := strings.ToUpper(f[0])
 	s := ss.s
 	if s.Over == "" || (s.Over == "XOVER" && verb == "OVER") {
 		ss.reply("500 unknown command")
-		return false
+		return
 	}
 	if ss.group == "" {
 		ss.reply("412 no group")
-		return false
+		return
 	}
 	lo, hi, ok := parseRange(arg(f, 1))
 	if !ok {
 		ss.reply("501 bad range")
-		return false
+		return
 	}
 	nums := s.numbers(ss.group, lo, hi)
 	switch {
 	case len(nums) > 0:
 	case s.EmptyRange != 0:
 		ss.reply("%d no article(s) selected", s.EmptyRange)
-		return false
+		return
 	case verb == "OVER":
 		ss.reply("423 No articles in %s", arg(f, 1))
-		return false
+		return
 	}
 	ss.reply("224 overview follows")
 	for _, n := range nums {
@@ -461,10 +460,9 @@ func (ss *nntpSession) over(f []string) bool {
 			overField(text, "Date", "date"), MessageID(text), overField(text, "References", ""), len(text), bodyLines(text))
 	}
 	ss.reply(".")
-	return false
 }
 
-func (ss *nntpSession) listGroup(f []string) bool {
+func (ss *nntpSession) listGroup(f []string) {
 	lo, hi, ok := int64(1), int64(1<<62), true
 	if len(f) > 2 {
 		lo, hi, ok = parseRange(f[2])
@@ -473,21 +471,21 @@ func (ss *nntpSession) listGroup(f []string) bool {
 	switch {
 	case s.ListGroup == "":
 		ss.reply("500 unknown command")
-		return false
+		return
 	case !ok || len(f) > 2 && s.ListGroup == "plain":
 		ss.reply("501 bad range")
-		return false
+		return
 	}
 	if g := arg(f, 1); g != "" {
 		if _, ok := s.groups[g]; !ok {
 			ss.reply("411 no such group")
-			return false
+			return
 		}
 		ss.group = g
 	}
 	if ss.group == "" {
 		ss.reply("412 no group")
-		return false
+		return
 	}
 	nums := s.numbers(ss.group, lo, hi)
 	low, high, count := s.marks(ss.group)
@@ -496,28 +494,29 @@ func (ss *nntpSession) listGroup(f []string) bool {
 		ss.reply("%d", n)
 	}
 	ss.reply(".")
-	return false
 }
 
 // article serves STAT, ARTICLE, HEAD and BODY by article number.
-func (ss *nntpSession) article(f []string) bool {
+func (ss *nntpSession) article(f []string) {
 	verb := strings.ToUpper(f[0])
 	n, err := strconv.ParseInt(arg(f, 1), 10, 64)
 	text, ok := ss.s.groups[ss.group][n]
 	switch {
 	case ss.group == "":
 		ss.reply("412 no group")
-		return false
 	case err != nil:
 		ss.reply("501 bad number")
-		return false
 	case !ok:
 		ss.reply("423 no such article")
-		return false
 	case verb == "STAT":
 		ss.reply("223 %d %s", n, MessageID(text))
-		return false
+	default:
+		ss.send(verb, n, text)
 	}
+}
+
+// send sends article n, or its head or body (verb).
+func (ss *nntpSession) send(verb string, n int64, text string) {
 	if verb == "ARTICLE" && ss.s.Stall != nil {
 		ss.s.mu.Unlock()
 		ss.w.Flush()
@@ -536,15 +535,14 @@ func (ss *nntpSession) article(f []string) bool {
 		ss.reply("220 %d %s", n, MessageID(text))
 		ss.block(text)
 	}
-	return false
 }
 
 // list serves LIST ACTIVE [wildmat] (RFC 3977 section 7.6.3; the wildmat
 // read as a path.Match pattern).
-func (ss *nntpSession) list(f []string) bool {
+func (ss *nntpSession) list(f []string) {
 	if !strings.EqualFold(arg(f, 1), "ACTIVE") {
 		ss.reply("501 only LIST ACTIVE")
-		return false
+		return
 	}
 	pattern := "*"
 	if len(f) > 2 {
@@ -563,7 +561,6 @@ func (ss *nntpSession) list(f []string) bool {
 		ss.reply("%s %d %d y", g, high, low)
 	}
 	ss.reply(".")
-	return false
 }
 
 // overField returns the value of header name in an article's head, TABs

@@ -30,6 +30,15 @@ func (d *Driver) WireParts(u *uri.URL) ([]safety.Part, error) {
 	return []safety.Part{{Name: "file path", Text: text, In: safety.InPath, Kind: safety.LineArg, Where: "on an ftp control connection (--file-via-ftp)"}}, nil
 }
 
+// SchemeFacts: a line protocol (--file-via-ftp), no user information
+// (RFC 1738 section 3.10).
+func (d *Driver) SchemeFacts(string) safety.Facts {
+	return safety.Facts{Line: true, NoUserinfo: true, Section: "3.10"}
+}
+
+// Local: a file URL names this machine's files.
+func (d *Driver) Local() bool { return true }
+
 // View returns the host and path of u (RFC 1738 section 3.10).
 func (d *Driver) View(u *uri.URL) (proto.View, error) {
 	v, err := u.File()

@@ -52,9 +52,10 @@ func TestDirectCWD(t *testing.T) {
 		}
 	}
 	d.CloseIdleConnections()
+	// The first URL's CWDs, SYST and EPSV go with PASS (login).
 	waitSent(t, f, commands(anonLogin+
-		"TYPE I|EPSV|RETR /home/ftp/x/y/a|EPSV|RETR /home/ftp/x/y/b|EPSV|"+
-		"CWD /home/ftp/q/r|SYST|LIST|EPSV|RETR a|EPSV|"+
+		"CWD x/y|SYST|EPSV|TYPE I|RETR a|EPSV|RETR b|EPSV|"+
+		"CWD /home/ftp/q/r|LIST|EPSV|RETR a|EPSV|"+
 		"CWD s|LIST|EPSV|RETR b|EPSV|RETR /home/ftp/x/y/b|EPSV|"+
 		"CWD /home/ftp/q/missing|CWD /home/ftp|CWD q|CWD missing|NOOP|"+
 		"CWD /home/ftp|CWD x|CWD |RETR a|EPSV|QUIT"))
@@ -126,7 +127,7 @@ func TestIdleInDirectory(t *testing.T) {
 // longest).
 func TestIdleWithEPSVAhead(t *testing.T) {
 	f := newFake(t)
-	f.files = map[string][]byte{"/x/a": []byte("a"), "/x/b": []byte("b"), "/y/c": []byte("c")}
+	f.files = map[string][]byte{"a": []byte("a"), "b": []byte("b"), "/y/c": []byte("c")}
 	f.start()
 	d := New(Config{PipelinePassive: true, MaxConnsPerHost: 2, MaxIdleConnsPerHost: 2})
 	defer d.CloseIdleConnections()

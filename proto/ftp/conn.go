@@ -99,6 +99,7 @@ type limits struct {
 	maxReply   int64
 	maxListing int64
 	reuse      bool
+	passAlone  bool // PASS is sent alone (errOutOfStep)
 
 	// TLS for this dial (tls.go): the mode (proto.TLSOff for none) and
 	// the connection's own configuration.
@@ -107,10 +108,11 @@ type limits struct {
 }
 
 // dialConn opens the control connection to addr, reads the greeting, logs
-// in and records the login directory. The connection is returned bound to
+// in and records the login directory; with first, it also enters that
+// directory (login). The connection is returned bound to
 // ctx and req. When noMLSD is not empty (it says why, for the trace) it
 // lists with LIST even when FEAT offers MLST.
-func dialConn(ctx context.Context, req *proto.Request, key poolKey, cr creds, lim limits, noMLSD string) (*conn, error) {
+func dialConn(ctx context.Context, req *proto.Request, key poolKey, cr creds, lim limits, noMLSD string, first []string) (*conn, error) {
 	if err := context.Cause(ctx); err != nil {
 		// The dial below is detached from ctx (the connection may
 		// outlive the call): a caller that has given up dials nothing.
@@ -134,22 +136,17 @@ func dialConn(ctx context.Context, req *proto.Request, key poolKey, cr creds, li
 		err = c.startTLS(ctx, lim.tlsMode, lim.tlsCfg)
 	}
 	if err == nil {
-		err = c.login(cr, noMLSD)
+		err = c.login(cr, noMLSD, lim, first)
 	}
 	if err != nil {
 		c.close()
+		if errors.Is(err, errOutOfStep) {
+			lim.passAlone = true
+		}
+		if errors.Is(err, errFirstLost) || errors.Is(err, errOutOfStep) {
+			return dialConn(ctx, req, key, cr, lim, noMLSD, nil)
+		}
 		return nil, err
-	}
-	if lim.reuse {
-		pwd, err := c.pwdName()
-		if err != nil {
-			c.close()
-			return nil, err
-		}
-		c.pwd = pwd // path.go
-		if c.pwd == "" {
-			c.w.note("PWD gave no usable directory: this connection will not be reused")
-		}
 	}
 	return c, nil
 }
@@ -178,22 +175,45 @@ func dialControl(ctx context.Context, req *proto.Request, key poolKey) (*conn, n
 	return c, raw, nil
 }
 
-// login logs in (USER, PASS), asks FEAT, sends TYPE I, and protects the
-// data connections when TLS is on. When noMLSD is not empty it lists with
-// LIST even when FEAT offers MLST. Names are octets: no OPTS UTF8 ON,
-// which makes some servers re-encode them.
-func (c *conn) login(cr creds, noMLSD string) error {
-	err := c.logIn(cr)
-	if err == nil {
-		err = c.askFEAT()
+// login logs in (USER, PASS), asks FEAT, sends TYPE I and, when
+// lim.reuse, PWD (c.pwd, path.go), all three with PASS (logIn), and with them, for
+// first (Driver.firstDir), a CWD there, SYST and EPSV (enterFirst); then
+// it protects the data connections when TLS is on. When noMLSD is not
+// empty it lists with LIST even when FEAT offers MLST. Names are octets:
+// no OPTS UTF8 ON, which makes some servers re-encode them.
+func (c *conn) login(cr creds, noMLSD string, lim limits, first []string) error {
+	pwd := lim.reuse
+	ahead := []string{"FEAT", "TYPE I"}
+	if pwd {
+		ahead = append(ahead, "PWD")
 	}
-	if err == nil {
-		_, _, err = c.cmd(StatusCommandOK, "TYPE I")
+	if first != nil {
+		ahead = append(ahead, "CWD "+strings.Join(first, "/"), "SYST", "EPSV")
 	}
-	if err != nil {
-		return c.fail("", err)
+	if err := c.logIn(cr, ahead, lim.passAlone); err != nil {
+		return err
+	}
+	if err := c.featReply(); err != nil {
+		return err
+	}
+	if _, _, err := c.reply(StatusCommandOK); err != nil {
+		return c.fail("TYPE I", err)
 	}
 	c.typ = "I"
+	if pwd {
+		var err error
+		if c.pwd, err = c.pwdReply(); err != nil {
+			return err
+		}
+		if c.pwd == "" {
+			c.w.note("PWD gave no usable directory: this connection will not be reused")
+		}
+	}
+	if first != nil {
+		if err := c.enterFirst(first); err != nil {
+			return err
+		}
+	}
 	if c.tlsCfg != nil {
 		if err := c.protect(); err != nil {
 			return err
@@ -205,6 +225,35 @@ func (c *conn) login(cr creds, noMLSD string) error {
 	}
 	return nil
 }
+
+// enterFirst reads the replies to login's CWD to first (its segments
+// joined, relative to the login directory) and SYST, and leaves EPSV's
+// owed to the first transfer. The connection is in first when the CWD
+// succeeded and PWD gave a Unix path (as for fullPath); else its place is
+// not known and its first URL starts from the login directory, or, with
+// none to return to, it is dropped (errFirstLost).
+func (c *conn) enterFirst(first []string) error {
+	c.moved = true
+	_, _, err := c.reply(StatusRequestedFileOK)
+	if err != nil && replyCode(err) == 0 {
+		return c.fail(displayCmd("CWD", strings.Join(first, "/")), err)
+	}
+	c.systAsked = true
+	if serr := c.systReply(); serr != nil {
+		return serr
+	}
+	c.epsvAhead = true
+	if c.pwd == "" {
+		c.dead = true
+		return errFirstLost
+	}
+	c.at, c.atKnown = slices.Clone(first), err == nil && strings.HasPrefix(c.pwd, "/")
+	return nil
+}
+
+// errFirstLost: a connection that entered a directory at login has no
+// login directory to return to (dialConn dials another without).
+var errFirstLost = errors.New("ftp: no login directory to return to from the directory entered at login")
 
 // dialData opens a data connection. The address of the EPSV or PASV
 // reply is used only for its port: the host is always the
@@ -538,13 +587,8 @@ func (c *conn) enterThen(pl plan, ahead []string) (warnings []string, err error)
 // where the one CWD to the joined path does; a fetch of a URL keeps to the
 // segments.
 func (c *conn) fullPath(pl plan) (string, bool) {
-	if c.req == nil || !c.req.Options.FTP.DirectCWD || !strings.HasPrefix(c.pwd, "/") || len(pl.cwd) == 0 {
+	if c.req == nil || !c.req.Options.FTP.DirectCWD || !strings.HasPrefix(c.pwd, "/") || !plainDirs(pl.cwd) {
 		return "", false
-	}
-	for _, s := range pl.cwd {
-		if s == "" || s == "." || s == ".." || strings.Contains(s, "/") {
-			return "", false
-		}
 	}
 	full := strings.TrimSuffix(c.pwd, "/") + "/" + strings.Join(pl.cwd, "/")
 	return full, proto.CheckArg(full) == nil
@@ -565,6 +609,17 @@ func (c *conn) enterFile(pl *plan) (warnings []string, err error) {
 		return nil, nil
 	}
 	return c.enter(*pl)
+}
+
+// plainDirs reports whether segs are CWD arguments that are all plain
+// names (not empty, ".", ".." and without "/"), and at least one.
+func plainDirs(segs []string) bool {
+	for _, s := range segs {
+		if s == "" || s == "." || s == ".." || strings.Contains(s, "/") || proto.CheckArg(s) != nil {
+			return false
+		}
+	}
+	return len(segs) > 0
 }
 
 // enterFull changes into pl's directory with one CWD to full, sent with

@@ -207,17 +207,16 @@ func (l *dirList) unreadable(got listed) error {
 	if l.end == nil {
 		return nil
 	}
-	if l.format == formatLIST && deniedLines(got) {
-		l.c.w.note("the server could not read the directory: %q", got.unparsed[0])
-		return &CommandError{Cmd: l.cmd(), Kind: proto.ErrPermission,
-			Err: fmt.Errorf("the server could not read the directory, though it answered %d: its listing says %s", l.end.Code, strconv.Quote(termtext.Escape(got.unparsed[0], traceMax)))}
-	}
-	if !unreadableReply(l.endText) {
+	said, where := l.endText, ""
+	switch {
+	case l.format == formatLIST && deniedLines(got):
+		said, where = got.unparsed[0], "its listing says "
+	case !unreadableReply(l.endText):
 		return nil
 	}
-	l.c.w.note("the server could not read the directory: %q", l.endText)
+	l.c.w.note("the server could not read the directory: %q", said)
 	return &CommandError{Cmd: l.cmd(), Kind: proto.ErrPermission,
-		Err: fmt.Errorf("the server could not read the directory, though it answered %d: %s", l.end.Code, strconv.Quote(termtext.Escape(l.endText, traceMax)))}
+		Err: fmt.Errorf("the server could not read the directory, though it answered %d: %s%s", l.end.Code, where, strconv.Quote(termtext.Escape(said, traceMax)))}
 }
 
 // listLIST sends LIST with arg on c, whatever the connection chose at login

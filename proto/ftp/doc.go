@@ -27,17 +27,17 @@
 //
 // Before its first LIST a connection sends SYST once: the
 // system it names is the first layout tried. Lines of a listing that fit
-// no layout are returned in Response.Info["ftp_unparsed"], never dropped
+// no layout are returned in Response.Listing.Unparsed, never dropped
 // silently. When not one line fits, the names come from NLST and each is
 // probed on the same connection: PWD once, then CWD name
 // (a directory, when a PWD there names one below: CWD back to the first
 // PWD answer, or CDUP without one) or SIZE and MDTM name (a file);
-// Info["ftp_nlst_fallback"] is then true.
+// Listing.Fallback is then true.
 //
 // With Options.FTP.ListAll, a LIST to a server whose SYST names Unix is
 // "LIST -a", so that names which begin with a dot are listed too; a server
 // that refuses the option, or takes it for a name, is asked with LIST, and
-// Info["ftp_dot_names"] then says that such names may be missing.
+// Listing.DotNames then says that such names may be missing.
 //
 // Before the first command whose argument holds the byte 0xff (Telnet's
 // IAC, a Latin-1 "ÿ" in a name), a connection sends "IAC NOP" and NOOP,

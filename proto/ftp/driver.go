@@ -186,16 +186,21 @@ func (d *Driver) Warm(ctx context.Context, u *uri.URL, req *proto.Request, n int
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			c, err := d.open(ctx, u, nil, &wreq, true)
+			direct := wreq.Options.FTP.DirectCWD // files by their paths (enterFile)
+			var dir []string
+			if pl != nil && !direct {
+				dir = pl.cwd
+			}
+			c, err := d.open(ctx, u, dir, &wreq, true)
 			if err != nil {
 				return
 			}
 			if pl != nil {
 				var err error
-				if _, direct := c.fullPath(*pl); !direct {
+				if !direct {
 					_, err = c.enter(*pl)
 				}
-				if err == nil && d.PipelinePassive && !c.noPipeline && c.activePort() == nil {
+				if err == nil && d.PipelinePassive && !c.noPipeline && c.activePort() == nil && !c.hasEPSV() {
 					if err := c.prefetch(); err != nil {
 						c.dead = true
 					}
@@ -409,7 +414,7 @@ func (d *Driver) open(ctx context.Context, u *uri.URL, dir []string, req *proto.
 			return nil, err
 		}
 	}
-	c, err := dialConn(ctx, req, key, cr, lim, noMLSD)
+	c, err := dialConn(ctx, req, key, cr, lim, noMLSD, d.firstDir(req, mode, dir))
 	if cr.prompted {
 		p.remember(addr, cr.user, cr.pass, err == nil)
 	}
@@ -420,6 +425,19 @@ func (d *Driver) open(ctx context.Context, u *uri.URL, dir []string, req *proto.
 	c.uses = 1
 	c.pipeCWD = d.PipelinePassive
 	return c, nil
+}
+
+// firstDir is the directory a new connection enters with its login
+// (conn.login): dir, for a mirror's request (Options.FTP.DirectCWD) that
+// pipelines in passive mode without TLS on reused connections, when its
+// segments are plain names; else nil.
+func (d *Driver) firstDir(req *proto.Request, mode proto.FTPTLS, dir []string) []string {
+	o := req.Options.FTP
+	if !o.DirectCWD || !d.PipelinePassive || d.MaxIdleConnsPerHost < 0 || o.Port != "" || mode != proto.TLSOff ||
+		o.Method != proto.MethodDefault && o.Method != proto.MethodMultiCWD || !plainDirs(dir) {
+		return nil
+	}
+	return dir
 }
 
 // release gives c back after a use: a connection that failed is checked
@@ -629,7 +647,7 @@ func (d *Driver) listFailed(c *conn, format string, err error) error {
 // listingResponse is the response of a listing read in format: the
 // listing as its body, which the entries' names share (the bytes as read
 // are not kept besides; NLST's with local line ends), the entries with
-// their URLs, and the notes in Info.
+// their URLs, its notes as the Listing, its format and warnings in Info.
 func listingResponse(c *conn, u *uri.URL, pl plan, format string, got listed, notes listNotes) *proto.Response {
 	entries := got.entries
 	body, size := got.text.reader(), int64(got.text.len())
@@ -648,35 +666,13 @@ func listingResponse(c *conn, u *uri.URL, pl plan, format string, got listed, no
 		Size:    size,
 		Name:    pl.name,
 		Entries: entries,
-		Info:    map[string]any{"ftp_listing": format, "ftp_mdtm": notes.mdtm},
+		Info:    map[string]any{"ftp_listing": format},
 		Listing: notes.listing(format, got.unparsed),
 	}
-	setListingInfo(resp.Info, got.unparsed, notes)
-	return resp
-}
-
-// setListingInfo records a listing's notes in info, each only when it
-// says something.
-func setListingInfo(info map[string]any, unparsed []string, notes listNotes) {
 	if len(notes.warnings) > 0 {
-		info["warnings"] = notes.warnings
+		resp.Info["warnings"] = notes.warnings
 	}
-	if len(unparsed) > 0 {
-		// Lines of the listing that fit no known layout: the caller must
-		// not take the entries for the whole directory.
-		info["ftp_unparsed"] = unparsed
-	}
-	if notes.dotNames != "" {
-		info["ftp_dot_names"] = notes.dotNames
-	}
-	if notes.truncated != "" {
-		info["ftp_truncated"] = notes.truncated
-	}
-	if notes.fallback {
-		// The entries are NLST's names, each one's type learnt by
-		// trying CWD; sizes and times come from SIZE and MDTM.
-		info["ftp_nlst_fallback"] = true
-	}
+	return resp
 }
 
 // mlsdError is a listing that failed because the server refused MLSD;

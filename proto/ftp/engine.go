@@ -1,6 +1,7 @@
 package ftp
 
 import (
+	"errors"
 	"fmt"
 	"net"
 	"net/textproto"
@@ -8,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/rfc1738/fetch/internal/secret"
 	"github.com/rfc1738/fetch/internal/termtext"
 	"github.com/rfc1738/fetch/proto"
 )
@@ -42,29 +44,67 @@ func (c *conn) greet() error {
 }
 
 // logIn sends USER and, when the server asks for it (331), PASS (RFC 959
-// section 6, the login sequence). Any other answer to USER than 230
-// (logged in) or 331, or to PASS than 230, fails the login: no account
-// (ACCT, asked for with 332) is known to give.
-func (c *conn) logIn(cr creds) error {
+// section 6), with the commands of ahead in the same write (passAhead)
+// unless passAlone; a server that logs the user in at USER (230) gets
+// ahead alone. Any other answer to USER than 230 or 331, or to PASS than
+// 230, fails the login: no account (ACCT, asked for with 332) is known to
+// give.
+func (c *conn) logIn(cr creds, ahead []string, passAlone bool) error {
 	code, msg, err := c.cmd(0, "USER "+cr.user)
 	switch {
 	case err != nil:
-	case code == StatusLoggedIn:
+		return c.fail("", err)
+	case code == StatusUserOK && !passAlone:
+		return c.passAhead(cr, ahead)
 	case code == StatusUserOK:
-		_, _, err = c.cmd(StatusLoggedIn, "PASS "+cr.pass)
-	default:
-		err = &textproto.Error{Code: code, Msg: msg}
+		if _, _, err := c.cmd(StatusLoggedIn, "PASS "+cr.pass); err != nil {
+			return c.fail("", err)
+		}
+	case code != StatusLoggedIn:
+		return c.fail("", &textproto.Error{Code: code, Msg: msg})
 	}
-	return err
+	if err := c.send(strings.Join(ahead, "\r\n")); err != nil {
+		return c.fail(ahead[0], err)
+	}
+	return nil
 }
 
-// askFEAT sends FEAT (RFC 2389) and records the features of the reply. A
-// server that does not know FEAT offers none; only a failed connection
-// is an error.
-func (c *conn) askFEAT() error {
-	code, msg, err := c.cmd(0, "FEAT")
+// passAhead sends PASS and ahead in one write, and reads PASS's reply: the
+// server answers each command in turn (RFC 959 section 4.2). After a
+// refusal the replies to ahead are not waited for: a server may discard
+// them, or close. A first reply that cannot answer PASS (section 5.4: 230,
+// 202, 332 or a refusal) answers a later command: the server (pyftpdlib,
+// which delays a refusal) breaks the order, and the connection is given
+// up for one that sends PASS alone (errOutOfStep).
+func (c *conn) passAhead(cr creds, ahead []string) error {
+	if err := c.send(strings.Join(append([]string{"PASS " + cr.pass}, ahead...), "\r\n")); err != nil {
+		return c.fail("PASS "+secret.TraceMask, err)
+	}
+	code, msg, err := c.reply(0)
+	switch {
+	case err != nil:
+		return c.fail("PASS "+secret.TraceMask, err)
+	case code == StatusLoggedIn:
+		return nil
+	case code < 400 && code != StatusNeedAccount && code != 202:
+		c.w.note("the first reply after PASS is %d, which answers no PASS: logging in again with PASS alone", code)
+		c.dead = true
+		return errOutOfStep
+	}
+	return c.fail("PASS "+secret.TraceMask, &textproto.Error{Code: code, Msg: msg})
+}
+
+// errOutOfStep: the server answered a command sent after PASS before
+// PASS (passAhead).
+var errOutOfStep = errors.New("ftp: the server answered out of order after PASS")
+
+// featReply reads the reply to FEAT (RFC 2389) and records the features
+// it names. A server that does not know FEAT offers none; only a failed
+// connection is an error.
+func (c *conn) featReply() error {
+	code, msg, err := c.reply(0)
 	if err != nil {
-		return err
+		return c.fail("FEAT", err)
 	}
 	if code == StatusSystem {
 		c.feat = parseFEAT(msg)

@@ -53,6 +53,17 @@ type fakeFTP struct {
 	telnet   bool                // read command lines as Telnet, as the BSD ftpd and inetutils-ftpd do (telnetLine)
 	dropIAC  bool                // read on past a command line whose verb holds the byte 0xff, and never answer it (Pure-FTPd)
 	opening  string              // the text of the 150 before passive data; "" means "opening data connection"
+	// passAhead: PASS is answered only once the client has sent the
+	// commands after it up to aheadTo ("" means PWD), or 2 s have
+	// passed; beforePass records those that came before the reply.
+	passAhead  bool
+	aheadTo    string
+	beforePass []string
+	// lateRefusals: the first so many PASS (over all sessions) are
+	// refused after the commands sent with them are answered (FEAT as
+	// usual, the others 530), as pyftpdlib answers while it delays a
+	// refusal.
+	lateRefusals int
 	// A listing's data stops after holdAt bytes until hold is closed
 	// (or 5 s pass), then goes on; released records which came first.
 	holdAt   int
@@ -147,8 +158,8 @@ type fakeSession struct {
 	dataLn net.Listener
 	rest   int
 	silent bool
-	held   []byte // a reply to send with the next one (holdList)
-	next   string // a command already read (holdDone), to handle next
+	held   []byte   // a reply to send with the next one (holdList)
+	next   []string // commands already read (holdDone, passAhead), to handle next
 
 	activeTo string // the address of the last EPRT or PORT
 	prot     bool   // PROT P: data connections are TLS
@@ -174,9 +185,10 @@ func (f *fakeFTP) serve(c net.Conn) {
 		s.reply(f.greeting)
 	}
 	for {
-		line, err := s.next, error(nil)
-		if line != "" {
-			s.next = ""
+		var line string
+		var err error
+		if len(s.next) > 0 {
+			line, s.next = s.next[0], s.next[1:]
 		} else {
 			line, err = s.readCmd()
 		}
@@ -192,6 +204,9 @@ func (f *fakeFTP) serve(c net.Conn) {
 		cmd := strings.TrimSuffix(strings.TrimSuffix(line, "\n"), "\r")
 		verb, arg, _ := strings.Cut(cmd, " ")
 		verb = strings.ToUpper(verb)
+		if verb == "PASS" && s.atPass() {
+			continue
+		}
 		if f.silentAt != "" && verb == f.silentAt {
 			s.silent = true
 			continue
@@ -208,6 +223,53 @@ func (f *fakeFTP) serve(c net.Conn) {
 			continue
 		}
 		if !s.handle(verb, arg) {
+			return
+		}
+	}
+}
+
+// atPass reads ahead after PASS (passAhead, lateRefusals) and answers
+// a late refusal; it reports whether PASS was answered.
+func (s *fakeSession) atPass() bool {
+	f := s.f
+	f.mu.Lock()
+	late := f.lateRefusals > 0
+	f.lateRefusals--
+	f.mu.Unlock()
+	if f.passAhead || late {
+		s.readAhead()
+	}
+	if !late {
+		return false
+	}
+	for _, l := range s.next {
+		if strings.HasPrefix(l, "FEAT") {
+			s.handle("FEAT", "")
+		} else {
+			s.reply("530 Log in with USER and PASS first.")
+		}
+	}
+	s.next = nil
+	s.reply("530 Authentication failed.")
+	return true
+}
+
+// readAhead reads the commands that follow PASS, up to aheadTo, for at most
+// 2 s (passAhead), and keeps them to handle after PASS.
+func (s *fakeSession) readAhead() {
+	s.c.SetReadDeadline(time.Now().Add(2 * time.Second))
+	defer s.c.SetDeadline(time.Now().Add(20 * time.Second))
+	for range 8 {
+		line, err := s.readCmd()
+		if err != nil {
+			return
+		}
+		s.next = append(s.next, line)
+		cmd := strings.TrimRight(line, "\r\n")
+		s.f.mu.Lock()
+		s.f.beforePass = append(s.f.beforePass, cmd)
+		s.f.mu.Unlock()
+		if cmd == cmpOr(s.f.aheadTo, "PWD") {
 			return
 		}
 	}
@@ -423,7 +485,7 @@ func (s *fakeSession) send(verb string, b []byte) {
 			f.mu.Lock()
 			f.midXfer = append(f.midXfer, strings.TrimRight(line, "\r\n"))
 			f.mu.Unlock()
-			s.next = line
+			s.next = append(s.next, line)
 		}
 	}
 	if verb == "RETR" && f.stallAt > 0 && len(b) > f.stallAt {
@@ -475,7 +537,7 @@ func (s *fakeSession) send(verb string, b []byte) {
 		if err != nil {
 			return
 		}
-		s.next = line
+		s.next = append(s.next, line)
 	}
 	end := "226 transfer complete"
 	if verb != "RETR" && f.listDone != "" {

@@ -2,6 +2,7 @@ package ftp
 
 import (
 	"errors"
+	"net/textproto"
 	"strings"
 
 	"github.com/rfc1738/fetch/proto"
@@ -90,10 +91,19 @@ func (d *Driver) fallbackNames(c *conn) ([]string, error) {
 // pwdName asks PWD and returns the directory it names, "" when it names
 // none; only a failed connection is an error.
 func (c *conn) pwdName() (string, error) {
-	if _, _, err := c.cmd(StatusPathCreated, "PWD"); err != nil && replyCode(err) == 0 && isConnError(err) {
-		return "", c.fail("", err)
+	if err := c.send("PWD"); err != nil {
+		return "", c.fail("PWD", err)
 	}
-	return loginDir(c.w.last), nil
+	return c.pwdReply()
+}
+
+// pwdReply reads the reply to PWD (pwdName).
+func (c *conn) pwdReply() (string, error) {
+	code, msg, err := c.reply(0)
+	if err != nil {
+		return "", c.fail("PWD", err)
+	}
+	return loginDir(&textproto.Error{Code: code, Msg: msg}), nil
 }
 
 // probeName learns the type of e, a name of the directory of pl, by a

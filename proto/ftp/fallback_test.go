@@ -44,12 +44,12 @@ func TestNLSTFallback(t *testing.T) {
 	if a.URL != f.url("/pub/a.txt") || sub.URL != f.url("/pub/sub/") {
 		t.Errorf("URLs %q, %q", a.URL, sub.URL)
 	}
-	if resp.Info["ftp_nlst_fallback"] != true {
-		t.Errorf("Info[ftp_nlst_fallback] = %v, want true", resp.Info["ftp_nlst_fallback"])
+	if !resp.Listing.Fallback {
+		t.Errorf("Listing.Fallback = %v, want true", resp.Listing.Fallback)
 	}
 	want := []string{"%%% a listing nobody knows %%%", "Q a.txt 12", "Q sub -"}
-	if got, _ := resp.Info["ftp_unparsed"].([]string); !reflect.DeepEqual(got, want) {
-		t.Errorf("Info[ftp_unparsed] = %q, want %q", got, want)
+	if got := resp.Listing.Unparsed; !reflect.DeepEqual(got, want) {
+		t.Errorf("Listing.Unparsed = %q, want %q", got, want)
 	}
 	if _, body, err := get(t, d, f.url("/pub/a.txt;type=i"), quickReq()); err != nil || string(body) != "hello world\n" {
 		t.Fatalf("a.txt after the fallback: %q, %v", body, err)
@@ -117,11 +117,11 @@ func TestNLSTFallbackRefused(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(resp.Entries) != 0 || resp.Info["ftp_nlst_fallback"] != nil {
+	if len(resp.Entries) != 0 || resp.Listing.Fallback {
 		t.Errorf("entries %+v, info %v: want none and no fallback", resp.Entries, resp.Info)
 	}
-	if got, _ := resp.Info["ftp_unparsed"].([]string); !reflect.DeepEqual(got, []string{"???"}) {
-		t.Errorf("Info[ftp_unparsed] = %q", got)
+	if got := resp.Listing.Unparsed; !reflect.DeepEqual(got, []string{"???"}) {
+		t.Errorf("Listing.Unparsed = %q", got)
 	}
 }
 
@@ -138,11 +138,11 @@ func TestOneGoodOneGarbage(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(resp.Entries) != 1 || resp.Entries[0].Name != "good.txt" || resp.Info["ftp_nlst_fallback"] != nil {
+	if len(resp.Entries) != 1 || resp.Entries[0].Name != "good.txt" || resp.Listing.Fallback {
 		t.Errorf("entries %+v, info %v", resp.Entries, resp.Info)
 	}
-	if got, _ := resp.Info["ftp_unparsed"].([]string); !reflect.DeepEqual(got, []string{"\x1bgarbage"}) {
-		t.Errorf("Info[ftp_unparsed] = %q", got)
+	if got := resp.Listing.Unparsed; !reflect.DeepEqual(got, []string{"\x1bgarbage"}) {
+		t.Errorf("Listing.Unparsed = %q", got)
 	}
 	d.CloseIdleConnections()
 	waitSent(t, f, commands(anonLogin+"SYST|EPSV|LIST|QUIT"))

@@ -14,7 +14,7 @@ import (
 
 // Through the Driver: each whole listing served by LIST (the server lists
 // no MLST) comes back as its entries, with URLs that name them, and no
-// ftp_unparsed; a line of none of the layouts is reported there.
+// Listing.Unparsed; a line of none of the layouts is reported there.
 func TestDriverListLayouts(t *testing.T) {
 	for _, tt := range wholeListings {
 		t.Run(tt.name, func(t *testing.T) {
@@ -30,8 +30,8 @@ func TestDriverListLayouts(t *testing.T) {
 			if s := entryNames(resp.Entries); s != tt.want {
 				t.Errorf("entries = %s, want %s", s, tt.want)
 			}
-			if u, _ := resp.Info["ftp_unparsed"].([]string); !reflect.DeepEqual(u, []string{"not a listing line"}) {
-				t.Errorf("ftp_unparsed = %#v, want the one garbage line", resp.Info["ftp_unparsed"])
+			if u := resp.Listing.Unparsed; !reflect.DeepEqual(u, []string{"not a listing line"}) {
+				t.Errorf("Listing.Unparsed = %#v, want the one garbage line", u)
 			}
 			for _, e := range resp.Entries {
 				if want := entryURL("ftp://"+f.addr()+"/", e); e.URL != want {

@@ -57,20 +57,18 @@ func parseVMSLine(line string) (proto.Entry, bool) {
 	// else may follow.
 	rest := line[fs[i-1].end:]
 	rest = strings.TrimLeft(rest, " \t")
-	if strings.HasPrefix(rest, "[") {
-		j := strings.IndexByte(rest, ']')
+	for _, g := range [...]struct {
+		open, close byte
+		key         string
+	}{{'[', ']', "owner"}, {'(', ')', "vms_protection"}} {
+		if rest == "" || rest[0] != g.open {
+			continue
+		}
+		j := strings.IndexByte(rest, g.close)
 		if j < 0 {
 			return proto.Entry{}, false
 		}
-		setExtra(&e, "owner", rest[1:j])
-		rest = strings.TrimLeft(rest[j+1:], " \t")
-	}
-	if strings.HasPrefix(rest, "(") {
-		j := strings.IndexByte(rest, ')')
-		if j < 0 {
-			return proto.Entry{}, false
-		}
-		setExtra(&e, "vms_protection", rest[1:j])
+		setExtra(&e, g.key, rest[1:j])
 		rest = strings.TrimLeft(rest[j+1:], " \t")
 	}
 	if rest != "" {

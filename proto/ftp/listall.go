@@ -32,12 +32,12 @@ import (
 // LIST then answered with the listing), is recorded
 // (connPool.refuseListAll): its later listings send LIST. Such a listing
 // may lack the names that begin with a dot, and
-// Response.Info["ftp_dot_names"] says so, for the caller to pass on.
+// Response.Listing.DotNames says so, for the caller to pass on.
 //
 // Systems other than Unix are not sent the option: VMS, OS/400 and
 // NetWare have no such convention, and a name "-a" means nothing there.
 
-// dotNamesUnlisted is Response.Info["ftp_dot_names"] for a listing with
+// dotNamesUnlisted is Response.Listing.DotNames for a listing with
 // LIST from a server that would not list the names that begin with a dot.
 const dotNamesUnlisted = "the server refused LIST -a: names that begin with a dot are not listed"
 
@@ -97,7 +97,7 @@ func (p *connPool) refuseListAll(addr string) {
 // askAll makes the command LIST -a when ListAll asks for every name and
 // the server lists with LIST as Unix does (path, for MethodNoCWD, after
 // the option). It reports whether it did; for a server that refused the
-// option before, it returns instead the note for Info["ftp_dot_names"].
+// option before, it returns instead the note for Listing.DotNames.
 func (l *dirList) askAll(path string) (sent bool, note string) {
 	c := l.c
 	if l.format != formatLIST || !c.req.Options.FTP.ListAll || !unixSystem(c.syst) {
@@ -122,7 +122,7 @@ func (l *dirList) miss(err error, got listed) string {
 // allOrPlain judges got and err, the answer to LIST -a (the table above),
 // and when it is not the listing lists again with plain LIST (argument
 // path). It returns the listing or its failure, and the note for
-// Info["ftp_dot_names"] when the server turned out to refuse the option.
+// Listing.DotNames when the server turned out to refuse the option.
 func (l *dirList) allOrPlain(path string, got listed, err error) (listed, string, error) {
 	why := l.miss(err, got)
 	if why == "" {

@@ -11,7 +11,7 @@ import (
 // LIST answer to the server; a Unix server leaves out the names that begin
 // with a dot unless asked with "-a", and a server that does not know the
 // option takes "-a" for a name. Each case lists "/" twice with one Driver:
-// the first listing's commands, its entries and Info["ftp_dot_names"], then
+// the first listing's commands, its entries and Listing.DotNames, then
 // the second listing's commands (what the Driver remembered).
 func TestListAll(t *testing.T) {
 	const (
@@ -76,7 +76,7 @@ type listAllCase struct {
 	want    string // entry names
 	cmds    string // the first listing's LIST commands
 	again   string // the second listing's
-	dotInfo bool   // Info["ftp_dot_names"] is set (both listings)
+	dotInfo bool   // Listing.DotNames is set (both listings)
 }
 
 func testListAll(t *testing.T, tt listAllCase, pipe bool) {
@@ -115,8 +115,8 @@ func testListAll(t *testing.T, tt listAllCase, pipe bool) {
 				t.Errorf("entries %q, want %q", got, tt.want)
 			}
 		}
-		if s, _ := resp.Info["ftp_dot_names"].(string); (s != "") != tt.dotInfo {
-			t.Errorf("listing %d: ftp_dot_names = %q, want set: %v", i+1, s, tt.dotInfo)
+		if s := resp.Listing.DotNames; (s != "") != tt.dotInfo {
+			t.Errorf("listing %d: Listing.DotNames = %q, want set: %v", i+1, s, tt.dotInfo)
 		}
 	}
 }

@@ -260,10 +260,10 @@ func TestListLocale(t *testing.T) {
 			for _, e := range resp.Entries {
 				checkLocaleEntry(t, e)
 			}
-			if u := resp.Info["ftp_unparsed"]; u != nil {
+			if u := resp.Listing.Unparsed; len(u) > 0 {
 				t.Errorf("unparsed: %q", u)
 			}
-			if resp.Info["ftp_nlst_fallback"] != nil {
+			if resp.Listing.Fallback {
 				t.Error("NLST fallback")
 			}
 		})

@@ -1,6 +1,7 @@
 package ftp
 
 import (
+	"iter"
 	"math"
 	"slices"
 	"strconv"
@@ -27,16 +28,37 @@ func splitLines(raw []byte) []string { return splitText(string(raw)) }
 // splitText is splitLines of a listing already in a string: the lines
 // share its memory.
 func splitText(s string) []string {
-	lines := make([]string, 0, strings.Count(s, "\n")+1)
-	for s != "" {
-		line, rest, _ := strings.Cut(s, "\n")
-		s = rest
-		line = strings.TrimSuffix(line, "\r")
-		if line != "" {
-			lines = append(lines, line)
-		}
+	t := text{s}
+	lines := make([]string, 0, t.lineCap())
+	for line := range t.lines() {
+		lines = append(lines, line)
 	}
 	return lines
+}
+
+// lines yields the lines of t as splitLines splits them, sharing t's
+// memory.
+func (t text) lines() iter.Seq[string] {
+	return func(yield func(string) bool) {
+		for _, s := range t {
+			for s != "" {
+				line, rest, _ := strings.Cut(s, "\n")
+				s = rest
+				if line = strings.TrimSuffix(line, "\r"); line != "" && !yield(line) {
+					return
+				}
+			}
+		}
+	}
+}
+
+// lineCap is the most lines t can hold.
+func (t text) lineCap() int {
+	n := 0
+	for _, s := range t {
+		n += strings.Count(s, "\n") + 1
+	}
+	return n
 }
 
 // parseListing parses the bytes of a directory listing. format is
@@ -76,12 +98,8 @@ func (p lineParser) parseText(s, format string) (entries []proto.Entry, unparsed
 // parseChunks is parseText of a listing in chunks of whole lines (text).
 func (p lineParser) parseChunks(t text, format string) (entries []proto.Entry, unparsed []string, self bool) {
 	if format == formatNLST {
-		var lines []string
-		for _, s := range t {
-			lines = append(lines, splitText(s)...)
-		}
-		entries = make([]proto.Entry, 0, len(lines))
-		for _, line := range lines {
+		entries = make([]proto.Entry, 0, t.lineCap())
+		for line := range t.lines() {
 			if line == "." || line == ".." {
 				// Pure-FTPd names the directory and its parent too:
 				// no entries, as in LIST and MLSD.
@@ -199,29 +217,12 @@ func (p *lineParser) parseLines(lines []string) *listing {
 	return p.parseRows(rows, nil)
 }
 
-// splitRows is splitText of each chunk into the rows that parseRows
-// reads: a listing of many lines is not held as a slice of lines besides.
+// splitRows splits t into the rows that parseRows reads: a listing of
+// many lines is not held as a slice of lines besides.
 func splitRows(t text) []parsedLine {
-	n := 0
-	for _, s := range t {
-		n += strings.Count(s, "\n") + 1
-	}
-	rows := make([]parsedLine, 0, n)
-	for _, s := range t {
-		rows = appendRows(rows, s)
-	}
-	return rows
-}
-
-// appendRows appends the lines of s to rows.
-func appendRows(rows []parsedLine, s string) []parsedLine {
-	for s != "" {
-		line, rest, _ := strings.Cut(s, "\n")
-		s = rest
-		line = strings.TrimSuffix(line, "\r")
-		if line != "" {
-			rows = append(rows, parsedLine{line: line})
-		}
+	rows := make([]parsedLine, 0, t.lineCap())
+	for line := range t.lines() {
+		rows = append(rows, parsedLine{line: line})
 	}
 	return rows
 }
@@ -233,32 +234,23 @@ func appendRows(rows []parsedLine, s string) []parsedLine {
 // listing it cannot read so; entries then has room for an entry a line,
 // which parseRows may use.
 func (p *lineParser) parseEach(t text) (entries []proto.Entry, self, ok bool) {
-	n := 0
-	for _, s := range t {
-		n += strings.Count(s, "\n") + 1
-	}
-	entries = make([]proto.Entry, 0, n)
-	for _, s := range t {
-		for s != "" {
-			line, rest, _ := strings.Cut(s, "\n")
-			s = rest
-			line = strings.TrimSuffix(line, "\r")
-			if line == "" || isBlank(line) || isNonEntryLine(line) || p.mlsd && isMLSDSelf(line) {
-				continue
-			}
-			e, unix, date, ok := p.parseLine(line)
-			if !ok || unix && (date.form == formYearPadded || date.form == formYearLast) {
-				return entries, false, false
-			}
-			if e.Name == "." || e.Name == ".." {
-				self = true
-				continue
-			}
-			if p.lean {
-				lean(&e)
-			}
-			entries = append(entries, e)
+	entries = make([]proto.Entry, 0, t.lineCap())
+	for line := range t.lines() {
+		if isBlank(line) || isNonEntryLine(line) || p.mlsd && isMLSDSelf(line) {
+			continue
 		}
+		e, unix, date, ok := p.parseLine(line)
+		if !ok || unix && (date.form == formYearPadded || date.form == formYearLast) {
+			return entries, false, false
+		}
+		if e.Name == "." || e.Name == ".." {
+			self = true
+			continue
+		}
+		if p.lean {
+			lean(&e)
+		}
+		entries = append(entries, e)
 	}
 	return entries, self, true
 }

@@ -49,6 +49,12 @@ func (d *Driver) WireParts(u *uri.URL) ([]safety.Part, error) {
 	}
 }
 
+// SchemeFacts: a line protocol with user information (RFC 1738 section 3.2).
+func (d *Driver) SchemeFacts(string) safety.Facts { return safety.Facts{Line: true} }
+
+// RedirectTarget: an HTTP redirect may lead to an ftp URL.
+func (d *Driver) RedirectTarget() bool { return true }
+
 // View returns the directories, name and typecode of u (RFC 1738 section
 // 3.2.2).
 func (d *Driver) View(u *uri.URL) (proto.View, error) {
@@ -66,7 +72,7 @@ func (d *Driver) View(u *uri.URL) (proto.View, error) {
 // ListingForm is FormNames for an NLST listing (RFC 959 section 4.1.3:
 // names only, nothing is known of their types), else FormLong.
 func (d *Driver) ListingForm(resp *proto.Response) proto.ListingForm {
-	if NotesOf(resp).Format == formatNLST {
+	if resp.Info["ftp_listing"] == formatNLST {
 		return proto.FormNames
 	}
 	return proto.FormLong
@@ -116,33 +122,6 @@ func TypeOf(resp *proto.Response) (typ string, guessed bool) {
 	typ, _ = resp.Info["ftp_type"].(string)
 	guessed, _ = resp.Info["ftp_type_guessed"].(bool)
 	return typ, guessed
-}
-
-// ListingNotes are what an FTP listing says of itself besides its entries
-// (see the package documentation, "Listings").
-type ListingNotes struct {
-	// Format is the listing command whose reply was parsed: "mlsd",
-	// "list" or "nlst"; "" when resp is not an FTP listing.
-	Format string
-	// Unparsed holds the lines that fit no known layout; the entries
-	// are then not the whole directory.
-	Unparsed []string
-	// NLSTFallback says that the entries are NLST's names, each one's
-	// type learnt by trying CWD.
-	NLSTFallback bool
-	// Truncated is the reply of a server that cut the listing short, ""
-	// when the listing is whole.
-	Truncated string
-}
-
-// NotesOf returns the notes of the FTP listing resp.
-func NotesOf(resp *proto.Response) ListingNotes {
-	var n ListingNotes
-	n.Format, _ = resp.Info["ftp_listing"].(string)
-	n.Unparsed, _ = resp.Info["ftp_unparsed"].([]string)
-	n.NLSTFallback, _ = resp.Info["ftp_nlst_fallback"].(bool)
-	n.Truncated, _ = resp.Info["ftp_truncated"].(string)
-	return n
 }
 
 // ForRun returns a driver with d's configuration (all of it: TLS, listing

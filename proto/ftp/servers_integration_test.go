@@ -169,15 +169,15 @@ func TestOtherFTPListings(t *testing.T) {
 				if resp.Info["ftp_listing"] != mode.format {
 					t.Errorf("listing format %v, want %s", resp.Info["ftp_listing"], mode.format)
 				}
-				if u, ok := resp.Info["ftp_unparsed"]; ok {
+				if u := resp.Listing.Unparsed; len(u) > 0 {
 					t.Errorf("lines that fit no layout: %v", u)
 				}
 				if !strings.Contains(trace, "> "+mode.verb+"\n") {
 					t.Errorf("trace has no %s:\n%s", mode.verb, trace)
 				}
 				checkListing(t, filepath.Join(s.Root, "ftp", "pub"), resp.Entries, mode.format, name, mode.all)
-				if d, ok := resp.Info["ftp_dot_names"]; ok {
-					t.Errorf("ftp_dot_names = %q", d)
+				if d := resp.Listing.DotNames; d != "" {
+					t.Errorf("Listing.DotNames = %q", d)
 				}
 				if name == servertest.ProFTPD {
 					if cmds := proftpdCommands(t, s, since, ip); !slices.Contains(cmds, mode.verb) {
@@ -206,8 +206,8 @@ func TestPureFTPdCutListing(t *testing.T) {
 			d := New(Config{DisableMLSD: mode.disable, PipelinePassive: true})
 			defer d.CloseIdleConnections()
 			resp, tr := listTraced(t, d, req, "ftp://"+s.Addr+"/pub/many/", mode.all)
-			if c, ok := resp.Info["ftp_truncated"]; ok {
-				t.Errorf("ftp_truncated = %q", c)
+			if c := resp.Listing.Truncated; c != "" {
+				t.Errorf("Listing.Truncated = %q", c)
 			}
 			if !strings.Contains(tr, "Output truncated to 1500 matches") || !strings.Contains(tr, mode.rev) {
 				t.Errorf("trace lacks the cut or %q:\n%.3000s", mode.rev, tr)
@@ -379,6 +379,32 @@ func TestServersModTimes(t *testing.T) {
 			}
 			if ws := w.Counts(); !slices.Equal(ws, []int{len(names)}) {
 				t.Errorf("MDTM commands in writes of %v, want all %d in one", ws, len(names))
+			}
+		})
+	}
+}
+
+// A refused login, with FEAT, TYPE I and PWD sent after PASS in the same
+// write: the server's refusal is the error (proto.ErrLogin, the reply to
+// PASS), whatever it does with what follows, and the next login on a new
+// connection works. Pure-FTPd (-e, anonymous only) takes any user for
+// anonymous, and vsftpd's refusal is TestVsftpdPasswordLogin's: ProFTPD.
+func TestOtherFTPLoginRefused(t *testing.T) {
+	for _, name := range []string{servertest.ProFTPD} {
+		t.Run(name, func(t *testing.T) {
+			s, req, _ := otherFTPClient(t, name)
+			d := &Driver{}
+			defer d.CloseIdleConnections()
+			_, _, err := get(t, d, "ftp://nosuchuser:wrong-s3cret@"+s.Addr+"/pub/hello.txt", req)
+			var ce *CommandError
+			if !errors.Is(err, proto.ErrLogin) || !errors.As(err, &ce) || ce.Cmd != "PASS ****" || replyCode(err) != StatusNotLoggedIn {
+				t.Fatalf("got %v, want the 530 of PASS as proto.ErrLogin", err)
+			}
+			if strings.Contains(err.Error(), "s3cret") {
+				t.Errorf("the error shows the password: %v", err)
+			}
+			if _, _, err := get(t, d, "ftp://"+s.Addr+"/pub/hello.txt", req); err != nil {
+				t.Errorf("anonymous after the refused login: %v", err)
 			}
 		})
 	}

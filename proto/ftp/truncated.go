@@ -25,7 +25,7 @@ import (
 //
 // A completion reply whose text says "truncated" marks the listing. The
 // driver then asks for the other end of it (bothEnds, below); when that
-// does not make it whole, Response.Info["ftp_truncated"] holds the reply,
+// does not make it whole, Response.Listing.Truncated holds the reply,
 // for the caller to say that entries may be missing. ProFTPD's
 // "ListOptions maxfiles" cuts LIST with a plain "226 Transfer complete":
 // no client can tell that apart from the end of the directory (its MLSD
@@ -186,7 +186,7 @@ func joinEnds(fwd, rev []string) (extra int, ok bool) {
 // says the server cut it short: a LIST or MLSD listing is made whole from
 // its other end when the two meet (bothEnds), and is then in LIST layout
 // (l.format). It returns the listing, and the server's reply for
-// Info["ftp_truncated"] when the listing stays cut ("" when it is whole).
+// Listing.Truncated when the listing stays cut ("" when it is whole).
 // err is a failed connection.
 func (l *dirList) complete(path string, got listed) (listed, string, error) {
 	if !truncatedReply(l.end) {

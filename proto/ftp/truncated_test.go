@@ -14,7 +14,7 @@ import (
 // A listing whose completion reply says the server cut it short (RFC 959
 // section 4.2 leaves the text of a 226 to the server; Pure-FTPd's
 // "Output truncated to N matches", its last line after "226-Options: -l"
-// for LIST) is returned with its entries and Info["ftp_truncated"] set to
+// for LIST) is returned with its entries and Listing.Truncated set to
 // that reply; any other 226 leaves the key out. For LIST and MLSD, with
 // and without pipelining.
 func TestListingTruncated(t *testing.T) {
@@ -54,8 +54,8 @@ func TestListingTruncated(t *testing.T) {
 				if len(resp.Entries) != 2 {
 					t.Errorf("%d entries, want 2", len(resp.Entries))
 				}
-				if got, _ := resp.Info["ftp_truncated"].(string); got != tc.want {
-					t.Errorf("ftp_truncated = %q, want %q", got, tc.want)
+				if got := resp.Listing.Truncated; got != tc.want {
+					t.Errorf("Listing.Truncated = %q, want %q", got, tc.want)
 				}
 				if got := resp.Info["ftp_listing"]; (got == formatMLSD) != mode.mlsd {
 					t.Errorf("listed with %v", got)
@@ -77,8 +77,8 @@ func TestListingTruncated(t *testing.T) {
 			if string(body) != "f1.txt\nf2.txt\n" {
 				t.Errorf("body %q", body)
 			}
-			if got, _ := resp.Info["ftp_truncated"].(string); got != tc.want {
-				t.Errorf("ftp_truncated = %q, want %q", got, tc.want)
+			if got := resp.Listing.Truncated; got != tc.want {
+				t.Errorf("Listing.Truncated = %q, want %q", got, tc.want)
 			}
 			f.mu.Lock()
 			n := strings.Count(f.wire.String(), "NLST")
@@ -130,9 +130,9 @@ func reversed(s []string) []string {
 // A listing cut at the server's limit, as Pure-FTPd cuts it (sorted by
 // name, then the first N; with -r the last N from the end), is made whole
 // by LIST -ar when the two ends meet, for a cut LIST -a and a cut MLSD
-// (then listed again with LIST -a) alike: every entry, no ftp_truncated.
+// (then listed again with LIST -a) alike: every entry, no Listing.Truncated.
 // When they do not meet, or the server refuses -r, the cut listing is
-// returned with ftp_truncated.
+// returned with Listing.Truncated.
 func TestListingBothEnds(t *testing.T) {
 	line := func(name string) string { return "-rw-r--r-- 1 0 0 5 Feb 03  2001 " + name + "\r\n" }
 	dots := "drwxr-xr-x 2 0 0 4096 Feb 03  2001 .\r\ndrwxr-xr-x 3 0 0 4096 Feb 03  2001 ..\r\n"

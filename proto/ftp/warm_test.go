@@ -91,4 +91,17 @@ func TestWarmDirectory(t *testing.T) {
 	}
 	d.CloseIdleConnections()
 	waitSent(t, g, commands(anonLogin+"CWD pub|CWD dir|EPSV|CWD /|CWD other|RETR b|EPSV|QUIT"))
+
+	// A mirror's request (DirectCWD): its files go by their paths, so
+	// the connection sends no CWD, only the EPSV of its first retrieval.
+	h := newFake(t)
+	h.files = map[string][]byte{"/pub/dir/a": []byte("in dir")}
+	d, req = startPiped(t, h)
+	req.Options.FTP.DirectCWD = true
+	d.Warm(context.Background(), mustParse(t, h.url("/pub/dir/")), req, 1)
+	if _, body, err := get(t, d, h.url("/pub/dir/a"), req); err != nil || string(body) != "in dir" {
+		t.Fatalf("a: %q, %v", body, err)
+	}
+	d.CloseIdleConnections()
+	waitSent(t, h, commands(anonLogin+"EPSV|RETR /pub/dir/a|EPSV|QUIT"))
 }

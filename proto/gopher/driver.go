@@ -175,30 +175,25 @@ func (d *Driver) List(ctx context.Context, u *uri.URL, req *proto.Request, fn fu
 	return proto.ListEntries(resp, fn)
 }
 
+// serviceReasons are the item types that serviceRedirect redirects, and
+// the Reason it gives.
+var serviceReasons = map[string]string{"8": "gopher telnet item", "T": "gopher tn3270 item", "h": "gopher URL: link"}
+
 // serviceRedirect returns the URL that types 8, T and "h" with a URL:
 // selector point to, or nil.
 func serviceRedirect(t *target) *proto.Redirect {
-	switch t.Type {
-	case "8", "T", "h":
-	default:
+	reason, ok := serviceReasons[t.Type]
+	if !ok {
 		return nil
 	}
 	it := Item{Type: t.Type, Selector: t.Selector, Host: t.host, Port: t.port}
 	if t.Type == "h" && it.EntryType() != proto.EntryLink {
 		return nil
 	}
-	u := it.URL()
-	if u == "" {
-		return nil
+	if u := it.URL(); u != "" {
+		return &proto.Redirect{URL: u, Reason: reason}
 	}
-	reason := "gopher telnet item"
-	switch t.Type {
-	case "T":
-		reason = "gopher tn3270 item"
-	case "h":
-		reason = "gopher URL: link"
-	}
-	return &proto.Redirect{URL: u, Reason: reason}
+	return nil
 }
 
 // searchString finds the search string of a type 7 URL that has none.
@@ -328,25 +323,18 @@ func (d *Driver) retryBare(ctx context.Context, t *target, req *proto.Request, w
 
 // read reads the response to w on c.
 func (d *Driver) read(c *conn, t *target, req *proto.Request, w wireRequest, lim limits) (*proto.Response, error) {
-	h := Header{OK: true, Length: LengthClose}
-	hasHeader := false
-	if w.Plus != nil {
-		var err error
-		var ok bool
-		if h, ok, err = c.readHeader(); err != nil {
-			return nil, err
-		} else if ok {
-			hasHeader = true
-		} else {
-			h = Header{OK: true, Length: LengthClose}
-		}
-		if !h.OK {
-			return nil, c.serverError(h)
-		}
-	}
-	plus := ""
+	h, hasHeader, plus := Header{OK: true, Length: LengthClose}, false, ""
 	if w.Plus != nil {
 		plus = *w.Plus
+		got, ok, err := c.readHeader()
+		switch {
+		case err != nil:
+			return nil, err
+		case ok && !got.OK:
+			return nil, c.serverError(got)
+		case ok:
+			h, hasHeader = got, true
+		}
 	}
 	resp := &proto.Response{
 		Kind:      proto.KindData,

@@ -59,25 +59,16 @@ type limits struct {
 	maxItems int
 }
 
-func (l limits) line() int {
-	if l.maxLine <= 0 {
-		return DefaultMaxLine
-	}
-	return l.maxLine
-}
+func (l limits) line() int    { return orDefault(l.maxLine, DefaultMaxLine) }
+func (l limits) bytes() int64 { return orDefault(l.maxBytes, DefaultMaxMenuBytes) }
+func (l limits) items() int   { return orDefault(l.maxItems, DefaultMaxItems) }
 
-func (l limits) bytes() int64 {
-	if l.maxBytes <= 0 {
-		return DefaultMaxMenuBytes
+// orDefault is v, or def when v is not above zero.
+func orDefault[T int | int64](v, def T) T {
+	if v > 0 {
+		return v
 	}
-	return l.maxBytes
-}
-
-func (l limits) items() int {
-	if l.maxItems <= 0 {
-		return DefaultMaxItems
-	}
-	return l.maxItems
+	return def
 }
 
 // ParseMenu parses a gopher menu (RFC 1436 section 3.8, with the Gopher+

@@ -55,6 +55,11 @@ func (d *Driver) WireParts(u *uri.URL) ([]safety.Part, error) {
 	return ps, nil
 }
 
+// SchemeFacts: a line protocol, no user information (RFC 1738 section 3.4).
+func (d *Driver) SchemeFacts(string) safety.Facts {
+	return safety.Facts{Line: true, NoUserinfo: true, Section: "3.4"}
+}
+
 // IsAskForm reports whether plus, a decoded gopher+ string (the Plus of
 // uri.GopherPath), is a filled Gopher+ +ASK form exactly as RFC 1738
 // section 3.4 writes it, the only gopher+ string whose CR, LF and TAB

@@ -21,6 +21,18 @@ func (d *Driver) WireParts(u *uri.URL) ([]safety.Part, error) {
 	return nil, err
 }
 
+// SchemeFacts: no line protocol (WireParts), no user information (RFC 1738
+// section 3.3; RFC 2818 for https).
+func (d *Driver) SchemeFacts(scheme string) safety.Facts {
+	if scheme == "https" {
+		return safety.Facts{NoUserinfo: true}
+	}
+	return safety.Facts{NoUserinfo: true, Section: "3.3"}
+}
+
+// RedirectTarget: an HTTP redirect may lead to an http or https URL.
+func (d *Driver) RedirectTarget() bool { return true }
+
 // View returns the path and search of u (RFC 1738 section 3.3).
 func (d *Driver) View(u *uri.URL) (proto.View, error) {
 	v, err := u.HTTP()

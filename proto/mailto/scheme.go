@@ -28,6 +28,11 @@ func (d *Driver) WireParts(u *uri.URL) ([]safety.Part, error) {
 	return []safety.Part{pt}, nil
 }
 
+// SchemeFacts: no line protocol, no user information (RFC 1738 section 3.5).
+func (d *Driver) SchemeFacts(string) safety.Facts {
+	return safety.Facts{NoUserinfo: true, Section: "3.5"}
+}
+
 // View returns the address of u (RFC 1738 section 3.5).
 func (d *Driver) View(u *uri.URL) (proto.View, error) {
 	v, err := u.Mailto()

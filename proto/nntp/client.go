@@ -220,11 +220,9 @@ func (c *client) login(ctx context.Context, cr *credentials, prompt proto.Prompt
 		return err
 	}
 	switch code {
-	case StatusAuthAccepted:
+	case StatusAuthAccepted, StatusUnknownCommand:
 		return nil
 	case StatusPasswordRequired:
-	case StatusUnknownCommand:
-		return nil
 	default:
 		return refusal(userCmd, code, msg)
 	}

@@ -77,14 +77,8 @@ func parseOverview(line string) (overview, error) {
 // (RFC 3977 section 6 allows 1 to 2,147,483,647; larger numbers from
 // servers with 64-bit numbering are accepted).
 func articleNumber(s string) (int64, bool) {
-	if s == "" || s[0] < '0' || s[0] > '9' {
-		return 0, false
-	}
-	n, err := strconv.ParseInt(s, 10, 64)
-	if err != nil || n < 1 {
-		return 0, false
-	}
-	return n, true
+	n := count(s)
+	return n, n >= 1
 }
 
 // parseListGroupLine parses one line of a LISTGROUP reply (RFC 3977
@@ -189,18 +183,20 @@ func overviewFromHeader(n int64, h header) overview {
 // CR and LF inside fields replaced by spaces.
 func (o overview) line() string {
 	clean := strings.NewReplacer("\t", " ", "\r", " ", "\n", " ")
-	num := func(n int64) string {
-		if n < 0 {
-			return ""
-		}
-		return strconv.FormatInt(n, 10)
-	}
 	return strings.Join([]string{
 		strconv.FormatInt(o.Number, 10),
 		clean.Replace(o.Subject), clean.Replace(o.From), clean.Replace(o.Date),
 		clean.Replace(o.MessageID), clean.Replace(o.References),
-		num(o.Bytes), num(o.Lines),
+		decimal(o.Bytes), decimal(o.Lines),
 	}, "\t")
+}
+
+// decimal is n in decimal, "" for a count not known (below zero).
+func decimal(n int64) string {
+	if n < 0 {
+		return ""
+	}
+	return strconv.FormatInt(n, 10)
 }
 
 var wordDecoder = mime.WordDecoder{}
@@ -234,15 +230,9 @@ func (o overview) entry(url string) proto.Entry {
 			"date":       o.Date,
 			"message_id": o.MessageID,
 			"references": o.References,
-			"bytes":      "",
-			"lines":      "",
+			"bytes":      decimal(o.Bytes),
+			"lines":      decimal(o.Lines),
 		},
-	}
-	if o.Bytes >= 0 {
-		e.Extra["bytes"] = strconv.FormatInt(o.Bytes, 10)
-	}
-	if o.Lines >= 0 {
-		e.Extra["lines"] = strconv.FormatInt(o.Lines, 10)
 	}
 	if t, err := mail.ParseDate(o.Date); err == nil {
 		e.ModTime = t.UTC()

@@ -46,6 +46,15 @@ func (d *Driver) WireParts(u *uri.URL) ([]safety.Part, error) {
 	return []safety.Part{pt}, nil
 }
 
+// SchemeFacts: a line protocol, no user information (RFC 1738 sections 3.6
+// and 3.7); news://server/ (RFC 5538) dials NNTP's port.
+func (d *Driver) SchemeFacts(scheme string) safety.Facts {
+	if scheme == "news" {
+		return safety.Facts{Port: uri.DefaultPort("nntp"), Line: true, NoUserinfo: true, Section: "3.6"}
+	}
+	return safety.Facts{Line: true, NoUserinfo: true, Section: "3.7"}
+}
+
 // View returns the group and article of u: for nntp, a number (RFC 1738
 // section 3.7); for news, a message-id, or all groups (section 3.6).
 func (d *Driver) View(u *uri.URL) (proto.View, error) {

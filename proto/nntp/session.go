@@ -138,43 +138,24 @@ func (s *Session) Overview(ctx context.Context, first, last int64) ([]OverviewLi
 	if first < 1 || last < first {
 		return nil, nil
 	}
-	caps, err := s.c.capabilities(ctx)
-	if err != nil {
+	var out []OverviewLine
+	_, err := s.c.overview(ctx, first, last, orDefault(s.d.MaxListBytes, DefaultMaxListBytes), func(line []byte) error {
+		ov, err := parseOverview(string(line))
+		if err == nil && ov.Number >= first && ov.Number <= last {
+			// A copy: the message-id alone, not the line it was cut
+			// from, stays in memory while a mirror keeps the overview
+			// of a big group.
+			out = append(out, OverviewLine{Number: ov.Number, MessageID: strings.Clone(ov.MessageID), Bytes: ov.Bytes})
+		}
+		return nil
+	})
+	switch {
+	case errors.Is(err, errNoOverview):
+		return nil, err
+	case err != nil:
 		return nil, s.fail(err)
 	}
-	verbs := []string{"OVER", "XOVER"}
-	if _, ok := caps["OVER"]; caps != nil && !ok {
-		verbs = verbs[1:]
-	}
-	for _, verb := range verbs {
-		op := fmt.Sprintf("%s %d-%d", verb, first, last)
-		code, _, err := s.c.cmd(ctx, StatusOverviewFollows, "%s", op)
-		switch {
-		case err == nil:
-		case emptyRange(code):
-			return nil, nil
-		case code == StatusUnknownCommand || code == StatusSyntaxError || code == StatusNotSupported:
-			continue
-		default:
-			return nil, s.fail(err)
-		}
-		var out []OverviewLine
-		err = s.c.readBlock(ctx, op, int(min(last-first+1, 1<<30)), orDefault(s.d.MaxListBytes, DefaultMaxListBytes), func(line []byte) error {
-			ov, err := parseOverview(string(line))
-			if err == nil && ov.Number >= first && ov.Number <= last {
-				// A copy: the message-id alone, not the line it was
-				// cut from, stays in memory while a mirror keeps the
-				// overview of a big group.
-				out = append(out, OverviewLine{Number: ov.Number, MessageID: strings.Clone(ov.MessageID), Bytes: ov.Bytes})
-			}
-			return nil
-		})
-		if err != nil {
-			return nil, s.fail(err)
-		}
-		return out, nil
-	}
-	return nil, errNoOverview
+	return out, nil
 }
 
 // ErrNoListGroup is wrapped by Session.ArticleNumbers when LISTGROUP
@@ -330,6 +311,29 @@ func noListGroup(err error) error {
 // returned; the session is then out of step (commands are in flight) and
 // can only be closed.
 func (s *Session) StatEach(ctx context.Context, nums []int64, fn func(n int64, id string, found bool) error) error {
+	return s.pipelined(ctx, "STAT", nums, func(n int64, op string, code int, msg string) error {
+		var id string
+		found := code == StatusArticleExists
+		switch {
+		case found:
+			var err error
+			if id, err = replyFor(op, n, msg); err != nil {
+				return err
+			}
+		case code == StatusNoSuchNumber || code == StatusNoCurrentArticle:
+		default:
+			return refusal(op, code, msg)
+		}
+		return fn(n, id, found)
+	})
+}
+
+// pipelined sends "verb n" for each of nums, keeping up to
+// Driver.Pipeline commands ahead of the replies (RFC 3977 section 3.5
+// allows pipelining), and calls reply in order with each number, its
+// command and the status line of its reply. An error stops the loop, is
+// returned, and leaves the session out of step.
+func (s *Session) pipelined(ctx context.Context, verb string, nums []int64, reply func(n int64, op string, code int, msg string) error) error {
 	if err := s.usable(); err != nil {
 		return err
 	}
@@ -338,35 +342,22 @@ func (s *Session) StatEach(ctx context.Context, nums []int64, fn func(n int64, i
 	for done < len(nums) {
 		if err := ctx.Err(); err != nil {
 			s.broken = err
-			return fmt.Errorf("nntp: STAT: %w", err)
+			return fmt.Errorf("nntp: %s: %w", verb, err)
 		}
 		if sent-done <= depth/2 {
 			var err error
-			if sent, err = s.sendAhead(ctx, "STAT", nums, sent, done, depth); err != nil {
+			if sent, err = s.sendAhead(ctx, verb, nums, sent, done, depth); err != nil {
 				return err
 			}
 		}
 		n := nums[done]
-		op := "STAT " + strconv.FormatInt(n, 10)
+		op := verb + " " + strconv.FormatInt(n, 10)
 		code, msg, err := s.c.readReply(ctx, op)
 		if err != nil {
 			return s.fail(err)
 		}
 		done++
-		var id string
-		found := code == StatusArticleExists
-		switch {
-		case found:
-			if id, err = replyFor(op, n, msg); err != nil {
-				s.broken = err
-				return err
-			}
-		case code == StatusNoSuchNumber || code == StatusNoCurrentArticle:
-		default:
-			s.broken = refusal(op, code, msg)
-			return s.broken
-		}
-		if err := fn(n, id, found); err != nil {
+		if err := reply(n, op, code, msg); err != nil {
 			s.broken = err
 			return err
 		}
@@ -444,54 +435,21 @@ func replyFor(op string, n int64, msg string) (string, error) {
 // fn leaves unread is skipped (up to 1 MiB; more breaks the session). An error from fn stops the loop and is
 // returned; the session is then out of step and can only be closed.
 func (s *Session) Articles(ctx context.Context, nums []int64, fn func(n int64, id string, body io.Reader) error) error {
-	if err := s.usable(); err != nil {
-		return err
-	}
-	depth := s.d.pipeline()
-	sent, done := 0, 0
-	send := func() (err error) {
-		sent, err = s.sendAhead(ctx, "ARTICLE", nums, sent, done, depth)
-		return err
-	}
-	for done < len(nums) {
-		if err := ctx.Err(); err != nil {
-			s.broken = err
-			return fmt.Errorf("nntp: ARTICLE: %w", err)
-		}
-		if sent-done <= depth/2 {
-			if err := send(); err != nil {
-				return err
-			}
-		}
-		n := nums[done]
-		op := "ARTICLE " + strconv.FormatInt(n, 10)
-		code, msg, err := s.c.readReply(ctx, op)
-		if err != nil {
-			return s.fail(err)
-		}
-		done++
+	return s.pipelined(ctx, "ARTICLE", nums, func(n int64, op string, code int, msg string) error {
 		switch {
 		case code == StatusArticleFollows:
 		case code == StatusNoSuchNumber || code == StatusNoCurrentArticle:
-			if err := fn(n, "", nil); err != nil {
-				s.broken = err
-				return err
-			}
-			continue
+			return fn(n, "", nil)
 		default:
-			s.broken = refusal(op, code, msg)
-			return s.broken
+			return refusal(op, code, msg)
 		}
 		id, err := replyFor(op, n, msg)
 		if err != nil {
-			s.broken = err
 			return err
 		}
 		dr := lineproto.NewDotReader(s.c.lines.R, lineproto.Text)
-		ferr := fn(n, id, &bodyReader{r: dr, c: s.c, op: op, ctxErr: ctx.Err})
-		if ferr != nil {
-			s.broken = ferr
-			return ferr
+		if err := fn(n, id, &bodyReader{r: dr, c: s.c, op: op, ctxErr: ctx.Err}); err != nil {
+			return err
 		}
 		// What fn left unread is skipped, up to maxSkip bytes: an article
 		// that goes on beyond that ends the session rather than be read
@@ -500,13 +458,12 @@ func (s *Session) Articles(ctx context.Context, nums []int64, fn func(n int64, i
 		switch {
 		case err == io.EOF:
 		case err != nil:
-			return s.fail(s.c.ioErr(ctx.Err(), op, err))
+			return s.c.ioErr(ctx.Err(), op, err)
 		case skipped > maxSkip:
-			s.broken = &proto.ProtocolError{Proto: "nntp", Msg: fmt.Sprintf("%s: more than %d bytes left unread", op, maxSkip)}
-			return s.broken
+			return &proto.ProtocolError{Proto: "nntp", Msg: fmt.Sprintf("%s: more than %d bytes left unread", op, maxSkip)}
 		}
-	}
-	return nil
+		return nil
+	})
 }
 
 // bodyReader turns the read errors of an article into the package's

@@ -68,16 +68,34 @@ func (d *Driver) summary(ctx context.Context, c *client, t *target) (*proto.Resp
 	}, nil
 }
 
+// overview reads the overview of articles first to last (client.overview)
+// into raw; malformed lines are skipped and counted.
+func (d *Driver) overview(ctx context.Context, c *client, first, last int64, raw *bytes.Buffer) ([]overview, string, int, error) {
+	var ovs []overview
+	bad := 0
+	verb, err := c.overview(ctx, first, last, orDefault(d.MaxListBytes, DefaultMaxListBytes), func(line []byte) error {
+		ov, err := parseOverview(string(line))
+		if err != nil {
+			bad++
+			return nil
+		}
+		ovs = append(ovs, ov)
+		raw.Write(line)
+		raw.WriteByte('\n')
+		return nil
+	})
+	return ovs, verb, bad, err
+}
+
 // overview asks for the overview of articles first to last with OVER, or
 // XOVER when CAPABILITIES does not list OVER or OVER is refused as unknown
-// (500, 501) or unsupported (503). It gives errNoOverview when both are
-// refused that way. A range without articles (423 or 420, see emptyRange)
-// gives no lines. The lines go to raw; malformed lines are skipped and
-// counted.
-func (d *Driver) overview(ctx context.Context, c *client, first, last int64, raw *bytes.Buffer) ([]overview, string, int, error) {
+// (500, 501) or unsupported (503), and calls fn with each line. It returns
+// the verb asked, and errNoOverview when both are refused that way. A
+// range without articles (423 or 420, see emptyRange) gives no lines.
+func (c *client) overview(ctx context.Context, first, last, maxBytes int64, fn func(line []byte) error) (string, error) {
 	caps, err := c.capabilities(ctx)
 	if err != nil {
-		return nil, "", 0, err
+		return "", err
 	}
 	verbs := []string{"OVER", "XOVER"}
 	if _, ok := caps["OVER"]; caps != nil && !ok {
@@ -89,28 +107,15 @@ func (d *Driver) overview(ctx context.Context, c *client, first, last int64, raw
 		switch {
 		case err == nil:
 		case emptyRange(code):
-			return nil, verb, 0, nil
+			return verb, nil
 		case code == StatusUnknownCommand || code == StatusSyntaxError || code == StatusNotSupported:
 			continue
 		default:
-			return nil, verb, 0, err
+			return verb, err
 		}
-		var ovs []overview
-		bad := 0
-		err = c.readBlock(ctx, op, int(last-first+1), orDefault(d.MaxListBytes, DefaultMaxListBytes), func(line []byte) error {
-			ov, err := parseOverview(string(line))
-			if err != nil {
-				bad++
-				return nil
-			}
-			ovs = append(ovs, ov)
-			raw.Write(line)
-			raw.WriteByte('\n')
-			return nil
-		})
-		return ovs, verb, bad, err
+		return verb, c.readBlock(ctx, op, int(min(last-first+1, 1<<30)), maxBytes, fn)
 	}
-	return nil, "", 0, errNoOverview
+	return "", errNoOverview
 }
 
 // headSummary builds the summary from one HEAD per article (RFC 3977

@@ -54,7 +54,7 @@ type TemplateError = gateway.TemplateError
 // safe for concurrent use. It makes no connection.
 type Driver struct{}
 
-var _ proto.Driver = (*Driver)(nil)
+var _ proto.Gateway = (*Driver)(nil)
 
 // Fetch returns, for a prospero URL u, a *proto.Redirect (Reason
 // "gateway") to the gateway URL that req.Options.Gateways["prospero"]
@@ -70,7 +70,7 @@ func (d *Driver) Fetch(ctx context.Context, u *uri.URL, req *proto.Request) (*pr
 // CheckTemplate reports whether tmpl can serve as a prospero gateway
 // template, so that a configuration can be refused before any URL is
 // fetched. It returns nil or a *TemplateError.
-func CheckTemplate(tmpl string) error {
+func (d *Driver) CheckTemplate(tmpl string) error {
 	return scheme.CheckTemplate(tmpl)
 }
 

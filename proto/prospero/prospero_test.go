@@ -43,7 +43,7 @@ func TestDriver(t *testing.T) {
 	gatewaytest.Run(t, &Driver{}, gatewaytest.Fixture{
 		Scheme:        "prospero",
 		Expand:        Expand,
-		CheckTemplate: CheckTemplate,
+		CheckTemplate: (&Driver{}).CheckTemplate,
 		URL:           "prospero://host//pros/name;OBJECT-VERSION=3",
 		Cases: []gatewaytest.Case{
 			// 3.11: an hsoname that begins with a slash, and the

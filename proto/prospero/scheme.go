@@ -30,6 +30,11 @@ func (d *Driver) WireParts(u *uri.URL) ([]safety.Part, error) {
 	return ps, nil
 }
 
+// SchemeFacts: a line protocol, no user information (RFC 1738 section 3.11).
+func (d *Driver) SchemeFacts(string) safety.Facts {
+	return safety.Facts{Line: true, NoUserinfo: true, Section: "3.11"}
+}
+
 // View returns the hsoname of u and its fields, in order (RFC 1738
 // section 3.11).
 func (d *Driver) View(u *uri.URL) (proto.View, error) {

@@ -283,47 +283,31 @@ func (c *optionConn) localOK(o byte) bool {
 // remoteOK reports whether we agree that the server enables option o.
 func remoteOK(o byte) bool { return o == optEcho || o == optSGA }
 
-// negotiate answers IAC verb opt.
+// negotiate answers IAC verb opt: DO and DONT about our side, WILL and
+// WONT about the server's. A request for the mode already in force is not
+// answered (RFC 854), so that negotiation cannot loop.
 func (c *optionConn) negotiate(verb, opt byte) error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.tracef("< %s %s", cmdNames[verb], optName(opt))
-	switch verb {
-	case cmdDO:
-		if c.us[opt] {
-			return nil
-		}
-		if !c.localOK(opt) {
-			return c.send(cmdWONT, opt)
-		}
-		c.us[opt] = true
-		if err := c.send(cmdWILL, opt); err != nil {
-			return err
-		}
-		if opt == optNAWS {
-			return c.sendNAWS()
-		}
-	case cmdDONT:
-		if !c.us[opt] {
-			return nil
-		}
-		c.us[opt] = false
-		return c.send(cmdWONT, opt)
-	case cmdWILL:
-		if c.him[opt] {
-			return nil
-		}
-		if !remoteOK(opt) {
-			return c.send(cmdDONT, opt)
-		}
-		c.him[opt] = true
-		return c.send(cmdDO, opt)
-	case cmdWONT:
-		if !c.him[opt] {
-			return nil
-		}
-		c.him[opt] = false
-		return c.send(cmdDONT, opt)
+	inForce, agree, yes, no := &c.us, c.localOK(opt), byte(cmdWILL), byte(cmdWONT)
+	if verb == cmdWILL || verb == cmdWONT {
+		inForce, agree, yes, no = &c.him, remoteOK(opt), cmdDO, cmdDONT
+	}
+	enable := verb == cmdDO || verb == cmdWILL
+	switch {
+	case inForce[opt] == enable:
+		return nil
+	case !enable || !agree:
+		inForce[opt] = false
+		return c.send(no, opt)
+	}
+	inForce[opt] = true
+	if err := c.send(yes, opt); err != nil {
+		return err
+	}
+	if verb == cmdDO && opt == optNAWS {
+		return c.sendNAWS()
 	}
 	return nil
 }

@@ -7,8 +7,9 @@ import (
 )
 
 var (
-	_ safety.Wire  = (*Driver)(nil)
-	_ proto.Viewer = (*Driver)(nil)
+	_ safety.Wire     = (*Driver)(nil)
+	_ proto.Viewer    = (*Driver)(nil)
+	_ proto.Sessioner = (*Driver)(nil)
 )
 
 // WireParts returns the user name and password of u, shown to the user in
@@ -19,6 +20,9 @@ func (d *Driver) WireParts(u *uri.URL) ([]safety.Part, error) {
 	}
 	return safety.UserParts(u, "telnet", safety.LineText, "in the telnet advice shown to the user"), nil
 }
+
+// SchemeFacts: a line protocol with user information (RFC 1738 section 3.8).
+func (d *Driver) SchemeFacts(string) safety.Facts { return safety.Facts{Line: true} }
 
 // View returns an empty object: a telnet URL names only a server (RFC 1738
 // section 3.8).

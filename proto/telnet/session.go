@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"time"
 
 	ztelnet "github.com/ziutek/telnet"
@@ -16,6 +17,17 @@ import (
 
 // EscapeChar is the key that leaves a session: Ctrl-], as in telnet(1).
 const EscapeChar = 0x1d
+
+// Session runs Interactive for u on a TTY of the terminal in and out
+// (proto.Sessioner).
+func (d *Driver) Session(ctx context.Context, u *uri.URL, req *proto.Request, in, out *os.File, termType string, notice io.Writer) error {
+	tty, err := NewTTY(in, out, termType)
+	if err != nil {
+		return err
+	}
+	defer tty.Close()
+	return Interactive(ctx, u, req, tty, notice)
+}
 
 // Terminal is the person's side of an interactive session. [TTY] implements
 // it for a terminal device.
@@ -170,28 +182,10 @@ func (s *session) run(ctx context.Context) error {
 			return ctx.Err()
 		case r := <-fromNet:
 			netDone = true
-			if r.panicked {
-				panic(r.panicVal)
-			}
-			if ctx.Err() != nil {
-				return ctx.Err()
-			}
-			if r.err == nil || errors.Is(r.err, io.EOF) {
-				return nil
-			}
-			return fmt.Errorf("telnet: %w", r.err)
+			return ended(ctx, r)
 		case r := <-fromKeys:
 			keysDone = true
-			if r.panicked {
-				panic(r.panicVal)
-			}
-			if ctx.Err() != nil {
-				return ctx.Err()
-			}
-			if r.err == nil || errors.Is(r.err, io.EOF) {
-				return nil // Ctrl-] or the end of the person's input
-			}
-			return fmt.Errorf("telnet: %w", r.err)
+			return ended(ctx, r)
 		case <-resized:
 			if w, h, err := s.term.Size(); err == nil {
 				if err := s.opts.setSize(w, h); err != nil {
@@ -200,6 +194,22 @@ func (s *session) run(ctx context.Context) error {
 			}
 		}
 	}
+}
+
+// ended is what run returns once a side ended with r: nil for its end
+// (the server closed, or Ctrl-] or the end of the person's input), the
+// context's error when it was cancelled; a panic is raised again.
+func ended(ctx context.Context, r result) error {
+	if r.panicked {
+		panic(r.panicVal)
+	}
+	if ctx.Err() != nil {
+		return ctx.Err()
+	}
+	if r.err == nil || errors.Is(r.err, io.EOF) {
+		return nil
+	}
+	return fmt.Errorf("telnet: %w", r.err)
 }
 
 // guard runs f and reports how it ended, turning a panic into a value that

@@ -34,6 +34,11 @@ func (d *Driver) WireParts(u *uri.URL) ([]safety.Part, error) {
 	return ps, nil
 }
 
+// SchemeFacts: a line protocol, no user information (RFC 1738 section 3.9).
+func (d *Driver) SchemeFacts(string) safety.Facts {
+	return safety.Facts{Line: true, NoUserinfo: true, Section: "3.9"}
+}
+
 // View returns the database, search, wtype and wpath of u (RFC 1738
 // section 3.9).
 func (d *Driver) View(u *uri.URL) (proto.View, error) {

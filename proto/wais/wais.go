@@ -53,7 +53,7 @@ type TemplateError = gateway.TemplateError
 // for concurrent use. It makes no connection.
 type Driver struct{}
 
-var _ proto.Driver = (*Driver)(nil)
+var _ proto.Gateway = (*Driver)(nil)
 
 // Fetch returns, for a wais URL u, a *proto.Redirect (Reason "gateway") to
 // the gateway URL that req.Options.Gateways["wais"] expands to. It never
@@ -69,7 +69,7 @@ func (d *Driver) Fetch(ctx context.Context, u *uri.URL, req *proto.Request) (*pr
 // CheckTemplate reports whether tmpl can serve as a wais gateway template,
 // so that a configuration can be refused before any URL is fetched. It
 // returns nil or a *TemplateError.
-func CheckTemplate(tmpl string) error {
+func (d *Driver) CheckTemplate(tmpl string) error {
 	return scheme.CheckTemplate(tmpl)
 }
 
@@ -94,6 +94,7 @@ func view(u *uri.URL) ([]gateway.Part, gateway.Values, error) {
 		return nil, nil, err
 	}
 	parts := []gateway.Part{{Name: "database", Value: v.Database}}
+	vals := map[string]string{"database": v.Database, "search": deref(v.Search), "wtype": deref(v.WType), "wpath": deref(v.WPath)}
 	for _, p := range []struct {
 		name string
 		val  *string
@@ -102,18 +103,7 @@ func view(u *uri.URL) ([]gateway.Part, gateway.Values, error) {
 			parts = append(parts, gateway.Part{Name: p.name, Value: *p.val})
 		}
 	}
-	return parts, func(name, _ string) string {
-		switch name {
-		case "database":
-			return v.Database
-		case "search":
-			return deref(v.Search)
-		case "wtype":
-			return deref(v.WType)
-		default: // "wpath": the template engine lets no other name through
-			return deref(v.WPath)
-		}
-	}, nil
+	return parts, func(name, _ string) string { return vals[name] }, nil
 }
 
 func deref(p *string) string {

@@ -14,7 +14,7 @@ func TestDriver(t *testing.T) {
 	gatewaytest.Run(t, &Driver{}, gatewaytest.Fixture{
 		Scheme:        "wais",
 		Expand:        Expand,
-		CheckTemplate: CheckTemplate,
+		CheckTemplate: (&Driver{}).CheckTemplate,
 		URL:           "wais://host/db?query",
 		Cases: []gatewaytest.Case{
 			// 3.9 form 2, a search.

@@ -177,9 +177,6 @@ func Start(cfg Config) (*Proxy, error) {
 // Addr returns the address clients connect to, "127.0.0.1:PORT".
 func (p *Proxy) Addr() string { return p.ln.Addr().String() }
 
-// Port returns the port of Addr.
-func (p *Proxy) Port() int { return p.ln.Addr().(*net.TCPAddr).Port }
-
 // Stats returns what the proxy did so far.
 func (p *Proxy) Stats() Stats {
 	p.mu.Lock()
@@ -283,7 +280,7 @@ func (p *Proxy) serve() {
 			continue
 		}
 		go func() {
-			p.connect(c, f, false)
+			p.connectPort(c, f, false, "")
 			p.mu.Lock()
 			p.open--
 			p.mu.Unlock()
@@ -357,14 +354,9 @@ func (p *Proxy) sleep(d time.Duration) bool {
 	}
 }
 
-// connect dials the target's port for the accepted client conn c and
-// relays between them, with fault f on the server's direction.
-func (p *Proxy) connect(c net.Conn, f *Fault, data bool) {
-	p.connectPort(c, f, data, "")
-}
-
-// connectPort is connect to another port of the target's host (an FTP
-// data port); "" means the target itself.
+// connectPort dials port of the target's host ("" for the target itself;
+// another is an FTP data port) for the accepted client conn c and relays
+// between them, with fault f on the server's direction.
 func (p *Proxy) connectPort(c net.Conn, f *Fault, data bool, port string) {
 	defer p.wg.Done()
 	defer p.untrack(c)
@@ -470,33 +462,29 @@ func (pr *pair) read(src net.Conn, ch chan<- chunk, ftp bool) {
 			return false
 		}
 	}
+	next := func() ([]byte, error) {
+		buf := make([]byte, 32<<10)
+		n, err := src.Read(buf)
+		return buf[:n], err
+	}
 	if ftp {
+		// Line by line, the passive replies rewritten.
 		br := bufio.NewReaderSize(src, 4096)
-		for {
+		next = func() ([]byte, error) {
 			line, err := br.ReadSlice('\n')
+			if errors.Is(err, bufio.ErrBufferFull) {
+				err = nil
+			}
 			if len(line) > 0 {
-				b := pr.p.rewrite(line)
-				if !send(chunk{at: time.Now(), b: b}) {
-					return
-				}
+				line = pr.p.rewrite(line)
 			}
-			if err != nil && !errors.Is(err, bufio.ErrBufferFull) {
-				if errors.Is(err, io.EOF) {
-					send(chunk{at: time.Now(), eof: true})
-				} else {
-					pr.close(false)
-				}
-				return
-			}
+			return line, err
 		}
 	}
 	for {
-		buf := make([]byte, 32<<10)
-		n, err := src.Read(buf)
-		if n > 0 {
-			if !send(chunk{at: time.Now(), b: buf[:n]}) {
-				return
-			}
+		b, err := next()
+		if len(b) > 0 && !send(chunk{at: time.Now(), b: b}) {
+			return
 		}
 		if err != nil {
 			if errors.Is(err, io.EOF) {
@@ -624,29 +612,25 @@ func (pr *pair) count(n int64, down bool) {
 // rewrite returns line, or for a 227 or 229 reply a reply naming the port
 // of a new data listener that proxies to the port the server named.
 func (p *Proxy) rewrite(line []byte) []byte {
+	var port int
+	ok := false
 	switch {
-	case bytes.HasPrefix(line, []byte("227 ")):
-		port, ok := pasvPort(line)
-		if !ok || p.host != "127.0.0.1" { // PASV cannot name ::1
-			break
-		}
-		local, ok := p.dataListener(port)
-		if !ok {
-			break
-		}
-		return fmt.Appendf(nil, "227 Entering Passive Mode (127,0,0,1,%d,%d).\r\n", local>>8, local&0xff)
+	case bytes.HasPrefix(line, []byte("227 ")) && p.host == "127.0.0.1": // PASV cannot name ::1
+		port, ok = pasvPort(line)
 	case bytes.HasPrefix(line, []byte("229 ")):
-		port, ok := epsvPort(line)
-		if !ok {
-			break
-		}
-		local, ok := p.dataListener(port)
-		if !ok {
-			break
-		}
-		return fmt.Appendf(nil, "229 Entering Extended Passive Mode (|||%d|)\r\n", local)
+		port, ok = epsvPort(line)
 	}
-	return bytes.Clone(line)
+	if !ok {
+		return bytes.Clone(line)
+	}
+	local, ok := p.dataListener(port)
+	switch {
+	case !ok:
+		return bytes.Clone(line)
+	case line[2] == '7':
+		return fmt.Appendf(nil, "227 Entering Passive Mode (127,0,0,1,%d,%d).\r\n", local>>8, local&0xff)
+	}
+	return fmt.Appendf(nil, "229 Entering Extended Passive Mode (|||%d|)\r\n", local)
 }
 
 // pasvPort reads the port of a 227 reply: six numbers h1,h2,h3,h4,p1,p2

@@ -64,12 +64,11 @@ func SHA256File(t testing.TB, path string) string {
 		return ""
 	}
 	defer f.Close()
-	h := sha256.New()
-	if _, err := io.Copy(h, f); err != nil {
+	sum, _, err := SHA256(f)
+	if err != nil {
 		t.Fatalf("servertest: %s: %v", path, err)
-		return ""
 	}
-	return hex.EncodeToString(h.Sum(nil))
+	return sum
 }
 
 // SHA256 returns the hex SHA-256 of r's bytes and how many there were.

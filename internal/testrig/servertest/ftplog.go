@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -182,12 +181,7 @@ func FTPLogOffset(t testing.TB) int64 {
 		missing(t, fmt.Errorf("%w: FETCH_TEST_FTP_LOG is not set", ErrNotConfigured))
 		return 0
 	}
-	fi, err := os.Stat(s.Log)
-	if err != nil {
-		t.Fatalf("servertest: %v", err)
-		return 0
-	}
-	return fi.Size()
+	return LogOffset(t, s.Log)
 }
 
 // FTPCommands returns the commands that any client sent to the FTP server after
@@ -212,25 +206,7 @@ func FTPCommandsFrom(t testing.TB, since int64, client string) []string {
 		missing(t, fmt.Errorf("%w: FETCH_TEST_FTP_LOG is not set", ErrNotConfigured))
 		return nil
 	}
-	var last []string
-	stable := time.Now()
-	deadline := time.Now().Add(3 * time.Second)
-	for {
-		entries, err := readFTPLog(s.Log, since)
-		if err != nil {
-			t.Fatalf("servertest: %v", err)
-			return nil
-		}
-		cur := Commands(entries, client)
-		now := time.Now()
-		if !slices.Equal(cur, last) {
-			last, stable = cur, now
-		}
-		if now.Sub(stable) >= 150*time.Millisecond || now.After(deadline) {
-			return last
-		}
-		time.Sleep(25 * time.Millisecond)
-	}
+	return LogCommandsFrom(t, s.Log, since, client)
 }
 
 // readFTPLog parses the log from byte offset since. A line still being written

@@ -282,20 +282,19 @@ func validKey(k string) bool {
 }
 
 // dialed caches, per address, the result of the first dial of this process.
-var dialed sync.Map // addr -> dialResult
-
-type dialResult struct{ err error }
+var dialed sync.Map // addr -> error, nil for none
 
 // reachable reports whether addr accepts a TCP connection; it dials once per
 // address and process.
 func reachable(addr string) error {
 	if v, ok := dialed.Load(addr); ok {
-		return v.(dialResult).err
+		err, _ := v.(error)
+		return err
 	}
 	c, err := net.DialTimeout("tcp", addr, 3*time.Second)
 	if err == nil {
 		c.Close()
 	}
-	dialed.Store(addr, dialResult{err})
+	dialed.Store(addr, err)
 	return err
 }
