@@ -158,8 +158,8 @@ for rtt in $rtts; do
 	: >"$work/proxy.out"
 	"$work/delayproxy" -rtt "${rtt}ms" -for 50m -ports "$port" >"$work/proxy.out" 2>&1 &
 	proxypid=$!
-	for _ in $(seq 50); do grep -q ready "$work/proxy.out" 2>/dev/null && break; sleep 0.1; done
-	grep -q ready "$work/proxy.out" || die "delayproxy did not start: $(cat "$work/proxy.out")"
+	for _ in $(seq 50); do grep -qx ready "$work/proxy.out" 2>/dev/null && break; sleep 0.1; done
+	grep -qx ready "$work/proxy.out" || die "delayproxy did not start: $(cat "$work/proxy.out")"
 	for ((r = 0; r <= rounds; r++)); do
 		say "$rtt ms: round $r of $rounds"
 		for ((k = 0; k < ${#tools[@]}; k++)); do

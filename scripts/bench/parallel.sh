@@ -126,8 +126,8 @@ if [ "$rtt" -gt 0 ]; then
 	"$work/delayproxy" -rtt "${rtt}ms" -for 50m \
 		-ports "${ftpaddr##*:},${httpaddr##*:},$pasv" >"$work/proxy.out" 2>&1 &
 	proxypid=$!
-	for _ in $(seq 50); do grep -q ready "$work/proxy.out" 2>/dev/null && break; sleep 0.1; done
-	grep -q ready "$work/proxy.out" || die "delayproxy did not start: $(cat "$work/proxy.out")"
+	for _ in $(seq 50); do grep -qx ready "$work/proxy.out" 2>/dev/null && break; sleep 0.1; done
+	grep -qx ready "$work/proxy.out" || die "delayproxy did not start: $(cat "$work/proxy.out")"
 fi
 
 # commands CASE: the commands of one case, in variables TOOL_PROTO_CASE.
