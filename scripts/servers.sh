@@ -4,6 +4,7 @@
 # Starts real protocol servers on 127.0.0.1 (high ports picked at random outside
 # the kernel's ephemeral range and checked free) for the integration tests:
 #   nginx      DIR/www, autoindex, redirect locations       FETCH_TEST_NGINX
+#              and DIR/www over https, HTTP/2 offered       FETCH_TEST_NGINX_TLS, _NGINX_TLS_CA
 #   vsftpd     anonymous DIR/ftp (read-only) + local user   FETCH_TEST_FTP, _FTP_LOG, _FTP_USER, _FTP_PASS
 #   proftpd    anonymous DIR/ftp (read-only), MLSD          FETCH_TEST_PROFTPD, _PROFTPD_LOG (commands)
 #   pure-ftpd  anonymous DIR/ftp (read-only), MLSD          FETCH_TEST_PUREFTPD
@@ -326,12 +327,27 @@ start_with() {
 	die "$name failed to start (set SERVERS_OPTIONAL=1 to run without it)"
 }
 
+# selfsigned D: a self-signed certificate for IP 127.0.0.1 in D/cert.pem (the CA
+# file the tests trust) and its key in D/key.pem, made when missing or about to
+# expire.
+selfsigned() {
+	local d=$1
+	openssl x509 -checkend 86400 -noout -in "$d/cert.pem" >/dev/null 2>&1 && return 0
+	openssl req -x509 -newkey rsa:2048 -nodes -days 30 -subj "/CN=127.0.0.1" \
+		-addext "subjectAltName=IP:127.0.0.1" \
+		-keyout "$d/key.pem" -out "$d/cert.pem" >"$d/openssl.out" 2>&1 || return 1
+	chmod 600 "$d/key.pem"
+	chmod 644 "$d/cert.pem"
+}
+
 # ----------------------------------------------------------------------------- nginx
 
 start_nginx() {
-	local port pid d="$dir/nginx"
-	port=$(py ports 1 0) && [ -n "$port" ] || return 1
+	local port tlsport pid d="$dir/nginx"
+	read -r port tlsport <<<"$(py ports 2 0)"
+	[ -n "$tlsport" ] || return 1
 	mkdir -p "$d/tmp"
+	selfsigned "$d" || return 1
 	cat >"$d/nginx.conf" <<EOF
 # written by scripts/servers.sh
 worker_processes 1;
@@ -360,12 +376,22 @@ http {
         location = /redir-ok { return 302 /dir/; }
         location = /redir-loop { return 302 /redir-loop; }
     }
+    server {
+        listen 127.0.0.1:$tlsport ssl http2;
+        server_name 127.0.0.1;
+        ssl_certificate $d/cert.pem;
+        ssl_certificate_key $d/key.pem;
+        root $dir/www;
+        autoindex on;
+    }
 }
 EOF
 	pid=$(launch nginx "$d/nginx.out" /usr/sbin/nginx -p "$d/" -e "$d/error.log" -c "$d/nginx.conf" -g 'daemon off;')
 	[ -n "$pid" ] || return 1
 	if ready nginx "$pid" "$port" "$d/nginx.out" "$d/error.log"; then
 		envs[FETCH_TEST_NGINX]=127.0.0.1:$port
+		envs[FETCH_TEST_NGINX_TLS]=127.0.0.1:$tlsport
+		envs[FETCH_TEST_NGINX_TLS_CA]=$d/cert.pem
 		return 0
 	fi
 	forget nginx "$pid"
@@ -435,8 +461,12 @@ pasv_enable=YES
 pasv_min_port=$pasv
 pasv_max_port=$((pasv + pasv_ports - 1))
 # Active mode (PORT, EPRT) is tested against this server: YES is the
-# default, set here so that nobody turns it off unknowingly.
+# default, set here so that nobody turns it off unknowingly. A test dials
+# from an address of its own (servertest.UniqueLoopback) and names
+# 127.0.0.1 in EPRT, so that vsftpd connects to 127.0.0.1 only: promiscuous
+# lets it connect to another address than the control connection's client.
 port_enable=YES
+port_promiscuous=YES
 connect_from_port_20=NO
 seccomp_sandbox=NO
 anonymous_enable=YES
@@ -707,13 +737,7 @@ start_ftps() {
 	[ -n "$pasv" ] || return 1
 	mkdir -p "$d/empty"
 	chmod 755 "$d/empty"
-	if ! openssl x509 -checkend 86400 -noout -in "$d/cert.pem" >/dev/null 2>&1; then
-		openssl req -x509 -newkey rsa:2048 -nodes -days 30 -subj "/CN=127.0.0.1" \
-			-addext "subjectAltName=IP:127.0.0.1" \
-			-keyout "$d/key.pem" -out "$d/cert.pem" >"$d/openssl.out" 2>&1 || return 1
-		chmod 600 "$d/key.pem"
-		chmod 644 "$d/cert.pem"
-	fi
+	selfsigned "$d" || return 1
 	cat >"$d/vsftpd.conf" <<EOF
 # written by scripts/servers.sh
 listen=YES

@@ -72,7 +72,7 @@ type fakeFTP struct {
 
 	// Active mode and TLS (active_test.go, tls_test.go).
 	noEPRT     bool        // refuse EPRT with 500: the client falls back to PORT
-	activeFrom string      // the local IP active data connections are dialled from; "" means 127.0.0.1
+	activeFrom string      // the source IP of active data connections (their destination is the client's); "" means 127.0.0.1
 	activeLate bool        // active mode: send the 150 before connecting (vsftpd connects first)
 	tlsCfg     *tls.Config // accept AUTH TLS with this server configuration; nil refuses it (502)
 

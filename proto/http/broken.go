@@ -32,6 +32,10 @@ type head struct {
 	ctx   context.Context         // the Fetch's: once done, errors are its
 	conn  atomic.Pointer[recConn] // the connection the request went on
 	first atomic.Bool             // a byte of the response arrived
+	// The request, traced with t once it has a connection (the
+	// protocol version is the connection's).
+	t   tracer
+	req *http.Request
 }
 
 // watch returns ctx with a trace that fills h.
@@ -40,6 +44,9 @@ func (h *head) watch(ctx context.Context) context.Context {
 	h.ct.GotConn = func(info httptrace.GotConnInfo) {
 		if c, ok := info.Conn.(*recConn); ok {
 			h.conn.Store(c)
+		}
+		if h.t.w != nil && h.req != nil {
+			h.t.request(h.req, connProto(info.Conn))
 		}
 	}
 	h.ct.GotFirstResponseByte = func() { h.first.Store(true) }

@@ -51,12 +51,18 @@ import (
 type Driver struct {
 	Config
 
-	mu     sync.Mutex
-	shared *http.Transport // the KeepAlive pool
-	// Revalidate's kept connections by server, and the servers seen not
-	// to pipeline.
+	// offerH2: the KeepAlive pool offers HTTP/2 (ForRun).
+	offerH2 bool
+
+	mu       sync.Mutex
+	shared   *http.Transport // the KeepAlive pool
+	sharedH2 bool            // it offers HTTP/2
+	streams  chan struct{}   // Revalidate's requests in progress on it (multiplex)
+	// Revalidate's kept connections by server, the servers seen not to
+	// pipeline, and those that answered the pool over HTTP/2.
 	pipes  map[string][]*pipeConn
 	serial map[string]bool
+	h2     map[string]bool
 }
 
 // Config is the configuration of a Driver. The zero value is the
@@ -114,7 +120,10 @@ func (d *Driver) CloseIdleConnections() {
 }
 
 // transportFor returns the transport of one Fetch: the KeepAlive pool
-// (shared), or one of its own that the body closes.
+// (shared), or one of its own that the body closes. A pool made with
+// offerH2 offers HTTP/2, unless its first request records the exchange's
+// bytes (a WARC capture, which holds HTTP/1.1 messages): a recorded
+// request never goes on a pool that offers HTTP/2.
 func (d *Driver) transportFor(req *proto.Request) (tr *http.Transport, shared bool) {
 	if !d.KeepAlive {
 		return d.transport(req), false
@@ -125,10 +134,16 @@ func (d *Driver) transportFor(req *proto.Request) (tr *http.Transport, shared bo
 		base := *req
 		base.Trace, base.Options = nil, proto.Options{}
 		tr := d.transport(&base)
-		d.setDial(tr, base.DialKept, base.ConnectTimeout)
+		d.sharedH2 = d.offerH2 && !req.Options.HTTP.Exchange
+		d.setDial(tr, base.DialKept, base.ConnectTimeout, d.sharedH2)
+		tr.ForceAttemptHTTP2 = d.sharedH2
+		d.streams = make(chan struct{}, h2Streams)
 		tr.MaxIdleConnsPerHost = keptPerHost
 		tr.IdleConnTimeout = base.Idle()
 		d.shared = tr
+	}
+	if d.sharedH2 && req.Options.HTTP.Exchange {
+		return d.transport(req), false
 	}
 	return d.shared, true
 }
@@ -170,7 +185,7 @@ func (d *Driver) Fetch(ctx context.Context, u *uri.URL, req *proto.Request) (*pr
 	if u.User != nil {
 		t.note("user information in the URL is not sent (RFC 1738 section 3.3)")
 	}
-	t.request(hreq)
+	h.t, h.req = t, hreq
 	hresp, err := tr.RoundTrip(hreq)
 	if err != nil {
 		if x != nil {
@@ -181,7 +196,7 @@ func (d *Driver) Fetch(ctx context.Context, u *uri.URL, req *proto.Request) (*pr
 		}
 		return nil, roundTripError(h.classify(err))
 	}
-	t.response(hresp)
+	d.answered(u, hresp, t)
 	resp, err := response(target, hreq, hresp, req.Offset)
 	if err == nil && x != nil {
 		err = x.headDone(resp, hreq, hresp)
@@ -253,15 +268,17 @@ func (d *Driver) transport(req *proto.Request) *http.Transport {
 		DisableCompression:     true,
 		MaxResponseHeaderBytes: 1 << 20,
 	}
-	d.setDial(tr, req.DialContext, req.ConnectTimeout)
+	d.setDial(tr, req.DialContext, req.ConnectTimeout, false)
 	return tr
 }
 
-// setDial makes tr dial with dial, every connection a recConn (see
-// exchange.go): for https, the TLS handshake is made here, within the
-// connect timeout ct, so that the recConn is above TLS. Only HTTP/1.1 is
-// spoken: the transport offers HTTP/2 only with its own TLS.
-func (d *Driver) setDial(tr *http.Transport, dial func(ctx context.Context, network, addr string) (net.Conn, error), ct time.Duration) {
+// setDial makes tr dial with dial, every HTTP/1.1 connection a recConn
+// (see exchange.go): for https, the TLS handshake is made here, within
+// the connect timeout ct, so that the recConn is above TLS. With h2 the
+// handshake offers HTTP/2 too (ALPN, RFC 9113 section 3.2), and a
+// connection that agreed on it is the bare *tls.Conn net/http's HTTP/2
+// client needs (tr must then allow HTTP/2).
+func (d *Driver) setDial(tr *http.Transport, dial func(ctx context.Context, network, addr string) (net.Conn, error), ct time.Duration, h2 bool) {
 	if ct <= 0 {
 		ct = proto.DefaultConnectTimeout
 	}
@@ -281,15 +298,51 @@ func (d *Driver) setDial(tr *http.Transport, dial func(ctx context.Context, netw
 		if err != nil {
 			host = addr
 		}
-		tc := tls.Client(c, proto.TLSClient(d.TLSClientConfig, host))
+		cfg := proto.TLSClient(d.TLSClientConfig, host)
+		cfg.NextProtos = []string{"http/1.1"}
+		if h2 {
+			cfg.NextProtos = []string{"h2", "http/1.1"}
+		}
+		tc := tls.Client(c, cfg)
 		hctx, cancel := context.WithTimeout(ctx, ct)
 		defer cancel()
 		if err := tc.HandshakeContext(hctx); err != nil {
 			c.Close()
 			return nil, err
 		}
+		if connProto(tc) == h2Proto {
+			return tc, nil
+		}
 		return &recConn{Conn: tc}, nil
 	}
+}
+
+// h2Proto is the protocol version net/http gives an HTTP/2 response.
+const h2Proto = "HTTP/2.0"
+
+// connProto is the protocol spoken on c, a connection of the driver's
+// transports: HTTP/2 where the TLS handshake agreed on it.
+func connProto(c net.Conn) string {
+	if tc, ok := c.(*tls.Conn); ok && tc.ConnectionState().NegotiatedProtocol == "h2" {
+		return h2Proto
+	}
+	return "HTTP/1.1"
+}
+
+// answered traces hresp, the response to a GET of u, and notes a server
+// that answered over HTTP/2 (on the pool: the only transport that offers
+// it): Revalidate multiplexes its requests there.
+func (d *Driver) answered(u *uri.URL, hresp *http.Response, t tracer) {
+	t.response(hresp)
+	if hresp.ProtoMajor != 2 {
+		return
+	}
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.h2 == nil {
+		d.h2 = map[string]bool{}
+	}
+	d.h2[pipeKey(u)] = true
 }
 
 // requestURL turns u into the net/url form sent on the wire, refusing raw

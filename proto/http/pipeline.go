@@ -2,6 +2,7 @@ package http
 
 import (
 	"bufio"
+	"cmp"
 	"context"
 	"crypto/tls"
 	"errors"
@@ -9,6 +10,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"sync"
 	"time"
 
 	"github.com/rfc1738/fetch/proto"
@@ -52,6 +54,10 @@ var ErrSerial = fmt.Errorf("http: the server does not pipeline: %w", errors.ErrU
 // kept between calls (closed by CloseIdleConnections), and each read and
 // write waits at most req's idle timeout; cancelling ctx closes the
 // connection in use.
+//
+// A server that answered the KeepAlive pool over HTTP/2 gets the requests
+// there instead, as streams of its connection (RFC 9113 section 5),
+// answered in any order (multiplex).
 func (d *Driver) Revalidate(ctx context.Context, req *proto.Request, checks []Check) (same []bool, err error) {
 	same = make([]bool, len(checks))
 	if len(checks) == 0 {
@@ -64,13 +70,22 @@ func (d *Driver) Revalidate(ctx context.Context, req *proto.Request, checks []Ch
 	if err != nil {
 		return same, err
 	}
+	if pool := d.h2Pool(key); pool != nil {
+		return same, d.multiplex(ctx, pool, tracer{w: req.Trace}, reqs, checks, same)
+	}
+	return same, d.pipeline(ctx, req, key, reqs, checks, same)
+}
+
+// pipeline sends reqs pipelined on a connection to key's server, as
+// Revalidate says.
+func (d *Driver) pipeline(ctx context.Context, req *proto.Request, key string, reqs []*http.Request, checks []Check, same []bool) error {
 	if d.isSerial(key) {
-		return same, ErrSerial
+		return ErrSerial
 	}
 	for try := 0; ; try++ {
 		pc, reused, err := d.pipeConn(ctx, req, key, checks[0].URL)
 		if err != nil {
-			return same, err
+			return err
 		}
 		res := pc.exchange(ctx, reqs, checks, same, tracer{w: req.Trace})
 		switch {
@@ -85,7 +100,7 @@ func (d *Driver) Revalidate(ctx context.Context, req *proto.Request, checks []Ch
 		if res.serial {
 			d.setSerial(key)
 		}
-		return same, res.err
+		return res.err
 	}
 }
 
@@ -131,6 +146,62 @@ func (d *Driver) isSerial(key string) bool {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	return d.serial[key]
+}
+
+// h2Pool is the KeepAlive pool when key's server answered it over
+// HTTP/2, else nil.
+func (d *Driver) h2Pool(key string) *http.Transport {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.h2[key] {
+		return d.shared
+	}
+	return nil
+}
+
+// h2Streams bounds the conditional requests that Revalidate's calls have
+// in progress over HTTP/2, all together: 100, the least a server should
+// allow at once on a connection (RFC 9113 section 6.5.2), so that they
+// fit on one (net/http opens another past the server's limit).
+const h2Streams = 100
+
+// multiplex sends reqs on pool, within h2Streams, and sets same[i] for
+// each 304 that fits checks[i]; a response that ends the pipeline of
+// HTTP/1.1 (verdict) ends nothing here: its stream is closed alone. The
+// error is the first request's that failed, or ctx's.
+func (d *Driver) multiplex(ctx context.Context, pool *http.Transport, t tracer, reqs []*http.Request, checks []Check, same []bool) error {
+	var (
+		mu    sync.Mutex // t, first
+		first error
+		wg    sync.WaitGroup
+	)
+	defer wg.Wait()
+	for i, hreq := range reqs {
+		select {
+		case d.streams <- struct{}{}:
+		case <-ctx.Done():
+			mu.Lock()
+			defer mu.Unlock()
+			return cmp.Or(first, ctx.Err())
+		}
+		wg.Go(func() {
+			defer func() { <-d.streams }()
+			resp, err := pool.RoundTrip(hreq)
+			if err == nil {
+				same[i], _ = verdict(resp, checks[i].Since)
+			}
+			mu.Lock()
+			defer mu.Unlock()
+			t.request(hreq, h2Proto)
+			if err != nil {
+				first = cmp.Or(first, fmt.Errorf("http: %w", err))
+				return
+			}
+			t.response(resp)
+		})
+	}
+	wg.Wait()
+	return first
 }
 
 func (d *Driver) setSerial(key string) {
@@ -278,7 +349,7 @@ func (pc *pipeConn) send(reqs []*http.Request, credits <-chan struct{}, done <-c
 // each.
 func (pc *pipeConn) readAll(reqs []*http.Request, checks []Check, same []bool, credits chan<- struct{}, t tracer) pipeResult {
 	for i, hreq := range reqs {
-		t.request(hreq)
+		t.request(hreq, "HTTP/1.1")
 		resp, err := http.ReadResponse(pc.br, hreq)
 		if err != nil {
 			return pipeResult{stale: i == 0, serial: i > 0 && pc.served < 2, err: fmt.Errorf("http: pipelined response %d of %d: %w", i+1, len(reqs), err)}
@@ -309,7 +380,7 @@ func (pc *pipeConn) readAll(reqs []*http.Request, checks []Check, same []bool, c
 // a non-nil result when the pipeline ends with it.
 func verdict(resp *http.Response, since time.Time) (same bool, end *pipeResult) {
 	defer resp.Body.Close()
-	if resp.ProtoMajor != 1 || resp.ProtoMinor < 1 {
+	if !resp.ProtoAtLeast(1, 1) {
 		return false, &pipeResult{serial: true, err: fmt.Errorf("http: a pipelined request answered by %s: %w", resp.Proto, ErrSerial)}
 	}
 	if resp.StatusCode == http.StatusNotModified {

@@ -56,9 +56,10 @@ func (d *Driver) ArchiveRecord(u *uri.URL, resp *proto.Response) proto.ArchiveRe
 }
 
 // ForRun returns a driver with d's configuration that keeps connections
-// alive: an index tree is many small files from one server.
+// alive, and speaks HTTP/2 to an https server that offers it: an index
+// tree is many small files from one server.
 func (d *Driver) ForRun(jobs, hostConns int) proto.Driver {
 	m := d.Clone()
-	m.KeepAlive = true
+	m.KeepAlive, m.offerH2 = true, true
 	return m
 }

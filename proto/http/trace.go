@@ -22,11 +22,13 @@ func (t tracer) note(msg string) {
 	}
 }
 
-func (t tracer) request(r *http.Request) {
+// request writes r's request line, as sent with the protocol version
+// version, and headers.
+func (t tracer) request(r *http.Request, version string) {
 	if t.w == nil {
 		return
 	}
-	fmt.Fprintf(t.w, "> %s %s HTTP/1.1\n", r.Method, r.URL.RequestURI())
+	fmt.Fprintf(t.w, "> %s %s %s\n", r.Method, r.URL.RequestURI(), version)
 	fmt.Fprintf(t.w, "> Host: %s\n", r.Host)
 	t.headers(">", r.Header)
 }

@@ -22,6 +22,8 @@
 //
 //	FETCH_TEST_ROOT          the fixture directory DIR (layout below)
 //	FETCH_TEST_NGINX         127.0.0.1:PORT  nginx 1.22, root DIR/www
+//	FETCH_TEST_NGINX_TLS     127.0.0.1:PORT  the same nginx over https, HTTP/2 offered (ALPN)
+//	FETCH_TEST_NGINX_TLS_CA  DIR/nginx/cert.pem, its self-signed certificate (IP 127.0.0.1)
 //	FETCH_TEST_FTP           127.0.0.1:PORT  vsftpd 3.0.3, anonymous root DIR/ftp
 //	FETCH_TEST_FTP_LOG       DIR/vsftpd.log, the protocol log (see FTPCommandsFrom)
 //	FETCH_TEST_FTP_USER      fetchtest, a local account (shell nologin) for password logins

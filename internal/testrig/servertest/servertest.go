@@ -29,7 +29,8 @@ const (
 	PureFTPD = "pureftpd"
 	Apache   = "apache"
 	Lighttpd = "lighttpd"
-	FTPS     = "ftps" // a second vsftpd, with explicit TLS (RFC 4217)
+	FTPS     = "ftps"      // a second vsftpd, with explicit TLS (RFC 4217)
+	NGINXTLS = "nginx-tls" // the nginx over https, HTTP/2 offered
 
 	// Gophernicus serves DIR/gophernicus, a hole of its own.
 	Gophernicus = "gophernicus"
@@ -67,8 +68,8 @@ type Server struct {
 	// wire log of the relay for NNTP (FETCH_TEST_NNTP_WIRE) and the command
 	// log of ProFTPD (FETCH_TEST_PROFTPD_LOG); empty otherwise.
 	Log string
-	// CA is, for FTPS, the server's self-signed certificate
-	// (FETCH_TEST_FTPS_CA); empty otherwise.
+	// CA is, for FTPS and NGINXTLS, the server's self-signed certificate
+	// (FETCH_TEST_FTPS_CA, FETCH_TEST_NGINX_TLS_CA); empty otherwise.
 	CA string
 	// Relay is, for NNTP, the address of a relay in front of nnrpd that copies
 	// every byte into Log (FETCH_TEST_NNTP_RELAY); empty otherwise.
@@ -89,6 +90,7 @@ var prefixes = map[string]string{
 	Apache:   "FETCH_TEST_APACHE",
 	Lighttpd: "FETCH_TEST_LIGHTTPD",
 	FTPS:     "FETCH_TEST_FTPS",
+	NGINXTLS: "FETCH_TEST_NGINX_TLS",
 
 	Gophernicus: "FETCH_TEST_GOPHERNICUS",
 }
@@ -200,6 +202,8 @@ func Lookup(env map[string]string, name string) (Server, error) {
 		s.Relay, s.Log = env[prefix+"_RELAY"], env[prefix+"_WIRE"]
 	case ProFTPD:
 		s.Log = env[prefix+"_LOG"]
+	case NGINXTLS:
+		s.CA = env[prefix+"_CA"]
 	}
 	return s, nil
 }
