@@ -46,7 +46,7 @@ func TestMirrorFetcherList(t *testing.T) {
 	if !errors.As(err, &fe) || fe.Op != "check" || names != nil {
 		t.Errorf("List of a URL the policy refuses = %v, %q; want the check's *Error, nothing listed", err, names)
 	}
-	if _, err := f.List(ctx, uri.MustParse("ftp://127.0.0.2:21/"), &proto.Request{}, fn); !errors.Is(err, errors.ErrUnsupported) {
+	if _, err := f.List(ctx, uri.MustParse("ftp://[::1]:21/"), &proto.Request{}, fn); !errors.Is(err, errors.ErrUnsupported) {
 		t.Errorf("List of another server = %v, want errors.ErrUnsupported", err)
 	}
 	if !c.streams() {

@@ -24,9 +24,9 @@ import (
 	"github.com/rfc1738/fetch/uri"
 )
 
-// otherHost listens on 127.0.0.2, another host on the loopback network
-// (Linux routes all of 127/8 to lo), and records the remote address of
-// every connection it accepts, closing it at once.
+// otherHost listens on [::1], the IPv6 loopback: another host than the
+// servers on 127.0.0.1, yet on this machine. It records the remote address
+// of every connection it accepts, closing it at once.
 type otherHost struct {
 	ln       net.Listener
 	accepted chan string
@@ -34,7 +34,7 @@ type otherHost struct {
 
 func newOtherHost(t *testing.T) *otherHost {
 	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.2:0")
+	ln, err := net.Listen("tcp", "[::1]:0")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -103,7 +103,7 @@ func pretendPublic(t *testing.T, ip string) {
 
 // Issue 29: a redirect the client refuses is refused before anything is
 // sent to its target. An HTTP server on 127.0.0.1 redirects to a
-// recording server on 127.0.0.2, which must see no connection. The last
+// recording server on [::1], which must see no connection. The last
 // rows lift the rule: the recorder is reached, so the others prove
 // something.
 func TestRedirectRefusedBeforeSend(t *testing.T) {
@@ -122,18 +122,18 @@ func TestRedirectRefusedBeforeSend(t *testing.T) {
 		allowPriv bool     // Client.AllowPrivateRedirect
 		rule      string   // "" when the redirect is followed
 	}{
-		{name: "gopher", target: "gopher://127.0.0.2:" + port + "/0x", rule: RuleRedirectProtocol},
+		{name: "gopher", target: "gopher://[::1]:" + port + "/0x", rule: RuleRedirectProtocol},
 		{name: "news", target: "news:comp.test", rule: RuleRedirectProtocol},
-		{name: "nntp", target: "nntp://127.0.0.2:" + port + "/comp.test/1", rule: RuleRedirectProtocol},
-		{name: "telnet", target: "telnet://127.0.0.2:" + port + "/", rule: RuleRedirectProtocol},
-		{name: "ftp not listed", target: "ftp://127.0.0.2:" + port + "/x", protocols: []string{"http", "https"}, rule: RuleRedirectProtocol},
-		{name: "ftp from public", target: "ftp://127.0.0.2:" + port + "/x", public: true, rule: RuleRedirectToPrivate},
-		{name: "http from public", target: "http://127.0.0.2:" + port + "/x", public: true, rule: RuleRedirectToPrivate},
+		{name: "nntp", target: "nntp://[::1]:" + port + "/comp.test/1", rule: RuleRedirectProtocol},
+		{name: "telnet", target: "telnet://[::1]:" + port + "/", rule: RuleRedirectProtocol},
+		{name: "ftp not listed", target: "ftp://[::1]:" + port + "/x", protocols: []string{"http", "https"}, rule: RuleRedirectProtocol},
+		{name: "ftp from public", target: "ftp://[::1]:" + port + "/x", public: true, rule: RuleRedirectToPrivate},
+		{name: "http from public", target: "http://[::1]:" + port + "/x", public: true, rule: RuleRedirectToPrivate},
 		{name: "name from public", target: "http://inside.example:" + port + "/x", public: true, rule: RuleRedirectToPrivate},
 		{name: "news server from public", target: "news:comp.test", protocols: []string{"http", "news"}, public: true, rule: RuleRedirectToPrivate},
-		{name: "gopher allowed", target: "gopher://127.0.0.2:" + port + "/0x", protocols: []string{"gopher"}},
-		{name: "ftp from loopback", target: "ftp://127.0.0.2:" + port + "/x"},
-		{name: "ftp from public, allowed", target: "ftp://127.0.0.2:" + port + "/x", public: true, allowPriv: true},
+		{name: "gopher allowed", target: "gopher://[::1]:" + port + "/0x", protocols: []string{"gopher"}},
+		{name: "ftp from loopback", target: "ftp://[::1]:" + port + "/x"},
+		{name: "ftp from public, allowed", target: "ftp://[::1]:" + port + "/x", public: true, allowPriv: true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -144,7 +144,7 @@ func TestRedirectRefusedBeforeSend(t *testing.T) {
 			c := &Client{
 				ConnectTimeout:       5 * time.Second,
 				IdleTimeout:          5 * time.Second,
-				Resolver:             fakeResolver{c: &counters{}, hosts: map[string]string{"inside.example": "127.0.0.2"}},
+				Resolver:             fakeResolver{c: &counters{}, hosts: map[string]string{"inside.example": "::1"}},
 				Options:              proto.Options{NNTP: proto.NNTPOptions{Server: rec.addr()}},
 				RedirectProtocols:    tt.protocols,
 				AllowPrivateRedirect: tt.allowPriv,
@@ -169,7 +169,7 @@ func TestRedirectRefusedBeforeSend(t *testing.T) {
 				t.Errorf("refusal names %s -> %s, want %s/start -> %s", re.From, re.To, srv.URL, tt.target)
 			}
 			if contacted {
-				t.Errorf("Get = %v, but the recorder at 127.0.0.2 was contacted", err)
+				t.Errorf("Get = %v, but the recorder at [::1] was contacted", err)
 			}
 		})
 	}
@@ -193,7 +193,7 @@ func TestRedirectToPrivateDecision(t *testing.T) {
 		{"http://[2001:4860:4860::8888]/", "http://[fe80::1]/", "[fe80::1]:80", false, true},
 		{"http://8.8.8.8/", "http://h.example/", "[::ffff:127.0.0.1]:80", false, true},
 		{"http://8.8.8.8/", "http://1.1.1.1/", "1.1.1.1:80", false, false},
-		{"http://127.0.0.1/", "http://127.0.0.2/", "127.0.0.2:80", false, false},
+		{"http://127.0.0.1/", "http://[::1]/", "[::1]:80", false, false},
 		{"http://10.0.0.1/", "http://127.0.0.1/", "127.0.0.1:80", false, false},
 		{"http://8.8.8.8/", "http://127.0.0.1/", "127.0.0.1:80", true, false},
 	}
@@ -325,7 +325,7 @@ func TestMirrorRedirectOffServer(t *testing.T) {
 		t.Errorf("Mirror = %v, want ErrMirrorPartial", err)
 	}
 	if rec.contacted(t) {
-		t.Errorf("the mirror contacted 127.0.0.2")
+		t.Errorf("the mirror contacted [::1]")
 	}
 	var failed []string
 	for _, e := range sum.Entries {
@@ -347,7 +347,7 @@ func TestMirrorRedirectOffServer(t *testing.T) {
 // dials.
 func TestRedirectToPrivateKeptConnection(t *testing.T) {
 	pretendPublic(t, "127.0.0.1")
-	ln, err := net.Listen("tcp", "127.0.0.2:0")
+	ln, err := net.Listen("tcp", "[::1]:0")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -12,6 +12,7 @@ import (
 	"net"
 	"os"
 	"os/exec"
+	"path"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -49,12 +50,13 @@ func verbs(cmds []string) map[string]int {
 	return n
 }
 
-// retrs returns the arguments of the RETR commands.
+// retrs returns the names of the files of the RETR commands.
 func retrs(cmds []string) []string {
 	var out []string
 	for _, c := range cmds {
 		if arg, ok := strings.CutPrefix(c, "RETR "); ok {
-			out = append(out, arg)
+			out = append(out, path.Base(arg)) // a mirror may name a file by its path
+
 		}
 	}
 	return out

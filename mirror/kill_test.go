@@ -271,7 +271,7 @@ func resumedWithREST(t *testing.T, since, offset int64) bool {
 		}
 		for _, next := range entries[i+1:] {
 			if next.PID == e.PID && next.Event == servertest.EventCommand {
-				if next.Detail == "RETR bin5m.bin" {
+				if next.Detail == "RETR bin5m.bin" || strings.HasPrefix(next.Detail, "RETR /") && strings.HasSuffix(next.Detail, "/bin5m.bin") {
 					return true
 				}
 				break

@@ -340,6 +340,7 @@ type remoteFile struct {
 	mtime time.Time
 	link  string // symbolic link target; "" for files
 	raw   bool   // ask the driver for the bytes as sent
+	last  bool   // no transfer may follow on its connection (the worker loop)
 	// typecode is the FTP typecode that url puts after tail
 	// (";type=i"); 0 for none.
 	typecode byte
@@ -609,6 +610,10 @@ type run struct {
 	// outstanding counts the directories and files queued and not yet
 	// done (listed, reported).
 	outstanding sync.WaitGroup
+	// unlisted counts the directories queued whose files are not queued
+	// yet: while there are any, more files may come.
+	unlisted atomic.Int32
+	fresh    bool // every file listed is fetched: no manifest when the run began, no DryRun
 
 	mu         sync.Mutex
 	held       int                 // slots held for good: connections the server refused
@@ -666,6 +671,7 @@ func (r *run) releaseSlot() {
 
 func (r *run) run(ctx context.Context) error {
 	r.placer = r.startPlacer()
+	r.fresh = r.m.len() == 0 && !r.opts.DryRun
 	files := r.fileQueue()
 	dirs := newQueue[dirJob]()
 	var wg sync.WaitGroup
@@ -679,6 +685,7 @@ func (r *run) run(ctx context.Context) error {
 				if !ok {
 					return
 				}
+				rf.last = r.lastFiles(files)
 				if ctx.Err() != nil {
 					r.outstanding.Done()
 					continue
@@ -691,6 +698,7 @@ func (r *run) run(ctx context.Context) error {
 					// Still outstanding itself, so the walk
 					// is not over yet (see walk).
 					r.outstanding.Add(1)
+					r.unlisted.Add(1)
 					rep.dir.depth = depthOf(rep.dir.rel)
 					dirs.push(*rep.dir)
 					r.outstanding.Done()
@@ -705,7 +713,7 @@ func (r *run) run(ctx context.Context) error {
 		}(i)
 	}
 	var warm sync.WaitGroup
-	if w, ok := r.f.(Warmer); ok && r.jobs > 1 && !r.opts.DryRun && r.m.len() == 0 {
+	if w, ok := r.f.(Warmer); ok && r.jobs > 1 && r.fresh {
 		// Only into a target without a manifest: a first run fetches
 		// everything, while a later one may find nothing to fetch and
 		// would have logged in for nothing. The logins hold connection
@@ -834,6 +842,7 @@ func saveWait(every, took time.Duration) time.Duration { return max(every, 10*to
 func (r *run) walk(ctx context.Context, dirs *queue[dirJob], files *queue[remoteFile]) error {
 	defer dirs.close()
 	start := dirJob{rel: "", url: r.w.startURL()}
+	r.unlisted.Add(1)
 	l, err := r.listAgain(ctx, start)
 	if err != nil {
 		if ctx.Err() != nil {
@@ -853,7 +862,9 @@ func (r *run) walk(ctx context.Context, dirs *queue[dirJob], files *queue[remote
 				if !ok {
 					return
 				}
-				r.visit(ctx, d, dirs, files, pending)
+				if !r.visit(ctx, d, dirs, files, pending) {
+					r.unlisted.Add(-1)
+				}
 				pending.Done()
 			}
 		}()
@@ -864,23 +875,32 @@ func (r *run) walk(ctx context.Context, dirs *queue[dirJob], files *queue[remote
 	return ctx.Err()
 }
 
-// visit lists one directory below the start and takes what it holds.
-func (r *run) visit(ctx context.Context, d dirJob, dirs *queue[dirJob], files *queue[remoteFile], pending *sync.WaitGroup) {
+// lastFiles reports whether files holds fewer files than there are
+// workers, with no listing to come: another worker may take each, so no
+// transfer is counted on after the one of the file just popped (no EPSV
+// is sent ahead for it).
+func (r *run) lastFiles(files *queue[remoteFile]) bool {
+	return r.unlisted.Load() == 0 && files.queued() < r.jobs
+}
+
+// visit lists one directory below the start and takes what it holds;
+// queued is whether its files were queued (queueEntries).
+func (r *run) visit(ctx context.Context, d dirJob, dirs *queue[dirJob], files *queue[remoteFile], pending *sync.WaitGroup) (queued bool) {
 	if ctx.Err() != nil || r.beyondBound(d) {
-		return
+		return false
 	}
 	l, err := r.listAgain(ctx, d)
 	if err != nil {
 		if ctx.Err() != nil {
-			return
+			return false
 		}
 		r.mu.Lock()
 		r.unlistable = append(r.unlistable, d.rel)
 		r.mu.Unlock()
 		r.sum.add(EntryReport{Path: d.rel, URL: d.url.Redacted(), Status: StatusFailed, Reason: "cannot list the directory: " + err.Error()})
-		return
+		return false
 	}
-	r.take(d, l, dirs, files, pending)
+	return r.take(d, l, dirs, files, pending)
 }
 
 // list fetches one listing on a connection slot.
@@ -889,7 +909,9 @@ func (r *run) list(ctx context.Context, d dirJob) (*listing, error) {
 		return nil, err
 	}
 	defer r.releaseSlot()
-	l, err := r.w.list(ctx, r.f, r.request(proto.Options{}), d)
+	// Into an empty directory every file listed is fetched: the listing
+	// sends the EPSV of the connection's next transfer ahead.
+	l, err := r.w.list(ctx, r.f, r.request(proto.Options{FTP: proto.FTPOptions{ListAhead: r.fresh}}), d)
 	if err == nil {
 		err = r.checkMenuEnd(d, l)
 	}
@@ -901,13 +923,14 @@ func (r *run) list(ctx context.Context, d dirJob) (*listing, error) {
 }
 
 // take makes the local directory of d, keeps a gopher menu, reports the
-// skipped entries and queues the subdirectories and files not seen before.
-func (r *run) take(d dirJob, l *listing, dirs *queue[dirJob], files *queue[remoteFile], pending *sync.WaitGroup) {
+// skipped entries and queues the subdirectories and files not seen before
+// (queued: not when d is taken for a link above it).
+func (r *run) take(d dirJob, l *listing, dirs *queue[dirJob], files *queue[remoteFile], pending *sync.WaitGroup) (queued bool) {
 	s, ok := summed(d, l)
 	if ok {
 		if i := slices.IndexFunc(d.above, func(a listingSum) bool { return a.unique == s.unique && a.sum == s.sum }); i >= 0 {
 			r.linkAbove(d, d.above[i])
-			return
+			return false
 		}
 	}
 	if d.rel != "" {
@@ -936,6 +959,7 @@ func (r *run) take(d dirJob, l *listing, dirs *queue[dirJob], files *queue[remot
 		chain = append(slices.Clip(d.above), s)
 	}
 	r.queueEntries(d, l, chain, dirs, files, pending)
+	return true
 }
 
 // queueEntries queues the subdirectories and files of a listing that are
@@ -949,8 +973,11 @@ func (r *run) queueEntries(d dirJob, l *listing, chain []listingSum, dirs *queue
 		}
 		sub.above, sub.depth = chain, d.depth+1
 		pending.Add(1)
+		r.unlisted.Add(1)
 		dirs.push(sub)
 	}
+	r.unlisted.Add(-1) // d's files are queued below: any more come from sub
+
 	batch := l.files[:0] // the listing's own array: l is not read after
 	for _, rf := range l.files {
 		if r.excluded(rf.rel, false) || !r.claim(rf.rel, fileKind(rf), rf.url) {

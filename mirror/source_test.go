@@ -115,7 +115,7 @@ func TestGopherItemScheme(t *testing.T) {
 		{url: "gopher://127.0.0.1:7070/0/hole/a.txt"},
 		{url: "http://127.0.0.1:7070/0/hole/a.txt", reason: "item type 0 is not a gopher document"},
 		{url: "ftp://127.0.0.1:7070/hole/a.txt", reason: "item type 0 is not a gopher document"},
-		{url: "gopher://127.0.0.2:7070/0/hole/a.txt", other: true},
+		{url: "gopher://[::1]:7070/0/hole/a.txt", other: true},
 	}
 	for _, tt := range tests {
 		l := &listing{}

@@ -72,9 +72,9 @@ func (w *ftpWalker) fileOptions(rf remoteFile) proto.Options {
 		// checks in the same way. Without it, a data connection cut
 		// short and followed by 226 would be stored as the file, and
 		// a later run, finding the listed time, would keep it.
-		return proto.Options{FTP: proto.FTPOptions{Stat: proto.StatSize, DirectCWD: true}}
+		return proto.Options{FTP: proto.FTPOptions{Stat: proto.StatSize, DirectCWD: true, NoSendAhead: rf.last}}
 	}
-	return proto.Options{FTP: proto.FTPOptions{Stat: proto.StatNone, Size: rf.size, DirectCWD: true}}
+	return proto.Options{FTP: proto.FTPOptions{Stat: proto.StatNone, Size: rf.size, DirectCWD: true, NoSendAhead: rf.last}}
 }
 
 func (w *ftpWalker) list(ctx context.Context, f Fetcher, req *proto.Request, d dirJob) (*listing, error) {

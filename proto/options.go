@@ -114,12 +114,24 @@ type FTPOptions struct {
 	Lean bool
 
 	// DirectCWD lets a change of directory be one CWD to the directory's
-	// absolute path, on a server whose login directory (PWD) is a Unix
+	// absolute path, and a retrieval a RETR of the file's absolute path
+	// with no CWD, on a server whose login directory (PWD) is a Unix
 	// path and for a path of plain segments, instead of RFC 1738's one
 	// CWD per segment from the login directory; both end in the same
 	// directory there. A refused CWD is tried again segment by segment.
 	// False keeps to RFC 1738 section 3.2.2. No flag: the mirror sets it.
 	DirectCWD bool
+
+	// NoSendAhead leaves out the EPSV that a pipelined retrieval sends
+	// ahead for the connection's next transfer: the caller has no next
+	// one (a mirror's last files), and the port would go unused.
+	NoSendAhead bool
+
+	// ListAhead has a pipelined listing from vsftpd send the EPSV of the
+	// connection's next transfer with its LIST or MLSD, as a retrieval
+	// does: for a caller with transfers to follow (a mirror into an
+	// empty directory).
+	ListAhead bool
 
 	// Port asks for active mode (curl's --ftp-port): "-" listens on the
 	// control connection's local address; an IP address, optionally with a
@@ -265,6 +277,8 @@ func (o FTPOptions) merge(over FTPOptions) FTPOptions {
 	o.ListAll = o.ListAll || over.ListAll
 	o.Lean = o.Lean || over.Lean
 	o.DirectCWD = o.DirectCWD || over.DirectCWD
+	o.NoSendAhead = o.NoSendAhead || over.NoSendAhead
+	o.ListAhead = o.ListAhead || over.ListAhead
 	o.Port = cmp.Or(over.Port, o.Port)
 	o.TLS = cmp.Or(over.TLS, o.TLS)
 	o.CACert = cmp.Or(over.CACert, o.CACert)

@@ -461,8 +461,12 @@ pasv_enable=YES
 pasv_min_port=$pasv
 pasv_max_port=$((pasv + pasv_ports - 1))
 # Active mode (PORT, EPRT) is tested against this server: YES is the
-# default, set here so that nobody turns it off unknowingly.
+# default, set here so that nobody turns it off unknowingly. A test dials
+# from an address of its own (servertest.UniqueLoopback) and names
+# 127.0.0.1 in EPRT, so that vsftpd connects to 127.0.0.1 only: promiscuous
+# lets it connect to another address than the control connection's client.
 port_enable=YES
+port_promiscuous=YES
 connect_from_port_20=NO
 seccomp_sandbox=NO
 anonymous_enable=YES

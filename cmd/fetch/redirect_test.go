@@ -14,7 +14,7 @@ import (
 // the hop named) before anything is sent to its target, unless
 // --proto-redir allows the scheme.
 func TestGetRedirectProtocol(t *testing.T) {
-	other, err := net.Listen("tcp", "127.0.0.2:0")
+	other, err := net.Listen("tcp", "[::1]:0")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -40,13 +40,13 @@ func TestGetRedirectProtocol(t *testing.T) {
 		dials  int64 // 1: only the server redirecting
 		code   int   // -1: any but ExitRefused
 	}{
-		{"gopher://127.0.0.2:" + port + "/0x", nil, 1, fetch.ExitRefused},
+		{"gopher://[::1]:" + port + "/0x", nil, 1, fetch.ExitRefused},
 		{"news:comp.test", nil, 1, fetch.ExitRefused},
-		{"nntp://127.0.0.2:" + port + "/comp.test/1", nil, 1, fetch.ExitRefused},
-		{"ftp://127.0.0.2:" + port + "/x", []string{"--proto-redir", "=http,https"}, 1, fetch.ExitRefused},
+		{"nntp://[::1]:" + port + "/comp.test/1", nil, 1, fetch.ExitRefused},
+		{"ftp://[::1]:" + port + "/x", []string{"--proto-redir", "=http,https"}, 1, fetch.ExitRefused},
 		// Allowed: the target is reached (and hangs up).
-		{"gopher://127.0.0.2:" + port + "/0x", []string{"--proto-redir", "+gopher"}, 2, -1},
-		{"ftp://127.0.0.2:" + port + "/x", nil, 2, -1},
+		{"gopher://[::1]:" + port + "/0x", []string{"--proto-redir", "+gopher"}, 2, -1},
+		{"ftp://[::1]:" + port + "/x", nil, 2, -1},
 	} {
 		target = tt.target
 		n := &netlog{}

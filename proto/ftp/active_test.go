@@ -160,7 +160,9 @@ func TestActiveEPRTRefused(t *testing.T) {
 }
 
 // RFC 2577 section 3: a data connection from another address than the
-// server's is refused, and the transfer fails with a *DataPeerError.
+// server's is refused, and the transfer fails with a *DataPeerError. The
+// fake connects from 127.0.0.2 (its source address) to the client's
+// listener on 127.0.0.1: nothing is sent to 127.0.0.2.
 func TestActiveWrongPeer(t *testing.T) {
 	f := newFake(t)
 	f.activeFrom = "127.0.0.2"

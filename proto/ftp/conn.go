@@ -594,6 +594,23 @@ func (c *conn) fullPath(pl plan) (string, bool) {
 	return full, proto.CheckArg(full) == nil
 }
 
+// enterFile prepares the retrieval of pl's file: where fullPath allows
+// one CWD to its directory and the connection is elsewhere, pl.arg
+// becomes the file's absolute path and no CWD is sent (on such a server
+// RETR and SIZE of that path name the file the CWD would reach); else
+// enter.
+func (c *conn) enterFile(pl *plan) (warnings []string, err error) {
+	if c.atKnown && slices.Equal(c.at, pl.cwd) || pl.arg == "" || strings.Contains(pl.arg, "/") {
+		return c.enter(*pl)
+	}
+	if full, ok := c.fullPath(*pl); ok && proto.CheckArg(full+"/"+pl.arg) == nil {
+		c.w.note("retrieving by the absolute path: no CWD")
+		pl.arg = full + "/" + pl.arg
+		return nil, nil
+	}
+	return c.enter(*pl)
+}
+
 // plainDirs reports whether segs are CWD arguments that are all plain
 // names (not empty, ".", ".." and without "/"), and at least one.
 func plainDirs(segs []string) bool {

@@ -165,9 +165,10 @@ func (d *Driver) CloseIdleConnections() { d.pool().closeIdle() }
 // login that would need one is not made) and reports no error: a Fetch
 // that finds no idle connection dials its own, as without Warm.
 //
-// When u names a directory, each connection also changes into it, and
-// with PipelinePassive sends the EPSV of its first retrieval: the first
-// file of that directory then costs the connection RETR alone.
+// When u names a directory, each connection also changes into it (unless
+// its files go by their absolute paths: Options.FTP.DirectCWD, enterFile),
+// and with PipelinePassive sends the EPSV of its first retrieval: the
+// first file then costs the connection RETR alone.
 func (d *Driver) Warm(ctx context.Context, u *uri.URL, req *proto.Request, n int) {
 	wreq := proto.Request{}
 	if req != nil {
@@ -185,8 +186,9 @@ func (d *Driver) Warm(ctx context.Context, u *uri.URL, req *proto.Request, n int
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
+			direct := wreq.Options.FTP.DirectCWD // files by their paths (enterFile)
 			var dir []string
-			if pl != nil {
+			if pl != nil && !direct {
 				dir = pl.cwd
 			}
 			c, err := d.open(ctx, u, dir, &wreq, true)
@@ -194,7 +196,11 @@ func (d *Driver) Warm(ctx context.Context, u *uri.URL, req *proto.Request, n int
 				return
 			}
 			if pl != nil {
-				if _, err := c.enter(*pl); err == nil && d.PipelinePassive && !c.noPipeline && c.activePort() == nil && !c.hasEPSV() {
+				var err error
+				if !direct {
+					_, err = c.enter(*pl)
+				}
+				if err == nil && d.PipelinePassive && !c.noPipeline && c.activePort() == nil && !c.hasEPSV() {
 					if err := c.prefetch(); err != nil {
 						c.dead = true
 					}
@@ -679,7 +685,7 @@ func (e *mlsdError) Unwrap() error { return e.err }
 // retrieve runs a file plan: TYPE, SIZE and MDTM, then REST (to resume)
 // and RETR.
 func (d *Driver) retrieve(c *conn, pl plan) (*proto.Response, error) {
-	warnings, err := c.enter(pl)
+	warnings, err := c.enterFile(&pl)
 	if err == nil {
 		err = c.setType(pl.typ)
 	}
@@ -794,7 +800,7 @@ func (d *Driver) startRetr(c *conn, arg string, offset int64) (*pipedTransfer, i
 		return c.activeRetr(sp, arg, offset)
 	}
 	if offset == 0 && d.PipelinePassive && !c.noPipeline {
-		t, err := c.pipelinedRetr(arg, true)
+		t, err := c.pipelinedRetr(arg, !c.req.Options.FTP.NoSendAhead)
 		if !errors.Is(err, errNoPipeline) {
 			return t, 0, err
 		}

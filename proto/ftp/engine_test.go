@@ -169,7 +169,8 @@ func TestLoginNeedsAccount(t *testing.T) {
 
 // After EPSV is refused once on a connection, its transfers that are not
 // pipelined go straight to PASV, and the data connection goes to the
-// control connection's peer whatever address PASV names.
+// control connection's peer whatever address PASV names (another loopback
+// address here, which recordDial refuses to dial).
 func TestPASVAfterEPSVRefused(t *testing.T) {
 	f := newFake(t)
 	f.noEPSV = true
@@ -179,9 +180,12 @@ func TestPASVAfterEPSVRefused(t *testing.T) {
 	f.start()
 	d := &Driver{}
 	defer d.CloseIdleConnections()
+	rd := &recordDial{}
 	for _, name := range []string{"a", "b"} {
-		if _, b, err := get(t, d, f.url("/"+name), quickReq()); err != nil || string(b) != string(f.files[name]) {
-			t.Fatalf("%s: %q, %v", name, b, err)
+		req := quickReq()
+		req.Dial = rd.dial
+		if _, b, err := get(t, d, f.url("/"+name), req); err != nil || string(b) != string(f.files[name]) {
+			t.Fatalf("%s: %q, %v (dialled %q)", name, b, err, rd.addrs)
 		}
 	}
 	d.CloseIdleConnections()

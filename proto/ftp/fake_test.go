@@ -45,6 +45,7 @@ type fakeFTP struct {
 	hangRST  bool                // hang up with a reset (TCP RST), as a NAT that dropped the connection does
 	listDone string              // the completion reply of listings (may hold CRLFs); "" means "226 transfer complete"
 	holdDone bool                // RETR: send 226 only once the client has sent its next command (a pipelining client)
+	holdList bool                // with holdDone, for LIST, MLSD and NLST too, whose 226 goes in one write with the next reply
 	epsvJunk string              // sent after every 229 reply, as if the server answered twice
 	holdData time.Duration       // RETR: after the 150, wait this long for a command before sending the data
 	peekHalf bool                // before sending, record whether the client has half-closed the data connection (waits 300 ms when not)
@@ -71,7 +72,7 @@ type fakeFTP struct {
 
 	// Active mode and TLS (active_test.go, tls_test.go).
 	noEPRT     bool        // refuse EPRT with 500: the client falls back to PORT
-	activeFrom string      // the local IP active data connections are dialled from; "" means 127.0.0.1
+	activeFrom string      // the source IP of active data connections (their destination is the client's); "" means 127.0.0.1
 	activeLate bool        // active mode: send the 150 before connecting (vsftpd connects first)
 	tlsCfg     *tls.Config // accept AUTH TLS with this server configuration; nil refuses it (502)
 
@@ -157,6 +158,7 @@ type fakeSession struct {
 	dataLn net.Listener
 	rest   int
 	silent bool
+	held   []byte   // a reply to send with the next one (holdList)
 	next   []string // commands already read (holdDone, passAhead), to handle next
 
 	activeTo string // the address of the last EPRT or PORT
@@ -284,7 +286,9 @@ func (s *fakeSession) readCmd() (string, error) {
 }
 
 func (s *fakeSession) reply(r string) {
-	s.c.Write([]byte(r + "\r\n"))
+	b := append(s.held, r+"\r\n"...)
+	s.held = nil
+	s.c.Write(b)
 }
 
 // handle answers one command; false ends the session.
@@ -526,7 +530,7 @@ func (s *fakeSession) send(verb string, b []byte) {
 		s.c.Close()
 		return
 	}
-	if verb == "RETR" && f.holdDone {
+	if f.holdDone && (verb == "RETR" || f.holdList) {
 		// A client that waits for the 226 before its next command
 		// waits until its own timeout.
 		line, err := s.readCmd()
@@ -535,11 +539,15 @@ func (s *fakeSession) send(verb string, b []byte) {
 		}
 		s.next = append(s.next, line)
 	}
+	end := "226 transfer complete"
 	if verb != "RETR" && f.listDone != "" {
-		s.reply(f.listDone)
+		end = f.listDone
+	}
+	if verb != "RETR" && f.holdList {
+		s.held = []byte(end + "\r\n")
 		return
 	}
-	s.reply("226 transfer complete")
+	s.reply(end)
 }
 
 func cmpOr(a, b string) string {

@@ -169,16 +169,24 @@ func TestLongReplyLine(t *testing.T) {
 	}
 }
 
-// recordDial is a proto.DialFunc that records every address dialled.
+// recordDial is a proto.DialFunc that records every address dialled and
+// connects only to 127.0.0.1: a client that dials the address a fake
+// names in a reply fails without sending anything there.
 type recordDial struct {
 	mu    sync.Mutex
 	addrs []string
 }
 
+// errNotLoopback is recordDial's refusal of an address other than 127.0.0.1.
+var errNotLoopback = errors.New("test dialer: only 127.0.0.1 is dialled")
+
 func (r *recordDial) dial(ctx context.Context, network, addr string) (net.Conn, error) {
 	r.mu.Lock()
 	r.addrs = append(r.addrs, addr)
 	r.mu.Unlock()
+	if host, _, _ := net.SplitHostPort(addr); host != "127.0.0.1" {
+		return nil, errNotLoopback
+	}
 	var d net.Dialer
 	return d.DialContext(ctx, network, addr)
 }

@@ -155,11 +155,12 @@ func TestLoginEntersFirstDirectory(t *testing.T) {
 func TestLoginFirstDirectoryRefused(t *testing.T) {
 	for _, tc := range []struct {
 		name string
+		path string // a listing where a file would go by its path (enterFile)
 		pwds []string
 		want string // the commands after the first login's
 	}{
-		{"with a login directory", nil, "CWD q/missing|SYST|EPSV|CWD /q/missing|CWD /|CWD q|CWD missing|NOOP|QUIT"},
-		{"without", []string{"550 no", "550 no"}, "CWD q/missing|SYST|EPSV|" + anonLogin + "CWD q|CWD missing|NOOP|QUIT"},
+		{"with a login directory", "/q/missing/", nil, "CWD q/missing|SYST|EPSV|CWD /q/missing|CWD /|CWD q|CWD missing|NOOP|QUIT"},
+		{"without", "/q/missing/a", []string{"550 no", "550 no"}, "CWD q/missing|SYST|EPSV|" + anonLogin + "CWD q|CWD missing|NOOP|QUIT"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			f := newFake(t)
@@ -169,7 +170,7 @@ func TestLoginFirstDirectoryRefused(t *testing.T) {
 			}
 			d, req := startPiped(t, f)
 			req.Options.FTP.DirectCWD = true
-			_, _, err := get(t, d, f.url("/q/missing/a"), req)
+			_, _, err := get(t, d, f.url(tc.path), req)
 			var ce *CommandError
 			if !errors.Is(err, proto.ErrNotFound) || !errors.As(err, &ce) || ce.Cmd != "CWD missing" {
 				t.Fatalf("got %v, want CWD missing refused as proto.ErrNotFound", err)

@@ -276,10 +276,15 @@ func (c *conn) pipelinedList(verb, arg string) error {
 	if arg != "" {
 		cmd, line = displayCmd(verb, arg), verb+" "+arg
 	}
+	early := c.vsftpd && c.req != nil && c.req.Options.FTP.ListAhead
+	if early {
+		line += "\r\nEPSV" // read once the listing has ended (pipelinedRetr)
+	}
 	if err := c.send(line); err != nil {
 		data.Close()
 		return c.fail(cmd, err)
 	}
+	c.epsvAhead = early
 	if err := c.preliminary(data, cmd); err != nil {
 		return err
 	}
@@ -298,8 +303,14 @@ func (c *conn) drainListing(data net.Conn, cmd string) error {
 		c.dead = true
 		return c.fail(cmd, err)
 	}
-	if _, _, err := c.reply(2); err != nil {
+	code, msg, err := c.reply(2)
+	if err != nil {
 		return c.fail(cmd, err)
+	}
+	if c.epsvAhead {
+		// The 229 of the EPSV sent ahead may have been read with the 226,
+		// and be the wire's last reply: the listing's end is the 226.
+		c.w.last, c.w.lastText = &textproto.Error{Code: code, Msg: msg}, msg
 	}
 	return nil
 }

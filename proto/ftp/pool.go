@@ -92,11 +92,11 @@ func (p *connPool) releaseToken(key poolKey) {
 
 // takeIdle returns an idle connection of key, or nil: the most recently
 // used of those already in the directory that the CWDs of dir lead to
-// (conn.at), else the one idle the longest. A mirror's worker that goes
-// on in its directory then finds its connection there, and sends no CWD;
-// and a URL elsewhere takes the connection least likely to be wanted
-// back in its directory (the one just given back is, by the worker that
-// is about to ask for its next file there).
+// (conn.at), else the one idle the longest of those with an EPSV sent
+// ahead, else the one idle the longest. A URL in a connection's directory
+// then sends no CWD; one elsewhere uses a port already open rather than
+// leave it unused, and else takes the connection least likely to be
+// wanted back in its directory.
 func (p *connPool) takeIdle(key poolKey, dir []string) *conn {
 	p.mu.Lock()
 	defer p.mu.Unlock()
@@ -104,12 +104,14 @@ func (p *connPool) takeIdle(key poolKey, dir []string) *conn {
 	if len(cs) == 0 {
 		return nil
 	}
-	i := 0
-	for j := len(cs) - 1; j >= 0; j-- {
+	i := -1
+	for j := len(cs) - 1; j >= 0 && i < 0; j-- {
 		if cs[j].atKnown && slices.Equal(cs[j].at, dir) {
 			i = j
-			break
 		}
+	}
+	if i < 0 {
+		i = max(0, slices.IndexFunc(cs, (*conn).hasEPSV))
 	}
 	c := cs[i]
 	copy(cs[i:], cs[i+1:])

@@ -92,10 +92,10 @@ func TestWarmDirectory(t *testing.T) {
 	d.CloseIdleConnections()
 	waitSent(t, g, commands(anonLogin+"CWD pub|CWD dir|EPSV|CWD /|CWD other|RETR b|EPSV|QUIT"))
 
-	// A mirror's request (DirectCWD): the CWD, SYST and EPSV go with
-	// PASS, and no second EPSV follows.
+	// A mirror's request (DirectCWD): its files go by their paths, so
+	// the connection sends no CWD, only the EPSV of its first retrieval.
 	h := newFake(t)
-	h.files = map[string][]byte{"a": []byte("in dir")}
+	h.files = map[string][]byte{"/pub/dir/a": []byte("in dir")}
 	d, req = startPiped(t, h)
 	req.Options.FTP.DirectCWD = true
 	d.Warm(context.Background(), mustParse(t, h.url("/pub/dir/")), req, 1)
@@ -103,5 +103,5 @@ func TestWarmDirectory(t *testing.T) {
 		t.Fatalf("a: %q, %v", body, err)
 	}
 	d.CloseIdleConnections()
-	waitSent(t, h, commands(anonLogin+"CWD pub/dir|SYST|EPSV|RETR a|EPSV|QUIT"))
+	waitSent(t, h, commands(anonLogin+"EPSV|RETR /pub/dir/a|EPSV|QUIT"))
 }

@@ -254,7 +254,7 @@ func TestRevalidateCancel(t *testing.T) {
 func TestRevalidateOneServer(t *testing.T) {
 	s := newPipeServer(t, func(int, *http.Request) string { return notModified })
 	cs := checksOf(s, 2)
-	cs[1].URL = uri.MustParse("http://127.0.0.2:1/x")
+	cs[1].URL = uri.MustParse("http://[::1]:1/x")
 	_, err := (&Driver{}).Revalidate(t.Context(), &proto.Request{}, cs)
 	if !errors.Is(err, proto.ErrUnsafeArgument) || s.accepts.Load() != 0 {
 		t.Fatalf("Revalidate on two servers: %v, %d connections", err, s.accepts.Load())

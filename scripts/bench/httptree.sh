@@ -25,7 +25,7 @@
 # ceil(D / C)) x R. A fresh run asks for the D listings and the files one at a
 # time per connection: (1 + ceil((D + D x files) / C)) x R.
 # Needs root (nginx drops to nobody), nginx, lftp, wget, go, python3. Talks only
-# to 127.0.0.1 and a 127.77.x.y address of the proxy.
+# to 127.0.0.1 and to the proxy on [::1].
 set -euo pipefail
 
 prog=bench/httptree
@@ -154,12 +154,12 @@ results=$work/results
 : >"$results"
 load_before=$(cut -d' ' -f1-3 /proc/loadavg)
 for rtt in $rtts; do
-	proxyaddr=127.77.$((RANDOM % 250 + 1)).$((RANDOM % 250 + 1))
+	proxyaddr=[::1]
 	: >"$work/proxy.out"
-	"$work/delayproxy" -listen "$proxyaddr" -rtt "${rtt}ms" -for 50m -ports "$port" >"$work/proxy.out" 2>&1 &
+	"$work/delayproxy" -rtt "${rtt}ms" -for 50m -ports "$port" >"$work/proxy.out" 2>&1 &
 	proxypid=$!
-	for _ in $(seq 50); do grep -q ready "$work/proxy.out" 2>/dev/null && break; sleep 0.1; done
-	grep -q ready "$work/proxy.out" || die "delayproxy did not start: $(cat "$work/proxy.out")"
+	for _ in $(seq 50); do grep -qx ready "$work/proxy.out" 2>/dev/null && break; sleep 0.1; done
+	grep -qx ready "$work/proxy.out" || die "delayproxy did not start: $(cat "$work/proxy.out")"
 	for ((r = 0; r <= rounds; r++)); do
 		say "$rtt ms: round $r of $rounds"
 		for ((k = 0; k < ${#tools[@]}; k++)); do
@@ -192,7 +192,7 @@ done
 mkdir -p "$(dirname -- "$out")"
 export results rounds dirs files jobs invocation load_before load_after
 export errors="$(head -c 2000 "$work/errors" 2>/dev/null || true)"
-export commands_after="$(commands after 127.77.x.y:PORT DIR | sed "s|$work/fetch-after|fetch|")" commands_lftp="$(commands lftp 127.77.x.y:PORT DIR)" commands_wget="$(commands wget 127.77.x.y:PORT DIR)"
+export commands_after="$(commands after '[::1]:PORT' DIR | sed "s|$work/fetch-after|fetch|")" commands_lftp="$(commands lftp '[::1]:PORT' DIR)" commands_wget="$(commands wget '[::1]:PORT' DIR)"
 export versions="$(go version | cut -d' ' -f3); $(lftp --version | head -n 1 | sed 's/ | Copyright.*//; s/ |//g'); $(wget --version | head -n 1 | cut -d' ' -f1-3); nginx $(dpkg-query -W -f='${Version}' nginx 2>/dev/null || echo '?')"
 export commit="$(git rev-parse --short HEAD)" before_commit="$([ -n "$before" ] && git -C "$before" rev-parse --short HEAD || echo -)"
 export date="$(date -u '+%Y-%m-%d %H:%M UTC')"

@@ -22,8 +22,8 @@
 # same files, copied for the run into DIR/www/bench-parallel/ (removed at the
 # end). Every command writes with -O into a fresh directory; one run of each
 # before the timing checks that the files arrive intact (SHA-256 of their
-# concatenation). The proxy listens on a 127.77.x.y address of its own and
-# forwards vsftpd's control and passive ports and nginx's port, each byte
+# concatenation). The proxy listens on [::1], on the ports of vsftpd's control
+# and passive ports and nginx's port, and forwards them to 127.0.0.1, each byte
 # delayed by half the round trip.
 # Targets (issue 17): fetch -Z no slower than curl -Z on loopback with 200
 # files and at 10 ms with 100 files: the median of the per-round ratios
@@ -35,7 +35,8 @@
 # The servers: the ones named by FETCH_TEST_ENV (DIR/env from
 # scripts/servers.sh) when set, else scripts/servers.sh is started in a
 # temporary directory (root needed) and stopped at the end. Tools: hyperfine,
-# curl (7.73 or later: --output-dir), python3, go. Talks only to 127.0.0.0/8.
+# curl (7.73 or later: --output-dir), python3, go. Talks only to 127.0.0.1 and
+# [::1].
 set -euo pipefail
 
 prog=bench/parallel
@@ -115,18 +116,18 @@ cases=(lo)
 [ "$rtt" -gt 0 ] && cases+=(rtt)
 
 # The delaying proxy for the "rtt" case: the control, passive and HTTP
-# ports from a loopback address of its own.
+# ports, from [::1].
 proxyaddr="" proxypid=""
 if [ "$rtt" -gt 0 ]; then
 	pasv=$(getenv FETCH_TEST_FTP_PASV)
 	[ -n "$pasv" ] || die "FETCH_TEST_FTP_PASV is not set in $envfile"
 	go build -o "$work/delayproxy" ./scripts/bench/delayproxy
-	proxyaddr=127.77.$((RANDOM % 250 + 1)).$((RANDOM % 250 + 1))
-	"$work/delayproxy" -listen "$proxyaddr" -rtt "${rtt}ms" -for 50m \
+	proxyaddr=[::1]
+	"$work/delayproxy" -rtt "${rtt}ms" -for 50m \
 		-ports "${ftpaddr##*:},${httpaddr##*:},$pasv" >"$work/proxy.out" 2>&1 &
 	proxypid=$!
-	for _ in $(seq 50); do grep -q ready "$work/proxy.out" 2>/dev/null && break; sleep 0.1; done
-	grep -q ready "$work/proxy.out" || die "delayproxy did not start: $(cat "$work/proxy.out")"
+	for _ in $(seq 50); do grep -qx ready "$work/proxy.out" 2>/dev/null && break; sleep 0.1; done
+	grep -qx ready "$work/proxy.out" || die "delayproxy did not start: $(cat "$work/proxy.out")"
 fi
 
 # commands CASE: the commands of one case, in variables TOOL_PROTO_CASE.

@@ -24,8 +24,10 @@ var (
 //	...
 //	cmds := servertest.FTPCommandsFrom(t, since, ip.String())
 //
-// Linux routes all of 127.0.0.0/8 to the loopback interface; where binding to
-// such an address fails, the test is skipped (or fails with CI=true).
+// The address is a source address only: the test's connections still go to
+// the servers on 127.0.0.1, and nothing connects to it (the check below only
+// binds it). Linux routes all of 127.0.0.0/8 to the loopback interface; where
+// binding to such an address fails, the test is skipped (or fails with CI=true).
 func UniqueLoopback(t testing.TB) net.IP {
 	t.Helper()
 	loopbackMu.Lock()

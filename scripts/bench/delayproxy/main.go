@@ -1,16 +1,18 @@
-// Command delayproxy forwards TCP ports of 127.0.0.1 from another loopback
-// address with a delay added to every byte, in both directions, for the
+// Command delayproxy forwards TCP ports of 127.0.0.1 from the same ports of
+// [::1] with a delay added to every byte, in both directions, for the
 // benchmarks that compare clients over a slow link (scripts/bench/parallel.sh):
 //
-//	delayproxy -listen 127.77.0.1 -rtt 10ms -ports 2121,8080,30000-30049 -for 60s
+//	delayproxy -rtt 10ms -ports 2121,8080,30000-30049 -for 60s
 //
-// Each port P of -ports is served on LISTEN:P and forwarded to 127.0.0.1:P.
-// An FTP server's passive ports must be among them: a client opens its data
-// connections to the control connection's peer, the proxy. Bytes are
-// delivered half the round trip after they were read, so a request and its
-// answer take -rtt more; the throughput is not limited. An end of stream
-// (FIN) is passed on after the bytes before it. The proxy stops after -for
-// (at most 1 hour), or when killed; it talks to 127.0.0.1 only.
+// Each port P of -ports is served on [::1]:P and forwarded to 127.0.0.1:P
+// (the two address families cannot clash). An FTP server's passive ports
+// must be among them: a client on [::1] uses EPSV (RFC 2428), which names
+// only a port, and opens its data connections to the control connection's
+// peer, the proxy. Bytes are delivered half the round trip after they were
+// read, so a request and its answer take -rtt more; the throughput is not
+// limited. An end of stream (FIN) is passed on after the bytes before it.
+// The proxy stops after -for (at most 1 hour), or when killed; it talks to
+// 127.0.0.1 and [::1] only.
 package main
 
 import (
@@ -25,15 +27,10 @@ import (
 )
 
 func main() {
-	listen := flag.String("listen", "127.0.0.2", "loopback `ADDRESS` to listen on")
 	rtt := flag.Duration("rtt", 10*time.Millisecond, "round-trip time to add")
 	ports := flag.String("ports", "", "comma-separated `PORTS` and ranges (A-B) to forward")
 	life := flag.Duration("for", 10*time.Minute, "stop after this long (at most 1h)")
 	flag.Parse()
-	ip := net.ParseIP(*listen)
-	if ip == nil || !ip.IsLoopback() {
-		log.Fatalf("delayproxy: -listen %q: want a loopback address", *listen)
-	}
 	if *life <= 0 || *life > time.Hour || *rtt < 0 || *rtt > time.Second {
 		log.Fatal("delayproxy: -for must be in (0, 1h] and -rtt in [0, 1s]")
 	}
@@ -42,7 +39,7 @@ func main() {
 		log.Fatalf("delayproxy: -ports: %v", err)
 	}
 	for _, p := range ps {
-		ln, err := net.Listen("tcp", net.JoinHostPort(*listen, strconv.Itoa(p)))
+		ln, err := net.Listen("tcp", net.JoinHostPort("::1", strconv.Itoa(p)))
 		if err != nil {
 			log.Fatalf("delayproxy: %v", err)
 		}
