@@ -174,6 +174,9 @@ func (r *run) shrink(err error) error {
 	ok := r.jobs-r.held > 1
 	if ok {
 		r.held++
+		if r.held == 1 {
+			close(r.refused)
+		}
 	}
 	r.mu.Unlock()
 	if !ok {

@@ -276,3 +276,34 @@ func (s *savingFetcher) Fetch(ctx context.Context, u *uri.URL, req *proto.Reques
 	}
 	return s.fakeFTP.Fetch(ctx, u, req)
 }
+
+// TestWarmSlotsAfterRefusals: Warm's logins do not wait for the slots the
+// run keeps for good. With 3 jobs, two refused connections kept two
+// slots (as when a loaded machine starts the warming late): warmSlots
+// returns at once, where waiting for a second slot held every slot until
+// the context ended and the mirror's files failed.
+func TestWarmSlotsAfterRefusals(t *testing.T) {
+	r := &run{jobs: 3, slots: make(chan struct{}, 3), refused: make(chan struct{})}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	for range 2 {
+		if err := r.acquire(ctx); err != nil {
+			t.Fatal(err)
+		}
+		var se *shrunkError
+		if err := r.shrink(fmt.Errorf("login: %w", proto.ErrBusy)); !errors.As(err, &se) {
+			t.Fatalf("shrink: %v, want a *shrunkError", err)
+		}
+		r.releaseSlot()
+	}
+	n := r.warmSlots(ctx)
+	if ctx.Err() != nil {
+		t.Fatalf("warmSlots waited until the context ended (%d slots)", n)
+	}
+	for range n {
+		r.releaseSlot()
+	}
+	if len(r.slots) != 2 {
+		t.Errorf("%d slots in use after the warming, want the 2 kept", len(r.slots))
+	}
+}

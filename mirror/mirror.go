@@ -428,7 +428,7 @@ func Run(ctx context.Context, f Fetcher, start *uri.URL, dir string, opts Option
 	}
 	r := &run{
 		f: f, w: w, root: root, m: m, opts: opts, sum: sum, jobs: jobs, dirs: newDirs(root),
-		slots: make(chan struct{}, jobs), seen: newPathSet(), reported: map[string]bool{}, menus: map[string]menuRead{},
+		slots: make(chan struct{}, jobs), refused: make(chan struct{}), seen: newPathSet(), reported: map[string]bool{}, menus: map[string]menuRead{},
 		bound: newBounds(opts),
 	}
 	_, r.archiving = f.(Syncer)
@@ -618,6 +618,7 @@ type run struct {
 	mu         sync.Mutex
 	held       int                 // slots held for good: connections the server refused
 	owed       atomic.Int32        // slots to keep for good at their next release
+	refused    chan struct{}       // closed when the first slot is kept for good
 	seen       pathSet             // relative paths found on the remote side, and what the walk took at each (claim)
 	reported   map[string]bool     // skipped entries already in the report
 	unlistable []string            // directories whose listing failed
@@ -660,6 +661,24 @@ func (r *run) acquire(ctx context.Context) error {
 	case <-ctx.Done():
 		return ctx.Err()
 	}
+}
+
+// warmSlots takes up to Jobs-1 slots for Warm's logins, waiting for
+// those in use, until the server first refuses a connection for their
+// number: the slots the run then keeps for good (shrink) never come back,
+// and waiting for them would hold the rest until ctx ends.
+func (r *run) warmSlots(ctx context.Context) (n int) {
+	for n < r.jobs-1 {
+		select {
+		case r.slots <- struct{}{}:
+			n++
+		case <-r.refused:
+			return n
+		case <-ctx.Done():
+			return n
+		}
+	}
+	return n
 }
 
 func (r *run) releaseSlot() {
@@ -722,9 +741,7 @@ func (r *run) run(ctx context.Context) error {
 		warm.Add(1)
 		go func() {
 			defer warm.Done()
-			n := 0
-			for ; n < r.jobs-1 && r.acquire(ctx) == nil; n++ {
-			}
+			n := r.warmSlots(ctx)
 			w.Warm(ctx, r.w.startURL(), r.request(proto.Options{FTP: proto.FTPOptions{DirectCWD: true}}), n)
 			for range n {
 				r.releaseSlot()
