@@ -765,7 +765,8 @@ func (c *conn) statFor(pl plan) (size int64, mtime time.Time, err error) {
 		}
 		return size, mtime, err
 	}
-	return c.stat(pl, o.Stat != proto.StatSize)
+	// SIZE in TYPE I only: in TYPE A it would count stored bytes.
+	return c.fileFacts(pl.arg, pl.typ == "I", o.Stat != proto.StatSize)
 }
 
 // notModified reports whether MDTM's time (mtime) of a retrieval with
@@ -825,13 +826,6 @@ func (c *conn) converts(typ string, resp *proto.Response) bool {
 		return false
 	}
 	return true
-}
-
-// stat asks SIZE (in TYPE I only: in TYPE A it would count stored bytes,
-// or be refused) and, when mdtm is set, MDTM (when FEAT offers it). A
-// refusal leaves the value unknown; only a failed connection is an error.
-func (c *conn) stat(pl plan, mdtm bool) (size int64, mtime time.Time, err error) {
-	return c.fileFacts(pl.arg, pl.typ == "I", mdtm)
 }
 
 // entryBase is u's directory as a URL prefix ending in "/", with no

@@ -26,7 +26,7 @@ type plan struct {
 	name    string   // the file name to suggest for -O
 	act     action
 	typ     string // "A" or "I" for RETR
-	guessed bool   // typ came from guessType, not from the URL
+	guessed bool   // typ came from GuessType, not from the URL
 }
 
 // args returns every argument the plan sends: its CWDs, then the one of
@@ -65,7 +65,7 @@ func makePlan(p *uri.FTPPath, req *proto.Request) (plan, error) {
 		default:
 			pl.typ = "I"
 			if !req.Options.FTP.Binary && req.Offset == 0 {
-				pl.typ, pl.guessed = guessType(p.Name), true
+				pl.typ, pl.guessed = GuessType(p.Name), true
 			}
 		}
 	}
