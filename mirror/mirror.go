@@ -850,8 +850,7 @@ func (r *run) walk(ctx context.Context, dirs *queue[dirJob], files *queue[remote
 		}
 		return &ListError{URL: start.url.Redacted(), Err: err}
 	}
-	pending := &r.outstanding // directories and files queued and not yet done
-	r.take(start, l, dirs, files, pending)
+	r.take(start, l, dirs, files)
 	var listers sync.WaitGroup
 	for range r.jobs {
 		listers.Add(1)
@@ -862,14 +861,14 @@ func (r *run) walk(ctx context.Context, dirs *queue[dirJob], files *queue[remote
 				if !ok {
 					return
 				}
-				if !r.visit(ctx, d, dirs, files, pending) {
+				if !r.visit(ctx, d, dirs, files) {
 					r.unlisted.Add(-1)
 				}
-				pending.Done()
+				r.outstanding.Done()
 			}
 		}()
 	}
-	pending.Wait()
+	r.outstanding.Wait()
 	dirs.close()
 	listers.Wait()
 	return ctx.Err()
@@ -885,7 +884,7 @@ func (r *run) lastFiles(files *queue[remoteFile]) bool {
 
 // visit lists one directory below the start and takes what it holds;
 // queued is whether its files were queued (queueEntries).
-func (r *run) visit(ctx context.Context, d dirJob, dirs *queue[dirJob], files *queue[remoteFile], pending *sync.WaitGroup) (queued bool) {
+func (r *run) visit(ctx context.Context, d dirJob, dirs *queue[dirJob], files *queue[remoteFile]) (queued bool) {
 	if ctx.Err() != nil || r.beyondBound(d) {
 		return false
 	}
@@ -900,7 +899,7 @@ func (r *run) visit(ctx context.Context, d dirJob, dirs *queue[dirJob], files *q
 		r.sum.add(EntryReport{Path: d.rel, URL: d.url.Redacted(), Status: StatusFailed, Reason: "cannot list the directory: " + err.Error()})
 		return false
 	}
-	return r.take(d, l, dirs, files, pending)
+	return r.take(d, l, dirs, files)
 }
 
 // list fetches one listing on a connection slot.
@@ -925,7 +924,7 @@ func (r *run) list(ctx context.Context, d dirJob) (*listing, error) {
 // take makes the local directory of d, keeps a gopher menu, reports the
 // skipped entries and queues the subdirectories and files not seen before
 // (queued: not when d is taken for a link above it).
-func (r *run) take(d dirJob, l *listing, dirs *queue[dirJob], files *queue[remoteFile], pending *sync.WaitGroup) (queued bool) {
+func (r *run) take(d dirJob, l *listing, dirs *queue[dirJob], files *queue[remoteFile]) (queued bool) {
 	s, ok := summed(d, l)
 	if ok {
 		if i := slices.IndexFunc(d.above, func(a listingSum) bool { return a.unique == s.unique && a.sum == s.sum }); i >= 0 {
@@ -958,7 +957,7 @@ func (r *run) take(d dirJob, l *listing, dirs *queue[dirJob], files *queue[remot
 	if ok {
 		chain = append(slices.Clip(d.above), s)
 	}
-	r.queueEntries(d, l, chain, dirs, files, pending)
+	r.queueEntries(d, l, chain, dirs, files)
 	return true
 }
 
@@ -966,13 +965,13 @@ func (r *run) take(d dirJob, l *listing, dirs *queue[dirJob], files *queue[remot
 // not excluded and not taken before, directories first: of a directory
 // and a file of one name in a listing, the directory is kept (claim).
 // Links are kept for the end of the walk (placeLinks).
-func (r *run) queueEntries(d dirJob, l *listing, chain []listingSum, dirs *queue[dirJob], files *queue[remoteFile], pending *sync.WaitGroup) {
+func (r *run) queueEntries(d dirJob, l *listing, chain []listingSum, dirs *queue[dirJob], files *queue[remoteFile]) {
 	for _, sub := range l.dirs {
 		if r.excluded(sub.rel, true) || !r.claim(sub.rel, entryKind{dir: true}, func() *uri.URL { return sub.url }) {
 			continue
 		}
 		sub.above, sub.depth = chain, d.depth+1
-		pending.Add(1)
+		r.outstanding.Add(1)
 		r.unlisted.Add(1)
 		dirs.push(sub)
 	}
