@@ -388,7 +388,7 @@ func (d *Driver) open(ctx context.Context, u *uri.URL, dir []string, req *proto.
 		if c == nil {
 			break
 		}
-		if c.mlsd && p.mlsdRefused(addr) {
+		if c.mlsd && p.refuses(addr, "MLSD") {
 			// It would list with MLSD, which this server refuses.
 			c.close()
 			continue
@@ -401,7 +401,7 @@ func (d *Driver) open(ctx context.Context, u *uri.URL, dir []string, req *proto.
 	}
 	noMLSD := ""
 	switch {
-	case p.mlsdRefused(addr):
+	case p.refuses(addr, "MLSD"):
 		noMLSD = "this server refused MLSD before"
 	case d.DisableMLSD:
 		noMLSD = "MLSD disabled (Driver.DisableMLSD)"
@@ -446,7 +446,7 @@ func (d *Driver) firstDir(req *proto.Request, mode proto.FTPTLS, dir []string) [
 // it) is closed.
 func (d *Driver) release(c *conn) {
 	p := d.pool()
-	retire := c.mlsd && p.mlsdRefused(c.addr)
+	retire := c.mlsd && p.refuses(c.addr, "MLSD")
 	if c.dirty && !c.dead && !retire {
 		if err := c.noop(); err != nil {
 			c.w.note("NOOP failed after an error: closing the connection")
@@ -638,7 +638,7 @@ func (d *Driver) listFailed(c *conn, format string, err error) error {
 	err = c.fail("", err)
 	if format == formatMLSD && (code == StatusBadCommand || code == StatusNotImplemented) {
 		c.w.note("MLSD refused (%d), though FEAT lists MLST: listing with LIST on a new connection", code)
-		d.pool().refuseMLSD(c.addr)
+		d.pool().refuse(c.addr, "MLSD")
 		return &mlsdError{err: err}
 	}
 	return err
