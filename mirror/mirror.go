@@ -13,6 +13,7 @@
 package mirror
 
 import (
+	"cmp"
 	"context"
 	"crypto/sha256"
 	"encoding/binary"
@@ -422,10 +423,7 @@ func Run(ctx context.Context, f Fetcher, start *uri.URL, dir string, opts Option
 		return sum, err
 	}
 	m.setSource(start.Redacted())
-	jobs := opts.Jobs
-	if jobs <= 0 {
-		jobs = DefaultJobs
-	}
+	jobs := cmp.Or(max(opts.Jobs, 0), DefaultJobs)
 	r := &run{
 		f: f, w: w, root: root, m: m, opts: opts, sum: sum, jobs: jobs, dirs: newDirs(root),
 		slots: make(chan struct{}, jobs), seen: newPathSet(), reported: map[string]bool{}, menus: map[string]menuRead{},
@@ -794,10 +792,7 @@ func (r *run) startSaver() func() {
 	if r.opts.DryRun {
 		return func() {}
 	}
-	every := r.opts.SaveEvery
-	if every <= 0 {
-		every = 2 * time.Second
-	}
+	every := cmp.Or(max(r.opts.SaveEvery, 0), 2*time.Second)
 	done := make(chan struct{})
 	var wg sync.WaitGroup
 	wg.Add(1)
@@ -1132,9 +1127,7 @@ func excludedBy(opts *Options, rel string, isDir bool) bool {
 func (r *run) request(opts proto.Options) *proto.Request {
 	req := r.opts.Request
 	req.Options = req.Options.Merge(opts)
-	if req.Options.ListingCap <= 0 {
-		req.Options.ListingCap = r.opts.ListingCap
-	}
+	req.Options.ListingCap = cmp.Or(max(req.Options.ListingCap, 0), r.opts.ListingCap)
 	return &req
 }
 

@@ -2,6 +2,7 @@ package ftp
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"crypto/tls"
 	"errors"
@@ -123,24 +124,18 @@ var (
 
 func (d *Driver) pool() *connPool {
 	d.once.Do(func() {
-		t := d.IdleConnTimeout
-		if t <= 0 {
-			t = defaultIdleTimeout
-		}
-		d.p = newPool(d.MaxConnsPerHost, d.MaxIdleConnsPerHost, t)
+		d.p = newPool(d.MaxConnsPerHost, d.MaxIdleConnsPerHost, cmp.Or(max(d.IdleConnTimeout, 0), defaultIdleTimeout))
 	})
 	return d.p
 }
 
 func (d *Driver) limits() limits {
-	l := limits{maxLine: d.MaxReplyLine, maxListing: d.MaxListing, reuse: d.MaxIdleConnsPerHost >= 0}
-	if l.maxLine <= 0 {
-		l.maxLine = defaultMaxReplyLine
+	l := limits{
+		maxLine:    cmp.Or(max(d.MaxReplyLine, 0), defaultMaxReplyLine),
+		maxListing: cmp.Or(max(d.MaxListing, 0), defaultMaxListing),
+		reuse:      d.MaxIdleConnsPerHost >= 0,
 	}
 	l.maxReply = max(defaultMaxReply, 32*int64(l.maxLine))
-	if l.maxListing <= 0 {
-		l.maxListing = defaultMaxListing
-	}
 	return l
 }
 

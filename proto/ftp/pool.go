@@ -1,6 +1,7 @@
 package ftp
 
 import (
+	"cmp"
 	"context"
 	"slices"
 	"sync"
@@ -128,15 +129,12 @@ func (p *connPool) putIdle(c *conn) (evict *conn) {
 	if p.maxIdle < 0 {
 		return c
 	}
-	max := p.maxIdle
-	if max == 0 {
-		max = defaultMaxIdle
-	}
+	most := cmp.Or(p.maxIdle, defaultMaxIdle)
 	c.idleSince = time.Now()
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	cs := append(p.idle[c.key], c)
-	if len(cs) > max {
+	if len(cs) > most {
 		evict = cs[0]
 		cs = append(cs[:0], cs[1:]...)
 	}
