@@ -371,21 +371,3 @@ func (c *conn) activeRetr(sp *activeSpec, arg string, offset int64) (*pipedTrans
 	}
 	return &pipedTransfer{c: c, data: data, cmd: cmd}, offset, nil
 }
-
-// activeList runs a listing command (LIST, MLSD or NLST, with arg when
-// not empty) in active mode, reading the listing into c.cap (which the
-// caller set) and the completion reply, as pipelinedList does.
-func (c *conn) activeList(sp *activeSpec, verb, arg string) error {
-	if err := proto.CheckArg(arg); err != nil {
-		return fmt.Errorf("ftp: %s: %w", verb, err)
-	}
-	cmd, line := verb, verb
-	if arg != "" {
-		cmd, line = displayCmd(verb, arg), verb+" "+arg
-	}
-	data, _, err := c.activeOpen(sp, line, cmd, 0)
-	if err != nil {
-		return err
-	}
-	return c.drainListing(data, cmd)
-}

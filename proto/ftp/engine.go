@@ -365,21 +365,37 @@ func (c *conn) plainRetr(arg string, offset int64) (*pipedTransfer, int64, error
 }
 
 // plainList runs a listing command (LIST, MLSD or NLST, with arg when not
-// empty) in passive mode, not pipelined, reading the listing into c.cap
-// (which the caller set) and the completion reply, as pipelinedList does.
-func (c *conn) plainList(verb, arg string) error {
-	if err := proto.CheckArg(arg); err != nil {
-		return fmt.Errorf("ftp: %s: %w", verb, err)
+// empty) in active mode when sp is set, else in passive mode, not
+// pipelined, reading the listing into c.cap (which the caller set) and
+// the completion reply, as pipelinedList does.
+func (c *conn) plainList(sp *activeSpec, verb, arg string) error {
+	cmd, line, err := listCmd(verb, arg)
+	if err != nil {
+		return err
 	}
-	cmd, line := verb, verb
-	if arg != "" {
-		cmd, line = displayCmd(verb, arg), verb+" "+arg
+	var data net.Conn
+	if sp != nil {
+		data, _, err = c.activeOpen(sp, line, cmd, 0)
+	} else {
+		data, err = c.plainOpen(line, cmd, 0)
 	}
-	data, err := c.plainOpen(line, cmd, 0)
 	if err != nil {
 		return err
 	}
 	return c.drainListing(data, cmd)
+}
+
+// listCmd checks arg and returns the listing command verb with it as
+// errors name it (cmd) and as it is sent (line): the verb alone for an
+// empty arg.
+func listCmd(verb, arg string) (cmd, line string, err error) {
+	if err := proto.CheckArg(arg); err != nil {
+		return "", "", fmt.Errorf("ftp: %s: %w", verb, err)
+	}
+	if arg == "" {
+		return verb, verb, nil
+	}
+	return displayCmd(verb, arg), verb + " " + arg, nil
 }
 
 // unasked checks that the reader holds nothing when no reply is due: a

@@ -74,7 +74,7 @@ func (d *Driver) fallbackNames(c *conn) ([]string, error) {
 		err = c.pipelinedList("NLST", "")
 	}
 	if errors.Is(err, errNoPipeline) {
-		err = c.plainList("NLST", "")
+		err = c.plainList(nil, "NLST", "")
 	}
 	raw := c.cap.text().String()
 	c.cap = nil
