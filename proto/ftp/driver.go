@@ -792,16 +792,14 @@ func (c *conn) resumeOffset(typ string, size int64) int64 {
 // transfer and the offset its data starts at (0 when the server refused
 // REST). The caller handles an error with c.fail and releases c.
 func (d *Driver) startRetr(c *conn, arg string, offset int64) (*pipedTransfer, int64, error) {
-	if sp := c.activePort(); sp != nil {
-		return c.activeRetr(sp, arg, offset)
-	}
-	if offset == 0 && d.PipelinePassive && !c.noPipeline {
+	sp := c.activePort()
+	if sp == nil && offset == 0 && d.PipelinePassive && !c.noPipeline {
 		t, err := c.pipelinedRetr(arg, !c.req.Options.FTP.NoSendAhead)
 		if !errors.Is(err, errNoPipeline) {
 			return t, 0, err
 		}
 	}
-	return c.plainRetr(arg, offset)
+	return c.plainRetr(sp, arg, offset)
 }
 
 // converts reports whether the data of a retrieval in type typ, just

@@ -344,14 +344,22 @@ func (c *conn) plainOpen(line, cmd string, offset int64) (net.Conn, error) {
 	return data, nil
 }
 
-// plainRetr starts the retrieval of arg from offset in passive mode, not
-// pipelined, and returns the offset the data starts at: 0 when the
-// server refused REST (it is then asked again from the start).
-func (c *conn) plainRetr(arg string, offset int64) (*pipedTransfer, int64, error) {
+// plainRetr starts the retrieval of arg from offset, not pipelined: in
+// active mode when sp is set, else in passive mode. It returns the
+// offset the data starts at: 0 when the server refused REST (in passive
+// mode it is then asked again from the start).
+func (c *conn) plainRetr(sp *activeSpec, arg string, offset int64) (*pipedTransfer, int64, error) {
 	if err := proto.CheckArg(arg); err != nil {
 		return nil, 0, fmt.Errorf("ftp: RETR: %w", err)
 	}
 	cmd := displayCmd("RETR", arg)
+	if sp != nil {
+		data, offset, err := c.activeOpen(sp, "RETR "+arg, cmd, offset)
+		if err != nil {
+			return nil, 0, err
+		}
+		return &pipedTransfer{c: c, data: data, cmd: cmd}, offset, nil
+	}
 	data, err := c.plainOpen("RETR "+arg, cmd, offset)
 	if err != nil && offset > 0 && c.w.lastVerb == "REST" && replyCode(err) != 0 {
 		c.w.note("REST %d refused (%v): restarting from 0", offset, err)
