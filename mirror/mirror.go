@@ -1099,18 +1099,14 @@ func (r *run) excluded(rel string, isDir bool) bool {
 // excludedBy is run.excluded with the options opts.
 func excludedBy(opts *Options, rel string, isDir bool) bool {
 	base := path.Base(rel)
-	match := func(globs []string) bool {
-		for _, g := range globs {
-			if ok, _ := path.Match(g, rel); ok {
-				return true
-			}
-			if ok, _ := path.Match(g, base); ok {
-				return true
-			}
+	match := func(g string) bool {
+		ok, _ := path.Match(g, rel)
+		if !ok {
+			ok, _ = path.Match(g, base)
 		}
-		return false
+		return ok
 	}
-	if match(opts.Exclude) {
+	if slices.ContainsFunc(opts.Exclude, match) {
 		return true
 	}
 	if !isDir && opts.Shards > 1 && ShardOf(rel, opts.Shards) != opts.Shard {
@@ -1119,7 +1115,7 @@ func excludedBy(opts *Options, rel string, isDir bool) bool {
 	if isDir || len(opts.Include) == 0 {
 		return false
 	}
-	return !match(opts.Include)
+	return !slices.ContainsFunc(opts.Include, match)
 }
 
 // request returns a copy of the template request with the per-call
