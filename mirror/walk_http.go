@@ -2,6 +2,7 @@ package mirror
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -28,10 +29,7 @@ func newHTTPWalker(u *uri.URL) (*httpWalker, error) {
 	if _, err := u.HTTP(); errors.Is(err, uri.ErrOtherScheme) {
 		return nil, err
 	}
-	p := u.Path
-	if p == "" {
-		p = "/"
-	}
+	p := cmp.Or(u.Path, "/")
 	if !strings.HasSuffix(p, "/") {
 		p = p[:strings.LastIndexByte(p, '/')+1]
 	}

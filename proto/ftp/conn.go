@@ -1,6 +1,7 @@
 package ftp
 
 import (
+	"cmp"
 	"context"
 	"crypto/tls"
 	"errors"
@@ -318,13 +319,7 @@ func (c *conn) fail(what string, err error) error {
 	if errors.As(err, &ce) {
 		return err
 	}
-	cmd := c.w.lastCmd
-	if what != "" {
-		cmd = what
-	}
-	if cmd == "" {
-		cmd = "greeting"
-	}
+	cmd := cmp.Or(what, c.w.lastCmd, "greeting")
 	if errors.Is(err, io.EOF) && replyCode(err) == 0 || c.cutLine(err) {
 		// The control connection ended where a reply was due: lost
 		// (exit 5, retried), not a bare EOF (exit 1).
