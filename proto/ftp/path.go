@@ -1,6 +1,7 @@
 package ftp
 
 import (
+	"cmp"
 	"fmt"
 	"net/textproto"
 	"slices"
@@ -39,10 +40,7 @@ func (pl plan) args() []string { return append(slices.Clip(pl.cwd), pl.arg) }
 // directory. Every argument is checked with proto.CheckArg. An unknown
 // Options.FTP.Method or Options.FTP.Stat is an error.
 func makePlan(p *uri.FTPPath, req *proto.Request) (plan, error) {
-	method := req.Options.FTP.Method
-	if method == proto.MethodDefault {
-		method = proto.MethodMultiCWD
-	}
+	method := cmp.Or(req.Options.FTP.Method, proto.MethodMultiCWD) // MethodDefault is ""
 	switch s := req.Options.FTP.Stat; s {
 	case proto.StatAll, proto.StatSize, proto.StatNone, proto.StatTime:
 	default:
@@ -57,12 +55,8 @@ func makePlan(p *uri.FTPPath, req *proto.Request) (plan, error) {
 		pl.act = actList
 	default:
 		pl.act = actRetr
-		switch p.Type {
-		case "a":
-			pl.typ = "A"
-		case "i":
-			pl.typ = "I"
-		default:
+		pl.typ = strings.ToUpper(p.Type) // ;type=a or ;type=i: "A" or "I"
+		if p.Type == "" {
 			pl.typ = "I"
 			if !req.Options.FTP.Binary && req.Offset == 0 {
 				pl.typ, pl.guessed = GuessType(p.Name), true
