@@ -195,22 +195,15 @@ func (c *conn) modTime(arg string) (time.Time, error) {
 // withTime and FEAT offers it) of name. A refusal leaves the value
 // unknown (-1, the zero time); only a failed connection is an error.
 func (c *conn) fileFacts(name string, withSize, withTime bool) (size int64, mtime time.Time, err error) {
+	// size and modTime give -1 and the zero time with any error.
 	size = -1
 	if withSize {
-		n, err := c.size(name)
-		switch {
-		case err == nil:
-			size = n
-		case replyCode(err) == 0 && isConnError(err):
+		if size, err = c.size(name); replyCode(err) == 0 && isConnError(err) {
 			return -1, mtime, c.fail("", err)
 		}
 	}
 	if withTime && c.feat.has("MDTM") {
-		t, err := c.modTime(name)
-		switch {
-		case err == nil:
-			mtime = t
-		case replyCode(err) == 0 && isConnError(err):
+		if mtime, err = c.modTime(name); replyCode(err) == 0 && isConnError(err) {
 			return -1, mtime, c.fail("", err)
 		}
 	}
