@@ -649,10 +649,7 @@ func (c *conn) stayThen(pl plan, ahead []string) ([]string, error) {
 	if len(pl.cwd) > 0 {
 		c.w.note("already in the directory of the previous URL")
 	}
-	if len(ahead) > 0 {
-		return c.cwdAtOnce(nil, false, ahead)
-	}
-	return nil, nil
+	return c.cwdAtOnce(nil, false, ahead) // nothing sent when ahead is empty
 }
 
 // sharedDirs is how many of the CWDs of pl c has already made: those of
