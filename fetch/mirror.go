@@ -1,6 +1,7 @@
 package fetch
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -91,12 +92,8 @@ func (c *Client) Mirror(ctx context.Context, rawURL, dir string, opts MirrorOpti
 	f := &mirrorFetcher{c: c, start: u}
 	if d, ok := c.registry().Lookup(u.Scheme); ok {
 		if r, ok := d.(proto.Runner); ok {
-			jobs := opts.Jobs
-			if jobs <= 0 {
-				jobs = mirror.DefaultJobs
-			}
 			// The run's own pool, closed at its end.
-			f.own = r.ForRun(jobs, c.MaxHostConns)
+			f.own = r.ForRun(cmp.Or(max(opts.Jobs, 0), mirror.DefaultJobs), c.MaxHostConns)
 			if ic, ok := f.own.(proto.IdleCloser); ok {
 				defer ic.CloseIdleConnections()
 			}

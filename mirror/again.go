@@ -108,47 +108,22 @@ func (r *run) waitAgain(ctx context.Context, a *attempt, err error) bool {
 }
 
 // listAgain lists d, trying again as the policy says (or once, with no
-// policy) when the listing fails.
+// policy) when the listing fails (next). A listing whose connection the
+// run gave up (shrink) is made again at once, uncounted; bounded: each
+// one gave up one of the run's Jobs slots. Without a policy, the one
+// more attempt is the last, whatever its failure.
 func (r *run) listAgain(ctx context.Context, d dirJob) (*listing, error) {
-	l, err := r.list(ctx, d)
-	var se *shrunkError
-	for errors.As(err, &se) && ctx.Err() == nil {
-		// Bounded: each one gave up one of the run's Jobs slots.
-		l, err = r.list(ctx, d)
-	}
-	p := r.opts.Retry
-	if p == nil {
-		if retryable(ctx, err) {
+	var a attempt
+	for n := 1; ; n++ {
+		l, err := r.list(ctx, d)
+		var se *shrunkError
+		for errors.As(err, &se) && ctx.Err() == nil && !a.retried {
 			l, err = r.list(ctx, d)
-			return l, retry.Tried(err, 2)
 		}
-		return l, err
+		if err == nil || !r.waitAgain(ctx, &a, err) {
+			return l, retry.Tried(err, n)
+		}
 	}
-	var first time.Time
-	n := 1 // attempts so far
-	for err != nil && ctx.Err() == nil {
-		if errors.As(err, &se) {
-			l, err = r.list(ctx, d)
-			continue
-		}
-		if !retry.Transient(err) {
-			break
-		}
-		if n == 1 {
-			first = time.Now()
-		}
-		delay := p.Delay(n, err)
-		if !p.Allow(n, first, delay) {
-			break
-		}
-		p.Announce(n, delay, err)
-		if retry.Wait(ctx, delay) != nil {
-			break
-		}
-		n++
-		l, err = r.list(ctx, d)
-	}
-	return l, retry.Tried(err, n)
 }
 
 // shrunkError is a connection refused for their number (proto.ErrBusy)

@@ -1,6 +1,7 @@
 package mirror
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"slices"
@@ -48,11 +49,7 @@ type bounds struct {
 }
 
 func newBounds(o Options) *bounds {
-	b := &bounds{maxDepth: o.MaxDepth, maxFiles: o.MaxFiles, quota: o.Quota}
-	if b.maxDepth == 0 {
-		b.maxDepth = DefaultMaxDepth
-	}
-	return b
+	return &bounds{maxDepth: cmp.Or(o.MaxDepth, DefaultMaxDepth), maxFiles: o.MaxFiles, quota: o.Quota}
 }
 
 // reach records name as the bound reached, unless one was before.

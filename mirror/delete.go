@@ -3,6 +3,7 @@ package mirror
 import (
 	"context"
 	"io/fs"
+	"slices"
 	"sort"
 	"strings"
 )
@@ -69,12 +70,7 @@ func (r *run) deleteStale(ctx context.Context) {
 // this run, or lies below one: what the remote side holds there is unknown.
 // Every path lies below the starting directory ("").
 func (r *run) belowUnlistable(p string) bool {
-	for _, d := range r.unlistable {
-		if d == "" || p == d || strings.HasPrefix(p, d+"/") {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc(r.unlistable, func(d string) bool { return d == "" || p == d || strings.HasPrefix(p, d+"/") })
 }
 
 // hiddenFrom reports whether p is, or lies below, a name beginning with a

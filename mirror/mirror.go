@@ -13,6 +13,7 @@
 package mirror
 
 import (
+	"cmp"
 	"context"
 	"crypto/sha256"
 	"encoding/binary"
@@ -422,10 +423,7 @@ func Run(ctx context.Context, f Fetcher, start *uri.URL, dir string, opts Option
 		return sum, err
 	}
 	m.setSource(start.Redacted())
-	jobs := opts.Jobs
-	if jobs <= 0 {
-		jobs = DefaultJobs
-	}
+	jobs := cmp.Or(max(opts.Jobs, 0), DefaultJobs)
 	r := &run{
 		f: f, w: w, root: root, m: m, opts: opts, sum: sum, jobs: jobs, dirs: newDirs(root),
 		slots: make(chan struct{}, jobs), refused: make(chan struct{}), seen: newPathSet(), reported: map[string]bool{}, menus: map[string]menuRead{},
@@ -811,10 +809,7 @@ func (r *run) startSaver() func() {
 	if r.opts.DryRun {
 		return func() {}
 	}
-	every := r.opts.SaveEvery
-	if every <= 0 {
-		every = 2 * time.Second
-	}
+	every := cmp.Or(max(r.opts.SaveEvery, 0), 2*time.Second)
 	done := make(chan struct{})
 	var wg sync.WaitGroup
 	wg.Add(1)
@@ -867,8 +862,7 @@ func (r *run) walk(ctx context.Context, dirs *queue[dirJob], files *queue[remote
 		}
 		return &ListError{URL: start.url.Redacted(), Err: err}
 	}
-	pending := &r.outstanding // directories and files queued and not yet done
-	r.take(start, l, dirs, files, pending)
+	r.take(start, l, dirs, files)
 	var listers sync.WaitGroup
 	for range r.jobs {
 		listers.Add(1)
@@ -879,14 +873,14 @@ func (r *run) walk(ctx context.Context, dirs *queue[dirJob], files *queue[remote
 				if !ok {
 					return
 				}
-				if !r.visit(ctx, d, dirs, files, pending) {
+				if !r.visit(ctx, d, dirs, files) {
 					r.unlisted.Add(-1)
 				}
-				pending.Done()
+				r.outstanding.Done()
 			}
 		}()
 	}
-	pending.Wait()
+	r.outstanding.Wait()
 	dirs.close()
 	listers.Wait()
 	return ctx.Err()
@@ -902,7 +896,7 @@ func (r *run) lastFiles(files *queue[remoteFile]) bool {
 
 // visit lists one directory below the start and takes what it holds;
 // queued is whether its files were queued (queueEntries).
-func (r *run) visit(ctx context.Context, d dirJob, dirs *queue[dirJob], files *queue[remoteFile], pending *sync.WaitGroup) (queued bool) {
+func (r *run) visit(ctx context.Context, d dirJob, dirs *queue[dirJob], files *queue[remoteFile]) (queued bool) {
 	if ctx.Err() != nil || r.beyondBound(d) {
 		return false
 	}
@@ -917,7 +911,7 @@ func (r *run) visit(ctx context.Context, d dirJob, dirs *queue[dirJob], files *q
 		r.sum.add(EntryReport{Path: d.rel, URL: d.url.Redacted(), Status: StatusFailed, Reason: "cannot list the directory: " + err.Error()})
 		return false
 	}
-	return r.take(d, l, dirs, files, pending)
+	return r.take(d, l, dirs, files)
 }
 
 // list fetches one listing on a connection slot.
@@ -942,7 +936,7 @@ func (r *run) list(ctx context.Context, d dirJob) (*listing, error) {
 // take makes the local directory of d, keeps a gopher menu, reports the
 // skipped entries and queues the subdirectories and files not seen before
 // (queued: not when d is taken for a link above it).
-func (r *run) take(d dirJob, l *listing, dirs *queue[dirJob], files *queue[remoteFile], pending *sync.WaitGroup) (queued bool) {
+func (r *run) take(d dirJob, l *listing, dirs *queue[dirJob], files *queue[remoteFile]) (queued bool) {
 	s, ok := summed(d, l)
 	if ok {
 		if i := slices.IndexFunc(d.above, func(a listingSum) bool { return a.unique == s.unique && a.sum == s.sum }); i >= 0 {
@@ -975,7 +969,7 @@ func (r *run) take(d dirJob, l *listing, dirs *queue[dirJob], files *queue[remot
 	if ok {
 		chain = append(slices.Clip(d.above), s)
 	}
-	r.queueEntries(d, l, chain, dirs, files, pending)
+	r.queueEntries(d, l, chain, dirs, files)
 	return true
 }
 
@@ -983,13 +977,13 @@ func (r *run) take(d dirJob, l *listing, dirs *queue[dirJob], files *queue[remot
 // not excluded and not taken before, directories first: of a directory
 // and a file of one name in a listing, the directory is kept (claim).
 // Links are kept for the end of the walk (placeLinks).
-func (r *run) queueEntries(d dirJob, l *listing, chain []listingSum, dirs *queue[dirJob], files *queue[remoteFile], pending *sync.WaitGroup) {
+func (r *run) queueEntries(d dirJob, l *listing, chain []listingSum, dirs *queue[dirJob], files *queue[remoteFile]) {
 	for _, sub := range l.dirs {
 		if r.excluded(sub.rel, true) || !r.claim(sub.rel, entryKind{dir: true}, func() *uri.URL { return sub.url }) {
 			continue
 		}
 		sub.above, sub.depth = chain, d.depth+1
-		pending.Add(1)
+		r.outstanding.Add(1)
 		r.unlisted.Add(1)
 		dirs.push(sub)
 	}
@@ -1122,18 +1116,14 @@ func (r *run) excluded(rel string, isDir bool) bool {
 // excludedBy is run.excluded with the options opts.
 func excludedBy(opts *Options, rel string, isDir bool) bool {
 	base := path.Base(rel)
-	match := func(globs []string) bool {
-		for _, g := range globs {
-			if ok, _ := path.Match(g, rel); ok {
-				return true
-			}
-			if ok, _ := path.Match(g, base); ok {
-				return true
-			}
+	match := func(g string) bool {
+		ok, _ := path.Match(g, rel)
+		if !ok {
+			ok, _ = path.Match(g, base)
 		}
-		return false
+		return ok
 	}
-	if match(opts.Exclude) {
+	if slices.ContainsFunc(opts.Exclude, match) {
 		return true
 	}
 	if !isDir && opts.Shards > 1 && ShardOf(rel, opts.Shards) != opts.Shard {
@@ -1142,7 +1132,7 @@ func excludedBy(opts *Options, rel string, isDir bool) bool {
 	if isDir || len(opts.Include) == 0 {
 		return false
 	}
-	return !match(opts.Include)
+	return !slices.ContainsFunc(opts.Include, match)
 }
 
 // request returns a copy of the template request with the per-call
@@ -1150,9 +1140,7 @@ func excludedBy(opts *Options, rel string, isDir bool) bool {
 func (r *run) request(opts proto.Options) *proto.Request {
 	req := r.opts.Request
 	req.Options = req.Options.Merge(opts)
-	if req.Options.ListingCap <= 0 {
-		req.Options.ListingCap = r.opts.ListingCap
-	}
+	req.Options.ListingCap = cmp.Or(max(req.Options.ListingCap, 0), r.opts.ListingCap)
 	return &req
 }
 

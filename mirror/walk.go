@@ -1,6 +1,7 @@
 package mirror
 
 import (
+	"cmp"
 	"context"
 	"crypto/sha256"
 	"errors"
@@ -150,10 +151,7 @@ func drainListing(ctx context.Context, f Fetcher, req *proto.Request, u *uri.URL
 
 // listingCap is the most bytes of a listing that req reads.
 func listingCap(req *proto.Request) int64 {
-	if req.Options.ListingCap > 0 {
-		return req.Options.ListingCap
-	}
-	return proto.DefaultListingCap
+	return cmp.Or(max(req.Options.ListingCap, 0), proto.DefaultListingCap)
 }
 
 // readListing reads body to its end, failing with an error wrapping

@@ -2,6 +2,7 @@ package mirror
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -28,20 +29,15 @@ func newHTTPWalker(u *uri.URL) (*httpWalker, error) {
 	if _, err := u.HTTP(); errors.Is(err, uri.ErrOtherScheme) {
 		return nil, err
 	}
-	p := u.Path
-	if p == "" {
-		p = "/"
-	}
+	p := cmp.Or(u.Path, "/")
 	if !strings.HasSuffix(p, "/") {
 		p = p[:strings.LastIndexByte(p, '/')+1]
 	}
-	w := &httpWalker{start: withPath(u, p)}
 	root, ok := pathSegments(p)
 	if !ok {
 		return nil, fmt.Errorf("mirror: the path %q has a bad escape", p)
 	}
-	w.root = root
-	return w, nil
+	return &httpWalker{start: withPath(u, p), root: root}, nil
 }
 
 func (w *httpWalker) startURL() *uri.URL { return w.start }
@@ -168,13 +164,8 @@ func (w *httpWalker) entry(base *uri.URL, href string) (indexEntry, bool) {
 		return indexEntry{}, false
 	}
 	segs, ok := pathSegments(u.Path)
-	if !ok || len(segs) <= len(w.root) {
+	if !ok || len(segs) <= len(w.root) || !slices.Equal(segs[:len(w.root)], w.root) {
 		return indexEntry{}, false
-	}
-	for i, s := range w.root {
-		if segs[i] != s {
-			return indexEntry{}, false
-		}
 	}
 	names := segs[len(w.root):]
 	e := indexEntry{

@@ -357,35 +357,3 @@ func (c *conn) acceptPeer(ln net.Listener) (net.Conn, error) {
 	}
 	return conn, nil
 }
-
-// activeRetr starts the retrieval of arg in active mode, from offset (0
-// when the server refused REST).
-func (c *conn) activeRetr(sp *activeSpec, arg string, offset int64) (*pipedTransfer, int64, error) {
-	if err := proto.CheckArg(arg); err != nil {
-		return nil, 0, fmt.Errorf("ftp: RETR: %w", err)
-	}
-	cmd := displayCmd("RETR", arg)
-	data, offset, err := c.activeOpen(sp, "RETR "+arg, cmd, offset)
-	if err != nil {
-		return nil, 0, err
-	}
-	return &pipedTransfer{c: c, data: data, cmd: cmd}, offset, nil
-}
-
-// activeList runs a listing command (LIST, MLSD or NLST, with arg when
-// not empty) in active mode, reading the listing into c.cap (which the
-// caller set) and the completion reply, as pipelinedList does.
-func (c *conn) activeList(sp *activeSpec, verb, arg string) error {
-	if err := proto.CheckArg(arg); err != nil {
-		return fmt.Errorf("ftp: %s: %w", verb, err)
-	}
-	cmd, line := verb, verb
-	if arg != "" {
-		cmd, line = displayCmd(verb, arg), verb+" "+arg
-	}
-	data, _, err := c.activeOpen(sp, line, cmd, 0)
-	if err != nil {
-		return err
-	}
-	return c.drainListing(data, cmd)
-}

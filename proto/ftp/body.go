@@ -180,7 +180,7 @@ func (b *body) finish() error {
 			// data connection broke under it): the file is there,
 			// the transfer was cut. Not "not found": another attempt
 			// may get it all.
-			cerr = fmt.Errorf("transfer ended after %d of %d bytes, then %d %s: %w", b.raw.n, b.want, code, termtext.Escape(replyMsg(cerr), traceMax), io.ErrUnexpectedEOF)
+			cerr = fmt.Errorf("transfer ended after %s, then %d %s: %w", b.got(), code, termtext.Escape(replyMsg(cerr), traceMax), io.ErrUnexpectedEOF)
 		case code > 0 && code < 200:
 			// A second preliminary reply where the completion reply
 			// was due (RFC 959 section 4.2: after 1yz comes 2yz, 4yz
@@ -188,11 +188,7 @@ func (b *body) finish() error {
 			// broke under it: "150 0.004 seconds (measured here)...",
 			// its transfer report under the code of the reply before.
 			// Nothing says the file came whole: cut, as above.
-			n := fmt.Sprintf("%d bytes", b.raw.n)
-			if b.want >= 0 {
-				n = fmt.Sprintf("%d of %d bytes", b.raw.n, b.want)
-			}
-			cerr = fmt.Errorf("transfer ended after %s, then %d %s where the completion reply was due: %w", n, code, termtext.Escape(replyMsg(cerr), traceMax), io.ErrUnexpectedEOF)
+			cerr = fmt.Errorf("transfer ended after %s, then %d %s where the completion reply was due: %w", b.got(), code, termtext.Escape(replyMsg(cerr), traceMax), io.ErrUnexpectedEOF)
 		case code == 0 && (errors.Is(cerr, io.EOF) || errors.Is(cerr, syscall.ECONNRESET)):
 			// The control connection ended where the completion
 			// reply was due: a server that went away, or a NAT or
@@ -202,19 +198,15 @@ func (b *body) finish() error {
 			// every byte counted, nothing says the file came whole;
 			// the connection is lost (exit 5, not 1), and a retry
 			// resumes at the end and finds nothing left.
-			n := fmt.Sprintf("%d bytes", b.raw.n)
-			if b.want >= 0 {
-				n = fmt.Sprintf("%d of %d bytes", b.raw.n, b.want)
-			}
 			how := "the server closed the control connection"
 			if errors.Is(cerr, syscall.ECONNRESET) {
 				how = "the control connection was reset"
 			}
-			cerr = fmt.Errorf("%s after %s, before its completion reply: %w", how, n, io.ErrUnexpectedEOF)
+			cerr = fmt.Errorf("%s after %s, before its completion reply: %w", how, b.got(), io.ErrUnexpectedEOF)
 		}
 		err = c.fail(b.cmd, cerr)
 	} else if b.want >= 0 && b.raw.n < b.want {
-		err = &CommandError{Cmd: b.cmd, Err: fmt.Errorf("transfer ended after %d of %d bytes: %w", b.raw.n, b.want, io.ErrUnexpectedEOF)}
+		err = &CommandError{Cmd: b.cmd, Err: fmt.Errorf("transfer ended after %s: %w", b.got(), io.ErrUnexpectedEOF)}
 	}
 	b.c = nil
 	b.d.release(c)
@@ -222,6 +214,14 @@ func (b *body) finish() error {
 		return err
 	}
 	return io.EOF
+}
+
+// got is how many bytes came, and of how many when that is known.
+func (b *body) got() string {
+	if b.want >= 0 {
+		return fmt.Sprintf("%d of %d bytes", b.raw.n, b.want)
+	}
+	return fmt.Sprintf("%d bytes", b.raw.n)
 }
 
 // abort ends a transfer that failed on the data connection, or that the

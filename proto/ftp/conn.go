@@ -1,6 +1,7 @@
 package ftp
 
 import (
+	"cmp"
 	"context"
 	"crypto/tls"
 	"errors"
@@ -318,13 +319,7 @@ func (c *conn) fail(what string, err error) error {
 	if errors.As(err, &ce) {
 		return err
 	}
-	cmd := c.w.lastCmd
-	if what != "" {
-		cmd = what
-	}
-	if cmd == "" {
-		cmd = "greeting"
-	}
+	cmd := cmp.Or(what, c.w.lastCmd, "greeting")
 	if errors.Is(err, io.EOF) && replyCode(err) == 0 || c.cutLine(err) {
 		// The control connection ended where a reply was due: lost
 		// (exit 5, retried), not a bare EOF (exit 1).
@@ -654,10 +649,7 @@ func (c *conn) stayThen(pl plan, ahead []string) ([]string, error) {
 	if len(pl.cwd) > 0 {
 		c.w.note("already in the directory of the previous URL")
 	}
-	if len(ahead) > 0 {
-		return c.cwdAtOnce(nil, false, ahead)
-	}
-	return nil, nil
+	return c.cwdAtOnce(nil, false, ahead) // nothing sent when ahead is empty
 }
 
 // sharedDirs is how many of the CWDs of pl c has already made: those of

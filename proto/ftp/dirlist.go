@@ -105,14 +105,14 @@ func (l *dirList) once() (text, error) {
 	c.cap = l.capture()
 	err := errNoPipeline
 	if sp := c.activePort(); sp != nil {
-		err = c.activeList(sp, l.verb, l.arg)
+		err = c.plainList(sp, l.verb, l.arg)
 	} else if (l.d.PipelinePassive || l.own) && !c.noPipeline {
 		err = c.pipelinedList(l.verb, l.arg)
 	}
 	switch {
 	case !errors.Is(err, errNoPipeline), l.own:
 	default:
-		err = c.plainList(l.verb, l.arg)
+		err = c.plainList(nil, l.verb, l.arg)
 	}
 	raw := c.cap.text()
 	c.cap = nil

@@ -2,6 +2,7 @@ package ftp
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"crypto/tls"
 	"errors"
@@ -123,24 +124,18 @@ var (
 
 func (d *Driver) pool() *connPool {
 	d.once.Do(func() {
-		t := d.IdleConnTimeout
-		if t <= 0 {
-			t = defaultIdleTimeout
-		}
-		d.p = newPool(d.MaxConnsPerHost, d.MaxIdleConnsPerHost, t)
+		d.p = newPool(d.MaxConnsPerHost, d.MaxIdleConnsPerHost, cmp.Or(max(d.IdleConnTimeout, 0), defaultIdleTimeout))
 	})
 	return d.p
 }
 
 func (d *Driver) limits() limits {
-	l := limits{maxLine: d.MaxReplyLine, maxListing: d.MaxListing, reuse: d.MaxIdleConnsPerHost >= 0}
-	if l.maxLine <= 0 {
-		l.maxLine = defaultMaxReplyLine
+	l := limits{
+		maxLine:    cmp.Or(max(d.MaxReplyLine, 0), defaultMaxReplyLine),
+		maxListing: cmp.Or(max(d.MaxListing, 0), defaultMaxListing),
+		reuse:      d.MaxIdleConnsPerHost >= 0,
 	}
 	l.maxReply = max(defaultMaxReply, 32*int64(l.maxLine))
-	if l.maxListing <= 0 {
-		l.maxListing = defaultMaxListing
-	}
 	return l
 }
 
@@ -388,7 +383,7 @@ func (d *Driver) open(ctx context.Context, u *uri.URL, dir []string, req *proto.
 		if c == nil {
 			break
 		}
-		if c.mlsd && p.mlsdRefused(addr) {
+		if c.mlsd && p.refuses(addr, "MLSD") {
 			// It would list with MLSD, which this server refuses.
 			c.close()
 			continue
@@ -401,7 +396,7 @@ func (d *Driver) open(ctx context.Context, u *uri.URL, dir []string, req *proto.
 	}
 	noMLSD := ""
 	switch {
-	case p.mlsdRefused(addr):
+	case p.refuses(addr, "MLSD"):
 		noMLSD = "this server refused MLSD before"
 	case d.DisableMLSD:
 		noMLSD = "MLSD disabled (Driver.DisableMLSD)"
@@ -446,7 +441,7 @@ func (d *Driver) firstDir(req *proto.Request, mode proto.FTPTLS, dir []string) [
 // it) is closed.
 func (d *Driver) release(c *conn) {
 	p := d.pool()
-	retire := c.mlsd && p.mlsdRefused(c.addr)
+	retire := c.mlsd && p.refuses(c.addr, "MLSD")
 	if c.dirty && !c.dead && !retire {
 		if err := c.noop(); err != nil {
 			c.w.note("NOOP failed after an error: closing the connection")
@@ -638,7 +633,7 @@ func (d *Driver) listFailed(c *conn, format string, err error) error {
 	err = c.fail("", err)
 	if format == formatMLSD && (code == StatusBadCommand || code == StatusNotImplemented) {
 		c.w.note("MLSD refused (%d), though FEAT lists MLST: listing with LIST on a new connection", code)
-		d.pool().refuseMLSD(c.addr)
+		d.pool().refuse(c.addr, "MLSD")
 		return &mlsdError{err: err}
 	}
 	return err
@@ -765,7 +760,8 @@ func (c *conn) statFor(pl plan) (size int64, mtime time.Time, err error) {
 		}
 		return size, mtime, err
 	}
-	return c.stat(pl, o.Stat != proto.StatSize)
+	// SIZE in TYPE I only: in TYPE A it would count stored bytes.
+	return c.fileFacts(pl.arg, pl.typ == "I", o.Stat != proto.StatSize)
 }
 
 // notModified reports whether MDTM's time (mtime) of a retrieval with
@@ -796,16 +792,14 @@ func (c *conn) resumeOffset(typ string, size int64) int64 {
 // transfer and the offset its data starts at (0 when the server refused
 // REST). The caller handles an error with c.fail and releases c.
 func (d *Driver) startRetr(c *conn, arg string, offset int64) (*pipedTransfer, int64, error) {
-	if sp := c.activePort(); sp != nil {
-		return c.activeRetr(sp, arg, offset)
-	}
-	if offset == 0 && d.PipelinePassive && !c.noPipeline {
+	sp := c.activePort()
+	if sp == nil && offset == 0 && d.PipelinePassive && !c.noPipeline {
 		t, err := c.pipelinedRetr(arg, !c.req.Options.FTP.NoSendAhead)
 		if !errors.Is(err, errNoPipeline) {
 			return t, 0, err
 		}
 	}
-	return c.plainRetr(arg, offset)
+	return c.plainRetr(sp, arg, offset)
 }
 
 // converts reports whether the data of a retrieval in type typ, just
@@ -825,13 +819,6 @@ func (c *conn) converts(typ string, resp *proto.Response) bool {
 		return false
 	}
 	return true
-}
-
-// stat asks SIZE (in TYPE I only: in TYPE A it would count stored bytes,
-// or be refused) and, when mdtm is set, MDTM (when FEAT offers it). A
-// refusal leaves the value unknown; only a failed connection is an error.
-func (c *conn) stat(pl plan, mdtm bool) (size int64, mtime time.Time, err error) {
-	return c.fileFacts(pl.arg, pl.typ == "I", mdtm)
 }
 
 // entryBase is u's directory as a URL prefix ending in "/", with no

@@ -195,22 +195,15 @@ func (c *conn) modTime(arg string) (time.Time, error) {
 // withTime and FEAT offers it) of name. A refusal leaves the value
 // unknown (-1, the zero time); only a failed connection is an error.
 func (c *conn) fileFacts(name string, withSize, withTime bool) (size int64, mtime time.Time, err error) {
+	// size and modTime give -1 and the zero time with any error.
 	size = -1
 	if withSize {
-		n, err := c.size(name)
-		switch {
-		case err == nil:
-			size = n
-		case replyCode(err) == 0 && isConnError(err):
+		if size, err = c.size(name); replyCode(err) == 0 && isConnError(err) {
 			return -1, mtime, c.fail("", err)
 		}
 	}
 	if withTime && c.feat.has("MDTM") {
-		t, err := c.modTime(name)
-		switch {
-		case err == nil:
-			mtime = t
-		case replyCode(err) == 0 && isConnError(err):
+		if mtime, err = c.modTime(name); replyCode(err) == 0 && isConnError(err) {
 			return -1, mtime, c.fail("", err)
 		}
 	}
@@ -344,14 +337,22 @@ func (c *conn) plainOpen(line, cmd string, offset int64) (net.Conn, error) {
 	return data, nil
 }
 
-// plainRetr starts the retrieval of arg from offset in passive mode, not
-// pipelined, and returns the offset the data starts at: 0 when the
-// server refused REST (it is then asked again from the start).
-func (c *conn) plainRetr(arg string, offset int64) (*pipedTransfer, int64, error) {
+// plainRetr starts the retrieval of arg from offset, not pipelined: in
+// active mode when sp is set, else in passive mode. It returns the
+// offset the data starts at: 0 when the server refused REST (in passive
+// mode it is then asked again from the start).
+func (c *conn) plainRetr(sp *activeSpec, arg string, offset int64) (*pipedTransfer, int64, error) {
 	if err := proto.CheckArg(arg); err != nil {
 		return nil, 0, fmt.Errorf("ftp: RETR: %w", err)
 	}
 	cmd := displayCmd("RETR", arg)
+	if sp != nil {
+		data, offset, err := c.activeOpen(sp, "RETR "+arg, cmd, offset)
+		if err != nil {
+			return nil, 0, err
+		}
+		return &pipedTransfer{c: c, data: data, cmd: cmd}, offset, nil
+	}
 	data, err := c.plainOpen("RETR "+arg, cmd, offset)
 	if err != nil && offset > 0 && c.w.lastVerb == "REST" && replyCode(err) != 0 {
 		c.w.note("REST %d refused (%v): restarting from 0", offset, err)
@@ -365,21 +366,37 @@ func (c *conn) plainRetr(arg string, offset int64) (*pipedTransfer, int64, error
 }
 
 // plainList runs a listing command (LIST, MLSD or NLST, with arg when not
-// empty) in passive mode, not pipelined, reading the listing into c.cap
-// (which the caller set) and the completion reply, as pipelinedList does.
-func (c *conn) plainList(verb, arg string) error {
-	if err := proto.CheckArg(arg); err != nil {
-		return fmt.Errorf("ftp: %s: %w", verb, err)
+// empty) in active mode when sp is set, else in passive mode, not
+// pipelined, reading the listing into c.cap (which the caller set) and
+// the completion reply, as pipelinedList does.
+func (c *conn) plainList(sp *activeSpec, verb, arg string) error {
+	cmd, line, err := listCmd(verb, arg)
+	if err != nil {
+		return err
 	}
-	cmd, line := verb, verb
-	if arg != "" {
-		cmd, line = displayCmd(verb, arg), verb+" "+arg
+	var data net.Conn
+	if sp != nil {
+		data, _, err = c.activeOpen(sp, line, cmd, 0)
+	} else {
+		data, err = c.plainOpen(line, cmd, 0)
 	}
-	data, err := c.plainOpen(line, cmd, 0)
 	if err != nil {
 		return err
 	}
 	return c.drainListing(data, cmd)
+}
+
+// listCmd checks arg and returns the listing command verb with it as
+// errors name it (cmd) and as it is sent (line): the verb alone for an
+// empty arg.
+func listCmd(verb, arg string) (cmd, line string, err error) {
+	if err := proto.CheckArg(arg); err != nil {
+		return "", "", fmt.Errorf("ftp: %s: %w", verb, err)
+	}
+	if arg == "" {
+		return verb, verb, nil
+	}
+	return displayCmd(verb, arg), verb + " " + arg, nil
 }
 
 // unasked checks that the reader holds nothing when no reply is due: a

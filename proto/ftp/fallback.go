@@ -45,23 +45,18 @@ func (d *Driver) nlstFallback(c *conn, pl plan) ([]proto.Entry, error) {
 			continue
 		}
 		e := proto.Entry{Name: name, Type: proto.EntryOther, Size: -1}
-		if probed >= maxProbes || proto.CheckArg(name) != nil {
-			entries = append(entries, e)
-			continue
-		}
-		probed++
-		if err := c.probeName(pl, &e, back); err != nil {
-			return nil, err
+		if probed < maxProbes && proto.CheckArg(name) == nil {
+			probed++
+			if err := c.probeName(pl, &e, back); err != nil {
+				return nil, err
+			}
 		}
 		entries = append(entries, e)
 	}
 	if probed == maxProbes {
 		c.w.note("NLST fallback: only the first %d names were probed", maxProbes)
 	}
-	if len(entries) == 0 {
-		return nil, nil
-	}
-	return entries, nil
+	return entries, nil // nil for none
 }
 
 // fallbackNames lists the directory c is in with NLST, pipelined when the
@@ -74,7 +69,7 @@ func (d *Driver) fallbackNames(c *conn) ([]string, error) {
 		err = c.pipelinedList("NLST", "")
 	}
 	if errors.Is(err, errNoPipeline) {
-		err = c.plainList("NLST", "")
+		err = c.plainList(nil, "NLST", "")
 	}
 	raw := c.cap.text().String()
 	c.cap = nil

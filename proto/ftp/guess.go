@@ -52,8 +52,10 @@ var textNames = map[string]bool{
 	"faq":       true,
 }
 
-// guessType returns "A" when name is text by the table above, else "I".
-func guessType(name string) string {
+// GuessType returns the transfer type this package uses for a file named
+// name when its URL has no typecode and Options.FTP.Binary is false: "A"
+// (text, line ends converted) for the names in the table above, else "I".
+func GuessType(name string) string {
 	base := strings.ToLower(path.Base(name))
 	if textNames[base] || textExtensions[path.Ext(base)] {
 		return "A"
@@ -71,8 +73,3 @@ func guessType(name string) string {
 func saysBinary(msg string) bool {
 	return strings.Contains(strings.ToLower(msg), "binary mode")
 }
-
-// GuessType returns the transfer type this package uses for a file named
-// name when its URL has no typecode and Options.FTP.Binary is false: "A"
-// (text, line ends converted) for the names in the table above, else "I".
-func GuessType(name string) string { return guessType(name) }

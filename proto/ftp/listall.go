@@ -30,7 +30,7 @@ import (
 //
 // A server found to refuse LIST -a, or to take "-a" for a name (plain
 // LIST then answered with the listing), is recorded
-// (connPool.refuseListAll): its later listings send LIST. Such a listing
+// (connPool.refuse): its later listings send LIST. Such a listing
 // may lack the names that begin with a dot, and
 // Response.Listing.DotNames says so, for the caller to pass on.
 //
@@ -79,21 +79,6 @@ func listAllMiss(err error, entries, unparsed int, self bool) string {
 	}
 }
 
-// listAllRefused reports whether the server at addr refused LIST -a, or
-// took "-a" for a name, earlier.
-func (p *connPool) listAllRefused(addr string) bool {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	return p.noListAll[addr]
-}
-
-// refuseListAll records that the server at addr refuses LIST -a.
-func (p *connPool) refuseListAll(addr string) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	p.noListAll[addr] = true
-}
-
 // askAll makes the command LIST -a when ListAll asks for every name and
 // the server lists with LIST as Unix does (path, for MethodNoCWD, after
 // the option). It reports whether it did; for a server that refused the
@@ -103,7 +88,7 @@ func (l *dirList) askAll(path string) (sent bool, note string) {
 	if l.format != formatLIST || !c.req.Options.FTP.ListAll || !unixSystem(c.syst) {
 		return false, ""
 	}
-	if l.d.pool().listAllRefused(c.addr) {
+	if l.d.pool().refuses(c.addr, "LIST -a") {
 		return false, dotNamesUnlisted
 	}
 	l.arg = optArg("a", path)
@@ -135,7 +120,7 @@ func (l *dirList) allOrPlain(path string, got listed, err error) (listed, string
 		return got, "", err
 	}
 	if refused || got.n > 0 || len(got.unparsed) > 0 {
-		l.d.pool().refuseListAll(l.c.addr)
+		l.d.pool().refuse(l.c.addr, "LIST -a")
 		return got, dotNamesUnlisted, nil
 	}
 	return got, "", nil

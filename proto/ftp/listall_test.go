@@ -182,7 +182,7 @@ func TestListAllTransient(t *testing.T) {
 			if got := listCommands(f); got != tc.cmds {
 				t.Errorf("sent %q, want %q", got, tc.cmds)
 			}
-			if d.pool().listAllRefused(f.addr()) != tc.recorded {
+			if d.pool().refuses(f.addr(), "LIST -a") != tc.recorded {
 				t.Errorf("recorded as refusing LIST -a: %v, want %v", !tc.recorded, tc.recorded)
 			}
 		})

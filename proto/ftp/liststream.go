@@ -2,6 +2,7 @@ package ftp
 
 import (
 	"hash/maphash"
+	"maps"
 	"slices"
 	"strings"
 	"time"
@@ -235,10 +236,7 @@ func (s *stream) finish(rest string) (listed, error) {
 	if len(s.held) > 0 && !s.nlst {
 		q := s.p
 		q.readBefore, q.unixElsewhere = s.read, s.unixSeen
-		for c := range s.cols {
-			q.cols = append(q.cols, c)
-		}
-		slices.Sort(q.cols)
+		q.cols = slices.Sorted(maps.Keys(s.cols))
 		l := q.parseRows(s.held, nil)
 		s.held = nil
 		for _, r := range l.lines {

@@ -1,6 +1,7 @@
 package ftp
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -33,10 +34,7 @@ type creds struct {
 //   - a user and a password (even an empty one): those;
 //   - otherwise see userCredentials.
 func (d *Driver) credentials(ctx context.Context, u *uri.URL, req *proto.Request, addr string) (creds, error) {
-	email := DefaultEmail
-	if req.Options.Email != "" {
-		email = req.Options.Email
-	}
+	email := cmp.Or(req.Options.Email, DefaultEmail)
 	user := u.User.Username()
 	if user == "" {
 		login, err := netrcLogin(req.Options.Netrc, u.Hostname())

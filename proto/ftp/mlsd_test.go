@@ -115,7 +115,7 @@ func TestMLSDNotFoundIsNotRefusal(t *testing.T) {
 	if n, m := s.count("MLSD"), s.count("LIST"); m != 0 || n == 0 {
 		t.Errorf("%d MLSD, %d LIST; want MLSD only", n, m)
 	}
-	if d.pool().mlsdRefused(s.addr()) {
+	if d.pool().refuses(s.addr(), "MLSD") {
 		t.Error("the Driver recorded a refusal of MLSD")
 	}
 }

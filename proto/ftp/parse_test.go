@@ -279,8 +279,8 @@ func TestGuessType(t *testing.T) {
 		"ls-lR": "A", "dir/sub/INDEX": "A", "READ.ME": "A",
 		"README.gz": "I", "file.tar": "I", "motd": "I", "": "I", "txt": "I", "a.doc": "I",
 	} {
-		if got := guessType(name); got != want {
-			t.Errorf("guessType(%q) = %s, want %s", name, got, want)
+		if got := GuessType(name); got != want {
+			t.Errorf("GuessType(%q) = %s, want %s", name, got, want)
 		}
 	}
 }

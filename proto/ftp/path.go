@@ -1,6 +1,7 @@
 package ftp
 
 import (
+	"cmp"
 	"fmt"
 	"net/textproto"
 	"slices"
@@ -26,7 +27,7 @@ type plan struct {
 	name    string   // the file name to suggest for -O
 	act     action
 	typ     string // "A" or "I" for RETR
-	guessed bool   // typ came from guessType, not from the URL
+	guessed bool   // typ came from GuessType, not from the URL
 }
 
 // args returns every argument the plan sends: its CWDs, then the one of
@@ -39,10 +40,7 @@ func (pl plan) args() []string { return append(slices.Clip(pl.cwd), pl.arg) }
 // directory. Every argument is checked with proto.CheckArg. An unknown
 // Options.FTP.Method or Options.FTP.Stat is an error.
 func makePlan(p *uri.FTPPath, req *proto.Request) (plan, error) {
-	method := req.Options.FTP.Method
-	if method == proto.MethodDefault {
-		method = proto.MethodMultiCWD
-	}
+	method := cmp.Or(req.Options.FTP.Method, proto.MethodMultiCWD) // MethodDefault is ""
 	switch s := req.Options.FTP.Stat; s {
 	case proto.StatAll, proto.StatSize, proto.StatNone, proto.StatTime:
 	default:
@@ -57,15 +55,11 @@ func makePlan(p *uri.FTPPath, req *proto.Request) (plan, error) {
 		pl.act = actList
 	default:
 		pl.act = actRetr
-		switch p.Type {
-		case "a":
-			pl.typ = "A"
-		case "i":
-			pl.typ = "I"
-		default:
+		pl.typ = strings.ToUpper(p.Type) // ;type=a or ;type=i: "A" or "I"
+		if p.Type == "" {
 			pl.typ = "I"
 			if !req.Options.FTP.Binary && req.Offset == 0 {
-				pl.typ, pl.guessed = guessType(p.Name), true
+				pl.typ, pl.guessed = GuessType(p.Name), true
 			}
 		}
 	}

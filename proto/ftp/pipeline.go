@@ -265,16 +265,13 @@ func (c *conn) preliminary(data net.Conn, cmd string) error {
 // completion reply; the caller parses it from c.cap. It returns errNoPipeline, with nothing sent but EPSV, when
 // the server refused EPSV.
 func (c *conn) pipelinedList(verb, arg string) error {
-	if err := proto.CheckArg(arg); err != nil {
-		return fmt.Errorf("ftp: %s: %w", verb, err)
+	cmd, line, err := listCmd(verb, arg)
+	if err != nil {
+		return err
 	}
 	data, err := c.passive()
 	if err != nil {
 		return err
-	}
-	cmd, line := verb, verb
-	if arg != "" {
-		cmd, line = displayCmd(verb, arg), verb+" "+arg
 	}
 	early := c.vsftpd && c.req != nil && c.req.Options.FTP.ListAhead
 	if early {
@@ -293,7 +290,7 @@ func (c *conn) pipelinedList(verb, arg string) error {
 
 // drainListing reads a listing's data connection to its end (the bytes
 // go to c.cap as they are read), closes it, and reads the completion
-// reply; pipelinedList and activeList end with it.
+// reply; pipelinedList and plainList end with it.
 func (c *conn) drainListing(data net.Conn, cmd string) error {
 	_, err := io.Copy(io.Discard, data)
 	data.Close()

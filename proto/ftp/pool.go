@@ -1,6 +1,7 @@
 package ftp
 
 import (
+	"cmp"
 	"context"
 	"slices"
 	"sync"
@@ -29,14 +30,13 @@ type connPool struct {
 	maxIdle     int           // idle per key; <0 means none kept
 	idleTimeout time.Duration // idle connections older than this are closed
 
-	mu        sync.Mutex
-	idle      map[poolKey][]*conn
-	busy      map[poolKey]int
-	wake      map[poolKey][]chan struct{}
-	prompted  map[[2]string]string // passwords typed at the terminal, by addr and user
-	noMLSD    map[string]bool      // servers (addr) that list MLST in FEAT but refuse MLSD
-	noListAll map[string]bool      // servers (addr) that refuse LIST -a (listall.go)
-	timer     *time.Timer
+	mu       sync.Mutex
+	idle     map[poolKey][]*conn
+	busy     map[poolKey]int
+	wake     map[poolKey][]chan struct{}
+	prompted map[[2]string]string // passwords typed at the terminal, by addr and user
+	refused  map[[2]string]bool   // by addr and command: MLSD (though FEAT lists MLST), LIST -a (listall.go)
+	timer    *time.Timer
 }
 
 func newPool(maxConns, maxIdle int, idleTimeout time.Duration) *connPool {
@@ -48,8 +48,7 @@ func newPool(maxConns, maxIdle int, idleTimeout time.Duration) *connPool {
 		busy:        map[poolKey]int{},
 		wake:        map[poolKey][]chan struct{}{},
 		prompted:    map[[2]string]string{},
-		noMLSD:      map[string]bool{},
-		noListAll:   map[string]bool{},
+		refused:     map[[2]string]bool{},
 	}
 }
 
@@ -130,15 +129,12 @@ func (p *connPool) putIdle(c *conn) (evict *conn) {
 	if p.maxIdle < 0 {
 		return c
 	}
-	max := p.maxIdle
-	if max == 0 {
-		max = defaultMaxIdle
-	}
+	most := cmp.Or(p.maxIdle, defaultMaxIdle)
 	c.idleSince = time.Now()
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	cs := append(p.idle[c.key], c)
-	if len(cs) > max {
+	if len(cs) > most {
 		evict = cs[0]
 		cs = append(cs[:0], cs[1:]...)
 	}
@@ -223,17 +219,18 @@ func (p *connPool) remember(addr, user, pass string, ok bool) {
 	}
 }
 
-// mlsdRefused reports whether the server at addr refused MLSD earlier.
-func (p *connPool) mlsdRefused(addr string) bool {
+// refuses reports whether the server at addr refused cmd ("MLSD", or
+// "LIST -a" or took "-a" for a name) earlier.
+func (p *connPool) refuses(addr, cmd string) bool {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	return p.noMLSD[addr]
+	return p.refused[[2]string{addr, cmd}]
 }
 
-// refuseMLSD records that the server at addr refuses MLSD: connections
-// dialled from now on list with LIST.
-func (p *connPool) refuseMLSD(addr string) {
+// refuse records that the server at addr refuses cmd: for "MLSD",
+// connections dialled from now on list with LIST.
+func (p *connPool) refuse(addr, cmd string) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	p.noMLSD[addr] = true
+	p.refused[[2]string{addr, cmd}] = true
 }

@@ -3,6 +3,7 @@ package ftp
 import (
 	"errors"
 	"net/textproto"
+	"slices"
 	"strings"
 
 	"github.com/rfc1738/fetch/proto"
@@ -183,17 +184,9 @@ func tooManyText(msg string) bool {
 // but may not be read. Text that speaks of absence wins.
 func permissionText(msg string) bool {
 	m := strings.ToLower(msg)
-	for _, w := range []string{"no such", "not exist", "not found", "doesn't exist"} {
-		if strings.Contains(m, w) {
-			return false
-		}
-	}
-	for _, w := range []string{"permission", "denied", "not allowed", "forbidden", "not authorized", "not authorised"} {
-		if strings.Contains(m, w) {
-			return true
-		}
-	}
-	return false
+	says := func(w string) bool { return strings.Contains(m, w) }
+	return !slices.ContainsFunc([]string{"no such", "not exist", "not found", "doesn't exist"}, says) &&
+		slices.ContainsFunc([]string{"permission", "denied", "not allowed", "forbidden", "not authorized", "not authorised"}, says)
 }
 
 // cmdError builds the CommandError for err, the failure of cmd. A reply

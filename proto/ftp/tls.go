@@ -147,12 +147,10 @@ func (c *conn) protect() error {
 	}
 	for _, cmd := range []string{"PBSZ 0", "PROT P"} {
 		if _, _, err := c.reply(2); err != nil {
-			if replyCode(err) != 0 {
+			if replyCode(err) != 0 && cmd == "PBSZ 0" {
 				// A server that took AUTH TLS but refuses to protect
 				// the data: read what is still owed, and fail.
-				if cmd == "PBSZ 0" {
-					c.reply(0)
-				}
+				c.reply(0)
 			}
 			return c.fail(cmd, err)
 		}

@@ -1,6 +1,9 @@
 package ftp
 
-import "strings"
+import (
+	"slices"
+	"strings"
+)
 
 // Directories the server could not read
 //
@@ -44,12 +47,7 @@ var unreadableTexts = []string{
 // listing, says the server could not read the directory.
 func unreadableReply(text string) bool {
 	t := strings.ToLower(text)
-	for _, u := range unreadableTexts {
-		if strings.Contains(t, u) {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc(unreadableTexts, func(u string) bool { return strings.Contains(t, u) })
 }
 
 // deniedLines reports whether the lines of a listing that fit no layout,
