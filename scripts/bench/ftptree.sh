@@ -123,7 +123,7 @@ for ((d = 0; d < dirs; d++)); do
 done
 touch -d '2026-11-01 12:00:00' "$tree"/*/* "$tree"/*
 chmod -R a+rX "$tree"
-want=$(cd "$tree" && find . -type f | LC_ALL=C sort | xargs sha256sum | sha256sum | cut -d' ' -f1)
+want=$(tree_digest "$tree")
 
 # commands TOOL ADDR DST: the command line of one client.
 commands() {
@@ -136,11 +136,7 @@ commands() {
 }
 
 # intact DIR: whether DIR holds the tree.
-intact() {
-	local got
-	got=$(cd "$1" && find . -type f -name 'f*.txt' | LC_ALL=C sort | xargs sha256sum | sha256sum | cut -d' ' -f1)
-	[ "$got" = "$want" ]
-}
+intact() { [ "$(tree_digest "$1" 'f*.txt')" = "$want" ]; }
 
 # settle: wait (at most 3 s) until vsftpd's log has not grown for 0.3 s, so
 # that the commands a client sent as it left are counted with its run.

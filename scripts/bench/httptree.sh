@@ -57,6 +57,7 @@ for tool in nginx lftp wget go python3 timeout; do
 done
 
 top=$(cd -- "$(dirname -- "${BASH_SOURCE[0]}")/../.." && pwd -P)
+. "$top/scripts/bench/lib.sh"
 cd "$top"
 out=${out:-$top/bench/httptree.md}
 work=$(mktemp -d "${TMPDIR:-/tmp}/httptree.XXXXXX")
@@ -91,7 +92,7 @@ for ((d = 0; d < dirs; d++)); do
 done
 touch -d '2026-11-01 12:00:00' "$www"/tree/*/* "$www"/tree/*
 chmod -R a+rX "$www"
-want=$(cd "$www/tree" && find . -type f | LC_ALL=C sort | xargs sha256sum | sha256sum | cut -d' ' -f1)
+want=$(tree_digest "$www/tree")
 
 port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
 mkdir -p "$work/nginx/tmp"
@@ -135,11 +136,7 @@ commands() {
 }
 
 # intact DIR: whether DIR holds the tree.
-intact() {
-	local got
-	got=$(cd "$1" && find . -type f -name 'f*.txt' | LC_ALL=C sort | xargs sha256sum | sha256sum | cut -d' ' -f1)
-	[ "$got" = "$want" ]
-}
+intact() { [ "$(tree_digest "$1" 'f*.txt')" = "$want" ]; }
 
 # run CMD: the seconds CMD took (timeout 300 s); a failure is noted.
 run() {

@@ -1,5 +1,5 @@
 # lib.sh: sourced by the benchmark scripts (ftp.sh, retr.sh, parallel.sh,
-# distance.sh); it runs nothing by itself.
+# distance.sh, ftptree.sh, httptree.sh); it runs nothing by itself.
 #
 # bench_servers: use the servers named by FETCH_TEST_ENV when that file
 # names an FTP server, else start scripts/servers.sh in $work/servers. Sets
@@ -24,3 +24,10 @@ bench_servers() {
 
 # getenv KEY: the value of KEY in $envfile (the last one when repeated).
 getenv() { sed -n "s/^$1=//p" "$envfile" | tail -n 1; }
+
+# tree_digest DIR: one SHA-256 over the names and contents of the files
+# below DIR whose names match GLOB (default every file), for comparing a
+# mirror with its source.
+tree_digest() {
+	(cd "$1" && find . -type f -name "${2:-*}" | LC_ALL=C sort | xargs sha256sum | sha256sum | cut -d' ' -f1)
+}
