@@ -228,10 +228,10 @@ func (m *manifest) save(root *os.Root, before func() error) error {
 		m.mu.Unlock()
 		return nil
 	}
+	m.dirty = false
 	src := m
 	if before != nil {
 		src = m.copyLocked()
-		m.dirty = false
 		m.mu.Unlock()
 		if err := before(); err != nil {
 			m.markDirty()
@@ -239,7 +239,6 @@ func (m *manifest) save(root *os.Root, before func() error) error {
 		}
 		src.mu.Lock()
 	}
-	m.dirty = false
 	n, err := writeAtomic(root, manifestName, func(w io.Writer) error {
 		if err := src.writeTo(w); err != nil {
 			return err

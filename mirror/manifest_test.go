@@ -220,3 +220,36 @@ func TestReportJSONBytes(t *testing.T) {
 		t.Errorf("summary: %s, %v", buf.String(), err)
 	}
 }
+
+// A record put while a save waits in before (the Syncer's sync, with the
+// manifest unlocked) is not in the copy being written: the manifest stays
+// dirty, so that the next save writes it.
+func TestManifestPutDuringSaveStaysDirty(t *testing.T) {
+	root, err := os.OpenRoot(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer root.Close()
+	m := newManifest(false)
+	m.put("a", Record{Size: 1, URL: "u"})
+	before := func() error {
+		m.put("b", Record{Size: 2, URL: "v"})
+		return nil
+	}
+	if err := m.save(root, before); err != nil {
+		t.Fatal(err)
+	}
+	if !m.dirty {
+		t.Fatal("a record put during the save left the manifest clean: the next save would skip it")
+	}
+	if err := m.save(root, nil); err != nil {
+		t.Fatal(err)
+	}
+	got, err := loadManifest(root, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := got.Files["b"]; !ok {
+		t.Fatalf("manifest on disk = %v, want a and b", got.Files)
+	}
+}
