@@ -54,6 +54,8 @@ type conn struct {
 	// kept: the reply to an EPSV sent ahead, read before a command that
 	// left its port open, for the next transfer (send, passive).
 	kept *epsvReply
+	// lead: the CWD that goes with the next listing command (leadCWD).
+	lead string
 	// vsftpd: the greeting names vsftpd, which reads no command while it
 	// sends a file and nothing from a data connection it sends on; the
 	// pipelined path takes advantage of both (pipeline.go).
@@ -188,8 +190,11 @@ func (c *conn) login(cr creds, noMLSD string, lim limits, first []string) error 
 	if pwd {
 		ahead = append(ahead, "PWD")
 	}
+	if len(first) > 0 {
+		ahead = append(ahead, "CWD "+strings.Join(first, "/"))
+	}
 	if first != nil {
-		ahead = append(ahead, "CWD "+strings.Join(first, "/"), "SYST", "EPSV")
+		ahead = append(ahead, "SYST", "EPSV")
 	}
 	if err := c.logIn(cr, ahead, lim.passAlone); err != nil {
 		return err
@@ -228,14 +233,17 @@ func (c *conn) login(cr creds, noMLSD string, lim limits, first []string) error 
 }
 
 // enterFirst reads the replies to login's CWD to first (its segments
-// joined, relative to the login directory) and SYST, and leaves EPSV's
-// owed to the first transfer. The connection is in first when the CWD
-// succeeded and PWD gave a Unix path (as for fullPath); else its place is
-// not known and its first URL starts from the login directory, or, with
-// none to return to, it is dropped (errFirstLost).
+// joined, relative to the login directory; none for no segment) and
+// SYST, and leaves EPSV's owed to the first transfer. The connection is
+// in first when the CWD succeeded and PWD gave a Unix path (as for
+// fullPath), or there was no CWD; else its place is not known and its
+// first URL starts from the login directory, or, with none to return to,
+// it is dropped (errFirstLost).
 func (c *conn) enterFirst(first []string) error {
-	c.moved = true
-	_, _, err := c.reply(StatusRequestedFileOK)
+	var err error
+	if c.moved = len(first) > 0; c.moved {
+		_, _, err = c.reply(StatusRequestedFileOK)
+	}
 	if err != nil && replyCode(err) == 0 {
 		return c.fail(displayCmd("CWD", strings.Join(first, "/")), err)
 	}
@@ -244,11 +252,11 @@ func (c *conn) enterFirst(first []string) error {
 		return serr
 	}
 	c.epsvAhead = true
-	if c.pwd == "" {
+	if c.pwd == "" && c.moved {
 		c.dead = true
 		return errFirstLost
 	}
-	c.at, c.atKnown = slices.Clone(first), err == nil && strings.HasPrefix(c.pwd, "/")
+	c.at, c.atKnown = slices.Clone(first), !c.moved || err == nil && strings.HasPrefix(c.pwd, "/")
 	return nil
 }
 
@@ -292,6 +300,9 @@ func (c *conn) unbind() bool {
 	alive := c.stop == nil || c.stop()
 	c.ctx, c.req, c.stop, c.cap, c.data = nil, nil, nil, nil, nil
 	c.w.trace = nil
+	if c.lead != "" {
+		c.lead, c.atKnown = "", false // never sent: the place is not known
+	}
 	return alive && !c.dead
 }
 
@@ -632,6 +643,29 @@ func (c *conn) enterFull(pl plan, full string, ahead []string) (done bool, err e
 	c.w.note("CWD %s refused: entering the directory one segment at a time", full)
 	c.dirty = false
 	return false, nil
+}
+
+// leadCWD makes the CWD into pl's directory go with the listing command
+// (c.lead, sent by pipelinedList) instead of before it: for vsftpd, on a
+// connection whose EPSV went ahead, for a mirror (Options.FTP.DirectCWD),
+// when one CWD takes it there (the last segment of pl below c's
+// directory, or the absolute path) and nothing else is to be sent first.
+// The listing then costs one round trip, not two (CWD, then LIST). It
+// reports whether it did.
+func (c *conn) leadCWD(pl plan, ahead []string) bool {
+	if !c.vsftpd || len(ahead) > 0 || !c.hasEPSV() || !c.req.Options.FTP.DirectCWD || c.atKnown && slices.Equal(c.at, pl.cwd) {
+		return false
+	}
+	arg, ok := c.fullPath(pl)
+	if c.atKnown && len(pl.cwd) == len(c.at)+1 && slices.Equal(c.at, pl.cwd[:len(c.at)]) {
+		arg, ok = pl.cwd[len(c.at)], pl.cwd[len(c.at)] != ""
+	}
+	if !ok || proto.CheckArg(arg) != nil {
+		return false
+	}
+	c.lead, c.moved = "CWD "+arg, true
+	c.at, c.atKnown = slices.Clone(pl.cwd), true
+	return true
 }
 
 // btoi is 1 for true, 0 for false.

@@ -425,14 +425,15 @@ func (d *Driver) open(ctx context.Context, u *uri.URL, dir []string, req *proto.
 // firstDir is the directory a new connection enters with its login
 // (conn.login): dir, for a mirror's request (Options.FTP.DirectCWD) that
 // pipelines in passive mode without TLS on reused connections, when its
-// segments are plain names; else nil.
+// segments are plain names (none: the login directory, not nil); else
+// nil.
 func (d *Driver) firstDir(req *proto.Request, mode proto.FTPTLS, dir []string) []string {
 	o := req.Options.FTP
 	if !o.DirectCWD || !d.PipelinePassive || d.MaxIdleConnsPerHost < 0 || o.Port != "" || mode != proto.TLSOff ||
-		o.Method != proto.MethodDefault && o.Method != proto.MethodMultiCWD || !plainDirs(dir) {
+		o.Method != proto.MethodDefault && o.Method != proto.MethodMultiCWD || len(dir) > 0 && !plainDirs(dir) {
 		return nil
 	}
-	return dir
+	return append([]string{}, dir...)
 }
 
 // release gives c back after a use: a connection that failed is checked
@@ -486,10 +487,25 @@ func (d *Driver) listing(c *conn, u *uri.URL, pl plan) (*proto.Response, error) 
 // format the listing ended in, what it held, and its notes. With st, the
 // entries go to st as they arrive, and got holds none.
 func (d *Driver) runListing(c *conn, pl plan, st *stream) (string, listed, listNotes, error) {
+	format, got, notes, err := d.listIn(c, pl, st, true)
+	if errors.Is(err, errLeadRefused) {
+		c.dirty = false
+		format, got, notes, err = d.listIn(c, pl, st, false)
+	}
+	return format, got, notes, err
+}
+
+// listIn is runListing once; with lead, the CWD into pl's directory may
+// go with the listing command (conn.leadCWD).
+func (d *Driver) listIn(c *conn, pl plan, st *stream, lead bool) (string, listed, listNotes, error) {
 	format, verb := listVerb(c, pl)
-	warnings, err := c.enterThen(pl, d.listAhead(c, format))
-	if err != nil {
-		return "", listed{}, listNotes{}, err
+	var warnings []string
+	lead = lead && d.PipelinePassive && !c.noPipeline && c.activePort() == nil
+	if ahead := d.listAhead(c, format); !lead || !c.leadCWD(pl, ahead) {
+		var err error
+		if warnings, err = c.enterThen(pl, ahead); err != nil {
+			return "", listed{}, listNotes{}, err
+		}
 	}
 	if format == formatLIST {
 		if err := c.askSYST(); err != nil {

@@ -2,6 +2,7 @@ package ftp
 
 import (
 	"bufio"
+	"cmp"
 	"errors"
 	"fmt"
 	"io"
@@ -271,21 +272,87 @@ func (c *conn) pipelinedList(verb, arg string) error {
 	}
 	data, err := c.passive()
 	if err != nil {
-		return err
+		return cmp.Or(c.leadAlone(), err)
 	}
 	early := c.vsftpd && c.req != nil && c.req.Options.FTP.ListAhead
 	if early {
 		line += "\r\nEPSV" // read once the listing has ended (pipelinedRetr)
+	}
+	lead := c.lead
+	if lead != "" {
+		line, c.lead = lead+"\r\n"+line, ""
 	}
 	if err := c.send(line); err != nil {
 		data.Close()
 		return c.fail(cmd, err)
 	}
 	c.epsvAhead = early
+	if err := c.leadReply(lead, data); err != nil {
+		return err
+	}
 	if err := c.preliminary(data, cmd); err != nil {
 		return err
 	}
 	return c.drainListing(data, cmd)
+}
+
+// errLeadRefused: the server refused the CWD sent with a listing command
+// (conn.lead); the listing, run where the connection was, was dropped,
+// and runListing enters the directory the plain way and lists again.
+var errLeadRefused = errors.New("ftp: the CWD sent with the listing was refused")
+
+// leadReply reads the reply to lead, the CWD sent with a listing command,
+// when there was one. After a refusal the listing the server ran where
+// the connection was is read to its end and dropped, and the result is
+// errLeadRefused.
+func (c *conn) leadReply(lead string, data net.Conn) error {
+	if lead == "" {
+		return nil
+	}
+	_, _, err := c.reply(2)
+	if err == nil {
+		return nil
+	}
+	if replyCode(err) == 0 {
+		data.Close()
+		return c.fail(lead, err)
+	}
+	c.w.note("%s refused (%v): dropping the listing sent with it", lead, err)
+	c.atKnown = false
+	if dc, ok := data.(*dataConn); ok {
+		dc.cap = nil // not this directory's entries
+	}
+	code, _, err := c.reply(0)
+	if err == nil && code < 200 {
+		_, err = io.Copy(io.Discard, data)
+		if err == nil {
+			_, _, err = c.reply(0)
+		}
+	}
+	data.Close()
+	if err != nil && replyCode(err) == 0 {
+		c.dead = true
+		return c.fail(lead, err)
+	}
+	return errLeadRefused
+}
+
+// leadAlone sends the CWD of c.lead by itself, for a listing that is not
+// pipelined after all (its EPSV refused): errLeadRefused when refused.
+func (c *conn) leadAlone() error {
+	lead := c.lead
+	if lead == "" {
+		return nil
+	}
+	c.lead = ""
+	if _, _, err := c.cmd(2, lead); err != nil {
+		c.atKnown = false
+		if replyCode(err) == 0 {
+			return c.fail(lead, err)
+		}
+		return errLeadRefused
+	}
+	return nil
 }
 
 // drainListing reads a listing's data connection to its end (the bytes

@@ -6,11 +6,15 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"net"
+	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
 	"github.com/rfc1738/fetch/proto"
+	"github.com/rfc1738/fetch/uri"
 )
 
 // RFC 2428 section 3: the reply to EPSV is 229 with the port between
@@ -616,4 +620,77 @@ func TestEPSVAheadAcrossCWD(t *testing.T) {
 		}
 		waitSent(t, f, commands(anonLogin+want))
 	}
+}
+
+// A mirror's listing from vsftpd, on a connection whose EPSV went ahead,
+// sends its one CWD (the segment below the connection's directory, or
+// the absolute path) in the write of its LIST: a listing costs one round
+// trip, not two. A refused CWD drops the listing that went with it (of
+// the directory the connection was in: no entry is handed over), and the
+// directory is entered the plain way, whose refusal is the error.
+func TestListLeadCWD(t *testing.T) {
+	f := newFake(t)
+	f.greeting = "220 (vsFTPd 3.0.3)"
+	f.lists["LIST"] = []byte("-rw-r--r--   1 ftp  ftp  1 Jan 01  2020 a\r\n")
+	f.replies["CWD /gone"] = "550 no such directory"
+	f.replies["CWD gone"] = "550 no such directory"
+	d, req := startPiped(t, f)
+	w := &writeLog{}
+	req.Dial = w.dial
+	req.Options.FTP.ListAhead, req.Options.FTP.DirectCWD = true, true
+	list := func(p string) (int, error) {
+		n := 0
+		_, err := d.List(t.Context(), uri.MustParse(f.url(p)), req, func(proto.Entry) error { n++; return nil })
+		return n, err
+	}
+	for _, p := range []string{"/x/", "/x/y/", "/z/"} {
+		if n, err := list(p); err != nil || n != 1 {
+			t.Fatalf("%s: %d entries, %v", p, n, err)
+		}
+	}
+	if n, err := list("/gone/"); !errors.Is(err, proto.ErrNotFound) || n != 0 {
+		t.Errorf("/gone/: %d entries, %v; want none and proto.ErrNotFound", n, err)
+	}
+	d.CloseIdleConnections()
+	waitSent(t, f, commands(anonLogin+"CWD x|SYST|EPSV|LIST|EPSV|CWD y|LIST|EPSV|CWD /z|LIST|EPSV|CWD /gone|LIST|EPSV|CWD /gone|CWD /|CWD gone|NOOP|QUIT"))
+	for _, want := range []string{"CWD y\r\nLIST\r\nEPSV\r\n", "CWD /z\r\nLIST\r\nEPSV\r\n", "CWD /gone\r\nLIST\r\nEPSV\r\n"} {
+		if !w.has(want) {
+			t.Errorf("no write of %q:\n%q", want, w.all())
+		}
+	}
+}
+
+// writeLog records the writes of the connections its dial opens.
+type writeLog struct {
+	mu     sync.Mutex
+	writes []string
+}
+
+func (w *writeLog) dial(ctx context.Context, network, addr string) (net.Conn, error) {
+	c, err := (&net.Dialer{}).DialContext(ctx, network, addr)
+	if err != nil {
+		return nil, err
+	}
+	return loggedConn{c, w}, nil
+}
+
+func (w *writeLog) all() []string {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return slices.Clone(w.writes)
+}
+
+// has reports whether one write was s.
+func (w *writeLog) has(s string) bool { return slices.Contains(w.all(), s) }
+
+type loggedConn struct {
+	net.Conn
+	w *writeLog
+}
+
+func (c loggedConn) Write(p []byte) (int, error) {
+	c.w.mu.Lock()
+	c.w.writes = append(c.w.writes, string(p))
+	c.w.mu.Unlock()
+	return c.Conn.Write(p)
 }

@@ -93,7 +93,8 @@ func TestWarmDirectory(t *testing.T) {
 	waitSent(t, g, commands(anonLogin+"CWD pub|CWD dir|EPSV|CWD /|CWD other|RETR b|EPSV|QUIT"))
 
 	// A mirror's request (DirectCWD): its files go by their paths, so
-	// the connection sends no CWD, only the EPSV of its first retrieval.
+	// the connection sends no CWD, only SYST (for its listings) and the
+	// EPSV of its first retrieval, with PASS.
 	h := newFake(t)
 	h.files = map[string][]byte{"/pub/dir/a": []byte("in dir")}
 	d, req = startPiped(t, h)
@@ -103,5 +104,5 @@ func TestWarmDirectory(t *testing.T) {
 		t.Fatalf("a: %q, %v", body, err)
 	}
 	d.CloseIdleConnections()
-	waitSent(t, h, commands(anonLogin+"EPSV|RETR /pub/dir/a|EPSV|QUIT"))
+	waitSent(t, h, commands(anonLogin+"SYST|EPSV|RETR /pub/dir/a|EPSV|QUIT"))
 }
