@@ -49,7 +49,13 @@ func (c *conn) greet() error {
 // ahead alone. Any other answer to USER than 230 or 331, or to PASS than
 // 230, fails the login: no account (ACCT, asked for with 332) is known to
 // give.
+//
+// vsftpd (known by its greeting), which reads each command after it has
+// answered the one before, gets USER in that write too (userAhead).
 func (c *conn) logIn(cr creds, ahead []string, passAlone bool) error {
+	if c.vsftpd && !passAlone {
+		return c.userAhead(cr, ahead)
+	}
 	code, msg, err := c.cmd(0, "USER "+cr.user)
 	switch {
 	case err != nil:
@@ -80,6 +86,36 @@ func (c *conn) passAhead(cr creds, ahead []string) error {
 	if err := c.send(strings.Join(append([]string{"PASS " + cr.pass}, ahead...), "\r\n")); err != nil {
 		return c.fail("PASS "+secret.TraceMask, err)
 	}
+	return c.passReply()
+}
+
+// userAhead sends USER, PASS and ahead in one write: a login in one
+// round trip. USER's reply is read first: 331 is followed by PASS's, read
+// as passAhead reads it; after 230 (logged in at USER) PASS's reply,
+// whatever it is, is dropped, and ahead's follow; anything else fails
+// the login, and the replies after it are not waited for.
+func (c *conn) userAhead(cr creds, ahead []string) error {
+	if err := c.send(strings.Join(append([]string{"USER " + cr.user, "PASS " + cr.pass}, ahead...), "\r\n")); err != nil {
+		return c.fail("USER "+cr.user, err)
+	}
+	code, msg, err := c.reply(0)
+	switch {
+	case err != nil:
+		return c.fail("USER "+cr.user, err)
+	case code == StatusUserOK:
+		return c.passReply()
+	case code != StatusLoggedIn:
+		return c.fail("USER "+cr.user, &textproto.Error{Code: code, Msg: msg})
+	}
+	if _, _, err := c.reply(0); err != nil && replyCode(err) == 0 {
+		return c.fail("PASS "+secret.TraceMask, err)
+	}
+	return nil
+}
+
+// passReply reads the reply to a PASS sent with the commands after it
+// (passAhead).
+func (c *conn) passReply() error {
 	code, msg, err := c.reply(0)
 	switch {
 	case err != nil:

@@ -215,3 +215,48 @@ func TestLoginOutOfStep(t *testing.T) {
 		t.Errorf("trace shows the password or no note of the second login:\n%s", trace.String())
 	}
 }
+
+// vsftpd (known by its greeting), which reads each command after it has
+// answered the one before, gets USER in the write of PASS and the
+// commands after it: the login is one round trip. A server that logs
+// the user in at USER (230) answers the PASS too; that reply is dropped
+// and the others stay in step. A refused USER is the login error. Another
+// server gets USER alone, then waits for its 331 (RFC 959 section 6).
+func TestLoginUserWithPass(t *testing.T) {
+	for _, tc := range []struct {
+		name, greeting, userReply string
+		status                    int    // of the error; 0 for none
+		first                     string // the write that begins the login
+	}{
+		{"vsftpd", "220 (vsFTPd 3.0.3)", "", 0, "USER anonymous\r\nPASS anonymous@\r\nFEAT\r\nTYPE I\r\nPWD\r\n"},
+		{"logged in at USER", "220 (vsFTPd 3.0.3)", "230 no password needed", 0, "USER anonymous\r\nPASS anonymous@\r\nFEAT\r\nTYPE I\r\nPWD\r\n"},
+		{"USER refused", "220 (vsFTPd 3.0.3)", "530 not here", StatusNotLoggedIn, "USER anonymous\r\nPASS anonymous@\r\nFEAT\r\nTYPE I\r\nPWD\r\n"},
+		{"another server", "220 fake ready", "", 0, "USER anonymous\r\n"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			f := newFake(t)
+			f.greeting = tc.greeting
+			if tc.userReply != "" {
+				f.replies["USER anonymous"] = tc.userReply
+			}
+			f.files["f.bin"] = []byte("payload")
+			f.start()
+			d := &Driver{}
+			defer d.CloseIdleConnections()
+			w := &writeLog{}
+			req := quickReq()
+			req.Dial = w.dial
+			_, b, err := get(t, d, f.url("/f.bin"), req)
+			if tc.status != 0 {
+				if replyCode(err) != tc.status {
+					t.Fatalf("err %v, want a %d", err, tc.status)
+				}
+			} else if err != nil || string(b) != "payload" {
+				t.Fatalf("got %q, %v", b, err)
+			}
+			if ws := w.all(); len(ws) == 0 || ws[0] != tc.first {
+				t.Errorf("writes %q, want the first %q", ws, tc.first)
+			}
+		})
+	}
+}
