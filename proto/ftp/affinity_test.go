@@ -158,6 +158,24 @@ func TestIdleWithEPSVAhead(t *testing.T) {
 	if n := strings.Count(f.sent(), "EPSV"); n != 3 {
 		t.Errorf("%d EPSV, want 3:\n%s", n, f.sent())
 	}
+
+	// A URL in the directory of an idle connection without an EPSV takes
+	// the one elsewhere with an EPSV: x/b goes on y/c's, by its path.
+	f = newFake(t)
+	f.files = map[string][]byte{"a": []byte("a"), "c": []byte("c"), "/x/b": []byte("b")}
+	f.start()
+	d = New(Config{PipelinePassive: true, MaxConnsPerHost: 2, MaxIdleConnsPerHost: 2})
+	defer d.CloseIdleConnections()
+	a = fetch("/x/a", true)
+	c := fetch("/y/c", false)
+	drain(a)
+	drain(c)
+	drain(fetch("/x/b", true))
+	d.CloseIdleConnections()
+	f.changed.Until(2*time.Second, func() bool { return strings.Count(f.sent(), "QUIT") == 2 })
+	if n := strings.Count(f.sent(), "EPSV"); n != 3 || !strings.Contains(f.sent(), "RETR /x/b") {
+		t.Errorf("%d EPSV and not RETR /x/b, want 3 and it:\n%s", n, f.sent())
+	}
 }
 
 // With Options.FTP.ListAhead, a listing from vsftpd sends the EPSV of

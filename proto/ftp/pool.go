@@ -89,13 +89,13 @@ func (p *connPool) releaseToken(key poolKey) {
 	}
 }
 
-// takeIdle returns an idle connection of key, or nil: the most recently
-// used of those already in the directory that the CWDs of dir lead to
-// (conn.at), else the one idle the longest of those with an EPSV sent
-// ahead, else the one idle the longest. A URL in a connection's directory
-// then sends no CWD; one elsewhere uses a port already open rather than
-// leave it unused, and else takes the connection least likely to be
-// wanted back in its directory.
+// takeIdle returns an idle connection of key, or nil. Of those with an
+// EPSV sent ahead, the most recently used in the directory that the CWDs
+// of dir lead to (conn.at), else the one idle the longest; without one,
+// the same choice among all. A port already open is used rather than
+// left unused (a mirror counts on it: mirror.run.holdNext), a URL in a
+// connection's directory sends no CWD, and else the connection least
+// likely to be wanted back in its directory is taken.
 func (p *connPool) takeIdle(key poolKey, dir []string) *conn {
 	p.mu.Lock()
 	defer p.mu.Unlock()
@@ -103,14 +103,9 @@ func (p *connPool) takeIdle(key poolKey, dir []string) *conn {
 	if len(cs) == 0 {
 		return nil
 	}
-	i := -1
-	for j := len(cs) - 1; j >= 0 && i < 0; j-- {
-		if cs[j].atKnown && slices.Equal(cs[j].at, dir) {
-			i = j
-		}
-	}
+	i := pick(cs, dir, true)
 	if i < 0 {
-		i = max(0, slices.IndexFunc(cs, (*conn).hasEPSV))
+		i = max(0, pick(cs, dir, false))
 	}
 	c := cs[i]
 	copy(cs[i:], cs[i+1:])
@@ -121,6 +116,22 @@ func (p *connPool) takeIdle(key poolKey, dir []string) *conn {
 		p.idle[key] = cs[:len(cs)-1]
 	}
 	return c
+}
+
+// pick is takeIdle's choice among cs, of those with an EPSV sent ahead
+// when epsv: the index, or -1.
+func pick(cs []*conn, dir []string, epsv bool) int {
+	i := -1
+	for j := len(cs) - 1; j >= 0; j-- {
+		if epsv && !cs[j].hasEPSV() {
+			continue
+		}
+		if cs[j].atKnown && slices.Equal(cs[j].at, dir) {
+			return j
+		}
+		i = j
+	}
+	return i
 }
 
 // putIdle keeps c for reuse; it returns a connection to close (c itself
