@@ -153,7 +153,8 @@ func (r *run) timeCandidates(l *listing) (idx []int, names []string) {
 			continue
 		}
 		rec, known := r.m.get(rf.rel)
-		if !known || rec.Size != rf.size || !rec.ModTime.Equal(rf.mtime) || !askMDTM(rf, r.stat(rf.rel), rec) {
+		// askMDTM on the record alone first: the lstat only when it may ask.
+		if !known || rec.Size != rf.size || !rec.ModTime.Equal(rf.mtime) || since(rec).IsZero() || !askMDTM(rf, r.stat(rf.rel), rec) {
 			continue
 		}
 		name, err := uri.Unescape(rf.tail)
