@@ -83,11 +83,12 @@ func (q *groupQueue[T]) add(v T) {
 
 // pop returns an item for the worker whose place is *at (nil before its
 // first item), waiting for one, and moves *at to the item's group; ok is
-// false once the queue is closed and empty.
-func (q *groupQueue[T]) pop(at **group[T]) (v T, ok bool) {
+// false once the queue is closed and empty, or without wait, when it is
+// empty.
+func (q *groupQueue[T]) pop(at **group[T], wait bool) (v T, ok bool) {
 	q.mu.Lock()
 	defer q.mu.Unlock()
-	for q.n == 0 && !q.closed {
+	for wait && q.n == 0 && !q.closed {
 		q.cond.Wait()
 	}
 	if q.n == 0 {

@@ -102,7 +102,7 @@ func TestGroupQueueAffinity(t *testing.T) {
 	var w1, w2 *group[string]
 	var got []string
 	pop := func(at **group[string]) {
-		v, ok := q.pop(at)
+		v, ok := q.pop(at, true)
 		if !ok {
 			t.Fatal("queue empty")
 		}
@@ -121,7 +121,7 @@ func TestGroupQueueAffinity(t *testing.T) {
 		t.Errorf("popped %s, want %s", strings.Join(got, " "), want)
 	}
 	q.close()
-	if _, ok := q.pop(&w1); ok {
+	if _, ok := q.pop(&w1, true); ok {
 		t.Error("pop after close and empty: ok")
 	}
 }

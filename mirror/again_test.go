@@ -296,7 +296,7 @@ func TestWarmSlotsAfterRefusals(t *testing.T) {
 		}
 		r.releaseSlot()
 	}
-	n := r.warmSlots(ctx)
+	n := r.warmSlots(ctx, r.jobs-1)
 	if ctx.Err() != nil {
 		t.Fatalf("warmSlots waited until the context ended (%d slots)", n)
 	}

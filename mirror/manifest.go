@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"maps"
 	"os"
+	"path"
 	"sync"
 	"time"
 )
@@ -142,6 +143,27 @@ func (m *manifest) len() int {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	return len(m.Files) + m.packed.len()
+}
+
+// dirs returns how many directories below the start hold a file the
+// manifest records, counting up to most.
+func (m *manifest) dirs(most int) int {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	seen := map[string]bool{}
+	count := func(rel string) bool {
+		if d := path.Dir(rel); d != "." {
+			seen[d] = true
+		}
+		return len(seen) < most
+	}
+	for rel := range m.Files {
+		if !count(rel) {
+			return most
+		}
+	}
+	m.packed.all(func(rel string, _ packed) bool { return count(rel) })
+	return min(len(seen), most)
 }
 
 func (m *manifest) get(rel string) (Record, bool) {

@@ -612,6 +612,7 @@ type run struct {
 	// yet: while there are any, more files may come.
 	unlisted atomic.Int32
 	fresh    bool // every file listed is fetched: no manifest when the run began, no DryRun
+	below    int  // directories below the start the manifest has files in, up to Jobs-1
 
 	mu         sync.Mutex
 	held       int                 // slots held for good: connections the server refused
@@ -661,12 +662,12 @@ func (r *run) acquire(ctx context.Context) error {
 	}
 }
 
-// warmSlots takes up to Jobs-1 slots for Warm's logins, waiting for
+// warmSlots takes up to most slots for Warm's logins, waiting for
 // those in use, until the server first refuses a connection for their
 // number: the slots the run then keeps for good (shrink) never come back,
 // and waiting for them would hold the rest until ctx ends.
-func (r *run) warmSlots(ctx context.Context) (n int) {
-	for n < r.jobs-1 {
+func (r *run) warmSlots(ctx context.Context, most int) (n int) {
+	for n < most {
 		select {
 		case r.slots <- struct{}{}:
 			n++
@@ -689,6 +690,7 @@ func (r *run) releaseSlot() {
 func (r *run) run(ctx context.Context) error {
 	r.placer = r.startPlacer()
 	r.fresh = r.m.len() == 0 && !r.opts.DryRun
+	r.below = r.m.dirs(r.jobs - 1)
 	files := r.fileQueue()
 	dirs := newQueue[dirJob]()
 	var wg sync.WaitGroup
@@ -696,50 +698,25 @@ func (r *run) run(ctx context.Context) error {
 		wg.Add(1)
 		go func(worker int) {
 			defer wg.Done()
-			var at *group[remoteFile] // the directory the worker is in
-			for {
-				rf, ok := files.popAt(&at)
-				if !ok {
-					return
-				}
-				rf.last = r.lastFiles(files)
-				if ctx.Err() != nil {
-					r.outstanding.Done()
-					continue
-				}
-				rep := r.file(ctx, worker, rf)
-				if rep.handed {
-					continue
-				}
-				if rep.dir != nil {
-					// Still outstanding itself, so the walk
-					// is not over yet (see walk).
-					r.outstanding.Add(1)
-					r.unlisted.Add(1)
-					rep.dir.depth = depthOf(rep.dir.rel)
-					dirs.push(*rep.dir)
-					r.outstanding.Done()
-					continue
-				}
-				if rep.Status == StatusFailed && r.again(ctx, &rf, &rep, files) {
-					continue
-				}
-				r.sum.add(rep)
-				r.outstanding.Done()
-			}
+			r.work(ctx, worker, files, dirs)
 		}(i)
 	}
 	var warm sync.WaitGroup
-	if w, ok := r.f.(Warmer); ok && r.jobs > 1 && r.fresh {
-		// Only into a target without a manifest: a first run fetches
-		// everything, while a later one may find nothing to fetch and
-		// would have logged in for nothing. The logins hold connection
-		// slots like transfers, so that the run never has more than Jobs
-		// connections open.
+	if w, ok := r.f.(Warmer); ok && r.jobs > 1 && (r.fresh || r.below > 0) {
+		// Into a target without a manifest, Jobs-1 logins: a first run
+		// fetches everything. A later one may find nothing to fetch,
+		// but lists every directory: one login for each directory below
+		// the start that the manifest has files in, up to Jobs-1. The
+		// logins hold connection slots like transfers, so that the run
+		// never has more than Jobs connections open.
+		most := r.jobs - 1
+		if !r.fresh {
+			most = r.below
+		}
 		warm.Add(1)
 		go func() {
 			defer warm.Done()
-			n := r.warmSlots(ctx)
+			n := r.warmSlots(ctx, most)
 			w.Warm(ctx, r.w.startURL(), r.request(proto.Options{FTP: proto.FTPOptions{DirectCWD: true}}), n)
 			for range n {
 				r.releaseSlot()
@@ -767,6 +744,48 @@ func (r *run) run(ctx context.Context) error {
 	}
 	r.placeLinks()
 	return walkErr
+}
+
+// work is a worker: it takes files from files (a link that names a
+// directory goes to dirs) until the queue is closed and empty.
+func (r *run) work(ctx context.Context, worker int, files *queue[remoteFile], dirs *queue[dirJob]) {
+	var at *group[remoteFile] // the directory the worker is in
+	var next remoteFile
+	held := false
+	for {
+		rf, ok := next, held
+		if !held {
+			rf, ok = files.popAt(&at, true)
+		}
+		if !ok {
+			return
+		}
+		next, held = r.holdNext(files, &at, rf)
+		rf.last = !held
+		if ctx.Err() != nil {
+			r.outstanding.Done()
+			continue
+		}
+		rep := r.file(ctx, worker, rf)
+		if rep.handed {
+			continue
+		}
+		if rep.dir != nil {
+			// Still outstanding itself, so the walk
+			// is not over yet (see walk).
+			r.outstanding.Add(1)
+			r.unlisted.Add(1)
+			rep.dir.depth = depthOf(rep.dir.rel)
+			dirs.push(*rep.dir)
+			r.outstanding.Done()
+			continue
+		}
+		if rep.Status == StatusFailed && r.again(ctx, &rf, &rep, files) {
+			continue
+		}
+		r.sum.add(rep)
+		r.outstanding.Done()
+	}
 }
 
 // tidy ends a walk that finished: it deletes what the remote side no
@@ -853,7 +872,9 @@ func saveWait(every, took time.Duration) time.Duration { return max(every, 10*to
 // then puts on dirs.
 func (r *run) walk(ctx context.Context, dirs *queue[dirJob], files *queue[remoteFile]) error {
 	defer dirs.close()
-	start := dirJob{rel: "", url: r.w.startURL()}
+	// When the manifest names directories below the start, they are
+	// listed next: the start's listing sends the EPSV of one ahead.
+	start := dirJob{rel: "", url: r.w.startURL(), ahead: r.below > 0}
 	r.unlisted.Add(1)
 	l, err := r.listAgain(ctx, start)
 	if err != nil {
@@ -868,11 +889,20 @@ func (r *run) walk(ctx context.Context, dirs *queue[dirJob], files *queue[remote
 		listers.Add(1)
 		go func() {
 			defer listers.Done()
+			var next dirJob
+			held := false
 			for {
-				d, ok := dirs.pop()
+				d, ok := next, held
+				if !held {
+					d, ok = dirs.pop()
+				}
 				if !ok {
 					return
 				}
+				if _, ftp := r.w.(*ftpWalker); ftp {
+					next, held = dirs.take(false)
+				}
+				d.ahead = held
 				if !r.visit(ctx, d, dirs, files) {
 					r.unlisted.Add(-1)
 				}
@@ -886,13 +916,22 @@ func (r *run) walk(ctx context.Context, dirs *queue[dirJob], files *queue[remote
 	return ctx.Err()
 }
 
-// lastFiles reports whether files holds fewer files than there are
-// workers, with no listing to come: another worker may take each, so no
-// transfer is counted on after the one of the file just popped (no EPSV
-// is sent ahead for it).
-func (r *run) lastFiles(files *queue[remoteFile]) bool {
-	return r.unlisted.Load() == 0 && files.queued() < r.jobs
+// holdNext takes, for an FTP worker about to fetch rf, the file it
+// fetches next, if one is queued (held): the EPSV sent ahead with rf's
+// RETR then has its transfer, which no other worker can take. Without
+// one, nothing is sent ahead. A file above aheadMax is not followed by
+// one held: another worker may take the next file meanwhile.
+func (r *run) holdNext(files *queue[remoteFile], at **group[remoteFile], rf remoteFile) (next remoteFile, held bool) {
+	if _, ok := r.w.(*ftpWalker); !ok || rf.size > aheadMax {
+		return next, false
+	}
+	return files.popAt(at, false)
 }
+
+// aheadMax is the largest file after which an FTP worker holds its next
+// one (holdNext): a transfer short enough that the next file's wait
+// for it is about what the EPSV sent ahead saves.
+const aheadMax = 1 << 20
 
 // visit lists one directory below the start and takes what it holds;
 // queued is whether its files were queued (queueEntries).
@@ -920,9 +959,9 @@ func (r *run) list(ctx context.Context, d dirJob) (*listing, error) {
 		return nil, err
 	}
 	defer r.releaseSlot()
-	// Into an empty directory every file listed is fetched: the listing
-	// sends the EPSV of the connection's next transfer ahead.
-	l, err := r.w.list(ctx, r.f, r.request(proto.Options{FTP: proto.FTPOptions{ListAhead: r.fresh}}), d)
+	// A lister that holds its next directory lists it next: the listing
+	// sends the EPSV of that one ahead.
+	l, err := r.w.list(ctx, r.f, r.request(proto.Options{FTP: proto.FTPOptions{ListAhead: d.ahead}}), d)
 	if err == nil {
 		err = r.checkMenuEnd(d, l)
 	}

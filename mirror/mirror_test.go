@@ -609,8 +609,8 @@ func (w *warmFake) Fetch(ctx context.Context, u *uri.URL, req *proto.Request) (*
 
 // TestMirrorWarmsConnections: a first run with Jobs > 1 asks a Warmer for
 // Jobs-1 connections once, while it lists, and never has more than Jobs
-// connections open; a dry run, a one-job run and a run over a mirror
-// with a manifest ask for none.
+// connections open; a dry run and a one-job run ask for none, a run over
+// a mirror with a manifest for as many as it has directories to list.
 func TestMirrorWarmsConnections(t *testing.T) {
 	f := newFakeFTP()
 	for i := range 50 {
@@ -630,14 +630,105 @@ func TestMirrorWarmsConnections(t *testing.T) {
 	if len(w.calls) != 0 {
 		t.Errorf("Warm calls %v in a dry run and a one-job run, want none", w.calls)
 	}
-	// A second run into a mirror with a manifest does not warm: it may
-	// find nothing to fetch.
+	// A second run into a mirror with a manifest may find nothing to
+	// fetch, but lists every directory: it warms one connection for each
+	// directory below the start that the manifest has files in (3 here),
+	// up to Jobs-1; none for a mirror of one directory.
 	dir := t.TempDir()
-	mustRun(t, w, "ftp://h/", dir, Options{Jobs: 4})
+	mustRun(t, w, "ftp://h/", dir, Options{Jobs: 8})
 	w.calls = nil
-	mustRun(t, w, "ftp://h/", dir, Options{Jobs: 4})
+	mustRun(t, w, "ftp://h/", dir, Options{Jobs: 8})
+	mustRun(t, w, "ftp://h/", dir, Options{Jobs: 3})
+	if !slices.Equal(w.calls, []int{3, 2}) {
+		t.Errorf("Warm calls %v in runs over a complete mirror with -j 8 and -j 3, want [3 2]", w.calls)
+	}
+	flat := t.TempDir()
+	mustRun(t, w, "ftp://h/d0/", flat, Options{Jobs: 8})
+	w.calls = nil
+	mustRun(t, w, "ftp://h/d0/", flat, Options{Jobs: 8})
 	if len(w.calls) != 0 {
-		t.Errorf("Warm calls %v in a run over a complete mirror, want none", w.calls)
+		t.Errorf("Warm calls %v in a run over a complete mirror of one directory, want none", w.calls)
+	}
+}
+
+// aheadFake is a fakeFTP that counts the EPSVs an FTP driver would have
+// sent ahead and not used (ahead), and those sent (sent): a retrieval
+// without NoSendAhead, or a listing with ListAhead, leaves one when it
+// ends, and a retrieval or listing that begins while one is left uses it.
+// The retrieval or listing of a path in waits begins only once that of
+// the path it names has begun.
+type aheadFake struct {
+	*fakeFTP
+	waits       map[string]string
+	begun       map[string]chan struct{} // closed when the transfer of its path begins
+	mu          sync.Mutex
+	ahead, sent int
+}
+
+func (a *aheadFake) Fetch(ctx context.Context, u *uri.URL, req *proto.Request) (*proto.Response, error) {
+	p, dir := a.decodedPath(u)
+	a.mu.Lock()
+	a.ahead = max(0, a.ahead-1)
+	a.mu.Unlock()
+	if ch, ok := a.begun[p]; ok {
+		close(ch)
+	}
+	if w, ok := a.waits[p]; ok {
+		select {
+		case <-a.begun[w]:
+		case <-ctx.Done():
+		}
+	}
+	resp, err := a.fakeFTP.Fetch(ctx, u, req)
+	if o := req.Options.FTP; dir && o.ListAhead || !dir && !o.NoSendAhead {
+		a.mu.Lock()
+		a.ahead++
+		a.sent++
+		a.mu.Unlock()
+	}
+	return resp, err
+}
+
+// TestMirrorNoEPSVWasted: an FTP worker sends the EPSV of its next
+// transfer ahead only when it holds the file it fetches next, so that no
+// port goes unused however the other workers' transfers run. Here one
+// worker takes g0 while d1 is still to be listed (nothing held: nothing
+// sent ahead) and waits in it until the other has begun d1/f1, which
+// waits until d1/f3 has begun: the first fetches the rest meanwhile. A
+// worker that counted on the files queued (and the listing to come) sent
+// EPSVs ahead with g0 and d1/f1, and found nothing left after d1/f1.
+func TestMirrorNoEPSVWasted(t *testing.T) {
+	f := newFakeFTP()
+	for _, p := range []string{"g0", "d1/f1", "d1/f2", "d1/f3"} {
+		f.file(p, "x")
+	}
+	begun := map[string]chan struct{}{}
+	for _, p := range []string{"g0", "d1/f1", "d1/f3"} {
+		begun[p] = make(chan struct{})
+	}
+	a := &aheadFake{fakeFTP: f, begun: begun, waits: map[string]string{"d1": "g0", "g0": "d1/f1", "d1/f1": "d1/f3"}}
+	mustRun(t, a, "ftp://h/", t.TempDir(), Options{Jobs: 2})
+	if a.ahead != 0 {
+		t.Errorf("%d EPSV sent ahead and not used, want none", a.ahead)
+	}
+}
+
+// TestMirrorRerunListsAhead: a re-run, whose workers fetch nothing from an
+// unchanged tree, sends the EPSV of a directory's listing ahead with the
+// listing before it: with the start's, as the manifest names directories
+// below it, and with each listing whose lister holds the directory it
+// lists next. None goes unused.
+func TestMirrorRerunListsAhead(t *testing.T) {
+	f := newFakeFTP()
+	for i := range 5 {
+		f.file(fmt.Sprintf("d%d/f", i), "x")
+	}
+	dir := t.TempDir()
+	mustRun(t, f, "ftp://h/", dir, Options{Jobs: 2})
+	a := &aheadFake{fakeFTP: f}
+	mustRun(t, a, "ftp://h/", dir, Options{Jobs: 2})
+	if a.sent < 2 || a.ahead != 0 {
+		t.Errorf("%d EPSV sent ahead, %d of them unused; want 2 or more, none unused", a.sent, a.ahead)
 	}
 }
 

@@ -34,12 +34,13 @@ func newGroupedQueue[T any](key func(T) string, ahead int) *queue[T] {
 }
 
 // popAt is pop for a consumer whose place is *at (groupQueue.pop); on a
-// queue not grouped it is pop.
-func (q *queue[T]) popAt(at **group[T]) (T, bool) {
+// queue not grouped it is pop. Without wait it does not wait: ok is false
+// when no item is queued.
+func (q *queue[T]) popAt(at **group[T], wait bool) (T, bool) {
 	if q.g == nil {
-		return q.pop()
+		return q.take(wait)
 	}
-	return q.g.pop(at)
+	return q.g.pop(at, wait)
 }
 
 func newQueue[T any]() *queue[T] {
@@ -99,10 +100,13 @@ func (q *queue[T]) push(v T) {
 
 // pop returns the oldest item, waiting for one; ok is false once the queue
 // is closed and empty.
-func (q *queue[T]) pop() (v T, ok bool) {
+func (q *queue[T]) pop() (v T, ok bool) { return q.take(true) }
+
+// take is pop, or without wait, the oldest item if there is one.
+func (q *queue[T]) take(wait bool) (v T, ok bool) {
 	q.mu.Lock()
 	defer q.mu.Unlock()
-	for q.head == len(q.items) && !q.closed {
+	for wait && q.head == len(q.items) && !q.closed {
 		q.cond.Wait()
 	}
 	if q.head == len(q.items) {

@@ -27,6 +27,9 @@ type dirJob struct {
 	// depth is how many directories down from the start it is (the
 	// start: 0), by the walk; see bounds.
 	depth int
+	// ahead: its lister holds the next directory to list (walk), so
+	// the listing sends the EPSV of that one ahead.
+	ahead bool
 }
 
 // listingSum identifies a directory by what its listing holds: by its
