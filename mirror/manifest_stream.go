@@ -54,6 +54,8 @@ type manifestStream struct {
 	rest bytes.Buffer // the document without its records
 	m    *manifest    // set at the "files" line
 	rec  []byte       // the record being read, from its first line
+	key  []byte       // its path, a JSON string, and the colon
+	buf  []byte       // the array of the record read before, for the next
 	in   bool         // between the lines that open and close "files"
 	more bool         // the last record ended with a comma: another follows
 }
@@ -92,7 +94,8 @@ func (s *manifestStream) fileLine(line []byte) error {
 		if !bytes.HasPrefix(line, []byte(recordIndent)) || !bytes.HasSuffix(line, []byte(": {")) {
 			return errLayout
 		}
-		s.rec = append([]byte{'{'}, line...)
+		s.key = append(s.key[:0], line[len(recordIndent)-1:len(line)-len(" {")]...)
+		s.rec = append(s.buf[:0], '{')
 	default:
 		end := string(line) == recordEnd || string(line) == recordEnd+","
 		if end {
@@ -101,10 +104,10 @@ func (s *manifestStream) fileLine(line []byte) error {
 		}
 		s.rec = append(append(s.rec, '\n'), line...)
 		if end {
-			if err := s.m.loadRecord(append(s.rec, '}')); err != nil {
+			if err := s.m.loadRecord(s.key, s.rec); err != nil {
 				return err
 			}
-			s.rec = nil
+			s.buf, s.rec = s.rec, nil
 		}
 	}
 	return nil
@@ -149,23 +152,23 @@ func readLine(br *bufio.Reader) ([]byte, error) {
 	return bytes.TrimSuffix(line, []byte("\n")), nil
 }
 
-// loadRecord decodes doc, a JSON object of one member (a record by its
-// path), into m.
-func (m *manifest) loadRecord(doc []byte) error {
+// loadRecord decodes a record of m: key, its path as a JSON string and a
+// colon ("\"a.txt\":"), and doc, the record's JSON object.
+func (m *manifest) loadRecord(key, doc []byte) error {
+	key, kesc := jsonstr.KeepBytes(key[:len(key)-1])
 	doc, escaped := jsonstr.KeepBytes(doc)
-	var one map[string]Record
-	if err := json.Unmarshal(doc, &one); err != nil {
-		return err
+	var name string
+	var r Record
+	if json.Unmarshal(key, &name) != nil || json.Unmarshal(doc, &r) != nil {
+		return errLayout // not what encode writes: decoded whole
 	}
-	if len(one) != 1 {
-		return errLayout
+	if kesc {
+		name = jsonstr.RestoreBytes(name)
 	}
-	for name, r := range one {
-		if escaped {
-			name, r = jsonstr.RestoreBytes(name), r.restored()
-		}
-		m.putLocked(name, r)
+	if escaped {
+		r = r.restored()
 	}
+	m.putLocked(name, r)
 	return nil
 }
 
