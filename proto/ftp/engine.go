@@ -51,9 +51,12 @@ func (c *conn) greet() error {
 // give.
 //
 // vsftpd (known by its greeting), which reads each command after it has
-// answered the one before, gets USER in that write too (userAhead).
+// answered the one before, gets USER in that write too (userAhead) when
+// the password is no secret (an anonymous login) or TLS protects it: a
+// server may refuse a user before asking for a password so that it does
+// not travel in clear (vsftpd's userlist_deny).
 func (c *conn) logIn(cr creds, ahead []string, passAlone bool) error {
-	if c.vsftpd && !passAlone {
+	if c.vsftpd && !passAlone && (anonymous(cr.user) || c.tlsCfg != nil) {
 		return c.userAhead(cr, ahead)
 	}
 	code, msg, err := c.cmd(0, "USER "+cr.user)

@@ -69,7 +69,7 @@ func (d *Driver) userCredentials(ctx context.Context, u *uri.URL, req *proto.Req
 	if err := proto.CheckArg(user); err != nil {
 		return creds{}, fmt.Errorf("ftp: user name: %w", err)
 	}
-	if lu := strings.ToLower(user); lu == "anonymous" || lu == "ftp" {
+	if anonymous(user) {
 		return creds{user: user, pass: email}, nil
 	}
 	if path := req.Options.Netrc; path != "" {
@@ -126,4 +126,11 @@ func readNetrc(path string) ([]netrc.Entry, error) {
 		return nil, fmt.Errorf("ftp: netrc: %w", err)
 	}
 	return entries, nil
+}
+
+// anonymous reports whether user is a name of the anonymous login, whose
+// password is an e-mail address (RFC 1635).
+func anonymous(user string) bool {
+	lu := strings.ToLower(user)
+	return lu == "anonymous" || lu == "ftp"
 }

@@ -221,7 +221,8 @@ func TestLoginOutOfStep(t *testing.T) {
 // commands after it: the login is one round trip. A server that logs
 // the user in at USER (230) answers the PASS too; that reply is dropped
 // and the others stay in step. A refused USER is the login error. Another
-// server gets USER alone, then waits for its 331 (RFC 959 section 6).
+// server, and vsftpd for a user's password in clear, get USER alone, then
+// wait for its 331 (RFC 959 section 6).
 func TestLoginUserWithPass(t *testing.T) {
 	for _, tc := range []struct {
 		name, greeting, userReply string
@@ -232,6 +233,7 @@ func TestLoginUserWithPass(t *testing.T) {
 		{"logged in at USER", "220 (vsFTPd 3.0.3)", "230 no password needed", 0, "USER anonymous\r\nPASS anonymous@\r\nFEAT\r\nTYPE I\r\nPWD\r\n"},
 		{"USER refused", "220 (vsFTPd 3.0.3)", "530 not here", StatusNotLoggedIn, "USER anonymous\r\nPASS anonymous@\r\nFEAT\r\nTYPE I\r\nPWD\r\n"},
 		{"another server", "220 fake ready", "", 0, "USER anonymous\r\n"},
+		{"a user's password", "220 (vsFTPd 3.0.3)", "", 0, "USER bob\r\n"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			f := newFake(t)
@@ -246,7 +248,11 @@ func TestLoginUserWithPass(t *testing.T) {
 			w := &writeLog{}
 			req := quickReq()
 			req.Dial = w.dial
-			_, b, err := get(t, d, f.url("/f.bin"), req)
+			u := f.url("/f.bin")
+			if strings.HasPrefix(tc.first, "USER bob") {
+				u = "ftp://bob:s3cret@" + f.addr() + "/f.bin"
+			}
+			_, b, err := get(t, d, u, req)
 			if tc.status != 0 {
 				if replyCode(err) != tc.status {
 					t.Fatalf("err %v, want a %d", err, tc.status)
