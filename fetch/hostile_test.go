@@ -18,6 +18,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/rfc1738/fetch/fetch/fetchtest"
 	"github.com/rfc1738/fetch/mirror"
 )
 
@@ -413,6 +414,52 @@ func TestMirrorHostileGopher(t *testing.T) {
 		sel, _, _ := strings.Cut(l, "\t")
 		if sel != "/pub" && !strings.HasPrefix(sel, "/pub/") || strings.ContainsAny(sel, "\r\x00\x1b") || strings.Contains(sel, "..") {
 			t.Errorf("asked for %q", l)
+		}
+	}
+}
+
+// TestMirrorHostileNews: a news server whose group list holds names that
+// would not stay one path inside the target ("a..b", ".fetch.x", ".x",
+// "x.", a control character): each is skipped and named before any
+// command about it is sent, and does not fail the run (exit 0); the
+// articles of the other group are mirrored, and nothing is written
+// outside the target.
+func TestMirrorHostileNews(t *testing.T) {
+	const skipped = mirror.StatusSkipped
+	groups := []hostileEntry{
+		{"a..b", `"a..b"`, skipped, "empty name"},
+		{".fetch.x", `".fetch.x"`, skipped, "leaves the target"},
+		{".x", `".x"`, skipped, "leaves the target"},
+		{"x.", `"x."`, skipped, "empty name"},
+		{"e\x1bc", `"e\x1bc"`, skipped, "control character"},
+	}
+	srv := &fetchtest.NNTP{Over: "OVER"}
+	for i, g := range append(groups, hostileEntry{offer: "ok"}) {
+		// The server lists its groups as they are; a conforming one
+		// doubles the dot that starts a line (RFC 3977 section 3.1.1).
+		name := g.offer
+		if strings.HasPrefix(name, ".") {
+			name = "." + name
+		}
+		srv.Post(fmt.Sprintf("From: p@x\nNewsgroups: %s\nMessage-ID: <m%d@x>\n\nbody\n", name, i), []string{name}, []int64{1})
+	}
+	srv.Start(t)
+	d := newHostileDirs(t)
+	dials := &dialLog{}
+	c := &Client{ConnectTimeout: 5 * time.Second, IdleTimeout: 5 * time.Second, Dial: dials.dial}
+	defer c.CloseIdleConnections()
+	ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
+	defer cancel()
+	sum, err := c.Mirror(ctx, "nntp://"+srv.Addr+"/*", d.target, MirrorOptions{Jobs: 2})
+	if err != nil {
+		t.Errorf("Mirror = %v, want no error (skipped groups alone: exit 0)", err)
+	}
+	checkReport(t, sum, groups, "ok/1")
+	d.contained(t)
+	dials.only(t, srv.Addr)
+	for _, l := range srv.Log() {
+		if verb, arg, _ := strings.Cut(l, " "); verb == "GROUP" && arg != "ok" {
+			t.Errorf("sent %q", l)
 		}
 	}
 }

@@ -275,8 +275,15 @@ func runNews(ctx context.Context, r *run, d NewsDialer, start *uri.URL) error {
 	tasks := newQueue[newsTask]()
 	var open sync.WaitGroup // tasks queued and not yet done
 	for _, g := range groups {
+		// A name that cannot be a directory of the target is named and
+		// left before any command about it is sent.
+		dir, err := groupDir(g)
+		if err != nil {
+			nr.skipped(EntryReport{Path: quoteName(g), Status: StatusSkipped, Reason: err.Error()})
+			continue
+		}
 		open.Add(1)
-		tasks.push(newsTask{g: &groupRun{name: g}})
+		tasks.push(newsTask{g: &groupRun{name: g, dir: dir}})
 	}
 	// The connection that listed the groups serves the first worker to
 	// need one; the others open theirs when they take their first task.
@@ -736,16 +743,12 @@ func (nr *newsRun) renumberedUnder(g *groupRun, dir, old, id string) {
 // queues all but the first, which it returns, for the caller to fetch on
 // the connection that has the group selected (nil: nothing to fetch).
 func (nr *newsRun) listGroup(ctx context.Context, worker int, s NewsSession, g *groupRun, tasks *queue[newsTask], open *sync.WaitGroup) ([]int64, error) {
-	dir, err := groupDir(g.name)
-	if err != nil {
-		nr.skipped(EntryReport{Path: quoteName(g.name), Status: StatusSkipped, Reason: err.Error()})
-		return nil, nil
-	}
-	g.dir = dir
+	dir := g.dir
 	from, askFrom, probe := nr.startAt(g, dir)
 	high := g.high
 	var l groupListing
 	haveList := false
+	var err error
 	if high >= askFrom {
 		if l, haveList, err = nr.listRange(ctx, s, g, dir, askFrom, from); err != nil {
 			return nil, err
