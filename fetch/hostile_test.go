@@ -337,8 +337,9 @@ func scriptedGopherServer(t *testing.T, answer func(line string) string) (addr s
 // TestMirrorHostileGopher: a gopher menu whose items try to lead the
 // mirror out of its target, to another host ([::1]) or to another
 // protocol's port on this one (SMTP 25, NNTP 119, telnet), with
-// selectors that hold CR, NUL, escapes or "..", and a Gopher+ "moved"
-// reply to another host. Each is named in the report (an item on another
+// selectors that hold CR, NUL, escapes or "..", a Gopher+ "moved"
+// reply to another host, length headers that lie and attributes of items
+// elsewhere. Each is named in the report (an item on another
 // server is skipped, as the walk never leaves its server); nothing is
 // dialled but the server and nothing written outside the target.
 func TestMirrorHostileGopher(t *testing.T) {
@@ -368,6 +369,10 @@ func TestMirrorHostileGopher(t *testing.T) {
 		{"0moved\t/pub/moved.txt\tHOST\tPORT\t+", "moved.txt", failed, RuleRedirectOffMirror},
 		// A selector that reads as an escape is the name it spells.
 		{"0enc\t/pub/%2e%2e%2fx\tHOST\tPORT", "%2e%2e%2fx", mirror.StatusNew, ""},
+		// Gopher+ length headers that lie: the bytes announced are
+		// taken and no more; fewer than announced fail the entry.
+		{"0ps\t/pub/ps\tHOST\tPORT\t+", "ps", mirror.StatusNew, ""},
+		{"0pl\t/pub/pl\tHOST\tPORT\t+", "pl", failed, "before the announced length"},
 		// The same document twice is one entry.
 		{"0twice\t/pub/ok.txt\tHOST\tPORT", "", "", ""},
 	}
@@ -386,6 +391,15 @@ func TestMirrorHostileGopher(t *testing.T) {
 			return "0s\t/pub/sub/s.txt\tHOST\tPORT\r\n.\r\n"
 		case "/pub/ok.txt", "/pub/sub/s.txt", "/pub/%2e%2e%2fx":
 			return "ok\r\n.\r\n"
+		case "/pub\t\t$":
+			// Attributes of items the menu does not list, elsewhere:
+			// nothing is asked of them.
+			return "+-1\r\n+INFO: 0up\t/pub/../x\t::1\t70\t+\r\n+ADMIN:\r\n Mod-Date: <20010203040506>\r\n" +
+				"+INFO: 1sub\t/pub/sub\t[::1]\t1\t+\r\n.\r\n"
+		case "/pub/ps\t\t+":
+			return "+5\r\nhello and more than announced"
+		case "/pub/pl\t\t+":
+			return "+100\r\nhi"
 		case "/pub/moved.txt\t\t+":
 			return "--1\r\n3 <admin@x> 0moved\t/x\t::1\t" + otherPort + "\r\n.\r\n"
 		}
@@ -402,6 +416,9 @@ func TestMirrorHostileGopher(t *testing.T) {
 		t.Errorf("Mirror = %v, want ErrMirrorPartial (exit 8)", err)
 	}
 	checkReport(t, sum, items, "ok.txt", "sub/s.txt")
+	if b, err := os.ReadFile(filepath.Join(d.target, "ps")); err != nil || string(b) != "hello" {
+		t.Errorf("ps = %q, %v; want the 5 bytes announced", b, err)
+	}
 	if len(sum.Warnings) != 1 || sum.Warnings[0].Kind != mirror.WarnUnparsed || !strings.HasPrefix(sum.Warnings[0].Line, "0nul\t") {
 		t.Errorf("warnings %+v, want the line with NUL as unparsed", sum.Warnings)
 	}
@@ -409,6 +426,9 @@ func TestMirrorHostileGopher(t *testing.T) {
 	dials.only(t, addr)
 	if rec.contacted(t) {
 		t.Error("the other host was contacted")
+	}
+	if !slices.Contains(asked(), "/pub\t\t$") {
+		t.Error("the menu's Gopher+ attributes were not asked for")
 	}
 	for _, l := range asked() {
 		sel, _, _ := strings.Cut(l, "\t")
