@@ -61,6 +61,10 @@ func TestMirrorHostileFTP(t *testing.T) {
 		{mlsdFile("e\x1bc", 1), `"e\x1bc"`, skipped, "control character"},
 		{mlsdFile("del\x7f", 1), `"del\x7f"`, skipped, "control character"},
 		{mlsdFile(long, 1), strconv.Quote(long), failed, "longer than 255 bytes"},
+		// The state directory as HFS+ (ignored code points) and NTFS
+		// (8.3 short name) would take these names.
+		{mlsdEntry("dir", ".fe\u200ctch"), ".fe\u200ctch", failed, "reserved for the mirror's own state"},
+		{mlsdEntry("dir", "FETCH~1"), "FETCH~1", failed, "reserved for the mirror's own state"},
 		{mlsdEntry("OS.unix=slink:/", "root"), "root", skipped, "leaves the target"},
 		{mlsdEntry("OS.unix=slink:..", "up"), "up", skipped, "leaves the target"},
 		{mlsdEntry("OS.unix=slink:/etc/passwd", "pw"), "pw", skipped, "leaves the target"},

@@ -57,7 +57,7 @@ func (w *gopherWalker) relOf(sel string) (string, error) {
 		return "", err
 	}
 	for _, part := range strings.Split(rest, "/") {
-		if strings.EqualFold(part, menuName) {
+		if sameName(part, menuName) {
 			// The name of the file each directory keeps its menu in
 			// (saveMenu): later runs trust it to tell a cut menu.
 			return "", errNameMenu
