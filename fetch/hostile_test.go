@@ -383,28 +383,7 @@ func TestMirrorHostileGopher(t *testing.T) {
 		menu.WriteString(it.offer + "\r\n")
 	}
 	menu.WriteString(".\r\n")
-	addr, asked := scriptedGopherServer(t, func(line string) string {
-		switch line {
-		case "/pub":
-			return menu.String()
-		case "/pub/sub":
-			return "0s\t/pub/sub/s.txt\tHOST\tPORT\r\n.\r\n"
-		case "/pub/ok.txt", "/pub/sub/s.txt", "/pub/%2e%2e%2fx":
-			return "ok\r\n.\r\n"
-		case "/pub\t\t$":
-			// Attributes of items the menu does not list, elsewhere:
-			// nothing is asked of them.
-			return "+-1\r\n+INFO: 0up\t/pub/../x\t::1\t70\t+\r\n+ADMIN:\r\n Mod-Date: <20010203040506>\r\n" +
-				"+INFO: 1sub\t/pub/sub\t[::1]\t1\t+\r\n.\r\n"
-		case "/pub/ps\t\t+":
-			return "+5\r\nhello and more than announced"
-		case "/pub/pl\t\t+":
-			return "+100\r\nhi"
-		case "/pub/moved.txt\t\t+":
-			return "--1\r\n3 <admin@x> 0moved\t/x\t::1\t" + otherPort + "\r\n.\r\n"
-		}
-		return "3no\t\terror.host\t1\r\n.\r\n"
-	})
+	addr, asked := scriptedGopherServer(t, hostileHole(menu.String(), otherPort))
 	d := newHostileDirs(t)
 	dials := &dialLog{}
 	c := &Client{ConnectTimeout: 5 * time.Second, IdleTimeout: 5 * time.Second, Dial: dials.dial}
@@ -481,5 +460,32 @@ func TestMirrorHostileNews(t *testing.T) {
 		if verb, arg, _ := strings.Cut(l, " "); verb == "GROUP" && arg != "ok" {
 			t.Errorf("sent %q", l)
 		}
+	}
+}
+
+// hostileHole answers the requests of TestMirrorHostileGopher: the menu
+// /pub, its documents and lies.
+func hostileHole(menu, otherPort string) func(line string) string {
+	return func(line string) string {
+		switch line {
+		case "/pub":
+			return menu
+		case "/pub/sub":
+			return "0s\t/pub/sub/s.txt\tHOST\tPORT\r\n.\r\n"
+		case "/pub/ok.txt", "/pub/sub/s.txt", "/pub/%2e%2e%2fx":
+			return "ok\r\n.\r\n"
+		case "/pub\t\t$":
+			// Attributes of items the menu does not list, elsewhere:
+			// nothing is asked of them.
+			return "+-1\r\n+INFO: 0up\t/pub/../x\t::1\t70\t+\r\n+ADMIN:\r\n Mod-Date: <20010203040506>\r\n" +
+				"+INFO: 1sub\t/pub/sub\t[::1]\t1\t+\r\n.\r\n"
+		case "/pub/ps\t\t+":
+			return "+5\r\nhello and more than announced"
+		case "/pub/pl\t\t+":
+			return "+100\r\nhi"
+		case "/pub/moved.txt\t\t+":
+			return "--1\r\n3 <admin@x> 0moved\t/x\t::1\t" + otherPort + "\r\n.\r\n"
+		}
+		return "3no\t\terror.host\t1\r\n.\r\n"
 	}
 }

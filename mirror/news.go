@@ -274,17 +274,7 @@ func runNews(ctx context.Context, r *run, d NewsDialer, start *uri.URL) error {
 	defer stopSaver()
 	tasks := newQueue[newsTask]()
 	var open sync.WaitGroup // tasks queued and not yet done
-	for _, g := range groups {
-		// A name that cannot be a directory of the target is named and
-		// left before any command about it is sent.
-		dir, err := groupDir(g)
-		if err != nil {
-			nr.skipped(EntryReport{Path: quoteName(g), Status: StatusSkipped, Reason: err.Error()})
-			continue
-		}
-		open.Add(1)
-		tasks.push(newsTask{g: &groupRun{name: g, dir: dir}})
-	}
+	nr.queueGroups(groups, tasks, &open)
 	// The connection that listed the groups serves the first worker to
 	// need one; the others open theirs when they take their first task.
 	nr.spare = s
@@ -313,6 +303,21 @@ func runNews(ctx context.Context, r *run, d NewsDialer, start *uri.URL) error {
 		r.prunePartials()
 	}
 	return nil
+}
+
+// queueGroups queues the listing of each group. A name that cannot be a
+// directory of the target is named and left before any command about it
+// is sent.
+func (nr *newsRun) queueGroups(groups []string, tasks *queue[newsTask], open *sync.WaitGroup) {
+	for _, g := range groups {
+		dir, err := groupDir(g)
+		if err != nil {
+			nr.skipped(EntryReport{Path: quoteName(g), Status: StatusSkipped, Reason: err.Error()})
+			continue
+		}
+		open.Add(1)
+		tasks.push(newsTask{g: &groupRun{name: g, dir: dir}})
+	}
 }
 
 // worker takes tasks from the queue and does them on its own connection
