@@ -133,18 +133,6 @@ func (q *queue[T]) take(wait bool) (v T, ok bool) {
 	return v, true
 }
 
-// queued is the number of items waiting to be popped.
-func (q *queue[T]) queued() int {
-	if q.g != nil {
-		q.g.mu.Lock()
-		defer q.g.mu.Unlock()
-		return q.g.n
-	}
-	q.mu.Lock()
-	defer q.mu.Unlock()
-	return len(q.items) - q.head
-}
-
 // compactAfter is the fewest popped items at the head of the array worth
 // moving the rest for.
 const compactAfter = 1024
