@@ -24,35 +24,36 @@ type fakeFTP struct {
 	t  *testing.T
 	ln net.Listener
 
-	greeting string              // first reply; "" means none (a silent server)
-	feat     []string            // FEAT lines (without the leading space)
-	replies  map[string]string   // exact command line -> reply (may hold CRLFs)
-	raw      map[string][]byte   // exact command line ("" for the greeting) -> bytes sent as they are
-	rawEnd   bool                // after sending a raw answer, close the control connection
-	files    map[string][]byte   // RETR/SIZE argument -> content
-	lists    map[string][]byte   // "LIST arg", "MLSD arg", "NLST arg" -> data
-	listSeq  map[string][][]byte // as lists, one answer per request in turn (the last repeats); before lists
-	pwd      string              // PWD answer; "" means `"/"`
-	pwds     []string            // full replies to the first PWDs (all sessions), before pwd applies
-	noEPSV   bool                // refuse EPSV: the client falls back to PASV
-	cwdShuts bool                // CWD closes the passive port an EPSV opened
-	pasvHost string              // address put in PASV replies; "" means 127.0.0.1
-	silentAt string              // after this verb, read on and never answer
-	stallAt  int                 // RETR data: stop sending (connection open) after this many bytes; 0 means never
-	cutAt    int                 // RETR data: close the data connection after this many bytes, then reply 426; 0 means never
-	cutReply string              // the reply after a cut instead of 426
-	hangUps  int                 // the first so many transfers (RETR or a listing, over all sessions) send the whole data, then close the control connection with no completion reply
-	hangRST  bool                // hang up with a reset (TCP RST), as a NAT that dropped the connection does
-	listDone string              // the completion reply of listings (may hold CRLFs); "" means "226 transfer complete"
-	holdDone bool                // RETR: send 226 only once the client has sent its next command (a pipelining client)
-	holdList bool                // with holdDone, for LIST, MLSD and NLST too, whose 226 goes in one write with the next reply
-	epsvJunk string              // sent after every 229 reply, as if the server answered twice
-	holdData time.Duration       // RETR: after the 150, wait this long for a command before sending the data
-	peekHalf bool                // before sending, record whether the client has half-closed the data connection (waits 300 ms when not)
-	oopsEPSV int                 // the nth EPSV (counted over all sessions) gets vsftpd's "500 OOPS" and the session ends
-	telnet   bool                // read command lines as Telnet, as the BSD ftpd and inetutils-ftpd do (telnetLine)
-	dropIAC  bool                // read on past a command line whose verb holds the byte 0xff, and never answer it (Pure-FTPd)
-	opening  string              // the text of the 150 before passive data; "" means "opening data connection"
+	greeting   string              // first reply; "" means none (a silent server)
+	feat       []string            // FEAT lines (without the leading space)
+	replies    map[string]string   // exact command line -> reply (may hold CRLFs)
+	raw        map[string][]byte   // exact command line ("" for the greeting) -> bytes sent as they are
+	rawEnd     bool                // after sending a raw answer, close the control connection
+	files      map[string][]byte   // RETR/SIZE argument -> content
+	lists      map[string][]byte   // "LIST arg", "MLSD arg", "NLST arg" -> data
+	listSeq    map[string][][]byte // as lists, one answer per request in turn (the last repeats); before lists
+	pwd        string              // PWD answer; "" means `"/"`
+	pwds       []string            // full replies to the first PWDs (all sessions), before pwd applies
+	noEPSV     bool                // refuse EPSV: the client falls back to PASV
+	cwdShuts   bool                // CWD closes the passive port an EPSV opened
+	pasvHost   string              // address put in PASV replies; "" means 127.0.0.1
+	silentAt   string              // after this verb, read on and never answer
+	stallAt    int                 // RETR data: stop sending (connection open) after this many bytes; 0 means never
+	cutAt      int                 // RETR data: close the data connection after this many bytes, then reply 426; 0 means never
+	cutReply   string              // the reply after a cut instead of 426
+	hangUps    int                 // the first so many transfers (RETR or a listing, over all sessions) send the whole data, then close the control connection with no completion reply
+	hangRST    bool                // hang up with a reset (TCP RST), as a NAT that dropped the connection does
+	listDone   string              // the completion reply of listings (may hold CRLFs); "" means "226 transfer complete"
+	holdDone   bool                // RETR: send 226 only once the client has sent its next command (a pipelining client)
+	holdList   bool                // with holdDone, for LIST, MLSD and NLST too, whose 226 goes in one write with the next reply
+	epsvJunk   string              // sent after every 229 reply, as if the server answered twice
+	holdData   time.Duration       // RETR: after the 150, wait this long for a command before sending the data
+	peekHalf   bool                // before sending, record whether the client has half-closed the data connection (waits 300 ms when not)
+	oopsEPSV   int                 // the nth EPSV (counted over all sessions) gets vsftpd's "500 OOPS" and the session ends
+	refuseEPSV int                 // the nth EPSV (counted over all sessions) is refused
+	telnet     bool                // read command lines as Telnet, as the BSD ftpd and inetutils-ftpd do (telnetLine)
+	dropIAC    bool                // read on past a command line whose verb holds the byte 0xff, and never answer it (Pure-FTPd)
+	opening    string              // the text of the 150 before passive data; "" means "opening data connection"
 	// passAhead: PASS is answered only once the client has sent the
 	// commands after it up to aheadTo ("" means PWD), or 2 s have
 	// passed; beforePass records those that came before the reply.
@@ -351,7 +352,7 @@ func (s *fakeSession) handle(verb, arg string) bool {
 			s.reply("500 OOPS: vsf_sysutil_bind")
 			return false
 		}
-		if f.noEPSV {
+		if f.noEPSV || f.epsvs == f.refuseEPSV {
 			s.reply("500 EPSV not understood")
 			return true
 		}

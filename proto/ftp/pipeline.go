@@ -2,7 +2,6 @@ package ftp
 
 import (
 	"bufio"
-	"cmp"
 	"errors"
 	"fmt"
 	"io"
@@ -271,8 +270,12 @@ func (c *conn) pipelinedList(verb, arg string) error {
 		return err
 	}
 	data, err := c.passive()
+	if err != nil && c.lead != "" && errors.Is(err, errNoPipeline) {
+		c.lead, c.atKnown = "", false // not sent: runListing enters first
+		return errLeadRefused
+	}
 	if err != nil {
-		return cmp.Or(c.leadAlone(), err)
+		return err
 	}
 	early := c.vsftpd && c.req != nil && c.req.Options.FTP.ListAhead
 	if early {
@@ -297,8 +300,10 @@ func (c *conn) pipelinedList(verb, arg string) error {
 }
 
 // errLeadRefused: the server refused the CWD sent with a listing command
-// (conn.lead); the listing, run where the connection was, was dropped,
-// and runListing enters the directory the plain way and lists again.
+// (conn.lead), and the listing, run where the connection was, was
+// dropped; or the listing could not be pipelined (EPSV refused) and the
+// CWD was not sent. runListing enters the directory the plain way and
+// lists again.
 var errLeadRefused = errors.New("ftp: the CWD sent with the listing was refused")
 
 // leadReply reads the reply to lead, the CWD sent with a listing command,
@@ -335,24 +340,6 @@ func (c *conn) leadReply(lead string, data net.Conn) error {
 		return c.fail(lead, err)
 	}
 	return errLeadRefused
-}
-
-// leadAlone sends the CWD of c.lead by itself, for a listing that is not
-// pipelined after all (its EPSV refused): errLeadRefused when refused.
-func (c *conn) leadAlone() error {
-	lead := c.lead
-	if lead == "" {
-		return nil
-	}
-	c.lead = ""
-	if _, _, err := c.cmd(2, lead); err != nil {
-		c.atKnown = false
-		if replyCode(err) == 0 {
-			return c.fail(lead, err)
-		}
-		return errLeadRefused
-	}
-	return nil
 }
 
 // drainListing reads a listing's data connection to its end (the bytes

@@ -660,6 +660,25 @@ func TestListLeadCWD(t *testing.T) {
 	}
 }
 
+// A listing whose CWD was to go with its LIST, on a connection whose
+// EPSV sent ahead was refused, sends the CWD first and lists without
+// pipelining (EPSV, then LIST): the listing is of its own directory.
+func TestListLeadEPSVRefused(t *testing.T) {
+	f := newFake(t)
+	f.greeting = "220 (vsFTPd 3.0.3)"
+	f.refuseEPSV = 2 // the one sent with the first LIST
+	f.lists["LIST"] = []byte("-rw-r--r--   1 ftp  ftp  1 Jan 01  2020 a\r\n")
+	d, req := startPiped(t, f)
+	req.Options.FTP.ListAhead, req.Options.FTP.DirectCWD = true, true
+	for _, p := range []string{"/x/", "/y/"} {
+		if _, _, err := proto.ListAll(t.Context(), d, uri.MustParse(f.url(p)), req); err != nil {
+			t.Fatalf("%s: %v", p, err)
+		}
+	}
+	d.CloseIdleConnections()
+	waitSent(t, f, commands(anonLogin+"CWD x|SYST|EPSV|LIST|EPSV|CWD /y|EPSV|LIST|QUIT"))
+}
+
 // writeLog records the writes of the connections its dial opens.
 type writeLog struct {
 	mu     sync.Mutex
