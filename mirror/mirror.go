@@ -889,31 +889,39 @@ func (r *run) walk(ctx context.Context, dirs *queue[dirJob], files *queue[remote
 		listers.Add(1)
 		go func() {
 			defer listers.Done()
-			var next dirJob
-			held := false
-			for {
-				d, ok := next, held
-				if !held {
-					d, ok = dirs.pop()
-				}
-				if !ok {
-					return
-				}
-				if _, ftp := r.w.(*ftpWalker); ftp {
-					next, held = dirs.take(false)
-				}
-				d.ahead = held
-				if !r.visit(ctx, d, dirs, files) {
-					r.unlisted.Add(-1)
-				}
-				r.outstanding.Done()
-			}
+			r.lister(ctx, dirs, files)
 		}()
 	}
 	r.outstanding.Wait()
 	dirs.close()
 	listers.Wait()
 	return ctx.Err()
+}
+
+// lister lists the directories of dirs until the queue is closed and
+// empty. An FTP lister takes the directory it lists next with the one it
+// lists (held), so that the listing sends that one's EPSV ahead (ahead).
+func (r *run) lister(ctx context.Context, dirs *queue[dirJob], files *queue[remoteFile]) {
+	_, ftp := r.w.(*ftpWalker)
+	var next dirJob
+	held := false
+	for {
+		d, ok := next, held
+		if !held {
+			d, ok = dirs.pop()
+		}
+		if !ok {
+			return
+		}
+		if ftp {
+			next, held = dirs.take(false)
+		}
+		d.ahead = held
+		if !r.visit(ctx, d, dirs, files) {
+			r.unlisted.Add(-1)
+		}
+		r.outstanding.Done()
+	}
 }
 
 // holdNext takes, for an FTP worker about to fetch rf, the file it

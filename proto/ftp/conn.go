@@ -647,13 +647,14 @@ func (c *conn) enterFull(pl plan, full string, ahead []string) (done bool, err e
 
 // leadCWD makes the CWD into pl's directory go with the listing command
 // (c.lead, sent by pipelinedList) instead of before it: for vsftpd, on a
-// connection whose EPSV went ahead, for a mirror (Options.FTP.DirectCWD),
-// when one CWD takes it there (the last segment of pl below c's
-// directory, or the absolute path) and nothing else is to be sent first.
-// The listing then costs one round trip, not two (CWD, then LIST). It
-// reports whether it did.
+// pipelining connection whose EPSV went ahead, for a mirror
+// (Options.FTP.DirectCWD), when one CWD takes it there (the last segment
+// of pl below c's directory, or the absolute path) and nothing else is to
+// be sent first. The listing then costs one round trip, not two (CWD,
+// then LIST). It reports whether it did.
 func (c *conn) leadCWD(pl plan, ahead []string) bool {
-	if !c.vsftpd || len(ahead) > 0 || !c.hasEPSV() || !c.req.Options.FTP.DirectCWD || c.atKnown && slices.Equal(c.at, pl.cwd) {
+	if !c.vsftpd || !c.pipeCWD || c.noPipeline || c.activePort() != nil || len(ahead) > 0 || !c.hasEPSV() ||
+		!c.req.Options.FTP.DirectCWD || c.atKnown && slices.Equal(c.at, pl.cwd) {
 		return false
 	}
 	arg, ok := c.fullPath(pl)

@@ -500,7 +500,6 @@ func (d *Driver) runListing(c *conn, pl plan, st *stream) (string, listed, listN
 func (d *Driver) listIn(c *conn, pl plan, st *stream, lead bool) (string, listed, listNotes, error) {
 	format, verb := listVerb(c, pl)
 	var warnings []string
-	lead = lead && d.PipelinePassive && !c.noPipeline && c.activePort() == nil
 	if ahead := d.listAhead(c, format); !lead || !c.leadCWD(pl, ahead) {
 		var err error
 		if warnings, err = c.enterThen(pl, ahead); err != nil {

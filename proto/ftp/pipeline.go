@@ -270,12 +270,8 @@ func (c *conn) pipelinedList(verb, arg string) error {
 		return err
 	}
 	data, err := c.passive()
-	if err != nil && c.lead != "" && errors.Is(err, errNoPipeline) {
-		c.lead, c.atKnown = "", false // not sent: runListing enters first
-		return errLeadRefused
-	}
 	if err != nil {
-		return err
+		return c.leadLost(err)
 	}
 	early := c.vsftpd && c.req != nil && c.req.Options.FTP.ListAhead
 	if early {
@@ -305,6 +301,18 @@ func (c *conn) pipelinedList(verb, arg string) error {
 // CWD was not sent. runListing enters the directory the plain way and
 // lists again.
 var errLeadRefused = errors.New("ftp: the CWD sent with the listing was refused")
+
+// leadLost is the error of a listing that could not open its data
+// connection: errLeadRefused, the CWD of c.lead not sent, when the
+// listing is not to be pipelined after all (errNoPipeline), so that
+// runListing enters first; else err.
+func (c *conn) leadLost(err error) error {
+	if c.lead == "" || !errors.Is(err, errNoPipeline) {
+		return err
+	}
+	c.lead, c.atKnown = "", false
+	return errLeadRefused
+}
 
 // leadReply reads the reply to lead, the CWD sent with a listing command,
 // when there was one. After a refusal the listing the server ran where
