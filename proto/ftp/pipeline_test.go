@@ -627,13 +627,15 @@ func TestEPSVAheadAcrossCWD(t *testing.T) {
 // the absolute path) in the write of its LIST: a listing costs one round
 // trip, not two. A refused CWD drops the listing that went with it (of
 // the directory the connection was in: no entry is handed over), and the
-// directory is entered the plain way, whose refusal is the error.
+// directory is entered the plain way: the listing is that of the
+// directory, or the refusal its error.
 func TestListLeadCWD(t *testing.T) {
 	f := newFake(t)
 	f.greeting = "220 (vsFTPd 3.0.3)"
 	f.lists["LIST"] = []byte("-rw-r--r--   1 ftp  ftp  1 Jan 01  2020 a\r\n")
 	f.replies["CWD /gone"] = "550 no such directory"
 	f.replies["CWD gone"] = "550 no such directory"
+	f.replies["CWD /alt"] = "550 not by that path" // but segment by segment
 	d, req := startPiped(t, f)
 	w := &writeLog{}
 	req.Dial = w.dial
@@ -643,7 +645,7 @@ func TestListLeadCWD(t *testing.T) {
 		_, err := d.List(t.Context(), uri.MustParse(f.url(p)), req, func(proto.Entry) error { n++; return nil })
 		return n, err
 	}
-	for _, p := range []string{"/x/", "/x/y/", "/z/"} {
+	for _, p := range []string{"/x/", "/x/y/", "/z/", "/alt/"} {
 		if n, err := list(p); err != nil || n != 1 {
 			t.Fatalf("%s: %d entries, %v", p, n, err)
 		}
@@ -652,7 +654,7 @@ func TestListLeadCWD(t *testing.T) {
 		t.Errorf("/gone/: %d entries, %v; want none and proto.ErrNotFound", n, err)
 	}
 	d.CloseIdleConnections()
-	waitSent(t, f, commands(anonLogin+"CWD x|SYST|EPSV|LIST|EPSV|CWD y|LIST|EPSV|CWD /z|LIST|EPSV|CWD /gone|LIST|EPSV|CWD /gone|CWD /|CWD gone|NOOP|QUIT"))
+	waitSent(t, f, commands(anonLogin+"CWD x|SYST|EPSV|LIST|EPSV|CWD y|LIST|EPSV|CWD /z|LIST|EPSV|CWD /alt|LIST|EPSV|CWD /alt|CWD /|CWD alt|LIST|EPSV|CWD /gone|LIST|EPSV|CWD /gone|CWD /|CWD gone|NOOP|QUIT"))
 	for _, want := range []string{"CWD y\r\nLIST\r\nEPSV\r\n", "CWD /z\r\nLIST\r\nEPSV\r\n", "CWD /gone\r\nLIST\r\nEPSV\r\n"} {
 		if !w.has(want) {
 			t.Errorf("no write of %q:\n%q", want, w.all())
