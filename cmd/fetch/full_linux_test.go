@@ -82,3 +82,52 @@ func TestMirrorCommandDiskFull(t *testing.T) {
 		t.Errorf("stderr does not say the disk is full:\n%s", stderr)
 	}
 }
+
+// TestMirrorManifestDiskFull: a mirror whose files all fit on the disk,
+// which they leave too full for the manifest, saved none and exited 0
+// (the reserve kept for the manifest was not used, as the disk had not
+// filled up during a transfer). The reserve now makes room for it; and
+// a manifest that still cannot be written (no reserve could be made:
+// the disk is the files' size) makes the run partial, exit 8.
+func TestMirrorManifestDiskFull(t *testing.T) {
+	const files = 4
+	for _, tc := range []struct {
+		name     string
+		disk     int
+		code     int
+		manifest bool
+	}{
+		{"room in the reserve", reserveMin + files*4096, fetch.ExitOK, true},
+		{"no reserve", files * 4096, fetch.ExitPartial, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			disk := smallDisk(t, tc.disk)
+			mem := afero.NewMemMapFs()
+			for i := range files {
+				afero.WriteFile(mem, fmt.Sprintf("/pub/f%d.bin", i), []byte(strings.Repeat(string(rune('a'+i)), 4096)), 0o644)
+			}
+			srv, err := fetchtest.StartFTP(mem, fetchtest.FTPOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer srv.Close()
+			dir := filepath.Join(disk, "m")
+			code, out, stderr := mirrorCLI(t, "mirror", "-j", "1", "ftp://"+srv.Addr()+"/pub/", dir)
+			if code != tc.code {
+				t.Errorf("exit %d, want %d\n%s%s", code, tc.code, out, stderr)
+			}
+			b, err := os.ReadFile(filepath.Join(dir, ".fetch", "manifest.json"))
+			var m struct{ Files map[string]json.RawMessage }
+			switch {
+			case tc.manifest && (err != nil || json.Unmarshal(b, &m) != nil || len(m.Files) != files):
+				t.Errorf("manifest of %d files, want %d: %v\n%s", len(m.Files), files, err, stderr)
+			case !tc.manifest && !strings.Contains(stderr, "the manifest could not be saved"):
+				t.Errorf("stderr does not say the manifest was not saved:\n%s", stderr)
+			}
+		})
+	}
+}
+
+// reserveMin is the room a mirror keeps for its manifest on a fresh
+// target (mirror.reserveMin).
+const reserveMin = 64 << 10
