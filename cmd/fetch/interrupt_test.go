@@ -3,6 +3,8 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/json"
+	"errors"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -66,12 +68,18 @@ func (c *drainedConn) Read(p []byte) (int, error) {
 }
 
 // An interrupted mirror exits 130 and says that running it again goes on.
+// Its manifest, when it saved one, names only files that are whole in
+// place: not the one cut by the interruption, whose data waits in
+// .fetch/partial for the next run.
 func TestInterruptedMirror(t *testing.T) {
 	const body = 2048
 	mux := http.NewServeMux()
 	mux.HandleFunc("/pub/", func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "text/html")
-		w.Write([]byte(`<html><body><a href="big.bin">big.bin</a></body></html>`))
+		w.Write([]byte(`<html><body><a href="a.txt">a.txt</a> <a href="big.bin">big.bin</a></body></html>`))
+	})
+	mux.HandleFunc("/pub/a.txt", func(w http.ResponseWriter, r *http.Request) {
+		w.Write([]byte("whole\n"))
 	})
 	mux.HandleFunc("/pub/big.bin", func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Length", "100000")
@@ -90,9 +98,28 @@ func TestInterruptedMirror(t *testing.T) {
 		c, err := d.DialContext(ctx, network, addr)
 		return &drainedConn{Conn: c, want: body, drained: interrupt}, err
 	}
-	code := execute(ictx, []string{"mirror", "-s", srv.URL + "/pub/", t.TempDir()}, e)
+	dir := t.TempDir()
+	code := execute(ictx, []string{"mirror", "-s", srv.URL + "/pub/", dir}, e)
 	want := "fetch: interrupted; the same command again goes on where this mirror stopped\n"
 	if code != exitInterrupted || !strings.HasSuffix(errb.String(), want) || strings.Contains(errb.String(), "context canceled") {
 		t.Errorf("interrupted mirror = %d, stderr\n%s\nwant 130, ending in\n%s", code, errb, want)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "big.bin")); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("big.bin, cut by the interruption, is at its final path: %v", err)
+	}
+	b, err := os.ReadFile(filepath.Join(dir, ".fetch", "manifest.json"))
+	if errors.Is(err, os.ErrNotExist) {
+		return // nothing recorded yet
+	}
+	var m struct {
+		Files map[string]struct{ Size int64 }
+	}
+	if err != nil || json.Unmarshal(b, &m) != nil {
+		t.Fatalf("manifest: %v\n%s", err, b)
+	}
+	for path, f := range m.Files {
+		if path != "a.txt" || f.Size != 6 || fileSize(filepath.Join(dir, path)) != 6 {
+			t.Errorf("manifest names %s (%d bytes), want a.txt whole or nothing", path, f.Size)
+		}
 	}
 }
