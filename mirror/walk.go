@@ -44,8 +44,11 @@ type listing struct {
 	files   []remoteFile
 	skipped []EntryReport
 	menu    []byte // gopher: the menu's bytes, kept as a file
-	// gopher: how the menu's data ended (gopher.InfoMenuEnd), or "".
+	// gopher: how the menu's data ended (gopher.InfoMenuEnd); http: how
+	// the index page's did (MenuEndLength or MenuEndClose); or "".
 	menuEnd string
+	// http: the index page's SHA-256, for a second reading (confirmMenus).
+	pageSum *[sha256.Size]byte
 	// ftp: the listing's lines that fit no known layout, and whether the
 	// names came from the NLST fallback.
 	unparsed []string

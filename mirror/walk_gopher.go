@@ -1,6 +1,7 @@
 package mirror
 
 import (
+	"cmp"
 	"context"
 	"crypto/sha256"
 	"errors"
@@ -212,11 +213,13 @@ func (l *listing) addItem(w *gopherWalker, e proto.Entry) {
 // read again before Delete removes anything below it (confirmMenus). See
 // docs/gopher.md, "Menus and texts in a mirror".
 
-// menuRead is what the run keeps of each gopher menu it read.
+// menuRead is what the run keeps of each gopher menu it read, and of
+// each HTTP index page (page).
 type menuRead struct {
-	url *uri.URL
-	end string   // gopher.InfoMenuEnd
-	sum [32]byte // SHA-256 of its bytes
+	url  *uri.URL
+	end  string   // gopher.InfoMenuEnd
+	sum  [32]byte // SHA-256 of its bytes
+	page bool
 }
 
 // errMenuCut: a menu ended at the close from a server that ends its menus
@@ -229,18 +232,24 @@ var errMenuCut = fmt.Errorf(`mirror: the gopher menu ended without the "." line 
 var errMenuCutSince = fmt.Errorf(`mirror: the gopher menu ended without the "." line that ended it in an earlier run (the gophermap kept of it): it was cut (if another server answers there now, one that never ends its menus with the line, remove the gophermap files of that run): %w`, io.ErrUnexpectedEOF)
 
 // errMenuDiffers: a menu that ended at the close was not the same when
-// read again.
-var errMenuDiffers = errors.New(`mirror: the gopher menu ended at the close without a "." line, and a second reading gave other bytes: it may have been cut`)
+// read again; errPageDiffers: an index page of no length.
+var (
+	errMenuDiffers = errors.New(`mirror: the gopher menu ended at the close without a "." line, and a second reading gave other bytes: it may have been cut`)
+	errPageDiffers = errors.New(`mirror: the index page came without a length, and a second reading gave other bytes: it may have been cut`)
+)
 
 // checkMenuEnd judges how the gopher menu l of d ended, by the rules above
 // menuRead, and keeps it; it returns errMenuCut for a menu that is cut.
+// An HTTP index page is only kept: nothing tells how a web server ends
+// its pages.
 func (r *run) checkMenuEnd(d dirJob, l *listing) error {
-	switch l.menuEnd {
-	case "":
-		return nil // not a gopher menu
-	case gopher.MenuEndDot:
+	switch {
+	case l.menuEnd == "":
+		return nil // neither a gopher menu nor an index page
+	case l.pageSum != nil:
+	case l.menuEnd == gopher.MenuEndDot:
 		r.menuDot.Store(true)
-	case gopher.MenuEndClose:
+	case l.menuEnd == gopher.MenuEndClose:
 		if r.menuDot.Load() {
 			return errMenuCut
 		}
@@ -249,8 +258,14 @@ func (r *run) checkMenuEnd(d dirJob, l *listing) error {
 			return errMenuCutSince
 		}
 	}
+	m := menuRead{url: d.url, end: l.menuEnd, page: l.pageSum != nil}
+	if m.page {
+		m.sum = *l.pageSum
+	} else {
+		m.sum = sha256.Sum256(l.menu)
+	}
 	r.mu.Lock()
-	r.menus[d.rel] = menuRead{url: d.url, end: l.menuEnd, sum: sha256.Sum256(l.menu)}
+	r.menus[d.rel] = m
 	r.mu.Unlock()
 	return nil
 }
@@ -347,10 +362,13 @@ func (r *run) readAgain(ctx context.Context, m menuRead) error {
 	if err != nil {
 		return err
 	}
-	if sha256.Sum256(raw) != m.sum {
-		return errMenuDiffers
+	switch {
+	case sha256.Sum256(raw) == m.sum:
+		return nil
+	case m.page:
+		return errPageDiffers
 	}
-	return nil
+	return errMenuDiffers
 }
 
 // menuFailed reports the menu of the directory rel failed with err and
@@ -359,6 +377,10 @@ func (r *run) menuFailed(rel string, m menuRead, err error) {
 	r.mu.Lock()
 	r.unlistable = append(r.unlistable, rel)
 	r.mu.Unlock()
-	r.sum.add(EntryReport{Path: joinRel(rel, menuName), URL: m.url.Redacted(), Status: StatusFailed,
-		Reason: "nothing below this menu is deleted: " + err.Error()})
+	p, what := joinRel(rel, menuName), "menu"
+	if m.page {
+		p, what = cmp.Or(rel, "."), "index page"
+	}
+	r.sum.add(EntryReport{Path: p, URL: m.url.Redacted(), Status: StatusFailed,
+		Reason: "nothing below this " + what + " is deleted: " + err.Error()})
 }
