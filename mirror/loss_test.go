@@ -187,3 +187,32 @@ func TestMirrorDeleteBelowCutListing(t *testing.T) {
 		})
 	}
 }
+
+// A manifest that cannot be read (cut by a crash of a file system that
+// does not keep renames, edited by hand) is read as none, and the run
+// compares each file on disk: nothing is lost, but the run said nothing
+// and replaced it. It says so in a notice.
+func TestMirrorUnreadableManifest(t *testing.T) {
+	f := newFakeFTP()
+	f.file("pub/a", "a")
+	dir := t.TempDir()
+	mustRun(t, f, "ftp://h/pub/", dir, Options{})
+	p := filepath.Join(dir, filepath.FromSlash(manifestName))
+	b, err := os.ReadFile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(p, b[:len(b)/2], 0o644)
+	s := mustRun(t, f, "ftp://h/pub/", dir, Options{})
+	if len(s.Notices) != 1 || !strings.Contains(s.Notices[0], "could not be read") {
+		t.Errorf("notices %q, want one that says the manifest could not be read", s.Notices)
+	}
+	root, err := os.OpenRoot(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer root.Close()
+	if m, err := loadManifest(root, true); err != nil || m.len() != 1 {
+		t.Fatalf("the manifest after the run: %v", err)
+	}
+}

@@ -422,6 +422,9 @@ func Run(ctx context.Context, f Fetcher, start *uri.URL, dir string, opts Option
 	if err != nil {
 		return sum, err
 	}
+	if m.unread != nil {
+		sum.Notices = append(sum.Notices, fmt.Sprintf("the manifest %s could not be read (%v): read as none, each file compared by its size and time on disk; a new one replaces it", manifestName, m.unread))
+	}
 	m.setSource(start.Redacted())
 	jobs := cmp.Or(max(opts.Jobs, 0), DefaultJobs)
 	r := &run{
