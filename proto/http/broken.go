@@ -63,6 +63,9 @@ func (h *head) classify(err error) error {
 		return fmt.Errorf("the server closed the connection before its response: %w", io.ErrUnexpectedEOF)
 	}
 	if !h.first.Load() {
+		if streamCut(err) {
+			return fmt.Errorf("the server reset the stream before its response: %w (%w)", io.ErrUnexpectedEOF, err)
+		}
 		return err
 	}
 	return h.broken(err, "the response head")
