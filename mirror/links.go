@@ -120,7 +120,7 @@ func (m *linkModel) resolve(rel string) error {
 			continue
 		}
 		cur = append(cur, c)
-		if strings.EqualFold(cur[0], stateDir) {
+		if isStateDir(cur[0]) {
 			return errLinkState
 		}
 		target, isLink := m.lookup(strings.Join(cur, "/"), missing == 0)

@@ -146,9 +146,27 @@ func checkRelLen(rel string) error {
 }
 
 // isStateDir reports whether name, at the top of the target, is the
-// state directory's, in any case (a file system that folds case takes
-// ".FETCH" for it).
-func isStateDir(name string) bool { return strings.EqualFold(name, stateDir) }
+// state directory's as some file system takes it (sameName).
+func isStateDir(name string) bool { return sameName(name, stateDir) }
+
+// sameName reports whether some file system the mirror may be made on or
+// copied to takes name for the mirror's own name own: in any case (NTFS,
+// APFS); with the code points HFS+ leaves out of names dropped
+// (".fe\u200ctch"); or as the 8.3 short name NTFS gives own ("FETCH~1",
+// "GOPHER~1"). Git refuses ".git" in these forms for the same reason.
+func sameName(name, own string) bool {
+	short := strings.TrimLeft(own, ".")
+	short = short[:min(len(short), 6)] + "~"
+	if n := len(short); len(name) == n+1 && strings.EqualFold(name[:n], short) && name[n] >= '1' && name[n] <= '4' {
+		return true
+	}
+	return strings.EqualFold(strings.Map(func(r rune) rune {
+		if r >= 0x200c && r <= 0x200f || r >= 0x202a && r <= 0x202e || r >= 0x206a && r <= 0x206f || r == 0xfeff {
+			return -1
+		}
+		return r
+	}, name), own)
+}
 
 // joinRel joins a directory's relative path and a child name.
 func joinRel(dir, name string) string {

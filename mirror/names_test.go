@@ -74,9 +74,43 @@ func TestCheckLocal(t *testing.T) {
 	if err := checkRel(longest + "b"); !errors.Is(err, errPathLong) {
 		t.Errorf("checkRel of a path of %d bytes = %v, want errPathLong", len(longest)+1, err)
 	}
-	for _, rel := range []string{".fetch/x", ".FETCH", ".Fetch/manifest.json"} {
+	for _, rel := range []string{".fetch/x", ".FETCH", ".Fetch/manifest.json",
+		".fe\u200ctch/manifest.json", "\ufeff.fetch", ".\u202efetch\u206f", "FETCH~1/partial", "fetch~4"} {
 		if err := checkRel(rel); err != errNameReserved {
 			t.Errorf("checkRel(%q) = %v, want errNameReserved", rel, err)
+		}
+	}
+}
+
+// TestSameName: the forms in which a file system takes a name for the
+// mirror's own: case (NTFS, APFS), the code points HFS+ ignores
+// (Apple TN1150, "Unicode Subtleties"), the 8.3 short name of NTFS.
+func TestSameName(t *testing.T) {
+	for _, c := range []struct {
+		name, own string
+		same      bool
+	}{
+		{".fetch", stateDir, true},
+		{".FeTcH", stateDir, true},
+		{".fe\u200ctch", stateDir, true},
+		{".fetch\u200f", stateDir, true},
+		{"\u202a.fetch\u202e", stateDir, true},
+		{"\ufeff.fetch", stateDir, true},
+		{"FETCH~1", stateDir, true},
+		{"fetch~2", stateDir, true},
+		{"gopher\u200dmap", menuName, true},
+		{"GOPHER~1", menuName, true},
+		{".fetch2", stateDir, false},
+		{".fe\u200btch", stateDir, false}, // U+200B is not ignored
+		{"FETCH~5", stateDir, false},
+		{"FETCH~10", stateDir, false},
+		{"FETCH~", stateDir, false},
+		{"fetch", stateDir, false},
+		{"GOPHERMAP~1", menuName, false},
+		{"gophermaps", menuName, false},
+	} {
+		if got := sameName(c.name, c.own); got != c.same {
+			t.Errorf("sameName(%q, %q) = %v, want %v", c.name, c.own, got, c.same)
 		}
 	}
 }

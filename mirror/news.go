@@ -274,10 +274,7 @@ func runNews(ctx context.Context, r *run, d NewsDialer, start *uri.URL) error {
 	defer stopSaver()
 	tasks := newQueue[newsTask]()
 	var open sync.WaitGroup // tasks queued and not yet done
-	for _, g := range groups {
-		open.Add(1)
-		tasks.push(newsTask{g: &groupRun{name: g}})
-	}
+	nr.queueGroups(groups, tasks, &open)
 	// The connection that listed the groups serves the first worker to
 	// need one; the others open theirs when they take their first task.
 	nr.spare = s
@@ -306,6 +303,21 @@ func runNews(ctx context.Context, r *run, d NewsDialer, start *uri.URL) error {
 		r.prunePartials()
 	}
 	return nil
+}
+
+// queueGroups queues the listing of each group. A name that cannot be a
+// directory of the target is named and left before any command about it
+// is sent.
+func (nr *newsRun) queueGroups(groups []string, tasks *queue[newsTask], open *sync.WaitGroup) {
+	for _, g := range groups {
+		dir, err := groupDir(g)
+		if err != nil {
+			nr.skipped(EntryReport{Path: quoteName(g), Status: StatusSkipped, Reason: err.Error()})
+			continue
+		}
+		open.Add(1)
+		tasks.push(newsTask{g: &groupRun{name: g, dir: dir}})
+	}
 }
 
 // worker takes tasks from the queue and does them on its own connection
@@ -736,16 +748,12 @@ func (nr *newsRun) renumberedUnder(g *groupRun, dir, old, id string) {
 // queues all but the first, which it returns, for the caller to fetch on
 // the connection that has the group selected (nil: nothing to fetch).
 func (nr *newsRun) listGroup(ctx context.Context, worker int, s NewsSession, g *groupRun, tasks *queue[newsTask], open *sync.WaitGroup) ([]int64, error) {
-	dir, err := groupDir(g.name)
-	if err != nil {
-		nr.skipped(EntryReport{Path: quoteName(g.name), Status: StatusSkipped, Reason: err.Error()})
-		return nil, nil
-	}
-	g.dir = dir
+	dir := g.dir
 	from, askFrom, probe := nr.startAt(g, dir)
 	high := g.high
 	var l groupListing
 	haveList := false
+	var err error
 	if high >= askFrom {
 		if l, haveList, err = nr.listRange(ctx, s, g, dir, askFrom, from); err != nil {
 			return nil, err

@@ -58,7 +58,7 @@ func (w *gopherWalker) relOf(sel string) (string, error) {
 		return "", err
 	}
 	for _, part := range strings.Split(rest, "/") {
-		if strings.EqualFold(part, menuName) {
+		if sameName(part, menuName) {
 			// The name of the file each directory keeps its menu in
 			// (saveMenu): later runs trust it to tell a cut menu.
 			return "", errNameMenu
@@ -152,7 +152,13 @@ func (w *gopherWalker) addModTimes(ctx context.Context, f Fetcher, req *proto.Re
 
 func (l *listing) addItem(w *gopherWalker, e proto.Entry) {
 	t := e.ItemType
-	if t == "i" || t == "3" || e.URL == "" {
+	if t == "i" || t == "3" {
+		return
+	}
+	if e.URL == "" {
+		// A host no URL can hold ("[::1]", "a b", "h/x"): not the
+		// starting server, and named, as an item elsewhere is.
+		l.skipped = append(l.skipped, skip(quoteName(e.Name), nil, errOtherServer))
 		return
 	}
 	u, perr := uri.Parse(e.URL)

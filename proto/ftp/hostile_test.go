@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/rfc1738/fetch/proto"
+	"github.com/rfc1738/fetch/proto/prototest"
 	"github.com/rfc1738/fetch/retry"
 	"github.com/rfc1738/fetch/uri"
 )
@@ -223,6 +224,58 @@ func TestBogusPASV(t *testing.T) {
 		if host, _, _ := net.SplitHostPort(a); host != "127.0.0.1" {
 			t.Errorf("dialled %s, want only 127.0.0.1", a)
 		}
+	}
+}
+
+// An EPSV or PASV reply may name any port of the server's host, that of
+// another service (here a listener that greets as SMTP does). The data
+// connection goes there, but the client writes no byte on it: RETR and
+// the listings only read their data connection, so no line of another
+// protocol's commands can reach that port from this client, and the
+// port rules of the safety policy (which keep a URL's text off another
+// protocol's port) have nothing to refuse. The policy's dialer still
+// judges the address (TestDataDialPolicy).
+func TestDataPortOfAnotherService(t *testing.T) {
+	for _, verb := range []string{"EPSV", "PASV"} {
+		t.Run(verb, func(t *testing.T) {
+			trap := prototest.Listen(t)
+			done := make(chan struct{})
+			go func() {
+				defer close(done)
+				c, err := trap.Accept()
+				if err != nil {
+					return
+				}
+				defer c.Close()
+				c.SetDeadline(time.Now().Add(10 * time.Second))
+				io.WriteString(c, "220 mail.example ESMTP\r\n")
+				io.Copy(io.Discard, c)
+			}()
+			port := trap.Addr().(*net.TCPAddr).Port
+			f := newFake(t)
+			if verb == "PASV" {
+				f.noEPSV = true
+				f.replies["PASV"] = fmt.Sprintf("227 Entering Passive Mode (127,0,0,1,%d,%d)", port>>8, port&0xff)
+			} else {
+				f.replies["EPSV"] = fmt.Sprintf("229 Entering Extended Passive Mode (|||%d|)", port)
+			}
+			f.files["f.bin"] = []byte("payload")
+			f.start()
+			d := &Driver{}
+			get(t, d, f.url("/f.bin"), quickReq())
+			d.CloseIdleConnections()
+			select {
+			case <-done:
+			case <-time.After(10 * time.Second):
+				t.Fatal("the data connection was not closed")
+			}
+			if trap.Accepts() != 1 {
+				t.Errorf("%d connections to the port the %s reply named, want 1", trap.Accepts(), verb)
+			}
+			if b := trap.Bytes(); len(b) != 0 {
+				t.Errorf("the client sent %q on the data connection", b)
+			}
+		})
 	}
 }
 
