@@ -493,7 +493,6 @@ func (r *run) saveLast() error {
 	case err == nil && !r.full.Load():
 		r.growReserve(reserveFor(r.m.savedSize()))
 	case err != nil && diskFull(err):
-		r.noteFull(err)
 		r.sum.mu.Lock()
 		r.sum.Notices = append(r.sum.Notices, "the manifest could not be saved: "+err.Error())
 		r.sum.mu.Unlock()
