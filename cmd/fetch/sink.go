@@ -7,6 +7,7 @@ import (
 	"path"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/rfc1738/fetch/fetch"
 	"github.com/rfc1738/fetch/uri"
@@ -22,8 +23,11 @@ type dest struct {
 	// resume keeps the data in path+".part" (-C): kept on failure, renamed
 	// into place when complete.
 	resume bool
-	// offset is the byte asked for.
+	// offset is the byte asked for; since, when it comes from FILE.part,
+	// the .part's time: the remote modification time of the version it
+	// holds (fileSink.abort), for proto.Options.IfRange.
 	offset int64
+	since  time.Time
 }
 
 // partSuffix names the file that keeps the partial data of a resumable
@@ -57,7 +61,10 @@ func (o *getOptions) destination(u *uri.URL) (*dest, error) {
 	}
 	d.offset = off
 	if off < 0 {
-		d.offset = fileSize(d.path + partSuffix)
+		d.offset = 0
+		if fi, err := os.Stat(d.path + partSuffix); err == nil && fi.Mode().IsRegular() {
+			d.offset, d.since = fi.Size(), fi.ModTime()
+		}
 	}
 	return d, nil
 }
@@ -192,7 +199,7 @@ func openPart(d *dest, resp *fetch.Response, kept *notes) (sink, error) {
 		return nil, err
 	}
 	resume := "fetch -C - -o " + shellWord(d.path) + " " + shellWord(resp.URL.Redacted())
-	return &fileSink{errWriter: errWriter{f}, f: f, final: d.path, keep: true, typeFile: name + partTypeSuffix, kept: kept, resume: resume}, nil
+	return &fileSink{errWriter: errWriter{f}, f: f, final: d.path, keep: true, typeFile: name + partTypeSuffix, kept: kept, resume: resume, modTime: resp.ModTime}, nil
 }
 
 // writeError is a failure to write the output (disk full, closed pipe).
@@ -236,6 +243,9 @@ type fileSink struct {
 	// resume is the command that resumes it.
 	kept   *notes
 	resume string
+	// modTime, when keep, is the remote modification time of the data,
+	// given to the file kept, for the next -C (dest.since).
+	modTime time.Time
 }
 
 // WriterFile, Wrote and FileError let a body move its bytes into the file
@@ -267,6 +277,9 @@ func (s *fileSink) abort() {
 	if !s.keep {
 		os.Remove(s.f.Name())
 		return
+	}
+	if !s.modTime.IsZero() {
+		os.Chtimes(s.f.Name(), s.modTime, s.modTime)
 	}
 	if s.kept != nil {
 		s.kept.add(fmt.Sprintf("kept %s (%s): %s resumes", s.f.Name(), byteCount(fileSize(s.f.Name())), s.resume))
