@@ -30,9 +30,13 @@ func main() {
 	// Ctrl-C, and SIGTERM (systemd, Kubernetes), stop the run as the
 	// command's interruption: partial files kept, the manifest saved, the
 	// WARC file closed. After SIGTERM the process still ends by it, the
-	// status its sender and the shell (143) expect.
+	// status its sender and the shell (143) expect. A SIGTERM ignored
+	// when fetch started stays ignored, as SIGINT does.
 	sigs := make(chan os.Signal, 1)
-	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+	signal.Notify(sigs, os.Interrupt)
+	if !signal.Ignored(syscall.SIGTERM) {
+		signal.Notify(sigs, syscall.SIGTERM)
+	}
 	ctx, cancel := context.WithCancel(context.Background())
 	var term atomic.Bool
 	go func() {
