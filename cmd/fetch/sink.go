@@ -182,6 +182,11 @@ func openPart(d *dest, resp *fetch.Response, kept *notes) (sink, error) {
 	if have := fileSize(name); resp.Offset > have {
 		return nil, fmt.Errorf("-C %d: %s holds only %d bytes", resp.Offset, name, have)
 	}
+	if _, was := readPartType(name); resp.Offset > 0 && was >= 0 && resp.Size >= 0 && was != resp.Size {
+		// FTP has no If-Range: a file of another size is another file.
+		return nil, fmt.Errorf("-C: %s holds the start of a file of %d bytes, and %s is %d bytes now: it changed; remove %s to fetch it whole",
+			name, was, resp.URL.Redacted(), resp.Size, name)
+	}
 	f, err := os.OpenFile(name, os.O_WRONLY|os.O_CREATE, 0o644)
 	if err != nil {
 		return nil, err
