@@ -69,6 +69,31 @@ func (o *getOptions) destination(u *uri.URL) (*dest, error) {
 	return d, nil
 }
 
+// checkNames refuses -O when two URLs name the same file: the second
+// would replace the first, which would be lost without a word (with -C,
+// both would resume one FILE.part). Nothing is sent.
+func (o *getOptions) checkNames() error {
+	if !o.remoteName {
+		return nil
+	}
+	seen := map[string]string{}
+	for _, raw := range o.urls {
+		u, err := uri.Parse(raw)
+		if err != nil {
+			continue // reported when its turn comes
+		}
+		name := urlName(u)
+		if name == "" {
+			continue
+		}
+		if first, ok := seen[name]; ok {
+			return flagErrorf("-O: %s and %s would both be saved as %s; fetch them in two runs or with -o", first, u.Redacted(), filepath.Join(o.outputDir, name))
+		}
+		seen[name] = u.Redacted()
+	}
+	return nil
+}
+
 // urlName is the remote file name of u for -O: the last segment of its
 // path, decoded (for ftp, the name without its ;type= code).
 func urlName(u *uri.URL) string {
