@@ -618,8 +618,7 @@ type run struct {
 	// unlisted counts the directories queued whose files are not queued
 	// yet: while there are any, more files may come.
 	unlisted atomic.Int32
-	fresh    bool // every file listed is fetched: no manifest when the run began, no DryRun
-	below    int  // directories below the start the manifest has files in, up to Jobs-1
+	below    int // directories below the start the manifest has files in, up to Jobs-1
 
 	mu         sync.Mutex
 	held       int                 // slots held for good: connections the server refused
@@ -696,7 +695,7 @@ func (r *run) releaseSlot() {
 
 func (r *run) run(ctx context.Context) error {
 	r.placer = r.startPlacer()
-	r.fresh = r.m.len() == 0 && !r.opts.DryRun
+	fresh := r.m.len() == 0 && !r.opts.DryRun // every file listed is fetched
 	r.below = r.m.dirs(r.jobs - 1)
 	files := r.fileQueue()
 	dirs := newQueue[dirJob]()
@@ -709,7 +708,7 @@ func (r *run) run(ctx context.Context) error {
 		}(i)
 	}
 	var warm sync.WaitGroup
-	if w, ok := r.f.(Warmer); ok && r.jobs > 1 && (r.fresh || r.below > 0) {
+	if w, ok := r.f.(Warmer); ok && r.jobs > 1 && (fresh || r.below > 0) {
 		// Into a target without a manifest, Jobs-1 logins: a first run
 		// fetches everything. A later one may find nothing to fetch,
 		// but lists every directory: one login for each directory below
@@ -717,7 +716,7 @@ func (r *run) run(ctx context.Context) error {
 		// logins hold connection slots like transfers, so that the run
 		// never has more than Jobs connections open.
 		most := r.jobs - 1
-		if !r.fresh {
+		if !fresh {
 			most = r.below
 		}
 		warm.Add(1)
