@@ -1,6 +1,7 @@
 package gopher
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"strconv"
@@ -153,10 +154,7 @@ func parseServerError(text []byte) (e *ServerError, moved *Item) {
 			moved = &it
 		}
 	}
-	msg := strings.TrimSpace(strings.ReplaceAll(rest, "\r", ""))
-	if msg == "" {
-		msg = strings.TrimSpace(first)
-	}
+	msg := cmp.Or(strings.TrimSpace(strings.ReplaceAll(rest, "\r", "")), strings.TrimSpace(first))
 	if len(msg) > 4096 {
 		msg = msg[:4096]
 	}
@@ -645,8 +643,5 @@ func askPrompt(ctx context.Context, q Question, p proto.Prompter) (string, error
 	if err != nil {
 		return "", fmt.Errorf("gopher: +ASK prompt: %w", err)
 	}
-	if v == "" {
-		v = q.Default
-	}
-	return v, nil
+	return cmp.Or(v, q.Default), nil
 }
