@@ -32,13 +32,7 @@ func Unquote(msg []byte) []byte {
 
 func transform(msg []byte, quote bool) []byte {
 	out := make([]byte, 0, len(msg)+16)
-	for len(msg) > 0 {
-		line := msg
-		if i := bytes.IndexByte(msg, '\n'); i >= 0 {
-			line, msg = msg[:i+1], msg[i+1:]
-		} else {
-			msg = nil
-		}
+	for line := range bytes.Lines(msg) {
 		if gt := fromLine(line); gt >= 0 {
 			if quote {
 				out = append(out, '>')

@@ -118,12 +118,8 @@ func parseHeader(block string) header {
 	h := header{}
 	last := ""
 	for len(block) > 0 {
-		line := block
-		if i := strings.IndexByte(block, '\n'); i >= 0 {
-			line, block = block[:i], block[i+1:]
-		} else {
-			block = ""
-		}
+		line, after, _ := strings.Cut(block, "\n")
+		block = after
 		line = strings.TrimSuffix(line, "\r")
 		if line == "" {
 			break
