@@ -386,10 +386,7 @@ func (w *Writer) NoteAddress(hostport, ip string) {
 	}
 	// A new map, so that lookups need no lock: a host changes its
 	// address far less often than a capture looks one up.
-	m := make(map[string]string, len(old)+1)
-	for k, v := range old {
-		m[k] = v
-	}
+	m := maps.Clone(old)
 	m[key] = ip
 	w.hosts.Store(&m)
 }
