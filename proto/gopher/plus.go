@@ -459,25 +459,14 @@ const formPrefix = "+\t1\r\n+-1\r\n"
 // formEnd ends the data block of a filled form.
 const formEnd = ".\r\n"
 
-// checkForm reports whether plus is a filled +ASK form of exactly the
-// structure RFC 1738 section 3.4.9 gives: formPrefix, then lines ending in
-// CRLF that hold no CR, LF or NUL and are not ".", then ".\r\n" and
-// nothing after it. It returns the number of answer lines.
+// checkForm reports whether plus is a filled +ASK form that the request
+// line may carry: IsAskForm, and no NUL in an answer. It returns the
+// number of answer lines.
 func checkForm(plus string) (int, bool) {
-	if !strings.HasPrefix(plus, formPrefix) || !strings.HasSuffix(plus, formEnd) {
+	if !IsAskForm(plus) || strings.IndexByte(plus, 0) >= 0 {
 		return 0, false
 	}
-	body := plus[len(formPrefix) : len(plus)-len(formEnd)]
-	n := 0
-	for body != "" {
-		line, rest, ok := strings.Cut(body, "\r\n")
-		if !ok || line == "." || strings.ContainsAny(line, "\r\n\x00") {
-			return 0, false
-		}
-		body = rest
-		n++
-	}
-	return n, true
+	return strings.Count(plus, "\r\n") - 3, true // 3: the CRLFs of formPrefix and formEnd
 }
 
 // encodeForm builds the gopher+_string of a filled form from the answer
