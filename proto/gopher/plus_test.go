@@ -3,6 +3,7 @@ package gopher
 import (
 	"errors"
 	"reflect"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -67,6 +68,18 @@ func FuzzParseHeader(f *testing.F) {
 		}
 		if in[0] == '+' != h.OK {
 			t.Fatalf("ParseHeader(%q).OK = %v", in, h.OK)
+		}
+		// The line is the sign and the length, leading zeros aside:
+		// written back, it parses to the same header.
+		back := "-" + strconv.FormatInt(h.Length, 10) + "\r\n"
+		if h.OK {
+			back = "+" + back[1:]
+		}
+		if again, err := ParseHeader(back); err != nil || again != h {
+			t.Fatalf("ParseHeader(%q) = %+v; written back as %q: %+v, %v", in, h, back, again, err)
+		}
+		if digits := strings.TrimRight(in[1:], "\r\n"); h.Length >= 0 && strings.TrimLeft(digits, "0") != strings.TrimLeft(back[1:len(back)-2], "0") {
+			t.Fatalf("ParseHeader(%q).Length = %d", in, h.Length)
 		}
 	})
 }
