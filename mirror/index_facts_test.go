@@ -120,6 +120,7 @@ func FuzzRowFacts(f *testing.F) {
 func FuzzParseJSONIndex(f *testing.F) {
 	f.Add([]byte(`[{"name":"a","type":"file","mtime":"Sun, 29 Nov 2026 06:50:52 GMT","size":1},{"name":"d","type":"directory"}]`))
 	f.Add([]byte(`[{"name":"../x","type":"file"}]`))
+	f.Add([]byte(`[{"name":"./a:b/","type":"directory"}]`))
 	f.Fuzz(func(t *testing.T, page []byte) {
 		ls, _ := parseJSONIndex(page)
 		for _, l := range ls {
@@ -131,6 +132,14 @@ func FuzzParseJSONIndex(f *testing.F) {
 			ref, err := uri.Parse(l.href)
 			if err != nil || ref.Scheme != "" || ref.Host != "" {
 				t.Fatalf("href %q is not a relative path (%v)", l.href, err)
+			}
+			// One segment, which decodes to the entry's name.
+			seg := strings.TrimSuffix(l.href, "/")
+			if strings.Contains(l.text, ":") {
+				seg = strings.TrimPrefix(seg, "./")
+			}
+			if name, err := uri.Unescape(seg); err != nil || name != l.text || strings.Contains(seg, "/") {
+				t.Fatalf("href %q is not one segment naming %q (%v)", l.href, l.text, err)
 			}
 		}
 	})
