@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -113,6 +114,13 @@ func FuzzRowFacts(f *testing.F) {
 		}
 		if !ok && size != -1 {
 			t.Fatalf("rowFacts(%q) failed with size %d", tail, size)
+		}
+		// What it read, written as an index row of its own, reads back.
+		if ok {
+			back := mtime.Format("2006-01-02 15:04:05") + " " + strconv.FormatInt(size, 10)
+			if s2, m2, ok2 := rowFacts(back); !ok2 || s2 != size || !m2.Equal(mtime) {
+				t.Fatalf("rowFacts(%q) = %d, %v; written back as %q: %d, %v, %v", tail, size, mtime, back, s2, m2, ok2)
+			}
 		}
 	})
 }
