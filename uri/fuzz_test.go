@@ -220,6 +220,8 @@ func FuzzNetURL(f *testing.F) {
 	for _, tt := range ftpTests {
 		f.Add(tt.in)
 	}
+	f.Add("a:0?")
+	f.Add("mailto:a@b?subject=c#d")
 	f.Fuzz(func(t *testing.T, s string) {
 		u, err := Parse(s)
 		// net/url reads "///x" with no scheme as the path "///x", where
@@ -231,9 +233,15 @@ func FuzzNetURL(f *testing.F) {
 		if err != nil {
 			return
 		}
+		// An opaque URL keeps its "?" and query in Opaque (RFC 1738
+		// section 2.1: the scheme-specific part is the scheme's to read).
+		nuOpaque, query, force := nu.Opaque, nu.RawQuery, nu.ForceQuery
+		if u.Opaque != "" && (query != "" || force) {
+			nuOpaque, query, force = nuOpaque+"?"+query, "", false
+		}
 		fragment, ferr := url.PathUnescape(u.Fragment)
-		if u.Scheme != strings.ToLower(nu.Scheme) || u.RawQuery != nu.RawQuery || u.ForceQuery != nu.ForceQuery ||
-			ferr == nil && fragment != nu.Fragment || u.Opaque != nu.Opaque {
+		if u.Scheme != strings.ToLower(nu.Scheme) || u.RawQuery != query || u.ForceQuery != force ||
+			ferr == nil && fragment != nu.Fragment || u.Opaque != nuOpaque {
 			t.Fatalf("%q: Parse gives %#v, net/url %#v", s, u, nu)
 		}
 		if u.Opaque != "" {
