@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"io"
 	"io/fs"
 	"net/http"
 	"net/http/httptest"
@@ -11,6 +12,8 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -131,5 +134,93 @@ func TestMirrorHTTPLinkLoop(t *testing.T) {
 	}
 	if _, err := os.Lstat(filepath.Join(dir, "loops", "self")); !errors.Is(err, fs.ErrNotExist) {
 		t.Errorf("loops/self: %v, want not found", err)
+	}
+}
+
+// closePage serves an index page as a server does that gives no length:
+// no Content-Length, not chunked, the end of the page at the close of the
+// connection (RFC 9112 section 6.3, rule 8). pages() is what each request
+// gets, one after the other (the last one again once they run out).
+func closePage(pages func(n int) string) http.HandlerFunc {
+	var mu sync.Mutex
+	n := 0
+	return func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		page := pages(n)
+		n++
+		mu.Unlock()
+		c, buf, err := w.(http.Hijacker).Hijack()
+		if err != nil {
+			return
+		}
+		defer c.Close()
+		buf.WriteString("HTTP/1.1 200 OK\r\nContent-Type: text/html\r\nConnection: close\r\n\r\n" + page)
+		buf.Flush()
+	}
+}
+
+// An index page that ends at the close, with no length to tell it whole,
+// was cut (the connection lost on the way): a mirror with Delete deleted
+// every local file past the cut, and said nothing. Before it deletes
+// anything below such a page it reads it again, as it does a gopher menu
+// that ended at the close: another page fails the directory (nothing
+// below it deleted, ErrPartial); the same page deletes what it no longer
+// lists.
+func TestMirrorHTTPDeleteBelowPageOfNoLength(t *testing.T) {
+	page := func(names ...string) string {
+		var b strings.Builder
+		b.WriteString("<html><body>\n")
+		for _, n := range names {
+			b.WriteString(`<a href="` + n + `">` + n + "</a>\n")
+		}
+		return b.String() + "</body></html>\n"
+	}
+	whole := page("a.txt", "b.txt", "c.txt", "d.txt")
+	for _, tc := range []struct {
+		name    string
+		second  []string // the page of the second run, read after read
+		deleted int
+		kept    []string
+	}{
+		{"cut, then whole", []string{whole[:len(whole)/2], whole}, 0, []string{"a.txt", "b.txt", "c.txt", "d.txt"}},
+		{"the same twice", []string{page("a.txt", "b.txt")}, 2, []string{"a.txt", "b.txt"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var second atomic.Bool
+			mux := http.NewServeMux()
+			mux.HandleFunc("/pub/", closePage(func(n int) string {
+				if !second.Load() {
+					return whole
+				}
+				return tc.second[min(n-1, len(tc.second)-1)]
+			}))
+			mux.HandleFunc("/pub/{name}", func(w http.ResponseWriter, r *http.Request) {
+				io.WriteString(w, r.PathValue("name")+"\n")
+			})
+			srv := httptest.NewServer(mux)
+			defer srv.Close()
+			dir := t.TempDir()
+			f := drivers{"http": &fetchhttp.Driver{}}
+			start := uri.MustParse(srv.URL + "/pub/")
+			opts := Options{Delete: true, Request: proto.Request{IdleTimeout: 10 * time.Second}}
+			if s, err := Run(t.Context(), f, start, dir, opts); err != nil || s.New != 4 {
+				t.Fatalf("first run: %d new, %v", s.New, err)
+			}
+			second.Store(true)
+			s, err := Run(t.Context(), f, start, dir, opts)
+			if cut := tc.deleted == 0; cut != errors.Is(err, ErrPartial) || s.Deleted != tc.deleted {
+				t.Errorf("second run: %d deleted, %v; want %d deleted, partial %v", s.Deleted, err, tc.deleted, cut)
+			}
+			ents, _ := os.ReadDir(dir)
+			var got []string
+			for _, e := range ents {
+				if e.Name() != stateDir {
+					got = append(got, e.Name())
+				}
+			}
+			if !slices.Equal(got, tc.kept) {
+				t.Errorf("files after the second run %v, want %v", got, tc.kept)
+			}
+		})
 	}
 }

@@ -3,8 +3,12 @@ package mirror
 import (
 	"bytes"
 	"context"
+	"errors"
 	"os"
 	"path/filepath"
+	"slices"
+	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -116,5 +120,99 @@ func TestMirrorDeleteKeepsUnlistedDotNames(t *testing.T) {
 		if got := err == nil; got != want {
 			t.Errorf("%s: exists %v, want %v (%v)", rel, got, want, err)
 		}
+	}
+}
+
+// cutListings serves fakeFTP's tree with its next cuts directory
+// listings cut after their first entry (in name order): an FTP listing
+// whose data connection was lost between two lines, after which the
+// server still says 226, ends as a whole one does.
+type cutListings struct {
+	*fakeFTP
+	cuts atomic.Int32
+}
+
+func (c *cutListings) Fetch(ctx context.Context, u *uri.URL, req *proto.Request) (*proto.Response, error) {
+	resp, err := c.fakeFTP.Fetch(ctx, u, req)
+	if err == nil && resp.Kind == proto.KindDirectory && c.cuts.Add(-1) >= 0 {
+		slices.SortFunc(resp.Entries, func(a, b proto.Entry) int { return strings.Compare(a.Name, b.Name) })
+		resp.Entries = resp.Entries[:1]
+	}
+	return resp, err
+}
+
+// An FTP listing cut between two lines (nothing in FTP gives a listing's
+// length) made a mirror with Delete delete every local file past the cut.
+// Before it deletes anything below a directory it lists it again: another
+// listing fails the directory (nothing below it deleted, ErrPartial); the
+// same one deletes what the server no longer has.
+func TestMirrorDeleteBelowCutListing(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		cut     bool     // the second run's first listing is cut
+		gone    string   // a file removed at the server before the second run
+		kept    []string // the local files after it
+		deleted int
+	}{
+		{"cut, then whole", true, "", []string{"a", "b", "c", "d"}, 0},
+		{"a file gone", false, "d", []string{"a", "b", "c"}, 1},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			f := &cutListings{fakeFTP: newFakeFTP()}
+			for _, n := range []string{"a", "b", "c", "d"} {
+				f.file("pub/"+n, n)
+			}
+			dir := t.TempDir()
+			mustRun(t, f, "ftp://h/pub/", dir, Options{})
+			if tc.cut {
+				f.cuts.Store(1)
+			}
+			if tc.gone != "" {
+				delete(f.nodes, "pub/"+tc.gone)
+			}
+			s, err := Run(t.Context(), f, uri.MustParse("ftp://h/pub/"), dir, Options{Delete: true})
+			if tc.cut != errors.Is(err, ErrPartial) || s.Deleted != tc.deleted {
+				t.Errorf("second run: %d deleted, %v; want %d deleted, partial %v", s.Deleted, err, tc.deleted, tc.cut)
+			}
+			ents, _ := os.ReadDir(dir)
+			var got []string
+			for _, e := range ents {
+				if e.Name() != stateDir {
+					got = append(got, e.Name())
+				}
+			}
+			if !slices.Equal(got, tc.kept) {
+				t.Errorf("files after the second run %v, want %v", got, tc.kept)
+			}
+		})
+	}
+}
+
+// A manifest that cannot be read (cut by a crash of a file system that
+// does not keep renames, edited by hand) is read as none, and the run
+// compares each file on disk: nothing is lost, but the run said nothing
+// and replaced it. It says so in a notice.
+func TestMirrorUnreadableManifest(t *testing.T) {
+	f := newFakeFTP()
+	f.file("pub/a", "a")
+	dir := t.TempDir()
+	mustRun(t, f, "ftp://h/pub/", dir, Options{})
+	p := filepath.Join(dir, filepath.FromSlash(manifestName))
+	b, err := os.ReadFile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(p, b[:len(b)/2], 0o644)
+	s := mustRun(t, f, "ftp://h/pub/", dir, Options{})
+	if len(s.Notices) != 1 || !strings.Contains(s.Notices[0], "could not be read") {
+		t.Errorf("notices %q, want one that says the manifest could not be read", s.Notices)
+	}
+	root, err := os.OpenRoot(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer root.Close()
+	if m, err := loadManifest(root, true); err != nil || m.len() != 1 {
+		t.Fatalf("the manifest after the run: %v", err)
 	}
 }

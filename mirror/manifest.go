@@ -40,6 +40,7 @@ type manifest struct {
 	mu      sync.Mutex
 	dirty   bool              // changed since loaded or saved
 	fresh   bool              // there was no manifest to load
+	unread  error             // why the manifest on disk was read as none
 	size    int               // bytes of the last manifest saved
 	Version int               `json:"version"`
 	Source  string            `json:"source"`
@@ -66,8 +67,8 @@ type GroupMark struct {
 
 // loadManifest reads the target's manifest; with pack (a file mirror),
 // the records that fit are kept packed. A manifest that does not parse
-// is treated as absent: every file is then compared by size and time on
-// disk, so nothing is lost.
+// is treated as absent (unread says why): every file is then compared by
+// size and time on disk, so nothing is lost.
 func loadManifest(root *os.Root, pack bool) (*manifest, error) {
 	f, err := root.Open(manifestName)
 	if errors.Is(err, fs.ErrNotExist) {
@@ -99,7 +100,8 @@ func loadManifest(root *os.Root, pack bool) (*manifest, error) {
 		if errors.As(err, &perr) {
 			return nil, fmt.Errorf("mirror: read manifest: %w", err)
 		}
-		return newManifest(pack), nil
+		m = newManifest(pack)
+		m.unread = err
 	}
 	return m, nil
 }

@@ -422,6 +422,9 @@ func Run(ctx context.Context, f Fetcher, start *uri.URL, dir string, opts Option
 	if err != nil {
 		return sum, err
 	}
+	if m.unread != nil {
+		sum.Notices = append(sum.Notices, fmt.Sprintf("the manifest %s could not be read (%v): read as none, each file compared by its size and time on disk; a new one replaces it", manifestName, m.unread))
+	}
 	m.setSource(start.Redacted())
 	jobs := cmp.Or(max(opts.Jobs, 0), DefaultJobs)
 	r := &run{
@@ -444,10 +447,10 @@ func Run(ctx context.Context, f Fetcher, start *uri.URL, dir string, opts Option
 	// Directories are listed in parallel: their warnings in path order.
 	slices.SortStableFunc(sum.Warnings, func(a, b Warning) int { return strings.Compare(a.Path, b.Path) })
 	r.noteBusy()
+	sum.Bound = r.bound.name()
 	if walkErr = r.finish(walkErr, dir, created); walkErr != nil {
 		return sum, walkErr
 	}
-	sum.Bound = r.bound.name()
 	return sum, sum.partial()
 }
 
@@ -472,8 +475,9 @@ func sourceOf(f Fetcher, start *uri.URL, opts Options) (walker, NewsDialer, erro
 }
 
 // saveLast saves the manifest at the end of the run. When the disk filled
-// up, the reserve is removed first, to make room for it; and a manifest
-// that still cannot be written is a notice, not the run's error: the
+// up, during the run or after its last file, the reserve is removed to
+// make room for it. A manifest that still cannot be written makes the
+// run partial (ErrPartial, exit 8, with a notice), not a failure: the
 // files in place have their remote times, by which the next run knows
 // them (unchanged).
 func (r *run) saveLast() error {
@@ -481,15 +485,18 @@ func (r *run) saveLast() error {
 		r.releaseReserve()
 	}
 	err := r.m.save(r.root, r.syncer())
+	if err != nil && diskFull(err) && !r.full.Load() {
+		r.releaseReserve()
+		err = r.m.save(r.root, r.syncer())
+	}
 	switch {
 	case err == nil && !r.full.Load():
 		r.growReserve(reserveFor(r.m.savedSize()))
 	case err != nil && diskFull(err):
-		r.noteFull(err)
 		r.sum.mu.Lock()
 		r.sum.Notices = append(r.sum.Notices, "the manifest could not be saved: "+err.Error())
 		r.sum.mu.Unlock()
-		return nil
+		return fmt.Errorf("%w: %w", ErrPartial, err)
 	}
 	return err
 }

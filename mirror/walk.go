@@ -44,8 +44,14 @@ type listing struct {
 	files   []remoteFile
 	skipped []EntryReport
 	menu    []byte // gopher: the menu's bytes, kept as a file
-	// gopher: how the menu's data ended (gopher.InfoMenuEnd), or "".
+	// gopher: how the menu's data ended (gopher.InfoMenuEnd); http: how
+	// the index page's did (MenuEndLength or MenuEndClose); ftp:
+	// MenuEndClose (nothing gives a listing's length); or "".
 	menuEnd string
+	// http: the index page's SHA-256; ftp: the listing's likeSum. With
+	// Delete, a listing that ended at the close is read again before
+	// anything below it is deleted (confirmMenus).
+	listSum *[sha256.Size]byte
 	// ftp: the listing's lines that fit no known layout, and whether the
 	// names came from the NLST fallback.
 	unparsed []string

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/rfc1738/fetch/proto"
+	"github.com/rfc1738/fetch/proto/gopher"
 	"github.com/rfc1738/fetch/uri"
 )
 
@@ -93,6 +94,10 @@ func (w *ftpWalker) list(ctx context.Context, f Fetcher, req *proto.Request, d d
 		return nil, err
 	}
 	b.finish(notes)
+	// A listing cut between two lines ends as a whole one does: Delete
+	// lists the directory again before it removes anything below it.
+	sum, _ := likeSum(b.l)
+	b.l.menuEnd, b.l.listSum = gopher.MenuEndClose, &sum
 	return b.l, nil
 }
 

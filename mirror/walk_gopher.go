@@ -1,6 +1,7 @@
 package mirror
 
 import (
+	"cmp"
 	"context"
 	"crypto/sha256"
 	"errors"
@@ -218,11 +219,23 @@ func (l *listing) addItem(w *gopherWalker, e proto.Entry) {
 // read again before Delete removes anything below it (confirmMenus). See
 // docs/gopher.md, "Menus and texts in a mirror".
 
-// menuRead is what the run keeps of each gopher menu it read.
+// menuRead is what the run keeps of each gopher menu it read, and, for
+// Delete, of each HTTP index page and FTP listing (listing.listSum).
 type menuRead struct {
 	url *uri.URL
 	end string   // gopher.InfoMenuEnd
-	sum [32]byte // SHA-256 of its bytes
+	sum [32]byte // SHA-256 of its bytes; of an FTP listing, its likeSum
+}
+
+// what names what m was read from.
+func (m menuRead) what() string {
+	switch m.url.Scheme {
+	case "gopher":
+		return "menu"
+	case "ftp":
+		return "listing"
+	}
+	return "index page"
 }
 
 // errMenuCut: a menu ended at the close from a server that ends its menus
@@ -240,23 +253,28 @@ var errMenuDiffers = errors.New(`mirror: the gopher menu ended at the close with
 
 // checkMenuEnd judges how the gopher menu l of d ended, by the rules above
 // menuRead, and keeps it; it returns errMenuCut for a menu that is cut.
+// An HTTP index page or an FTP listing is kept for Delete only: nothing
+// tells how a server ends them.
 func (r *run) checkMenuEnd(d dirJob, l *listing) error {
-	switch l.menuEnd {
-	case "":
-		return nil // not a gopher menu
-	case gopher.MenuEndDot:
+	m := menuRead{url: d.url, end: l.menuEnd}
+	switch {
+	case l.listSum != nil && !r.opts.Delete, l.menuEnd == "":
+		return nil
+	case l.listSum != nil:
+		m.sum = *l.listSum
+	case l.menuEnd == gopher.MenuEndClose && r.menuDot.Load():
+		return errMenuCut
+	case l.menuEnd == gopher.MenuEndClose && r.keptWithDot(d.rel):
+		r.menuDotKept.Store(true)
+		return errMenuCutSince
+	case l.menuEnd == gopher.MenuEndDot:
 		r.menuDot.Store(true)
-	case gopher.MenuEndClose:
-		if r.menuDot.Load() {
-			return errMenuCut
-		}
-		if r.keptWithDot(d.rel) {
-			r.menuDotKept.Store(true)
-			return errMenuCutSince
-		}
+	}
+	if l.listSum == nil {
+		m.sum = sha256.Sum256(l.menu)
 	}
 	r.mu.Lock()
-	r.menus[d.rel] = menuRead{url: d.url, end: l.menuEnd, sum: sha256.Sum256(l.menu)}
+	r.menus[d.rel] = m
 	r.mu.Unlock()
 	return nil
 }
@@ -317,7 +335,7 @@ func (r *run) confirmMenus(ctx context.Context, stale []string) {
 			continue // below a menu that failed: nothing is deleted there
 		}
 		m := r.menus[rel]
-		if err := r.readAgain(ctx, m); err != nil {
+		if err := r.readAgain(ctx, rel, m); err != nil {
 			r.menuFailed(rel, m, err)
 		}
 	}
@@ -339,24 +357,40 @@ func (r *run) menuAbove(p string) (string, bool) {
 	}
 }
 
-// readAgain fetches the menu m again, on a connection slot, and reports
-// whether it is the same bytes.
-func (r *run) readAgain(ctx context.Context, m menuRead) error {
+// readAgain reads the menu, index page or listing m of the directory rel
+// again, on a connection slot, and reports whether it is the same.
+func (r *run) readAgain(ctx context.Context, rel string, m menuRead) error {
 	if err := r.acquire(ctx); err != nil {
 		return err
 	}
 	defer r.releaseSlot()
+	sum, err := r.sumAgain(ctx, rel, m)
+	switch {
+	case err != nil:
+		return err
+	case sum == m.sum:
+		return nil
+	case m.url.Scheme == "gopher":
+		return errMenuDiffers
+	}
+	return fmt.Errorf("mirror: the %s came with no length, and a second reading gave another: the first may have been cut", m.what())
+}
+
+// sumAgain reads m again and returns its sum: a menu's bytes, or the
+// listSum of the walker's listing.
+func (r *run) sumAgain(ctx context.Context, rel string, m menuRead) ([32]byte, error) {
+	if m.url.Scheme != "gopher" {
+		l, err := r.w.list(ctx, r.f, r.request(proto.Options{}), dirJob{rel: rel, url: m.url})
+		if err != nil {
+			return [32]byte{}, err
+		}
+		return *l.listSum, nil
+	}
 	_, raw, err := fetchListing(ctx, r.f, r.request(proto.Options{}), m.url)
 	if errors.Is(err, gopher.ErrEmptyMenu) {
 		raw, err = nil, nil // nothing again: compared as no bytes (see list)
 	}
-	if err != nil {
-		return err
-	}
-	if sha256.Sum256(raw) != m.sum {
-		return errMenuDiffers
-	}
-	return nil
+	return sha256.Sum256(raw), err
 }
 
 // menuFailed reports the menu of the directory rel failed with err and
@@ -365,6 +399,10 @@ func (r *run) menuFailed(rel string, m menuRead, err error) {
 	r.mu.Lock()
 	r.unlistable = append(r.unlistable, rel)
 	r.mu.Unlock()
-	r.sum.add(EntryReport{Path: joinRel(rel, menuName), URL: m.url.Redacted(), Status: StatusFailed,
-		Reason: "nothing below this menu is deleted: " + err.Error()})
+	p := cmp.Or(rel, ".")
+	if m.url.Scheme == "gopher" {
+		p = joinRel(rel, menuName)
+	}
+	r.sum.add(EntryReport{Path: p, URL: m.url.Redacted(), Status: StatusFailed,
+		Reason: "nothing below this " + m.what() + " is deleted: " + err.Error()})
 }

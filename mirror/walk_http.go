@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"cmp"
 	"context"
+	"crypto/sha256"
 	"errors"
 	"fmt"
 	"slices"
@@ -12,6 +13,7 @@ import (
 	"golang.org/x/net/html"
 
 	"github.com/rfc1738/fetch/proto"
+	"github.com/rfc1738/fetch/proto/gopher"
 	"github.com/rfc1738/fetch/uri"
 )
 
@@ -68,12 +70,27 @@ func (w *httpWalker) list(ctx context.Context, f Fetcher, req *proto.Request, d 
 	if err != nil {
 		return nil, err
 	}
-	if isJSONIndex(resp.MediaType) {
+	l := w.page(d, resp.MediaType, body)
+	// A page that came without a length may have ended at the close of
+	// the connection, as a page cut there ends: Delete reads it again
+	// before it removes anything below it (confirmMenus).
+	sum := sha256.Sum256(body)
+	l.menuEnd, l.listSum = gopher.MenuEndLength, &sum
+	if resp.Size < 0 {
+		l.menuEnd = gopher.MenuEndClose
+	}
+	return l, nil
+}
+
+// page returns the entries of d's index page body: nginx's JSON index,
+// or the links of a page.
+func (w *httpWalker) page(d dirJob, mediaType string, body []byte) *listing {
+	if isJSONIndex(mediaType) {
 		if ls, ok := parseJSONIndex(body); ok {
-			return w.linked(d, d.url, ls), nil
+			return w.linked(d, d.url, ls)
 		}
 	}
-	return w.parsePage(d, body), nil
+	return w.parsePage(d, body)
 }
 
 // parsePage turns the links of the index page of directory d into its

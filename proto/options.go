@@ -34,6 +34,13 @@ type Options struct {
 	// The zero time means no condition. No flag: the mirror sets it.
 	IfModifiedSince time.Time
 
+	// IfRange, with Request.Offset, is the modification time of the
+	// version whose first bytes the caller holds: http sends If-Range (RFC
+	// 9110 section 13.1.5), and a server whose resource changed since
+	// sends it whole, from byte 0. The zero time means no condition. No
+	// flag: fetch get -C - takes it from FILE.part's time.
+	IfRange time.Time
+
 	// HeadersOnly asks for the header alone: http sends HEAD and returns
 	// the status line and header as the body; nntp sends HEAD for an
 	// article. False means the whole resource. Flag: --headers-only.
@@ -247,6 +254,9 @@ func (o Options) Merge(over Options) Options {
 	r.Netrc = cmp.Or(over.Netrc, o.Netrc)
 	if !over.IfModifiedSince.IsZero() {
 		r.IfModifiedSince = over.IfModifiedSince
+	}
+	if !over.IfRange.IsZero() {
+		r.IfRange = over.IfRange
 	}
 	r.HeadersOnly = o.HeadersOnly || over.HeadersOnly
 	r.BodyOnly = o.BodyOnly || over.BodyOnly

@@ -157,12 +157,19 @@ func exitCode(err error, e *env, cmd *cobra.Command) int {
 	return codeOf(err)
 }
 
-// codeOf is the exit code of err: a usage error is ExitUsage, the rest as
-// fetch.ExitCode says.
+// codeOf is the exit code of err: a usage error is ExitUsage, a failure
+// to write the output ExitError (a pipe's reader gone, EPIPE, is no
+// network failure), the rest as fetch.ExitCode says.
 func codeOf(err error) int {
-	var fe *FlagError
-	if errors.As(err, &fe) {
+	var (
+		fe *FlagError
+		we *writeError
+	)
+	switch {
+	case errors.As(err, &fe):
 		return fetch.ExitUsage
+	case errors.As(err, &we):
+		return fetch.ExitError
 	}
 	return fetch.ExitCode(err)
 }

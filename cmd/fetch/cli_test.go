@@ -156,3 +156,29 @@ func TestDocsNameEveryFlag(t *testing.T) {
 	}
 	walk(newRootCmd(e))
 }
+
+// -O with two URLs that name the same file is a usage error before
+// anything is sent: the second file would replace the first without a
+// word (with -C, both would resume one FILE.part). The password of a URL
+// is not shown.
+func TestRemoteNameTwice(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		err  string
+	}{
+		{[]string{"-O", "ftp://127.0.0.1/a/README", "http://127.0.0.1/b/README"},
+			"fetch: -O: ftp://127.0.0.1/a/README and http://127.0.0.1/b/README would both be saved as README; fetch them in two runs or with -o\n"},
+		{[]string{"-Z", "-C", "-", "-O", "--output-dir", "d", "ftp://127.0.0.1/a/README", "http://127.0.0.1/x", "ftp://u:secret@127.0.0.1/b/README;type=a"},
+			"fetch: -O: ftp://127.0.0.1/a/README and ftp://u:xxxxx@127.0.0.1/b/README;type=a would both be saved as d/README; fetch them in two runs or with -o\n"},
+	} {
+		n := &netlog{}
+		r := runArgs(t, n, "", tc.args...)
+		want := tc.err + "Run 'fetch get --help' for usage.\n"
+		if r.code != fetch.ExitUsage || r.err != want {
+			t.Errorf("fetch %q = %d, stderr\n%s\nwant 2,\n%s", tc.args, r.code, r.err, want)
+		}
+		if n.dials.Load()+n.lookups.Load() != 0 {
+			t.Errorf("fetch %q used the network", tc.args)
+		}
+	}
+}

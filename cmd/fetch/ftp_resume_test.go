@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"crypto/sha256"
 	"fmt"
@@ -77,4 +78,49 @@ func TestGetFTPCutAndResume(t *testing.T) {
 		t.Fatalf("resumed file differs from the source (%d of %d bytes, %v)", len(got), len(content), err)
 	}
 	assertOnly(t, dir, "big.bin")
+}
+
+// fetch -C - of an FTP file that changed size on the server since its
+// .part was written resumed it with REST all the same: the output was the
+// old file's start and the new one's end, exit 0. FILE.part.type records
+// the file's size with its type; a resumed retrieval whose SIZE differs
+// fails, naming both sizes, and keeps the .part.
+func TestGetFTPResumeChangedFile(t *testing.T) {
+	mem := afero.NewMemMapFs()
+	afero.WriteFile(mem, "/pub/f.bin", bytes.Repeat([]byte("A"), 1<<20), 0o644)
+	srv, err := fetchtest.StartFTP(mem, fetchtest.FTPOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Close()
+	_, ctrlPort, _ := net.SplitHostPort(srv.Addr())
+	raw := "ftp://" + srv.Addr() + "/pub/f.bin"
+	out := filepath.Join(t.TempDir(), "f.bin")
+	var left atomic.Int64
+	left.Store(300000)
+	var cut atomic.Bool
+	e, _, errb := newEnv("", &netlog{})
+	e.dial = func(ctx context.Context, network, addr string) (net.Conn, error) {
+		var d net.Dialer
+		c, err := d.DialContext(ctx, network, addr)
+		if _, port, _ := net.SplitHostPort(addr); err == nil && port != ctrlPort && cut.CompareAndSwap(false, true) {
+			return &cutConn{Conn: c, left: &left}, nil
+		}
+		return c, err
+	}
+	if code := runIn(t, e, "get", "-C", "-", "-o", out, raw); code != fetch.ExitNetwork {
+		t.Fatalf("cut transfer = %d (%s)", code, errb.String())
+	}
+	part, _ := os.ReadFile(out + partSuffix)
+	afero.WriteFile(mem, "/pub/f.bin", bytes.Repeat([]byte("B"), 1<<20+100), 0o644)
+	r := runArgs(t, nil, "", "get", "-C", "-", "-o", out, raw)
+	if r.code == fetch.ExitOK || !strings.Contains(r.err, "1048576") || !strings.Contains(r.err, "1048676") {
+		t.Errorf("resume after the file changed = %d (%s), want a failure naming both sizes", r.code, r.err)
+	}
+	if b, err := os.ReadFile(out + partSuffix); err != nil || !bytes.Equal(b, part) {
+		t.Errorf("the .part was not kept as it was: %d bytes, %v", len(b), err)
+	}
+	if _, err := os.Stat(out); !os.IsNotExist(err) {
+		t.Errorf("%s exists: %v", out, err)
+	}
 }

@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"os"
+	"strconv"
 	"strings"
 
 	"github.com/rfc1738/fetch/fetch"
@@ -37,21 +38,27 @@ func (o *getOptions) noteConverted(e *env, red *redactor, resp *fetch.Response) 
 }
 
 // readPartType returns the type recorded for the .part file part: "A",
-// "I", or "" when none is.
-func readPartType(part string) string {
+// "I", or "" when none is; and the size of the remote file it was written
+// from, or -1 when none is recorded.
+func readPartType(part string) (string, int64) {
 	b, err := os.ReadFile(part + partTypeSuffix)
-	if err != nil || len(b) > 16 {
-		return ""
+	if err != nil || len(b) > 64 {
+		return "", -1
 	}
-	switch t := strings.TrimSpace(string(b)); t {
-	case "A", "I":
-		return t
+	t, size, _ := strings.Cut(strings.TrimSpace(string(b)), " ")
+	n, err := strconv.ParseInt(size, 10, 64)
+	if err != nil {
+		n = -1
 	}
-	return ""
+	if t != "A" && t != "I" {
+		return "", n
+	}
+	return t, n
 }
 
-// writePartType records the type of resp's data for the .part file part,
-// or removes the record when resp is not FTP data.
+// writePartType records the type of resp's data, and the size of the
+// remote file, for the .part file part, or removes the record when resp
+// is not FTP data.
 func writePartType(part string, resp *fetch.Response) error {
 	t, _ := ftp.TypeOf(&resp.Response)
 	if t != "A" && t != "I" {
@@ -59,6 +66,9 @@ func writePartType(part string, resp *fetch.Response) error {
 			return err
 		}
 		return nil
+	}
+	if resp.Size >= 0 {
+		t += " " + strconv.FormatInt(resp.Size, 10)
 	}
 	return os.WriteFile(part+partTypeSuffix, []byte(t+"\n"), 0o644)
 }
@@ -76,7 +86,7 @@ func (o *getOptions) restartReason(u *uri.URL, part string) string {
 	if p.Type == "a" {
 		return ";type=a is converted text, which cannot be resumed (a REST offset counts stored bytes)"
 	}
-	switch readPartType(part) {
+	switch t, _ := readPartType(part); t {
 	case "A":
 		return "it holds text converted in TYPE A, which cannot be resumed (a REST offset counts stored bytes)"
 	case "":

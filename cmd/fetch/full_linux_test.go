@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"syscall"
@@ -81,4 +82,97 @@ func TestMirrorCommandDiskFull(t *testing.T) {
 	if !strings.Contains(stderr, "disk is full") {
 		t.Errorf("stderr does not say the disk is full:\n%s", stderr)
 	}
+}
+
+// TestMirrorManifestDiskFull: a mirror whose files all fit on the disk,
+// which they leave too full for the manifest, saved none and exited 0
+// (the reserve kept for the manifest was not used, as the disk had not
+// filled up during a transfer). The reserve now makes room for it; and
+// a manifest that still cannot be written (no reserve could be made:
+// the disk is the files' size) makes the run partial, exit 8.
+func TestMirrorManifestDiskFull(t *testing.T) {
+	const files = 4
+	for _, tc := range []struct {
+		name     string
+		disk     int
+		code     int
+		manifest bool
+	}{
+		{"room in the reserve", reserveMin + files*4096, fetch.ExitOK, true},
+		{"no reserve", files * 4096, fetch.ExitPartial, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			disk := smallDisk(t, tc.disk)
+			mem := afero.NewMemMapFs()
+			for i := range files {
+				afero.WriteFile(mem, fmt.Sprintf("/pub/f%d.bin", i), []byte(strings.Repeat(string(rune('a'+i)), 4096)), 0o644)
+			}
+			srv, err := fetchtest.StartFTP(mem, fetchtest.FTPOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer srv.Close()
+			dir := filepath.Join(disk, "m")
+			code, out, stderr := mirrorCLI(t, "mirror", "-j", "1", "ftp://"+srv.Addr()+"/pub/", dir)
+			if code != tc.code {
+				t.Errorf("exit %d, want %d\n%s%s", code, tc.code, out, stderr)
+			}
+			b, err := os.ReadFile(filepath.Join(dir, ".fetch", "manifest.json"))
+			var m struct{ Files map[string]json.RawMessage }
+			switch {
+			case tc.manifest && (err != nil || json.Unmarshal(b, &m) != nil || len(m.Files) != files):
+				t.Errorf("manifest of %d files, want %d: %v\n%s", len(m.Files), files, err, stderr)
+			case !tc.manifest && !strings.Contains(stderr, "the manifest could not be saved"):
+				t.Errorf("stderr does not say the manifest was not saved:\n%s", stderr)
+			}
+		})
+	}
+}
+
+// reserveMin is the room a mirror keeps for its manifest on a fresh
+// target (mirror.reserveMin).
+const reserveMin = 64 << 10
+
+// The output side of fetch get, each failure exit 1 and nothing at the
+// final name but what stood there before: a disk that fills up (with and
+// without -C, which keeps FILE.part), /dev/full, a path whose parent is a
+// file, a directory made immutable (root writes read-only ones).
+func TestGetOutputFails(t *testing.T) {
+	s := startServer(t)
+	disk := smallDisk(t, 256<<10) // a quarter of bigBody
+	os.WriteFile(filepath.Join(disk, "kept"), []byte("before\n"), 0o644)
+	os.WriteFile(filepath.Join(disk, "file"), nil, 0o644)
+	ro := filepath.Join(disk, "ro")
+	os.Mkdir(ro, 0o755)
+	immutable := exec.Command("chattr", "+i", ro).Run() == nil
+	t.Cleanup(func() { exec.Command("chattr", "-i", ro).Run() })
+	for _, tc := range []struct {
+		name string
+		args []string
+		left []string // what the disk holds after
+	}{
+		{"full disk", []string{"-o", filepath.Join(disk, "kept")}, []string{"file", "kept", "ro"}},
+		{"full disk, -C", []string{"-C", "-", "-o", filepath.Join(disk, "big")}, []string{"big.part", "file", "kept", "ro"}},
+		{"/dev/full", []string{"-o", "/dev/full"}, nil},
+		{"parent is a file", []string{"-o", filepath.Join(disk, "file", "x")}, nil},
+		{"immutable directory", []string{"-O", "--output-dir", ro}, nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if tc.name == "immutable directory" && !immutable {
+				t.Skip("chattr +i: not on this file system")
+			}
+			r := runArgs(t, nil, "", append(append([]string{"get", "-s"}, tc.args...), s.url("/big.bin"))...)
+			if r.code != fetch.ExitError || r.err == "" {
+				t.Errorf("exit %d (%s), want 1 and the reason", r.code, r.err)
+			}
+			if tc.left != nil {
+				assertOnly(t, disk, tc.left...)
+			}
+			if b, _ := os.ReadFile(filepath.Join(disk, "kept")); string(b) != "before\n" {
+				t.Errorf("the file at the final name became %d bytes", len(b))
+			}
+			os.Remove(filepath.Join(disk, "big.part"))
+		})
+	}
+	assertOnly(t, ro)
 }

@@ -231,7 +231,7 @@ func (o *getOptions) validateOutput() error {
 	case o.continueAt == "-" && o.output == "" && !o.remoteName:
 		return flagErrorf("-C - needs an output file (-o or -O)")
 	}
-	return nil
+	return o.checkNames()
 }
 
 // validateLists checks the flags given once per value: --allow-port,

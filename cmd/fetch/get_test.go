@@ -512,3 +512,35 @@ func TestGetKeepAlive(t *testing.T) {
 		t.Errorf("three URLs (one redirected) took %d connections, want 1", n)
 	}
 }
+
+// fetch -C - resumed a .part of a file that changed on the server since
+// (a newer version at the same URL): the output was the old version's
+// first bytes and the new one's last, exit 0. The resumed request asks
+// for the rest only if the file is still the version the .part holds
+// (If-Range, RFC 9110 section 13.1.5, with its Last-Modified, kept as the
+// .part's time); a server whose file changed sends it whole.
+func TestGetResumeChangedFile(t *testing.T) {
+	old, cur := bytes.Repeat([]byte("A"), 100000), bytes.Repeat([]byte("B"), 100000)
+	t1, t2 := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC), time.Date(2026, 6, 7, 8, 9, 10, 0, time.UTC)
+	var changed atomic.Bool
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if changed.Load() {
+			http.ServeContent(w, r, "f", t2, bytes.NewReader(cur))
+			return
+		}
+		w.Header().Set("Last-Modified", t1.Format(http.TimeFormat))
+		w.Header().Set("Content-Length", strconv.Itoa(len(old)))
+		w.Write(old[:len(old)/2])
+		panic(http.ErrAbortHandler) // cut
+	}))
+	defer srv.Close()
+	out := filepath.Join(t.TempDir(), "f")
+	if r := runArgs(t, nil, "", "get", "-C", "-", "-o", out, srv.URL+"/f"); r.code != fetch.ExitNetwork {
+		t.Fatalf("cut transfer = %d (%s)", r.code, r.err)
+	}
+	changed.Store(true)
+	r := runArgs(t, nil, "", "get", "-C", "-", "-o", out, srv.URL+"/f")
+	if b, _ := os.ReadFile(out); r.code != 0 || !bytes.Equal(b, cur) {
+		t.Errorf("resume after the file changed = %d (%s): %d bytes, %d of the old version", r.code, r.err, len(b), bytes.Count(b, []byte("A")))
+	}
+}

@@ -172,6 +172,7 @@ func getOne(ctx context.Context, c *fetch.Client, a arg, o *getOptions, e *env, 
 	o.checkResume(e, u, d)
 	form, _ := pairs("--form", o.form)
 	req := &proto.Request{Offset: d.offset, Search: o.search, Raw: o.raw}
+	req.Options.IfRange = d.since
 	if c.WARC != nil && req.Offset > 0 {
 		// A resumed transfer could not be archived: the whole file is
 		// asked for, and the output skips (stdout) or writes again

@@ -3,6 +3,8 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/json"
+	"errors"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -11,6 +13,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/rfc1738/fetch/internal/testrig/warctest"
 )
 
 // Ctrl-C (the context canceled) exits 130 and says what was kept: with
@@ -66,12 +70,26 @@ func (c *drainedConn) Read(p []byte) (int, error) {
 }
 
 // An interrupted mirror exits 130 and says that running it again goes on.
+// Its manifest, when it saved one, names only files that are whole in
+// place: not the one cut by the interruption, whose data waits in
+// .fetch/partial for the next run. With --warc-file, the WARC file is
+// closed and whole (no .open left), and holds a record of each file the
+// manifest names.
 func TestInterruptedMirror(t *testing.T) {
+	for _, warc := range []bool{false, true} {
+		t.Run(map[bool]string{false: "plain", true: "warc"}[warc], func(t *testing.T) { interruptMirror(t, warc) })
+	}
+}
+
+func interruptMirror(t *testing.T, warc bool) {
 	const body = 2048
 	mux := http.NewServeMux()
 	mux.HandleFunc("/pub/", func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "text/html")
-		w.Write([]byte(`<html><body><a href="big.bin">big.bin</a></body></html>`))
+		w.Write([]byte(`<html><body><a href="a.txt">a.txt</a> <a href="big.bin">big.bin</a></body></html>`))
+	})
+	mux.HandleFunc("/pub/a.txt", func(w http.ResponseWriter, r *http.Request) {
+		w.Write([]byte("whole\n"))
 	})
 	mux.HandleFunc("/pub/big.bin", func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Length", "100000")
@@ -90,9 +108,42 @@ func TestInterruptedMirror(t *testing.T) {
 		c, err := d.DialContext(ctx, network, addr)
 		return &drainedConn{Conn: c, want: body, drained: interrupt}, err
 	}
-	code := execute(ictx, []string{"mirror", "-s", srv.URL + "/pub/", t.TempDir()}, e)
+	dir := t.TempDir()
+	args := []string{"mirror", "-s", srv.URL + "/pub/", dir}
+	w := filepath.Join(t.TempDir(), "w")
+	if warc {
+		args = append(args, "--warc-file", w)
+	}
+	code := execute(ictx, args, e)
 	want := "fetch: interrupted; the same command again goes on where this mirror stopped\n"
 	if code != exitInterrupted || !strings.HasSuffix(errb.String(), want) || strings.Contains(errb.String(), "context canceled") {
 		t.Errorf("interrupted mirror = %d, stderr\n%s\nwant 130, ending in\n%s", code, errb, want)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "big.bin")); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("big.bin, cut by the interruption, is at its final path: %v", err)
+	}
+	archived := map[string]bool{}
+	if warc {
+		for _, r := range warctest.Read(t, w+".warc.gz") {
+			archived[r.Get("WARC-Target-URI")] = r.Get("WARC-Type") == "response"
+		}
+	}
+	b, err := os.ReadFile(filepath.Join(dir, ".fetch", "manifest.json"))
+	if errors.Is(err, os.ErrNotExist) {
+		return // nothing recorded yet
+	}
+	var m struct {
+		Files map[string]struct{ Size int64 }
+	}
+	if err != nil || json.Unmarshal(b, &m) != nil {
+		t.Fatalf("manifest: %v\n%s", err, b)
+	}
+	for path, f := range m.Files {
+		if path != "a.txt" || f.Size != 6 || fileSize(filepath.Join(dir, path)) != 6 {
+			t.Errorf("manifest names %s (%d bytes), want a.txt whole or nothing", path, f.Size)
+		}
+		if warc && !archived[srv.URL+"/pub/"+path] {
+			t.Errorf("the manifest names %s, the WARC file has no response record of it", path)
+		}
 	}
 }

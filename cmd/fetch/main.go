@@ -15,6 +15,9 @@ import (
 	"context"
 	"os"
 	"os/signal"
+	"sync/atomic"
+	"syscall"
+	"time"
 
 	"github.com/rfc1738/fetch/internal/gctune"
 )
@@ -24,8 +27,28 @@ func main() {
 	// heap: fewer collections for a run that allocates a little per file
 	// (see package gctune). GOGC in the environment turns it off.
 	gctune.Start(os.Getenv)
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	// Ctrl-C, and SIGTERM (systemd, Kubernetes), stop the run as the
+	// command's interruption: partial files kept, the manifest saved, the
+	// WARC file closed. After SIGTERM the process still ends by it, the
+	// status its sender and the shell (143) expect. A SIGTERM ignored
+	// when fetch started stays ignored, as SIGINT does.
+	sigs := make(chan os.Signal, 1)
+	signal.Notify(sigs, os.Interrupt)
+	if !signal.Ignored(syscall.SIGTERM) {
+		signal.Notify(sigs, syscall.SIGTERM)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	var term atomic.Bool
+	go func() {
+		term.Store(<-sigs == syscall.SIGTERM)
+		cancel()
+	}()
 	code := run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
-	stop()
+	if term.Load() {
+		signal.Reset(syscall.SIGTERM)
+		if p, err := os.FindProcess(os.Getpid()); err == nil && p.Signal(syscall.SIGTERM) == nil {
+			time.Sleep(10 * time.Second) // the signal ends the process first
+		}
+	}
 	os.Exit(code)
 }

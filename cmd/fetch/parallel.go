@@ -18,7 +18,6 @@ import (
 	"github.com/rfc1738/fetch/fetch"
 	"github.com/rfc1738/fetch/proto"
 	"github.com/rfc1738/fetch/safety"
-	"github.com/rfc1738/fetch/uri"
 )
 
 // "fetch get -Z": the URLs of one command fetched several at a time, after
@@ -53,32 +52,6 @@ func (o *getOptions) checkParallel() error {
 		return flagErrorf("--parallel-max %d: want 1 to %d", o.parallelMax, maxParallelMax)
 	case o.interactive:
 		return flagErrorf("-Z and --interactive exclude each other: a session needs the terminal alone")
-	}
-	return o.checkParts()
-}
-
-// checkParts refuses -Z -C when two URLs would resume the same FILE.part
-// at the same time. (Two URLs with the same name and no -C are written
-// one after the other under temporary names: the last one renamed wins,
-// as without -Z.)
-func (o *getOptions) checkParts() error {
-	if o.continueAt == "" || !o.remoteName {
-		return nil
-	}
-	seen := map[string]string{}
-	for _, raw := range o.urls {
-		u, err := uri.Parse(raw)
-		if err != nil {
-			continue // reported when its turn comes
-		}
-		name := urlName(u)
-		if name == "" {
-			continue
-		}
-		if first, ok := seen[name]; ok {
-			return flagErrorf("-Z -C: %s and %s would both resume %s at once", first, u.Redacted(), name+partSuffix)
-		}
-		seen[name] = u.Redacted()
 	}
 	return nil
 }

@@ -7,6 +7,7 @@ import (
 	"path"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/rfc1738/fetch/fetch"
 	"github.com/rfc1738/fetch/uri"
@@ -22,8 +23,11 @@ type dest struct {
 	// resume keeps the data in path+".part" (-C): kept on failure, renamed
 	// into place when complete.
 	resume bool
-	// offset is the byte asked for.
+	// offset is the byte asked for; since, when it comes from FILE.part,
+	// the .part's time: the remote modification time of the version it
+	// holds (fileSink.abort), for proto.Options.IfRange.
 	offset int64
+	since  time.Time
 }
 
 // partSuffix names the file that keeps the partial data of a resumable
@@ -57,9 +61,37 @@ func (o *getOptions) destination(u *uri.URL) (*dest, error) {
 	}
 	d.offset = off
 	if off < 0 {
-		d.offset = fileSize(d.path + partSuffix)
+		d.offset = 0
+		if fi, err := os.Stat(d.path + partSuffix); err == nil && fi.Mode().IsRegular() {
+			d.offset, d.since = fi.Size(), fi.ModTime()
+		}
 	}
 	return d, nil
+}
+
+// checkNames refuses -O when two URLs name the same file: the second
+// would replace the first, which would be lost without a word (with -C,
+// both would resume one FILE.part). Nothing is sent.
+func (o *getOptions) checkNames() error {
+	if !o.remoteName {
+		return nil
+	}
+	seen := map[string]string{}
+	for _, raw := range o.urls {
+		u, err := uri.Parse(raw)
+		if err != nil {
+			continue // reported when its turn comes
+		}
+		name := urlName(u)
+		if name == "" {
+			continue
+		}
+		if first, ok := seen[name]; ok {
+			return flagErrorf("-O: %s and %s would both be saved as %s; fetch them in two runs or with -o", first, u.Redacted(), filepath.Join(o.outputDir, name))
+		}
+		seen[name] = u.Redacted()
+	}
+	return nil
 }
 
 // urlName is the remote file name of u for -O: the last segment of its
@@ -175,6 +207,11 @@ func openPart(d *dest, resp *fetch.Response, kept *notes) (sink, error) {
 	if have := fileSize(name); resp.Offset > have {
 		return nil, fmt.Errorf("-C %d: %s holds only %d bytes", resp.Offset, name, have)
 	}
+	if _, was := readPartType(name); resp.Offset > 0 && was >= 0 && resp.Size >= 0 && was != resp.Size {
+		// FTP has no If-Range: a file of another size is another file.
+		return nil, fmt.Errorf("-C: %s holds the start of a file of %d bytes, and %s is %d bytes now: it changed; remove %s to fetch it whole",
+			name, was, resp.URL.Redacted(), resp.Size, name)
+	}
 	f, err := os.OpenFile(name, os.O_WRONLY|os.O_CREATE, 0o644)
 	if err != nil {
 		return nil, err
@@ -192,7 +229,7 @@ func openPart(d *dest, resp *fetch.Response, kept *notes) (sink, error) {
 		return nil, err
 	}
 	resume := "fetch -C - -o " + shellWord(d.path) + " " + shellWord(resp.URL.Redacted())
-	return &fileSink{errWriter: errWriter{f}, f: f, final: d.path, keep: true, typeFile: name + partTypeSuffix, kept: kept, resume: resume}, nil
+	return &fileSink{errWriter: errWriter{f}, f: f, final: d.path, keep: true, typeFile: name + partTypeSuffix, kept: kept, resume: resume, modTime: resp.ModTime}, nil
 }
 
 // writeError is a failure to write the output (disk full, closed pipe).
@@ -236,6 +273,9 @@ type fileSink struct {
 	// resume is the command that resumes it.
 	kept   *notes
 	resume string
+	// modTime, when keep, is the remote modification time of the data,
+	// given to the file kept, for the next -C (dest.since).
+	modTime time.Time
 }
 
 // WriterFile, Wrote and FileError let a body move its bytes into the file
@@ -267,6 +307,9 @@ func (s *fileSink) abort() {
 	if !s.keep {
 		os.Remove(s.f.Name())
 		return
+	}
+	if !s.modTime.IsZero() {
+		os.Chtimes(s.f.Name(), s.modTime, s.modTime)
 	}
 	if s.kept != nil {
 		s.kept.add(fmt.Sprintf("kept %s (%s): %s resumes", s.f.Name(), byteCount(fileSize(s.f.Name())), s.resume))

@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -66,4 +67,31 @@ func TestGetIntoNamedPipe(t *testing.T) {
 		t.Errorf("get -o DIR = %d, want 1 (%s)", r.code, r.err)
 	}
 	assertOnly(t, dir, "pipe")
+}
+
+// A named pipe whose reader goes away (fetch -o FIFO, or -o /dev/stdout
+// into "| head") made the write fail with EPIPE, which exited 5, a
+// network failure: it is the output's failure, exit 1, and not retried.
+func TestGetIntoClosedPipe(t *testing.T) {
+	s := startServer(t)
+	pipe := filepath.Join(t.TempDir(), "pipe")
+	if err := syscall.Mkfifo(pipe, 0o600); err != nil {
+		t.Skipf("mkfifo: %v", err)
+	}
+	read := make(chan error, 1)
+	go func() {
+		f, err := os.Open(pipe)
+		if err == nil {
+			_, err = io.ReadFull(f, make([]byte, 10))
+			f.Close()
+		}
+		read <- err
+	}()
+	r := runArgs(t, nil, "", "get", "-s", "--retry", "2", "-o", pipe, s.url("/big.bin"))
+	if err := <-read; err != nil {
+		t.Fatalf("reader: %v", err)
+	}
+	if r.code != fetch.ExitError || !strings.Contains(r.err, "broken pipe") || s.ln.n.Load() != 1 {
+		t.Errorf("get -o PIPE, reader gone = %d after %d requests (%s), want 1 after 1", r.code, s.ln.n.Load(), r.err)
+	}
 }

@@ -63,6 +63,9 @@ func (h *head) classify(err error) error {
 		return fmt.Errorf("the server closed the connection before its response: %w", io.ErrUnexpectedEOF)
 	}
 	if !h.first.Load() {
+		if streamCut(err) {
+			return fmt.Errorf("the server reset the stream before its response: %w (%w)", io.ErrUnexpectedEOF, err)
+		}
 		return err
 	}
 	return h.broken(err, "the response head")
@@ -84,6 +87,9 @@ func (h *head) broken(err error, where string) error {
 	if connFailure(err) || h.ctx != nil && h.ctx.Err() != nil {
 		return err
 	}
+	if streamCut(err) {
+		return fmt.Errorf("the server reset the stream in the middle of %s: %w (%w)", where, io.ErrUnexpectedEOF, err)
+	}
 	if c := h.conn.Load(); c != nil && c.ended.Load() {
 		return fmt.Errorf("the server closed the connection in the middle of %s: %w (%w)", where, io.ErrUnexpectedEOF, err)
 	}
@@ -101,4 +107,34 @@ func connFailure(err error) bool {
 	return errors.As(err, &ne) || errors.As(err, &re) || errors.As(err, &ae) ||
 		errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, net.ErrClosed) ||
 		errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded)
+}
+
+// streamError has the fields of an HTTP/2 stream error (RST_STREAM, RFC
+// 9113 section 6.4): net/http's own type is unexported, and its As method
+// fills any struct of these fields.
+type streamError struct {
+	StreamID uint32
+	Code     uint32
+	Cause    error
+}
+
+func (e streamError) Error() string {
+	return fmt.Sprintf("stream %d reset, code %#x", e.StreamID, e.Code)
+}
+
+// streamCut reports an HTTP/2 stream reset with a code that gives the
+// transfer up (RFC 9113 section 7: NO_ERROR, INTERNAL_ERROR,
+// REFUSED_STREAM, CANCEL, ENHANCE_YOUR_CALM): for the stream what a
+// connection reset is for HTTP/1.1, a lost transfer worth another attempt.
+// The other codes say the framing was broken.
+func streamCut(err error) bool {
+	var se streamError
+	if !errors.As(err, &se) {
+		return false
+	}
+	switch se.Code {
+	case 0x0, 0x2, 0x7, 0x8, 0xb:
+		return true
+	}
+	return false
 }

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"context"
 	"crypto/tls"
+	"errors"
+	"fmt"
 	"io"
 	"net"
 	"net/http"
@@ -211,5 +213,39 @@ func TestRunDriverExchangeStaysHTTP1(t *testing.T) {
 	get(warc, false)
 	if got := s.requests(); got[1] != 3 || got[2] != 1 {
 		t.Fatalf("requests by protocol version %v, want 3 of HTTP/1.1", got)
+	}
+}
+
+// An HTTP/2 server that resets the stream (RST_STREAM INTERNAL_ERROR, RFC
+// 9113 section 6.4: a handler that gave up), in the middle of the body or
+// before the response, cut the transfer as a server breaking the protocol
+// (exit 9) or as any other failure (exit 1), never retried. It is a lost
+// transfer, as a connection reset is over HTTP/1.1: io.ErrUnexpectedEOF,
+// exit 5, transient.
+func TestH2StreamResetIsLost(t *testing.T) {
+	for _, sent := range []int{5000, 0} {
+		t.Run(fmt.Sprintf("after %d bytes", sent), func(t *testing.T) {
+			s := startH2Server(t, true)
+			s.Config.Handler = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				if sent > 0 {
+					w.Header().Set("Content-Length", "100000")
+					w.Write(make([]byte, sent))
+					w.(http.Flusher).Flush()
+				}
+				panic(http.ErrAbortHandler)
+			})
+			d := New(Config{TLSClientConfig: s.pool}).ForRun(8, 0).(*Driver)
+			defer d.CloseIdleConnections()
+			ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
+			defer cancel()
+			resp, err := d.Fetch(ctx, uri.MustParse(s.URL+"/x"), &proto.Request{})
+			if err == nil {
+				_, err = io.ReadAll(resp.Body)
+				resp.Body.Close()
+			}
+			if errors.Is(err, proto.ErrProtocol) || !errors.Is(err, io.ErrUnexpectedEOF) || !proto.Transient(err) || !proto.Unreachable(err) {
+				t.Errorf("Fetch = %v, want a lost transfer (io.ErrUnexpectedEOF, transient), not proto.ErrProtocol", err)
+			}
+		})
 	}
 }

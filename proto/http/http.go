@@ -244,6 +244,9 @@ func (d *Driver) newRequest(ctx context.Context, target *url.URL, req *proto.Req
 	hreq.Header.Set("User-Agent", cmp.Or(d.UserAgent, "fetch"))
 	if req.Offset > 0 && method == http.MethodGet {
 		hreq.Header.Set("Range", fmt.Sprintf("bytes=%d-", req.Offset))
+		if t := req.Options.IfRange; !t.IsZero() {
+			hreq.Header.Set("If-Range", t.UTC().Format(http.TimeFormat))
+		}
 	}
 	if t := req.Options.IfModifiedSince; !t.IsZero() && method == http.MethodGet && req.Offset == 0 {
 		hreq.Header.Set("If-Modified-Since", t.UTC().Format(http.TimeFormat))
