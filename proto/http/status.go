@@ -152,9 +152,8 @@ func contentRange(s string) (first, total int64, ok bool) {
 	firstS, lastS, found2 := strings.Cut(rng, "-")
 	first, ok = decimal(firstS)
 	last, ok2 := decimal(lastS)
-	// A range whose last byte is before its first, or not before the
-	// complete length, is invalid, and its content must not be joined to
-	// what is stored.
+	// last < first, or last >= complete, is invalid: not to be joined to
+	// what is stored (RFC 9110 section 14.4).
 	if !found || !found2 || !ok || !ok2 || last < first {
 		return 0, 0, false
 	}
