@@ -30,6 +30,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net/http"
 	"sync"
 	"time"
 
@@ -448,7 +449,7 @@ func (c *Client) fetchOnce(ctx context.Context, u *uri.URL, req *proto.Request, 
 		// A bug of the driver, not of the server: no protocol error.
 		return nil, fmt.Errorf("fetch: the %s driver returned neither a response nor an error", u.Scheme)
 	case resp.Body == nil:
-		resp.Body = io.NopCloser(eofReader{})
+		resp.Body = http.NoBody
 	}
 	if c.MaxHostConns > 0 {
 		resp.Body = &releaseBody{rc: resp.Body, release: release}
@@ -545,7 +546,3 @@ func (b *cancelBody) Close() error {
 	})
 	return b.err
 }
-
-type eofReader struct{}
-
-func (eofReader) Read([]byte) (int, error) { return 0, io.EOF }

@@ -69,7 +69,7 @@ func FuzzDispatch(f *testing.F) {
 		refused := false
 		if u, perr := uri.Parse(s); perr != nil {
 			refused = true
-		} else if _, perr := c.Policy.Evaluate(u); perr != nil {
+		} else if _, perr := c.policy().Evaluate(u); perr != nil {
 			refused = true
 			if !errors.Is(err, safety.ErrRefused) {
 				t.Errorf("Get(%q) = %v, want a refusal", s, err)

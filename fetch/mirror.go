@@ -295,15 +295,12 @@ func (f *mirrorFetcher) Revalidate(ctx context.Context, dir *uri.URL, req *proto
 // request a fetch of u gets, and ctx bounded by MaxTime. cancel is never
 // nil.
 func (f *mirrorFetcher) prepare(ctx context.Context, u *uri.URL, req *proto.Request) (context.Context, context.CancelFunc, *proto.Request, error) {
-	preq, _, err := f.c.Prepare(u, req)
-	if err != nil {
-		return ctx, func() {}, nil, err
+	preq, _, err := f.c.Prepare(u, req) // preq is nil on error
+	if err != nil || f.c.MaxTime <= 0 {
+		return ctx, func() {}, preq, err
 	}
-	if f.c.MaxTime > 0 {
-		ctx, cancel := context.WithTimeout(ctx, f.c.MaxTime)
-		return ctx, cancel, preq, nil
-	}
-	return ctx, func() {}, preq, nil
+	ctx, cancel := context.WithTimeout(ctx, f.c.MaxTime)
+	return ctx, cancel, preq, nil
 }
 
 func sameServer(a, b *uri.URL) bool {

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -114,12 +115,20 @@ func FuzzRowFacts(f *testing.F) {
 		if !ok && size != -1 {
 			t.Fatalf("rowFacts(%q) failed with size %d", tail, size)
 		}
+		// What it read, written as an index row of its own, reads back.
+		if ok {
+			back := mtime.Format("2006-01-02 15:04:05") + " " + strconv.FormatInt(size, 10)
+			if s2, m2, ok2 := rowFacts(back); !ok2 || s2 != size || !m2.Equal(mtime) {
+				t.Fatalf("rowFacts(%q) = %d, %v; written back as %q: %d, %v, %v", tail, size, mtime, back, s2, m2, ok2)
+			}
+		}
 	})
 }
 
 func FuzzParseJSONIndex(f *testing.F) {
 	f.Add([]byte(`[{"name":"a","type":"file","mtime":"Sun, 29 Nov 2026 06:50:52 GMT","size":1},{"name":"d","type":"directory"}]`))
 	f.Add([]byte(`[{"name":"../x","type":"file"}]`))
+	f.Add([]byte(`[{"name":"./a:b/","type":"directory"}]`))
 	f.Fuzz(func(t *testing.T, page []byte) {
 		ls, _ := parseJSONIndex(page)
 		for _, l := range ls {
@@ -131,6 +140,14 @@ func FuzzParseJSONIndex(f *testing.F) {
 			ref, err := uri.Parse(l.href)
 			if err != nil || ref.Scheme != "" || ref.Host != "" {
 				t.Fatalf("href %q is not a relative path (%v)", l.href, err)
+			}
+			// One segment, which decodes to the entry's name.
+			seg := strings.TrimSuffix(l.href, "/")
+			if strings.Contains(l.text, ":") {
+				seg = strings.TrimPrefix(seg, "./")
+			}
+			if name, err := uri.Unescape(seg); err != nil || name != l.text || strings.Contains(seg, "/") {
+				t.Fatalf("href %q is not one segment naming %q (%v)", l.href, l.text, err)
 			}
 		}
 	})

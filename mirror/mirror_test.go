@@ -473,6 +473,15 @@ func FuzzCheckRel(f *testing.F) {
 		if filepath.IsAbs(clean) || clean == ".." || strings.HasPrefix(clean, "../") {
 			t.Fatalf("checkRel accepted %q, which leaves the target", rel)
 		}
+		// Each name it accepts is one name: not empty, not . or .., no
+		// backslash, NUL or other control byte; the first is not the state
+		// directory in any case.
+		for i, name := range strings.Split(rel, "/") {
+			if name == "" || name == "." || name == ".." || strings.ContainsFunc(name, func(r rune) bool { return r < 0x20 || r == 0x7f || r == '\\' }) ||
+				i == 0 && strings.EqualFold(name, stateDir) {
+				t.Fatalf("checkRel accepted %q, with the name %q", rel, name)
+			}
+		}
 	})
 }
 

@@ -261,10 +261,8 @@ func (o Options) Merge(over Options) Options {
 	r.HeadersOnly = o.HeadersOnly || over.HeadersOnly
 	r.BodyOnly = o.BodyOnly || over.BodyOnly
 	if len(over.Gateways) > 0 {
-		r.Gateways = maps.Clone(o.Gateways)
-		if r.Gateways == nil {
-			r.Gateways = make(map[string]string, len(over.Gateways))
-		}
+		r.Gateways = make(map[string]string, len(o.Gateways)+len(over.Gateways))
+		maps.Copy(r.Gateways, o.Gateways)
 		maps.Copy(r.Gateways, over.Gateways)
 	}
 	if over.ListingCap > 0 {

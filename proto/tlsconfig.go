@@ -1,6 +1,9 @@
 package proto
 
-import "crypto/tls"
+import (
+	"cmp"
+	"crypto/tls"
+)
 
 // TLSClient returns the TLS configuration of a client connection to
 // serverName: a copy of base (nil: the defaults, system roots and name
@@ -12,8 +15,6 @@ func TLSClient(base *tls.Config, serverName string) *tls.Config {
 	} else {
 		cfg = &tls.Config{}
 	}
-	if cfg.ServerName == "" {
-		cfg.ServerName = serverName
-	}
+	cfg.ServerName = cmp.Or(cfg.ServerName, serverName)
 	return cfg
 }

@@ -2,6 +2,7 @@ package safety
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/rfc1738/fetch/uri"
 )
@@ -167,7 +168,7 @@ func portFindings(u *uri.URL, p Policy, sf Facts) []Finding {
 		}
 	}
 	f.Component = "port"
-	if p.allowsPort(n) {
+	if slices.Contains(p.AllowPorts, n) {
 		f.Level = min(f.Level, Warning)
 		f.Message += "; allowed by --allow-port"
 	}

@@ -119,8 +119,6 @@ type Policy struct {
 	Wire Wire
 }
 
-func (p Policy) allowsPort(n int) bool { return slices.Contains(p.AllowPorts, n) }
-
 // ErrRefused is wrapped by every refusal of a Policy: *RefusedError from
 // Evaluate and *AddressError from Control and CheckIP.
 var ErrRefused = errors.New("safety: refused by the safety policy")

@@ -180,10 +180,11 @@ func (p part) findings() []Finding {
 		if p.text[i] != '%' {
 			continue
 		}
-		b, ok := unhex2(p.text[i+1], p.text[i+2])
-		if !ok {
+		d, err := uri.Unescape(p.text[i : i+3])
+		if err != nil {
 			continue
 		}
+		b := d[0]
 		e := escape{off: p.off + i, text: p.text[i : i+3], b: b}
 		switch {
 		case (b == '\r' || b == '\n') && p.crlf:
@@ -256,22 +257,4 @@ func ctlName(b byte) string {
 		return "TAB"
 	}
 	return fmt.Sprintf("0x%02X", b)
-}
-
-func unhex2(a, b byte) (byte, bool) {
-	x, ok1 := unhex(a)
-	y, ok2 := unhex(b)
-	return x<<4 | y, ok1 && ok2
-}
-
-func unhex(c byte) (byte, bool) {
-	switch {
-	case '0' <= c && c <= '9':
-		return c - '0', true
-	case 'a' <= c && c <= 'f':
-		return c - 'a' + 10, true
-	case 'A' <= c && c <= 'F':
-		return c - 'A' + 10, true
-	}
-	return 0, false
 }

@@ -2,6 +2,7 @@ package uri
 
 import (
 	"errors"
+	"net/url"
 	"reflect"
 	"strings"
 	"testing"
@@ -203,6 +204,53 @@ func FuzzExtract(f *testing.F) {
 			if _, err := Parse(u.String()); err != nil {
 				t.Fatalf("Abbreviated(%q) = %q, which does not parse", text, u)
 			}
+		}
+	})
+}
+
+// FuzzNetURL compares Parse with net/url's where both take the reference:
+// the generic syntax splits it the same way (RFC 3986 section 3, and its
+// appendix B's expression) into scheme, user, host, port, path, query and
+// fragment, or an opaque part. Decoded, the parts are the same, hosts up
+// to case (section 3.2.2).
+func FuzzNetURL(f *testing.F) {
+	for _, tt := range parseTests {
+		f.Add(tt.in)
+	}
+	for _, tt := range ftpTests {
+		f.Add(tt.in)
+	}
+	f.Add("a:0?")
+	f.Add("mailto:a@b?subject=c#d")
+	f.Fuzz(func(t *testing.T, s string) {
+		u, err := Parse(s)
+		// net/url reads "///x" with no scheme as the path "///x", where
+		// section 4.2 gives an empty authority and the path "/x".
+		if err != nil || u.Scheme == "" && strings.HasPrefix(s, "///") {
+			return
+		}
+		nu, err := url.Parse(s)
+		if err != nil {
+			return
+		}
+		// An opaque URL keeps its "?" and query in Opaque (RFC 1738
+		// section 2.1: the scheme-specific part is the scheme's to read).
+		nuOpaque, query, force := nu.Opaque, nu.RawQuery, nu.ForceQuery
+		if u.Opaque != "" && (query != "" || force) {
+			nuOpaque, query, force = nuOpaque+"?"+query, "", false
+		}
+		fragment, ferr := url.PathUnescape(u.Fragment)
+		if u.Scheme != strings.ToLower(nu.Scheme) || u.RawQuery != query || u.ForceQuery != force ||
+			ferr == nil && fragment != nu.Fragment || u.Opaque != nuOpaque {
+			t.Fatalf("%q: Parse gives %#v, net/url %#v", s, u, nu)
+		}
+		if u.Opaque != "" {
+			return
+		}
+		path, perr := url.PathUnescape(u.Path)
+		if !strings.EqualFold(u.Hostname(), nu.Hostname()) || u.Port != nu.Port() || perr == nil && path != nu.Path ||
+			(u.User == nil) != (nu.User == nil) || u.User != nil && u.User.Username() != nu.User.Username() {
+			t.Fatalf("%q: Parse gives %#v, net/url %#v", s, u, nu)
 		}
 	})
 }

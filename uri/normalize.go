@@ -1,6 +1,9 @@
 package uri
 
-import "strings"
+import (
+	"cmp"
+	"strings"
+)
 
 // Normalize returns a copy of u in the normal form used by Equal. It applies
 // the equivalences of RFC 2396 section 6 (seed 003), which every scheme of
@@ -27,10 +30,7 @@ func Normalize(u *URL) *URL {
 	n.Scheme = strings.ToLower(u.Scheme)
 	n.Host = lowerASCII(u.Host)
 	n.emptyPort = false
-	if p := strings.TrimLeft(u.Port, "0"); u.Port != "" {
-		if p == "" {
-			p = "0"
-		}
+	if p := cmp.Or(strings.TrimLeft(u.Port, "0"), "0"); u.Port != "" {
 		if d := DefaultPort(n.Scheme); d != 0 && portInRange(p) && atoi(p) == d {
 			p = ""
 		}

@@ -1,6 +1,7 @@
 package uri
 
 import (
+	"slices"
 	"strconv"
 	"strings"
 
@@ -50,10 +51,8 @@ func (u *URL) urlPath() (string, int) {
 }
 
 func (u *URL) needScheme(names ...string) error {
-	for _, n := range names {
-		if u.Scheme == n {
-			return nil
-		}
+	if slices.Contains(names, u.Scheme) {
+		return nil
 	}
 	return errAt(0, "scheme", otherScheme("scheme "+strconv.Quote(u.Scheme)+" is not "+strings.Join(names, " or ")))
 }

@@ -3,6 +3,7 @@ package warc
 import (
 	"bufio"
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -159,10 +160,7 @@ func appendKey(b []byte, scheme, host, port, p, q string) []byte {
 		b = append(b, port...)
 	}
 	b = append(b, ')')
-	if p == "" {
-		p = "/"
-	}
-	b = append(b, p...)
+	b = append(b, cmp.Or(p, "/")...)
 	if q != "" {
 		args := strings.Split(q, "&")
 		sort.Strings(args)

@@ -23,6 +23,7 @@ package warc
 
 import (
 	"bytes"
+	"cmp"
 	"crypto/rand"
 	"crypto/sha1"
 	"crypto/sha256"
@@ -212,9 +213,7 @@ func Create(opts Options) (*Writer, error) {
 	if hasPassword(opts.CommandLine) {
 		return nil, fmt.Errorf("%w: in the command line", ErrPassword)
 	}
-	if opts.Software == "" {
-		opts.Software = "fetch"
-	}
+	opts.Software = cmp.Or(opts.Software, "fetch")
 	dir := filepath.Dir(opts.Name)
 	if st, err := os.Stat(dir); err != nil || !st.IsDir() {
 		return nil, fmt.Errorf("warc: directory of %q: not a directory", opts.Name)
@@ -387,10 +386,7 @@ func (w *Writer) NoteAddress(hostport, ip string) {
 	}
 	// A new map, so that lookups need no lock: a host changes its
 	// address far less often than a capture looks one up.
-	m := make(map[string]string, len(old)+1)
-	for k, v := range old {
-		m[k] = v
-	}
+	m := maps.Clone(old)
 	m[key] = ip
 	w.hosts.Store(&m)
 }
@@ -1354,10 +1350,7 @@ func (w *Writer) withConcurrent(records []*record, main *record, c *Capture, v r
 	}
 	records = append(records, main)
 	if len(c.Metadata) > 0 {
-		mt := c.MetadataType
-		if mt == "" {
-			mt = "text/plain"
-		}
+		mt := cmp.Or(c.MetadataType, "text/plain")
 		meta := newRecord(TypeMetadata, v.metaID, v.date, nil)
 		meta.setBlock(c.Metadata)
 		w.concurrent(meta, c, main.id, mt, v.metaDigest)
@@ -1491,9 +1484,7 @@ func (w *Writer) values(r *Recorder, orig origin, revisit bool) (recordValues, e
 		mainID: vs[vMainID], reqID: vs[vReqID], metaID: vs[vMetaID],
 		digest: vs[vDigest], blockDigest: vs[vBlockDigest],
 		reqDigest: vs[vReqDigest], reqPayload: vs[vReqPayload], metaDigest: vs[vMetaDigest]}
-	if rv.blockDigest == "" {
-		rv.blockDigest = rv.digest // the block is the payload
-	}
+	rv.blockDigest = cmp.Or(rv.blockDigest, rv.digest) // none: the block is the payload
 	return rv, nil
 }
 

@@ -38,7 +38,7 @@ func parseByteSize(v string) (int64, error) {
 		}
 	}
 	n, err := strconv.ParseInt(num, 10, 64)
-	if err != nil || n < 0 || num[0] == '+' || n > math.MaxInt64>>shift {
+	if err != nil || num[0] < '0' || num[0] > '9' || n > math.MaxInt64>>shift { // no sign, not even "-0"
 		return 0, fmt.Errorf("%q is not a number of bytes (a whole number, or one followed by k, m or g)", v)
 	}
 	return n << shift, nil

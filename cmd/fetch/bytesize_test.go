@@ -1,6 +1,11 @@
 package main
 
-import "testing"
+import (
+	"math"
+	"strconv"
+	"strings"
+	"testing"
+)
 
 // TestParseByteSize: the sizes of --quota and --max-listing, with wget's
 // suffixes (its manual, --quota: "k" kilobytes, "m" megabytes; 1024 each).
@@ -22,6 +27,8 @@ func TestParseByteSize(t *testing.T) {
 		{"k", 0, false},
 		{"-1", 0, false},
 		{"+5", 0, false},
+		{"-0", 0, false}, // a sign, as "-1" and "+5" have
+		{"-0k", 0, false},
 		{"1.5m", 0, false},
 		{"1t", 0, false},
 		{"1 k", 0, false},
@@ -39,8 +46,17 @@ func FuzzParseByteSize(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, s string) {
 		n, err := parseByteSize(s)
-		if err == nil && n < 0 {
-			t.Fatalf("parseByteSize(%q) = %d", s, n)
+		// Accepted: digits, a suffix or none, and a value an int64 holds.
+		num, shift := s, 0
+		if i := len(s) - 1; i > 0 {
+			if j := strings.IndexByte("kKmMgG", s[i]); j >= 0 {
+				num, shift = s[:i], 10*(j/2+1)
+			}
+		}
+		v, perr := strconv.ParseUint(num, 10, 64)
+		fits := perr == nil && strings.Trim(num, "0123456789") == "" && v <= math.MaxInt64>>shift
+		if (err == nil) != fits || fits && n != int64(v)<<shift {
+			t.Fatalf("parseByteSize(%q) = %d, %v; want %d << %d, ok %v", s, n, err, v, shift, fits)
 		}
 	})
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"path"
+	"slices"
 	"sort"
 	"sync"
 	"sync/atomic"
@@ -161,8 +162,8 @@ func (o *mirrorOptions) validate() error {
 	if o.get.retry < 0 || o.get.speedLimit < 0 {
 		return flagErrorf("--retry and --speed-limit want 0 or more")
 	}
-	for _, g := range append(append([]string(nil), o.include...), o.exclude...) {
-		if _, err := matchGlob(g); err != nil {
+	for _, g := range slices.Concat(o.include, o.exclude) {
+		if _, err := path.Match(g, "x"); err != nil { // the mirror's matcher
 			return flagErrorf("bad glob %q: %v", g, err)
 		}
 	}
@@ -304,9 +305,6 @@ func exportNews(e *env, o *mirrorOptions) error {
 	}
 	return nil
 }
-
-// matchGlob checks a glob's syntax with path.Match, the mirror's matcher.
-func matchGlob(g string) (bool, error) { return path.Match(g, "x") }
 
 // printMirror writes the report: JSON, or for people the entries worth a
 // look (all of them with -v) and a summary line.

@@ -21,43 +21,39 @@ type redactor struct {
 const minSecret = 4
 
 func newRedactor(rawURLs []string) *redactor {
-	us := make([]*uri.URL, 0, len(rawURLs))
+	r := &redactor{}
 	for _, raw := range rawURLs {
 		if u, err := uri.Parse(raw); err == nil {
-			us = append(us, u)
+			r.add(u)
 		}
 	}
-	return redactorURLs(us)
+	return r
 }
 
 // redactorOf is newRedactor for the URLs of the command line, already
 // parsed.
 func redactorOf(args []arg) *redactor {
-	us := make([]*uri.URL, 0, len(args))
+	r := &redactor{}
 	for _, a := range args {
 		if a.u != nil {
-			us = append(us, a.u)
-		}
-	}
-	return redactorURLs(us)
-}
-
-// redactorURLs hides the passwords of us.
-func redactorURLs(us []*uri.URL) *redactor {
-	r := &redactor{}
-	for _, u := range us {
-		if u.User == nil {
-			continue
-		}
-		pw, _ := u.User.Password()
-		esc, _ := u.User.EscapedPassword()
-		for _, s := range []string{pw, esc} {
-			if len(s) >= minSecret {
-				r.secrets = append(r.secrets, s)
-			}
+			r.add(a.u)
 		}
 	}
 	return r
+}
+
+// add hides the password of u.
+func (r *redactor) add(u *uri.URL) {
+	if u.User == nil {
+		return
+	}
+	pw, _ := u.User.Password()
+	esc, _ := u.User.EscapedPassword()
+	for _, s := range []string{pw, esc} {
+		if len(s) >= minSecret {
+			r.secrets = append(r.secrets, s)
+		}
+	}
 }
 
 func (r *redactor) redact(s string) string {

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"fmt"
 	"io"
 	"os"
@@ -100,10 +101,7 @@ func urlName(u *uri.URL) string {
 	if v, err := u.FTP(); err == nil {
 		return v.Name
 	}
-	p := u.Path
-	if p == "" {
-		p = u.Opaque
-	}
+	p := cmp.Or(u.Path, u.Opaque)
 	if p == "" || strings.HasSuffix(p, "/") {
 		return ""
 	}

@@ -63,12 +63,7 @@ func (d *DotReader) Read(p []byte) (int, error) {
 // Line ends are kept as they are.
 func Stuff(b, text []byte) []byte {
 	start := len(b)
-	for len(text) > 0 {
-		line := text
-		if i := bytes.IndexByte(text, '\n'); i >= 0 {
-			line = text[:i+1]
-		}
-		text = text[len(line):]
+	for line := range bytes.Lines(text) {
 		if line[0] == '.' {
 			b = append(b, '.')
 		}

@@ -444,3 +444,36 @@ func abs(n int) int {
 	}
 	return n
 }
+
+// FuzzTrace: a password of three bytes or more never reaches the
+// transcript, whatever the lines around it. Its letters are drawn from
+// those no escape (\x1b, \u2028, \U0001f600) and no fixed text of the
+// transcript (PASS ****, AUTHINFO, "(9000 bytes)") can make up.
+func FuzzTrace(f *testing.F) {
+	f.Add("hunter", "230 welcome hunter\x1b[2J")
+	f.Add("QQQ", "QQQQQQQ\r\n")
+	f.Add("PASS", "AUTHINFO PASS x")
+	f.Fuzz(func(t *testing.T, seed, line string) {
+		const letters = "GHIJKLMNOPQRSTVWXYZ"
+		pw := []byte(seed)
+		for i, c := range pw {
+			pw[i] = letters[int(c)%len(letters)]
+		}
+		if len(pw) < 3 || strings.Contains("AUTHINFO PASS ACCT", string(pw)) {
+			return
+		}
+		var b strings.Builder
+		tr := Trace{W: &b, Secret: string(pw)}
+		for _, l := range []string{line, line + string(pw), string(pw) + line} {
+			tr.Sent(l)
+			tr.SentData(l)
+			tr.Received(l, len(l)+len(line))
+			tr.Note("%s %s", l, pw)
+		}
+		tr.Sent("PASS " + string(pw))
+		tr.Sent("AUTHINFO PASS " + string(pw))
+		if strings.Contains(b.String(), string(pw)) {
+			t.Fatalf("password %q shown in the trace of %q:\n%s", pw, line, b.String())
+		}
+	})
+}

@@ -14,6 +14,7 @@ package mbox
 import (
 	"bytes"
 	"net/mail"
+	"net/textproto"
 	"strings"
 	"time"
 )
@@ -32,13 +33,7 @@ func Unquote(msg []byte) []byte {
 
 func transform(msg []byte, quote bool) []byte {
 	out := make([]byte, 0, len(msg)+16)
-	for len(msg) > 0 {
-		line := msg
-		if i := bytes.IndexByte(msg, '\n'); i >= 0 {
-			line, msg = msg[:i+1], msg[i+1:]
-		} else {
-			msg = nil
-		}
+	for line := range bytes.Lines(msg) {
 		if gt := fromLine(line); gt >= 0 {
 			if quote {
 				out = append(out, '>')
@@ -80,47 +75,69 @@ func Separator(header map[string]string) string {
 	return "From " + sender + " " + t.UTC().Format(time.ANSIC)
 }
 
-// Header reads the From and Date fields of a message's header (the lines
-// before the first empty one), unfolded; other fields are ignored.
+// Header returns the From and Date fields of a message's header (Fields),
+// the two that Separator reads.
 func Header(msg []byte) map[string]string {
+	all := Fields(string(msg))
+	h := map[string]string{}
+	for _, k := range []string{"From", "Date"} {
+		if v, ok := all[k]; ok {
+			h[k] = v
+		}
+	}
+	return h
+}
+
+// Fields parses a message's header block, one field per line; lines may
+// end in LF or CR LF. It stops at the first empty line. It holds the first
+// value of each field under its canonical name ("Message-Id"), continuation
+// lines unfolded (RFC 5536 section 2.1, RFC 5322 section 2.2.3). Lines that
+// are neither a field nor a continuation are skipped: a header is read
+// best effort, and the message itself is passed on untouched.
+func Fields(block string) map[string]string {
 	h := map[string]string{}
 	last := ""
-	for len(msg) > 0 {
-		line := msg
-		if i := bytes.IndexByte(msg, '\n'); i >= 0 {
-			line, msg = msg[:i], msg[i+1:]
-		} else {
-			msg = nil
-		}
-		line = bytes.TrimSuffix(line, []byte("\r"))
-		if len(line) == 0 {
+	for len(block) > 0 {
+		line, after, _ := strings.Cut(block, "\n")
+		block = after
+		line = strings.TrimSuffix(line, "\r")
+		if line == "" {
 			break
 		}
 		if line[0] == ' ' || line[0] == '\t' {
 			if last != "" {
-				h[last] += " " + strings.TrimSpace(string(line))
+				h[last] += " " + strings.TrimSpace(line)
 			}
 			continue
 		}
-		name, value, ok := strings.Cut(string(line), ":")
-		last = ""
-		if !ok {
+		name, value, ok := strings.Cut(line, ":")
+		if !ok || !fieldName(name) {
+			last = ""
 			continue
 		}
-		switch strings.ToLower(name) {
-		case "from":
-			name = "From"
-		case "date":
-			name = "Date"
-		default:
+		key := textproto.CanonicalMIMEHeaderKey(name)
+		if _, seen := h[key]; seen {
+			last = ""
 			continue
 		}
-		if _, seen := h[name]; !seen {
-			h[name] = strings.TrimSpace(value)
-			last = name
-		}
+		h[key] = strings.TrimSpace(value)
+		last = key
 	}
 	return h
+}
+
+// fieldName reports whether s is a header field name: one or more
+// printable US-ASCII characters other than ":" (RFC 5322 section 2.2).
+func fieldName(s string) bool {
+	if s == "" {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if s[i] < 33 || s[i] > 126 {
+			return false
+		}
+	}
+	return true
 }
 
 // Append appends one message to an mbox being built in b: the separator

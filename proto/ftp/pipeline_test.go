@@ -8,6 +8,7 @@ import (
 	"maps"
 	"net"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -78,6 +79,15 @@ func FuzzParseEPSV(f *testing.F) {
 		}
 		if port < 1 || port > 65535 {
 			t.Errorf("parseEPSV(%q) = %d", msg, port)
+		}
+		// The port is the number the reply ends its first (...) with
+		// (RFC 2428 section 3: "(<d><d><d><tcp-port><d>)").
+		open := strings.IndexByte(msg, '(')
+		inner := msg[open : open+strings.IndexByte(msg[open:], ')')+1]
+		d := inner[1:2]
+		if !strings.HasPrefix(inner, "("+d+d+d) || !strings.HasSuffix(inner, d+")") ||
+			strings.TrimLeft(inner[4:len(inner)-2], "0") != strconv.Itoa(port) {
+			t.Errorf("parseEPSV(%q) = %d, not the reply's port", msg, port)
 		}
 	})
 }

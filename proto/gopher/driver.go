@@ -2,6 +2,7 @@ package gopher
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -141,10 +142,7 @@ func (d *Driver) Fetch(ctx context.Context, u *uri.URL, req *proto.Request) (*pr
 			return nil, err
 		}
 		plus = &form
-		if search == nil {
-			empty := ""
-			search = &empty
-		}
+		search = cmp.Or(search, new(string)) // a form is sent after a search field, empty if need be
 	}
 	if t.Type == "7" && search == nil && plus == nil {
 		s, err := searchString(ctx, t, req)
@@ -214,12 +212,8 @@ func searchString(ctx context.Context, t *target, req *proto.Request) (string, e
 // fillForm fetches the item's +ASK block (with "!"), asks its questions
 // and returns the filled form as a gopher+_string.
 func (d *Driver) fillForm(ctx context.Context, t *target, req *proto.Request) (string, error) {
-	empty, bang := "", "!"
-	search := t.Search
-	if search == nil {
-		search = &empty
-	}
-	attrs, err := d.attributes(ctx, t, req, wireRequest{Selector: t.Selector, Search: search, Plus: &bang})
+	bang := "!"
+	attrs, err := d.attributes(ctx, t, req, wireRequest{Selector: t.Selector, Search: cmp.Or(t.Search, new(string)), Plus: &bang})
 	if err != nil {
 		return "", err
 	}

@@ -353,6 +353,19 @@ func FuzzParseMenu(f *testing.F) {
 		if n := len(items) + len(unparsed); n > 1<<10 || n > bytes.Count(in, []byte("\n"))+1 {
 			t.Fatalf("%d items and %d unparsed lines from %d bytes", len(items), len(unparsed), len(in))
 		}
+		// None lost: every line before a "." line (RFC 1436 section 3)
+		// is an item or unparsed, blank lines aside.
+		lines := 0
+		for _, l := range bytes.Split(in, []byte("\n")) {
+			if l = bytes.TrimSuffix(l, []byte("\r")); string(l) == "." {
+				break
+			} else if len(l) > 0 {
+				lines++
+			}
+		}
+		if len(items)+len(unparsed) != lines {
+			t.Fatalf("%d items and %d unparsed lines from %d lines of %q", len(items), len(unparsed), lines, in)
+		}
 		for _, line := range unparsed {
 			if line == "" || strings.Contains(line, "\n") || !bytes.Contains(in, []byte(line)) {
 				t.Fatalf("unparsed line %q is not a line of the input", line)

@@ -1,6 +1,7 @@
 package gopher
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"strconv"
@@ -153,10 +154,7 @@ func parseServerError(text []byte) (e *ServerError, moved *Item) {
 			moved = &it
 		}
 	}
-	msg := strings.TrimSpace(strings.ReplaceAll(rest, "\r", ""))
-	if msg == "" {
-		msg = strings.TrimSpace(first)
-	}
+	msg := cmp.Or(strings.TrimSpace(strings.ReplaceAll(rest, "\r", "")), strings.TrimSpace(first))
 	if len(msg) > 4096 {
 		msg = msg[:4096]
 	}
@@ -461,25 +459,14 @@ const formPrefix = "+\t1\r\n+-1\r\n"
 // formEnd ends the data block of a filled form.
 const formEnd = ".\r\n"
 
-// checkForm reports whether plus is a filled +ASK form of exactly the
-// structure RFC 1738 section 3.4.9 gives: formPrefix, then lines ending in
-// CRLF that hold no CR, LF or NUL and are not ".", then ".\r\n" and
-// nothing after it. It returns the number of answer lines.
+// checkForm reports whether plus is a filled +ASK form that the request
+// line may carry: IsAskForm, and no NUL in an answer. It returns the
+// number of answer lines.
 func checkForm(plus string) (int, bool) {
-	if !strings.HasPrefix(plus, formPrefix) || !strings.HasSuffix(plus, formEnd) {
+	if !IsAskForm(plus) || strings.IndexByte(plus, 0) >= 0 {
 		return 0, false
 	}
-	body := plus[len(formPrefix) : len(plus)-len(formEnd)]
-	n := 0
-	for body != "" {
-		line, rest, ok := strings.Cut(body, "\r\n")
-		if !ok || line == "." || strings.ContainsAny(line, "\r\n\x00") {
-			return 0, false
-		}
-		body = rest
-		n++
-	}
-	return n, true
+	return strings.Count(plus, "\r\n") - 3, true // 3: the CRLFs of formPrefix and formEnd
 }
 
 // encodeForm builds the gopher+_string of a filled form from the answer
@@ -645,8 +632,5 @@ func askPrompt(ctx context.Context, q Question, p proto.Prompter) (string, error
 	if err != nil {
 		return "", fmt.Errorf("gopher: +ASK prompt: %w", err)
 	}
-	if v == "" {
-		v = q.Default
-	}
-	return v, nil
+	return cmp.Or(v, q.Default), nil
 }

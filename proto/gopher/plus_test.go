@@ -3,11 +3,13 @@ package gopher
 import (
 	"errors"
 	"reflect"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/rfc1738/fetch/proto"
+	"github.com/rfc1738/fetch/uri"
 )
 
 // headerTests: gopherplus.txt section 2.3 and "DataHead ::= Success
@@ -67,6 +69,18 @@ func FuzzParseHeader(f *testing.F) {
 		}
 		if in[0] == '+' != h.OK {
 			t.Fatalf("ParseHeader(%q).OK = %v", in, h.OK)
+		}
+		// The line is the sign and the length, leading zeros aside:
+		// written back, it parses to the same header.
+		back := "-" + strconv.FormatInt(h.Length, 10) + "\r\n"
+		if h.OK {
+			back = "+" + back[1:]
+		}
+		if again, err := ParseHeader(back); err != nil || again != h {
+			t.Fatalf("ParseHeader(%q) = %+v; written back as %q: %+v, %v", in, h, back, again, err)
+		}
+		if digits := strings.TrimRight(in[1:], "\r\n"); h.Length >= 0 && strings.TrimLeft(digits, "0") != strings.TrimLeft(back[1:len(back)-2], "0") {
+			t.Fatalf("ParseHeader(%q).Length = %d", in, h.Length)
 		}
 	})
 }
@@ -330,6 +344,35 @@ func TestParseServerError(t *testing.T) {
 	if e, moved := parseServerError([]byte("3 0New place\t/new\tnewhost\t7070\t+\r\n")); moved == nil || moved.URL() != "gopher://newhost:7070/0/new" {
 		t.Errorf("moved item = %+v (%v)", moved, e)
 	}
+}
+
+// FuzzServerError: whatever error text a Gopher+ server sends, the error
+// says it without a control byte, keeps a few KiB of it, and a moved item
+// is code 3 with a URL that parses.
+func FuzzServerError(f *testing.F) {
+	f.Add([]byte("1 Admin <a@b>\r\n'/nope' does not exist\r\n"))
+	f.Add([]byte("3 0New place\t/new\tnewhost\t7070\t+\r\n"))
+	f.Add([]byte("3 1x\t\x00\t[::1\t70\r\n\x1b[2J"))
+	f.Fuzz(func(t *testing.T, text []byte) {
+		e, moved := parseServerError(text)
+		if len(e.Msg) > 4096 {
+			t.Fatalf("message of %d bytes", len(e.Msg))
+		}
+		if msg := e.Error(); strings.ContainsFunc(msg, func(r rune) bool { return r < 0x20 || r == 0x7f }) {
+			t.Fatalf("Error() = %q", msg)
+		}
+		if moved == nil {
+			return
+		}
+		if e.Code != CodeMoved || moved.Host == "" {
+			t.Fatalf("moved item %+v with code %d", moved, e.Code)
+		}
+		if u := moved.URL(); u != "" {
+			if _, err := uri.Parse(u); err != nil {
+				t.Fatalf("moved to %q, which does not parse: %v", u, err)
+			}
+		}
+	})
 }
 
 // checkFormTests: RFC 1738 section 3.4.9, the form of a filled +ASK form.

@@ -71,11 +71,11 @@ func (d *Driver) SchemeFacts(string) safety.Facts {
 // end the data block early). A TAB inside an answer is data of the block,
 // not a field separator, and is accepted; NUL is never accepted.
 func IsAskForm(plus string) bool {
-	rest, ok := strings.CutPrefix(plus, "+\t1\r\n+-1\r\n")
+	rest, ok := strings.CutPrefix(plus, formPrefix)
 	if !ok {
 		return false
 	}
-	rest, ok = strings.CutSuffix(rest, ".\r\n")
+	rest, ok = strings.CutSuffix(rest, formEnd)
 	if !ok {
 		return false
 	}

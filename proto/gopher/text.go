@@ -177,12 +177,7 @@ func (t *textReader) release(unstuff bool) []byte {
 		return b
 	}
 	out := b[:0]
-	for len(b) > 0 {
-		line := b
-		if i := bytes.IndexByte(b, '\n'); i >= 0 {
-			line = b[:i+1]
-		}
-		b = b[len(line):]
+	for line := range bytes.Lines(b) {
 		if len(line) > 1 && line[0] == '.' && line[1] == '.' {
 			line = line[1:]
 		}

@@ -346,10 +346,7 @@ func requestURL(u *uri.URL) (*url.URL, error) {
 	if u.Port != "" {
 		host += ":" + u.Port
 	}
-	p := escapeUnsafe(u.Path)
-	if p == "" {
-		p = "/"
-	}
+	p := cmp.Or(escapeUnsafe(u.Path), "/")
 	t := &url.URL{Scheme: u.Scheme, Host: host, RawPath: p, RawQuery: escapeUnsafe(u.RawQuery), ForceQuery: u.ForceQuery}
 	dec, err := url.PathUnescape(p)
 	if err != nil {

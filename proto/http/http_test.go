@@ -326,6 +326,13 @@ func TestContentRange(t *testing.T) {
 		{"bytes +4-9/10", 0, 0, false},
 		{"bytes 4-9/-10", 0, 0, false},
 		{"bytes 1-2/99999999999999999999", 0, 0, false},
+		// RFC 9110 section 14.4: invalid when last-pos < first-pos or
+		// complete-length <= last-pos, or without a last-pos at all.
+		{"bytes 9-4/10", 0, 0, false},
+		{"bytes 4-10/10", 0, 0, false},
+		{"bytes 4-/10", 0, 0, false},
+		{"bytes 4-x/*", 0, 0, false},
+		{"bytes 9-9/10", 9, 10, true},
 	} {
 		first, size, ok := contentRange(tt.in)
 		if first != tt.first || size != tt.size || ok != tt.ok {

@@ -1,6 +1,8 @@
 package http
 
 import (
+	"strconv"
+	"strings"
 	"testing"
 	"time"
 )
@@ -22,7 +24,7 @@ var retryAfterTests = []struct {
 	{"1.5", 0},                                          // not delay-seconds
 	{"soon", 0},                                         // neither form
 	{"", 0},                                             // absent
-	{"99999999999999999999", 0},                         // overflows int64: not a number we can use
+	{"99999999999999999999", maxRetryAfter},             // delay-seconds is 1*DIGIT, unbounded: more than an int64 is longer than the bound
 	{"999999999", maxRetryAfter},                        // bounded
 }
 
@@ -39,8 +41,21 @@ func FuzzRetryAfter(f *testing.F) {
 		f.Add(tt.in)
 	}
 	f.Fuzz(func(t *testing.T, v string) {
-		if d := retryAfter(v, retryAfterNow); d < 0 || d > maxRetryAfter {
+		d := retryAfter(v, retryAfterNow)
+		if d < 0 || d > maxRetryAfter {
 			t.Errorf("retryAfter(%q) = %v, outside [0, %v]", v, d, maxRetryAfter)
+		}
+		// delay-seconds (1*DIGIT) waits that many seconds, up to the
+		// bound: more digits never wait less.
+		if s := strings.TrimSpace(v); s != "" && strings.Trim(s, "0123456789") == "" {
+			want := maxRetryAfter // 7 digits or more: over 86400 seconds
+			if digits := strings.TrimLeft(s, "0"); len(digits) < 7 {
+				n, _ := strconv.Atoi(digits) // "" is 0
+				want = min(time.Duration(n)*time.Second, maxRetryAfter)
+			}
+			if d != want {
+				t.Errorf("retryAfter(%q) = %v, want %v", v, d, want)
+			}
 		}
 	})
 }

@@ -2,6 +2,7 @@ package http
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -148,19 +149,19 @@ func contentRange(s string) (first, total int64, ok bool) {
 		return 0, 0, false
 	}
 	rng, size, found := strings.Cut(rest, "/")
-	firstS, _, found2 := strings.Cut(rng, "-")
-	if !found || !found2 {
-		return 0, 0, false
-	}
+	firstS, lastS, found2 := strings.Cut(rng, "-")
 	first, ok = decimal(firstS)
-	if !ok {
+	last, ok2 := decimal(lastS)
+	// last < first, or last >= complete, is invalid: not to be joined to
+	// what is stored (RFC 9110 section 14.4).
+	if !found || !found2 || !ok || !ok2 || last < first {
 		return 0, 0, false
 	}
 	if size == "*" {
 		return first, -1, true
 	}
 	total, ok = decimal(size)
-	if !ok {
+	if !ok || total <= last {
 		return 0, 0, false
 	}
 	return first, total, true
@@ -175,11 +176,10 @@ const maxRetryAfter = 24 * time.Hour
 // zero for a value that is neither, or a date not after now.
 func retryAfter(v string, now time.Time) time.Duration {
 	v = strings.TrimSpace(v)
-	if n, ok := decimal(v); ok {
-		if n > int64(maxRetryAfter/time.Second) {
-			return maxRetryAfter
-		}
-		return time.Duration(n) * time.Second
+	// ParseUint takes digits only, and gives its largest value, with
+	// ErrRange, for more than it holds: longer than the bound, not zero.
+	if n, err := strconv.ParseUint(v, 10, 64); err == nil || errors.Is(err, strconv.ErrRange) {
+		return time.Duration(min(n, uint64(maxRetryAfter/time.Second))) * time.Second
 	}
 	t, err := http.ParseTime(v)
 	if err != nil || !t.After(now) {

@@ -85,10 +85,8 @@ func (c *client) cmd(ctx context.Context, expect int, format string, args ...any
 }
 
 func verbOf(shown string) string {
-	if i := strings.IndexByte(shown, ' '); i >= 0 {
-		return shown[:i]
-	}
-	return shown
+	verb, _, _ := strings.Cut(shown, " ")
+	return verb
 }
 
 func codeMatches(code, expect int) bool {

@@ -3,10 +3,10 @@ package nntp
 import (
 	"mime"
 	"net/mail"
-	"net/textproto"
 	"strconv"
 	"strings"
 
+	"github.com/rfc1738/fetch/internal/mbox"
 	"github.com/rfc1738/fetch/proto"
 )
 
@@ -110,59 +110,8 @@ func count(s string) int64 {
 // (RFC 5536 section 2.1, RFC 5322 section 2.2.3).
 type header map[string]string
 
-// parseHeader parses a header block, one field per line; lines may end in
-// LF or CR LF. It stops at the first empty line. Lines that are neither a
-// field nor a continuation are skipped: the summary is best effort and the
-// article itself is passed on untouched.
-func parseHeader(block string) header {
-	h := header{}
-	last := ""
-	for len(block) > 0 {
-		line := block
-		if i := strings.IndexByte(block, '\n'); i >= 0 {
-			line, block = block[:i], block[i+1:]
-		} else {
-			block = ""
-		}
-		line = strings.TrimSuffix(line, "\r")
-		if line == "" {
-			break
-		}
-		if line[0] == ' ' || line[0] == '\t' {
-			if last != "" {
-				h[last] += " " + strings.TrimSpace(line)
-			}
-			continue
-		}
-		name, value, ok := strings.Cut(line, ":")
-		if !ok || !fieldName(name) {
-			last = ""
-			continue
-		}
-		key := textproto.CanonicalMIMEHeaderKey(name)
-		if _, seen := h[key]; seen {
-			last = ""
-			continue
-		}
-		h[key] = strings.TrimSpace(value)
-		last = key
-	}
-	return h
-}
-
-// fieldName reports whether s is a header field name: one or more
-// printable US-ASCII characters other than ":" (RFC 5322 section 2.2).
-func fieldName(s string) bool {
-	if s == "" {
-		return false
-	}
-	for i := 0; i < len(s); i++ {
-		if s[i] < 33 || s[i] > 126 {
-			return false
-		}
-	}
-	return true
-}
+// parseHeader parses an article's header block (mbox.Fields).
+func parseHeader(block string) header { return mbox.Fields(block) }
 
 // overviewFromHeader builds the summary of article n from its headers
 // (the fallback for servers without OVER/XOVER).
