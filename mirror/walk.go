@@ -55,6 +55,9 @@ type listing struct {
 	// Delete, a listing that ended at the close is read again before
 	// anything below it is deleted (confirmMenus).
 	listSum *[sha256.Size]byte
+	// What listSum was taken of, for the report: "listing" (ftp) or
+	// "index page" (http).
+	listWhat string
 	// ftp: the listing's lines that fit no known layout, and whether the
 	// names came from the NLST fallback.
 	unparsed []string

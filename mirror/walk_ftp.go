@@ -97,7 +97,7 @@ func (w *ftpWalker) list(ctx context.Context, f Fetcher, req *proto.Request, d d
 	// A listing cut between two lines ends as a whole one does: Delete
 	// lists the directory again before it removes anything below it.
 	sum, _ := likeSum(b.l)
-	b.l.menuEnd, b.l.listSum = gopher.MenuEndClose, &sum
+	b.l.menuEnd, b.l.listSum, b.l.listWhat = gopher.MenuEndClose, &sum, "listing"
 	return b.l, nil
 }
 

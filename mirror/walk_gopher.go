@@ -222,21 +222,14 @@ func (l *listing) addItem(w *gopherWalker, e proto.Entry) {
 // menuRead is what the run keeps of each gopher menu it read, and, for
 // Delete, of each HTTP index page and FTP listing (listing.listSum).
 type menuRead struct {
-	url *uri.URL
-	end string   // gopher.InfoMenuEnd
-	sum [32]byte // SHA-256 of its bytes; of an FTP listing, its likeSum
+	url  *uri.URL
+	end  string   // gopher.InfoMenuEnd
+	sum  [32]byte // SHA-256 of its bytes; of an FTP listing, its likeSum
+	what string   // "menu", or the listing's listWhat
 }
 
-// what names what m was read from.
-func (m menuRead) what() string {
-	switch m.url.Scheme {
-	case "gopher":
-		return "menu"
-	case "ftp":
-		return "listing"
-	}
-	return "index page"
-}
+// menu reports whether m is a gopher menu (not a listing's listSum).
+func (m menuRead) menu() bool { return m.what == "menu" }
 
 // errMenuCut: a menu ended at the close from a server that ends its menus
 // with a "." line.
@@ -256,7 +249,7 @@ var errMenuDiffers = errors.New(`mirror: the gopher menu ended at the close with
 // An HTTP index page or an FTP listing is kept for Delete only: nothing
 // tells how a server ends them.
 func (r *run) checkMenuEnd(d dirJob, l *listing) error {
-	m := menuRead{url: d.url, end: l.menuEnd}
+	m := menuRead{url: d.url, end: l.menuEnd, what: cmp.Or(l.listWhat, "menu")}
 	switch {
 	case l.listSum != nil && !r.opts.Delete, l.menuEnd == "":
 		return nil
@@ -370,16 +363,16 @@ func (r *run) readAgain(ctx context.Context, rel string, m menuRead) error {
 		return err
 	case sum == m.sum:
 		return nil
-	case m.url.Scheme == "gopher":
+	case m.menu():
 		return errMenuDiffers
 	}
-	return fmt.Errorf("mirror: the %s came with no length, and a second reading gave another: the first may have been cut", m.what())
+	return fmt.Errorf("mirror: the %s came with no length, and a second reading gave another: the first may have been cut", m.what)
 }
 
 // sumAgain reads m again and returns its sum: a menu's bytes, or the
 // listSum of the walker's listing.
 func (r *run) sumAgain(ctx context.Context, rel string, m menuRead) ([32]byte, error) {
-	if m.url.Scheme != "gopher" {
+	if !m.menu() {
 		l, err := r.w.list(ctx, r.f, r.request(proto.Options{}), dirJob{rel: rel, url: m.url})
 		if err != nil {
 			return [32]byte{}, err
@@ -400,9 +393,9 @@ func (r *run) menuFailed(rel string, m menuRead, err error) {
 	r.unlistable = append(r.unlistable, rel)
 	r.mu.Unlock()
 	p := cmp.Or(rel, ".")
-	if m.url.Scheme == "gopher" {
+	if m.menu() {
 		p = joinRel(rel, menuName)
 	}
 	r.sum.add(EntryReport{Path: p, URL: m.url.Redacted(), Status: StatusFailed,
-		Reason: "nothing below this " + m.what() + " is deleted: " + err.Error()})
+		Reason: "nothing below this " + m.what + " is deleted: " + err.Error()})
 }

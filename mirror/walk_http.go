@@ -75,7 +75,7 @@ func (w *httpWalker) list(ctx context.Context, f Fetcher, req *proto.Request, d 
 	// the connection, as a page cut there ends: Delete reads it again
 	// before it removes anything below it (confirmMenus).
 	sum := sha256.Sum256(body)
-	l.menuEnd, l.listSum = gopher.MenuEndLength, &sum
+	l.menuEnd, l.listSum, l.listWhat = gopher.MenuEndLength, &sum, "index page"
 	if resp.Size < 0 {
 		l.menuEnd = gopher.MenuEndClose
 	}
