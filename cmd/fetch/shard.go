@@ -19,7 +19,8 @@ func parseShard(s string) (k, n int, err error) {
 	a, b, ok := strings.Cut(s, "/")
 	k, err1 := strconv.Atoi(a)
 	n, err2 := strconv.Atoi(b)
-	if !ok || err1 != nil || err2 != nil || n < 1 || n > 100000 || k < 0 || k >= n {
+	signed := strings.ContainsAny(s, "+-") // Atoi takes a sign: "+1/2" is no K/N
+	if !ok || signed || err1 != nil || err2 != nil || n < 1 || n > 100000 || k < 0 || k >= n {
 		return 0, 0, flagErrorf("--shard %q: want K/N with N from 1 to 100000 and K from 0 to N-1", s)
 	}
 	return k, n, nil
