@@ -59,17 +59,14 @@ while [ $# -gt 0 ]; do
 	*) die "unknown argument: $1" ;;
 	esac
 done
-case $rounds$dirs$files$jobs${rtts// /} in *[!0-9]*) die "--rounds, --rtts, --dirs, --files and --jobs take numbers" ;; esac
-[ "$rounds" -ge 1 ] && [ "$rounds" -le 50 ] || die "--rounds must be 1..50"
-[ "$dirs" -ge 1 ] && [ "$dirs" -le 200 ] && [ "$files" -ge 1 ] && [ "$files" -le 500 ] || die "--dirs 1..200, --files 1..500"
-[ "$jobs" -ge 1 ] && [ "$jobs" -le 64 ] || die "--jobs must be 1..64"
-for r in $rtts; do [ "$r" -ge 2 ] && [ "$r" -le 1000 ] || die "--rtts: $r is not 2..1000 (ms)"; done
+top=$(cd -- "$(dirname -- "${BASH_SOURCE[0]}")/../.." && pwd -P)
+. "$top/scripts/bench/lib.sh"
+check_tree_args
 for p in $peers; do case $p in lftp | wget) ;; *) die "--peers: $p is not lftp or wget" ;; esac; done
 for tool in $peers go python3 timeout; do
 	command -v "$tool" >/dev/null || die "$tool is missing (bash scripts/ci-deps.sh --bench)"
 done
 
-top=$(cd -- "$(dirname -- "${BASH_SOURCE[0]}")/../.." && pwd -P)
 cd "$top"
 out=${out:-$top/bench/ftptree.md}
 work=$(mktemp -d "${TMPDIR:-/tmp}/fetch-bench-ftptree.XXXXXX")
@@ -83,7 +80,6 @@ cleanup() {
 trap cleanup EXIT
 trap 'exit 130' INT TERM
 
-. "$top/scripts/bench/lib.sh"
 bench_servers
 ftpaddr=$(getenv FETCH_TEST_FTP)
 root=$(getenv FETCH_TEST_ROOT)

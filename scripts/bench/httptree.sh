@@ -47,17 +47,13 @@ while [ $# -gt 0 ]; do
 	*) die "unknown argument: $1" ;;
 	esac
 done
-case $rounds$dirs$files$jobs${rtts// /} in *[!0-9]*) die "--rounds, --rtts, --dirs, --files and --jobs take numbers" ;; esac
-[ "$rounds" -ge 1 ] && [ "$rounds" -le 50 ] || die "--rounds must be 1..50"
-[ "$dirs" -ge 1 ] && [ "$dirs" -le 200 ] && [ "$files" -ge 1 ] && [ "$files" -le 500 ] || die "--dirs 1..200, --files 1..500"
-[ "$jobs" -ge 1 ] && [ "$jobs" -le 64 ] || die "--jobs must be 1..64"
-for r in $rtts; do [ "$r" -ge 2 ] && [ "$r" -le 1000 ] || die "--rtts: $r is not 2..1000 (ms)"; done
+top=$(cd -- "$(dirname -- "${BASH_SOURCE[0]}")/../.." && pwd -P)
+. "$top/scripts/bench/lib.sh"
+check_tree_args
 for tool in nginx lftp wget go python3 timeout; do
 	command -v "$tool" >/dev/null || [ -x "/usr/sbin/$tool" ] || die "$tool is missing"
 done
 
-top=$(cd -- "$(dirname -- "${BASH_SOURCE[0]}")/../.." && pwd -P)
-. "$top/scripts/bench/lib.sh"
 cd "$top"
 out=${out:-$top/bench/httptree.md}
 work=$(mktemp -d "${TMPDIR:-/tmp}/httptree.XXXXXX")

@@ -31,3 +31,14 @@ getenv() { sed -n "s/^$1=//p" "$envfile" | tail -n 1; }
 tree_digest() {
 	(cd "$1" && find . -type f -name "${2:-*}" | LC_ALL=C sort | xargs sha256sum | sha256sum | cut -d' ' -f1)
 }
+
+# check_tree_args: the checks of the tree scripts' (ftptree.sh,
+# httptree.sh) common arguments: $rounds, $rtts, $dirs, $files and $jobs.
+# Needs the caller's die().
+check_tree_args() {
+	case $rounds$dirs$files$jobs${rtts// /} in *[!0-9]*) die "--rounds, --rtts, --dirs, --files and --jobs take numbers" ;; esac
+	[ "$rounds" -ge 1 ] && [ "$rounds" -le 50 ] || die "--rounds must be 1..50"
+	[ "$dirs" -ge 1 ] && [ "$dirs" -le 200 ] && [ "$files" -ge 1 ] && [ "$files" -le 500 ] || die "--dirs 1..200, --files 1..500"
+	[ "$jobs" -ge 1 ] && [ "$jobs" -le 64 ] || die "--jobs must be 1..64"
+	for r in $rtts; do [ "$r" -ge 2 ] && [ "$r" -le 1000 ] || die "--rtts: $r is not 2..1000 (ms)"; done
+}
