@@ -920,7 +920,7 @@ func (r *run) lister(ctx context.Context, dirs *queue[dirJob], files *queue[remo
 			return
 		}
 		if ftp {
-			next, held = dirs.take(false)
+			next, held = dirs.popAt(nil, false)
 		}
 		d.ahead = held
 		if !r.visit(ctx, d, dirs, files) {
