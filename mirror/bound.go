@@ -126,9 +126,7 @@ func (r *run) beyondBound(d dirJob) bool {
 	if !r.bound.tooDeep(d.depth) {
 		return false
 	}
-	r.mu.Lock()
-	r.unlistable = append(r.unlistable, d.rel)
-	r.mu.Unlock()
+	r.keepOut(d.rel)
 	r.skipped(boundSkip(d.rel, d.url.Redacted(), r.bound.depthName(), "not listed"))
 	return true
 }

@@ -474,10 +474,7 @@ func (r *run) store(worker int, rf remoteFile, loc local, rec Record, known bool
 	if err := r.place(rf, false); err != nil {
 		return r.failed(worker, rf, rep, err)
 	}
-	r.m.put(rf.rel, Record{Size: offset + n, ModTime: rf.mtime, ExactTime: rf.exact, Fetched: rf.fetched, SHA256: sum, URL: rf.url().Redacted()})
-	rep.Status, rep.Bytes = statusFor(loc), n
-	r.progress(Event{Worker: worker, Path: rf.rel, Size: rf.size, Bytes: offset + n, Done: true, Status: rep.Status})
-	return rep
+	return r.record(worker, rf, loc, rep, offset+n, n, sum)
 }
 
 // asDir turns the file link rf into the directory d, to be walked (see

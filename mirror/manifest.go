@@ -220,6 +220,8 @@ func (m *manifest) remove(rel string) {
 	defer m.mu.Unlock()
 	delete(m.Files, rel)
 	m.packed.delete(rel)
+	// A news mirror's index names the article no more.
+	maps.DeleteFunc(m.MessageIDs, func(_, p string) bool { return p == rel })
 	m.dirty = true
 }
 

@@ -958,9 +958,7 @@ func (r *run) visit(ctx context.Context, d dirJob, dirs *queue[dirJob], files *q
 		if ctx.Err() != nil {
 			return false
 		}
-		r.mu.Lock()
-		r.unlistable = append(r.unlistable, d.rel)
-		r.mu.Unlock()
+		r.keepOut(d.rel)
 		r.sum.add(EntryReport{Path: d.rel, URL: d.url.Redacted(), Status: StatusFailed, Reason: "cannot list the directory: " + err.Error()})
 		return false
 	}
@@ -1153,9 +1151,7 @@ func (r *run) linkAbove(d dirJob, a listingSum) {
 			Reason: "a link to " + name + ": its listing has the same entries, with the same unique facts"})
 		return
 	}
-	r.mu.Lock()
-	r.unlistable = append(r.unlistable, d.rel)
-	r.mu.Unlock()
+	r.keepOut(d.rel)
 	r.sum.add(EntryReport{Path: d.rel, URL: d.url.Redacted(), Status: StatusFailed,
 		Reason: "its listing holds what the listing of " + name + " above it holds (the same names, types, sizes and times): taken for a link back up the tree, and not walked"})
 }
@@ -1240,9 +1236,7 @@ func (r *run) listingWarnings(d dirJob, l *listing) {
 			Message: "the server cut the listing short (" + QuoteLine(l.truncated) + "): entries past its limit are not mirrored"})
 	}
 	r.sum.mu.Unlock()
-	r.mu.Lock()
-	r.unlistable = append(r.unlistable, d.rel)
-	r.mu.Unlock()
+	r.keepOut(d.rel)
 }
 
 // noteDotNames adds the run's one notice that the server would not list

@@ -13,7 +13,6 @@ import (
 	"math"
 	"net"
 	"net/textproto"
-	"os"
 	"path"
 	"slices"
 	"strconv"
@@ -473,16 +472,7 @@ func (nr *newsRun) taskFailed(ctx context.Context, task newsTask, err error, los
 // mirror does. The last worker never gives up: its task is tried again as
 // any other transient failure.
 func (nr *newsRun) giveUpConnection(err error) bool {
-	if !errors.Is(err, proto.ErrBusy) || nr.live.Load()+nr.dialing.Load() <= 1 {
-		return false
-	}
-	nr.mu.Lock()
-	defer nr.mu.Unlock()
-	if nr.jobs-nr.held <= 1 {
-		return false
-	}
-	nr.held++
-	return true
+	return errors.Is(err, proto.ErrBusy) && nr.live.Load()+nr.dialing.Load() > 1 && nr.giveUpSlot()
 }
 
 // again puts a failed task back on the queue, to be done on a new
@@ -1132,26 +1122,14 @@ func (nr *newsRun) writeArticle(worker int, rf remoteFile, loc local, rep EntryR
 		rep.Status, rep.Reason = StatusSkipped, "a directory or symbolic link stands at this local path"
 		return rep
 	}
-	f, err := nr.openPartial(rf.rel, os.O_WRONLY|os.O_CREATE|os.O_TRUNC)
-	if err == nil {
-		_, err = f.Write(data)
-		if cerr := f.Close(); err == nil {
-			err = cerr
-		}
-	}
-	if err == nil {
-		err = nr.place(rf, true)
-	}
-	if err != nil {
+	rf.size = int64(len(data))
+	if err := nr.writeWhole(rf, data); err != nil {
 		rep.Status, rep.Reason = StatusFailed, err.Error()
 		return rep
 	}
 	nr.written.add(rf.rel)
 	sum := sha256.Sum256(data)
-	nr.m.put(rf.rel, Record{Size: int64(len(data)), SHA256: hex.EncodeToString(sum[:]), URL: rep.URL})
-	rep.Status, rep.Bytes = statusFor(loc), int64(len(data))
-	nr.progress(Event{Worker: worker, Path: rf.rel, Size: rep.Bytes, Bytes: rep.Bytes, Done: true, Status: rep.Status})
-	return rep
+	return nr.record(worker, rf, loc, rep, rf.size, rf.size, hex.EncodeToString(sum[:]))
 }
 
 // linkKnown stores a crosspost whose Message-ID the manifest knows under
@@ -1304,27 +1282,8 @@ func (nr *newsRun) deleteGone(g, dir string, high int64, l groupListing) {
 		if err != nil || n < 1 || strconv.FormatInt(n, 10) != e.Name() {
 			continue
 		}
-		if n > high || have[n] {
-			continue
+		if n <= high && !have[n] {
+			nr.deleteLocal(dir+"/"+e.Name(), "article "+strconv.FormatInt(n, 10)+" of "+g+" expired")
 		}
-		rel := dir + "/" + e.Name()
-		if nr.opts.DryRun {
-			nr.sum.add(EntryReport{Path: rel, Status: StatusDeleted, Reason: "dry run: would delete"})
-			continue
-		}
-		if err := nr.root.Remove(rel); err != nil {
-			nr.sum.add(EntryReport{Path: rel, Status: StatusFailed, Reason: "delete: " + err.Error()})
-			continue
-		}
-		nr.m.mu.Lock()
-		delete(nr.m.Files, rel)
-		for id, p := range nr.m.MessageIDs {
-			if p == rel {
-				delete(nr.m.MessageIDs, id)
-			}
-		}
-		nr.m.dirty = true
-		nr.m.mu.Unlock()
-		nr.sum.add(EntryReport{Path: rel, Status: StatusDeleted, Reason: "article " + strconv.FormatInt(n, 10) + " of " + g + " expired"})
 	}
 }

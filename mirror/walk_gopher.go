@@ -389,9 +389,7 @@ func (r *run) sumAgain(ctx context.Context, rel string, m menuRead) ([32]byte, e
 // menuFailed reports the menu of the directory rel failed with err and
 // keeps Delete out of the directory.
 func (r *run) menuFailed(rel string, m menuRead, err error) {
-	r.mu.Lock()
-	r.unlistable = append(r.unlistable, rel)
-	r.mu.Unlock()
+	r.keepOut(rel)
 	p := cmp.Or(rel, ".")
 	if m.menu() {
 		p = joinRel(rel, menuName)
