@@ -23,7 +23,7 @@ func (r *run) deleteStale(ctx context.Context) {
 		if p == stateDir || strings.HasPrefix(p, stateDir+"/") {
 			return fs.SkipDir
 		}
-		if r.excluded(p, d.IsDir()) || r.belowUnlistable(p) || r.hiddenFrom(p) {
+		if r.opts.excludes(p, d.IsDir()) || r.belowUnlistable(p) || r.hiddenFrom(p) {
 			if d.IsDir() {
 				return fs.SkipDir
 			}

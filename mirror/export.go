@@ -2,6 +2,7 @@ package mirror
 
 import (
 	"bufio"
+	"cmp"
 	"errors"
 	"fmt"
 	"os"
@@ -52,16 +53,7 @@ func newsArticles(dir string) (*os.Root, *manifest, []string, error) {
 func compareArticlePaths(a, b string) int {
 	da, na := splitArticle(a)
 	db, nb := splitArticle(b)
-	if c := strings.Compare(da, db); c != 0 {
-		return c
-	}
-	switch {
-	case na < nb:
-		return -1
-	case na > nb:
-		return 1
-	}
-	return strings.Compare(a, b)
+	return cmp.Or(strings.Compare(da, db), cmp.Compare(na, nb), strings.Compare(a, b))
 }
 
 func splitArticle(rel string) (string, int64) {

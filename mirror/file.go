@@ -281,21 +281,14 @@ func statusFor(loc local) Status {
 
 // recordExisting adds a manifest record for a complete file found on disk.
 func (r *run) recordExisting(rf remoteFile, loc local) {
-	sum, err := r.hashFile(rf.rel, -1)
-	if err != nil {
-		return
-	}
-	r.m.put(rf.rel, Record{Size: loc.size, ModTime: rf.mtime, SHA256: sum, URL: rf.url().Redacted()})
-}
-
-func (r *run) hashFile(rel string, limit int64) (string, error) {
 	h := sha256.New()
-	if err := hashInto(r.root, rel, limit, h); err != nil {
-		return "", err
+	if hashInto(r.root, rf.rel, -1, h) == nil {
+		r.m.put(rf.rel, Record{Size: loc.size, ModTime: rf.mtime, SHA256: hex.EncodeToString(h.Sum(nil)), URL: rf.url().Redacted()})
 	}
-	return hex.EncodeToString(h.Sum(nil)), nil
 }
 
+// hashInto adds the first limit bytes (all, for a negative limit) of the
+// file rel to h.
 func hashInto(root *os.Root, rel string, limit int64, h hash.Hash) error {
 	f, err := root.Open(rel)
 	if err != nil {
@@ -641,7 +634,9 @@ func (r *run) place(rf remoteFile, timed bool) error {
 // error): the gophermap is missing, or the one of an earlier run stands.
 func (r *run) saveMenu(d dirJob, data []byte) {
 	rel := joinRel(d.rel, menuName)
-	r.markSeen(rel)
+	r.mu.Lock()
+	r.seen.mark(rel)
+	r.mu.Unlock()
 	if r.opts.DryRun {
 		return
 	}

@@ -313,11 +313,14 @@ func writeAtomic(root *os.Root, name string, write func(io.Writer) error) (int64
 	if err != nil {
 		return 0, err
 	}
-	cw := &countWriter{w: f}
-	bw := bufio.NewWriterSize(cw, 256<<10)
+	bw := bufio.NewWriterSize(f, 256<<10)
 	werr := write(bw)
 	if werr == nil {
 		werr = bw.Flush()
+	}
+	var n int64
+	if werr == nil {
+		n, werr = f.Seek(0, io.SeekCurrent)
 	}
 	var serr error
 	if werr == nil {
@@ -328,19 +331,7 @@ func writeAtomic(root *os.Root, name string, write func(io.Writer) error) (int64
 		root.Remove(tmp)
 		return 0, err
 	}
-	return cw.n, root.Rename(tmp, name)
-}
-
-// countWriter counts the bytes written through it.
-type countWriter struct {
-	w io.Writer
-	n int64
-}
-
-func (c *countWriter) Write(b []byte) (int, error) {
-	n, err := c.w.Write(b)
-	c.n += int64(n)
-	return n, err
+	return n, root.Rename(tmp, name)
 }
 
 func (m *manifest) markDirty() {

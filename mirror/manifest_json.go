@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"slices"
 	"strconv"
 	"time"
@@ -130,7 +131,7 @@ func appendRecord(b []byte, name string, r Record) ([]byte, error) {
 func (m *manifest) appendNews(b []byte) []byte {
 	if len(m.Groups) > 0 {
 		b = append(b, ",\n  \"groups\": {"...)
-		for i, name := range sortedKeys(m.Groups) {
+		for i, name := range slices.Sorted(maps.Keys(m.Groups)) {
 			g := m.Groups[name]
 			if i > 0 {
 				b = append(b, ',')
@@ -147,7 +148,7 @@ func (m *manifest) appendNews(b []byte) []byte {
 	}
 	if len(m.MessageIDs) > 0 {
 		b = append(b, ",\n  \"message_ids\": {"...)
-		for i, id := range sortedKeys(m.MessageIDs) {
+		for i, id := range slices.Sorted(maps.Keys(m.MessageIDs)) {
 			if i > 0 {
 				b = append(b, ',')
 			}
@@ -180,15 +181,6 @@ func decodeManifest(b []byte) (*manifest, error) {
 		m.Files = map[string]Record{}
 	}
 	return m, nil
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	return keys
 }
 
 // restoreKeys returns m with its keys restored from their escapes

@@ -640,12 +640,6 @@ type run struct {
 	menuDot, menuDotKept atomic.Bool
 }
 
-func (r *run) markSeen(rel string) {
-	r.mu.Lock()
-	r.seen.mark(rel)
-	r.mu.Unlock()
-}
-
 // skipped reports a skipped entry once, however many menus list it.
 func (r *run) skipped(e EntryReport) {
 	key := e.Path + "\x00" + e.Reason
@@ -1011,7 +1005,7 @@ func (r *run) take(d dirJob, l *listing, dirs *queue[dirJob], files *queue[remot
 		r.mu.Unlock()
 	}
 	for _, s := range l.skipped {
-		if s.rel != "" && r.excluded(s.rel, false) {
+		if s.rel != "" && r.opts.excludes(s.rel, false) {
 			continue // excluded: not an entry of this mirror
 		}
 		r.skipped(s)
@@ -1030,7 +1024,7 @@ func (r *run) take(d dirJob, l *listing, dirs *queue[dirJob], files *queue[remot
 // Links are kept for the end of the walk (placeLinks).
 func (r *run) queueEntries(d dirJob, l *listing, chain []listingSum, dirs *queue[dirJob], files *queue[remoteFile]) {
 	for _, sub := range l.dirs {
-		if r.excluded(sub.rel, true) || !r.claim(sub.rel, entryKind{dir: true}, func() *uri.URL { return sub.url }) {
+		if r.opts.excludes(sub.rel, true) || !r.claim(sub.rel, entryKind{dir: true}, func() *uri.URL { return sub.url }) {
 			continue
 		}
 		sub.above, sub.depth = chain, d.depth+1
@@ -1042,7 +1036,7 @@ func (r *run) queueEntries(d dirJob, l *listing, chain []listingSum, dirs *queue
 
 	batch := l.files[:0] // the listing's own array: l is not read after
 	for _, rf := range l.files {
-		if r.excluded(rf.rel, false) || !r.claim(rf.rel, fileKind(rf), rf.url) {
+		if r.opts.excludes(rf.rel, false) || !r.claim(rf.rel, fileKind(rf), rf.url) {
 			continue
 		}
 		if rf.link != "" {
@@ -1156,14 +1150,10 @@ func (r *run) linkAbove(d dirJob, a listingSum) {
 		Reason: "its listing holds what the listing of " + name + " above it holds (the same names, types, sizes and times): taken for a link back up the tree, and not walked"})
 }
 
-// excluded applies Include and Exclude. Directories are only excluded by
-// Exclude (an Include glob for files must not stop the walk).
-func (r *run) excluded(rel string, isDir bool) bool {
-	return excludedBy(&r.opts, rel, isDir)
-}
-
-// excludedBy is run.excluded with the options opts.
-func excludedBy(opts *Options, rel string, isDir bool) bool {
+// excludes applies Include and Exclude (and the shard). Directories are
+// only excluded by Exclude (an Include glob for files must not stop the
+// walk).
+func (opts *Options) excludes(rel string, isDir bool) bool {
 	base := path.Base(rel)
 	match := func(g string) bool {
 		ok, _ := path.Match(g, rel)

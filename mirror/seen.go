@@ -14,7 +14,7 @@ type pathSet struct {
 	odd   map[string]entryKind
 }
 
-// seenKind is an entryKind packed, or a path only seen (markSeen).
+// seenKind is an entryKind packed, or a path only seen (mark).
 type seenKind struct {
 	size  int64
 	mtime int64 // Unix nanoseconds; noTime for the zero time

@@ -35,7 +35,7 @@ func ftpTree(start *uri.URL, opts Options) (walker, error) {
 	}
 	w.keepVersions = opts.KeepVersions
 	if len(opts.Exclude) > 0 || len(opts.Include) > 0 || opts.Shards > 1 {
-		w.exclude = func(rel string) bool { return excludedBy(&opts, rel, false) }
+		w.exclude = func(rel string) bool { return opts.excludes(rel, false) }
 	}
 	return w, nil
 }
