@@ -555,44 +555,50 @@ func (l *groupListing) add(a NewsArticle) {
 	l.arts = append(l.arts, a)
 }
 
-// full reports whether the listing stops before the range lo-hi: maxListed
-// articles kept, or maxRanges ranges that reach keep. The numbers below
-// keep, listed for Delete only, count for neither: a bound there would
-// stop every run of a big group at the same place, below its new
-// articles.
-func (l *groupListing) full(lo, hi int64, ranges *int) bool {
-	if hi < l.keep {
-		return false
-	}
-	if len(l.arts) >= maxListed || *ranges >= maxRanges {
-		return true
-	}
-	*ranges++
-	return false
-}
-
-// errListBound stops a listing at maxListed or maxRanges; it never leaves
-// the functions that list.
-var errListBound = errors.New("mirror: listing bound")
-
-// overviewChunks is the overview of the selected group from first to last,
-// asked for in ranges of width numbers (overviewWidth), until the listing
-// is full (groupListing.full); of the articles below keep it keeps the numbers.
-// ok is false when the server has no overview (the caller then asks STAT
-// for each number).
+// listRanges lists the numbers first to last in ranges of width, each by
+// list, until the listing is full: maxListed articles kept, or maxRanges
+// ranges that reach keep. The numbers below keep, listed for Delete only,
+// count for neither: a bound there would stop every run of a big group at
+// the same place, below its new articles. The error is list's, or ctx's.
 //
 // Article numbers may run to math.MaxInt64: RFC 3977 section 6 bounds them
 // to 2,147,483,647, but servers with big groups went past it and send
 // larger ones, which the mirror takes as they are; numrange walks such a
 // range without computing a number past its end, and checks ctx before
 // each range.
-func overviewChunks(ctx context.Context, s NewsSession, first, keep, last, width int64) (groupListing, bool, error) {
-	l := groupListing{keep: keep, to: first - 1}
+func (l *groupListing) listRanges(ctx context.Context, first, last, width int64, list func(lo, hi int64) error) error {
 	ranges := 0
 	err := numrange.Chunks(ctx, first, last, width, func(lo, hi int64) error {
-		if l.full(lo, hi, &ranges) {
-			return errListBound
+		if hi >= l.keep {
+			if len(l.arts) >= maxListed || ranges >= maxRanges {
+				return errListBound
+			}
+			ranges++
 		}
+		if err := list(lo, hi); err != nil {
+			return err
+		}
+		l.to = hi
+		return nil
+	})
+	if errors.Is(err, errListBound) {
+		return nil
+	}
+	return err
+}
+
+// errListBound stops a listing at maxListed or maxRanges; it never leaves
+// listRanges.
+var errListBound = errors.New("mirror: listing bound")
+
+// overviewChunks is the overview of the selected group from first to last,
+// asked for in ranges of width numbers (overviewWidth), until the listing
+// is full (listRanges); of the articles below keep it keeps the numbers.
+// ok is false when the server has no overview (the caller then asks STAT
+// for each number).
+func overviewChunks(ctx context.Context, s NewsSession, first, keep, last, width int64) (groupListing, bool, error) {
+	l := groupListing{keep: keep, to: first - 1}
+	err := l.listRanges(ctx, first, last, width, func(lo, hi int64) error {
 		nums, ids, ok, err := s.OverviewIDs(ctx, lo, hi)
 		if err == nil && !ok {
 			return errNoOverview
@@ -603,13 +609,12 @@ func overviewChunks(ctx context.Context, s NewsSession, first, keep, last, width
 		for i, n := range nums {
 			l.add(NewsArticle{Number: n, MessageID: ids[i]})
 		}
-		l.to = hi
 		return nil
 	})
 	switch {
 	case errors.Is(err, errNoOverview):
 		return groupListing{}, false, nil
-	case err != nil && !errors.Is(err, errListBound):
+	case err != nil:
 		return groupListing{}, true, err
 	}
 	return l, true, nil
@@ -655,12 +660,8 @@ func statRange(ctx context.Context, s NewsSession, group string, first, keep, la
 			return l, nil
 		}
 	}
-	ranges := 0
 	var nums []int64
-	err := numrange.Chunks(ctx, first, last, overviewChunk, func(lo, hi int64) error {
-		if l.full(lo, hi, &ranges) {
-			return errListBound
-		}
+	err := l.listRanges(ctx, first, last, overviewChunk, func(lo, hi int64) error {
 		if many {
 			nums = slices.AppendSeq(nums[:0], numrange.Numbers(lo, hi))
 			if err := nn.StatEach(ctx, nums, add); err != nil {
@@ -675,10 +676,9 @@ func statRange(ctx context.Context, s NewsSession, group string, first, keep, la
 				add(n, id, found)
 			}
 		}
-		l.to = hi
 		return nil
 	})
-	if err != nil && !errors.Is(err, errListBound) {
+	if err != nil {
 		return groupListing{}, err
 	}
 	return l, nil
