@@ -1,10 +1,9 @@
 package mirror
 
 import (
-	"bufio"
 	"cmp"
-	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"slices"
@@ -71,30 +70,26 @@ func ExportMbox(dir, out string) (int, error) {
 		return 0, err
 	}
 	defer root.Close()
-	tmp, err := os.CreateTemp(filepath.Dir(out), "."+filepath.Base(out)+".tmp*")
-	if err != nil {
-		return 0, fmt.Errorf("mirror: export: %w", err)
-	}
-	defer os.Remove(tmp.Name())
-	w := bufio.NewWriterSize(tmp, 256<<10)
-	var buf []byte
-	for _, rel := range rels {
-		msg, err := root.ReadFile(rel)
-		if err != nil {
-			tmp.Close()
-			return 0, fmt.Errorf("mirror: export %s: %w", rel, err)
+	var readErr error
+	err = replaceFile(out, func(w io.Writer) error {
+		var buf []byte
+		for _, rel := range rels {
+			msg, err := root.ReadFile(rel)
+			if err != nil {
+				readErr = fmt.Errorf("mirror: export %s: %w", rel, err)
+				return readErr
+			}
+			buf = mbox.Append(buf[:0], msg)
+			if _, err := w.Write(buf); err != nil {
+				return err
+			}
 		}
-		buf = mbox.Append(buf[:0], msg)
-		if _, err := w.Write(buf); err != nil {
-			tmp.Close()
-			return 0, fmt.Errorf("mirror: export: %w", err)
-		}
-	}
-	err = errors.Join(w.Flush(), tmp.Sync(), tmp.Chmod(0o644), tmp.Close())
-	if err == nil {
-		err = os.Rename(tmp.Name(), out)
-	}
-	if err != nil {
+		return nil
+	})
+	switch {
+	case readErr != nil:
+		return 0, readErr
+	case err != nil:
 		return 0, fmt.Errorf("mirror: export: %w", err)
 	}
 	return len(rels), nil

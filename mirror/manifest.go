@@ -265,13 +265,7 @@ func (m *manifest) save(root *os.Root, before func() error) error {
 		}
 		src.mu.Lock()
 	}
-	n, err := writeAtomic(root, manifestName, func(w io.Writer) error {
-		if err := src.writeTo(w); err != nil {
-			return err
-		}
-		_, err := io.WriteString(w, "\n")
-		return err
-	})
+	n, err := writeAtomic(root, manifestName, src.writeTo)
 	src.mu.Unlock()
 	if err != nil {
 		m.markDirty()

@@ -1,7 +1,6 @@
 package mirror
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -46,18 +45,8 @@ func appendTime(b []byte, key string, t time.Time) ([]byte, error) {
 // RFC 3339 cannot write).
 var errEncode = errors.New("cannot encode")
 
-// encode returns the manifest as indented JSON. The caller holds m.mu.
-func (m *manifest) encode() ([]byte, error) {
-	var buf bytes.Buffer
-	if err := m.writeTo(&buf); err != nil {
-		return nil, err
-	}
-	return buf.Bytes(), nil
-}
-
 // writeTo writes the manifest as indented JSON to w, record by record in
-// the order of their paths, its last line without a newline; the caller
-// holds m.mu.
+// the order of their paths; the caller holds m.mu.
 func (m *manifest) writeTo(w io.Writer) error {
 	names := make([]string, 0, len(m.Files)+m.packed.len())
 	for name := range m.Files {
@@ -95,7 +84,7 @@ func (m *manifest) writeTo(w io.Writer) error {
 	}
 	b = append(b, '}')
 	b = m.appendNews(b)
-	b = append(b, "\n}"...)
+	b = append(b, "\n}\n"...)
 	_, err := w.Write(b)
 	return err
 }
