@@ -111,7 +111,7 @@ func listEntries(ctx context.Context, f Fetcher, req *proto.Request, u *uri.URL,
 			return notes, err
 		}
 	}
-	resp, err := drainListing(ctx, f, req, u)
+	resp, _, err := fetchListing(ctx, f, req, u, false)
 	if err != nil {
 		return nil, err
 	}

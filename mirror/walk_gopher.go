@@ -72,7 +72,7 @@ func (w *gopherWalker) relOf(sel string) (string, error) {
 const gopherFileTypes = "04569gIsdhp;PcMx"
 
 func (w *gopherWalker) list(ctx context.Context, f Fetcher, req *proto.Request, d dirJob) (*listing, error) {
-	resp, raw, err := fetchListing(ctx, f, req, d.url)
+	resp, raw, err := fetchListing(ctx, f, req, d.url, true)
 	if errors.Is(err, gopher.ErrEmptyMenu) && d.rel != "" {
 		// Nothing, and no "." line: pygopherd's empty directory, or a
 		// menu cut before its first line. It is judged as a menu that
@@ -379,7 +379,7 @@ func (r *run) sumAgain(ctx context.Context, rel string, m menuRead) ([32]byte, e
 		}
 		return *l.listSum, nil
 	}
-	_, raw, err := fetchListing(ctx, r.f, r.request(proto.Options{}), m.url)
+	_, raw, err := fetchListing(ctx, r.f, r.request(proto.Options{}), m.url, true)
 	if errors.Is(err, gopher.ErrEmptyMenu) {
 		raw, err = nil, nil // nothing again: compared as no bytes (see list)
 	}

@@ -66,7 +66,7 @@ func (w *httpWalker) redirected(rf remoteFile, loc *uri.URL) (dirJob, bool, erro
 }
 
 func (w *httpWalker) list(ctx context.Context, f Fetcher, req *proto.Request, d dirJob) (*listing, error) {
-	resp, body, err := fetchListing(ctx, f, req, d.url)
+	resp, body, err := fetchListing(ctx, f, req, d.url, true)
 	if err != nil {
 		return nil, err
 	}
