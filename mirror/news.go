@@ -119,38 +119,31 @@ type newsTarget struct {
 	wildmat bool
 }
 
+// newsTargetOf returns the group an nntp URL names (RFC 1738 section
+// 3.7), or the group or wildmat a news URL names (section 3.6; "*" for
+// news:*); it fails for a URL that names an article or no group.
 func newsTargetOf(u *uri.URL) (newsTarget, error) {
-	g, article, err := newsGroupOf(u)
-	switch {
-	case err != nil:
+	var g string
+	var article bool
+	if n, err := u.NNTP(); err == nil {
+		g, article = n.Group, n.Article != nil
+	} else if !errors.Is(err, uri.ErrOtherScheme) {
 		return newsTarget{}, err
+	} else if v, err := u.News(); err != nil {
+		return newsTarget{}, err
+	} else {
+		g, article = v.Group, v.Article != ""
+		if v.All {
+			g = "*"
+		}
+	}
+	switch {
 	case article:
 		return newsTarget{}, fmt.Errorf("mirror: %s names an article, not a group", u.Redacted())
 	case g == "":
 		return newsTarget{}, fmt.Errorf("mirror: %s names no group", u.Redacted())
 	}
 	return newsTarget{group: g, wildmat: strings.ContainsAny(g, "*?[,!")}, nil
-}
-
-// newsGroupOf returns the group an nntp URL names (RFC 1738 section 3.7),
-// or the group or wildmat a news URL names (section 3.6; "*" for news:*),
-// and whether the URL names an article instead.
-func newsGroupOf(u *uri.URL) (group string, article bool, err error) {
-	n, err := u.NNTP()
-	if err == nil {
-		return n.Group, n.Article != nil, nil
-	}
-	if !errors.Is(err, uri.ErrOtherScheme) {
-		return "", false, err
-	}
-	v, err := u.News()
-	if err != nil {
-		return "", false, err
-	}
-	if v.All {
-		return "*", v.Article != "", nil
-	}
-	return v.Group, v.Article != "", nil
 }
 
 // newsURL reports whether u is an nntp or news URL, which the mirror
