@@ -40,7 +40,7 @@ type bounds struct {
 	quota    int64 // 0: none
 
 	started atomic.Int64 // transfers started
-	got     atomic.Int64 // bytes received
+	got     atomic.Int64 // bytes received, toward the quota
 
 	mu      sync.Mutex
 	reached string // the first bound reached, "" for none
@@ -98,9 +98,6 @@ func (b *bounds) stop(name string) string {
 	b.stopped.Store(true)
 	return name
 }
-
-// received counts n bytes of a transfer toward the quota.
-func (b *bounds) received(n int64) { b.got.Add(n) }
 
 // depthOf is the depth of a directory by its relative path: the number of
 // its segments ("" is the start, 0).

@@ -492,7 +492,7 @@ func (r *run) asDir(rf remoteFile, d dirJob, loc local, known bool, rep EntryRep
 // connection back, and hands the bytes to the placer.
 func (r *run) handSmall(worker int, rf remoteFile, loc local, rec Record, known bool, rep EntryReport, body io.ReadCloser) EntryReport {
 	data, sum, err := readSmall(body, rf.size)
-	r.bound.received(int64(len(data)))
+	r.bound.got.Add(int64(len(data)))
 	if cerr := body.Close(); err == nil && cerr != nil {
 		err = cerr
 	}
@@ -560,7 +560,7 @@ func (r *run) receive(worker int, rf remoteFile, offset int64, body io.Reader) (
 	// io.Copy hands the copy to the body's WriteTo (pooled buffers in the
 	// client and the ftp driver).
 	n, err := io.Copy(dst, body)
-	r.bound.received(n)
+	r.bound.got.Add(n)
 	if cerr := f.Close(); err == nil {
 		err = cerr
 	}

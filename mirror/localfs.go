@@ -63,7 +63,6 @@ func (d *dirs) forget(rel string) {
 	}
 }
 
-// close closes every handle.
 func (d *dirs) close() {
 	d.mu.Lock()
 	defer d.mu.Unlock()

@@ -129,7 +129,7 @@ func (m *manifest) unpackAll() {
 		m.Files[rel] = p.record(rel, m.Source)
 		return true
 	})
-	m.packed.clear()
+	m.packed = table[packed]{}
 }
 
 // empty reports whether the manifest records nothing: no file, link,

@@ -1098,7 +1098,6 @@ type sumAcc struct {
 	n   int
 }
 
-// add adds h.
 func (a *sumAcc) add(h [sha256.Size]byte) {
 	carry := 0
 	for i := len(h) - 1; i >= 0; i-- {
@@ -1114,14 +1113,12 @@ func (a *sumAcc) sum() [sha256.Size]byte {
 	return sha256.Sum256(b)
 }
 
-// dir adds the directory name.
 func (a *sumAcc) dir(name string) {
 	var buf [128]byte
 	b := strconv.AppendQuote(append(buf[:0], "d "...), name)
 	a.add(sha256.Sum256(b))
 }
 
-// file adds the file or link name.
 func (a *sumAcc) file(name string, size int64, mtime time.Time, link string) {
 	var buf [128]byte
 	b := strconv.AppendQuote(append(buf[:0], "f "...), name)

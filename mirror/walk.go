@@ -184,7 +184,7 @@ func sameServer(start, u *uri.URL) bool {
 		start.Hostname() == u.Hostname() && start.PortNumber() == u.PortNumber()
 }
 
-// cloneURL returns a shallow copy of u with a new path and no query.
+// withPath returns a shallow copy of u with a new path and no query.
 func withPath(u *uri.URL, p string) *uri.URL {
 	c := *u
 	c.Path = p
