@@ -640,33 +640,13 @@ func (r *run) saveMenu(d dirJob, data []byte) {
 	if r.opts.DryRun {
 		return
 	}
-	if err := r.writeMenu(d.rel, rel, data); err != nil {
+	if err := r.writeWhole(remoteFile{rel: rel, size: -1}, data); err != nil {
+		r.root.Remove(partialDir + "/" + rel)
 		if diskFull(err) {
 			r.noteFull(err)
 		}
 		r.sum.add(EntryReport{Path: rel, URL: d.url.Redacted(), Status: StatusFailed, Reason: "cannot keep the menu: " + err.Error()})
 	}
-}
-
-// writeMenu writes data to the partial file of rel, then renames it to
-// rel, in the directory dirRel. A partial file left by a failure is
-// removed.
-func (r *run) writeMenu(dirRel, rel string, data []byte) error {
-	part := partialDir + "/" + rel
-	if err := r.root.MkdirAll(path.Dir(part), 0o755); err != nil {
-		return err
-	}
-	err := r.root.WriteFile(part, data, 0o644)
-	if err == nil && dirRel != "" {
-		err = r.root.MkdirAll(dirRel, 0o755)
-	}
-	if err == nil {
-		err = r.root.Rename(part, rel)
-	}
-	if err != nil {
-		r.root.Remove(part)
-	}
-	return err
 }
 
 func (r *run) progress(ev Event) {
