@@ -432,7 +432,9 @@ func Run(ctx context.Context, f Fetcher, start *uri.URL, dir string, opts Option
 		slots: make(chan struct{}, jobs), refused: make(chan struct{}), seen: newPathSet(), reported: map[string]bool{}, menus: map[string]menuRead{},
 		bound: newBounds(opts),
 	}
-	_, r.archiving = f.(Syncer)
+	if s, ok := f.(Syncer); ok {
+		r.archiving, r.beforeSave = true, s.Sync
+	}
 	r.keepReserve()
 	if !r.archiving {
 		r.resumable = r.findResumable()
@@ -484,10 +486,10 @@ func (r *run) saveLast() error {
 	if r.full.Load() {
 		r.releaseReserve()
 	}
-	err := r.m.save(r.root, r.syncer())
+	err := r.m.save(r.root, r.beforeSave)
 	if err != nil && diskFull(err) && !r.full.Load() {
 		r.releaseReserve()
-		err = r.m.save(r.root, r.syncer())
+		err = r.m.save(r.root, r.beforeSave)
 	}
 	switch {
 	case err == nil && !r.full.Load():
@@ -607,10 +609,10 @@ type run struct {
 	// bound holds the bounds of the walk and what they counted.
 	bound *bounds
 
-	// durable, when set, puts on stable storage the files the manifest
-	// is about to record, before each save (a news mirror's articles:
-	// newsRun.written); when it fails the manifest is not saved.
-	durable func() error
+	// beforeSave is what the manifest's save calls before it writes
+	// (see manifest.save), or nil: a news mirror's sync of its articles
+	// (newsRun.written), then the Fetcher's Sync (Syncer).
+	beforeSave func() error
 
 	// outstanding counts the directories and files queued and not yet
 	// done (listed, reported).
@@ -801,27 +803,6 @@ func (r *run) tidy(ctx context.Context) {
 	}
 }
 
-// syncer returns what the manifest's save calls before it writes (see
-// manifest.save): the run's durable, then the Fetcher's Sync; nil when
-// there is neither.
-func (r *run) syncer() func() error {
-	s, archiving := r.f.(Syncer)
-	switch {
-	case r.durable == nil && !archiving:
-		return nil
-	case r.durable == nil:
-		return s.Sync
-	case !archiving:
-		return r.durable
-	}
-	return func() error {
-		if err := r.durable(); err != nil {
-			return err
-		}
-		return s.Sync()
-	}
-}
-
 // startSaver saves the manifest periodically so that a run killed without
 // warning loses little; it returns a function that stops it.
 func (r *run) startSaver() func() {
@@ -842,7 +823,7 @@ func (r *run) startSaver() func() {
 				return
 			case <-t.C:
 				start := time.Now()
-				if r.m.save(r.root, r.syncer()) == nil && !r.full.Load() {
+				if r.m.save(r.root, r.beforeSave) == nil && !r.full.Load() {
 					r.growReserve(reserveFor(r.m.savedSize()))
 				}
 				t.Reset(saveWait(every, time.Since(start)))

@@ -187,7 +187,7 @@ type newsRun struct {
 	later    []pendingLink   // crossposts whose first copy was in flight
 
 	// written holds the articles stored since the manifest was last
-	// saved: run.durable syncs them before the next save.
+	// saved: run.beforeSave syncs them before the next save.
 	written written
 }
 
@@ -238,7 +238,13 @@ func runNews(ctx context.Context, r *run, d NewsDialer, start *uri.URL) error {
 		return err
 	}
 	nr := &newsRun{run: r, d: d, start: start, inFlight: map[string]bool{}}
-	r.durable = func() error { return nr.written.sync(r.root) }
+	then := r.beforeSave
+	r.beforeSave = func() error {
+		if err := nr.written.sync(r.root); err != nil || then == nil {
+			return err
+		}
+		return then()
+	}
 	var s NewsSession
 	groups := []string{t.group}
 	var a attempt
