@@ -454,11 +454,7 @@ func (nr *newsRun) taskFailed(ctx context.Context, task newsTask, err error, los
 	}
 	nr.groupFailed(task.g.name, err)
 	if task.chunk != nil {
-		failedAt := task.chunk[0]
-		if task.failedAt > 0 {
-			failedAt = min(failedAt, task.failedAt)
-		}
-		task.g.chunkDone(failedAt)
+		task.g.chunkDone(lowestFailed(task.failedAt, task.chunk[0]))
 		nr.groupDone(task.g)
 	}
 }
@@ -724,9 +720,7 @@ func (nr *newsRun) renumberedUnder(g *groupRun, dir, old, id string) {
 			g.name, g.mark.High, id, old, from)})
 	g.mu.Lock()
 	g.mark.High = from - 1
-	if g.failedAt == 0 || from < g.failedAt {
-		g.failedAt = from
-	}
+	g.failedAt = lowestFailed(g.failedAt, from)
 	g.mu.Unlock()
 }
 
@@ -861,9 +855,7 @@ func (nr *newsRun) wanted(g *groupRun, dir string, a NewsArticle, probe int64) b
 	if old := nr.otherArticle(rel, nr.stat(rel), a.MessageID); old != "" {
 		nr.sum.add(EntryReport{Path: rel, URL: url, Status: StatusFailed, Reason: notOverwritten(rel, old, a.MessageID)})
 		g.mu.Lock()
-		if g.failedAt == 0 || a.Number < g.failedAt {
-			g.failedAt = a.Number
-		}
+		g.failedAt = lowestFailed(g.failedAt, a.Number)
 		g.mu.Unlock()
 		return false
 	}
@@ -930,8 +922,8 @@ func (nr *newsRun) fetchChunk(ctx context.Context, worker int, s NewsSession, g 
 			lost = &rep
 			return rep.err
 		}
-		if rep.Status == StatusFailed && (failedAt == 0 || n < failedAt) {
-			failedAt = n
+		if rep.Status == StatusFailed {
+			failedAt = lowestFailed(failedAt, n)
 		}
 		done++
 		return nil
@@ -950,9 +942,16 @@ func (g *groupRun) chunkDone(failedAt int64) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	g.pending--
-	if failedAt > 0 && (g.failedAt == 0 || failedAt < g.failedAt) {
-		g.failedAt = failedAt
+	g.failedAt = lowestFailed(g.failedAt, failedAt)
+}
+
+// lowestFailed is the lower of two numbers of articles that failed, 0
+// standing for none.
+func lowestFailed(a, b int64) int64 {
+	if a == 0 || b != 0 && b < a {
+		return b
 	}
+	return a
 }
 
 // groupDone records g's new marks once its last chunk is done: the high
