@@ -82,10 +82,6 @@ type jsonEntry struct {
 	Size  *int64 `json:"size"`
 }
 
-// isJSONIndex reports whether a listing's media type is that of a JSON
-// index page.
-func isJSONIndex(mediaType string) bool { return mediaType == "application/json" }
-
 // parseJSONIndex turns nginx's JSON index of directory d into links an
 // HTML page of the same entries would hold, each with a tail rowFacts
 // reads (the time and size are exact). ok is false when the page is no

@@ -1017,7 +1017,7 @@ func (r *run) queueEntries(d dirJob, l *listing, chain []listingSum, dirs *queue
 
 	batch := l.files[:0] // the listing's own array: l is not read after
 	for _, rf := range l.files {
-		if r.opts.excludes(rf.rel, false) || !r.claim(rf.rel, fileKind(rf), rf.url) {
+		if r.opts.excludes(rf.rel, false) || !r.claim(rf.rel, entryKind{size: rf.size, mtime: rf.mtime, link: rf.link}, rf.url) {
 			continue
 		}
 		if rf.link != "" {

@@ -452,7 +452,7 @@ func (nr *newsRun) taskFailed(ctx context.Context, task newsTask, err error, los
 	if lost != nil {
 		nr.sum.add(*lost)
 	}
-	nr.groupFailed(task.g.name, err)
+	nr.sum.add(EntryReport{Path: task.g.dir, Status: StatusFailed, Reason: "group " + task.g.name + ": " + err.Error()})
 	if task.chunk != nil {
 		task.g.chunkDone(lowestFailed(task.failedAt, task.chunk[0]))
 		nr.groupDone(task.g)
@@ -480,10 +480,6 @@ func (nr *newsRun) again(ctx context.Context, task newsTask, err error, tasks *q
 		pushAfter(ctx, tasks, task, d)
 	}
 	return ok
-}
-
-func (nr *newsRun) groupFailed(g string, err error) {
-	nr.sum.add(EntryReport{Path: strings.ReplaceAll(g, ".", "/"), Status: StatusFailed, Reason: "group " + g + ": " + err.Error()})
 }
 
 func (nr *newsRun) articleURL(group string, n int64) string {

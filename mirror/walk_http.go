@@ -85,7 +85,7 @@ func (w *httpWalker) list(ctx context.Context, f Fetcher, req *proto.Request, d 
 // page returns the entries of d's index page body: nginx's JSON index,
 // or the links of a page.
 func (w *httpWalker) page(d dirJob, mediaType string, body []byte) *listing {
-	if isJSONIndex(mediaType) {
+	if mediaType == "application/json" {
 		if ls, ok := parseJSONIndex(body); ok {
 			return w.linked(d, d.url, ls)
 		}
