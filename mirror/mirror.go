@@ -459,7 +459,7 @@ func Run(ctx context.Context, f Fetcher, start *uri.URL, dir string, opts Option
 // sourceOf returns how start is walked: by the walker of its tree form,
 // or, for a news URL, through f's news sessions.
 func sourceOf(f Fetcher, start *uri.URL, opts Options) (walker, NewsDialer, error) {
-	if !newsURL(start) {
+	if _, err := newsTargetOf(start); errors.Is(err, uri.ErrOtherScheme) {
 		w, err := newWalker(start, opts)
 		return w, nil, err
 	}

@@ -146,13 +146,6 @@ func newsTargetOf(u *uri.URL) (newsTarget, error) {
 	return newsTarget{group: g, wildmat: strings.ContainsAny(g, "*?[,!")}, nil
 }
 
-// newsURL reports whether u is an nntp or news URL, which the mirror
-// fetches by group and number instead of walking a tree.
-func newsURL(u *uri.URL) bool {
-	_, err := newsTargetOf(u)
-	return !errors.Is(err, uri.ErrOtherScheme)
-}
-
 // groupDir is the directory of a group's articles: its name with the dots
 // turned into slashes. It fails for a name that would not stay one path
 // inside the target (empty parts, "..", control characters, ".fetch").
