@@ -1165,19 +1165,14 @@ func (nr *newsRun) linkOrCopy(src, rel string) error {
 		return err
 	}
 	nr.root.Remove(part)
-	if err := nr.root.Link(src, part); err != nil {
-		data, rerr := nr.root.ReadFile(src)
-		if rerr != nil {
-			return rerr
-		}
-		if err := nr.root.WriteFile(part, data, 0o644); err != nil {
-			return err
-		}
+	if nr.root.Link(src, part) == nil {
+		return nr.place(remoteFile{rel: rel, size: -1}, true)
 	}
-	if err := nr.root.MkdirAll(path.Dir(rel), 0o755); err != nil {
+	data, err := nr.root.ReadFile(src)
+	if err != nil {
 		return err
 	}
-	return nr.root.Rename(part, rel)
+	return nr.writeWhole(remoteFile{rel: rel, size: -1}, data)
 }
 
 // linkLater stores the crossposts met while their first copy was being
