@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"errors"
+	"fmt"
 	"io"
 	"net/textproto"
 	"strings"
@@ -38,6 +39,46 @@ func TestParseStatus(t *testing.T) {
 		}
 	}
 }
+
+// FuzzParseStatus: an accepted line is its code written in three digits,
+// then, when there was more, a space and the text (RFC 959 section 4.2,
+// RFC 3977 section 3.1): nothing is lost or added. On a line of four bytes
+// or more, it agrees with net/textproto's ReadCodeLine, which also takes a
+// sign in the code ("+12 x") and a "-" where RFC 959 starts a multi-line
+// reply, both refused here.
+func FuzzParseStatus(f *testing.F) {
+	f.Add([]byte("220 Service ready"))
+	f.Add([]byte("200"))
+	f.Add([]byte("123-First line"))
+	f.Add([]byte("+12 signed"))
+	f.Add([]byte("099 low"))
+	f.Fuzz(func(t *testing.T, line []byte) {
+		code, text, ok := ParseStatus(line)
+		if ok {
+			back := fmt.Sprintf("%03d", code)
+			if len(line) > 3 {
+				back += " " + text
+			}
+			if code < 0 || code > 999 || back != string(line) {
+				t.Fatalf("ParseStatus(%q) = %d, %q: written back %q", line, code, text, back)
+			}
+		} else if code != 0 || text != "" {
+			t.Fatalf("ParseStatus(%q) = %d, %q, false", line, code, text)
+		}
+		if len(line) < 4 || bytes.ContainsAny(line, "\r\n") {
+			return
+		}
+		tcode, tmsg, err := textproto.NewReader(bufio.NewReader(bytes.NewReader(append(bytes.Clone(line), '\n')))).ReadCodeLine(0)
+		switch tok := err == nil; {
+		case ok && code >= 100 && (!tok || tcode != code || tmsg != text): // textproto refuses codes below 100
+			t.Fatalf("ParseStatus(%q) = %d, %q; textproto %d, %q, %v", line, code, text, tcode, tmsg, err)
+		case !ok && tok && line[3] == ' ' && isDigit(line[0]) && isDigit(line[1]) && isDigit(line[2]):
+			t.Fatalf("ParseStatus(%q) refused what textproto reads as %d, %q", line, tcode, tmsg)
+		}
+	})
+}
+
+func isDigit(c byte) bool { return '0' <= c && c <= '9' }
 
 // TestReadLine: lines end with CR LF (RFC 959 section 4.2, RFC 3977
 // section 3.1) or, as many servers send, LF alone; the limit counts the
