@@ -173,6 +173,39 @@ func TestReadBlockLine(t *testing.T) {
 	}
 }
 
+// FuzzReadBlockLine: what Stuff writes, ReadBlockLine reads back line by
+// line (RFC 3977 section 3.1.1): every line of the text in order, without
+// its line end, none lost or added; then the "." line, and the reader
+// stops there, leaving what follows.
+func FuzzReadBlockLine(f *testing.F) {
+	f.Add([]byte("a\r\n.b\r\n..\r\n.\r\n"))
+	f.Add([]byte(".\n..\r"))
+	f.Add([]byte("\r\n\n"))
+	f.Fuzz(func(t *testing.T, text []byte) {
+		var want [][]byte
+		for l := range bytes.Lines(text) {
+			want = append(want, TrimEnd(l))
+		}
+		r := NewReader(bytes.NewReader(append(Stuff(nil, text), "after"...)), len(text)+len("after"))
+		for i := 0; ; i++ {
+			line, end, err := r.ReadBlockLine()
+			switch {
+			case err != nil:
+				t.Fatalf("line %d of %q: %v", i, text, err)
+			case end != (i == len(want)):
+				t.Fatalf("line %d of %q: end %v after %d lines", i, text, end, len(want))
+			case end:
+				if rest, err := r.ReadRaw(); string(rest) != "after" || err != io.EOF {
+					t.Fatalf("after the block: %q, %v", rest, err)
+				}
+				return
+			case !bytes.Equal(line, want[i]):
+				t.Fatalf("line %d of %q: %q, want %q", i, text, line, want[i])
+			}
+		}
+	})
+}
+
 // TestDotReader: RFC 3977 section 3.1.1 and RFC 1436 section 3.8 (a text
 // ends with "." on a line alone, lines beginning with "." doubled).
 func TestDotReader(t *testing.T) {
