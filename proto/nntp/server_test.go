@@ -1,8 +1,10 @@
 package nntp
 
 import (
+	"context"
 	"errors"
 	"net"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -80,6 +82,54 @@ func FuzzSplitServer(f *testing.F) {
 		}
 		if h, p, err := net.SplitHostPort(in); err == nil && p != "" && (h != host || !isDigits(p) || strconv.Itoa(port) != strings.TrimLeft(p, "0")) {
 			t.Fatalf("splitServer(%q) = %q, %d; net.SplitHostPort %q, %q", in, host, port, h, p)
+		}
+	})
+}
+
+// FuzzArticleNumbers: the numbers ArticleNumbers gives from a LISTGROUP
+// reply (RFC 3977 section 6.1.2: 211, then one article number a line, then
+// "." alone) are those of the list within the range asked for, each once,
+// in order, whatever the order and repeats of the list; a line that is
+// not a number, or more lines than the range holds, is a
+// *proto.ProtocolError (RFC 3977 section 3.1.1: the list ends at its "."
+// line, a line beginning with "." having lost one).
+func FuzzArticleNumbers(f *testing.F) {
+	f.Add("3\n1\n 2 \n3", uint8(0), uint8(5))
+	f.Add("9\n..5\n.\n7", uint8(1), uint8(9))
+	f.Add("x", uint8(1), uint8(1))
+	f.Add("1\n2\n3", uint8(1), uint8(0))
+	f.Fuzz(func(t *testing.T, list string, a, b uint8) {
+		first := 1 + int64(a%20)
+		last := first + int64(b%20)
+		lines := strings.Split(list, "\n")
+		var want []int64
+		bad, n := false, 0
+		for _, l := range append(lines, ".") {
+			if l == "." {
+				break
+			}
+			if len(l) > 100 {
+				return
+			}
+			n++
+			v, err := strconv.ParseInt(strings.TrimSpace(strings.TrimPrefix(l, ".")), 10, 64)
+			if !isDigits(strings.TrimSpace(strings.TrimPrefix(l, "."))) || err != nil || v < 1 {
+				bad = true
+			} else if v >= first && v <= last && !slices.Contains(want, v) {
+				want = append(want, v)
+			}
+		}
+		slices.Sort(want)
+		s, _ := scriptSession(t, &Driver{}, append(append([]string{"211 list follows"}, lines...), ".")...)
+		got, err := s.ArticleNumbers(context.Background(), "g", first, last)
+		if bad || int64(n) > last-first+1 {
+			if pe := (*proto.ProtocolError)(nil); !errors.As(err, &pe) {
+				t.Fatalf("ArticleNumbers(%d, %d) of %q = %v, %v; want a *proto.ProtocolError", first, last, lines, got, err)
+			}
+			return
+		}
+		if err != nil || !slices.Equal(got, want) {
+			t.Fatalf("ArticleNumbers(%d, %d) of %q = %v, %v; want %v", first, last, lines, got, err, want)
 		}
 	})
 }
