@@ -65,17 +65,25 @@ func FuzzParseStatus(f *testing.F) {
 		} else if code != 0 || text != "" {
 			t.Fatalf("ParseStatus(%q) = %d, %q, false", line, code, text)
 		}
-		if len(line) < 4 || bytes.ContainsAny(line, "\r\n") {
-			return
-		}
-		tcode, tmsg, err := textproto.NewReader(bufio.NewReader(bytes.NewReader(append(bytes.Clone(line), '\n')))).ReadCodeLine(0)
-		switch tok := err == nil; {
-		case ok && code >= 100 && (!tok || tcode != code || tmsg != text): // textproto refuses codes below 100
-			t.Fatalf("ParseStatus(%q) = %d, %q; textproto %d, %q, %v", line, code, text, tcode, tmsg, err)
-		case !ok && tok && line[3] == ' ' && isDigit(line[0]) && isDigit(line[1]) && isDigit(line[2]):
-			t.Fatalf("ParseStatus(%q) refused what textproto reads as %d, %q", line, tcode, tmsg)
-		}
+		agreeWithTextproto(t, line, code, text, ok)
 	})
+}
+
+// agreeWithTextproto: on a line of four bytes or more without CR or LF,
+// ParseStatus's result agrees with net/textproto's ReadCodeLine (see
+// FuzzParseStatus).
+func agreeWithTextproto(t *testing.T, line []byte, code int, text string, ok bool) {
+	t.Helper()
+	if len(line) < 4 || bytes.ContainsAny(line, "\r\n") {
+		return
+	}
+	tcode, tmsg, err := textproto.NewReader(bufio.NewReader(bytes.NewReader(append(bytes.Clone(line), '\n')))).ReadCodeLine(0)
+	switch tok := err == nil; {
+	case ok && code >= 100 && (!tok || tcode != code || tmsg != text): // textproto refuses codes below 100
+		t.Fatalf("ParseStatus(%q) = %d, %q; textproto %d, %q, %v", line, code, text, tcode, tmsg, err)
+	case !ok && tok && line[3] == ' ' && isDigit(line[0]) && isDigit(line[1]) && isDigit(line[2]):
+		t.Fatalf("ParseStatus(%q) refused what textproto reads as %d, %q", line, tcode, tmsg)
+	}
 }
 
 func isDigit(c byte) bool { return '0' <= c && c <= '9' }
