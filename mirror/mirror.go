@@ -696,12 +696,8 @@ func (r *run) run(ctx context.Context) error {
 	files := r.fileQueue()
 	dirs := newQueue[dirJob]()
 	var wg sync.WaitGroup
-	for i := range r.jobs {
-		wg.Add(1)
-		go func(worker int) {
-			defer wg.Done()
-			r.work(ctx, worker, files, dirs)
-		}(i)
+	for worker := range r.jobs {
+		wg.Go(func() { r.work(ctx, worker, files, dirs) })
 	}
 	var warm sync.WaitGroup
 	if w, ok := r.f.(Warmer); ok && r.jobs > 1 && (fresh || r.below > 0) {
@@ -715,15 +711,13 @@ func (r *run) run(ctx context.Context) error {
 		if !fresh {
 			most = r.below
 		}
-		warm.Add(1)
-		go func() {
-			defer warm.Done()
+		warm.Go(func() {
 			n := r.warmSlots(ctx, most)
 			w.Warm(ctx, r.w.startURL(), r.request(proto.Options{FTP: proto.FTPOptions{DirectCWD: true}}), n)
 			for range n {
 				r.releaseSlot()
 			}
-		}()
+		})
 	}
 	stopSaver := r.startSaver()
 	walkErr := r.walk(ctx, dirs, files)
@@ -812,9 +806,7 @@ func (r *run) startSaver() func() {
 	every := cmp.Or(max(r.opts.SaveEvery, 0), 2*time.Second)
 	done := make(chan struct{})
 	var wg sync.WaitGroup
-	wg.Add(1)
-	go func() {
-		defer wg.Done()
+	wg.Go(func() {
 		t := time.NewTimer(every)
 		defer t.Stop()
 		for {
@@ -829,7 +821,7 @@ func (r *run) startSaver() func() {
 				t.Reset(saveWait(every, time.Since(start)))
 			}
 		}
-	}()
+	})
 	return func() { close(done); wg.Wait() }
 }
 
@@ -867,11 +859,7 @@ func (r *run) walk(ctx context.Context, dirs *queue[dirJob], files *queue[remote
 	r.take(start, l, dirs, files)
 	var listers sync.WaitGroup
 	for range r.jobs {
-		listers.Add(1)
-		go func() {
-			defer listers.Done()
-			r.lister(ctx, dirs, files)
-		}()
+		listers.Go(func() { r.lister(ctx, dirs, files) })
 	}
 	r.outstanding.Wait()
 	dirs.close()

@@ -271,12 +271,8 @@ func runNews(ctx context.Context, r *run, d NewsDialer, start *uri.URL) error {
 	nr.spare = s
 	nr.live.Add(1)
 	var wg sync.WaitGroup
-	for w := range r.jobs {
-		wg.Add(1)
-		go func(worker int) {
-			defer wg.Done()
-			nr.worker(ctx, worker, tasks, &open)
-		}(w)
+	for worker := range r.jobs {
+		wg.Go(func() { nr.worker(ctx, worker, tasks, &open) })
 	}
 	open.Wait()
 	tasks.close()

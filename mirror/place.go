@@ -45,15 +45,12 @@ type placer struct {
 
 func (r *run) startPlacer() *placer {
 	p := &placer{r: r, ch: make(chan placement, placeQueue)}
-	p.done.Add(1)
-	go func() {
-		defer p.done.Done()
+	p.done.Go(func() {
 		for pl := range p.ch {
-			rep := r.placeSmall(pl)
-			r.sum.add(rep)
+			r.sum.add(r.placeSmall(pl))
 			r.outstanding.Done()
 		}
-	}()
+	})
 	return p
 }
 
