@@ -35,16 +35,13 @@ func newsArticles(dir string) (*os.Root, *manifest, []string, error) {
 	}
 	slices.SortFunc(rels, compareArticlePaths)
 	seen := map[string]bool{}
-	out := rels[:0]
-	for _, rel := range rels {
+	rels = slices.DeleteFunc(rels, func(rel string) bool {
 		sum := m.Files[rel].SHA256
-		if sum != "" && seen[sum] {
-			continue
-		}
+		dup := sum != "" && seen[sum]
 		seen[sum] = true
-		out = append(out, rel)
-	}
-	return root, m, out, nil
+		return dup
+	})
+	return root, m, rels, nil
 }
 
 // compareArticlePaths orders group/dir/123 paths by directory, then by
