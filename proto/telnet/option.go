@@ -205,9 +205,7 @@ func (c *optionConn) filter(b []byte) error {
 				c.afterCR = x == '\r'
 			}
 		case stIAC:
-			if err := c.command(x); err != nil {
-				return err
-			}
+			c.command(x)
 		case stOpt:
 			c.state = stData
 			if err := c.negotiate(c.verb, x); err != nil {
@@ -237,9 +235,7 @@ func (c *optionConn) filter(b []byte) error {
 				// IAC followed by a command inside SB: the subnegotiation
 				// was not terminated. Drop it and take the command.
 				c.tracef("< SB %s (unterminated)", optName(c.sbOpt))
-				if err := c.command(x); err != nil {
-					return err
-				}
+				c.command(x)
 			}
 		}
 	}
@@ -247,7 +243,7 @@ func (c *optionConn) filter(b []byte) error {
 }
 
 // command handles the byte after IAC.
-func (c *optionConn) command(x byte) error {
+func (c *optionConn) command(x byte) {
 	c.state = stData
 	switch x {
 	case cmdIAC:
@@ -266,7 +262,6 @@ func (c *optionConn) command(x byte) error {
 			c.tracef("< IAC %d", x)
 		}
 	}
-	return nil
 }
 
 // localOK reports whether we agree to enable option o on our side.
