@@ -153,39 +153,27 @@ func schemeLen(s string) int {
 }
 
 // checkChars validates s[from:to] as escaped component text: no control
-// characters and no malformed escapes.
+// characters and no malformed escapes. The errors of the user information
+// name no character of it, which may be part of a password.
 func checkChars(s string, from, to int, comp string) error {
+	secret := comp == "userinfo"
 	for i := from; i < to; i++ {
 		c := s[i]
 		if c >= 0x20 && c != 0x7f && c != '%' {
 			continue
 		}
-		if c != '%' {
+		switch {
+		case c != '%' && secret:
+			return errAt(i, comp, Reason("invalid control character"))
+		case c != '%':
 			return errAt(i, comp, reasonf("invalid control character %q", c))
-		}
-		if i+2 >= to || !isHex(s[i+1]) || !isHex(s[i+2]) {
+		case i+2 < to && isHex(s[i+1]) && isHex(s[i+2]):
+			i += 2
+		case secret:
+			return errAt(i, comp, EscapeError("%"))
+		default:
 			return errAt(i, comp, EscapeError(s[i:min(i+3, to)]))
 		}
-		i += 2
-	}
-	return nil
-}
-
-// checkSecret is checkChars for the user information: its errors name no
-// character of it, which may be part of a password.
-func checkSecret(s string, from, to int) error {
-	for i := from; i < to; i++ {
-		c := s[i]
-		if c >= 0x20 && c != 0x7f && c != '%' {
-			continue
-		}
-		if c != '%' {
-			return errAt(i, "userinfo", Reason("invalid control character"))
-		}
-		if i+2 >= to || !isHex(s[i+1]) || !isHex(s[i+2]) {
-			return errAt(i, "userinfo", EscapeError("%"))
-		}
-		i += 2
 	}
 	return nil
 }
@@ -201,7 +189,7 @@ func (u *URL) parseAuthority(s string, off int, auth string, ui *Userinfo) error
 			// field, any ":", "@", or "/" must be encoded.
 			return errAt(off+i, "userinfo", Reason(`unencoded "@" (write it as %40)`))
 		}
-		if err := checkSecret(s, off, off+i); err != nil {
+		if err := checkChars(s, off, off+i, "userinfo"); err != nil {
 			return err
 		}
 		if ui == nil {
