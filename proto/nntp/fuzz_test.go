@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/rfc1738/fetch/internal/mbox"
 	"github.com/rfc1738/fetch/proto"
 	"github.com/rfc1738/fetch/uri"
 )
@@ -104,9 +105,9 @@ func FuzzParseReplies(f *testing.F) {
 		if name, _, ok := parseNewsgroups(s); ok && name == "" {
 			t.Fatalf("parseNewsgroups(%q) gave an empty name", s)
 		}
-		for k := range parseHeader(s) {
+		for k := range mbox.Fields(s) {
 			if k == "" || strings.ContainsAny(k, " \t\r\n:") {
-				t.Fatalf("parseHeader(%q) has key %q", s, k)
+				t.Fatalf("mbox.Fields(%q) has key %q", s, k)
 			}
 		}
 	})

@@ -122,7 +122,7 @@ func (s *Session) Group(ctx context.Context, name string) (GroupInfo, error) {
 	if err != nil {
 		return GroupInfo{}, &proto.ProtocolError{Proto: "nntp", Msg: op + ": " + err.Error()}
 	}
-	return GroupInfo{Count: g.Count, Low: g.Low, High: g.High}, nil
+	return g, nil
 }
 
 // Overview returns the numbers and message-ids of the articles first to
@@ -502,7 +502,7 @@ func (s *Session) ListActive(ctx context.Context, wildmat string) ([]ActiveGroup
 	var out []ActiveGroup
 	err := s.c.readBlock(ctx, op, orDefault(s.d.MaxGroups, DefaultMaxGroups), orDefault(s.d.MaxListBytes, DefaultMaxListBytes), func(line []byte) error {
 		if g, err := parseActive(string(line)); err == nil {
-			out = append(out, ActiveGroup(g))
+			out = append(out, g)
 		}
 		return nil
 	})
