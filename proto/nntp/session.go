@@ -448,7 +448,7 @@ func (s *Session) Articles(ctx context.Context, nums []int64, fn func(n int64, i
 			return err
 		}
 		dr := lineproto.NewDotReader(s.c.lines.R, lineproto.Text)
-		if err := fn(n, id, &bodyReader{r: dr, c: s.c, op: op, ctxErr: ctx.Err}); err != nil {
+		if err := fn(n, id, &articleBody{r: dr, c: s.c, op: op, ctxErr: ctx.Err}); err != nil {
 			return err
 		}
 		// What fn left unread is skipped, up to maxSkip bytes: an article
@@ -464,23 +464,6 @@ func (s *Session) Articles(ctx context.Context, nums []int64, fn func(n int64, i
 		}
 		return nil
 	})
-}
-
-// bodyReader turns the read errors of an article into the package's
-// errors (cancellation, lost connection).
-type bodyReader struct {
-	r      io.Reader
-	c      *client
-	op     string
-	ctxErr func() error
-}
-
-func (b *bodyReader) Read(p []byte) (int, error) {
-	n, err := b.r.Read(p)
-	if err != nil && err != io.EOF {
-		err = b.c.ioErr(b.ctxErr(), b.op, err)
-	}
-	return n, err
 }
 
 // ListActive lists the groups matching wildmat (RFC 3977 sections 4 and
