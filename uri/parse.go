@@ -2,6 +2,7 @@ package uri
 
 import (
 	"net/netip"
+	"strconv"
 	"strings"
 
 	"github.com/rfc1738/fetch/internal/probe"
@@ -272,16 +273,9 @@ func checkIPv6(lit string, off int) error {
 	return nil
 }
 
+// portInRange reports whether p, a port of digits (leading zeros
+// allowed) or none, is at most 65535.
 func portInRange(p string) bool {
-	for len(p) > 1 && p[0] == '0' {
-		p = p[1:]
-	}
-	if len(p) > 5 {
-		return false
-	}
-	n := 0
-	for i := 0; i < len(p); i++ {
-		n = n*10 + int(p[i]-'0')
-	}
-	return n <= 65535
+	n, err := strconv.Atoi(p)
+	return p == "" || err == nil && n <= 65535
 }
