@@ -361,14 +361,7 @@ func (w *Writer) warcinfo(file string) (*record, error) {
 	return rec, nil
 }
 
-func oneLine(s string) string {
-	return strings.Map(func(r rune) rune {
-		if r == '\r' || r == '\n' {
-			return ' '
-		}
-		return r
-	}, s)
-}
+func oneLine(s string) string { return strings.NewReplacer("\r", " ", "\n", " ").Replace(s) }
 
 // NoteAddress records that host (host:port, as in a URL) was reached at ip,
 // for the WARC-IP-Address of the captures from it that did not dial a

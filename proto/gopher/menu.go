@@ -241,17 +241,13 @@ func (it Item) URL() string {
 		if it.Type == "T" {
 			scheme = "tn3270"
 		}
-		var b strings.Builder
-		b.WriteString(scheme + "://")
 		if it.Selector != "" {
-			b.WriteString(uri.Escape(it.Selector, "") + "@")
+			host = uri.Escape(it.Selector, "") + "@" + host
 		}
-		b.WriteString(host)
 		if it.Port != 0 && it.Port != 23 {
-			b.WriteString(":" + strconv.Itoa(it.Port))
+			host += ":" + strconv.Itoa(it.Port)
 		}
-		b.WriteString("/")
-		return b.String()
+		return scheme + "://" + host + "/"
 	}
 	sel := uri.Escape(it.Selector, selectorSafe)
 	var b strings.Builder
