@@ -254,19 +254,26 @@ func removeDotSegments(in string) string {
 	return string(out)
 }
 
+// sameOrAbsolute gives the first steps of RFC 2396 section 5.2 and seed
+// 001 section 6 (steps 2 and 3, 2a and 2b): a reference with nothing but a
+// fragment is the current document; one with a scheme is absolute as it
+// is ("http:g" for validating parsers). ok is false for any other.
+func sameOrAbsolute(b, r *comps) (t comps, ok bool) {
+	switch {
+	case r.scheme != "":
+		return *r, true
+	case r.path == "" && !r.hasAuth && !r.hasQuery:
+		t = *b
+		t.frag, t.hasFrag = r.frag, r.hasFrag
+		return t, true
+	}
+	return t, false
+}
+
 // resolve2396 is RFC 2396 section 5.2 (seed 003), as a validating parser.
 func resolve2396(b, r *comps) comps {
-	// Step 2: an empty path with no scheme, authority or query is the
-	// current document.
-	if r.path == "" && r.scheme == "" && !r.hasAuth && !r.hasQuery {
-		t := *b
-		t.frag, t.hasFrag = r.frag, r.hasFrag
+	if t, ok := sameOrAbsolute(b, r); ok {
 		return t
-	}
-	// Step 3: a scheme makes the reference absolute ("http:g" = "http:g"
-	// for validating parsers).
-	if r.scheme != "" {
-		return *r
 	}
 	t := comps{scheme: b.scheme, query: r.query, hasQuery: r.hasQuery, frag: r.frag, hasFrag: r.hasFrag}
 	switch {
@@ -285,16 +292,8 @@ func resolve2396(b, r *comps) comps {
 
 // resolve1808 is seed 001 section 6, RFC 1808's algorithm.
 func resolve1808(b, r *comps) comps {
-	// Step 2a: an empty reference, or only a fragment, is the current
-	// document.
-	if r.scheme == "" && !r.hasAuth && r.path == "" && !r.hasQuery {
-		t := *b
-		t.frag, t.hasFrag = r.frag, r.hasFrag
+	if t, ok := sameOrAbsolute(b, r); ok {
 		return t
-	}
-	// Step 2b: a scheme makes the reference absolute.
-	if r.scheme != "" {
-		return *r
 	}
 	t := comps{scheme: b.scheme, frag: r.frag, hasFrag: r.hasFrag}
 	// Step 3: a non-empty server part is kept with the rest of the
