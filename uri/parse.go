@@ -31,20 +31,18 @@ import (
 func Parse(s string) (*URL, error) {
 	probe.Parse()
 	var u *URL
+	var ui *Userinfo
 	if strings.IndexByte(s, '@') >= 0 {
 		// One allocation for the URL and its likely Userinfo.
 		p := new(struct {
 			u  URL
 			ui Userinfo
 		})
-		u = &p.u
-		if err := u.parse(s, &p.ui); err != nil {
-			return nil, err
-		}
-		return u, nil
+		u, ui = &p.u, &p.ui
+	} else {
+		u = new(URL)
 	}
-	u = new(URL)
-	if err := u.parse(s, nil); err != nil {
+	if err := u.parse(s, ui); err != nil {
 		return nil, err
 	}
 	return u, nil

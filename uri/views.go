@@ -128,20 +128,16 @@ func (u *URL) FTP() (*FTPPath, error) {
 	off := base
 	for {
 		seg, rest, more := strings.Cut(p, "/")
-		if !more {
-			d, err := unescapeAt(seg, off, "ftp path")
-			if err != nil {
-				return nil, err
-			}
-			v.Name = d
-			return v, nil
-		}
-		if j := strings.IndexByte(seg, ';'); j >= 0 {
+		if j := strings.IndexByte(seg, ';'); more && j >= 0 {
 			return nil, errAt(off+j, "ftp path", Reason(`unencoded ";" in a directory segment (write it as %3B)`))
 		}
 		d, err := unescapeAt(seg, off, "ftp path")
 		if err != nil {
 			return nil, err
+		}
+		if !more {
+			v.Name = d
+			return v, nil
 		}
 		v.CWD = append(v.CWD, d)
 		off += len(seg) + 1
