@@ -212,7 +212,9 @@ func (s *Session) ArticleNumbers(ctx context.Context, group string, first, last 
 	})
 	switch {
 	case errors.Is(err, errRangeRefused):
-		return s.wholeGroup(ctx, group, first, last)
+		if nums, err = s.wholeGroup(ctx, group, first, last); err != nil {
+			return nil, err
+		}
 	case err != nil && cmdErr == nil:
 		return nil, fmt.Errorf("nntp: LISTGROUP %s: %w", group, err)
 	case err != nil:
@@ -240,9 +242,9 @@ func (s *Session) listRange(ctx context.Context, group string, lo, hi int64, fir
 	return s.readNumbers(ctx, op, int(min(hi-lo+1, 1<<30)), lo, hi, nums)
 }
 
-// wholeGroup lists the numbers first to last of group with RFC 2980's
-// LISTGROUP, which lists the whole group, when the GROUP reply's count
-// says the list fits Driver.MaxListBytes (see ArticleNumbers).
+// wholeGroup lists the numbers first to last of group, unsorted, with RFC
+// 2980's LISTGROUP, which lists the whole group, when the GROUP reply's
+// count says the list fits Driver.MaxListBytes (see ArticleNumbers).
 func (s *Session) wholeGroup(ctx context.Context, group string, first, last int64) ([]int64, error) {
 	g, err := s.Group(ctx, group)
 	if err != nil {
@@ -262,12 +264,7 @@ func (s *Session) wholeGroup(ctx context.Context, group string, first, last int6
 	default:
 		return nil, s.fail(err)
 	}
-	nums, err := s.readNumbers(ctx, op, 1<<30, first, last, nil)
-	if err != nil {
-		return nil, err
-	}
-	slices.Sort(nums)
-	return slices.Compact(nums), nil
+	return s.readNumbers(ctx, op, 1<<30, first, last, nil)
 }
 
 // readNumbers reads the list that follows a 211 reply to op, a LISTGROUP
