@@ -1248,7 +1248,9 @@ func (w *Writer) write(j job) error {
 	records, mainIdx := w.withConcurrent(all[:0], main, c, v)
 	var places [3]placed
 	res, err := w.emit(records, places[:0])
-	closeAll(records)
+	for _, r := range records {
+		r.close()
+	}
 	if err != nil {
 		return fmt.Errorf("warc: %s: %w", c.URI, err)
 	}
@@ -1479,12 +1481,6 @@ var emptySum = sha1Sum(sha1.Sum(nil))
 
 // digestOf is the digest of b as WARC writes it.
 func digestOf(b []byte) string { return string(appendSHA1(nil, sha1.Sum(b))) }
-
-func closeAll(rs []*record) {
-	for _, r := range rs {
-		r.close()
-	}
-}
 
 func mimeOnly(ct string) string {
 	ct, _, _ = strings.Cut(ct, ";")
