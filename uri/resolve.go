@@ -3,6 +3,7 @@ package uri
 import (
 	"bytes"
 	"fmt"
+	"slices"
 	"strings"
 )
 
@@ -31,17 +32,15 @@ const (
 	RFC1808
 )
 
+// modeNames are the String forms of the modes.
+var modeNames = [...]string{RFC3986: "RFC3986", RFC2396: "RFC2396", RFC1808: "RFC1808"}
+
 // String returns "RFC3986", "RFC2396" or "RFC1808".
 func (m Mode) String() string {
-	switch m {
-	case RFC3986:
-		return "RFC3986"
-	case RFC2396:
-		return "RFC2396"
-	case RFC1808:
-		return "RFC1808"
+	if m < 0 || int(m) >= len(modeNames) {
+		return fmt.Sprintf("Mode(%d)", int(m))
 	}
-	return fmt.Sprintf("Mode(%d)", int(m))
+	return modeNames[m]
 }
 
 // ParseMode returns the Mode named by s: "3986", "2396" or "1808", with or
@@ -51,13 +50,8 @@ func ParseMode(s string) (Mode, error) {
 	if len(n) > 3 && strings.EqualFold(n[:3], "rfc") {
 		n = n[3:]
 	}
-	switch n {
-	case "3986":
-		return RFC3986, nil
-	case "2396":
-		return RFC2396, nil
-	case "1808":
-		return RFC1808, nil
+	if i := slices.Index(modeNames[:], "RFC"+n); i >= 0 {
+		return Mode(i), nil
 	}
 	return 0, fmt.Errorf("uri: unknown resolution mode %q (want 1808, 2396 or 3986)", s)
 }
