@@ -277,8 +277,8 @@ func (f *mirrorFetcher) Revalidate(ctx context.Context, dir *uri.URL, req *proto
 		if !sameServer(u, f.start) {
 			return nil, errors.ErrUnsupported
 		}
-		if _, err := f.c.policy().Evaluate(u); err != nil {
-			return nil, &Error{Op: "check", URL: u.Redacted(), Err: err}
+		if _, _, err := f.c.Check(u); err != nil {
+			return nil, err
 		}
 		checks[i] = http.Check{URL: u, Since: since[i]}
 	}

@@ -103,7 +103,7 @@ func (b *speedBody) Read(p []byte) (int, error) {
 	return n, b.fail(err)
 }
 
-// WriteTo keeps the driver's own copy loop (see cancelBody.WriteTo),
+// WriteTo keeps the driver's own copy loop (see closeBody.WriteTo),
 // counting the bytes on their way to w.
 func (b *speedBody) WriteTo(w io.Writer) (int64, error) {
 	cw := &countWriter{w: w, n: &b.n}
