@@ -417,8 +417,6 @@ func (b *body) Read(p []byte) (int, error) {
 	n, err := b.rc.Read(p)
 	if err != nil {
 		b.x.stop()
-	}
-	if err != nil && b.h != nil {
 		err = b.h.bodyErr(err)
 	}
 	return n, err
