@@ -32,14 +32,7 @@ func runGet(ctx context.Context, o *getOptions, e *env) (err error) {
 	red := redactorOf(args)
 	c := o.client(e, red)
 	if c.Registry == nil {
-		d := keepAliveDrivers()
-		// With several URLs, the EPSV of the next file goes out with
-		// the RETR of this one (as in fetch get -Z and fetch mirror),
-		// which saves a round trip per file on a connection kept
-		// between the URLs.
-		d.FTP.PipelinePassive = len(o.urls) > 1
-		o.polite.limitFTP(&d.FTP)
-		c.Registry = d.Registry()
+		c.Registry = o.commandDrivers().Registry()
 	}
 	defer c.CloseIdleConnections()
 	if c.WARC, err = o.warc.open(e, red); err != nil {
@@ -66,11 +59,23 @@ func runGet(ctx context.Context, o *getOptions, e *env) (err error) {
 	return exitFor(codes)
 }
 
-// keepAliveDrivers is the default configuration with HTTP connections
-// kept open between the URLs of one command (and the hops of a redirect),
-// as curl does; runGet closes them when it returns.
-func keepAliveDrivers() fetch.Drivers {
-	return fetch.Drivers{HTTP: http.Config{KeepAlive: true}}
+// commandDrivers is the configuration of the command's own registry. HTTP
+// connections are kept open between the URLs of one command (and the
+// hops of a redirect), as curl does; the command closes them when it
+// returns. With several URLs, the EPSV of the next FTP file goes out with
+// the RETR of this one, which saves a round trip per file on a connection
+// kept between the URLs. With -Z, the FTP pool keeps up to --parallel-max
+// logged-in connections per server and user, all kept between URLs (the
+// mirror's settings, fetch.Mirror). --max-host-conns bounds the FTP pool
+// (politeOptions.limitFTP).
+func (o *getOptions) commandDrivers() fetch.Drivers {
+	d := fetch.Drivers{HTTP: http.Config{KeepAlive: true}}
+	d.FTP.PipelinePassive = o.parallel || len(o.urls) > 1
+	if o.parallel {
+		d.FTP.MaxConnsPerHost, d.FTP.MaxIdleConnsPerHost = o.parallelMax, o.parallelMax
+	}
+	o.polite.limitFTP(&d.FTP)
+	return d
 }
 
 // exitFor is the error of a command whose URLs ended with codes: nil

@@ -74,9 +74,7 @@ func runParallel(ctx context.Context, o *getOptions, args []arg, e *env) error {
 	}
 	c := po.client(&pe, red)
 	if c.Registry == nil {
-		d := parallelDrivers(o.parallelMax)
-		o.polite.limitFTP(&d.FTP)
-		c.Registry = d.Registry()
+		c.Registry = o.commandDrivers().Registry()
 	}
 	defer c.CloseIdleConnections()
 	po.warnAllowPorts(&pe)
@@ -140,17 +138,6 @@ func urlMessage(red *redactor, raw string, err error) string {
 		msg = name + ": " + msg
 	}
 	return msg
-}
-
-// parallelDrivers is keepAliveDrivers with an FTP driver for n workers:
-// up to n logged-in connections per server and user, all kept between
-// URLs, and pipelined passive mode (the mirror's settings, fetch.Mirror).
-func parallelDrivers(n int) fetch.Drivers {
-	d := keepAliveDrivers()
-	d.FTP.MaxConnsPerHost = n
-	d.FTP.MaxIdleConnsPerHost = n
-	d.FTP.PipelinePassive = true
-	return d
 }
 
 // lockedPrompter asks one question at a time: two workers that both need
