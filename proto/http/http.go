@@ -167,18 +167,15 @@ func (d *Driver) Fetch(ctx context.Context, u *uri.URL, req *proto.Request) (*pr
 	if err != nil {
 		return nil, err
 	}
-	var x *exchange
 	var h head
-	rctx := h.watch(ctx)
-	if req.Options.HTTP.Exchange {
-		x = &exchange{}
-		rctx = x.trace(rctx)
-	}
-	hreq, err := d.newRequest(rctx, target, req)
+	hreq, err := d.newRequest(h.watch(ctx), target, req)
 	if err != nil {
-		x.stop()
 		return nil, err
 	}
+	if req.Options.HTTP.Exchange {
+		h.x = newExchange()
+	}
+	x := h.x
 	tr, shared := d.transportFor(req)
 	t := tracer{w: req.Trace}
 	if u.User != nil {
