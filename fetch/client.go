@@ -461,7 +461,7 @@ func (c *Client) request(req *proto.Request) *proto.Request {
 		r = *req
 	}
 	if r.Dial == nil {
-		r.Dial = c.dial
+		r.Dial = c.dialer(nil)
 	}
 	r.ConnectTimeout = cmp.Or(r.ConnectTimeout, c.ConnectTimeout)
 	r.IdleTimeout = cmp.Or(r.IdleTimeout, c.IdleTimeout)
