@@ -70,7 +70,7 @@ func runParallel(ctx context.Context, o *getOptions, args []arg, e *env) error {
 	bar := o.overallBar(ctx, e)
 	if bar != nil {
 		po.tally = &bar.bytes
-		pe.err = bar.stderr()
+		pe.err = above(bar.p, e.err)
 	}
 	c := po.client(&pe, red)
 	if c.Registry == nil {
@@ -272,7 +272,6 @@ func (o *ordered) err(i int) error {
 type parallelBar struct {
 	p     *mpb.Progress
 	bar   *mpb.Bar
-	out   io.Writer
 	bytes atomic.Int64
 }
 
@@ -282,7 +281,7 @@ func (o *getOptions) overallBar(ctx context.Context, e *env) *parallelBar {
 	if o.silent || o.verbose || !e.stderrTTY {
 		return nil
 	}
-	b := &parallelBar{out: e.err}
+	b := &parallelBar{}
 	b.p = mpb.NewWithContext(ctx, mpb.WithOutput(e.err), mpb.WithAutoRefresh(), mpb.WithWidth(40))
 	start := time.Now()
 	b.bar = b.p.AddBar(int64(len(o.urls)),
@@ -318,7 +317,3 @@ func (b *parallelBar) wait(complete bool) {
 	}
 	b.p.Wait()
 }
-
-// stderr returns a writer for the messages of the run: printed above the
-// bar while it is drawn, straight to stderr after.
-func (b *parallelBar) stderr() io.Writer { return &aboveBars{p: b.p, w: b.out} }
