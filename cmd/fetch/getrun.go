@@ -198,7 +198,7 @@ func getOne(ctx context.Context, c *fetch.Client, a arg, o *getOptions, e *env, 
 	if refused != nil {
 		return refused
 	}
-	return getRetry(ctx, c, ck, req, d, o, e, red)
+	return deliver(ctx, c, ck, req, d, o, e, red)
 }
 
 // listingError reports a directory listing that was delivered but is not

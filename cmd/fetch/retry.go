@@ -13,9 +13,9 @@ import (
 	"github.com/rfc1738/fetch/retry"
 )
 
-// getRetry is getOne's fetch and delivery: the data streams into d's
-// output, listings, menus and advice are rendered (render), and a
-// listing is checked (checkListing) once delivered. Under --retry, a
+// deliver fetches ck for getOne and delivers the response to d: the data
+// streams into the output, listings, menus and advice are rendered
+// (render), and a listing is checked (checkListing). Under --retry, a
 // transient failure (fetch.Transient) is tried again after the policy's
 // backoff, asking for the resource from the byte the output holds (FTP
 // REST, HTTP Range). A server that cannot resume sends from the start,
@@ -25,7 +25,7 @@ import (
 // transfer is asked for whole again, its first bytes skipped: a resumed
 // transfer would not be archived (fetch.Client records whole transfers
 // only).
-func getRetry(ctx context.Context, c *fetch.Client, ck *fetch.Checked, req *proto.Request, d *dest, o *getOptions, e *env, red *redactor) error {
+func deliver(ctx context.Context, c *fetch.Client, ck *fetch.Checked, req *proto.Request, d *dest, o *getOptions, e *env, red *redactor) error {
 	pol := o.retryPolicy(e.err, red)
 	start := time.Now()
 	rr := &retryRun{whole: c.WARC != nil} // getOne asked for byte 0 already
@@ -50,7 +50,7 @@ func getRetry(ctx context.Context, c *fetch.Client, ck *fetch.Checked, req *prot
 	}
 }
 
-// retryRun is getRetry's output and how much of the resource it holds.
+// retryRun is deliver's output and how much of the resource it holds.
 type retryRun struct {
 	s     sink            // nil before the first response, and once committed
 	pos   int64           // the byte of the resource the output holds up to
@@ -112,7 +112,7 @@ func commit(s *sink, resp *fetch.Response, o *getOptions) error {
 	return done.commit(resp, o.remoteTime)
 }
 
-// unretryable reports whether getRetry's failure err is one that no
+// unretryable reports whether deliver's failure err is one that no
 // retry can mend: a *finalError, a failure to write the output, the
 // end of ctx, or a failure that is not transient.
 func unretryable(ctx context.Context, err error) bool {
@@ -123,7 +123,7 @@ func unretryable(ctx context.Context, err error) bool {
 	return errors.As(err, &fe) || errors.As(err, &we) || ctx.Err() != nil || !fetch.Transient(err)
 }
 
-// openFirst opens the output for getRetry's first response. A response
+// openFirst opens the output for deliver's first response. A response
 // that is rendered rather than copied (a listing, a menu, --json) is
 // written and committed at once, and the sink returned is nil; a failure
 // to write it is a *finalError, as is a failure to open the output.
@@ -143,7 +143,7 @@ func openFirst(resp *fetch.Response, d *dest, o *getOptions, e *env, red *redact
 	return nil, commit(&s, resp, o)
 }
 
-// finalError marks a failure of getRetry that no retry can mend (the
+// finalError marks a failure of deliver that no retry can mend (the
 // output cannot be opened, a listing half written).
 type finalError struct{ err error }
 
