@@ -46,12 +46,7 @@ func runGet(ctx context.Context, o *getOptions, e *env) (err error) {
 		if err != nil && ctx.Err() == nil { // an interruption is said once, at the end
 			fmt.Fprintf(e.err, "fetch: %s\n", red.redact(message(err)))
 		}
-		code := codeOf(err)
-		var le *listingError
-		if errors.As(err, &le) {
-			code = fetch.ExitPartial
-		}
-		codes = append(codes, code)
+		codes = append(codes, codeOf(err))
 		if ctx.Err() != nil {
 			break
 		}
