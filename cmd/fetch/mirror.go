@@ -339,18 +339,6 @@ func printMirror(w io.Writer, s *fetch.MirrorSummary, o *mirrorOptions) error {
 	return err
 }
 
-func byteCount(n int64) string {
-	switch {
-	case n >= 1<<30:
-		return fmt.Sprintf("%.1f GiB", float64(n)/(1<<30))
-	case n >= 1<<20:
-		return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20))
-	case n >= 1<<10:
-		return fmt.Sprintf("%.1f KiB", float64(n)/(1<<10))
-	}
-	return fmt.Sprintf("%d bytes", n)
-}
-
 // mirrorBars draws an overall bar (files, bytes, rate, time left) and
 // one bar per file in flight, named by its path, on stderr: only when
 // stderr is a terminal and neither -s nor -v is given. A file's bar goes
