@@ -153,26 +153,20 @@ func fetchListing(ctx context.Context, f Fetcher, req *proto.Request, u *uri.URL
 	return resp, b, nil
 }
 
-// skip reports an entry that is not mirrored: skipped when it is not an
-// entry of the tree to copy (another server, a name that leaves the
-// target), failed when it is one whose name cannot be a local name
-// (errNotLocal).
-func skip(rel string, u *uri.URL, err error) EntryReport {
-	r := EntryReport{Path: rel, Status: StatusSkipped, Reason: err.Error(), err: err}
+// skip adds to l an entry that is not mirrored, reported under p:
+// skipped when it is not an entry of the tree to copy (another server, a
+// name that leaves the target), failed when it is one whose name cannot
+// be a local name (errNotLocal). rel, when known, is its relative path,
+// so that --exclude can leave it out of the report (run.take).
+func (l *listing) skip(p, rel string, u *uri.URL, err error) {
+	r := EntryReport{Path: p, Status: StatusSkipped, Reason: err.Error(), err: err, rel: rel}
 	if errors.Is(err, errNotLocal) {
 		r.Status = StatusFailed
 	}
 	if u != nil {
 		r.URL = u.Redacted()
 	}
-	return r
-}
-
-// named records the relative path rel of an entry that is not mirrored,
-// so that --exclude can leave it out of the report (run.take).
-func named(r EntryReport, rel string) EntryReport {
-	r.rel = rel
-	return r
+	l.skipped = append(l.skipped, r)
 }
 
 // quoteName renders a hostile remote name safely for a report.

@@ -141,7 +141,7 @@ func (w *httpWalker) linked(d dirJob, base *uri.URL, ls []link) *listing {
 		seen[key] = true
 		switch {
 		case e.err != nil:
-			l.skipped = append(l.skipped, named(skip(quoteName(e.rel), e.url, e.err), e.rel))
+			l.skip(quoteName(e.rel), e.rel, e.url, e.err)
 		case e.isDir:
 			l.dirs = append(l.dirs, dirJob{rel: e.rel, url: e.url})
 		default:
