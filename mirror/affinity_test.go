@@ -95,14 +95,14 @@ func mirrorAffinity(t *testing.T, jobs int) {
 // worker the oldest group no worker is in, and a worker whose group is
 // done the oldest free one, else the one with the most items left.
 func TestGroupQueueAffinity(t *testing.T) {
-	q := newGroupQueue(func(s string) string { return s[:1] })
+	q := newGroupedQueue(func(s string) string { return s[:1] }, 0)
 	for _, s := range []string{"a1", "b1", "a2", "c1", "b2", "a3", "c2", "c3", "c4"} {
 		q.push(s)
 	}
 	var w1, w2 *group[string]
 	var got []string
 	pop := func(at **group[string]) {
-		v, ok := q.pop(at, true)
+		v, ok := q.popAt(at, true)
 		if !ok {
 			t.Fatal("queue empty")
 		}
@@ -121,7 +121,7 @@ func TestGroupQueueAffinity(t *testing.T) {
 		t.Errorf("popped %s, want %s", strings.Join(got, " "), want)
 	}
 	q.close()
-	if _, ok := q.pop(&w1, true); ok {
+	if _, ok := q.popAt(&w1, true); ok {
 		t.Error("pop after close and empty: ok")
 	}
 }

@@ -142,23 +142,27 @@ func (e *shrunkError) Unwrap() error { return e.err }
 // at once. With one connection left, err is returned as it is: an
 // ordinary transient failure.
 func (r *run) shrink(err error) error {
-	if err == nil || !errors.Is(err, proto.ErrBusy) {
-		return err
-	}
-	r.mu.Lock()
-	ok := r.jobs-r.held > 1
-	if ok {
-		r.held++
-		if r.held == 1 {
-			close(r.refused)
-		}
-	}
-	r.mu.Unlock()
-	if !ok {
+	if err == nil || !errors.Is(err, proto.ErrBusy) || !r.giveUpSlot() {
 		return err
 	}
 	r.owed.Add(1)
 	return &shrunkError{err}
+}
+
+// giveUpSlot counts one connection given up for good, the server having
+// refused it for their number (proto.ErrBusy); it reports false when that
+// would leave the run none.
+func (r *run) giveUpSlot() bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.jobs-r.held <= 1 {
+		return false
+	}
+	r.held++
+	if r.held == 1 {
+		close(r.refused)
+	}
+	return true
 }
 
 // keepSlot reports whether a slot being released is to be kept for good

@@ -40,7 +40,7 @@ type bounds struct {
 	quota    int64 // 0: none
 
 	started atomic.Int64 // transfers started
-	got     atomic.Int64 // bytes received
+	got     atomic.Int64 // bytes received, toward the quota
 
 	mu      sync.Mutex
 	reached string // the first bound reached, "" for none
@@ -99,9 +99,6 @@ func (b *bounds) stop(name string) string {
 	return name
 }
 
-// received counts n bytes of a transfer toward the quota.
-func (b *bounds) received(n int64) { b.got.Add(n) }
-
 // depthOf is the depth of a directory by its relative path: the number of
 // its segments ("" is the start, 0).
 func depthOf(rel string) int {
@@ -126,9 +123,7 @@ func (r *run) beyondBound(d dirJob) bool {
 	if !r.bound.tooDeep(d.depth) {
 		return false
 	}
-	r.mu.Lock()
-	r.unlistable = append(r.unlistable, d.rel)
-	r.mu.Unlock()
+	r.keepOut(d.rel)
 	r.skipped(boundSkip(d.rel, d.url.Redacted(), r.bound.depthName(), "not listed"))
 	return true
 }

@@ -31,11 +31,6 @@ type entryKind struct {
 	link  string
 }
 
-// fileKind is the kind of a listed file or link.
-func fileKind(rf remoteFile) entryKind {
-	return entryKind{size: rf.size, mtime: rf.mtime, link: rf.link}
-}
-
 // same reports whether k and o are one entry: both directories, or files
 // whose facts agree where both listings give them (a gopher menu may
 // give a time where another menu's listing of the item gave none).

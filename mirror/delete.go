@@ -23,7 +23,7 @@ func (r *run) deleteStale(ctx context.Context) {
 		if p == stateDir || strings.HasPrefix(p, stateDir+"/") {
 			return fs.SkipDir
 		}
-		if r.excluded(p, d.IsDir()) || r.belowUnlistable(p) || r.hiddenFrom(p) {
+		if r.opts.excludes(p, d.IsDir()) || r.belowUnlistable(p) || r.hiddenFrom(p) {
 			if d.IsDir() {
 				return fs.SkipDir
 			}
@@ -41,19 +41,9 @@ func (r *run) deleteStale(ctx context.Context) {
 	})
 	r.confirmMenus(ctx, append(stale, dirs...))
 	for _, p := range stale {
-		if r.belowUnlistable(p) {
-			continue
+		if !r.belowUnlistable(p) {
+			r.deleteLocal(p, "")
 		}
-		if r.opts.DryRun {
-			r.sum.add(EntryReport{Path: p, Status: StatusDeleted, Reason: "dry run: would delete"})
-			continue
-		}
-		if err := r.root.Remove(p); err != nil {
-			r.sum.add(EntryReport{Path: p, Status: StatusFailed, Reason: "delete: " + err.Error()})
-			continue
-		}
-		r.m.remove(p)
-		r.sum.add(EntryReport{Path: p, Status: StatusDeleted})
 	}
 	if r.opts.DryRun {
 		return
@@ -64,6 +54,29 @@ func (r *run) deleteStale(ctx context.Context) {
 			r.root.Remove(d) // fails, harmlessly, when not empty
 		}
 	}
+}
+
+// deleteLocal removes the local file rel, which the remote side no
+// longer has, with its record, and reports it deleted for reason; a dry
+// run reports what it would do.
+func (r *run) deleteLocal(rel, reason string) {
+	rep := EntryReport{Path: rel, Status: StatusDeleted, Reason: reason}
+	if r.opts.DryRun {
+		rep.Reason = "dry run: would delete"
+	} else if err := r.root.Remove(rel); err != nil {
+		rep.Status, rep.Reason = StatusFailed, "delete: "+err.Error()
+	} else {
+		r.m.remove(rel)
+	}
+	r.sum.add(rep)
+}
+
+// keepOut keeps Delete out of the directory rel and what lies below it:
+// its listing failed or is in doubt.
+func (r *run) keepOut(rel string) {
+	r.mu.Lock()
+	r.unlistable = append(r.unlistable, rel)
+	r.mu.Unlock()
 }
 
 // belowUnlistable reports whether p is a directory whose listing failed in

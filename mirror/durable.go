@@ -10,7 +10,7 @@ import (
 
 // written collects the paths a news mirror wrote since the manifest was
 // last saved, so that they are on stable storage before the manifest
-// records them (see run.durable). A news mirror never looks at a stored
+// records them (see run.beforeSave). A news mirror never looks at a stored
 // article again: an article file left empty or short by a power loss
 // after the manifest named it would stay so for good, where a file mirror
 // finds a file of the wrong size and fetches it again. It is safe for

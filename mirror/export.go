@@ -1,9 +1,9 @@
 package mirror
 
 import (
-	"bufio"
-	"errors"
+	"cmp"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"slices"
@@ -35,16 +35,13 @@ func newsArticles(dir string) (*os.Root, *manifest, []string, error) {
 	}
 	slices.SortFunc(rels, compareArticlePaths)
 	seen := map[string]bool{}
-	out := rels[:0]
-	for _, rel := range rels {
+	rels = slices.DeleteFunc(rels, func(rel string) bool {
 		sum := m.Files[rel].SHA256
-		if sum != "" && seen[sum] {
-			continue
-		}
+		dup := sum != "" && seen[sum]
 		seen[sum] = true
-		out = append(out, rel)
-	}
-	return root, m, out, nil
+		return dup
+	})
+	return root, m, rels, nil
 }
 
 // compareArticlePaths orders group/dir/123 paths by directory, then by
@@ -52,16 +49,7 @@ func newsArticles(dir string) (*os.Root, *manifest, []string, error) {
 func compareArticlePaths(a, b string) int {
 	da, na := splitArticle(a)
 	db, nb := splitArticle(b)
-	if c := strings.Compare(da, db); c != 0 {
-		return c
-	}
-	switch {
-	case na < nb:
-		return -1
-	case na > nb:
-		return 1
-	}
-	return strings.Compare(a, b)
+	return cmp.Or(strings.Compare(da, db), cmp.Compare(na, nb), strings.Compare(a, b))
 }
 
 func splitArticle(rel string) (string, int64) {
@@ -79,30 +67,26 @@ func ExportMbox(dir, out string) (int, error) {
 		return 0, err
 	}
 	defer root.Close()
-	tmp, err := os.CreateTemp(filepath.Dir(out), "."+filepath.Base(out)+".tmp*")
-	if err != nil {
-		return 0, fmt.Errorf("mirror: export: %w", err)
-	}
-	defer os.Remove(tmp.Name())
-	w := bufio.NewWriterSize(tmp, 256<<10)
-	var buf []byte
-	for _, rel := range rels {
-		msg, err := root.ReadFile(rel)
-		if err != nil {
-			tmp.Close()
-			return 0, fmt.Errorf("mirror: export %s: %w", rel, err)
+	var readErr error
+	err = replaceFile(out, func(w io.Writer) error {
+		var buf []byte
+		for _, rel := range rels {
+			msg, err := root.ReadFile(rel)
+			if err != nil {
+				readErr = fmt.Errorf("mirror: export %s: %w", rel, err)
+				return readErr
+			}
+			buf = mbox.Append(buf[:0], msg)
+			if _, err := w.Write(buf); err != nil {
+				return err
+			}
 		}
-		buf = mbox.Append(buf[:0], msg)
-		if _, err := w.Write(buf); err != nil {
-			tmp.Close()
-			return 0, fmt.Errorf("mirror: export: %w", err)
-		}
-	}
-	err = errors.Join(w.Flush(), tmp.Sync(), tmp.Chmod(0o644), tmp.Close())
-	if err == nil {
-		err = os.Rename(tmp.Name(), out)
-	}
-	if err != nil {
+		return nil
+	})
+	switch {
+	case readErr != nil:
+		return 0, readErr
+	case err != nil:
 		return 0, fmt.Errorf("mirror: export: %w", err)
 	}
 	return len(rels), nil

@@ -281,21 +281,14 @@ func statusFor(loc local) Status {
 
 // recordExisting adds a manifest record for a complete file found on disk.
 func (r *run) recordExisting(rf remoteFile, loc local) {
-	sum, err := r.hashFile(rf.rel, -1)
-	if err != nil {
-		return
-	}
-	r.m.put(rf.rel, Record{Size: loc.size, ModTime: rf.mtime, SHA256: sum, URL: rf.url().Redacted()})
-}
-
-func (r *run) hashFile(rel string, limit int64) (string, error) {
 	h := sha256.New()
-	if err := hashInto(r.root, rel, limit, h); err != nil {
-		return "", err
+	if hashInto(r.root, rf.rel, -1, h) == nil {
+		r.m.put(rf.rel, Record{Size: loc.size, ModTime: rf.mtime, SHA256: hex.EncodeToString(h.Sum(nil)), URL: rf.url().Redacted()})
 	}
-	return hex.EncodeToString(h.Sum(nil)), nil
 }
 
+// hashInto adds the first limit bytes (all, for a negative limit) of the
+// file rel to h.
 func hashInto(root *os.Root, rel string, limit int64, h hash.Hash) error {
 	f, err := root.Open(rel)
 	if err != nil {
@@ -474,10 +467,7 @@ func (r *run) store(worker int, rf remoteFile, loc local, rec Record, known bool
 	if err := r.place(rf, false); err != nil {
 		return r.failed(worker, rf, rep, err)
 	}
-	r.m.put(rf.rel, Record{Size: offset + n, ModTime: rf.mtime, ExactTime: rf.exact, Fetched: rf.fetched, SHA256: sum, URL: rf.url().Redacted()})
-	rep.Status, rep.Bytes = statusFor(loc), n
-	r.progress(Event{Worker: worker, Path: rf.rel, Size: rf.size, Bytes: offset + n, Done: true, Status: rep.Status})
-	return rep
+	return r.record(worker, rf, loc, rep, offset+n, n, sum)
 }
 
 // asDir turns the file link rf into the directory d, to be walked (see
@@ -502,7 +492,7 @@ func (r *run) asDir(rf remoteFile, d dirJob, loc local, known bool, rep EntryRep
 // connection back, and hands the bytes to the placer.
 func (r *run) handSmall(worker int, rf remoteFile, loc local, rec Record, known bool, rep EntryReport, body io.ReadCloser) EntryReport {
 	data, sum, err := readSmall(body, rf.size)
-	r.bound.received(int64(len(data)))
+	r.bound.got.Add(int64(len(data)))
 	if cerr := body.Close(); err == nil && cerr != nil {
 		err = cerr
 	}
@@ -570,7 +560,7 @@ func (r *run) receive(worker int, rf remoteFile, offset int64, body io.Reader) (
 	// io.Copy hands the copy to the body's WriteTo (pooled buffers in the
 	// client and the ftp driver).
 	n, err := io.Copy(dst, body)
-	r.bound.received(n)
+	r.bound.got.Add(n)
 	if cerr := f.Close(); err == nil {
 		err = cerr
 	}
@@ -644,37 +634,19 @@ func (r *run) place(rf remoteFile, timed bool) error {
 // error): the gophermap is missing, or the one of an earlier run stands.
 func (r *run) saveMenu(d dirJob, data []byte) {
 	rel := joinRel(d.rel, menuName)
-	r.markSeen(rel)
+	r.mu.Lock()
+	r.seen.mark(rel)
+	r.mu.Unlock()
 	if r.opts.DryRun {
 		return
 	}
-	if err := r.writeMenu(d.rel, rel, data); err != nil {
+	if err := r.writeWhole(remoteFile{rel: rel, size: -1}, data); err != nil {
+		r.root.Remove(partialDir + "/" + rel)
 		if diskFull(err) {
 			r.noteFull(err)
 		}
 		r.sum.add(EntryReport{Path: rel, URL: d.url.Redacted(), Status: StatusFailed, Reason: "cannot keep the menu: " + err.Error()})
 	}
-}
-
-// writeMenu writes data to the partial file of rel, then renames it to
-// rel, in the directory dirRel. A partial file left by a failure is
-// removed.
-func (r *run) writeMenu(dirRel, rel string, data []byte) error {
-	part := partialDir + "/" + rel
-	if err := r.root.MkdirAll(path.Dir(part), 0o755); err != nil {
-		return err
-	}
-	err := r.root.WriteFile(part, data, 0o644)
-	if err == nil && dirRel != "" {
-		err = r.root.MkdirAll(dirRel, 0o755)
-	}
-	if err == nil {
-		err = r.root.Rename(part, rel)
-	}
-	if err != nil {
-		r.root.Remove(part)
-	}
-	return err
 }
 
 func (r *run) progress(ev Event) {

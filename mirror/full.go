@@ -48,16 +48,6 @@ const (
 	reserveMin  = 64 << 10
 )
 
-// manifestSize returns the size of the manifest in the target, 0 when
-// there is none.
-func manifestSize(root *os.Root) int {
-	st, err := root.Stat(manifestName)
-	if err != nil {
-		return 0
-	}
-	return int(st.Size())
-}
-
 // reserveFor returns the size of the reserve for a manifest of n bytes.
 func reserveFor(n int) int64 { return reserveMin + 2*int64(n) }
 
@@ -89,11 +79,16 @@ func (r *run) growReserve(size int64) error {
 }
 
 // keepReserve makes the reserve, at the start of a run that writes, big
-// enough for the manifest the target holds.
+// enough for the manifest the target holds (none: reserveMin).
 func (r *run) keepReserve() {
-	if !r.opts.DryRun {
-		r.growReserve(reserveFor(manifestSize(r.root)))
+	if r.opts.DryRun {
+		return
 	}
+	size := 0
+	if st, err := r.root.Stat(manifestName); err == nil {
+		size = int(st.Size())
+	}
+	r.growReserve(reserveFor(size))
 }
 
 // releaseReserve removes the reserve, giving its room to the manifest.

@@ -68,16 +68,8 @@ func rowTime(date, clock string) (time.Time, bool) {
 // exactSize reads a size in bytes: decimal digits only ("1.2K", "-" and
 // "4,096" are not).
 func exactSize(s string) (int64, bool) {
-	if s == "" || len(s) > 18 {
-		return 0, false
-	}
-	for i := 0; i < len(s); i++ {
-		if s[i] < '0' || s[i] > '9' {
-			return 0, false
-		}
-	}
-	n, err := strconv.ParseInt(s, 10, 64)
-	return n, err == nil
+	n, err := strconv.ParseUint(s, 10, 63) // no sign, no "_"
+	return int64(n), err == nil && len(s) <= 18
 }
 
 // jsonEntry is one entry of nginx's index in JSON (autoindex_format
@@ -89,10 +81,6 @@ type jsonEntry struct {
 	MTime string `json:"mtime"`
 	Size  *int64 `json:"size"`
 }
-
-// isJSONIndex reports whether a listing's media type is that of a JSON
-// index page.
-func isJSONIndex(mediaType string) bool { return mediaType == "application/json" }
 
 // parseJSONIndex turns nginx's JSON index of directory d into links an
 // HTML page of the same entries would hold, each with a tail rowFacts

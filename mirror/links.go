@@ -59,7 +59,6 @@ func newLinkModel(root *os.Root) *linkModel {
 	return m
 }
 
-// set puts a link at rel into the model.
 func (m *linkModel) set(rel, target string) { m.over[m.fold(rel)] = target }
 
 // has reports whether the model has a link of the run at rel.

@@ -63,7 +63,6 @@ func (d *dirs) forget(rel string) {
 	}
 }
 
-// close closes every handle.
 func (d *dirs) close() {
 	d.mu.Lock()
 	defer d.mu.Unlock()
@@ -103,17 +102,11 @@ func (d *dirs) lstat(rel string) (fs.FileInfo, error) {
 }
 
 // rename moves the file oldRel to newRel (both in the tree under the
-// root), replacing what newRel names.
+// root, in two directories: a partial file into place), replacing what
+// newRel names.
 func (d *dirs) rename(oldRel, newRel string) error {
 	od, oname := split(oldRel)
 	nd, nname := split(newRel)
-	if od == nd {
-		h, err := d.open(od, false)
-		if err != nil {
-			return err
-		}
-		return h.root.Rename(oname, nname)
-	}
 	oh, err := d.open(od, false)
 	if err != nil {
 		return err

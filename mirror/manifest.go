@@ -129,7 +129,7 @@ func (m *manifest) unpackAll() {
 		m.Files[rel] = p.record(rel, m.Source)
 		return true
 	})
-	m.packed.clear()
+	m.packed = table[packed]{}
 }
 
 // empty reports whether the manifest records nothing: no file, link,
@@ -220,6 +220,8 @@ func (m *manifest) remove(rel string) {
 	defer m.mu.Unlock()
 	delete(m.Files, rel)
 	m.packed.delete(rel)
+	// A news mirror's index names the article no more.
+	maps.DeleteFunc(m.MessageIDs, func(_, p string) bool { return p == rel })
 	m.dirty = true
 }
 
@@ -263,13 +265,7 @@ func (m *manifest) save(root *os.Root, before func() error) error {
 		}
 		src.mu.Lock()
 	}
-	n, err := writeAtomic(root, manifestName, func(w io.Writer) error {
-		if err := src.writeTo(w); err != nil {
-			return err
-		}
-		_, err := io.WriteString(w, "\n")
-		return err
-	})
+	n, err := writeAtomic(root, manifestName, src.writeTo)
 	src.mu.Unlock()
 	if err != nil {
 		m.markDirty()
@@ -311,11 +307,14 @@ func writeAtomic(root *os.Root, name string, write func(io.Writer) error) (int64
 	if err != nil {
 		return 0, err
 	}
-	cw := &countWriter{w: f}
-	bw := bufio.NewWriterSize(cw, 256<<10)
+	bw := bufio.NewWriterSize(f, 256<<10)
 	werr := write(bw)
 	if werr == nil {
 		werr = bw.Flush()
+	}
+	var n int64
+	if werr == nil {
+		n, werr = f.Seek(0, io.SeekCurrent)
 	}
 	var serr error
 	if werr == nil {
@@ -326,19 +325,7 @@ func writeAtomic(root *os.Root, name string, write func(io.Writer) error) (int64
 		root.Remove(tmp)
 		return 0, err
 	}
-	return cw.n, root.Rename(tmp, name)
-}
-
-// countWriter counts the bytes written through it.
-type countWriter struct {
-	w io.Writer
-	n int64
-}
-
-func (c *countWriter) Write(b []byte) (int, error) {
-	n, err := c.w.Write(b)
-	c.n += int64(n)
-	return n, err
+	return n, root.Rename(tmp, name)
 }
 
 func (m *manifest) markDirty() {

@@ -1,11 +1,11 @@
 package mirror
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"slices"
 	"strconv"
 	"time"
@@ -45,18 +45,8 @@ func appendTime(b []byte, key string, t time.Time) ([]byte, error) {
 // RFC 3339 cannot write).
 var errEncode = errors.New("cannot encode")
 
-// encode returns the manifest as indented JSON. The caller holds m.mu.
-func (m *manifest) encode() ([]byte, error) {
-	var buf bytes.Buffer
-	if err := m.writeTo(&buf); err != nil {
-		return nil, err
-	}
-	return buf.Bytes(), nil
-}
-
 // writeTo writes the manifest as indented JSON to w, record by record in
-// the order of their paths, its last line without a newline; the caller
-// holds m.mu.
+// the order of their paths; the caller holds m.mu.
 func (m *manifest) writeTo(w io.Writer) error {
 	names := make([]string, 0, len(m.Files)+m.packed.len())
 	for name := range m.Files {
@@ -94,7 +84,7 @@ func (m *manifest) writeTo(w io.Writer) error {
 	}
 	b = append(b, '}')
 	b = m.appendNews(b)
-	b = append(b, "\n}"...)
+	b = append(b, "\n}\n"...)
 	_, err := w.Write(b)
 	return err
 }
@@ -130,7 +120,7 @@ func appendRecord(b []byte, name string, r Record) ([]byte, error) {
 func (m *manifest) appendNews(b []byte) []byte {
 	if len(m.Groups) > 0 {
 		b = append(b, ",\n  \"groups\": {"...)
-		for i, name := range sortedKeys(m.Groups) {
+		for i, name := range slices.Sorted(maps.Keys(m.Groups)) {
 			g := m.Groups[name]
 			if i > 0 {
 				b = append(b, ',')
@@ -147,7 +137,7 @@ func (m *manifest) appendNews(b []byte) []byte {
 	}
 	if len(m.MessageIDs) > 0 {
 		b = append(b, ",\n  \"message_ids\": {"...)
-		for i, id := range sortedKeys(m.MessageIDs) {
+		for i, id := range slices.Sorted(maps.Keys(m.MessageIDs)) {
 			if i > 0 {
 				b = append(b, ',')
 			}
@@ -180,15 +170,6 @@ func decodeManifest(b []byte) (*manifest, error) {
 		m.Files = map[string]Record{}
 	}
 	return m, nil
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	return keys
 }
 
 // restoreKeys returns m with its keys restored from their escapes

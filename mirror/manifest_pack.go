@@ -27,8 +27,28 @@ type packed struct {
 // binaryType is the typecode the FTP walk puts after a file's path.
 const binaryType = ";type=i"
 
-// noTime is packed.mod for the zero time.
+// noTime is a packed time (packTime) for the zero time.
 const noTime = math.MinInt64
+
+// packTime returns t in Unix nanoseconds, noTime for the zero time; ok is
+// false for a time they cannot hold, outside the years 1678 to 2261.
+func packTime(t time.Time) (n int64, ok bool) {
+	if t.IsZero() {
+		return noTime, true
+	}
+	if y := t.Year(); y < 1678 || y > 2261 {
+		return 0, false
+	}
+	return t.UnixNano(), true
+}
+
+// unpackTime returns the time n packs (packTime), in UTC.
+func unpackTime(n int64) time.Time {
+	if n == noTime {
+		return time.Time{}
+	}
+	return time.Unix(0, n).UTC()
+}
 
 // pack returns r packed, for the path rel of a manifest whose source is
 // src; ok is false when r does not fit (see packed).
@@ -47,28 +67,20 @@ func pack(rel string, r Record, src string) (p packed, ok bool) {
 	if _, err := hex.Decode(p.sum[:], []byte(r.SHA256)); err != nil {
 		return p, false
 	}
-	p.size, p.mod = r.Size, noTime
-	if !r.ModTime.IsZero() {
-		if r.ModTime.Location() != time.UTC || r.ModTime.Year() < 1678 || r.ModTime.Year() > 2261 {
-			return p, false
-		}
-		p.mod = r.ModTime.UnixNano()
-		if p.mod == noTime {
-			return p, false
-		}
+	if !r.ModTime.IsZero() && r.ModTime.Location() != time.UTC {
+		return p, false
 	}
-	return p, true
+	p.size = r.Size
+	p.mod, ok = packTime(r.ModTime)
+	return p, ok
 }
 
 // record returns p as the Record it packs, at the path rel of a manifest
 // whose source is src.
 func (p packed) record(rel, src string) Record {
-	r := Record{Size: p.size, SHA256: hex.EncodeToString(p.sum[:]), URL: src + rel}
+	r := Record{Size: p.size, ModTime: unpackTime(p.mod), SHA256: hex.EncodeToString(p.sum[:]), URL: src + rel}
 	if p.typed {
 		r.URL += binaryType
-	}
-	if p.mod != noTime {
-		r.ModTime = time.Unix(0, p.mod).UTC()
 	}
 	return r
 }

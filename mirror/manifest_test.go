@@ -253,3 +253,13 @@ func TestManifestPutDuringSaveStaysDirty(t *testing.T) {
 		t.Fatalf("manifest on disk = %v, want a and b", got.Files)
 	}
 }
+
+// encode returns the manifest as the run writes it, without its final
+// newline, as json.MarshalIndent writes it. The caller holds m.mu.
+func (m *manifest) encode() ([]byte, error) {
+	var buf bytes.Buffer
+	if err := m.writeTo(&buf); err != nil {
+		return nil, err
+	}
+	return bytes.TrimSuffix(buf.Bytes(), []byte("\n")), nil
+}

@@ -432,7 +432,9 @@ func Run(ctx context.Context, f Fetcher, start *uri.URL, dir string, opts Option
 		slots: make(chan struct{}, jobs), refused: make(chan struct{}), seen: newPathSet(), reported: map[string]bool{}, menus: map[string]menuRead{},
 		bound: newBounds(opts),
 	}
-	_, r.archiving = f.(Syncer)
+	if s, ok := f.(Syncer); ok {
+		r.archiving, r.beforeSave = true, s.Sync
+	}
 	r.keepReserve()
 	if !r.archiving {
 		r.resumable = r.findResumable()
@@ -457,7 +459,7 @@ func Run(ctx context.Context, f Fetcher, start *uri.URL, dir string, opts Option
 // sourceOf returns how start is walked: by the walker of its tree form,
 // or, for a news URL, through f's news sessions.
 func sourceOf(f Fetcher, start *uri.URL, opts Options) (walker, NewsDialer, error) {
-	if !newsURL(start) {
+	if _, err := newsTargetOf(start); errors.Is(err, uri.ErrOtherScheme) {
 		w, err := newWalker(start, opts)
 		return w, nil, err
 	}
@@ -484,10 +486,10 @@ func (r *run) saveLast() error {
 	if r.full.Load() {
 		r.releaseReserve()
 	}
-	err := r.m.save(r.root, r.syncer())
+	err := r.m.save(r.root, r.beforeSave)
 	if err != nil && diskFull(err) && !r.full.Load() {
 		r.releaseReserve()
-		err = r.m.save(r.root, r.syncer())
+		err = r.m.save(r.root, r.beforeSave)
 	}
 	switch {
 	case err == nil && !r.full.Load():
@@ -607,10 +609,10 @@ type run struct {
 	// bound holds the bounds of the walk and what they counted.
 	bound *bounds
 
-	// durable, when set, puts on stable storage the files the manifest
-	// is about to record, before each save (a news mirror's articles:
-	// newsRun.written); when it fails the manifest is not saved.
-	durable func() error
+	// beforeSave is what the manifest's save calls before it writes
+	// (see manifest.save), or nil: a news mirror's sync of its articles
+	// (newsRun.written), then the Fetcher's Sync (Syncer).
+	beforeSave func() error
 
 	// outstanding counts the directories and files queued and not yet
 	// done (listed, reported).
@@ -638,12 +640,6 @@ type run struct {
 	// (walk_gopher.go); menuDotKept: a gophermap kept by an earlier run
 	// ends with one.
 	menuDot, menuDotKept atomic.Bool
-}
-
-func (r *run) markSeen(rel string) {
-	r.mu.Lock()
-	r.seen.mark(rel)
-	r.mu.Unlock()
 }
 
 // skipped reports a skipped entry once, however many menus list it.
@@ -700,12 +696,8 @@ func (r *run) run(ctx context.Context) error {
 	files := r.fileQueue()
 	dirs := newQueue[dirJob]()
 	var wg sync.WaitGroup
-	for i := range r.jobs {
-		wg.Add(1)
-		go func(worker int) {
-			defer wg.Done()
-			r.work(ctx, worker, files, dirs)
-		}(i)
+	for worker := range r.jobs {
+		wg.Go(func() { r.work(ctx, worker, files, dirs) })
 	}
 	var warm sync.WaitGroup
 	if w, ok := r.f.(Warmer); ok && r.jobs > 1 && (fresh || r.below > 0) {
@@ -719,15 +711,13 @@ func (r *run) run(ctx context.Context) error {
 		if !fresh {
 			most = r.below
 		}
-		warm.Add(1)
-		go func() {
-			defer warm.Done()
+		warm.Go(func() {
 			n := r.warmSlots(ctx, most)
 			w.Warm(ctx, r.w.startURL(), r.request(proto.Options{FTP: proto.FTPOptions{DirectCWD: true}}), n)
 			for range n {
 				r.releaseSlot()
 			}
-		}()
+		})
 	}
 	stopSaver := r.startSaver()
 	walkErr := r.walk(ctx, dirs, files)
@@ -807,27 +797,6 @@ func (r *run) tidy(ctx context.Context) {
 	}
 }
 
-// syncer returns what the manifest's save calls before it writes (see
-// manifest.save): the run's durable, then the Fetcher's Sync; nil when
-// there is neither.
-func (r *run) syncer() func() error {
-	s, archiving := r.f.(Syncer)
-	switch {
-	case r.durable == nil && !archiving:
-		return nil
-	case r.durable == nil:
-		return s.Sync
-	case !archiving:
-		return r.durable
-	}
-	return func() error {
-		if err := r.durable(); err != nil {
-			return err
-		}
-		return s.Sync()
-	}
-}
-
 // startSaver saves the manifest periodically so that a run killed without
 // warning loses little; it returns a function that stops it.
 func (r *run) startSaver() func() {
@@ -837,9 +806,7 @@ func (r *run) startSaver() func() {
 	every := cmp.Or(max(r.opts.SaveEvery, 0), 2*time.Second)
 	done := make(chan struct{})
 	var wg sync.WaitGroup
-	wg.Add(1)
-	go func() {
-		defer wg.Done()
+	wg.Go(func() {
 		t := time.NewTimer(every)
 		defer t.Stop()
 		for {
@@ -848,13 +815,13 @@ func (r *run) startSaver() func() {
 				return
 			case <-t.C:
 				start := time.Now()
-				if r.m.save(r.root, r.syncer()) == nil && !r.full.Load() {
+				if r.m.save(r.root, r.beforeSave) == nil && !r.full.Load() {
 					r.growReserve(reserveFor(r.m.savedSize()))
 				}
 				t.Reset(saveWait(every, time.Since(start)))
 			}
 		}
-	}()
+	})
 	return func() { close(done); wg.Wait() }
 }
 
@@ -892,11 +859,7 @@ func (r *run) walk(ctx context.Context, dirs *queue[dirJob], files *queue[remote
 	r.take(start, l, dirs, files)
 	var listers sync.WaitGroup
 	for range r.jobs {
-		listers.Add(1)
-		go func() {
-			defer listers.Done()
-			r.lister(ctx, dirs, files)
-		}()
+		listers.Go(func() { r.lister(ctx, dirs, files) })
 	}
 	r.outstanding.Wait()
 	dirs.close()
@@ -920,7 +883,7 @@ func (r *run) lister(ctx context.Context, dirs *queue[dirJob], files *queue[remo
 			return
 		}
 		if ftp {
-			next, held = dirs.take(false)
+			next, held = dirs.popAt(nil, false)
 		}
 		d.ahead = held
 		if !r.visit(ctx, d, dirs, files) {
@@ -958,9 +921,7 @@ func (r *run) visit(ctx context.Context, d dirJob, dirs *queue[dirJob], files *q
 		if ctx.Err() != nil {
 			return false
 		}
-		r.mu.Lock()
-		r.unlistable = append(r.unlistable, d.rel)
-		r.mu.Unlock()
+		r.keepOut(d.rel)
 		r.sum.add(EntryReport{Path: d.rel, URL: d.url.Redacted(), Status: StatusFailed, Reason: "cannot list the directory: " + err.Error()})
 		return false
 	}
@@ -1013,7 +974,7 @@ func (r *run) take(d dirJob, l *listing, dirs *queue[dirJob], files *queue[remot
 		r.mu.Unlock()
 	}
 	for _, s := range l.skipped {
-		if s.rel != "" && r.excluded(s.rel, false) {
+		if s.rel != "" && r.opts.excludes(s.rel, false) {
 			continue // excluded: not an entry of this mirror
 		}
 		r.skipped(s)
@@ -1032,7 +993,7 @@ func (r *run) take(d dirJob, l *listing, dirs *queue[dirJob], files *queue[remot
 // Links are kept for the end of the walk (placeLinks).
 func (r *run) queueEntries(d dirJob, l *listing, chain []listingSum, dirs *queue[dirJob], files *queue[remoteFile]) {
 	for _, sub := range l.dirs {
-		if r.excluded(sub.rel, true) || !r.claim(sub.rel, entryKind{dir: true}, func() *uri.URL { return sub.url }) {
+		if r.opts.excludes(sub.rel, true) || !r.claim(sub.rel, entryKind{dir: true}, func() *uri.URL { return sub.url }) {
 			continue
 		}
 		sub.above, sub.depth = chain, d.depth+1
@@ -1044,7 +1005,7 @@ func (r *run) queueEntries(d dirJob, l *listing, chain []listingSum, dirs *queue
 
 	batch := l.files[:0] // the listing's own array: l is not read after
 	for _, rf := range l.files {
-		if r.excluded(rf.rel, false) || !r.claim(rf.rel, fileKind(rf), rf.url) {
+		if r.opts.excludes(rf.rel, false) || !r.claim(rf.rel, entryKind{size: rf.size, mtime: rf.mtime, link: rf.link}, rf.url) {
 			continue
 		}
 		if rf.link != "" {
@@ -1106,7 +1067,6 @@ type sumAcc struct {
 	n   int
 }
 
-// add adds h.
 func (a *sumAcc) add(h [sha256.Size]byte) {
 	carry := 0
 	for i := len(h) - 1; i >= 0; i-- {
@@ -1122,14 +1082,12 @@ func (a *sumAcc) sum() [sha256.Size]byte {
 	return sha256.Sum256(b)
 }
 
-// dir adds the directory name.
 func (a *sumAcc) dir(name string) {
 	var buf [128]byte
 	b := strconv.AppendQuote(append(buf[:0], "d "...), name)
 	a.add(sha256.Sum256(b))
 }
 
-// file adds the file or link name.
 func (a *sumAcc) file(name string, size int64, mtime time.Time, link string) {
 	var buf [128]byte
 	b := strconv.AppendQuote(append(buf[:0], "f "...), name)
@@ -1153,21 +1111,15 @@ func (r *run) linkAbove(d dirJob, a listingSum) {
 			Reason: "a link to " + name + ": its listing has the same entries, with the same unique facts"})
 		return
 	}
-	r.mu.Lock()
-	r.unlistable = append(r.unlistable, d.rel)
-	r.mu.Unlock()
+	r.keepOut(d.rel)
 	r.sum.add(EntryReport{Path: d.rel, URL: d.url.Redacted(), Status: StatusFailed,
 		Reason: "its listing holds what the listing of " + name + " above it holds (the same names, types, sizes and times): taken for a link back up the tree, and not walked"})
 }
 
-// excluded applies Include and Exclude. Directories are only excluded by
-// Exclude (an Include glob for files must not stop the walk).
-func (r *run) excluded(rel string, isDir bool) bool {
-	return excludedBy(&r.opts, rel, isDir)
-}
-
-// excludedBy is run.excluded with the options opts.
-func excludedBy(opts *Options, rel string, isDir bool) bool {
+// excludes applies Include and Exclude (and the shard). Directories are
+// only excluded by Exclude (an Include glob for files must not stop the
+// walk).
+func (opts *Options) excludes(rel string, isDir bool) bool {
 	base := path.Base(rel)
 	match := func(g string) bool {
 		ok, _ := path.Match(g, rel)
@@ -1240,9 +1192,7 @@ func (r *run) listingWarnings(d dirJob, l *listing) {
 			Message: "the server cut the listing short (" + QuoteLine(l.truncated) + "): entries past its limit are not mirrored"})
 	}
 	r.sum.mu.Unlock()
-	r.mu.Lock()
-	r.unlistable = append(r.unlistable, d.rel)
-	r.mu.Unlock()
+	r.keepOut(d.rel)
 }
 
 // noteDotNames adds the run's one notice that the server would not list

@@ -13,7 +13,6 @@ import (
 	"math"
 	"net"
 	"net/textproto"
-	"os"
 	"path"
 	"slices"
 	"strconv"
@@ -120,45 +119,31 @@ type newsTarget struct {
 	wildmat bool
 }
 
+// newsTargetOf returns the group an nntp URL names (RFC 1738 section
+// 3.7), or the group or wildmat a news URL names (section 3.6; "*" for
+// news:*); it fails for a URL that names an article or no group.
 func newsTargetOf(u *uri.URL) (newsTarget, error) {
-	g, article, err := newsGroupOf(u)
-	switch {
-	case err != nil:
+	var g string
+	var article bool
+	if n, err := u.NNTP(); err == nil {
+		g, article = n.Group, n.Article != nil
+	} else if !errors.Is(err, uri.ErrOtherScheme) {
 		return newsTarget{}, err
+	} else if v, err := u.News(); err != nil {
+		return newsTarget{}, err
+	} else {
+		g, article = v.Group, v.Article != ""
+		if v.All {
+			g = "*"
+		}
+	}
+	switch {
 	case article:
 		return newsTarget{}, fmt.Errorf("mirror: %s names an article, not a group", u.Redacted())
 	case g == "":
 		return newsTarget{}, fmt.Errorf("mirror: %s names no group", u.Redacted())
 	}
 	return newsTarget{group: g, wildmat: strings.ContainsAny(g, "*?[,!")}, nil
-}
-
-// newsGroupOf returns the group an nntp URL names (RFC 1738 section 3.7),
-// or the group or wildmat a news URL names (section 3.6; "*" for news:*),
-// and whether the URL names an article instead.
-func newsGroupOf(u *uri.URL) (group string, article bool, err error) {
-	n, err := u.NNTP()
-	if err == nil {
-		return n.Group, n.Article != nil, nil
-	}
-	if !errors.Is(err, uri.ErrOtherScheme) {
-		return "", false, err
-	}
-	v, err := u.News()
-	if err != nil {
-		return "", false, err
-	}
-	if v.All {
-		return "*", v.Article != "", nil
-	}
-	return v.Group, v.Article != "", nil
-}
-
-// newsURL reports whether u is an nntp or news URL, which the mirror
-// fetches by group and number instead of walking a tree.
-func newsURL(u *uri.URL) bool {
-	_, err := newsTargetOf(u)
-	return !errors.Is(err, uri.ErrOtherScheme)
 }
 
 // groupDir is the directory of a group's articles: its name with the dots
@@ -195,7 +180,7 @@ type newsRun struct {
 	later    []pendingLink   // crossposts whose first copy was in flight
 
 	// written holds the articles stored since the manifest was last
-	// saved: run.durable syncs them before the next save.
+	// saved: run.beforeSave syncs them before the next save.
 	written written
 }
 
@@ -246,7 +231,13 @@ func runNews(ctx context.Context, r *run, d NewsDialer, start *uri.URL) error {
 		return err
 	}
 	nr := &newsRun{run: r, d: d, start: start, inFlight: map[string]bool{}}
-	r.durable = func() error { return nr.written.sync(r.root) }
+	then := r.beforeSave
+	r.beforeSave = func() error {
+		if err := nr.written.sync(r.root); err != nil || then == nil {
+			return err
+		}
+		return then()
+	}
 	var s NewsSession
 	groups := []string{t.group}
 	var a attempt
@@ -280,12 +271,8 @@ func runNews(ctx context.Context, r *run, d NewsDialer, start *uri.URL) error {
 	nr.spare = s
 	nr.live.Add(1)
 	var wg sync.WaitGroup
-	for w := range r.jobs {
-		wg.Add(1)
-		go func(worker int) {
-			defer wg.Done()
-			nr.worker(ctx, worker, tasks, &open)
-		}(w)
+	for worker := range r.jobs {
+		wg.Go(func() { nr.worker(ctx, worker, tasks, &open) })
 	}
 	open.Wait()
 	tasks.close()
@@ -454,13 +441,9 @@ func (nr *newsRun) taskFailed(ctx context.Context, task newsTask, err error, los
 	if lost != nil {
 		nr.sum.add(*lost)
 	}
-	nr.groupFailed(task.g.name, err)
+	nr.sum.add(EntryReport{Path: task.g.dir, Status: StatusFailed, Reason: "group " + task.g.name + ": " + err.Error()})
 	if task.chunk != nil {
-		failedAt := task.chunk[0]
-		if task.failedAt > 0 {
-			failedAt = min(failedAt, task.failedAt)
-		}
-		task.g.chunkDone(failedAt)
+		task.g.chunkDone(lowestFailed(task.failedAt, task.chunk[0]))
 		nr.groupDone(task.g)
 	}
 }
@@ -473,16 +456,7 @@ func (nr *newsRun) taskFailed(ctx context.Context, task newsTask, err error, los
 // mirror does. The last worker never gives up: its task is tried again as
 // any other transient failure.
 func (nr *newsRun) giveUpConnection(err error) bool {
-	if !errors.Is(err, proto.ErrBusy) || nr.live.Load()+nr.dialing.Load() <= 1 {
-		return false
-	}
-	nr.mu.Lock()
-	defer nr.mu.Unlock()
-	if nr.jobs-nr.held <= 1 {
-		return false
-	}
-	nr.held++
-	return true
+	return errors.Is(err, proto.ErrBusy) && nr.live.Load()+nr.dialing.Load() > 1 && nr.giveUpSlot()
 }
 
 // again puts a failed task back on the queue, to be done on a new
@@ -495,10 +469,6 @@ func (nr *newsRun) again(ctx context.Context, task newsTask, err error, tasks *q
 		pushAfter(ctx, tasks, task, d)
 	}
 	return ok
-}
-
-func (nr *newsRun) groupFailed(g string, err error) {
-	nr.sum.add(EntryReport{Path: strings.ReplaceAll(g, ".", "/"), Status: StatusFailed, Reason: "group " + g + ": " + err.Error()})
 }
 
 func (nr *newsRun) articleURL(group string, n int64) string {
@@ -565,44 +535,50 @@ func (l *groupListing) add(a NewsArticle) {
 	l.arts = append(l.arts, a)
 }
 
-// full reports whether the listing stops before the range lo-hi: maxListed
-// articles kept, or maxRanges ranges that reach keep. The numbers below
-// keep, listed for Delete only, count for neither: a bound there would
-// stop every run of a big group at the same place, below its new
-// articles.
-func (l *groupListing) full(lo, hi int64, ranges *int) bool {
-	if hi < l.keep {
-		return false
-	}
-	if len(l.arts) >= maxListed || *ranges >= maxRanges {
-		return true
-	}
-	*ranges++
-	return false
-}
-
-// errListBound stops a listing at maxListed or maxRanges; it never leaves
-// the functions that list.
-var errListBound = errors.New("mirror: listing bound")
-
-// overviewChunks is the overview of the selected group from first to last,
-// asked for in ranges of width numbers (overviewWidth), until the listing
-// is full (groupListing.full); of the articles below keep it keeps the numbers.
-// ok is false when the server has no overview (the caller then asks STAT
-// for each number).
+// listRanges lists the numbers first to last in ranges of width, each by
+// list, until the listing is full: maxListed articles kept, or maxRanges
+// ranges that reach keep. The numbers below keep, listed for Delete only,
+// count for neither: a bound there would stop every run of a big group at
+// the same place, below its new articles. The error is list's, or ctx's.
 //
 // Article numbers may run to math.MaxInt64: RFC 3977 section 6 bounds them
 // to 2,147,483,647, but servers with big groups went past it and send
 // larger ones, which the mirror takes as they are; numrange walks such a
 // range without computing a number past its end, and checks ctx before
 // each range.
-func overviewChunks(ctx context.Context, s NewsSession, first, keep, last, width int64) (groupListing, bool, error) {
-	l := groupListing{keep: keep, to: first - 1}
+func (l *groupListing) listRanges(ctx context.Context, first, last, width int64, list func(lo, hi int64) error) error {
 	ranges := 0
 	err := numrange.Chunks(ctx, first, last, width, func(lo, hi int64) error {
-		if l.full(lo, hi, &ranges) {
-			return errListBound
+		if hi >= l.keep {
+			if len(l.arts) >= maxListed || ranges >= maxRanges {
+				return errListBound
+			}
+			ranges++
 		}
+		if err := list(lo, hi); err != nil {
+			return err
+		}
+		l.to = hi
+		return nil
+	})
+	if errors.Is(err, errListBound) {
+		return nil
+	}
+	return err
+}
+
+// errListBound stops a listing at maxListed or maxRanges; it never leaves
+// listRanges.
+var errListBound = errors.New("mirror: listing bound")
+
+// overviewChunks is the overview of the selected group from first to last,
+// asked for in ranges of width numbers (overviewWidth), until the listing
+// is full (listRanges); of the articles below keep it keeps the numbers.
+// ok is false when the server has no overview (the caller then asks STAT
+// for each number).
+func overviewChunks(ctx context.Context, s NewsSession, first, keep, last, width int64) (groupListing, bool, error) {
+	l := groupListing{keep: keep, to: first - 1}
+	err := l.listRanges(ctx, first, last, width, func(lo, hi int64) error {
 		nums, ids, ok, err := s.OverviewIDs(ctx, lo, hi)
 		if err == nil && !ok {
 			return errNoOverview
@@ -613,13 +589,12 @@ func overviewChunks(ctx context.Context, s NewsSession, first, keep, last, width
 		for i, n := range nums {
 			l.add(NewsArticle{Number: n, MessageID: ids[i]})
 		}
-		l.to = hi
 		return nil
 	})
 	switch {
 	case errors.Is(err, errNoOverview):
 		return groupListing{}, false, nil
-	case err != nil && !errors.Is(err, errListBound):
+	case err != nil:
 		return groupListing{}, true, err
 	}
 	return l, true, nil
@@ -665,12 +640,8 @@ func statRange(ctx context.Context, s NewsSession, group string, first, keep, la
 			return l, nil
 		}
 	}
-	ranges := 0
 	var nums []int64
-	err := numrange.Chunks(ctx, first, last, overviewChunk, func(lo, hi int64) error {
-		if l.full(lo, hi, &ranges) {
-			return errListBound
-		}
+	err := l.listRanges(ctx, first, last, overviewChunk, func(lo, hi int64) error {
 		if many {
 			nums = slices.AppendSeq(nums[:0], numrange.Numbers(lo, hi))
 			if err := nn.StatEach(ctx, nums, add); err != nil {
@@ -685,10 +656,9 @@ func statRange(ctx context.Context, s NewsSession, group string, first, keep, la
 				add(n, id, found)
 			}
 		}
-		l.to = hi
 		return nil
 	})
-	if err != nil && !errors.Is(err, errListBound) {
+	if err != nil {
 		return groupListing{}, err
 	}
 	return l, nil
@@ -735,9 +705,7 @@ func (nr *newsRun) renumberedUnder(g *groupRun, dir, old, id string) {
 			g.name, g.mark.High, id, old, from)})
 	g.mu.Lock()
 	g.mark.High = from - 1
-	if g.failedAt == 0 || from < g.failedAt {
-		g.failedAt = from
-	}
+	g.failedAt = lowestFailed(g.failedAt, from)
 	g.mu.Unlock()
 }
 
@@ -872,9 +840,7 @@ func (nr *newsRun) wanted(g *groupRun, dir string, a NewsArticle, probe int64) b
 	if old := nr.otherArticle(rel, nr.stat(rel), a.MessageID); old != "" {
 		nr.sum.add(EntryReport{Path: rel, URL: url, Status: StatusFailed, Reason: notOverwritten(rel, old, a.MessageID)})
 		g.mu.Lock()
-		if g.failedAt == 0 || a.Number < g.failedAt {
-			g.failedAt = a.Number
-		}
+		g.failedAt = lowestFailed(g.failedAt, a.Number)
 		g.mu.Unlock()
 		return false
 	}
@@ -941,8 +907,8 @@ func (nr *newsRun) fetchChunk(ctx context.Context, worker int, s NewsSession, g 
 			lost = &rep
 			return rep.err
 		}
-		if rep.Status == StatusFailed && (failedAt == 0 || n < failedAt) {
-			failedAt = n
+		if rep.Status == StatusFailed {
+			failedAt = lowestFailed(failedAt, n)
 		}
 		done++
 		return nil
@@ -961,9 +927,16 @@ func (g *groupRun) chunkDone(failedAt int64) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	g.pending--
-	if failedAt > 0 && (g.failedAt == 0 || failedAt < g.failedAt) {
-		g.failedAt = failedAt
+	g.failedAt = lowestFailed(g.failedAt, failedAt)
+}
+
+// lowestFailed is the lower of two numbers of articles that failed, 0
+// standing for none.
+func lowestFailed(a, b int64) int64 {
+	if a == 0 || b != 0 && b < a {
+		return b
 	}
+	return a
 }
 
 // groupDone records g's new marks once its last chunk is done: the high
@@ -1132,26 +1105,14 @@ func (nr *newsRun) writeArticle(worker int, rf remoteFile, loc local, rep EntryR
 		rep.Status, rep.Reason = StatusSkipped, "a directory or symbolic link stands at this local path"
 		return rep
 	}
-	f, err := nr.openPartial(rf.rel, os.O_WRONLY|os.O_CREATE|os.O_TRUNC)
-	if err == nil {
-		_, err = f.Write(data)
-		if cerr := f.Close(); err == nil {
-			err = cerr
-		}
-	}
-	if err == nil {
-		err = nr.place(rf, true)
-	}
-	if err != nil {
+	rf.size = int64(len(data))
+	if err := nr.writeWhole(rf, data); err != nil {
 		rep.Status, rep.Reason = StatusFailed, err.Error()
 		return rep
 	}
 	nr.written.add(rf.rel)
 	sum := sha256.Sum256(data)
-	nr.m.put(rf.rel, Record{Size: int64(len(data)), SHA256: hex.EncodeToString(sum[:]), URL: rep.URL})
-	rep.Status, rep.Bytes = statusFor(loc), int64(len(data))
-	nr.progress(Event{Worker: worker, Path: rf.rel, Size: rep.Bytes, Bytes: rep.Bytes, Done: true, Status: rep.Status})
-	return rep
+	return nr.record(worker, rf, loc, rep, rf.size, rf.size, hex.EncodeToString(sum[:]))
 }
 
 // linkKnown stores a crosspost whose Message-ID the manifest knows under
@@ -1200,19 +1161,14 @@ func (nr *newsRun) linkOrCopy(src, rel string) error {
 		return err
 	}
 	nr.root.Remove(part)
-	if err := nr.root.Link(src, part); err != nil {
-		data, rerr := nr.root.ReadFile(src)
-		if rerr != nil {
-			return rerr
-		}
-		if err := nr.root.WriteFile(part, data, 0o644); err != nil {
-			return err
-		}
+	if nr.root.Link(src, part) == nil {
+		return nr.place(remoteFile{rel: rel, size: -1}, true)
 	}
-	if err := nr.root.MkdirAll(path.Dir(rel), 0o755); err != nil {
+	data, err := nr.root.ReadFile(src)
+	if err != nil {
 		return err
 	}
-	return nr.root.Rename(part, rel)
+	return nr.writeWhole(remoteFile{rel: rel, size: -1}, data)
 }
 
 // linkLater stores the crossposts met while their first copy was being
@@ -1304,27 +1260,8 @@ func (nr *newsRun) deleteGone(g, dir string, high int64, l groupListing) {
 		if err != nil || n < 1 || strconv.FormatInt(n, 10) != e.Name() {
 			continue
 		}
-		if n > high || have[n] {
-			continue
+		if n <= high && !have[n] {
+			nr.deleteLocal(dir+"/"+e.Name(), "article "+strconv.FormatInt(n, 10)+" of "+g+" expired")
 		}
-		rel := dir + "/" + e.Name()
-		if nr.opts.DryRun {
-			nr.sum.add(EntryReport{Path: rel, Status: StatusDeleted, Reason: "dry run: would delete"})
-			continue
-		}
-		if err := nr.root.Remove(rel); err != nil {
-			nr.sum.add(EntryReport{Path: rel, Status: StatusFailed, Reason: "delete: " + err.Error()})
-			continue
-		}
-		nr.m.mu.Lock()
-		delete(nr.m.Files, rel)
-		for id, p := range nr.m.MessageIDs {
-			if p == rel {
-				delete(nr.m.MessageIDs, id)
-			}
-		}
-		nr.m.dirty = true
-		nr.m.mu.Unlock()
-		nr.sum.add(EntryReport{Path: rel, Status: StatusDeleted, Reason: "article " + strconv.FormatInt(n, 10) + " of " + g + " expired"})
 	}
 }

@@ -45,15 +45,12 @@ type placer struct {
 
 func (r *run) startPlacer() *placer {
 	p := &placer{r: r, ch: make(chan placement, placeQueue)}
-	p.done.Add(1)
-	go func() {
-		defer p.done.Done()
+	p.done.Go(func() {
 		for pl := range p.ch {
-			rep := r.placeSmall(pl)
-			r.sum.add(rep)
+			r.sum.add(r.placeSmall(pl))
 			r.outstanding.Done()
 		}
-	}()
+	})
 	return p
 }
 
@@ -85,16 +82,24 @@ func readSmall(body io.Reader, size int64) ([]byte, string, error) {
 // placeSmall writes a received file to its partial name and renames it
 // into place.
 func (r *run) placeSmall(pl placement) EntryReport {
-	rf, rep := pl.rf, pl.rep
-	fail := func(err error) EntryReport { return r.failed(pl.worker, rf, rep, err) }
 	if r.full.Load() {
-		return fail(fmt.Errorf("not written: %w", errDiskFull))
+		return r.failed(pl.worker, pl.rf, pl.rep, fmt.Errorf("not written: %w", errDiskFull))
 	}
+	if err := r.writeWhole(pl.rf, pl.data); err != nil {
+		return r.failed(pl.worker, pl.rf, pl.rep, err)
+	}
+	n := int64(len(pl.data))
+	return r.record(pl.worker, pl.rf, pl.loc, pl.rep, n, n, pl.sum)
+}
+
+// writeWhole writes data, the whole file rf, to its partial file and
+// renames it into place.
+func (r *run) writeWhole(rf remoteFile, data []byte) error {
 	f, err := r.openPartial(rf.rel, os.O_WRONLY|os.O_CREATE|os.O_TRUNC)
 	if err != nil {
-		return fail(err)
+		return err
 	}
-	_, err = r.writeThrough(partialDir+"/"+rf.rel, f).Write(pl.data)
+	_, err = r.writeThrough(partialDir+"/"+rf.rel, f).Write(data)
 	timed := false
 	if err == nil && !rf.mtime.IsZero() {
 		// Through the descriptor when the system allows it; otherwise
@@ -105,14 +110,16 @@ func (r *run) placeSmall(pl placement) EntryReport {
 		err = cerr
 	}
 	if err != nil {
-		return fail(err)
+		return err
 	}
-	if err := r.place(rf, timed); err != nil {
-		return fail(err)
-	}
-	n := int64(len(pl.data))
-	r.m.put(rf.rel, Record{Size: n, ModTime: rf.mtime, ExactTime: rf.exact, Fetched: rf.fetched, SHA256: pl.sum, URL: rf.url().Redacted()})
-	rep.Status, rep.Bytes = statusFor(pl.loc), n
-	r.progress(Event{Worker: pl.worker, Path: rf.rel, Size: n, Bytes: n, Done: true, Status: rep.Status})
+	return r.place(rf, timed)
+}
+
+// record records rf, placed (total bytes, of which this run received
+// got, with the SHA-256 sum), in the manifest and reports it.
+func (r *run) record(worker int, rf remoteFile, loc local, rep EntryReport, total, got int64, sum string) EntryReport {
+	r.m.put(rf.rel, Record{Size: total, ModTime: rf.mtime, ExactTime: rf.exact, Fetched: rf.fetched, SHA256: sum, URL: rep.URL})
+	rep.Status, rep.Bytes = statusFor(loc), got
+	r.progress(Event{Worker: worker, Path: rf.rel, Size: rf.size, Bytes: total, Done: true, Status: rep.Status})
 	return rep
 }

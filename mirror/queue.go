@@ -8,39 +8,22 @@ import "sync"
 // files of a listing, waits while ahead items are queued, so that a walk
 // that lists faster than the files are fetched (an HTTP index of a million
 // files is listed in seconds) holds a bounded number of them, not the
-// tree's.
+// tree's. A queue made by newGroupedQueue holds its items by group
+// instead (affinity.go).
 type queue[T any] struct {
 	mu     sync.Mutex
 	cond   sync.Cond // an item was pushed, or the queue closed
 	room   sync.Cond // an item was popped, or the queue closed
-	items  []T
-	head   int
+	n      int       // items queued
 	closed bool
 	ahead  int // the items beyond which pushAllWait waits; 0 for no bound
 
-	// g, when set, holds the items instead, grouped (newGroupedQueue):
-	// push, pushAllWait and close go to it, and consumers pop with popAt.
-	g *groupQueue[T]
-}
-
-// newGroupedQueue returns a queue whose items are grouped by key, for
-// consumers that each stay with one group (groupQueue, popAt), and whose
-// pushAllWait waits while ahead items are queued.
-func newGroupedQueue[T any](key func(T) string, ahead int) *queue[T] {
-	q := newQueue[T]()
-	q.g = newGroupQueue(key)
-	q.g.ahead = ahead
-	return q
-}
-
-// popAt is pop for a consumer whose place is *at (groupQueue.pop); on a
-// queue not grouped it is pop. Without wait it does not wait: ok is false
-// when no item is queued.
-func (q *queue[T]) popAt(at **group[T], wait bool) (T, bool) {
-	if q.g == nil {
-		return q.take(wait)
-	}
-	return q.g.pop(at, wait)
+	// key, when set, groups the items (newGroupedQueue), in groups
+	// and order; nil keeps them all in fifo.
+	key    func(T) string
+	fifo   group[T]
+	groups map[string]*group[T]
+	order  []*group[T] // groups in the order of their first item; gone ones are skipped
 }
 
 func newQueue[T any]() *queue[T] {
@@ -64,71 +47,88 @@ const filesAhead = 8192
 // may wait: a worker that pushed into the queue it pops from could wait
 // for itself.
 func (q *queue[T]) pushAllWait(vs []T) {
-	if q.g != nil {
-		q.g.pushAllWait(vs)
-		return
-	}
 	if len(vs) == 0 {
 		return
 	}
 	q.mu.Lock()
 	defer q.mu.Unlock()
-	for q.ahead > 0 && len(q.items)-q.head >= q.ahead && !q.closed {
+	for q.ahead > 0 && q.n >= q.ahead && !q.closed {
 		q.room.Wait()
 	}
-	if q.closed {
-		return
+	for _, v := range vs {
+		q.add(v)
 	}
-	q.items = append(q.items, vs...)
 	q.cond.Broadcast()
 }
 
 // push adds v; it is dropped when the queue is closed.
 func (q *queue[T]) push(v T) {
-	if q.g != nil {
-		q.g.push(v)
-		return
-	}
 	q.mu.Lock()
 	defer q.mu.Unlock()
-	if q.closed {
-		return
-	}
-	q.items = append(q.items, v)
+	q.add(v)
 	q.cond.Signal()
 }
 
-// pop returns the oldest item, waiting for one; ok is false once the queue
-// is closed and empty.
-func (q *queue[T]) pop() (v T, ok bool) { return q.take(true) }
+// add puts v in its group, unless the queue is closed. q.mu is held.
+func (q *queue[T]) add(v T) {
+	if q.closed {
+		return
+	}
+	g := &q.fifo
+	if q.key != nil {
+		k := q.key(v)
+		if g = q.groups[k]; g == nil {
+			g = &group[T]{key: k}
+			q.groups[k] = g
+			q.order = append(q.order, g)
+		}
+	}
+	g.items = append(g.items, v)
+	q.n++
+}
 
-// take is pop, or without wait, the oldest item if there is one.
-func (q *queue[T]) take(wait bool) (v T, ok bool) {
+// pop returns the oldest item of a queue not grouped, waiting for one; ok
+// is false once the queue is closed and empty.
+func (q *queue[T]) pop() (v T, ok bool) { return q.popAt(nil, true) }
+
+// popAt returns an item, waiting for one unless wait is false: the
+// oldest, or of a grouped queue, one for the consumer whose place is
+// *at (see place). ok is false once the queue is closed and empty, or
+// without wait, when it is empty.
+func (q *queue[T]) popAt(at **group[T], wait bool) (v T, ok bool) {
 	q.mu.Lock()
 	defer q.mu.Unlock()
-	for wait && q.head == len(q.items) && !q.closed {
+	for wait && q.n == 0 && !q.closed {
 		q.cond.Wait()
 	}
-	if q.head == len(q.items) {
+	if q.n == 0 {
 		return v, false
 	}
+	g := &q.fifo
+	if q.key != nil {
+		g = q.place(at)
+	}
 	var zero T
-	v, q.items[q.head] = q.items[q.head], zero
-	q.head++
+	v, g.items[g.head] = g.items[g.head], zero
+	g.head++
+	q.n--
 	if q.ahead > 0 {
 		q.room.Signal()
 	}
 	switch {
-	case q.head == len(q.items):
-		q.items, q.head = q.items[:0], 0
-	case q.head >= compactAfter && 2*q.head >= len(q.items):
+	case g.head == len(g.items) && q.key == nil:
+		g.items, g.head = g.items[:0], 0
+	case g.head == len(g.items):
+		g.items, g.head, g.gone = nil, 0, true
+		delete(q.groups, g.key)
+	case g.head >= compactAfter && 2*g.head >= len(g.items):
 		// Half the array is popped: the rest moves to one of its size.
 		// A queue that is not empty again before the run's end (the
 		// directories of a large tree, files pushed back by retries)
 		// would otherwise keep its largest array. Each item is copied
 		// at most once per pop that made room, so a pop stays O(1)
 		// amortized.
-		q.items, q.head = append([]T(nil), q.items[q.head:]...), 0
+		g.items, g.head = append([]T(nil), g.items[g.head:]...), 0
 	}
 	return v, true
 }
@@ -139,10 +139,6 @@ const compactAfter = 1024
 
 // close wakes every consumer; items already queued are still popped.
 func (q *queue[T]) close() {
-	if q.g != nil {
-		q.g.close()
-		return
-	}
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	q.closed = true

@@ -22,7 +22,7 @@ func TestQueueGivesBackPoppedRoom(t *testing.T) {
 		}
 	}
 	q.mu.Lock()
-	room := cap(q.items)
+	room := cap(q.fifo.items)
 	q.mu.Unlock()
 	if room > n/4 {
 		t.Errorf("10 items left hold room for %d (of %d pushed)", room, n)

@@ -37,7 +37,7 @@ func (r *run) revalidate(ctx context.Context, d dirJob, l *listing) {
 		recs  []Record
 	)
 	for i, rf := range l.files {
-		if rf.link != "" || rf.size >= 0 || !rf.mtime.IsZero() || r.excluded(rf.rel, false) {
+		if rf.link != "" || rf.size >= 0 || !rf.mtime.IsZero() || r.opts.excludes(rf.rel, false) {
 			continue
 		}
 		rec, known := r.m.get(rf.rel)

@@ -1,7 +1,5 @@
 package mirror
 
-import "time"
-
 // pathSet holds the paths the walk found on the remote side, and what it
 // took at each (claim): one small value a path, so that the walk of a
 // tree of a million files holds about 60 bytes for each (and its path,
@@ -14,10 +12,10 @@ type pathSet struct {
 	odd   map[string]entryKind
 }
 
-// seenKind is an entryKind packed, or a path only seen (markSeen).
+// seenKind is an entryKind packed, or a path only seen (mark).
 type seenKind struct {
 	size  int64
-	mtime int64 // Unix nanoseconds; noTime for the zero time
+	mtime int64 // packTime
 	flags uint8
 }
 
@@ -56,26 +54,20 @@ func (s *pathSet) lookup(rel string) (k entryKind, taken, seen bool) {
 	case v.flags&seenDir != 0:
 		return entryKind{dir: true}, true, true
 	}
-	k.size = v.size
-	if v.mtime != noTime {
-		k.mtime = time.Unix(0, v.mtime)
-	}
-	return k, true, true
+	return entryKind{size: v.size, mtime: unpackTime(v.mtime)}, true, true
 }
 
 // take records k at rel.
 func (s *pathSet) take(rel string, k entryKind) {
-	switch {
-	case k.dir:
+	if k.dir {
 		s.paths.put(rel, seenKind{flags: seenDir})
-	case k.link != "" || !k.mtime.IsZero() && (k.mtime.Year() < 1678 || k.mtime.Year() > 2261):
+		return
+	}
+	mtime, ok := packTime(k.mtime)
+	if k.link != "" || !ok {
 		s.paths.put(rel, seenKind{flags: seenOdd})
 		s.odd[rel] = k
-	default:
-		v := seenKind{size: k.size, mtime: noTime}
-		if !k.mtime.IsZero() {
-			v.mtime = k.mtime.UnixNano()
-		}
-		s.paths.put(rel, v)
+		return
 	}
+	s.paths.put(rel, seenKind{size: k.size, mtime: mtime})
 }

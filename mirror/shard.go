@@ -1,6 +1,7 @@
 package mirror
 
 import (
+	"bufio"
 	"errors"
 	"fmt"
 	"hash/fnv"
@@ -88,29 +89,36 @@ func MergeManifests(out string, in ...string) error {
 			merged.Files[rel], from[rel] = r, name
 		}
 	}
-	b, err := merged.encode()
+	err := os.MkdirAll(filepath.Dir(out), 0o755)
+	if err == nil {
+		err = replaceFile(out, merged.writeTo)
+	}
 	if err != nil {
-		return fmt.Errorf("mirror: merge: %w", err)
-	}
-	if err := os.MkdirAll(filepath.Dir(out), 0o755); err != nil {
-		return fmt.Errorf("mirror: merge: %w", err)
-	}
-	tmp, err := os.CreateTemp(filepath.Dir(out), ".manifest-*")
-	if err != nil {
-		return fmt.Errorf("mirror: merge: %w", err)
-	}
-	_, werr := tmp.Write(append(b, '\n'))
-	serr := tmp.Sync()
-	cerr := tmp.Close()
-	if err := errors.Join(werr, serr, cerr, os.Chmod(tmp.Name(), 0o644)); err != nil {
-		os.Remove(tmp.Name())
-		return fmt.Errorf("mirror: merge: %w", err)
-	}
-	if err := os.Rename(tmp.Name(), out); err != nil {
-		os.Remove(tmp.Name())
 		return fmt.Errorf("mirror: merge: %w", err)
 	}
 	return nil
+}
+
+// replaceFile writes the file name with write, atomically: into a
+// temporary file beside it (mode 0644), synced, then renamed over it.
+func replaceFile(name string, write func(io.Writer) error) error {
+	tmp, err := os.CreateTemp(filepath.Dir(name), "."+filepath.Base(name)+".tmp*")
+	if err != nil {
+		return err
+	}
+	defer os.Remove(tmp.Name()) // fails, harmlessly, after the rename
+	w := bufio.NewWriterSize(tmp, 256<<10)
+	err = write(w)
+	if err == nil {
+		err = errors.Join(w.Flush(), tmp.Sync(), tmp.Chmod(0o644))
+	}
+	if cerr := tmp.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return err
+	}
+	return os.Rename(tmp.Name(), name)
 }
 
 func readManifestFile(name string) (*manifest, error) {

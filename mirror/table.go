@@ -55,7 +55,6 @@ func (t *table[V]) find(key string) *tableEntry[V] {
 	}
 }
 
-// get returns the value of key.
 func (t *table[V]) get(key string) (v V, ok bool) {
 	if key == "" {
 		return t.empty, t.hasEmpty
@@ -66,7 +65,6 @@ func (t *table[V]) get(key string) (v V, ok bool) {
 	return v, false
 }
 
-// put sets the value of key.
 func (t *table[V]) put(key string, v V) {
 	if key == "" {
 		t.empty, t.hasEmpty = v, true
@@ -147,7 +145,6 @@ func (t *table[V]) delete(key string) {
 	t.live--
 }
 
-// len returns the number of keys.
 func (t *table[V]) len() int {
 	if t.hasEmpty {
 		return t.live + 1
@@ -167,10 +164,6 @@ func (t *table[V]) all(f func(key string, v V) bool) {
 	}
 }
 
-// clear removes every key.
-func (t *table[V]) clear() { *t = table[V]{} }
-
-// clone returns a copy of t.
 func (t *table[V]) clone() table[V] {
 	c := *t
 	c.slots = append([]uint32(nil), t.slots...)

@@ -124,86 +124,49 @@ func newWalker(start *uri.URL, opts Options) (walker, error) {
 	return nil, fmt.Errorf("%w: %s", ErrUnsupported, start.Scheme)
 }
 
-// fetchListing fetches a listing URL and reads its body, failing with
-// an error wrapping proto.ErrProtocol as soon as more than the request's
+// fetchListing fetches a listing URL and reads its body: kept (keep), or
+// read through (the driver gave the entries). It fails with an error
+// wrapping proto.ErrProtocol as soon as more than the request's
 // ListingCap bytes arrive.
-func fetchListing(ctx context.Context, f Fetcher, req *proto.Request, u *uri.URL) (*proto.Response, []byte, error) {
+func fetchListing(ctx context.Context, f Fetcher, req *proto.Request, u *uri.URL, keep bool) (*proto.Response, []byte, error) {
 	resp, err := f.Fetch(ctx, u, req)
 	if err != nil {
 		return nil, nil, err
 	}
 	defer resp.Body.Close()
-	b, err := readListing(resp.Body, listingCap(req), u)
-	if err != nil {
+	limit := cmp.Or(max(req.Options.ListingCap, 0), proto.DefaultListingCap)
+	body := io.LimitReader(resp.Body, limit+1)
+	var b []byte
+	var n int64
+	if keep {
+		b, err = io.ReadAll(body)
+		n = int64(len(b))
+	} else {
+		n, err = io.Copy(io.Discard, body)
+	}
+	switch {
+	case err != nil:
 		return nil, nil, err
+	case n > limit:
+		return nil, nil, fmt.Errorf("mirror: listing of %s is over %d bytes (--max-listing): %w", u.Redacted(), limit, proto.ErrProtocol)
 	}
 	return resp, b, nil
 }
 
-// drainListing fetches a listing URL and reads its body through without
-// keeping it (the driver gave the entries), failing with an error
-// wrapping proto.ErrProtocol as soon as more than the request's
-// ListingCap bytes arrive.
-func drainListing(ctx context.Context, f Fetcher, req *proto.Request, u *uri.URL) (*proto.Response, error) {
-	resp, err := f.Fetch(ctx, u, req)
-	if err != nil {
-		return nil, err
-	}
-	defer resp.Body.Close()
-	limit := listingCap(req)
-	n, err := io.Copy(io.Discard, io.LimitReader(resp.Body, limit+1))
-	switch {
-	case err != nil:
-		return nil, err
-	case n > limit:
-		return nil, overCap(u, limit)
-	}
-	return resp, nil
-}
-
-// listingCap is the most bytes of a listing that req reads.
-func listingCap(req *proto.Request) int64 {
-	return cmp.Or(max(req.Options.ListingCap, 0), proto.DefaultListingCap)
-}
-
-// readListing reads body to its end, failing with an error wrapping
-// proto.ErrProtocol as soon as more than limit bytes arrive.
-func readListing(body io.Reader, limit int64, u *uri.URL) ([]byte, error) {
-	b, err := io.ReadAll(io.LimitReader(body, limit+1))
-	if err != nil {
-		return nil, err
-	}
-	if int64(len(b)) > limit {
-		return nil, overCap(u, limit)
-	}
-	return b, nil
-}
-
-// overCap is the error of a listing of u over limit bytes.
-func overCap(u *uri.URL, limit int64) error {
-	return fmt.Errorf("mirror: listing of %s is over %d bytes (--max-listing): %w", u.Redacted(), limit, proto.ErrProtocol)
-}
-
-// skip reports an entry that is not mirrored: skipped when it is not an
-// entry of the tree to copy (another server, a name that leaves the
-// target), failed when it is one whose name cannot be a local name
-// (errNotLocal).
-func skip(rel string, u *uri.URL, err error) EntryReport {
-	r := EntryReport{Path: rel, Status: StatusSkipped, Reason: err.Error(), err: err}
+// skip adds to l an entry that is not mirrored, reported under p:
+// skipped when it is not an entry of the tree to copy (another server, a
+// name that leaves the target), failed when it is one whose name cannot
+// be a local name (errNotLocal). rel, when known, is its relative path,
+// so that --exclude can leave it out of the report (run.take).
+func (l *listing) skip(p, rel string, u *uri.URL, err error) {
+	r := EntryReport{Path: p, Status: StatusSkipped, Reason: err.Error(), err: err, rel: rel}
 	if errors.Is(err, errNotLocal) {
 		r.Status = StatusFailed
 	}
 	if u != nil {
 		r.URL = u.Redacted()
 	}
-	return r
-}
-
-// named records the relative path rel of an entry that is not mirrored,
-// so that --exclude can leave it out of the report (run.take).
-func named(r EntryReport, rel string) EntryReport {
-	r.rel = rel
-	return r
+	l.skipped = append(l.skipped, r)
 }
 
 // quoteName renders a hostile remote name safely for a report.
@@ -215,7 +178,7 @@ func sameServer(start, u *uri.URL) bool {
 		start.Hostname() == u.Hostname() && start.PortNumber() == u.PortNumber()
 }
 
-// cloneURL returns a shallow copy of u with a new path and no query.
+// withPath returns a shallow copy of u with a new path and no query.
 func withPath(u *uri.URL, p string) *uri.URL {
 	c := *u
 	c.Path = p

@@ -35,7 +35,7 @@ func ftpTree(start *uri.URL, opts Options) (walker, error) {
 	}
 	w.keepVersions = opts.KeepVersions
 	if len(opts.Exclude) > 0 || len(opts.Include) > 0 || opts.Shards > 1 {
-		w.exclude = func(rel string) bool { return excludedBy(&opts, rel, false) }
+		w.exclude = func(rel string) bool { return opts.excludes(rel, false) }
 	}
 	return w, nil
 }
@@ -111,7 +111,7 @@ func listEntries(ctx context.Context, f Fetcher, req *proto.Request, u *uri.URL,
 			return notes, err
 		}
 	}
-	resp, err := drainListing(ctx, f, req, u)
+	resp, _, err := fetchListing(ctx, f, req, u, false)
 	if err != nil {
 		return nil, err
 	}
@@ -218,11 +218,11 @@ func (w *ftpWalker) add(l *listing, like *sumAcc, d dirJob, e proto.Entry) {
 	}
 	rel := joinRel(d.rel, name)
 	if err := checkName(name); err != nil {
-		l.skipped = append(l.skipped, named(skip(joinRel(d.rel, quoteName(e.Name)), nil, err), rel))
+		l.skip(joinRel(d.rel, quoteName(e.Name)), rel, nil, err)
 		return
 	}
 	if err := checkFTPRel(d.rel, name, rel); err != nil {
-		l.skipped = append(l.skipped, named(skip(rel, nil, err), rel))
+		l.skip(rel, rel, nil, err)
 		return
 	}
 	var rf remoteFile
@@ -233,14 +233,14 @@ func (w *ftpWalker) add(l *listing, like *sumAcc, d dirJob, e proto.Entry) {
 		return
 	case proto.EntryLink:
 		if e.Target == "" {
-			l.skipped = append(l.skipped, skip(rel, nil, errors.New("symbolic link without a target in the listing")))
+			l.skip(rel, "", nil, errors.New("symbolic link without a target in the listing"))
 			return
 		}
 		rf = remoteFile{rel: rel, size: -1, link: e.Target}
 	case proto.EntryFile:
 		rf = remoteFile{rel: rel, size: e.Size, mtime: e.ModTime, typecode: w.typecode[0]}
 	default:
-		l.skipped = append(l.skipped, skip(rel, nil, fmt.Errorf("not a regular file (%s)", e.Type)))
+		l.skip(rel, "", nil, fmt.Errorf("not a regular file (%s)", e.Type))
 		return
 	}
 	like.file(name, rf.size, rf.mtime, rf.link)

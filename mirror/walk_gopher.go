@@ -72,7 +72,7 @@ func (w *gopherWalker) relOf(sel string) (string, error) {
 const gopherFileTypes = "04569gIsdhp;PcMx"
 
 func (w *gopherWalker) list(ctx context.Context, f Fetcher, req *proto.Request, d dirJob) (*listing, error) {
-	resp, raw, err := fetchListing(ctx, f, req, d.url)
+	resp, raw, err := fetchListing(ctx, f, req, d.url, true)
 	if errors.Is(err, gopher.ErrEmptyMenu) && d.rel != "" {
 		// Nothing, and no "." line: pygopherd's empty directory, or a
 		// menu cut before its first line. It is judged as a menu that
@@ -158,7 +158,7 @@ func (l *listing) addItem(w *gopherWalker, e proto.Entry) {
 	if e.URL == "" {
 		// A host no URL can hold ("[::1]", "a b", "h/x"): not the
 		// starting server, and named, as an item elsewhere is.
-		l.skipped = append(l.skipped, skip(quoteName(e.Name), nil, errOtherServer))
+		l.skip(quoteName(e.Name), "", nil, errOtherServer)
 		return
 	}
 	u, perr := uri.Parse(e.URL)
@@ -168,27 +168,27 @@ func (l *listing) addItem(w *gopherWalker, e proto.Entry) {
 		v, err = u.Gopher()
 	}
 	if perr != nil || errors.Is(err, uri.ErrOtherScheme) {
-		l.skipped = append(l.skipped, skip(quoteName(e.Name), nil, fmt.Errorf("item type %s is not a gopher document", t)))
+		l.skip(quoteName(e.Name), "", nil, fmt.Errorf("item type %s is not a gopher document", t))
 		return
 	}
 	if !sameServer(w.start, u) {
-		l.skipped = append(l.skipped, skip(quoteName(e.Name), u, errOtherServer))
+		l.skip(quoteName(e.Name), "", u, errOtherServer)
 		return
 	}
 	if err != nil {
-		l.skipped = append(l.skipped, skip(quoteName(e.Name), u, err))
+		l.skip(quoteName(e.Name), "", u, err)
 		return
 	}
 	rel, err := w.relOf(v.Selector)
 	if err != nil {
-		l.skipped = append(l.skipped, skip(quoteName(v.Selector), u, err))
+		l.skip(quoteName(v.Selector), "", u, err)
 		return
 	}
 	switch {
 	case t == "1":
 		l.dirs = append(l.dirs, dirJob{rel: rel, url: u})
 	case t == "h" && strings.HasPrefix(v.Selector, "URL:"):
-		l.skipped = append(l.skipped, skip(rel, u, fmt.Errorf("item type h points at another URL")))
+		l.skip(rel, "", u, fmt.Errorf("item type h points at another URL"))
 	case strings.Contains(gopherFileTypes, t) && len(t) == 1:
 		// A text (type 0) is read as RFC 1436 section 3.8 has it: the
 		// "." line that ends it is not part of the document, nor are the
@@ -205,7 +205,7 @@ func (l *listing) addItem(w *gopherWalker, e proto.Entry) {
 		}
 		l.files = append(l.files, rf)
 	default:
-		l.skipped = append(l.skipped, skip(rel, u, fmt.Errorf("item type %s is not a document", t)))
+		l.skip(rel, "", u, fmt.Errorf("item type %s is not a document", t))
 	}
 }
 
@@ -379,7 +379,7 @@ func (r *run) sumAgain(ctx context.Context, rel string, m menuRead) ([32]byte, e
 		}
 		return *l.listSum, nil
 	}
-	_, raw, err := fetchListing(ctx, r.f, r.request(proto.Options{}), m.url)
+	_, raw, err := fetchListing(ctx, r.f, r.request(proto.Options{}), m.url, true)
 	if errors.Is(err, gopher.ErrEmptyMenu) {
 		raw, err = nil, nil // nothing again: compared as no bytes (see list)
 	}
@@ -389,9 +389,7 @@ func (r *run) sumAgain(ctx context.Context, rel string, m menuRead) ([32]byte, e
 // menuFailed reports the menu of the directory rel failed with err and
 // keeps Delete out of the directory.
 func (r *run) menuFailed(rel string, m menuRead, err error) {
-	r.mu.Lock()
-	r.unlistable = append(r.unlistable, rel)
-	r.mu.Unlock()
+	r.keepOut(rel)
 	p := cmp.Or(rel, ".")
 	if m.menu() {
 		p = joinRel(rel, menuName)

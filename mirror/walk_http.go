@@ -66,7 +66,7 @@ func (w *httpWalker) redirected(rf remoteFile, loc *uri.URL) (dirJob, bool, erro
 }
 
 func (w *httpWalker) list(ctx context.Context, f Fetcher, req *proto.Request, d dirJob) (*listing, error) {
-	resp, body, err := fetchListing(ctx, f, req, d.url)
+	resp, body, err := fetchListing(ctx, f, req, d.url, true)
 	if err != nil {
 		return nil, err
 	}
@@ -85,7 +85,7 @@ func (w *httpWalker) list(ctx context.Context, f Fetcher, req *proto.Request, d 
 // page returns the entries of d's index page body: nginx's JSON index,
 // or the links of a page.
 func (w *httpWalker) page(d dirJob, mediaType string, body []byte) *listing {
-	if isJSONIndex(mediaType) {
+	if mediaType == "application/json" {
 		if ls, ok := parseJSONIndex(body); ok {
 			return w.linked(d, d.url, ls)
 		}
@@ -141,7 +141,7 @@ func (w *httpWalker) linked(d dirJob, base *uri.URL, ls []link) *listing {
 		seen[key] = true
 		switch {
 		case e.err != nil:
-			l.skipped = append(l.skipped, named(skip(quoteName(e.rel), e.url, e.err), e.rel))
+			l.skip(quoteName(e.rel), e.rel, e.url, e.err)
 		case e.isDir:
 			l.dirs = append(l.dirs, dirJob{rel: e.rel, url: e.url})
 		default:
