@@ -187,7 +187,7 @@ func (c *conn) listenActive(sp *activeSpec) (net.Listener, error) {
 			ln.Close()
 			return nil, fmt.Errorf("ftp: EPRT: %w", err)
 		}
-		err := c.command(cmd)
+		_, _, err := c.cmd(2, cmd)
 		switch code := replyCode(err); {
 		case err == nil:
 			return ln, nil
@@ -206,17 +206,11 @@ func (c *conn) listenActive(sp *activeSpec) (net.Listener, error) {
 	}
 	a := ip.As4()
 	cmd := fmt.Sprintf("PORT %d,%d,%d,%d,%d,%d", a[0], a[1], a[2], a[3], port>>8, port&0xff)
-	if err := c.command(cmd); err != nil {
+	if _, _, err := c.cmd(2, cmd); err != nil {
 		ln.Close()
 		return nil, c.fail(cmd, err)
 	}
 	return ln, nil
-}
-
-// command sends one command and reads its reply, which must be 2xx.
-func (c *conn) command(cmd string) error {
-	_, _, err := c.cmd(2, cmd)
-	return err
 }
 
 // listenRange listens on ip at a port of low..high (any port when low is

@@ -205,45 +205,28 @@ func (c *conn) noop() error {
 	return err
 }
 
-// size sends SIZE arg (RFC 3659 section 4): 213 and the size in octets.
-// A reply that holds no size is an error, but not a failed connection.
-func (c *conn) size(arg string) (int64, error) {
-	_, msg, err := c.cmd(StatusFile, "SIZE "+arg)
-	if err != nil {
-		return -1, err
-	}
-	n, err := strconv.ParseInt(strings.TrimSpace(msg), 10, 64)
-	if err != nil || n < 0 {
-		return -1, fmt.Errorf("ftp: SIZE answered %q", termtext.Escape(msg, 80))
-	}
-	return n, nil
-}
-
-// modTime sends MDTM arg (RFC 3659 section 3): 213 and a time-val. A
-// reply that holds no time gives the zero time, and no error.
-func (c *conn) modTime(arg string) (time.Time, error) {
-	_, msg, err := c.cmd(StatusFile, "MDTM "+arg)
-	if err != nil {
-		return time.Time{}, err
-	}
-	t, _ := parseMLSDTime(strings.TrimSpace(msg))
-	return t, nil
-}
-
-// fileFacts asks the size (SIZE, when withSize) and the time (MDTM, when
-// withTime and FEAT offers it) of name. A refusal leaves the value
+// fileFacts asks the size (SIZE, RFC 3659 section 4, when withSize) and
+// the time (MDTM, section 3, when withTime and FEAT offers it) of name. A
+// refusal, or a reply that holds no size or time-val, leaves the value
 // unknown (-1, the zero time); only a failed connection is an error.
 func (c *conn) fileFacts(name string, withSize, withTime bool) (size int64, mtime time.Time, err error) {
-	// size and modTime give -1 and the zero time with any error.
 	size = -1
 	if withSize {
-		if size, err = c.size(name); replyCode(err) == 0 && isConnError(err) {
+		_, msg, err := c.cmd(StatusFile, "SIZE "+name)
+		if replyCode(err) == 0 && isConnError(err) {
 			return -1, mtime, c.fail("", err)
+		}
+		if n, perr := strconv.ParseInt(strings.TrimSpace(msg), 10, 64); err == nil && perr == nil && n >= 0 {
+			size = n
 		}
 	}
 	if withTime && c.feat.has("MDTM") {
-		if mtime, err = c.modTime(name); replyCode(err) == 0 && isConnError(err) {
+		_, msg, err := c.cmd(StatusFile, "MDTM "+name)
+		if replyCode(err) == 0 && isConnError(err) {
 			return -1, mtime, c.fail("", err)
+		}
+		if err == nil {
+			mtime, _ = parseMLSDTime(strings.TrimSpace(msg))
 		}
 	}
 	return size, mtime, nil
