@@ -1,7 +1,6 @@
 package ftp
 
 import (
-	"errors"
 	"net/textproto"
 	"strings"
 
@@ -59,20 +58,13 @@ func (d *Driver) nlstFallback(c *conn, pl plan) ([]proto.Entry, error) {
 	return entries, nil // nil for none
 }
 
-// fallbackNames lists the directory c is in with NLST, pipelined when the
-// Driver pipelines. A refused NLST returns nil names and no error (an
-// empty listing, an empty slice); an error is a failed connection.
+// fallbackNames lists the directory c is in with NLST (dirList.once: in
+// active, pipelined or plain passive mode, as any listing). A refused
+// NLST returns nil names and no error (an empty listing, an empty
+// slice); an error is a failed connection.
 func (d *Driver) fallbackNames(c *conn) ([]string, error) {
-	c.cap = &capture{max: d.listingCap(c)}
-	err := errNoPipeline
-	if d.PipelinePassive && !c.noPipeline {
-		err = c.pipelinedList("NLST", "")
-	}
-	if errors.Is(err, errNoPipeline) {
-		err = c.plainList(nil, "NLST", "")
-	}
-	raw := c.cap.text().String()
-	c.cap = nil
+	l := &dirList{d: d, c: c, verb: "NLST", format: formatNLST, cap: d.listingCap(c)}
+	raw, err := l.once()
 	if err != nil {
 		if replyCode(err) != 0 {
 			c.w.note("NLST refused (%v): no fallback", err)
@@ -80,7 +72,7 @@ func (d *Driver) fallbackNames(c *conn) ([]string, error) {
 		}
 		return nil, c.fail("", err)
 	}
-	return splitText(raw), nil // never nil
+	return splitText(raw.String()), nil // never nil
 }
 
 // pwdName asks PWD and returns the directory it names, "" when it names
