@@ -344,8 +344,7 @@ func (c *conn) fail(what string, err error) error {
 	if ctxErr := c.ctxErr(); ctxErr != nil && isConnError(err) {
 		err = fmt.Errorf("%w (%w)", ctxErr, err)
 	}
-	e := cmdError(cmd, err)
-	return c.scrub(e)
+	return c.scrub(cmdError(cmd, err))
 }
 
 // cutLine reports whether err, net/textproto's complaint about a reply
@@ -367,22 +366,18 @@ func (c *conn) ctxErr() error {
 
 // scrub makes sure the password never leaves in an error: a server that
 // echoes it in a reply has its text redacted.
-func (c *conn) scrub(err error) error {
-	if len(c.w.secret) < 3 || !strings.Contains(err.Error(), c.w.secret) {
-		return err
-	}
-	var ce *CommandError
-	if errors.As(err, &ce) {
-		var te *textproto.Error
-		if errors.As(ce.Err, &te) {
-			ce.Err = &textproto.Error{Code: te.Code, Msg: c.w.redact(te.Msg)}
-		}
-		if strings.Contains(ce.Error(), c.w.secret) {
-			ce.Err = errors.New(c.w.redact(ce.Err.Error()))
-		}
+func (c *conn) scrub(ce *CommandError) error {
+	if len(c.w.secret) < 3 || !strings.Contains(ce.Error(), c.w.secret) {
 		return ce
 	}
-	return errors.New(c.w.redact(err.Error()))
+	var te *textproto.Error
+	if errors.As(ce.Err, &te) {
+		ce.Err = &textproto.Error{Code: te.Code, Msg: c.w.redact(te.Msg)}
+	}
+	if strings.Contains(ce.Error(), c.w.secret) {
+		ce.Err = errors.New(c.w.redact(ce.Err.Error()))
+	}
+	return ce
 }
 
 // isConnError reports whether err is a failure of the connection itself
