@@ -72,7 +72,7 @@ func (t text) reader() io.Reader {
 	return io.MultiReader(rs...)
 }
 
-// listed is a listing's bytes and what they hold (parseListingSelf).
+// listed is a listing's bytes and what they hold (parseChunks).
 // A listing read by a stream keeps neither its bytes nor its entries.
 type listed struct {
 	text     text

@@ -64,7 +64,7 @@ func optArg(flags, path string) string {
 // listAllMiss says why an answer to LIST -a is not taken as the listing
 // (see the table above), or "" when it is. err is the command's error;
 // entries, unparsed and self describe a successful answer
-// (parseListingSelf).
+// (parseChunks).
 func listAllMiss(err error, entries, unparsed int, self bool) string {
 	switch {
 	case err != nil:

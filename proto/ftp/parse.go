@@ -77,25 +77,14 @@ func (t text) lineCap() int {
 // Names are kept exactly as the server sent them: they may hold "/", "..",
 // CR or any other byte, and must be checked before use as local paths.
 func parseListing(raw []byte, format, syst string, now time.Time) (entries []proto.Entry, unparsed []string) {
-	entries, unparsed, _ = parseListingSelf(raw, format, syst, now)
+	entries, unparsed, _ = newLineParser(format, syst, now).parseChunks(text{string(raw)}, format)
 	return entries, unparsed
 }
 
-// parseListingSelf is parseListing that also reports whether the listing
-// had an entry "." or ".." (left out of entries): a LIST answer with one
-// shows that the server honoured LIST -a (listall.go).
-func parseListingSelf(raw []byte, format, syst string, now time.Time) (entries []proto.Entry, unparsed []string, self bool) {
-	p := newLineParser(format, syst, now)
-	return p.parseText(string(raw), format)
-}
-
-// parseText is parseListingSelf of a listing in a string, whose memory
-// the entries' names share.
-func (p lineParser) parseText(s, format string) (entries []proto.Entry, unparsed []string, self bool) {
-	return p.parseChunks(text{s}, format)
-}
-
-// parseChunks is parseText of a listing in chunks of whole lines (text).
+// parseChunks is parseListing of a listing in chunks of whole lines
+// (text), whose memory the entries' names share. self reports whether the
+// listing had an entry "." or ".." (left out of entries): a LIST answer
+// with one shows that the server honoured LIST -a (listall.go).
 func (p lineParser) parseChunks(t text, format string) (entries []proto.Entry, unparsed []string, self bool) {
 	if format == formatNLST {
 		entries = make([]proto.Entry, 0, t.lineCap())
@@ -197,10 +186,6 @@ func (l *listing) drop(r *parsedLine) {
 	l.inOrder = false
 }
 
-// parseLines reads the lines of one listing. Most are read one by one;
-// what the whole listing shows decides the rest: the language of month
-// names (readLocal) and whether a space after a year is padding
-// (settlePadding).
 // add adds e, read from the line r, to l (lean when p is).
 func (p *lineParser) add(l *listing, r *parsedLine, e proto.Entry) {
 	if p.lean {
@@ -209,6 +194,10 @@ func (p *lineParser) add(l *listing, r *parsedLine, e proto.Entry) {
 	l.add(r, e)
 }
 
+// parseLines reads the lines of one listing. Most are read one by one;
+// what the whole listing shows decides the rest: the language of month
+// names (readLocal) and whether a space after a year is padding
+// (settlePadding).
 func (p *lineParser) parseLines(lines []string) *listing {
 	rows := make([]parsedLine, len(lines))
 	for i, line := range lines {

@@ -238,7 +238,7 @@ func (l *dirList) completeStream(path string, got listed, cut string) (listed, s
 	}
 	p := newLineParser(formatLIST, c.syst, time.Now())
 	p.lean = st.p.lean
-	entries, unparsed, _ := p.parseText(string(e.fwd)+"\r\n"+string(e.added()), formatLIST)
+	entries, unparsed, _ := p.parseChunks(text{string(e.fwd) + "\r\n" + string(e.added())}, formatLIST)
 	whole := make(map[uint64]proto.Entry, len(entries))
 	for _, en := range entries {
 		whole[st.hash(en.Name)] = en
