@@ -29,7 +29,6 @@ import (
 type conn struct {
 	key    poolKey
 	w      *wire
-	addr   string // host:port as dialled
 	peer   string // IP address of the control connection's peer
 	cancel context.CancelFunc
 
@@ -110,11 +109,10 @@ type limits struct {
 	tlsCfg  *tls.Config
 }
 
-// dialConn opens the control connection to addr, reads the greeting, logs
-// in and records the login directory; with first, it also enters that
-// directory (login). The connection is returned bound to
-// ctx and req. When noMLSD is not empty (it says why, for the trace) it
-// lists with LIST even when FEAT offers MLST.
+// dialConn opens the control connection to key.addr, reads the greeting
+// and logs in (login), and returns it bound to ctx and req. When noMLSD is
+// not empty (it says why, for the trace) it lists with LIST even when
+// FEAT offers MLST.
 func dialConn(ctx context.Context, req *proto.Request, key poolKey, cr creds, lim limits, noMLSD string, first []string) (*conn, error) {
 	if err := context.Cause(ctx); err != nil {
 		// The dial below is detached from ctx (the connection may
@@ -173,17 +171,16 @@ func dialControl(ctx context.Context, req *proto.Request, key poolKey) (*conn, n
 		raw.Close()
 		return nil, nil, fmt.Errorf("ftp: dial %s: control connection is not TCP (%T)", key.addr, raw.RemoteAddr())
 	}
-	c := &conn{key: key, addr: key.addr, peer: tcp.IP.String(), cancel: cancel, atKnown: true}
+	c := &conn{key: key, peer: tcp.IP.String(), cancel: cancel, atKnown: true}
 	c.ctx, c.req, c.stop = ctx, req, stop
 	return c, raw, nil
 }
 
-// login logs in (USER, PASS), asks FEAT, sends TYPE I and, when
-// lim.reuse, PWD (c.pwd, path.go), all three with PASS (logIn), and with them, for
-// first (Driver.firstDir), a CWD there, SYST and EPSV (enterFirst); then
-// it protects the data connections when TLS is on. When noMLSD is not
-// empty it lists with LIST even when FEAT offers MLST. Names are octets:
-// no OPTS UTF8 ON, which makes some servers re-encode them.
+// login logs in (logIn) with FEAT, TYPE I and, when lim.reuse, PWD in
+// the write of PASS, and for first (Driver.firstDir) a CWD there, SYST
+// and EPSV (enterFirst); then it protects the data connections when TLS
+// is on. No OPTS UTF8 ON: names are octets, which it would make some
+// servers re-encode.
 func (c *conn) login(cr creds, noMLSD string, lim limits, first []string) error {
 	pwd := lim.reuse
 	ahead := []string{"FEAT", "TYPE I"}
@@ -233,12 +230,11 @@ func (c *conn) login(cr creds, noMLSD string, lim limits, first []string) error 
 }
 
 // enterFirst reads the replies to login's CWD to first (its segments
-// joined, relative to the login directory; none for no segment) and
-// SYST, and leaves EPSV's owed to the first transfer. The connection is
-// in first when the CWD succeeded and PWD gave a Unix path (as for
-// fullPath), or there was no CWD; else its place is not known and its
-// first URL starts from the login directory, or, with none to return to,
-// it is dropped (errFirstLost).
+// joined; none for no segment) and SYST, and leaves EPSV's owed. The
+// connection is known to be in first when the CWD succeeded and PWD gave
+// a Unix path (as for fullPath), or there was no CWD; else its first URL
+// starts from the login directory, or, with none, it is dropped
+// (errFirstLost).
 func (c *conn) enterFirst(first []string) error {
 	var err error
 	if c.moved = len(first) > 0; c.moved {
@@ -264,11 +260,9 @@ func (c *conn) enterFirst(first []string) error {
 // login directory to return to (dialConn dials another without).
 var errFirstLost = errors.New("ftp: no login directory to return to from the directory entered at login")
 
-// dialData opens a data connection. The address of the EPSV or PASV
-// reply is used only for its port: the host is always the
+// dialData opens a data connection to the port of address on the
 // control connection's peer (a PASV reply may name any address, RFC 2577
-// section 3), and the dial goes through the request's dialer, so that its
-// policy (for example refusing private addresses) applies to data
+// section 3), through the request's dialer, whose policy applies to data
 // connections too.
 func (c *conn) dialData(network, address string) (net.Conn, error) {
 	_, port, err := net.SplitHostPort(address)
@@ -348,9 +342,8 @@ func (c *conn) fail(what string, err error) error {
 }
 
 // cutLine reports whether err, net/textproto's complaint about a reply
-// line, is about the part of a line the connection held when it ended: the
-// reader takes that part for a whole line, but the server did not send a
-// malformed reply, it stopped sending.
+// line, is about the part of a line held when the connection ended: the
+// server stopped sending, it did not send a malformed reply.
 func (c *conn) cutLine(err error) bool {
 	var tpe textproto.ProtocolError
 	return errors.As(err, &tpe) && c.w.ended && c.w.inLen > 0
@@ -420,17 +413,13 @@ func (c *conn) cwd(arg string) (warning string, err error) {
 	return "", c.fail("", err)
 }
 
-// cwdAtOnce sends the CWDs of enter together, then the commands of ahead
-// (enterThen), and then reads their replies in order: one round trip for
-// all, where one after another took one each (RFC 959 lets a client send
-// its next command before a reply; the server reads them in turn). home:
-// the first CWD returns to the login directory, and its refusal is an
-// error. Every reply is read, whatever the ones before said, so that the
-// replies stay in step, and the first refusal is the error, as it would
-// have been one after another; a CWD after a refused one went somewhere
-// else, which does not matter: the connection's place is then not known,
-// and its next URL returns to the login directory first. A refused CWD
-// with a null argument is a warning, as in cwd.
+// cwdAtOnce sends the CWDs of args, then the commands of ahead, in one
+// write, and reads their replies in order (RFC 959 section 4.2): one round
+// trip for all. home: the first CWD returns to the login directory, and
+// its refusal is an error. Every reply is read, so that the replies stay
+// in step; the first refusal is the error, as one after another, and the
+// connection's place is then not known. A refused null CWD is a warning,
+// as in cwd.
 func (c *conn) cwdAtOnce(args []string, home bool, ahead []string) (warnings []string, err error) {
 	if err := c.sendAtOnce(args, ahead); err != nil {
 		return nil, err
@@ -528,25 +517,21 @@ func (c *conn) setType(t string) error {
 	return nil
 }
 
-// enter sends the plan's CWD commands. On a reused connection that a
-// previous URL left in another directory, it first returns to the login
-// directory with an absolute CWD to what PWD reported after login (RFC
-// 1738 section 3.2.5: the path between two directories cannot be
-// deduced); when the previous URL had exactly the same CWD list, and all
-// of it succeeded, no CWD is needed, and when its list is the start of
-// this one, only the rest is sent: the server is where the first CWDs of
-// the sequence would take it, and the rest of the sequence goes on from
-// there (a mirror lists a directory, then each below it: at a 300 ms
-// round trip each level saved is 0.3 s a directory).
+// enter sends the plan's CWD commands. A reused connection that a
+// previous URL left elsewhere first returns to the login directory with
+// an absolute CWD to what PWD reported (RFC 1738 section 3.2.5: the path
+// between two directories cannot be deduced); after exactly the same CWD
+// list, all of it successful, no CWD is sent, and after a list that
+// begins this one, only the rest (a mirror lists a directory, then each
+// below it).
 func (c *conn) enter(pl plan) (warnings []string, err error) {
 	return c.enterThen(pl, nil)
 }
 
-// enterThen is enter, with the commands of ahead ("SYST", "EPSV": those of
-// the pipelined listing that follows, EPSV last) sent with the CWDs, SYST's
-// reply read as askSYST reads it and EPSV's left owed (read by passive):
-// a listing in another directory costs CWDs, EPSV and LIST two round trips,
-// not three.
+// enterThen is enter, with the commands of ahead (SYST, EPSV: those of a
+// pipelined listing) sent with the CWDs; SYST's reply is read and EPSV's
+// left owed to passive: a listing elsewhere costs two round trips, not
+// three.
 func (c *conn) enterThen(pl plan, ahead []string) (warnings []string, err error) {
 	if c.atKnown && slices.Equal(c.at, pl.cwd) {
 		return c.stayThen(pl, ahead)
@@ -580,13 +565,9 @@ func (c *conn) enterThen(pl plan, ahead []string) (warnings []string, err error)
 }
 
 // fullPath returns the absolute path of pl's directory for one CWD, when
-// the connection may take it (ok): the request asks for it
-// (Options.FTP.DirectCWD: a mirror), the login directory, from PWD, is a
-// Unix path ("/" or "/home/ftp"), and the plan's segments are all plain
-// names (not empty, ".", ".." and without "/"). On such a server the CWDs
-// of RFC 1738 section 3.2.2, one per segment from the login directory, end
-// where the one CWD to the joined path does; a fetch of a URL keeps to the
-// segments.
+// the request asks for it (Options.FTP.DirectCWD: a mirror), PWD gave a
+// Unix path and the segments are plain names (plainDirs): there the one
+// CWD ends where RFC 1738's one CWD per segment would.
 func (c *conn) fullPath(pl plan) (string, bool) {
 	if c.req == nil || !c.req.Options.FTP.DirectCWD || !strings.HasPrefix(c.pwd, "/") || !plainDirs(pl.cwd) {
 		return "", false
@@ -596,10 +577,8 @@ func (c *conn) fullPath(pl plan) (string, bool) {
 }
 
 // enterFile prepares the retrieval of pl's file: where fullPath allows
-// one CWD to its directory and the connection is elsewhere, pl.arg
-// becomes the file's absolute path and no CWD is sent (on such a server
-// RETR and SIZE of that path name the file the CWD would reach); else
-// enter.
+// and the connection is elsewhere, pl.arg becomes the file's absolute
+// path and no CWD is sent; else enter.
 func (c *conn) enterFile(pl *plan) (warnings []string, err error) {
 	if c.atKnown && slices.Equal(c.at, pl.cwd) || pl.arg == "" || strings.Contains(pl.arg, "/") {
 		return c.enter(*pl)
@@ -640,13 +619,11 @@ func (c *conn) enterFull(pl plan, full string, ahead []string) (done bool, err e
 	return false, nil
 }
 
-// leadCWD makes the CWD into pl's directory go with the listing command
-// (c.lead, sent by pipelinedList) instead of before it: for vsftpd, on a
-// pipelining connection whose EPSV went ahead, for a mirror
-// (Options.FTP.DirectCWD), when one CWD takes it there (the last segment
-// of pl below c's directory, or the absolute path) and nothing else is to
-// be sent first. The listing then costs one round trip, not two (CWD,
-// then LIST). It reports whether it did.
+// leadCWD makes the CWD into pl's directory go in the write of the
+// listing command (c.lead, sent by pipelinedList): one round trip, not
+// two. Only for vsftpd, on a pipelining connection whose EPSV went ahead,
+// for a mirror (DirectCWD), when one CWD (the last segment, or the full
+// path) gets there and nothing else goes first. It reports whether it did.
 func (c *conn) leadCWD(pl plan, ahead []string) bool {
 	if !c.vsftpd || !c.pipeCWD || c.noPipeline || c.activePort() != nil || len(ahead) > 0 || !c.hasEPSV() ||
 		!c.req.Options.FTP.DirectCWD || c.atKnown && slices.Equal(c.at, pl.cwd) {

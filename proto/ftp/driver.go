@@ -442,7 +442,7 @@ func (d *Driver) firstDir(req *proto.Request, mode proto.FTPTLS, dir []string) [
 // it) is closed.
 func (d *Driver) release(c *conn) {
 	p := d.pool()
-	retire := c.mlsd && p.refuses(c.addr, "MLSD")
+	retire := c.mlsd && p.refuses(c.key.addr, "MLSD")
 	if c.dirty && !c.dead && !retire {
 		if err := c.noop(); err != nil {
 			c.w.note("NOOP failed after an error: closing the connection")
@@ -648,7 +648,7 @@ func (d *Driver) listFailed(c *conn, format string, err error) error {
 	err = c.fail("", err)
 	if format == formatMLSD && (code == StatusBadCommand || code == StatusNotImplemented) {
 		c.w.note("MLSD refused (%d), though FEAT lists MLST: listing with LIST on a new connection", code)
-		d.pool().refuse(c.addr, "MLSD")
+		d.pool().refuse(c.key.addr, "MLSD")
 		return &mlsdError{err: err}
 	}
 	return err

@@ -88,7 +88,7 @@ func (l *dirList) askAll(path string) (sent bool, note string) {
 	if l.format != formatLIST || !c.req.Options.FTP.ListAll || !unixSystem(c.syst) {
 		return false, ""
 	}
-	if l.d.pool().refuses(c.addr, "LIST -a") {
+	if l.d.pool().refuses(c.key.addr, "LIST -a") {
 		return false, dotNamesUnlisted
 	}
 	l.arg = optArg("a", path)
@@ -120,7 +120,7 @@ func (l *dirList) allOrPlain(path string, got listed, err error) (listed, string
 		return got, "", err
 	}
 	if refused || got.n > 0 || len(got.unparsed) > 0 {
-		l.d.pool().refuse(l.c.addr, "LIST -a")
+		l.d.pool().refuse(l.c.key.addr, "LIST -a")
 		return got, dotNamesUnlisted, nil
 	}
 	return got, "", nil

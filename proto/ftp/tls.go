@@ -98,7 +98,7 @@ func (c *conn) startTLS(ctx context.Context, mode proto.FTPTLS, cfg *tls.Config)
 	if errors.As(err, &te) {
 		if mode == proto.TLSRequire {
 			c.dead = true
-			return &TLSRefusedError{Addr: c.addr, Reply: te}
+			return &TLSRefusedError{Addr: c.key.addr, Reply: te}
 		}
 		c.tlsWarning = fmt.Sprintf("the server refused TLS (AUTH TLS: %d %s): going on without encryption, the password and the data in clear", te.Code, termtext.Escape(te.Msg, 200))
 		c.w.note("%s", c.tlsWarning)
@@ -118,7 +118,7 @@ func (c *conn) startTLS(ctx context.Context, mode proto.FTPTLS, cfg *tls.Config)
 		if ctxErr := context.Cause(ctx); ctxErr != nil {
 			err = fmt.Errorf("%w (%w)", ctxErr, err)
 		}
-		return fmt.Errorf("ftp: TLS handshake with %s: %w", c.addr, err)
+		return fmt.Errorf("ftp: TLS handshake with %s: %w", c.key.addr, err)
 	}
 	st := tc.ConnectionState()
 	c.w.note("%s, %s, server %s", tls.VersionName(st.Version), tls.CipherSuiteName(st.CipherSuite), verifiedNote(cfg, st))
