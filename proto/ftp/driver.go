@@ -499,7 +499,7 @@ func (d *Driver) listIn(c *conn, pl plan, st *stream, lead bool) (string, listed
 			return "", listed{}, listNotes{}, err
 		}
 	}
-	l := &dirList{d: d, c: c, nlst: pl.act == actNLST, verb: verb, arg: pl.arg, format: format, cap: d.listingCap(c), st: st}
+	l := &dirList{d: d, c: c, verb: verb, arg: pl.arg, format: format, cap: d.listingCap(c), st: st}
 	if st != nil {
 		st.links = format == formatMLSD && pl.arg == ""
 	}
