@@ -21,11 +21,10 @@ var errBodyClosed = errors.New("ftp: read on closed body")
 // than the bytes when thousands of small files go through one Driver.
 var copyBuffers = sync.Pool{New: func() any { b := make([]byte, 256<<10); return &b }}
 
-// body streams one RETR. When the data connection reaches its end, body
-// reads the server's completion reply (226) and, when SIZE gave the
-// length, checks that every byte came; only then does Read return io.EOF,
-// so that a transfer cut short is an error and never a silent truncation.
-// The control connection goes back to the Driver at that moment.
+// body streams one RETR. At the data connection's end it reads the
+// completion reply (226) and, when SIZE gave the length, checks that
+// every byte came; only then does Read return io.EOF, so that a transfer
+// cut short is an error, and the control connection goes back.
 type body struct {
 	d    *Driver
 	c    *conn          // nil once given back
@@ -113,8 +112,7 @@ const spliceChunk = 256 << 10
 const spliceMin = 64 << 10
 
 // spliceConn returns the data connection when its bytes can go to a file
-// without being read here: a plain TCP connection (no TLS), not captured
-// for a trace, in TYPE I (no line-end conversion; checked by the caller).
+// without being read here: plain TCP (no TLS), not captured.
 func (b *body) spliceConn() *proto.DeadlineConn {
 	d, ok := b.r.data.(*dataConn)
 	if !ok || d.cap != nil {
@@ -127,10 +125,9 @@ func (b *body) spliceConn() *proto.DeadlineConn {
 	return dc
 }
 
-// readToFile is WriteTo's path into a file (proto.FileWriter): the data
-// connection's bytes are moved into f by the kernel where it can
-// (splice(2) on Linux), counted as Read counts them, and the transfer
-// ends as after Read: completion reply, length check.
+// readToFile is WriteTo's path into a file (proto.FileWriter): the kernel
+// moves the bytes (splice(2) on Linux), counted as Read counts them, and
+// the transfer ends as after Read.
 func (b *body) readToFile(dc *proto.DeadlineConn, f *os.File, fw proto.FileWriter) (int64, error) {
 	var total int64
 	for {
@@ -175,29 +172,23 @@ func (b *body) finish() error {
 		code := replyCode(cerr)
 		switch {
 		case code >= 500 && b.want >= 0 && b.raw.n < b.want:
-			// The server said 150 and sent part of the file, then a
-			// permanent failure (ftpserverlib answers 550 when the
-			// data connection broke under it): the file is there,
-			// the transfer was cut. Not "not found": another attempt
-			// may get it all.
+			// Part of the file, then a permanent failure
+			// (ftpserverlib's 550 when the data connection broke):
+			// a cut transfer, not "not found".
 			cerr = fmt.Errorf("transfer ended after %s, then %d %s: %w", b.got(), code, termtext.Escape(replyMsg(cerr), traceMax), io.ErrUnexpectedEOF)
 		case code > 0 && code < 200:
 			// A second preliminary reply where the completion reply
 			// was due (RFC 959 section 4.2: after 1yz comes 2yz, 4yz
-			// or 5yz). Pure-FTPd answers so when the data connection
-			// broke under it: "150 0.004 seconds (measured here)...",
-			// its transfer report under the code of the reply before.
-			// Nothing says the file came whole: cut, as above.
+			// or 5yz): Pure-FTPd's "150 0.004 seconds (measured
+			// here)..." when the data connection broke. Cut, as above.
 			cerr = fmt.Errorf("transfer ended after %s, then %d %s where the completion reply was due: %w", b.got(), code, termtext.Escape(replyMsg(cerr), traceMax), io.ErrUnexpectedEOF)
 		case code == 0 && (errors.Is(cerr, io.EOF) || errors.Is(cerr, syscall.ECONNRESET)):
 			// The control connection ended where the completion
-			// reply was due: a server that went away, or a NAT or
-			// firewall that dropped the connection, idle through a
-			// long transfer (a reset, as it is too when the server
-			// closes with a pipelined command unread). Even with
+			// reply was due (a server gone, a NAT that dropped a
+			// connection idle through a long transfer): even with
 			// every byte counted, nothing says the file came whole;
-			// the connection is lost (exit 5, not 1), and a retry
-			// resumes at the end and finds nothing left.
+			// the connection is lost (exit 5), and a retry resumes
+			// at the end.
 			how := "the server closed the control connection"
 			if errors.Is(cerr, syscall.ECONNRESET) {
 				how = "the control connection was reset"
@@ -224,10 +215,9 @@ func (b *body) got() string {
 	return fmt.Sprintf("%d bytes", b.raw.n)
 }
 
-// abort ends a transfer that failed on the data connection, or that the
-// caller gave up: the data and control connections are closed (waiting for
-// the server's reply to a broken transfer could take a whole idle
-// timeout).
+// abort ends a transfer that failed, or that the caller gave up: both
+// connections are closed (the server's reply to a broken transfer could
+// take a whole idle timeout).
 func (b *body) abort(cause error) error {
 	c := b.c
 	b.done = true
@@ -244,10 +234,8 @@ func (b *body) abort(cause error) error {
 	return err
 }
 
-// Close ends the transfer. After the whole body was read it does nothing.
-// Closed early, it closes the connections (the control connection is not
-// reused) unless every expected byte has arrived, in which case the
-// transfer is finished normally. Close may be called more than once.
+// Close ends the transfer: closed early, it closes the connections,
+// unless every expected byte has arrived and the transfer can finish.
 func (b *body) Close() error {
 	if b.done {
 		if b.err == nil {
