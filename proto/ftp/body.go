@@ -1,12 +1,12 @@
 package ftp
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 	"io"
 	"os"
 	"runtime"
+	"strings"
 	"sync"
 	"syscall"
 
@@ -315,11 +315,11 @@ func (c *crlfReader) Read(p []byte) (int, error) {
 	return k, nil
 }
 
-// localLineEnds converts a whole text (a name list) to local line ends.
-func localLineEnds(b []byte) []byte {
-	if runtime.GOOS == "windows" {
-		return b
+// localLineEnds converts a whole text (a name list) to local line ends,
+// as crlfReader does.
+func localLineEnds(s string) []byte {
+	if runtime.GOOS != "windows" {
+		s = strings.ReplaceAll(s, "\r\n", "\n")
 	}
-	out, _ := io.ReadAll(newCRLFReader(bytes.NewReader(b)))
-	return out
+	return []byte(s)
 }

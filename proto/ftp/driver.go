@@ -651,7 +651,7 @@ func listingResponse(c *conn, u *uri.URL, pl plan, format string, got listed, no
 	entries := got.entries
 	body, size := got.text.reader(), int64(got.text.len())
 	if format == formatNLST {
-		b := localLineEnds([]byte(got.text.String()))
+		b := localLineEnds(got.text.String())
 		body, size = bytes.NewReader(b), int64(len(b))
 	} else if !c.req.Options.FTP.Lean {
 		base := entryBase(u)

@@ -208,6 +208,11 @@ func (s *stream) handed(name string) bool {
 // emit hands e to fn.
 func (s *stream) emit(e proto.Entry) error {
 	s.see(e.Name)
+	return s.hand(e)
+}
+
+// hand gives e, seen, its URL and hands it to fn.
+func (s *stream) hand(e proto.Entry) error {
 	if s.base != "" {
 		e.URL = entryURL(s.base, e)
 	}
@@ -250,11 +255,7 @@ func (s *stream) release() error {
 	w := s.waiting
 	s.waiting = nil
 	for _, e := range w {
-		s.n++
-		if s.base != "" {
-			e.URL = entryURL(s.base, e)
-		}
-		if err := s.fn(e); err != nil {
+		if err := s.hand(e); err != nil {
 			return err
 		}
 	}
