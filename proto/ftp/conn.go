@@ -392,34 +392,15 @@ func isTimeout(err error) bool {
 	return errors.As(err, &ne) && ne.Timeout() || errors.Is(err, os.ErrDeadlineExceeded)
 }
 
-// cwd sends one CWD. A refused CWD with a null argument does not end the
-// retrieval: the client stays in the directory it was in, which is what a
-// null CWD most plausibly asks for; the refusal is noted in the transcript
-// and returned as a warning. Every other refusal is an error.
-func (c *conn) cwd(arg string) (warning string, err error) {
-	if err := proto.CheckArg(arg); err != nil {
-		return "", fmt.Errorf("ftp: CWD: %w", err)
-	}
-	c.moved = true
-	err = c.chdir(arg)
-	if err == nil {
-		return "", nil
-	}
-	if arg == "" && replyCode(err) != 0 {
-		var te *textproto.Error
-		errors.As(err, &te)
-		return c.nullCWDRefused(te), nil
-	}
-	return "", c.fail("", err)
-}
-
-// cwdAtOnce sends the CWDs of args, then the commands of ahead, in one
-// write, and reads their replies in order (RFC 959 section 4.2): one round
+// cwdAtOnce sends the CWDs of args, then the commands of ahead, and only
+// then reads their replies, in order (RFC 959 section 4.2): one round
 // trip for all. home: the first CWD returns to the login directory, and
 // its refusal is an error. Every reply is read, so that the replies stay
 // in step; the first refusal is the error, as one after another, and the
-// connection's place is then not known. A refused null CWD is a warning,
-// as in cwd.
+// connection's place is then not known. A refused CWD with a null
+// argument does not end the retrieval: the client stays where it was,
+// which is what a null CWD most plausibly asks for, and the refusal is a
+// warning.
 func (c *conn) cwdAtOnce(args []string, home bool, ahead []string) (warnings []string, err error) {
 	if err := c.sendAtOnce(args, ahead); err != nil {
 		return nil, err
@@ -669,22 +650,20 @@ func (c *conn) sharedDirs(pl plan) int {
 	return 0
 }
 
-// cwdEach makes the CWDs of args one after another, after a return to
-// the login directory when home; a refused null CWD is a warning.
+// cwdEach makes the CWDs of args one after another (cwdAtOnce of each),
+// after a return to the login directory when home.
 func (c *conn) cwdEach(args []string, home bool) (warnings []string, err error) {
 	if home {
-		if err := c.chdir(c.pwd); err != nil {
-			return nil, c.fail("", err)
+		if _, err := c.cwdAtOnce([]string{c.pwd}, true, nil); err != nil {
+			return nil, err
 		}
 		c.moved = false
 	}
 	for _, a := range args {
-		w, err := c.cwd(a)
+		w, err := c.cwdAtOnce([]string{a}, false, nil)
+		warnings = append(warnings, w...)
 		if err != nil {
 			return warnings, err
-		}
-		if w != "" {
-			warnings = append(warnings, w)
 		}
 	}
 	return warnings, nil
