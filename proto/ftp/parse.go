@@ -977,13 +977,9 @@ func unixTime(mon, day, tod string, now time.Time) (time.Time, bool) {
 	if err != nil || d < 1 || d > 31 || len(day) > 2 {
 		return time.Time{}, false
 	}
-	if h, mi, ok := strings.Cut(tod, ":"); ok {
-		hh, err1 := strconv.Atoi(h)
-		mm, err2 := strconv.Atoi(mi)
-		if err1 != nil || err2 != nil || len(h) > 2 || len(mi) != 2 || hh > 23 || mm > 59 || hh < 0 || mm < 0 || !isDigits(h) || !isDigits(mi) {
-			return time.Time{}, false
-		}
-		return placeInYear(mo, d, hh, mm, now), true
+	if strings.Contains(tod, ":") {
+		hh, mm, ok := localClock(tod) // ":" is the only separator it can then take
+		return placeInYear(mo, d, hh, mm, now), ok
 	}
 	y, err := strconv.Atoi(tod)
 	if err != nil || len(tod) != 4 || y < 1900 {
