@@ -1090,12 +1090,10 @@ func dosClock(tod string) (hh, mm int, ok bool) {
 			tod = tod[:n-2]
 		}
 	}
-	h, mi, ok := strings.Cut(tod, ":")
-	if !ok || len(h) == 0 || len(h) > 2 || len(mi) != 2 || !isDigits(h) || !isDigits(mi) {
+	hh, mm, ok = localClock(tod)
+	if !ok || strings.Contains(tod, ".") {
 		return 0, 0, false
 	}
-	hh, _ = strconv.Atoi(h)
-	mm, _ = strconv.Atoi(mi)
 	if ampm != "" {
 		if hh < 1 || hh > 12 {
 			return 0, 0, false
@@ -1104,9 +1102,6 @@ func dosClock(tod string) (hh, mm int, ok bool) {
 		if ampm == "PM" {
 			hh += 12
 		}
-	}
-	if hh > 23 || mm > 59 {
-		return 0, 0, false
 	}
 	return hh, mm, true
 }
