@@ -42,38 +42,23 @@ type conn struct {
 	dead  bool     // must not be used again
 	uses  int      // how many times the connection was checked out
 
-	// The connection's reply reader (pipeline.go); whether the server
-	// refused the pipelined path (EPSV refused), whether the plain
-	// passive path uses PASV (EPSV refused or unusable there), and
-	// whether the reply to an EPSV sent ahead is still to come.
-	rd         *textproto.Reader
-	noPipeline bool
-	noEPSV     bool
-	epsvAhead  bool
-	// kept: the reply to an EPSV sent ahead, read before a command that
-	// left its port open, for the next transfer (send, passive).
-	kept *epsvReply
-	// lead: the CWD that goes with the next listing command (leadCWD).
-	lead string
+	rd         *textproto.Reader // the reply reader (pipeline.go)
+	noPipeline bool              // EPSV refused on the pipelined path
+	noEPSV     bool              // the plain passive path uses PASV
+	epsvAhead  bool              // the reply to an EPSV sent ahead is to come
+	kept       *epsvReply        // that reply, read and kept for the next transfer (send)
+	lead       string            // the CWD that goes with the next listing command (leadCWD)
 	// vsftpd: the greeting names vsftpd, which reads no command while it
-	// sends a file and nothing from a data connection it sends on; the
-	// pipelined path takes advantage of both (pipeline.go).
-	vsftpd bool
-	// systAsked: SYST was sent on this connection (syst.go).
-	systAsked bool
-	// iac: whether the server reads the byte 0xff as Telnet's IAC
-	// (telnet.go).
-	iac iacMode
+	// sends a file and nothing from a data connection it sends on
+	// (pipeline.go).
+	vsftpd    bool
+	systAsked bool    // SYST was sent (syst.go)
+	iac       iacMode // whether the server reads 0xff as Telnet's IAC (telnet.go)
 
-	// Active mode and TLS (active.go, tls.go): the control connection's
-	// local address, whether the server refused EPRT, the TLS
-	// configuration when the connection is protected (its data
-	// connections are TLS too), and a warning for the caller when TLS
-	// was asked for and refused.
-	local      netip.Addr
-	noEPRT     bool
-	tlsCfg     *tls.Config
-	tlsWarning string
+	local      netip.Addr  // the control connection's local address (active.go)
+	noEPRT     bool        // the server refused EPRT
+	tlsCfg     *tls.Config // set when the connection is protected (tls.go)
+	tlsWarning string      // TLS was asked for and refused
 
 	// at is the list of CWD arguments that brought the connection from
 	// its login directory to where it is, when atKnown: the same list
@@ -81,9 +66,7 @@ type conn struct {
 	// forbids guessing a path between different directories).
 	at      []string
 	atKnown bool
-	// pipeCWD: the driver pipelines (Driver.PipelinePassive), and so may
-	// enter send its CWDs at once.
-	pipeCWD bool
+	pipeCWD bool // the driver pipelines, and so may send its CWDs at once
 
 	idleSince time.Time
 
