@@ -238,18 +238,11 @@ func os400Time(date, tod string) (time.Time, bool) {
 	if !ok {
 		return time.Time{}, false
 	}
-	year := func(y int) int {
-		if y < 70 {
-			return 2000 + y
-		}
-		return 1900 + y
-	}
-	// Readings in order of preference: (year, month, day).
-	var tries [3][3]int
+	// Readings in order of preference: (year, month, day); with "." only
+	// the last.
+	tries := [][3]int{{century(p[2]), p[0], p[1]}, {century(p[0]), p[1], p[2]}, {century(p[2]), p[1], p[0]}}
 	if sep == '.' {
-		tries = [3][3]int{{year(p[2]), p[1], p[0]}, {year(p[2]), p[1], p[0]}, {year(p[2]), p[1], p[0]}}
-	} else {
-		tries = [3][3]int{{year(p[2]), p[0], p[1]}, {year(p[0]), p[1], p[2]}, {year(p[2]), p[1], p[0]}}
+		tries = tries[2:]
 	}
 	for _, r := range tries {
 		if validDate(r[0], r[1], r[2]) {

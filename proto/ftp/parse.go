@@ -1067,16 +1067,21 @@ func dosDate(date string) (y, mo, d int, ok bool) {
 	d, _ = strconv.Atoi(p[1])
 	y, _ = strconv.Atoi(p[2])
 	if len(p[2]) == 2 {
-		if y < 70 {
-			y += 2000
-		} else {
-			y += 1900
-		}
+		y = century(y)
 	}
 	if mo < 1 || mo > 12 || d < 1 || d > 31 {
 		return 0, 0, 0, false
 	}
 	return y, mo, d, true
+}
+
+// century places a two-digit year: below 70 in the 2000s, else in the
+// 1900s.
+func century(y int) int {
+	if y < 70 {
+		return 2000 + y
+	}
+	return 1900 + y
 }
 
 // dosClock reads a DOS listing's time of day, "HH:MM" on the 24-hour
