@@ -42,8 +42,8 @@ func parseNetWareLine(line string, now time.Time) (proto.Entry, bool) {
 			return proto.Entry{}, false
 		}
 	}
-	n, err := strconv.ParseInt(fs[3].s, 10, 64)
-	if err != nil || n < 0 || !isDigits(fs[3].s) {
+	n, ok := decimalSize(fs[3].s)
+	if !ok {
 		return proto.Entry{}, false
 	}
 	if _, ok := month(fs[4].s); !ok {
@@ -77,11 +77,11 @@ func parseNetWareLine(line string, now time.Time) (proto.Entry, bool) {
 func parseOS2Line(line string) (proto.Entry, bool) {
 	var buf [8]field
 	fs := fields(buf[:0], line)
-	if len(fs) < 4 || !isDigits(fs[0].s) {
+	if len(fs) < 4 {
 		return proto.Entry{}, false
 	}
-	n, err := strconv.ParseInt(fs[0].s, 10, 64)
-	if err != nil {
+	n, ok := decimalSize(fs[0].s)
+	if !ok {
 		return proto.Entry{}, false
 	}
 	e := proto.Entry{Type: proto.EntryFile, Size: n}
