@@ -61,21 +61,15 @@ func (t text) lineCap() int {
 	return n
 }
 
-// parseListing parses the bytes of a directory listing. format is
-// formatMLSD, formatLIST or formatNLST; syst is the text of the server's
-// reply to SYST ("UNIX Type: L8", "VMS V5.5", "" when unknown), which helps
-// choose among LIST layouts. The entries "." and ".." (which name the
-// directory and its parent, not a member) are left out, and so are lines
-// that describe the listing rather than an entry ("total N", a VMS header
-// or trailer). Every other line that fits no known layout is returned in
-// unparsed, exactly as the server sent it, so that the caller can say so:
-// a line left out silently could be a file never mirrored. now is the
-// moment used to place Unix dates written without a year. The LIST layouts,
-// and how each line is matched to one, are described at the top of
-// list.go.
-//
-// Names are kept exactly as the server sent them: they may hold "/", "..",
-// CR or any other byte, and must be checked before use as local paths.
+// parseListing parses the bytes of a directory listing in format; syst,
+// the server's reply to SYST ("" when unknown), helps choose among the
+// LIST layouts (list.go), and now places dates written without a year.
+// The entries "." and ".." are left out, and so are lines that describe
+// the listing ("total N", a VMS header or trailer). Every other line that
+// fits no layout is returned in unparsed, as the server sent it: a line
+// left out silently could be a file never mirrored. Names are kept as the
+// server sent them, "/", "..", CR or any byte: check them before use as
+// local paths.
 func parseListing(raw []byte, format, syst string, now time.Time) (entries []proto.Entry, unparsed []string) {
 	entries, unparsed, _ = newLineParser(format, syst, now).parseChunks(text{string(raw)}, format)
 	return entries, unparsed
@@ -612,18 +606,12 @@ func month(s string) (time.Month, bool) {
 //
 // The mode may carry one mark of an ACL, an SELinux context or extended
 // attributes ("+", ".", "@"). The group column may be missing, and so may
-// the link count; after a link count the group may be words ("domain
-// users", each word a groupWord); device files show "major, minor" where
-// others show the size. The date is "Mon DD HH:MM" or "Mon DD YYYY", or
-// one of GNU ls's ISO styles: long-iso "YYYY-MM-DD HH:MM", full-iso
-// "YYYY-MM-DD HH:MM:SS.NNNNNNNNN +ZZZZ" (the zone applied, the time kept
-// in UTC), iso "MM-DD HH:MM" or "YYYY-MM-DD". The name is everything after
-// the single space that follows the date, so names with spaces (even
-// leading or trailing ones) survive; a link's name ends at its first
-// " -> ". (GNU ls pads an iso-style year after it, "2019-01-05  name":
-// the whole listing decides whether that space is padding, in
-// settlePadding.) A date without a year is placed in the twelve months
-// before now (plus a day of slack for clocks that differ).
+// the link count; after a link count the group may be words (groupWord);
+// device files show "major, minor" where others show the size. The date
+// is "Mon DD HH:MM" or "Mon DD YYYY", or one of GNU ls's ISO styles
+// (long-iso, full-iso with its zone applied, iso). The name is everything
+// after the single space that follows the date, so that names with spaces
+// survive; a link's name ends at its first " -> ".
 func parseUnixLine(line string, now time.Time) (proto.Entry, bool) {
 	e, _, ok := parseUnix(line, now, nil, true)
 	return e, ok
