@@ -28,8 +28,7 @@ var copyBuffers = sync.Pool{New: func() any { b := make([]byte, 256<<10); return
 type body struct {
 	d    *Driver
 	c    *conn          // nil once given back
-	r    *pipedTransfer // the data side
-	raw  *countReader
+	r    *pipedTransfer // the data side, which counts the bytes read
 	src  io.Reader
 	cmd  string
 	want int64 // bytes expected from the data connection; -1 unknown
@@ -39,10 +38,9 @@ type body struct {
 
 func newBody(d *Driver, c *conn, r *pipedTransfer, ascii bool, want int64) *body {
 	b := &body{d: d, c: c, r: r, cmd: r.cmd, want: want}
-	b.raw = &countReader{r: r}
-	b.src = b.raw
+	b.src = r
 	if ascii && runtime.GOOS != "windows" {
-		b.src = newCRLFReader(b.raw)
+		b.src = newCRLFReader(r)
 	}
 	return b
 }
@@ -68,7 +66,7 @@ func (b *body) Read(p []byte) (int, error) {
 // WriteTo copies the body to w in large reads, so that io.Copy moves a big
 // file with few system calls.
 func (b *body) WriteTo(w io.Writer) (int64, error) {
-	if fw, ok := w.(proto.FileWriter); ok && b.err == nil && b.src == b.raw && (b.want < 0 || b.want >= spliceMin) {
+	if fw, ok := w.(proto.FileWriter); ok && b.err == nil && b.src == io.Reader(b.r) && (b.want < 0 || b.want >= spliceMin) {
 		if f := fw.WriterFile(); f != nil {
 			if dc := b.spliceConn(); dc != nil {
 				return b.readToFile(dc, f, fw)
@@ -133,7 +131,7 @@ func (b *body) readToFile(dc *proto.DeadlineConn, f *os.File, fw proto.FileWrite
 	for {
 		n, err := dc.ReadToFile(f, spliceChunk)
 		total += n
-		b.raw.n += n
+		b.r.n += n
 		if n > 0 {
 			fw.Wrote(n)
 		}
@@ -171,7 +169,7 @@ func (b *body) finish() error {
 	if cerr := b.r.Close(); cerr != nil {
 		code := replyCode(cerr)
 		switch {
-		case code >= 500 && b.want >= 0 && b.raw.n < b.want:
+		case code >= 500 && b.want >= 0 && b.r.n < b.want:
 			// Part of the file, then a permanent failure
 			// (ftpserverlib's 550 when the data connection broke):
 			// a cut transfer, not "not found".
@@ -196,7 +194,7 @@ func (b *body) finish() error {
 			cerr = fmt.Errorf("%s after %s, before its completion reply: %w", how, b.got(), io.ErrUnexpectedEOF)
 		}
 		err = c.fail(b.cmd, cerr)
-	} else if b.want >= 0 && b.raw.n < b.want {
+	} else if b.want >= 0 && b.r.n < b.want {
 		err = &CommandError{Cmd: b.cmd, Err: fmt.Errorf("transfer ended after %s: %w", b.got(), io.ErrUnexpectedEOF)}
 	}
 	b.c = nil
@@ -210,9 +208,9 @@ func (b *body) finish() error {
 // got is how many bytes came, and of how many when that is known.
 func (b *body) got() string {
 	if b.want >= 0 {
-		return fmt.Sprintf("%d of %d bytes", b.raw.n, b.want)
+		return fmt.Sprintf("%d of %d bytes", b.r.n, b.want)
 	}
-	return fmt.Sprintf("%d bytes", b.raw.n)
+	return fmt.Sprintf("%d bytes", b.r.n)
 }
 
 // abort ends a transfer that failed, or that the caller gave up: both
@@ -243,7 +241,7 @@ func (b *body) Close() error {
 		}
 		return nil
 	}
-	if b.want >= 0 && b.raw.n == b.want {
+	if b.want >= 0 && b.r.n == b.want {
 		err := b.finish()
 		if b.err = errBodyClosed; err == io.EOF {
 			return nil
@@ -253,18 +251,6 @@ func (b *body) Close() error {
 	b.abort(nil)
 	b.err = errBodyClosed
 	return nil
-}
-
-// countReader counts the bytes read through it.
-type countReader struct {
-	r io.Reader
-	n int64
-}
-
-func (c *countReader) Read(p []byte) (int, error) {
-	n, err := c.r.Read(p)
-	c.n += int64(n)
-	return n, err
 }
 
 // crlfReader turns CRLF line ends into LF (TYPE A data, RFC 959 section

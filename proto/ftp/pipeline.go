@@ -363,9 +363,14 @@ type pipedTransfer struct {
 	cmd    string // "RETR name", for errors
 	next   bool   // prefetch the next EPSV before reading the completion reply
 	closed bool
+	n      int64 // the bytes read
 }
 
-func (t *pipedTransfer) Read(p []byte) (int, error) { return t.data.Read(p) }
+func (t *pipedTransfer) Read(p []byte) (int, error) {
+	n, err := t.data.Read(p)
+	t.n += int64(n)
+	return n, err
+}
 
 // Close ends a transfer whose data connection reached its end: the next
 // EPSV is sent when asked, and the completion reply read.
