@@ -30,14 +30,13 @@ type body struct {
 	c    *conn          // nil once given back
 	r    *pipedTransfer // the data side, which counts the bytes read
 	src  io.Reader
-	cmd  string
 	want int64 // bytes expected from the data connection; -1 unknown
 	err  error // sticky: io.EOF or the failure
 	done bool
 }
 
 func newBody(d *Driver, c *conn, r *pipedTransfer, ascii bool, want int64) *body {
-	b := &body{d: d, c: c, r: r, cmd: r.cmd, want: want}
+	b := &body{d: d, c: c, r: r, want: want}
 	b.src = r
 	if ascii && runtime.GOOS != "windows" {
 		b.src = newCRLFReader(r)
@@ -193,9 +192,9 @@ func (b *body) finish() error {
 			}
 			cerr = fmt.Errorf("%s after %s, before its completion reply: %w", how, b.got(), io.ErrUnexpectedEOF)
 		}
-		err = c.fail(b.cmd, cerr)
+		err = c.fail(b.r.cmd, cerr)
 	} else if b.want >= 0 && b.r.n < b.want {
-		err = &CommandError{Cmd: b.cmd, Err: fmt.Errorf("transfer ended after %s: %w", b.got(), io.ErrUnexpectedEOF)}
+		err = &CommandError{Cmd: b.r.cmd, Err: fmt.Errorf("transfer ended after %s: %w", b.got(), io.ErrUnexpectedEOF)}
 	}
 	b.c = nil
 	b.d.release(c)
@@ -221,7 +220,7 @@ func (b *body) abort(cause error) error {
 	b.done = true
 	var err error
 	if cause != nil {
-		err = c.fail(b.cmd, cause)
+		err = c.fail(b.r.cmd, cause)
 	}
 	c.dead = true
 	if c.data != nil {
