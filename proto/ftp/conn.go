@@ -1,6 +1,7 @@
 package ftp
 
 import (
+	"bufio"
 	"cmp"
 	"context"
 	"crypto/tls"
@@ -106,7 +107,8 @@ func dialConn(ctx context.Context, req *proto.Request, key poolKey, cr creds, li
 	if err != nil {
 		return nil, err
 	}
-	c.w = newWire(raw, lim.maxLine, lim.maxReply)
+	c.w = &wire{Conn: raw, maxLine: lim.maxLine, maxReply: lim.maxReply}
+	c.rd = textproto.NewReader(bufio.NewReaderSize(c.w, 1024))
 	c.w.secret = cr.pass
 	c.w.trace = req.Trace
 	if remote := raw.RemoteAddr().String(); remote != key.addr {
@@ -288,9 +290,10 @@ func (c *conn) close() {
 	healthy := !c.dead && c.w.err == nil
 	c.dead = true
 	if healthy {
-		// QUIT, without waiting for the reply; the write is bounded by
-		// the connection's idle deadline.
-		c.quit()
+		// QUIT, without waiting for its reply, or reading first one to
+		// an EPSV sent ahead; the write is bounded by the idle deadline.
+		c.epsvAhead, c.kept = false, nil
+		c.w.Write([]byte("QUIT\r\n"))
 	}
 	c.w.Conn.Close()
 	if c.stop != nil {

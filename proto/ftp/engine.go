@@ -218,13 +218,6 @@ func (c *conn) fileFacts(name string, withSize, withTime bool) (size int64, mtim
 	return size, mtime, nil
 }
 
-// quit writes QUIT and does not wait for the reply (the caller closes
-// the connection): a reply to an EPSV sent ahead is not read first.
-func (c *conn) quit() {
-	c.epsvAhead, c.kept = false, nil
-	c.w.Write([]byte("QUIT\r\n"))
-}
-
 // openPassive opens a data connection in passive mode without
 // pipelining: EPSV (RFC 2428 section 3) until the server refuses it once,
 // then PASV (RFC 959 section 4.1.2).
@@ -406,7 +399,7 @@ func listCmd(verb, arg string) (cmd, line string, err error) {
 // lines nobody asked for (or that a man in the middle adds before TLS
 // starts) would put every later reply out of step.
 func (c *conn) unasked() error {
-	if c.rd != nil && c.rd.R.Buffered() > 0 {
+	if c.rd.R.Buffered() > 0 {
 		c.dead = true
 		return &proto.ProtocolError{Proto: "ftp", Msg: fmt.Sprintf("%d bytes from the server that no command asked for", c.rd.R.Buffered())}
 	}

@@ -1,7 +1,6 @@
 package ftp
 
 import (
-	"bufio"
 	"errors"
 	"fmt"
 	"io"
@@ -37,14 +36,6 @@ import (
 // the retrieval falls back to passive mode without pipelining, which
 // tries PASV.
 var errNoPipeline = errors.New("ftp: pipelined retrieval not possible on this connection")
-
-// replies returns the connection's reply reader.
-func (c *conn) replies() *textproto.Reader {
-	if c.rd == nil {
-		c.rd = textproto.NewReader(bufio.NewReaderSize(c.w, 1024))
-	}
-	return c.rd
-}
 
 // send writes one command. The reply to an EPSV sent ahead and not used
 // yet, the one the server sends next, is read first: kept for the next
@@ -99,7 +90,7 @@ func (c *conn) hasEPSV() bool { return c.epsvAhead || c.kept != nil }
 // reply reads one reply; a code not starting with want (1, 2...), or
 // other than want (a full code), is returned as a *textproto.Error.
 func (c *conn) reply(want int) (int, string, error) {
-	return c.replies().ReadResponse(want)
+	return c.rd.ReadResponse(want)
 }
 
 // prefetch sends EPSV for the next retrieval; its reply is read by

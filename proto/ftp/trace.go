@@ -51,10 +51,6 @@ type wire struct {
 // maxReplyLines bounds the lines of one reply kept for wire.lastText.
 const maxReplyLines = 64
 
-func newWire(c net.Conn, maxLine int, maxReply int64) *wire {
-	return &wire{Conn: c, maxLine: maxLine, maxReply: maxReply}
-}
-
 // tr is the transcript of the current request.
 func (w *wire) tr() lineproto.Trace { return lineproto.Trace{W: w.trace, Secret: w.secret} }
 
