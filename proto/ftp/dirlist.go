@@ -79,14 +79,6 @@ type listed struct {
 	self     bool // an entry "." or ".." was listed
 }
 
-// cmd is the command for errors and notes.
-func (l *dirList) cmd() string {
-	if l.arg == "" {
-		return l.verb
-	}
-	return displayCmd(l.verb, l.arg)
-}
-
 // capture is what records the listing: its stream, when it has one.
 func (l *dirList) capture() *capture {
 	c := &capture{max: l.cap}
@@ -204,7 +196,8 @@ func (l *dirList) unreadable(got listed) error {
 		return nil
 	}
 	l.c.w.note("the server could not read the directory: %q", said)
-	return &CommandError{Cmd: l.cmd(), Kind: proto.ErrPermission,
+	cmd, _, _ := listCmd(l.verb, l.arg) // the argument was sent: it passed
+	return &CommandError{Cmd: cmd, Kind: proto.ErrPermission,
 		Err: fmt.Errorf("the server could not read the directory, though it answered %d: %s%s", l.end.Code, where, strconv.Quote(termtext.Escape(said, traceMax)))}
 }
 
