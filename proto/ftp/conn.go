@@ -431,9 +431,11 @@ func (c *conn) sendAtOnce(args, ahead []string) error {
 func (c *conn) cwdReplies(args []string, home bool) (warnings []string, first, err error) {
 	for i, a := range args {
 		_, _, rerr := c.reply(2)
-		var te *textproto.Error
+		if rerr == nil {
+			continue
+		}
+		var te *textproto.Error // declared here: on the heap, for a refusal only
 		switch {
-		case rerr == nil:
 		case !errors.As(rerr, &te):
 			return warnings, nil, c.fail(displayCmd("CWD", a), rerr) // the connection failed
 		case a == "" && !(home && i == 0):
