@@ -281,7 +281,7 @@ func (c *Client) fetchURL(ctx context.Context, u *uri.URL, req *proto.Request, s
 	if c.limited() {
 		resp.Body = c.limitBody(ctx, resp.Body, sb)
 	}
-	resp.Body = &cancelBody{rc: resp.Body, cancel: cancel}
+	resp.Body = &closeBody{rc: resp.Body, done: cancel}
 	if c.WARC != nil {
 		if err := c.warcBody(resp, req, tb, start, sc.lookup); err != nil {
 			resp.Body.Close()
@@ -301,9 +301,9 @@ type lookupFunc func(scheme string) (proto.Driver, bool)
 // Lister) under the same rules. A refused URL is a *Error wrapping the
 // policy's refusal; the findings are those of Policy.Evaluate.
 func (c *Client) Prepare(u *uri.URL, req *proto.Request) (*proto.Request, []safety.Finding, error) {
-	findings, err := c.policy().Evaluate(u)
+	_, findings, err := c.Check(u)
 	if err != nil {
-		return nil, findings, &Error{Op: "check", URL: u.Redacted(), Err: err}
+		return nil, findings, err
 	}
 	return c.request(req), findings, nil
 }
@@ -399,11 +399,8 @@ func (c *Client) evaluate(u *uri.URL, sc *scope) ([]safety.Finding, error) {
 		sc.checked = nil
 		return ck.findings, nil
 	}
-	findings, err := c.policy().Evaluate(u)
-	if err != nil {
-		return nil, &Error{Op: "check", URL: u.Redacted(), Err: err}
-	}
-	return findings, nil
+	_, findings, err := c.Check(u)
+	return findings, err
 }
 
 // redirect parses and vets the target of r, the hops-th redirect from u,
@@ -452,7 +449,7 @@ func (c *Client) fetchOnce(ctx context.Context, u *uri.URL, req *proto.Request, 
 		resp.Body = http.NoBody
 	}
 	if c.MaxHostConns > 0 {
-		resp.Body = &releaseBody{rc: resp.Body, release: release}
+		resp.Body = &closeBody{rc: resp.Body, done: release}
 	}
 	return resp, nil
 }
@@ -464,7 +461,7 @@ func (c *Client) request(req *proto.Request) *proto.Request {
 		r = *req
 	}
 	if r.Dial == nil {
-		r.Dial = c.dial
+		r.Dial = c.dialer(nil)
 	}
 	r.ConnectTimeout = cmp.Or(r.ConnectTimeout, c.ConnectTimeout)
 	r.IdleTimeout = cmp.Or(r.IdleTimeout, c.IdleTimeout)
@@ -497,28 +494,37 @@ func (l *lockedWriter) Write(p []byte) (int, error) {
 	return l.w.Write(p)
 }
 
-// cancelBody releases the MaxTime context when the body is closed. Close
-// may be called more than once.
+// closeBody runs done once, when the body is first closed: it releases
+// the MaxTime context (fetchURL) or the connection that admit gave
+// (fetchOnce). Close may be called more than once.
 //
 // Cancellation reaches the data through the driver: the context a driver
 // was given (the caller's, bounded by MaxTime) closes its connections when
 // it ends, so Read and WriteTo both fail from then on.
-type cancelBody struct {
-	rc     io.ReadCloser
-	cancel context.CancelFunc
-	once   sync.Once
-	err    error
+type closeBody struct {
+	rc   io.ReadCloser
+	done func()
+	once sync.Once
+	err  error
 }
 
-func (b *cancelBody) Read(p []byte) (int, error) { return b.rc.Read(p) }
+func (b *closeBody) Read(p []byte) (int, error) { return b.rc.Read(p) }
 
 // WriteTo lets io.Copy use the driver body's own WriteTo (the ftp driver
 // reads 256 KiB at a time), which a wrapper with only Read would hide. A
 // body without one is copied by w's ReadFrom when w has one, else through
 // a copyBufferSize buffer.
-func (b *cancelBody) WriteTo(w io.Writer) (int64, error) { return copyTo(w, b.rc) }
+func (b *closeBody) WriteTo(w io.Writer) (int64, error) { return copyTo(w, b.rc) }
 
-// copyTo copies r to w as cancelBody.WriteTo says: with r's WriteTo, else
+func (b *closeBody) Close() error {
+	b.once.Do(func() {
+		b.err = b.rc.Close()
+		b.done()
+	})
+	return b.err
+}
+
+// copyTo copies r to w as closeBody.WriteTo says: with r's WriteTo, else
 // w's ReadFrom, else through a pooled buffer.
 func copyTo(w io.Writer, r io.Reader) (int64, error) {
 	if wt, ok := r.(io.WriterTo); ok {
@@ -529,7 +535,7 @@ func copyTo(w io.Writer, r io.Reader) (int64, error) {
 	return io.CopyBuffer(w, r, *bp)
 }
 
-// copyBufferSize is the buffer of cancelBody.WriteTo for bodies that have
+// copyBufferSize is the buffer of closeBody.WriteTo for bodies that have
 // no WriteTo: io.Copy's 32 KiB costs a read per 32 KiB on a fast
 // connection.
 const copyBufferSize = 256 << 10
@@ -538,11 +544,3 @@ var copyBuffers = sync.Pool{New: func() any {
 	b := make([]byte, copyBufferSize)
 	return &b
 }}
-
-func (b *cancelBody) Close() error {
-	b.once.Do(func() {
-		b.err = b.rc.Close()
-		b.cancel()
-	})
-	return b.err
-}

@@ -10,6 +10,8 @@ import (
 	"os"
 
 	"golang.org/x/net/idna"
+
+	"github.com/rfc1738/fetch/proto"
 )
 
 // Resolver looks up the addresses of a host name. *net.Resolver
@@ -18,17 +20,18 @@ type Resolver interface {
 	LookupIPAddr(ctx context.Context, host string) ([]net.IPAddr, error)
 }
 
-// dial is the proto.DialFunc the client gives every driver: it resolves
-// the host (internationalised names in their ASCII form), checks each
-// address against the policy, and connects to the first one that works.
-// An address refused by the policy is never connected to.
-func (c *Client) dial(ctx context.Context, network, address string) (net.Conn, error) {
-	return c.dialHop(ctx, network, address, nil)
+// dialer is the proto.DialFunc the client gives every driver: it
+// resolves the host (internationalised names in their ASCII form), checks
+// each address against the policy and the private-address guard h of a
+// redirect hop (nil: none), and connects to the first one that works. An
+// address refused is never connected to.
+func (c *Client) dialer(h *privateHop) proto.DialFunc {
+	return func(ctx context.Context, network, address string) (net.Conn, error) {
+		return c.dial(ctx, network, address, h)
+	}
 }
 
-// dialHop is dial under the private-address guard h of a redirect hop
-// (nil: none), which each resolved address must pass too.
-func (c *Client) dialHop(ctx context.Context, network, address string, h *privateHop) (net.Conn, error) {
+func (c *Client) dial(ctx context.Context, network, address string, h *privateHop) (net.Conn, error) {
 	host, port, err := net.SplitHostPort(address)
 	if err != nil {
 		return nil, &net.OpError{Op: "dial", Net: network, Err: err}

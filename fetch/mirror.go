@@ -100,9 +100,6 @@ func (c *Client) Mirror(ctx context.Context, rawURL, dir string, opts MirrorOpti
 		}
 	}
 	var mf mirror.Fetcher = f
-	if c.streams() {
-		mf = streamFetcher{f}
-	}
 	if c.WARC != nil {
 		// Loaded meanwhile, not by the first captures, which would
 		// all wait for it (warcType).
@@ -153,6 +150,7 @@ var (
 	_ mirror.ModTimer    = (*mirrorFetcher)(nil)
 	_ mirror.Warmer      = (*mirrorFetcher)(nil)
 	_ mirror.Revalidator = (*mirrorFetcher)(nil)
+	_ mirror.Lister      = (*mirrorFetcher)(nil)
 	_ mirror.ModTimer    = (*ftp.Driver)(nil)
 	_ mirror.Warmer      = (*ftp.Driver)(nil)
 	_ revalidator        = (*http.Driver)(nil)
@@ -177,26 +175,21 @@ func (f *mirrorFetcher) Fetch(ctx context.Context, u *uri.URL, req *proto.Reques
 }
 
 // streams reports whether a mirror's listings may come entry by entry
-// (streamFetcher): the client neither records them (WARC) nor holds their
-// reading to a rate or a least speed, which apply to a listing's body.
+// (mirrorFetcher.List): the client neither records them (WARC) nor holds
+// their reading to a rate or a least speed, which apply to a listing's
+// body.
 func (c *Client) streams() bool {
 	return c.WARC == nil && !c.limited() && (c.SpeedLimit <= 0 || c.SpeedTime <= 0)
 }
 
-// streamFetcher is the mirror's Fetcher when its listings may come entry
-// by entry (Client.streams): a mirror.Lister.
-type streamFetcher struct{ *mirrorFetcher }
-
-var _ mirror.Lister = streamFetcher{}
-
 // List lists the directory u entry by entry with the run's own driver
-// when it is a proto.Lister (ftp), after the same policy check as a fetch of u, on
-// the starting server only, within MaxTime, Wait and MaxHostConns. It
-// fails with errors.ErrUnsupported, listing nothing, where it cannot:
-// the mirror then fetches the listing.
-func (f streamFetcher) List(ctx context.Context, u *uri.URL, req *proto.Request, fn func(proto.Entry) error) (*proto.Listing, error) {
+// when it is a proto.Lister (ftp) and the client streams, after the same
+// policy check as a fetch of u, on the starting server only, within
+// MaxTime, Wait and MaxHostConns. It fails with errors.ErrUnsupported,
+// listing nothing, where it cannot: the mirror then fetches the listing.
+func (f *mirrorFetcher) List(ctx context.Context, u *uri.URL, req *proto.Request, fn func(proto.Entry) error) (*proto.Listing, error) {
 	l, ok := f.own.(proto.Lister)
-	if !ok || !sameServer(u, f.start) {
+	if !ok || !f.c.streams() || !sameServer(u, f.start) {
 		return nil, errors.ErrUnsupported
 	}
 	ctx, cancel, preq, err := f.prepare(ctx, u, req)
@@ -277,8 +270,8 @@ func (f *mirrorFetcher) Revalidate(ctx context.Context, dir *uri.URL, req *proto
 		if !sameServer(u, f.start) {
 			return nil, errors.ErrUnsupported
 		}
-		if _, err := f.c.policy().Evaluate(u); err != nil {
-			return nil, &Error{Op: "check", URL: u.Redacted(), Err: err}
+		if _, _, err := f.c.Check(u); err != nil {
+			return nil, err
 		}
 		checks[i] = http.Check{URL: u, Since: since[i]}
 	}
@@ -315,9 +308,9 @@ func (f *mirrorFetcher) OpenNews(ctx context.Context, u *uri.URL, req *proto.Req
 	if err != nil {
 		return nil, err
 	}
-	d, ok := f.c.registry().Lookup(u.Scheme)
-	nd, isNNTP := d.(*nntp.Driver)
-	if !ok || !isNNTP {
+	d, _ := f.c.registry().Lookup(u.Scheme)
+	nd, ok := d.(*nntp.Driver)
+	if !ok {
 		return nil, fmt.Errorf("fetch: mirror: no nntp driver for %s: %w", u.Scheme, ErrUnsupportedScheme)
 	}
 	s, err := nd.Open(ctx, u, preq)

@@ -32,7 +32,7 @@ func TestMirrorFetcherList(t *testing.T) {
 	c := &Client{}
 	start := uri.MustParse("ftp://" + s.Addr() + "/")
 	own := ftp.New(ftp.Config{}).ForRun(2, 0)
-	f := streamFetcher{&mirrorFetcher{c: c, start: start, own: own}}
+	f := &mirrorFetcher{c: c, start: start, own: own}
 	defer own.(proto.IdleCloser).CloseIdleConnections()
 	var names []string
 	fn := func(e proto.Entry) error { names = append(names, e.Name); return nil }
@@ -55,6 +55,10 @@ func TestMirrorFetcherList(t *testing.T) {
 	for _, c := range []*Client{{LimitRate: 1000}, {WARC: &warc.Writer{}}, {SpeedLimit: 10, SpeedTime: time.Second}} {
 		if c.streams() {
 			t.Errorf("%+v streams its mirror's listings", c)
+		}
+		f := &mirrorFetcher{c: c, start: start, own: own}
+		if _, err := f.List(ctx, start, &proto.Request{}, fn); !errors.Is(err, errors.ErrUnsupported) {
+			t.Errorf("List with %+v = %v, want errors.ErrUnsupported", c, err)
 		}
 	}
 }

@@ -57,26 +57,6 @@ func (c *Client) admit(ctx context.Context, u *uri.URL) (release func(), err err
 	return release, nil
 }
 
-// releaseBody gives back the connection taken by admit when the body is
-// closed.
-type releaseBody struct {
-	rc      io.ReadCloser
-	release func()
-}
-
-func (b *releaseBody) Read(p []byte) (int, error) { return b.rc.Read(p) }
-
-// WriteTo keeps the driver's own copy loop (see cancelBody.WriteTo).
-func (b *releaseBody) WriteTo(w io.Writer) (int64, error) {
-	return copyTo(w, b.rc)
-}
-
-func (b *releaseBody) Close() error {
-	err := b.rc.Close()
-	b.release()
-	return err
-}
-
 // limited reports whether the bodies of c's fetches are held to a rate.
 func (c *Client) limited() bool { return c.LimitRate > 0 || c.LimitRateTotal > 0 }
 

@@ -138,9 +138,7 @@ func (c *Client) hopRequest(req *proto.Request, h *privateHop, ownDial bool) *pr
 		return req
 	}
 	r := *req
-	r.Dial = func(ctx context.Context, network, address string) (net.Conn, error) {
-		return c.dialHop(ctx, network, address, h)
-	}
+	r.Dial = c.dialer(h)
 	return &r
 }
 

@@ -103,15 +103,10 @@ func (b *speedBody) Read(p []byte) (int, error) {
 	return n, b.fail(err)
 }
 
-// WriteTo keeps the driver's own copy loop (see cancelBody.WriteTo),
+// WriteTo keeps the driver's own copy loop (see closeBody.WriteTo),
 // counting the bytes on their way to w.
 func (b *speedBody) WriteTo(w io.Writer) (int64, error) {
-	cw := &countWriter{w: w, n: &b.n}
-	var dst io.Writer = cw
-	if fw, ok := w.(proto.FileWriter); ok {
-		dst = countFileWriter{cw, fw} // bytes moved straight into the file are counted too
-	}
-	n, err := copyTo(dst, b.rc)
+	n, err := copyTo(&countWriter{w: w, n: &b.n}, b.rc)
 	return n, b.fail(err)
 }
 
@@ -122,22 +117,10 @@ func (b *speedBody) Close() error {
 	return err
 }
 
-// countFileWriter is a countWriter into a proto.FileWriter: it counts
-// the bytes written through it and those moved into the file directly.
-type countFileWriter struct {
-	*countWriter
-	fw proto.FileWriter
-}
-
-func (c countFileWriter) WriterFile() *os.File      { return c.fw.WriterFile() }
-func (c countFileWriter) FileError(err error) error { return c.fw.FileError(err) }
-func (c countFileWriter) Wrote(n int64) {
-	c.fw.Wrote(n)
-	c.n.Add(n)
-}
-
-// countWriter counts what it writes into n. It has no ReadFrom, so that
-// a copy into it cannot bypass the count.
+// countWriter counts what it writes into n, and what a body moves into
+// w's file directly when w is a proto.FileWriter (WriterFile is nil
+// otherwise). It has no ReadFrom, so that a copy into it cannot bypass
+// the count.
 type countWriter struct {
 	w io.Writer
 	n *atomic.Int64
@@ -148,3 +131,17 @@ func (c *countWriter) Write(p []byte) (int, error) {
 	c.n.Add(int64(n))
 	return n, err
 }
+
+func (c *countWriter) WriterFile() *os.File {
+	if fw, ok := c.w.(proto.FileWriter); ok {
+		return fw.WriterFile()
+	}
+	return nil
+}
+
+func (c *countWriter) Wrote(n int64) {
+	c.w.(proto.FileWriter).Wrote(n)
+	c.n.Add(n)
+}
+
+func (c *countWriter) FileError(err error) error { return c.w.(proto.FileWriter).FileError(err) }

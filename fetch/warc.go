@@ -183,7 +183,7 @@ func (b *warcBodyRC) Read(p []byte) (int, error) {
 	return n, err
 }
 
-// WriteTo keeps the driver's own copy loop (see cancelBody.WriteTo).
+// WriteTo keeps the driver's own copy loop (see closeBody.WriteTo).
 func (b *warcBodyRC) WriteTo(w io.Writer) (int64, error) {
 	b.read = true
 	b.tee = teeWriter{w: w, rec: b.rec}

@@ -481,9 +481,9 @@ func (r *run) store(worker int, rf remoteFile, loc local, rec Record, known bool
 }
 
 // asDir turns the file link rf into the directory d, to be walked (see
-// dirLinker). A file that an earlier run kept under its name (releases
-// before this one stored such a directory's index page as a file) is
-// removed with its record, so that the directory can take its place.
+// dirLinker). A file that an earlier run kept under its name (the
+// directory's index page, stored as a file) is removed with its record,
+// so that the directory can take its place.
 func (r *run) asDir(rf remoteFile, d dirJob, loc local, known bool, rep EntryReport) EntryReport {
 	if loc.regular && known {
 		if err := r.root.Remove(rf.rel); err != nil {

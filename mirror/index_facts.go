@@ -17,7 +17,7 @@ import (
 // the second and a size in bytes. A time to the minute (nginx's and
 // Apache's HTML pages) or a size rounded to K or M cannot prove a file
 // unchanged, as an FTP LIST time to the minute cannot (askMDTM): such a
-// row gives nothing, and the file is asked for on condition as before.
+// row gives nothing, and the file is asked for on condition.
 //
 // The pages give no time zone; the times are read as UTC, which is what
 // nginx shows by default (autoindex_localtime off). A server that shows

@@ -10,10 +10,9 @@ import (
 	"github.com/rfc1738/fetch/internal/jsonstr"
 )
 
-// errLayout: the manifest is not laid out as encode lays it out (and
-// json.MarshalIndent, which wrote the manifests of earlier versions),
-// one member of "files" per block of lines; loadManifest then decodes it
-// whole.
+// errLayout: the manifest is not laid out as encode (or
+// json.MarshalIndent) lays it out, one member of "files" per block of
+// lines; loadManifest then decodes it whole.
 var errLayout = errors.New("mirror: manifest not in the layout encode writes")
 
 // Lines of that layout that open and close the "files" object and close

@@ -27,8 +27,8 @@ const (
 	DefaultIdleTimeout    = 60 * time.Second
 )
 
-// Dial opens a connection with req's dialer and connect timeout, and wraps
-// it with NewDeadlineConn using req's idle timeout and ctx.
+// DialContext opens a connection with req's dialer and connect timeout,
+// and wraps it with NewDeadlineConn using req's idle timeout and ctx.
 func (req *Request) DialContext(ctx context.Context, network, address string) (net.Conn, error) {
 	c, err := req.dial(ctx, network, address)
 	if err != nil {

@@ -2,6 +2,7 @@ package uri
 
 import (
 	"errors"
+	"strings"
 	"testing"
 )
 
@@ -304,4 +305,29 @@ func TestParseMode(t *testing.T) {
 			t.Errorf("ParseMode(%q) = nil error", in)
 		}
 	}
+}
+
+// FuzzParseMode: ParseMode takes a Mode's String ("RFC3986"), in any
+// case, or its number alone, and nothing else; what it gives names the
+// same RFC.
+func FuzzParseMode(f *testing.F) {
+	for _, s := range []string{"1808", "rfc2396", "RFC3986", "RFC 3986", "rfc", "Mode(0)"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, in string) {
+		m, err := ParseMode(in)
+		want := false
+		for _, mode := range []Mode{RFC3986, RFC2396, RFC1808} {
+			name := mode.String()
+			if strings.EqualFold(in, name) || in == name[3:] {
+				want = true
+				if err != nil || m != mode {
+					t.Fatalf("ParseMode(%q) = %v, %v; want %v", in, m, err, mode)
+				}
+			}
+		}
+		if !want && err == nil {
+			t.Fatalf("ParseMode(%q) = %v", in, m)
+		}
+	})
 }

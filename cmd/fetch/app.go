@@ -159,17 +159,21 @@ func exitCode(err error, e *env, cmd *cobra.Command) int {
 
 // codeOf is the exit code of err: a usage error is ExitUsage, a failure
 // to write the output ExitError (a pipe's reader gone, EPIPE, is no
-// network failure), the rest as fetch.ExitCode says.
+// network failure), a listing not known to be whole ExitPartial, the rest
+// as fetch.ExitCode says.
 func codeOf(err error) int {
 	var (
 		fe *FlagError
 		we *writeError
+		le *listingError
 	)
 	switch {
 	case errors.As(err, &fe):
 		return fetch.ExitUsage
 	case errors.As(err, &we):
 		return fetch.ExitError
+	case errors.As(err, &le):
+		return fetch.ExitPartial
 	}
 	return fetch.ExitCode(err)
 }

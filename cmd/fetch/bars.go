@@ -33,15 +33,23 @@ func termCols(w io.Writer) int {
 	return 80
 }
 
-// humanBytes is n bytes for people: "512 B", "4.0 KiB", "1.5 MiB".
-func humanBytes(n int64) string {
+// humanBytes is n bytes for the bars: "512 B", "4.0 KiB", "1.5 MiB".
+func humanBytes(n int64) string { return scaledBytes(n, "B", "TiB") }
+
+// byteCount is n bytes for a report line: "512 bytes", "4.0 KiB", up to
+// GiB.
+func byteCount(n int64) string { return scaledBytes(n, "bytes", "GiB") }
+
+// scaledBytes is n with unit below 1 KiB, else in the largest of KiB,
+// MiB, GiB and TiB that it reaches, top at most, to one decimal.
+func scaledBytes(n int64, unit, top string) string {
 	if n < 1024 {
-		return fmt.Sprintf("%d B", n)
+		return fmt.Sprintf("%d %s", n, unit)
 	}
 	v := float64(n) / 1024
-	for _, unit := range []string{"KiB", "MiB", "GiB", "TiB"} {
-		if v < 1024 || unit == "TiB" {
-			return fmt.Sprintf("%.1f %s", v, unit)
+	for _, u := range []string{"KiB", "MiB", "GiB", "TiB"} {
+		if v < 1024 || u == top {
+			return fmt.Sprintf("%.1f %s", v, u)
 		}
 		v /= 1024
 	}

@@ -104,8 +104,14 @@ func (d *listingDriver) Fetch(context.Context, *uri.URL, *proto.Request) (*proto
 // Response.Listing, whatever the driver: --json shows the unparsed lines
 // (an empty list when there are none), the NLST fallback and the
 // truncation; the unparsed lines are warned about and a listing not known
-// to be whole exits with ExitPartial.
+// to be whole exits with ExitPartial, with --retry and -Z too.
 func TestListingNotesTyped(t *testing.T) {
+	for _, flag := range []string{"--retry=0", "--retry=2", "-Z"} {
+		testListingNotes(t, flag)
+	}
+}
+
+func testListingNotes(t *testing.T, flag string) {
 	for _, tt := range []struct {
 		listing *proto.Listing
 		want    string // the notes in the JSON document
@@ -119,7 +125,7 @@ func TestListingNotesTyped(t *testing.T) {
 		reg.Register("x-list", &listingDriver{tt.listing})
 		var out, errb bytes.Buffer
 		e := &env{in: strings.NewReader(""), out: &out, err: &errb, getenv: func(string) string { return "" }, registry: reg}
-		code := execute(t.Context(), []string{"get", "--json", "x-list://127.0.0.1/"}, e)
+		code := execute(t.Context(), []string{"get", flag, "--json", "x-list://127.0.0.1/"}, e)
 		var doc map[string]any
 		if err := json.Unmarshal(out.Bytes(), &doc); err != nil {
 			t.Fatalf("%s: %v", out.String(), err)
@@ -133,7 +139,7 @@ func TestListingNotesTyped(t *testing.T) {
 		got, _ := json.Marshal(notes)
 		warned := strings.Contains(errb.String(), "listing line fits no known layout: \"??\"")
 		if string(got) != tt.want || code != tt.code || warned != (code != fetch.ExitOK) {
-			t.Errorf("%+v: notes %s, exit %d, want %s, exit %d\n%s", tt.listing, got, code, tt.want, tt.code, errb.String())
+			t.Errorf("%s, %+v: notes %s, exit %d, want %s, exit %d\n%s", flag, tt.listing, got, code, tt.want, tt.code, errb.String())
 		}
 	}
 }

@@ -11,13 +11,18 @@ import (
 // for the workers and pipelined passive mode; --max-host-conns lowers the
 // FTP pool's limit, never raises it.
 func TestCommandDrivers(t *testing.T) {
-	if got := keepAliveDrivers(); got.HTTP != (http.Config{KeepAlive: true}) || got.FTP != (ftp.Config{}) {
-		t.Errorf("keepAliveDrivers = %+v", got)
-	}
-	d := parallelDrivers(8)
-	want := ftp.Config{MaxConnsPerHost: 8, MaxIdleConnsPerHost: 8, PipelinePassive: true}
-	if d.FTP != want || !d.HTTP.KeepAlive {
-		t.Errorf("parallelDrivers(8) = %+v, want FTP %+v and keep-alive", d, want)
+	for _, tc := range []struct {
+		o       getOptions
+		wantFTP ftp.Config
+	}{
+		{getOptions{urls: []string{"u"}}, ftp.Config{}},
+		{getOptions{urls: []string{"u", "v"}}, ftp.Config{PipelinePassive: true}},
+		{getOptions{urls: []string{"u"}, parallel: true, parallelMax: 8}, ftp.Config{MaxConnsPerHost: 8, MaxIdleConnsPerHost: 8, PipelinePassive: true}},
+		{getOptions{urls: []string{"u"}, parallel: true, parallelMax: 8, polite: politeOptions{maxHostConns: 3}}, ftp.Config{MaxConnsPerHost: 3, MaxIdleConnsPerHost: 8, PipelinePassive: true}},
+	} {
+		if d := tc.o.commandDrivers(); d.FTP != tc.wantFTP || d.HTTP != (http.Config{KeepAlive: true}) {
+			t.Errorf("commandDrivers of %+v = %+v, want FTP %+v and keep-alive", tc.o, d, tc.wantFTP)
+		}
 	}
 	for _, tc := range []struct{ flag, have, want int }{
 		{0, 8, 8}, {3, 8, 3}, {3, 0, 3}, {9, 8, 8},

@@ -32,14 +32,7 @@ func runGet(ctx context.Context, o *getOptions, e *env) (err error) {
 	red := redactorOf(args)
 	c := o.client(e, red)
 	if c.Registry == nil {
-		d := keepAliveDrivers()
-		// With several URLs, the EPSV of the next file goes out with
-		// the RETR of this one (as in fetch get -Z and fetch mirror),
-		// which saves a round trip per file on a connection kept
-		// between the URLs.
-		d.FTP.PipelinePassive = len(o.urls) > 1
-		o.polite.limitFTP(&d.FTP)
-		c.Registry = d.Registry()
+		c.Registry = o.commandDrivers().Registry()
 	}
 	defer c.CloseIdleConnections()
 	if c.WARC, err = o.warc.open(e, red); err != nil {
@@ -53,12 +46,7 @@ func runGet(ctx context.Context, o *getOptions, e *env) (err error) {
 		if err != nil && ctx.Err() == nil { // an interruption is said once, at the end
 			fmt.Fprintf(e.err, "fetch: %s\n", red.redact(message(err)))
 		}
-		code := codeOf(err)
-		var le *listingError
-		if errors.As(err, &le) {
-			code = fetch.ExitPartial
-		}
-		codes = append(codes, code)
+		codes = append(codes, codeOf(err))
 		if ctx.Err() != nil {
 			break
 		}
@@ -66,11 +54,23 @@ func runGet(ctx context.Context, o *getOptions, e *env) (err error) {
 	return exitFor(codes)
 }
 
-// keepAliveDrivers is the default configuration with HTTP connections
-// kept open between the URLs of one command (and the hops of a redirect),
-// as curl does; runGet closes them when it returns.
-func keepAliveDrivers() fetch.Drivers {
-	return fetch.Drivers{HTTP: http.Config{KeepAlive: true}}
+// commandDrivers is the configuration of the command's own registry. HTTP
+// connections are kept open between the URLs of one command (and the
+// hops of a redirect), as curl does; the command closes them when it
+// returns. With several URLs, the EPSV of the next FTP file goes out with
+// the RETR of this one, which saves a round trip per file on a connection
+// kept between the URLs. With -Z, the FTP pool keeps up to --parallel-max
+// logged-in connections per server and user, all kept between URLs (the
+// mirror's settings, fetch.Mirror). --max-host-conns bounds the FTP pool
+// (politeOptions.limitFTP).
+func (o *getOptions) commandDrivers() fetch.Drivers {
+	d := fetch.Drivers{HTTP: http.Config{KeepAlive: true}}
+	d.FTP.PipelinePassive = o.parallel || len(o.urls) > 1
+	if o.parallel {
+		d.FTP.MaxConnsPerHost, d.FTP.MaxIdleConnsPerHost = o.parallelMax, o.parallelMax
+	}
+	o.polite.limitFTP(&d.FTP)
+	return d
 }
 
 // exitFor is the error of a command whose URLs ended with codes: nil
@@ -193,19 +193,7 @@ func getOne(ctx context.Context, c *fetch.Client, a arg, o *getOptions, e *env, 
 	if refused != nil {
 		return refused
 	}
-	if o.retry > 0 {
-		return getRetry(ctx, c, ck, req, d, o, e, red)
-	}
-	resp, err := c.FetchChecked(ctx, ck, req)
-	if err != nil {
-		return err
-	}
-	defer resp.Body.Close()
-	o.warnResponse(e, red, resp)
-	if err := deliver(ctx, resp, d, o, e); err != nil {
-		return err
-	}
-	return o.checkListing(e, red, resp)
+	return deliver(ctx, c, ck, req, d, o, e, red)
 }
 
 // listingError reports a directory listing that was delivered but is not
@@ -364,61 +352,46 @@ func firstError(fs []safety.Finding) safety.Finding {
 	return fs[i]
 }
 
-// deliver writes resp to d: data as it streams, listings, menus and advice
-// rendered.
-func deliver(ctx context.Context, resp *fetch.Response, d *dest, o *getOptions, e *env) error {
-	s, err := d.open(resp, e)
-	if err != nil {
-		return err
-	}
-	if err := write(ctx, s, resp, o, e); err != nil {
-		s.abort()
-		return err
-	}
-	return s.commit(resp, o.remoteTime)
-}
-
-// write renders or copies resp into w.
-func write(ctx context.Context, w io.Writer, resp *fetch.Response, o *getOptions, e *env) error {
-	switch {
-	case resp.Kind == proto.KindDirectory:
+// render writes resp into w as it is shown rather than copied: a
+// listing, a menu or advice, or the --json document of a data response.
+func render(w io.Writer, resp *fetch.Response, o *getOptions) error {
+	switch resp.Kind {
+	case proto.KindDirectory:
 		return renderListing(w, resp, o.json)
-	case resp.Kind == proto.KindAdvisory:
+	case proto.KindAdvisory:
 		return renderAdvisory(w, resp, o.json)
-	case o.json && len(resp.Info) > 0:
-		if err := writeJSON(w, document{URL: resp.URL.Redacted(), Kind: "data", Info: resp.Info}); err != nil {
-			return err
-		}
-		if o.warc.file != "" {
-			// The document replaces the body on output, but the
-			// archive asked for holds the resource: it is recorded
-			// once read to its end (a body closed early is not).
-			if _, err := io.Copy(io.Discard, resp.Body); err != nil {
-				return fmt.Errorf("reading %s for the WARC file: %w", resp.URL.Redacted(), err)
-			}
-		}
-		return nil
 	}
-	return copyBody(ctx, w, resp, o, e)
+	if err := writeJSON(w, document{URL: resp.URL.Redacted(), Kind: "data", Info: resp.Info}); err != nil {
+		return err
+	}
+	if o.warc.file != "" {
+		// The document replaces the body on output, but the archive
+		// asked for holds the resource: it is recorded once read to
+		// its end (a body closed early is not).
+		if _, err := io.Copy(io.Discard, resp.Body); err != nil {
+			return fmt.Errorf("reading %s for the WARC file: %w", resp.URL.Redacted(), err)
+		}
+	}
+	return nil
 }
 
 // copyBody streams the body into w, with a progress bar when wanted, and
 // checks that as many bytes arrived as the server announced. io.Copy
 // hands the copy to the body's WriteTo (fetch.Client's bodies have one),
-// which reads in large blocks.
-func copyBody(ctx context.Context, w io.Writer, resp *fetch.Response, o *getOptions, e *env) error {
+// which reads in large blocks. It returns the bytes read from the body.
+func copyBody(ctx context.Context, w io.Writer, resp *fetch.Response, o *getOptions, e *env) (int64, error) {
 	pw, done := o.progress(ctx, w, resp, e)
 	n, err := io.Copy(pw, resp.Body)
 	done(err == nil)
 	var we *writeError
 	switch {
 	case errors.As(err, &we):
-		return err
+		return n, err
 	case err != nil:
-		return &fetch.Error{Op: "read", URL: resp.URL.Redacted(), Err: err}
+		return n, &fetch.Error{Op: "read", URL: resp.URL.Redacted(), Err: err}
 	case resp.Size >= 0 && n != resp.Size-resp.Offset:
-		return &fetch.Error{Op: "read", URL: resp.URL.Redacted(),
+		return n, &fetch.Error{Op: "read", URL: resp.URL.Redacted(),
 			Err: fmt.Errorf("got %d of %d bytes: %w", n, resp.Size-resp.Offset, io.ErrUnexpectedEOF)}
 	}
-	return nil
+	return n, nil
 }

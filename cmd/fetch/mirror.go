@@ -219,7 +219,7 @@ func runMirror(ctx context.Context, o *mirrorOptions, e *env) (err error) {
 	}
 	bars := newMirrorBars(ctx, e, o)
 	opts.Progress = bars.event
-	opts.Retry = o.get.retryPolicy(bars.lines(e.err), red)
+	opts.Retry = o.get.retryPolicy(above(bars.p, e.err), red)
 	sum, err := c.Mirror(ctx, o.url, o.dir, opts)
 	bars.wait()
 	return reportMirror(ctx, e, o, red, sum, err)
@@ -339,18 +339,6 @@ func printMirror(w io.Writer, s *fetch.MirrorSummary, o *mirrorOptions) error {
 	return err
 }
 
-func byteCount(n int64) string {
-	switch {
-	case n >= 1<<30:
-		return fmt.Sprintf("%.1f GiB", float64(n)/(1<<30))
-	case n >= 1<<20:
-		return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20))
-	case n >= 1<<10:
-		return fmt.Sprintf("%.1f KiB", float64(n)/(1<<10))
-	}
-	return fmt.Sprintf("%d bytes", n)
-}
-
 // mirrorBars draws an overall bar (files, bytes, rate, time left) and
 // one bar per file in flight, named by its path, on stderr: only when
 // stderr is a terminal and neither -s nor -v is given. A file's bar goes
@@ -394,13 +382,14 @@ func startMirrorBars(ctx context.Context, w io.Writer, cols int) *mirrorBars {
 	return b
 }
 
-// lines is where a line for the person goes while the bars are drawn:
-// above them (mpb prints it at its next refresh), else w.
-func (b *mirrorBars) lines(w io.Writer) io.Writer {
-	if b.p == nil {
+// above is where a line for the person goes while the bars of p are
+// drawn: above them (mpb prints it at its next refresh), and to w once
+// they are done; w itself when p is nil (no bars).
+func above(p *mpb.Progress, w io.Writer) io.Writer {
+	if p == nil {
 		return w
 	}
-	return &aboveBars{p: b.p, w: w}
+	return &aboveBars{p: p, w: w}
 }
 
 // aboveBars writes lines above running bars, and to w once they are done.

@@ -70,13 +70,11 @@ func runParallel(ctx context.Context, o *getOptions, args []arg, e *env) error {
 	bar := o.overallBar(ctx, e)
 	if bar != nil {
 		po.tally = &bar.bytes
-		pe.err = bar.stderr()
+		pe.err = above(bar.p, e.err)
 	}
 	c := po.client(&pe, red)
 	if c.Registry == nil {
-		d := parallelDrivers(o.parallelMax)
-		o.polite.limitFTP(&d.FTP)
-		c.Registry = d.Registry()
+		c.Registry = o.commandDrivers().Registry()
 	}
 	defer c.CloseIdleConnections()
 	po.warnAllowPorts(&pe)
@@ -140,17 +138,6 @@ func urlMessage(red *redactor, raw string, err error) string {
 		msg = name + ": " + msg
 	}
 	return msg
-}
-
-// parallelDrivers is keepAliveDrivers with an FTP driver for n workers:
-// up to n logged-in connections per server and user, all kept between
-// URLs, and pipelined passive mode (the mirror's settings, fetch.Mirror).
-func parallelDrivers(n int) fetch.Drivers {
-	d := keepAliveDrivers()
-	d.FTP.MaxConnsPerHost = n
-	d.FTP.MaxIdleConnsPerHost = n
-	d.FTP.PipelinePassive = true
-	return d
 }
 
 // lockedPrompter asks one question at a time: two workers that both need
@@ -285,7 +272,6 @@ func (o *ordered) err(i int) error {
 type parallelBar struct {
 	p     *mpb.Progress
 	bar   *mpb.Bar
-	out   io.Writer
 	bytes atomic.Int64
 }
 
@@ -295,7 +281,7 @@ func (o *getOptions) overallBar(ctx context.Context, e *env) *parallelBar {
 	if o.silent || o.verbose || !e.stderrTTY {
 		return nil
 	}
-	b := &parallelBar{out: e.err}
+	b := &parallelBar{}
 	b.p = mpb.NewWithContext(ctx, mpb.WithOutput(e.err), mpb.WithAutoRefresh(), mpb.WithWidth(40))
 	start := time.Now()
 	b.bar = b.p.AddBar(int64(len(o.urls)),
@@ -331,7 +317,3 @@ func (b *parallelBar) wait(complete bool) {
 	}
 	b.p.Wait()
 }
-
-// stderr returns a writer for the messages of the run: printed above the
-// bar while it is drawn, straight to stderr after.
-func (b *parallelBar) stderr() io.Writer { return &aboveBars{p: b.p, w: b.out} }

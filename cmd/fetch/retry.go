@@ -13,23 +13,26 @@ import (
 	"github.com/rfc1738/fetch/retry"
 )
 
-// getRetry is getOne's fetch and delivery under --retry: a transient
-// failure (fetch.Transient) is tried again after the policy's backoff,
-// asking for the resource from the byte the output holds (FTP REST, HTTP
-// Range). A server that cannot resume sends from the start, and the bytes
-// the output already has are skipped: the result is byte-exact either
-// way. Listings and other rendered responses are retried only when
-// nothing was written yet. With --warc-file, a transfer is asked for whole
-// again, its first bytes skipped: a resumed transfer would not be archived
-// (fetch.Client records whole transfers only).
-func getRetry(ctx context.Context, c *fetch.Client, ck *fetch.Checked, req *proto.Request, d *dest, o *getOptions, e *env, red *redactor) error {
+// deliver fetches ck for getOne and delivers the response to d: the data
+// streams into the output, listings, menus and advice are rendered
+// (render), and a listing is checked (checkListing). Under --retry, a
+// transient failure (fetch.Transient) is tried again after the policy's
+// backoff, asking for the resource from the byte the output holds (FTP
+// REST, HTTP Range). A server that cannot resume sends from the start,
+// and the bytes the output already has are skipped: the result is
+// byte-exact either way. Listings and other rendered responses are
+// retried only when nothing was written yet. With --warc-file, a
+// transfer is asked for whole again, its first bytes skipped: a resumed
+// transfer would not be archived (fetch.Client records whole transfers
+// only).
+func deliver(ctx context.Context, c *fetch.Client, ck *fetch.Checked, req *proto.Request, d *dest, o *getOptions, e *env, red *redactor) error {
 	pol := o.retryPolicy(e.err, red)
 	start := time.Now()
 	rr := &retryRun{whole: c.WARC != nil} // getOne asked for byte 0 already
 	for n := 1; ; n++ {
 		err := rr.attempt(ctx, c, ck, req, d, o, e, red)
 		if err == nil {
-			return nil
+			return o.checkListing(e, red, rr.resp)
 		}
 		delay := pol.Delay(n, err)
 		if unretryable(ctx, err) || !pol.Allow(n, start, delay) {
@@ -47,11 +50,12 @@ func getRetry(ctx context.Context, c *fetch.Client, ck *fetch.Checked, req *prot
 	}
 }
 
-// retryRun is getRetry's output and how much of the resource it holds.
+// retryRun is deliver's output and how much of the resource it holds.
 type retryRun struct {
-	s     sink
-	pos   int64 // the byte of the resource the output holds up to
-	whole bool  // ask for the resource whole and skip what the output has
+	s     sink            // nil before the first response, and once committed
+	pos   int64           // the byte of the resource the output holds up to
+	whole bool            // ask for the resource whole and skip what the output has
+	resp  *fetch.Response // the last response
 }
 
 // attempt fetches u once, from the byte the output holds unless whole,
@@ -66,9 +70,9 @@ func (rr *retryRun) attempt(ctx context.Context, c *fetch.Client, ck *fetch.Chec
 		return err
 	}
 	defer resp.Body.Close()
+	rr.resp = resp
 	if rr.s == nil {
-		var rendered bool
-		if rr.s, rendered, err = openFirst(ctx, resp, d, o, e, red); err != nil || rendered {
+		if rr.s, err = openFirst(resp, d, o, e, red); err != nil || rr.s == nil {
 			return err
 		}
 		rr.pos = resp.Offset
@@ -81,13 +85,16 @@ func (rr *retryRun) attempt(ctx context.Context, c *fetch.Client, ck *fetch.Chec
 	if resp.Offset > rr.pos {
 		return &finalError{fmt.Errorf("%s: the server resumed at byte %d, not %d", resp.URL.Redacted(), resp.Offset, rr.pos)}
 	}
-	sw := &skipWriter{w: rr.s, skip: rr.pos - resp.Offset}
-	err = copyBody(ctx, sw, resp, o, e)
-	rr.pos = max(rr.pos, resp.Offset+sw.read)
+	w := io.Writer(rr.s) // itself when nothing is skipped: a proto.FileWriter stays one
+	if skip := rr.pos - resp.Offset; skip > 0 {
+		w = &skipWriter{w: rr.s, skip: skip}
+	}
+	n, err := copyBody(ctx, w, resp, o, e)
+	rr.pos = max(rr.pos, resp.Offset+n)
 	if err != nil {
 		return err
 	}
-	return rr.s.commit(resp, o.remoteTime)
+	return commit(&rr.s, resp, o)
 }
 
 // abort drops the output, if one was opened.
@@ -97,7 +104,15 @@ func (rr *retryRun) abort() {
 	}
 }
 
-// unretryable reports whether getRetry's failure err is one that no
+// commit ends the output *s and forgets it: a sink whose commit fails
+// has removed or kept its file itself, and is not aborted again.
+func commit(s *sink, resp *fetch.Response, o *getOptions) error {
+	done := *s
+	*s = nil
+	return done.commit(resp, o.remoteTime)
+}
+
+// unretryable reports whether deliver's failure err is one that no
 // retry can mend: a *finalError, a failure to write the output, the
 // end of ctx, or a failure that is not transient.
 func unretryable(ctx context.Context, err error) bool {
@@ -108,42 +123,41 @@ func unretryable(ctx context.Context, err error) bool {
 	return errors.As(err, &fe) || errors.As(err, &we) || ctx.Err() != nil || !fetch.Transient(err)
 }
 
-// openFirst opens the output for getRetry's first response. A response
+// openFirst opens the output for deliver's first response. A response
 // that is rendered rather than copied (a listing, a menu, --json) is
-// written and committed at once: rendered is true, and a failure is a
-// *finalError, as is a failure to open the output.
-func openFirst(ctx context.Context, resp *fetch.Response, d *dest, o *getOptions, e *env, red *redactor) (s sink, rendered bool, err error) {
+// written and committed at once, and the sink returned is nil; a failure
+// to write it is a *finalError, as is a failure to open the output.
+func openFirst(resp *fetch.Response, d *dest, o *getOptions, e *env, red *redactor) (sink, error) {
 	o.warnResponse(e, red, resp)
-	if s, err = d.open(resp, e); err != nil {
-		return nil, false, &finalError{err}
+	s, err := d.open(resp, e)
+	if err != nil {
+		return nil, &finalError{err}
 	}
 	if resp.Kind == proto.KindData && (!o.json || len(resp.Info) == 0) {
-		return s, false, nil
+		return s, nil
 	}
-	if err := write(ctx, s, resp, o, e); err != nil {
-		return s, true, &finalError{err}
+	if err := render(s, resp, o); err != nil {
+		s.abort()
+		return nil, &finalError{err}
 	}
-	return s, true, s.commit(resp, o.remoteTime)
+	return nil, commit(&s, resp, o)
 }
 
-// finalError marks a failure of getRetry that no retry can mend (the
+// finalError marks a failure of deliver that no retry can mend (the
 // output cannot be opened, a listing half written).
 type finalError struct{ err error }
 
 func (e *finalError) Error() string { return e.err.Error() }
 func (e *finalError) Unwrap() error { return e.err }
 
-// skipWriter passes on what it is given after its first skip bytes, and
-// counts everything it was given.
+// skipWriter passes on what it is given after its first skip bytes.
 type skipWriter struct {
 	w    io.Writer
 	skip int64
-	read int64
 }
 
 func (s *skipWriter) Write(p []byte) (int, error) {
 	n := len(p)
-	s.read += int64(n)
 	if s.skip > 0 {
 		k := min(int64(n), s.skip)
 		s.skip -= k

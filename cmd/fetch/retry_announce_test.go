@@ -75,14 +75,14 @@ func TestErrorsNameWhatTheUserGave(t *testing.T) {
 func TestRetryLinesAboveBars(t *testing.T) {
 	var drawn, direct bytes.Buffer
 	b := startMirrorBars(t.Context(), &drawn, 80)
-	w := b.lines(&direct)
+	w := above(b.p, &direct)
 	fmt.Fprintln(w, "fetch: retrying in 1.0 s (1/3): x")
 	b.wait()
 	fmt.Fprintln(w, "fetch: after")
 	if !strings.Contains(drawn.String(), "fetch: retrying in 1.0 s (1/3): x\n") || direct.String() != "fetch: after\n" {
 		t.Errorf("above the bars %q, on stderr %q", drawn.String(), direct.String())
 	}
-	if w := (&mirrorBars{}).lines(&direct); w != &direct {
+	if w := above((&mirrorBars{}).p, &direct); w != &direct {
 		t.Errorf("without bars the lines go to %T", w)
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"errors"
+	"fmt"
 	"io"
 	"net/textproto"
 	"strings"
@@ -38,6 +39,54 @@ func TestParseStatus(t *testing.T) {
 		}
 	}
 }
+
+// FuzzParseStatus: an accepted line is its code written in three digits,
+// then, when there was more, a space and the text (RFC 959 section 4.2,
+// RFC 3977 section 3.1): nothing is lost or added. On a line of four bytes
+// or more, it agrees with net/textproto's ReadCodeLine, which also takes a
+// sign in the code ("+12 x") and a "-" where RFC 959 starts a multi-line
+// reply, both refused here.
+func FuzzParseStatus(f *testing.F) {
+	f.Add([]byte("220 Service ready"))
+	f.Add([]byte("200"))
+	f.Add([]byte("123-First line"))
+	f.Add([]byte("+12 signed"))
+	f.Add([]byte("099 low"))
+	f.Fuzz(func(t *testing.T, line []byte) {
+		code, text, ok := ParseStatus(line)
+		if ok {
+			back := fmt.Sprintf("%03d", code)
+			if len(line) > 3 {
+				back += " " + text
+			}
+			if code < 0 || code > 999 || back != string(line) {
+				t.Fatalf("ParseStatus(%q) = %d, %q: written back %q", line, code, text, back)
+			}
+		} else if code != 0 || text != "" {
+			t.Fatalf("ParseStatus(%q) = %d, %q, false", line, code, text)
+		}
+		agreeWithTextproto(t, line, code, text, ok)
+	})
+}
+
+// agreeWithTextproto: on a line of four bytes or more without CR or LF,
+// ParseStatus's result agrees with net/textproto's ReadCodeLine (see
+// FuzzParseStatus).
+func agreeWithTextproto(t *testing.T, line []byte, code int, text string, ok bool) {
+	t.Helper()
+	if len(line) < 4 || bytes.ContainsAny(line, "\r\n") {
+		return
+	}
+	tcode, tmsg, err := textproto.NewReader(bufio.NewReader(bytes.NewReader(append(bytes.Clone(line), '\n')))).ReadCodeLine(0)
+	switch tok := err == nil; {
+	case ok && code >= 100 && (!tok || tcode != code || tmsg != text): // textproto refuses codes below 100
+		t.Fatalf("ParseStatus(%q) = %d, %q; textproto %d, %q, %v", line, code, text, tcode, tmsg, err)
+	case !ok && tok && line[3] == ' ' && isDigit(line[0]) && isDigit(line[1]) && isDigit(line[2]):
+		t.Fatalf("ParseStatus(%q) refused what textproto reads as %d, %q", line, tcode, tmsg)
+	}
+}
+
+func isDigit(c byte) bool { return '0' <= c && c <= '9' }
 
 // TestReadLine: lines end with CR LF (RFC 959 section 4.2, RFC 3977
 // section 3.1) or, as many servers send, LF alone; the limit counts the
@@ -130,6 +179,39 @@ func TestReadBlockLine(t *testing.T) {
 			}
 		})
 	}
+}
+
+// FuzzReadBlockLine: what Stuff writes, ReadBlockLine reads back line by
+// line (RFC 3977 section 3.1.1): every line of the text in order, without
+// its line end, none lost or added; then the "." line, and the reader
+// stops there, leaving what follows.
+func FuzzReadBlockLine(f *testing.F) {
+	f.Add([]byte("a\r\n.b\r\n..\r\n.\r\n"))
+	f.Add([]byte(".\n..\r"))
+	f.Add([]byte("\r\n\n"))
+	f.Fuzz(func(t *testing.T, text []byte) {
+		var want [][]byte
+		for l := range bytes.Lines(text) {
+			want = append(want, TrimEnd(l))
+		}
+		r := NewReader(bytes.NewReader(append(Stuff(nil, text), "after"...)), len(text)+len("after"))
+		for i := 0; ; i++ {
+			line, end, err := r.ReadBlockLine()
+			switch {
+			case err != nil:
+				t.Fatalf("line %d of %q: %v", i, text, err)
+			case end != (i == len(want)):
+				t.Fatalf("line %d of %q: end %v after %d lines", i, text, end, len(want))
+			case end:
+				if rest, err := r.ReadRaw(); string(rest) != "after" || err != io.EOF {
+					t.Fatalf("after the block: %q, %v", rest, err)
+				}
+				return
+			case !bytes.Equal(line, want[i]):
+				t.Fatalf("line %d of %q: %q, want %q", i, text, line, want[i])
+			}
+		}
+	})
 }
 
 // TestDotReader: RFC 3977 section 3.1.1 and RFC 1436 section 3.8 (a text

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"testing/iotest"
 
+	"github.com/rfc1738/fetch/internal/lineproto"
 	"github.com/rfc1738/fetch/proto"
 	"github.com/rfc1738/fetch/uri"
 )
@@ -215,6 +216,9 @@ func TestExactReader(t *testing.T) {
 	}
 }
 
+// TestReadLines: RFC 1436 section 4 (a menu or text ends with a line
+// holding "." alone, or when the server closes the connection), the
+// limits of a line and of the whole response on top.
 func TestReadLines(t *testing.T) {
 	tests := []struct {
 		name    string
@@ -248,3 +252,38 @@ func TestReadLines(t *testing.T) {
 		})
 	}
 }
+
+// FuzzReadLines: readLines gives the input up to and including its first
+// "." line (dot true) or, without one, all of it; no line is lost, added or
+// read past the "." line. It fails, with a *proto.ProtocolError, exactly
+// when a line before that end is over the line limit or the bytes up to
+// it are over the byte limit.
+func FuzzReadLines(f *testing.F) {
+	f.Add([]byte("a\r\n.\r\nnot read\r\n"), 8, 64)
+	f.Add([]byte("a\n."), 1, 3)
+	f.Add([]byte("xxxxxxxxx\n.\r"), 9, 12)
+	f.Fuzz(func(t *testing.T, in []byte, maxLine, maxBytes int) {
+		lim := limits{maxLine: 1 + abs(maxLine)%64, maxBytes: int64(1 + abs(maxBytes)%256)}
+		var want []byte
+		long, dot := false, false
+		for l := range bytes.Lines(in) {
+			want = append(want, l...)
+			long = long || len(lineproto.TrimEnd(l)) > lim.maxLine
+			if dot = len(l) > 1 && string(trimEOL(l)) == "."; dot {
+				break
+			}
+		}
+		got, gotDot, err := readLines(bytes.NewReader(in), lim)
+		if tooMuch := long || int64(len(want)) > lim.maxBytes; tooMuch {
+			if pe := (*proto.ProtocolError)(nil); !errors.As(err, &pe) {
+				t.Fatalf("readLines(%q, %+v) = %q, %v; want a *proto.ProtocolError", in, lim, got, err)
+			}
+			return
+		}
+		if err != nil || !bytes.Equal(got, want) || gotDot != dot {
+			t.Fatalf("readLines(%q, %+v) = %q, %v, %v; want %q, %v", in, lim, got, gotDot, err, want, dot)
+		}
+	})
+}
+
+func abs(n int) int { return max(n, -n) }

@@ -36,14 +36,17 @@ type head struct {
 	// protocol version is the connection's).
 	t   tracer
 	req *http.Request
+	x   *exchange // recorded on the connection, when not nil
 }
 
-// watch returns ctx with a trace that fills h.
+// watch returns ctx with a trace that fills h, and attaches h.x to the
+// connection.
 func (h *head) watch(ctx context.Context) context.Context {
 	h.ctx = ctx
 	h.ct.GotConn = func(info httptrace.GotConnInfo) {
 		if c, ok := info.Conn.(*recConn); ok {
 			h.conn.Store(c)
+			h.x.attach(c)
 		}
 		if h.t.w != nil && h.req != nil {
 			h.t.request(h.req, connProto(info.Conn))

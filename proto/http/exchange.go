@@ -2,12 +2,10 @@ package http
 
 import (
 	"bytes"
-	"context"
 	"errors"
 	"io"
 	"net"
 	"net/http"
-	"net/http/httptrace"
 	"sync"
 	"sync/atomic"
 
@@ -108,7 +106,6 @@ type exchange struct {
 	// buf holds the memory of req and resp, from exchangeBufs, given
 	// back by stop.
 	buf *[2][]byte
-	ct  httptrace.ClientTrace // see trace
 }
 
 // exchangeBufs holds the buffers of finished exchanges, for the next
@@ -118,23 +115,24 @@ var exchangeBufs = sync.Pool{New: func() any { return &[2][]byte{make([]byte, 0,
 // maxPooledBuf: a buffer that grew past it is not kept.
 const maxPooledBuf = 64 << 10
 
-// trace returns ctx with a client trace that attaches x to the connection
-// the request is sent on.
-func (x *exchange) trace(ctx context.Context) context.Context {
-	x.buf = exchangeBufs.Get().(*[2][]byte)
+// newExchange returns an exchange that records into buffers of
+// exchangeBufs.
+func newExchange() *exchange {
+	x := &exchange{buf: exchangeBufs.Get().(*[2][]byte)}
 	x.req, x.resp = x.buf[0][:0], x.buf[1][:0]
-	x.ct.GotConn = x.gotConn // the trace is part of x: one allocation fewer
-	return httptrace.WithClientTrace(ctx, &x.ct)
+	return x
 }
 
-// gotConn attaches x to the connection its request is sent on.
-func (x *exchange) gotConn(info httptrace.GotConnInfo) {
-	if c, ok := info.Conn.(*recConn); ok {
-		x.mu.Lock()
-		x.attached = true
-		x.mu.Unlock()
-		c.attach(x)
+// attach makes c, the connection x's request is sent on (head.watch),
+// copy its traffic to x. Nothing is recorded on a nil *exchange.
+func (x *exchange) attach(c *recConn) {
+	if x == nil {
+		return
 	}
+	x.mu.Lock()
+	x.attached = true
+	x.mu.Unlock()
+	c.attach(x)
 }
 
 // wrote records p, written to the connection, and returns where it starts.

@@ -167,30 +167,26 @@ func (d *Driver) Fetch(ctx context.Context, u *uri.URL, req *proto.Request) (*pr
 	if err != nil {
 		return nil, err
 	}
-	var x *exchange
 	var h head
-	rctx := h.watch(ctx)
-	if req.Options.HTTP.Exchange {
-		x = &exchange{}
-		rctx = x.trace(rctx)
-	}
-	hreq, err := d.newRequest(rctx, target, req)
+	hreq, err := d.newRequest(h.watch(ctx), target, req)
 	if err != nil {
-		x.stop()
 		return nil, err
 	}
+	if req.Options.HTTP.Exchange {
+		h.x = newExchange()
+	}
+	x := h.x
 	tr, shared := d.transportFor(req)
 	t := tracer{w: req.Trace}
 	if u.User != nil {
 		t.note("user information in the URL is not sent (RFC 1738 section 3.3)")
 	}
 	h.t, h.req = t, hreq
+	// b ends the exchange on a failure too (the recording, tr if its own).
+	b := &body{rc: http.NoBody, tr: tr, keep: shared, x: x, h: &h}
 	hresp, err := tr.RoundTrip(hreq)
 	if err != nil {
-		x.stop()
-		if !shared {
-			tr.CloseIdleConnections()
-		}
+		b.Close()
 		return nil, roundTripError(h.classify(err))
 	}
 	d.answered(u, hresp, t)
@@ -205,14 +201,12 @@ func (d *Driver) Fetch(ctx context.Context, u *uri.URL, req *proto.Request) (*pr
 			// drainMax), leaves the connection fit for the next request.
 			io.CopyN(io.Discard, hresp.Body, drainMax)
 		}
-		hresp.Body.Close()
-		if !shared {
-			tr.CloseIdleConnections()
-		}
+		b.rc = hresp.Body
+		b.Close()
 		return nil, err
 	}
 	resp.Name = remoteName(u)
-	resp.Body = &body{rc: resp.Body, tr: tr, keep: shared, x: x, h: &h}
+	b.rc, resp.Body = resp.Body, b
 	return resp, nil
 }
 
@@ -417,8 +411,6 @@ func (b *body) Read(p []byte) (int, error) {
 	n, err := b.rc.Read(p)
 	if err != nil {
 		b.x.stop()
-	}
-	if err != nil && b.h != nil {
 		err = b.h.bodyErr(err)
 	}
 	return n, err

@@ -10,6 +10,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"strconv"
 	"sync"
 	"time"
 
@@ -128,18 +129,13 @@ func (d *Driver) pipeRequests(ctx context.Context, checks []Check) (string, []*h
 
 // pipeKey names the server of u: scheme, host and port.
 func pipeKey(u *uri.URL) string {
-	return u.Scheme + "://" + net.JoinHostPort(u.Hostname(), pipePort(u))
+	return u.Scheme + "://" + pipeAddr(u)
 }
 
-// pipePort is u's port, or its scheme's default.
-func pipePort(u *uri.URL) string {
-	switch {
-	case u.Port != "":
-		return u.Port
-	case u.Scheme == "https":
-		return "443"
-	}
-	return "80"
+// pipeAddr is the address of u's server, its port the scheme's default
+// when u names none.
+func pipeAddr(u *uri.URL) string {
+	return net.JoinHostPort(u.Hostname(), strconv.Itoa(u.PortNumber()))
 }
 
 func (d *Driver) isSerial(key string) bool {
@@ -225,8 +221,7 @@ func (d *Driver) pipeConn(ctx context.Context, req *proto.Request, key string, u
 	if pc != nil {
 		return pc, true, nil
 	}
-	addr := net.JoinHostPort(u.Hostname(), pipePort(u))
-	c, err := req.DialKept(ctx, "tcp", addr)
+	c, err := req.DialKept(ctx, "tcp", pipeAddr(u))
 	if err != nil {
 		return nil, false, err
 	}

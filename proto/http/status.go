@@ -64,15 +64,12 @@ func statusErr(code int, status string) *StatusError {
 // error. offset is the byte the request asked to start at.
 func response(target *url.URL, hreq *http.Request, hresp *http.Response, offset int64) (*proto.Response, error) {
 	code := hresp.StatusCode
+	modTime, _ := http.ParseTime(hresp.Header.Get("Last-Modified")) // zero when there is none
 	switch {
 	case code == http.StatusNotModified && hreq.Header.Get("If-Modified-Since") != "":
 		// RFC 9110 section 15.4.5: no content; the stored copy is current.
 		hresp.Body.Close()
-		resp := &proto.Response{Kind: proto.KindData, Body: http.NoBody, Size: -1, NotModified: true}
-		if t, err := http.ParseTime(hresp.Header.Get("Last-Modified")); err == nil {
-			resp.ModTime = t
-		}
-		return resp, nil
+		return &proto.Response{Kind: proto.KindData, Body: http.NoBody, Size: -1, NotModified: true, ModTime: modTime}, nil
 	case code >= 300 && code < 400:
 		return nil, redirect(target, hresp)
 	case code == http.StatusRequestedRangeNotSatisfiable && offset > 0:
@@ -87,9 +84,7 @@ func response(target *url.URL, hreq *http.Request, hresp *http.Response, offset 
 		Body:      hresp.Body,
 		Size:      hresp.ContentLength,
 		MediaType: mediaType(hresp.Header.Get("Content-Type")),
-	}
-	if t, err := http.ParseTime(hresp.Header.Get("Last-Modified")); err == nil {
-		resp.ModTime = t
+		ModTime:   modTime,
 	}
 	if hreq.Method == http.MethodHead {
 		hresp.Body.Close()

@@ -347,7 +347,7 @@ func splitServer(s string) (string, int, error) {
 	n := uri.DefaultPort("nntp")
 	if port != "" {
 		p, err := strconv.Atoi(port)
-		if err != nil || p < 1 || p > 65535 {
+		if err != nil || p < 1 || p > 65535 || port[0] == '+' {
 			return "", 0, bad("has a bad port")
 		}
 		n = p

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"net"
 	"strconv"
@@ -84,25 +85,20 @@ func FuzzParseListGroupLine(f *testing.F) {
 }
 
 // FuzzParseReplies: the other reply parsers (GROUP, ARTICLE, LIST ACTIVE,
-// LIST NEWSGROUPS, header blocks) never panic on any input. (.netrc
-// files are fuzzed by internal/netrc's FuzzParse.)
+// LIST NEWSGROUPS, header blocks) never panic on any input, and what the
+// GROUP reply (RFC 3977 section 6.1.1), LIST ACTIVE (7.6.3) and LIST
+// NEWSGROUPS (7.6.6) parsers accept, written back in the RFC's form,
+// parses to the same. (.netrc files are fuzzed by internal/netrc's
+// FuzzParse.)
 func FuzzParseReplies(f *testing.F) {
 	f.Add("1234 3000234 3002322 misc.test")
 	f.Add("misc.test 3002322 3000234 y")
 	f.Add("misc.test General Usenet testing")
 	f.Add("Subject: a\r\n folded\r\nFrom: b\r\n\r\nbody")
 	f.Fuzz(func(t *testing.T, s string) {
-		if g, err := parseGroupReply(s); err == nil && (g.Count < 0 || g.Low < 0 || g.High < 0) {
-			t.Fatalf("parseGroupReply(%q) = %+v", s, g)
-		}
+		checkRepliesRoundTrip(t, s)
 		if n, id := parseArticleReply(s); n < 0 || (id != "" && !strings.HasPrefix(id, "<")) {
 			t.Fatalf("parseArticleReply(%q) = %d, %q", s, n, id)
-		}
-		if g, err := parseActive(s); err == nil && (g.Name == "" || g.High < 0 || g.Low < 0) {
-			t.Fatalf("parseActive(%q) = %+v", s, g)
-		}
-		if name, _, ok := parseNewsgroups(s); ok && name == "" {
-			t.Fatalf("parseNewsgroups(%q) gave an empty name", s)
 		}
 		for k := range parseHeader(s) {
 			if k == "" || strings.ContainsAny(k, " \t\r\n:") {
@@ -110,6 +106,31 @@ func FuzzParseReplies(f *testing.F) {
 			}
 		}
 	})
+}
+
+// checkRepliesRoundTrip: what parseGroupReply, parseActive and
+// parseNewsgroups accept, written back in the RFC's form, parses to the
+// same.
+func checkRepliesRoundTrip(t *testing.T, s string) {
+	t.Helper()
+	if g, err := parseGroupReply(s); err == nil {
+		back := fmt.Sprintf("%d %d %d %s", g.Count, g.Low, g.High, g.Name)
+		if again, err := parseGroupReply(back); g.Count < 0 || g.Low < 0 || g.High < 0 || err != nil || again != g {
+			t.Fatalf("parseGroupReply(%q) = %+v; written back %q gives %+v, %v", s, g, back, again, err)
+		}
+	}
+	if g, err := parseActive(s); err == nil {
+		back := fmt.Sprintf("%s %d %d %s", g.Name, g.High, g.Low, g.Status)
+		if again, err := parseActive(back); g.Name == "" || g.High < 0 || g.Low < 0 || err != nil || again != g {
+			t.Fatalf("parseActive(%q) = %+v; written back %q gives %+v, %v", s, g, back, again, err)
+		}
+	}
+	if name, desc, ok := parseNewsgroups(s); ok {
+		n2, d2, ok2 := parseNewsgroups(name + " " + desc)
+		if name == "" || strings.ContainsAny(name, " \t") || !ok2 || n2 != name || d2 != desc {
+			t.Fatalf("parseNewsgroups(%q) = %q, %q; written back: %q, %q, %v", s, name, desc, n2, d2, ok2)
+		}
+	}
 }
 
 // boundedServer serves data, repeated without end, and records how much the
