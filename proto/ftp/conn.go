@@ -81,11 +81,10 @@ type conn struct {
 
 // limits are the Driver's bounds, with defaults filled in.
 type limits struct {
-	maxLine    int
-	maxReply   int64
-	maxListing int64
-	reuse      bool
-	passAlone  bool // PASS is sent alone (errOutOfStep)
+	maxLine   int
+	maxReply  int64
+	reuse     bool
+	passAlone bool // PASS is sent alone (errOutOfStep)
 
 	// TLS for this dial (tls.go): the mode (proto.TLSOff for none) and
 	// the connection's own configuration.

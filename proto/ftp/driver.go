@@ -131,9 +131,8 @@ func (d *Driver) pool() *connPool {
 
 func (d *Driver) limits() limits {
 	l := limits{
-		maxLine:    cmp.Or(max(d.MaxReplyLine, 0), defaultMaxReplyLine),
-		maxListing: cmp.Or(max(d.MaxListing, 0), defaultMaxListing),
-		reuse:      d.MaxIdleConnsPerHost >= 0,
+		maxLine: cmp.Or(max(d.MaxReplyLine, 0), defaultMaxReplyLine),
+		reuse:   d.MaxIdleConnsPerHost >= 0,
 	}
 	l.maxReply = max(defaultMaxReply, 32*int64(l.maxLine))
 	return l
@@ -145,7 +144,7 @@ func (d *Driver) listingCap(c *conn) int64 {
 	if c.req != nil && c.req.Options.ListingCap > 0 {
 		return c.req.Options.ListingCap
 	}
-	return d.limits().maxListing
+	return cmp.Or(max(d.MaxListing, 0), defaultMaxListing)
 }
 
 // CloseIdleConnections closes (with QUIT) every connection not in use.
