@@ -19,14 +19,10 @@ const (
 	formatNLST = "nlst" // NLST: one name per line (RFC 959 section 4.1.3)
 )
 
-// splitLines splits a listing into its lines: each ends in LF, and one CR
-// before the LF is dropped (RFC 959 sends listings as lines ending CRLF;
-// some servers send bare LF). A CR elsewhere stays part of the line. Empty
-// lines are left out.
-func splitLines(raw []byte) []string { return splitText(string(raw)) }
-
-// splitText is splitLines of a listing already in a string: the lines
-// share its memory.
+// splitText splits a listing into its lines, which share its memory:
+// each ends in LF, and one CR before the LF is dropped (RFC 959 sends
+// listings as lines ending CRLF; some servers send bare LF). A CR
+// elsewhere stays part of the line. Empty lines are left out.
 func splitText(s string) []string {
 	t := text{s}
 	lines := make([]string, 0, t.lineCap())
@@ -36,7 +32,7 @@ func splitText(s string) []string {
 	return lines
 }
 
-// lines yields the lines of t as splitLines splits them, sharing t's
+// lines yields the lines of t as splitText splits them, sharing t's
 // memory.
 func (t text) lines() iter.Seq[string] {
 	return func(yield func(string) bool) {
@@ -135,7 +131,7 @@ func (p lineParser) parseAll(t text, buf []proto.Entry) (entries []proto.Entry, 
 	return entries, unparsed, self
 }
 
-// parsedLine is what parseLines made of one line of a listing.
+// parsedLine is what parseRows made of one line of a listing.
 type parsedLine struct {
 	line string
 	e    *proto.Entry // the entry the line describes; nil for none
@@ -159,7 +155,7 @@ func (r *parsedLine) setDate(d lineDate) {
 	r.form, r.nameAt = d.form, int32(d.nameAt)
 }
 
-// listing is what parseLines made of a listing: its lines, and their
+// listing is what parseRows made of a listing: its lines, and their
 // entries, in the order of their lines when inOrder.
 type listing struct {
 	lines   []parsedLine
@@ -186,18 +182,6 @@ func (p *lineParser) add(l *listing, r *parsedLine, e proto.Entry) {
 		lean(&e)
 	}
 	l.add(r, e)
-}
-
-// parseLines reads the lines of one listing. Most are read one by one;
-// what the whole listing shows decides the rest: the language of month
-// names (readLocal) and whether a space after a year is padding
-// (settlePadding).
-func (p *lineParser) parseLines(lines []string) *listing {
-	rows := make([]parsedLine, len(lines))
-	for i, line := range lines {
-		rows[i].line = line
-	}
-	return p.parseRows(rows, nil)
 }
 
 // splitRows splits t into the rows that parseRows reads: a listing of
@@ -238,8 +222,11 @@ func (p *lineParser) parseEach(t text) (entries []proto.Entry, self, ok bool) {
 	return entries, self, true
 }
 
-// parseRows is parseLines of rows that hold only their lines. buf, when
-// it has room for an entry a row, is used for the entries.
+// parseRows reads the lines of one listing, rows that hold only their
+// lines. Most are read one by one; what the whole listing shows decides
+// the rest: the language of month names (readLocal) and whether a space
+// after a year is padding (settlePadding). buf, when it has room for an
+// entry a row, is used for the entries.
 func (p *lineParser) parseRows(rows []parsedLine, buf []proto.Entry) *listing {
 	if cap(buf) < len(rows) {
 		buf = make([]proto.Entry, 0, len(rows))
@@ -279,7 +266,7 @@ func (p *lineParser) parseRows(rows []parsedLine, buf []proto.Entry) *listing {
 	return l
 }
 
-// settle reads what the whole listing decides (parseLines), some lines
+// settle reads what the whole listing decides (parseRows), some lines
 // having failed on their own when failed is set.
 func (p *lineParser) settle(l *listing, failed bool) {
 	if failed {

@@ -133,7 +133,7 @@ func keepConnErr(err error) error {
 // layout stands for itself.
 func listedNames(raw []byte, syst string) (names, lines []string) {
 	p := newLineParser(formatLIST, syst, time.Now())
-	for _, r := range p.parseLines(splitLines(raw)).lines {
+	for _, r := range p.parseRows(splitRows(text{string(raw)}), nil).lines {
 		if r.skip {
 			continue
 		}
