@@ -4,6 +4,8 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/rfc1738/fetch/uri"
+
 	"github.com/rfc1738/fetch/internal/secret"
 )
 
@@ -42,6 +44,9 @@ func passwordSpans(raw string) [][2]int {
 		}
 		spans = append(spans, [2]int{from, to})
 	}
+	if from, to, ok := schemelessLogin(raw); ok {
+		add(from, to)
+	}
 	starts := []int{}
 	if strings.HasPrefix(raw, "//") {
 		starts = append(starts, 2)
@@ -78,6 +83,20 @@ func passwordSpans(raw string) [][2]int {
 		}
 	}
 	return spans
+}
+
+// schemelessLogin finds the password of a login typed without
+// "scheme://", "user:pass@host/p", which parses as a URL of the scheme
+// "user" (as uri.URL.Redacted masks it). The opaque parts of RFC 1738's
+// schemes (mailto:joe@host, news:123@host) hold none.
+func schemelessLogin(raw string) (from, to int, ok bool) {
+	name, rest, found := strings.Cut(raw, ":")
+	if !found || strings.HasPrefix(rest, "/") || strings.ContainsAny(name, "/@") || uri.LinkScheme(name) {
+		return 0, 0, false
+	}
+	login, _, _ := strings.Cut(rest, "/")
+	at := strings.LastIndexByte(login, '@')
+	return len(name) + 1, len(name) + 1 + at, at >= 0
 }
 
 func inSpans(spans [][2]int, off int) bool {

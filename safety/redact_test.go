@@ -29,13 +29,20 @@ func TestRedact(t *testing.T) {
 		{"", ""},
 		{"://", "://"},
 		{"ftp://:pw@", "ftp://:xxxxx@"},
+		// A login typed without "scheme://" parses as a URL of the scheme "user".
+		{"user:s3cret@ftp.example.org/f", "user:xxxxx@ftp.example.org/f"},
+		{":s3cret@h", ":xxxxx@h"},
+		{"user:a b@h/x", "user:xxxxx@h/x"},
+		{"user:pw/x@h", "user:pw/x@h"}, // an "@" after a "/" ends no login
+		{"www.example.org:8080/a", "www.example.org:8080/a"},
+		{"NEWS:a@b", "NEWS:a@b"},
 	} {
 		if got := Redact(tt.in); got != tt.want {
 			t.Errorf("Redact(%q) = %q, want %q", tt.in, got, tt.want)
 		}
 	}
 	// For a URL that parses, Redact agrees with (*uri.URL).Redacted.
-	for _, s := range []string{"ftp://u:pw@h/x", "telnet://joe:sec%40ret@h:23/", "http://a:b@[::1]:80/p?q#f", "ftp://u:@h/"} {
+	for _, s := range []string{"ftp://u:pw@h/x", "telnet://joe:sec%40ret@h:23/", "http://a:b@[::1]:80/p?q#f", "ftp://u:@h/", "user:pw@h/x", "mailto:a@b"} {
 		if got, want := Redact(s), uri.MustParse(s).Redacted(); got != want {
 			t.Errorf("Redact(%q) = %q, (*uri.URL).Redacted = %q", s, got, want)
 		}

@@ -261,6 +261,31 @@ func TestUserinfo(t *testing.T) {
 	}
 }
 
+// A login typed without "scheme://" (user:pass@host/p) parses as the
+// scheme "user" with an opaque part (seed 001 section 3.1); Redacted masks
+// what stands before its "@", but not in the opaque parts of RFC 1738's
+// schemes (section 3.5 mailto's address, section 3.6 news's message-id).
+func TestRedactedOpaque(t *testing.T) {
+	for _, tt := range []struct{ in, redacted string }{
+		{"user:s3cret@ftp.example.org/file", "user:xxxxx@ftp.example.org/file"},
+		{"user:s3cret@host", "user:xxxxx@host"},
+		{"user:a@b@host/p@q", "user:xxxxx@host/p@q"},
+		{"user:s3cret/p@q", "user:s3cret/p@q"}, // an "@" after a "/" ends no login
+		{"urn:isbn:0451450523", "urn:isbn:0451450523"},
+		{"mailto:joe@example.org", "mailto:joe@example.org"},
+		{"news:123@example.org", "news:123@example.org"},
+		{"NEWS:123@example.org", "news:123@example.org"},
+	} {
+		u := MustParse(tt.in)
+		if got := u.Redacted(); got != tt.redacted {
+			t.Errorf("Parse(%q).Redacted() = %q, want %q", tt.in, got, tt.redacted)
+		}
+		if got := u.String(); got != strings.ToLower(tt.in[:4])+tt.in[4:] {
+			t.Errorf("Parse(%q).String() = %q", tt.in, got)
+		}
+	}
+}
+
 // RFC 1738 sections 3.2 to 3.11: the default ports.
 func TestDefaultPort(t *testing.T) {
 	tests := []struct {

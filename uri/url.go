@@ -156,6 +156,23 @@ func (u *URL) format(redact bool) string {
 	return b.String()
 }
 
+// writeOpaque writes the opaque part, with the password it may hold
+// masked when redact: "user:pass@host/p", typed without "scheme://",
+// parses as the scheme "user" with the opaque part "pass@host/p", so for a
+// scheme outside RFC 1738's the text before the last "@" ahead of any "/"
+// is masked. The opaque parts of RFC 1738's schemes (mailto's address,
+// news's message-id) hold no password.
+func (u *URL) writeOpaque(b *strings.Builder, redact bool) {
+	login, _, _ := strings.Cut(u.Opaque, "/")
+	at := strings.LastIndexByte(login, '@')
+	if !redact || at < 0 || LinkScheme(u.Scheme) {
+		b.WriteString(u.Opaque)
+		return
+	}
+	b.WriteString(secret.URLMask)
+	b.WriteString(u.Opaque[at:])
+}
+
 // hasServer reports whether String writes a "//" server part.
 func (u *URL) hasServer() bool {
 	return u.HasAuthority || u.Host != "" || u.User != nil || u.Port != ""
@@ -169,7 +186,7 @@ func (u *URL) writePrefix(b *strings.Builder, redact bool) {
 		b.WriteByte(':')
 	}
 	if u.Opaque != "" {
-		b.WriteString(u.Opaque)
+		u.writeOpaque(b, redact)
 		return
 	}
 	switch {

@@ -263,17 +263,22 @@ func (o *getOptions) warnResponse(e *env, red *redactor, resp *fetch.Response) {
 // parseURL parses a URL given on the command line. A reference without a
 // scheme is completed by the abbreviation heuristic of RFC 2396 Appendix F
 // (www. -> http, ftp. -> ftp, gopher. -> gopher, user@host -> mailto), with
-// a note for stderr; otherwise it is malformed.
+// a note for stderr; otherwise it is malformed. So is a host with a port,
+// "www.example.org:8080/", which parses as a URL of the scheme
+// "www.example.org" (a scheme may hold dots, RFC 1738 section 2.1).
 func parseURL(raw string) (u *uri.URL, note string, err error) {
 	u, err = uri.Parse(raw)
 	if err != nil {
 		return nil, "", &fetch.Error{Op: "parse", URL: safety.Redact(raw), Err: err}
 	}
-	if u.Scheme != "" {
+	if u.Scheme != "" && !strings.Contains(u.Scheme, ".") {
 		return u, "", nil
 	}
 	if a, ok := uri.Abbreviated(raw); ok {
 		return a, fmt.Sprintf("fetch: note: taking %s as %s", safety.Redact(raw), a.Redacted()), nil
+	}
+	if u.Scheme != "" {
+		return u, "", nil
 	}
 	return nil, "", &fetch.Error{Op: "parse", URL: safety.Redact(raw),
 		Err: &uri.Error{Component: "scheme", Err: uri.Reason("URL has no scheme")}}
