@@ -17,17 +17,14 @@ import (
 // Active mode (RFC 959 PORT, RFC 2428 EPRT), for servers whose passive
 // mode is broken.
 //
-// With Request.Options.FTP.Port set, every transfer (RETR, LIST, MLSD,
-// NLST) is made in active mode: the client listens, sends EPRT (PORT when the
-// server refuses EPRT, remembered for the connection), REST when
-// resuming, then the transfer command, and accepts the server's
-// connection while it reads the preliminary reply (servers differ on
-// which comes first). The accept waits at most the request's idle timeout
-// and ends when the caller's context does. A connection that comes from
-// anywhere but the control connection's peer is closed unread and the
-// transfer fails with a *DataPeerError (RFC 2577 section 3: a third party
-// could otherwise race the server to the port). There is no prefetch in
-// active mode: the next transfer's EPRT is sent when that transfer starts.
+// With Request.Options.FTP.Port set, every transfer is made in active
+// mode: the client listens, sends EPRT (or PORT, once the server refuses
+// EPRT), REST when resuming and the transfer command, and accepts the
+// server's connection while it reads the preliminary reply (servers
+// differ on which comes first). A connection from anywhere but the
+// control connection's peer is closed unread: *DataPeerError (RFC 2577
+// section 3: a third party could race the server to the port). Nothing
+// is sent ahead in active mode.
 
 // maxPortTries bounds the ports of a range tried for one listener.
 const maxPortTries = 100
@@ -95,8 +92,7 @@ func parseActive(s string) (activeSpec, error) {
 }
 
 // splitActive splits a value of ParseActivePort into its host and its
-// port or range, hasPort when a ":" gives one; why says what is wrong
-// with brackets that do not enclose an IPv6 address.
+// port or range; why says what is wrong.
 func splitActive(s string) (host, ports string, hasPort bool, why string) {
 	if ip, err := netip.ParseAddr(s); err == nil && ip.Zone() == "" {
 		return s, "", false, "" // a bare IPv6 address has colons of its own
@@ -187,7 +183,7 @@ func (c *conn) listenActive(sp *activeSpec) (net.Listener, error) {
 			ln.Close()
 			return nil, fmt.Errorf("ftp: EPRT: %w", err)
 		}
-		err := c.command(cmd)
+		_, _, err := c.cmd(2, cmd)
 		switch code := replyCode(err); {
 		case err == nil:
 			return ln, nil
@@ -206,17 +202,11 @@ func (c *conn) listenActive(sp *activeSpec) (net.Listener, error) {
 	}
 	a := ip.As4()
 	cmd := fmt.Sprintf("PORT %d,%d,%d,%d,%d,%d", a[0], a[1], a[2], a[3], port>>8, port&0xff)
-	if err := c.command(cmd); err != nil {
+	if _, _, err := c.cmd(2, cmd); err != nil {
 		ln.Close()
 		return nil, c.fail(cmd, err)
 	}
 	return ln, nil
-}
-
-// command sends one command and reads its reply, which must be 2xx.
-func (c *conn) command(cmd string) error {
-	_, _, err := c.cmd(2, cmd)
-	return err
 }
 
 // listenRange listens on ip at a port of low..high (any port when low is
@@ -242,10 +232,8 @@ func listenRange(ctx context.Context, ip netip.Addr, low, high int) (net.Listene
 	return nil, first
 }
 
-// activeOpen runs one transfer command in active mode: the listener,
-// EPRT or PORT, REST offset when offset > 0 (a refused REST is noted and
-// the transfer starts from 0: the returned offset says which), the
-// command line, its preliminary reply, and the server's data connection.
+// activeOpen runs one transfer command in active mode and returns the
+// server's data connection and the offset it starts at (activeRest).
 func (c *conn) activeOpen(sp *activeSpec, line, cmd string, offset int64) (net.Conn, int64, error) {
 	ln, err := c.listenActive(sp)
 	if err != nil {
@@ -285,11 +273,11 @@ func (c *conn) activeRest(offset int64) (int64, error) {
 	return offset, nil
 }
 
-// sendAndAccept accepts the server's data connection on ln while it sends
-// the transfer command line and reads its preliminary reply (cmd is the
-// command for errors). A refusal ends the accept and leaves the control
-// connection clean; a data connection that does not come after a
-// preliminary reply leaves it dead.
+// sendAndAccept accepts the server's data connection on ln, within the
+// idle timeout, while it sends the transfer command and reads its
+// preliminary reply. A refusal leaves the control connection clean; a
+// data connection that does not come after a preliminary reply leaves it
+// dead.
 func (c *conn) sendAndAccept(ln net.Listener, line, cmd string) (net.Conn, error) {
 	type accepted struct {
 		conn net.Conn

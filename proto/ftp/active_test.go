@@ -268,3 +268,19 @@ func TestActivePipelinedDriver(t *testing.T) {
 	d.CloseIdleConnections()
 	waitActive(t, f, anonLogin+"SYST|EPRT|LIST|EPRT|RETR a|EPRT|RETR b|EPRT|RETR c|QUIT")
 }
+
+// A LIST answer that fits no layout, in active mode: the NLST of the
+// fallback is made in active mode too, as every transfer of the request.
+func TestActiveNLSTFallback(t *testing.T) {
+	f := newFake(t)
+	f.lists = map[string][]byte{"LIST": []byte("???\r\n"), "NLST": []byte("a\r\n")}
+	f.replies["CWD a"] = "550 not a directory"
+	f.start()
+	d := &Driver{}
+	resp, _, err := get(t, d, f.url("/"), activeReq())
+	if err != nil || len(resp.Entries) != 1 || !resp.Listing.Fallback {
+		t.Fatalf("LIST: %v, %+v", err, resp)
+	}
+	d.CloseIdleConnections()
+	waitActive(t, f, anonLogin+"SYST|EPRT|LIST|EPRT|NLST|PWD|CWD a|SIZE a|MDTM a|QUIT")
+}

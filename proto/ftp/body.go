@@ -1,12 +1,12 @@
 package ftp
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 	"io"
 	"os"
 	"runtime"
+	"strings"
 	"sync"
 	"syscall"
 
@@ -21,29 +21,25 @@ var errBodyClosed = errors.New("ftp: read on closed body")
 // than the bytes when thousands of small files go through one Driver.
 var copyBuffers = sync.Pool{New: func() any { b := make([]byte, 256<<10); return &b }}
 
-// body streams one RETR. When the data connection reaches its end, body
-// reads the server's completion reply (226) and, when SIZE gave the
-// length, checks that every byte came; only then does Read return io.EOF,
-// so that a transfer cut short is an error and never a silent truncation.
-// The control connection goes back to the Driver at that moment.
+// body streams one RETR. At the data connection's end it reads the
+// completion reply (226) and, when SIZE gave the length, checks that
+// every byte came; only then does Read return io.EOF, so that a transfer
+// cut short is an error, and the control connection goes back.
 type body struct {
 	d    *Driver
 	c    *conn          // nil once given back
-	r    *pipedTransfer // the data side
-	raw  *countReader
+	r    *pipedTransfer // the data side, which counts the bytes read
 	src  io.Reader
-	cmd  string
 	want int64 // bytes expected from the data connection; -1 unknown
 	err  error // sticky: io.EOF or the failure
 	done bool
 }
 
 func newBody(d *Driver, c *conn, r *pipedTransfer, ascii bool, want int64) *body {
-	b := &body{d: d, c: c, r: r, cmd: r.cmd, want: want}
-	b.raw = &countReader{r: r}
-	b.src = b.raw
+	b := &body{d: d, c: c, r: r, want: want}
+	b.src = r
 	if ascii && runtime.GOOS != "windows" {
-		b.src = newCRLFReader(b.raw)
+		b.src = newCRLFReader(r)
 	}
 	return b
 }
@@ -69,7 +65,7 @@ func (b *body) Read(p []byte) (int, error) {
 // WriteTo copies the body to w in large reads, so that io.Copy moves a big
 // file with few system calls.
 func (b *body) WriteTo(w io.Writer) (int64, error) {
-	if fw, ok := w.(proto.FileWriter); ok && b.err == nil && b.src == b.raw && (b.want < 0 || b.want >= spliceMin) {
+	if fw, ok := w.(proto.FileWriter); ok && b.err == nil && b.src == io.Reader(b.r) && (b.want < 0 || b.want >= spliceMin) {
 		if f := fw.WriterFile(); f != nil {
 			if dc := b.spliceConn(); dc != nil {
 				return b.readToFile(dc, f, fw)
@@ -113,8 +109,7 @@ const spliceChunk = 256 << 10
 const spliceMin = 64 << 10
 
 // spliceConn returns the data connection when its bytes can go to a file
-// without being read here: a plain TCP connection (no TLS), not captured
-// for a trace, in TYPE I (no line-end conversion; checked by the caller).
+// without being read here: plain TCP (no TLS), not captured.
 func (b *body) spliceConn() *proto.DeadlineConn {
 	d, ok := b.r.data.(*dataConn)
 	if !ok || d.cap != nil {
@@ -127,16 +122,15 @@ func (b *body) spliceConn() *proto.DeadlineConn {
 	return dc
 }
 
-// readToFile is WriteTo's path into a file (proto.FileWriter): the data
-// connection's bytes are moved into f by the kernel where it can
-// (splice(2) on Linux), counted as Read counts them, and the transfer
-// ends as after Read: completion reply, length check.
+// readToFile is WriteTo's path into a file (proto.FileWriter): the kernel
+// moves the bytes (splice(2) on Linux), counted as Read counts them, and
+// the transfer ends as after Read.
 func (b *body) readToFile(dc *proto.DeadlineConn, f *os.File, fw proto.FileWriter) (int64, error) {
 	var total int64
 	for {
 		n, err := dc.ReadToFile(f, spliceChunk)
 		total += n
-		b.raw.n += n
+		b.r.n += n
 		if n > 0 {
 			fw.Wrote(n)
 		}
@@ -174,39 +168,33 @@ func (b *body) finish() error {
 	if cerr := b.r.Close(); cerr != nil {
 		code := replyCode(cerr)
 		switch {
-		case code >= 500 && b.want >= 0 && b.raw.n < b.want:
-			// The server said 150 and sent part of the file, then a
-			// permanent failure (ftpserverlib answers 550 when the
-			// data connection broke under it): the file is there,
-			// the transfer was cut. Not "not found": another attempt
-			// may get it all.
+		case code >= 500 && b.want >= 0 && b.r.n < b.want:
+			// Part of the file, then a permanent failure
+			// (ftpserverlib's 550 when the data connection broke):
+			// a cut transfer, not "not found".
 			cerr = fmt.Errorf("transfer ended after %s, then %d %s: %w", b.got(), code, termtext.Escape(replyMsg(cerr), traceMax), io.ErrUnexpectedEOF)
 		case code > 0 && code < 200:
 			// A second preliminary reply where the completion reply
 			// was due (RFC 959 section 4.2: after 1yz comes 2yz, 4yz
-			// or 5yz). Pure-FTPd answers so when the data connection
-			// broke under it: "150 0.004 seconds (measured here)...",
-			// its transfer report under the code of the reply before.
-			// Nothing says the file came whole: cut, as above.
+			// or 5yz): Pure-FTPd's "150 0.004 seconds (measured
+			// here)..." when the data connection broke. Cut, as above.
 			cerr = fmt.Errorf("transfer ended after %s, then %d %s where the completion reply was due: %w", b.got(), code, termtext.Escape(replyMsg(cerr), traceMax), io.ErrUnexpectedEOF)
 		case code == 0 && (errors.Is(cerr, io.EOF) || errors.Is(cerr, syscall.ECONNRESET)):
 			// The control connection ended where the completion
-			// reply was due: a server that went away, or a NAT or
-			// firewall that dropped the connection, idle through a
-			// long transfer (a reset, as it is too when the server
-			// closes with a pipelined command unread). Even with
+			// reply was due (a server gone, a NAT that dropped a
+			// connection idle through a long transfer): even with
 			// every byte counted, nothing says the file came whole;
-			// the connection is lost (exit 5, not 1), and a retry
-			// resumes at the end and finds nothing left.
+			// the connection is lost (exit 5), and a retry resumes
+			// at the end.
 			how := "the server closed the control connection"
 			if errors.Is(cerr, syscall.ECONNRESET) {
 				how = "the control connection was reset"
 			}
 			cerr = fmt.Errorf("%s after %s, before its completion reply: %w", how, b.got(), io.ErrUnexpectedEOF)
 		}
-		err = c.fail(b.cmd, cerr)
-	} else if b.want >= 0 && b.raw.n < b.want {
-		err = &CommandError{Cmd: b.cmd, Err: fmt.Errorf("transfer ended after %s: %w", b.got(), io.ErrUnexpectedEOF)}
+		err = c.fail(b.r.cmd, cerr)
+	} else if b.want >= 0 && b.r.n < b.want {
+		err = &CommandError{Cmd: b.r.cmd, Err: fmt.Errorf("transfer ended after %s: %w", b.got(), io.ErrUnexpectedEOF)}
 	}
 	b.c = nil
 	b.d.release(c)
@@ -219,21 +207,20 @@ func (b *body) finish() error {
 // got is how many bytes came, and of how many when that is known.
 func (b *body) got() string {
 	if b.want >= 0 {
-		return fmt.Sprintf("%d of %d bytes", b.raw.n, b.want)
+		return fmt.Sprintf("%d of %d bytes", b.r.n, b.want)
 	}
-	return fmt.Sprintf("%d bytes", b.raw.n)
+	return fmt.Sprintf("%d bytes", b.r.n)
 }
 
-// abort ends a transfer that failed on the data connection, or that the
-// caller gave up: the data and control connections are closed (waiting for
-// the server's reply to a broken transfer could take a whole idle
-// timeout).
+// abort ends a transfer that failed, or that the caller gave up: both
+// connections are closed (the server's reply to a broken transfer could
+// take a whole idle timeout).
 func (b *body) abort(cause error) error {
 	c := b.c
 	b.done = true
 	var err error
 	if cause != nil {
-		err = c.fail(b.cmd, cause)
+		err = c.fail(b.r.cmd, cause)
 	}
 	c.dead = true
 	if c.data != nil {
@@ -244,10 +231,8 @@ func (b *body) abort(cause error) error {
 	return err
 }
 
-// Close ends the transfer. After the whole body was read it does nothing.
-// Closed early, it closes the connections (the control connection is not
-// reused) unless every expected byte has arrived, in which case the
-// transfer is finished normally. Close may be called more than once.
+// Close ends the transfer: closed early, it closes the connections,
+// unless every expected byte has arrived and the transfer can finish.
 func (b *body) Close() error {
 	if b.done {
 		if b.err == nil {
@@ -255,7 +240,7 @@ func (b *body) Close() error {
 		}
 		return nil
 	}
-	if b.want >= 0 && b.raw.n == b.want {
+	if b.want >= 0 && b.r.n == b.want {
 		err := b.finish()
 		if b.err = errBodyClosed; err == io.EOF {
 			return nil
@@ -265,18 +250,6 @@ func (b *body) Close() error {
 	b.abort(nil)
 	b.err = errBodyClosed
 	return nil
-}
-
-// countReader counts the bytes read through it.
-type countReader struct {
-	r io.Reader
-	n int64
-}
-
-func (c *countReader) Read(p []byte) (int, error) {
-	n, err := c.r.Read(p)
-	c.n += int64(n)
-	return n, err
 }
 
 // crlfReader turns CRLF line ends into LF (TYPE A data, RFC 959 section
@@ -327,11 +300,11 @@ func (c *crlfReader) Read(p []byte) (int, error) {
 	return k, nil
 }
 
-// localLineEnds converts a whole text (a name list) to local line ends.
-func localLineEnds(b []byte) []byte {
-	if runtime.GOOS == "windows" {
-		return b
+// localLineEnds converts a whole text (a name list) to local line ends,
+// as crlfReader does.
+func localLineEnds(s string) []byte {
+	if runtime.GOOS != "windows" {
+		s = strings.ReplaceAll(s, "\r\n", "\n")
 	}
-	out, _ := io.ReadAll(newCRLFReader(bytes.NewReader(b)))
-	return out
+	return []byte(s)
 }

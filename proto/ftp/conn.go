@@ -1,6 +1,7 @@
 package ftp
 
 import (
+	"bufio"
 	"cmp"
 	"context"
 	"crypto/tls"
@@ -29,7 +30,6 @@ import (
 type conn struct {
 	key    poolKey
 	w      *wire
-	addr   string // host:port as dialled
 	peer   string // IP address of the control connection's peer
 	cancel context.CancelFunc
 
@@ -43,38 +43,23 @@ type conn struct {
 	dead  bool     // must not be used again
 	uses  int      // how many times the connection was checked out
 
-	// The connection's reply reader (pipeline.go); whether the server
-	// refused the pipelined path (EPSV refused), whether the plain
-	// passive path uses PASV (EPSV refused or unusable there), and
-	// whether the reply to an EPSV sent ahead is still to come.
-	rd         *textproto.Reader
-	noPipeline bool
-	noEPSV     bool
-	epsvAhead  bool
-	// kept: the reply to an EPSV sent ahead, read before a command that
-	// left its port open, for the next transfer (send, passive).
-	kept *epsvReply
-	// lead: the CWD that goes with the next listing command (leadCWD).
-	lead string
+	rd         *textproto.Reader // the reply reader (pipeline.go)
+	noPipeline bool              // EPSV refused on the pipelined path
+	noEPSV     bool              // the plain passive path uses PASV
+	epsvAhead  bool              // the reply to an EPSV sent ahead is to come
+	kept       *epsvReply        // that reply, read and kept for the next transfer (send)
+	lead       string            // the CWD that goes with the next listing command (leadCWD)
 	// vsftpd: the greeting names vsftpd, which reads no command while it
-	// sends a file and nothing from a data connection it sends on; the
-	// pipelined path takes advantage of both (pipeline.go).
-	vsftpd bool
-	// systAsked: SYST was sent on this connection (syst.go).
-	systAsked bool
-	// iac: whether the server reads the byte 0xff as Telnet's IAC
-	// (telnet.go).
-	iac iacMode
+	// sends a file and nothing from a data connection it sends on
+	// (pipeline.go).
+	vsftpd    bool
+	systAsked bool    // SYST was sent (syst.go)
+	iac       iacMode // whether the server reads 0xff as Telnet's IAC (telnet.go)
 
-	// Active mode and TLS (active.go, tls.go): the control connection's
-	// local address, whether the server refused EPRT, the TLS
-	// configuration when the connection is protected (its data
-	// connections are TLS too), and a warning for the caller when TLS
-	// was asked for and refused.
-	local      netip.Addr
-	noEPRT     bool
-	tlsCfg     *tls.Config
-	tlsWarning string
+	local      netip.Addr  // the control connection's local address (active.go)
+	noEPRT     bool        // the server refused EPRT
+	tlsCfg     *tls.Config // set when the connection is protected (tls.go)
+	tlsWarning string      // TLS was asked for and refused
 
 	// at is the list of CWD arguments that brought the connection from
 	// its login directory to where it is, when atKnown: the same list
@@ -82,9 +67,7 @@ type conn struct {
 	// forbids guessing a path between different directories).
 	at      []string
 	atKnown bool
-	// pipeCWD: the driver pipelines (Driver.PipelinePassive), and so may
-	// enter send its CWDs at once.
-	pipeCWD bool
+	pipeCWD bool // the driver pipelines, and so may send its CWDs at once
 
 	idleSince time.Time
 
@@ -98,11 +81,10 @@ type conn struct {
 
 // limits are the Driver's bounds, with defaults filled in.
 type limits struct {
-	maxLine    int
-	maxReply   int64
-	maxListing int64
-	reuse      bool
-	passAlone  bool // PASS is sent alone (errOutOfStep)
+	maxLine   int
+	maxReply  int64
+	reuse     bool
+	passAlone bool // PASS is sent alone (errOutOfStep)
 
 	// TLS for this dial (tls.go): the mode (proto.TLSOff for none) and
 	// the connection's own configuration.
@@ -110,11 +92,10 @@ type limits struct {
 	tlsCfg  *tls.Config
 }
 
-// dialConn opens the control connection to addr, reads the greeting, logs
-// in and records the login directory; with first, it also enters that
-// directory (login). The connection is returned bound to
-// ctx and req. When noMLSD is not empty (it says why, for the trace) it
-// lists with LIST even when FEAT offers MLST.
+// dialConn opens the control connection to key.addr, reads the greeting
+// and logs in (login), and returns it bound to ctx and req. When noMLSD is
+// not empty (it says why, for the trace) it lists with LIST even when
+// FEAT offers MLST.
 func dialConn(ctx context.Context, req *proto.Request, key poolKey, cr creds, lim limits, noMLSD string, first []string) (*conn, error) {
 	if err := context.Cause(ctx); err != nil {
 		// The dial below is detached from ctx (the connection may
@@ -125,7 +106,8 @@ func dialConn(ctx context.Context, req *proto.Request, key poolKey, cr creds, li
 	if err != nil {
 		return nil, err
 	}
-	c.w = newWire(raw, lim.maxLine, lim.maxReply)
+	c.w = &wire{Conn: raw, maxLine: lim.maxLine, maxReply: lim.maxReply}
+	c.rd = textproto.NewReader(bufio.NewReaderSize(c.w, 1024))
 	c.w.secret = cr.pass
 	c.w.trace = req.Trace
 	if remote := raw.RemoteAddr().String(); remote != key.addr {
@@ -173,17 +155,16 @@ func dialControl(ctx context.Context, req *proto.Request, key poolKey) (*conn, n
 		raw.Close()
 		return nil, nil, fmt.Errorf("ftp: dial %s: control connection is not TCP (%T)", key.addr, raw.RemoteAddr())
 	}
-	c := &conn{key: key, addr: key.addr, peer: tcp.IP.String(), cancel: cancel, atKnown: true}
+	c := &conn{key: key, peer: tcp.IP.String(), cancel: cancel, atKnown: true}
 	c.ctx, c.req, c.stop = ctx, req, stop
 	return c, raw, nil
 }
 
-// login logs in (USER, PASS), asks FEAT, sends TYPE I and, when
-// lim.reuse, PWD (c.pwd, path.go), all three with PASS (logIn), and with them, for
-// first (Driver.firstDir), a CWD there, SYST and EPSV (enterFirst); then
-// it protects the data connections when TLS is on. When noMLSD is not
-// empty it lists with LIST even when FEAT offers MLST. Names are octets:
-// no OPTS UTF8 ON, which makes some servers re-encode them.
+// login logs in (logIn) with FEAT, TYPE I and, when lim.reuse, PWD in
+// the write of PASS, and for first (Driver.firstDir) a CWD there, SYST
+// and EPSV (enterFirst); then it protects the data connections when TLS
+// is on. No OPTS UTF8 ON: names are octets, which it would make some
+// servers re-encode.
 func (c *conn) login(cr creds, noMLSD string, lim limits, first []string) error {
 	pwd := lim.reuse
 	ahead := []string{"FEAT", "TYPE I"}
@@ -233,12 +214,11 @@ func (c *conn) login(cr creds, noMLSD string, lim limits, first []string) error 
 }
 
 // enterFirst reads the replies to login's CWD to first (its segments
-// joined, relative to the login directory; none for no segment) and
-// SYST, and leaves EPSV's owed to the first transfer. The connection is
-// in first when the CWD succeeded and PWD gave a Unix path (as for
-// fullPath), or there was no CWD; else its place is not known and its
-// first URL starts from the login directory, or, with none to return to,
-// it is dropped (errFirstLost).
+// joined; none for no segment) and SYST, and leaves EPSV's owed. The
+// connection is known to be in first when the CWD succeeded and PWD gave
+// a Unix path (as for fullPath), or there was no CWD; else its first URL
+// starts from the login directory, or, with none, it is dropped
+// (errFirstLost).
 func (c *conn) enterFirst(first []string) error {
 	var err error
 	if c.moved = len(first) > 0; c.moved {
@@ -264,11 +244,9 @@ func (c *conn) enterFirst(first []string) error {
 // login directory to return to (dialConn dials another without).
 var errFirstLost = errors.New("ftp: no login directory to return to from the directory entered at login")
 
-// dialData opens a data connection. The address of the EPSV or PASV
-// reply is used only for its port: the host is always the
+// dialData opens a data connection to the port of address on the
 // control connection's peer (a PASV reply may name any address, RFC 2577
-// section 3), and the dial goes through the request's dialer, so that its
-// policy (for example refusing private addresses) applies to data
+// section 3), through the request's dialer, whose policy applies to data
 // connections too.
 func (c *conn) dialData(network, address string) (net.Conn, error) {
 	_, port, err := net.SplitHostPort(address)
@@ -311,9 +289,10 @@ func (c *conn) close() {
 	healthy := !c.dead && c.w.err == nil
 	c.dead = true
 	if healthy {
-		// QUIT, without waiting for the reply; the write is bounded by
-		// the connection's idle deadline.
-		c.quit()
+		// QUIT, without waiting for its reply, or reading first one to
+		// an EPSV sent ahead; the write is bounded by the idle deadline.
+		c.epsvAhead, c.kept = false, nil
+		c.w.Write([]byte("QUIT\r\n"))
 	}
 	c.w.Conn.Close()
 	if c.stop != nil {
@@ -344,14 +323,12 @@ func (c *conn) fail(what string, err error) error {
 	if ctxErr := c.ctxErr(); ctxErr != nil && isConnError(err) {
 		err = fmt.Errorf("%w (%w)", ctxErr, err)
 	}
-	e := cmdError(cmd, err)
-	return c.scrub(e)
+	return c.scrub(cmdError(cmd, err))
 }
 
 // cutLine reports whether err, net/textproto's complaint about a reply
-// line, is about the part of a line the connection held when it ended: the
-// reader takes that part for a whole line, but the server did not send a
-// malformed reply, it stopped sending.
+// line, is about the part of a line held when the connection ended: the
+// server stopped sending, it did not send a malformed reply.
 func (c *conn) cutLine(err error) bool {
 	var tpe textproto.ProtocolError
 	return errors.As(err, &tpe) && c.w.ended && c.w.inLen > 0
@@ -367,22 +344,18 @@ func (c *conn) ctxErr() error {
 
 // scrub makes sure the password never leaves in an error: a server that
 // echoes it in a reply has its text redacted.
-func (c *conn) scrub(err error) error {
-	if len(c.w.secret) < 3 || !strings.Contains(err.Error(), c.w.secret) {
-		return err
-	}
-	var ce *CommandError
-	if errors.As(err, &ce) {
-		var te *textproto.Error
-		if errors.As(ce.Err, &te) {
-			ce.Err = &textproto.Error{Code: te.Code, Msg: c.w.redact(te.Msg)}
-		}
-		if strings.Contains(ce.Error(), c.w.secret) {
-			ce.Err = errors.New(c.w.redact(ce.Err.Error()))
-		}
+func (c *conn) scrub(ce *CommandError) error {
+	if len(c.w.secret) < 3 || !strings.Contains(ce.Error(), c.w.secret) {
 		return ce
 	}
-	return errors.New(c.w.redact(err.Error()))
+	var te *textproto.Error
+	if errors.As(ce.Err, &te) {
+		ce.Err = &textproto.Error{Code: te.Code, Msg: c.w.redact(te.Msg)}
+	}
+	if strings.Contains(ce.Error(), c.w.secret) {
+		ce.Err = errors.New(c.w.redact(ce.Err.Error()))
+	}
+	return ce
 }
 
 // isConnError reports whether err is a failure of the connection itself
@@ -404,38 +377,15 @@ func isTimeout(err error) bool {
 	return errors.As(err, &ne) && ne.Timeout() || errors.Is(err, os.ErrDeadlineExceeded)
 }
 
-// cwd sends one CWD. A refused CWD with a null argument does not end the
-// retrieval: the client stays in the directory it was in, which is what a
-// null CWD most plausibly asks for; the refusal is noted in the transcript
-// and returned as a warning. Every other refusal is an error.
-func (c *conn) cwd(arg string) (warning string, err error) {
-	if err := proto.CheckArg(arg); err != nil {
-		return "", fmt.Errorf("ftp: CWD: %w", err)
-	}
-	c.moved = true
-	err = c.chdir(arg)
-	if err == nil {
-		return "", nil
-	}
-	if arg == "" && replyCode(err) != 0 {
-		var te *textproto.Error
-		errors.As(err, &te)
-		return c.nullCWDRefused(te), nil
-	}
-	return "", c.fail("", err)
-}
-
-// cwdAtOnce sends the CWDs of enter together, then the commands of ahead
-// (enterThen), and then reads their replies in order: one round trip for
-// all, where one after another took one each (RFC 959 lets a client send
-// its next command before a reply; the server reads them in turn). home:
-// the first CWD returns to the login directory, and its refusal is an
-// error. Every reply is read, whatever the ones before said, so that the
-// replies stay in step, and the first refusal is the error, as it would
-// have been one after another; a CWD after a refused one went somewhere
-// else, which does not matter: the connection's place is then not known,
-// and its next URL returns to the login directory first. A refused CWD
-// with a null argument is a warning, as in cwd.
+// cwdAtOnce sends the CWDs of args, then the commands of ahead, and only
+// then reads their replies, in order (RFC 959 section 4.2): one round
+// trip for all. home: the first CWD returns to the login directory, and
+// its refusal is an error. Every reply is read, so that the replies stay
+// in step; the first refusal is the error, as one after another, and the
+// connection's place is then not known. A refused CWD with a null
+// argument does not end the retrieval: the client stays where it was,
+// which is what a null CWD most plausibly asks for, and the refusal is a
+// warning.
 func (c *conn) cwdAtOnce(args []string, home bool, ahead []string) (warnings []string, err error) {
 	if err := c.sendAtOnce(args, ahead); err != nil {
 		return nil, err
@@ -480,9 +430,11 @@ func (c *conn) sendAtOnce(args, ahead []string) error {
 func (c *conn) cwdReplies(args []string, home bool) (warnings []string, first, err error) {
 	for i, a := range args {
 		_, _, rerr := c.reply(2)
-		var te *textproto.Error
+		if rerr == nil {
+			continue
+		}
+		var te *textproto.Error // declared here: on the heap, for a refusal only
 		switch {
-		case rerr == nil:
 		case !errors.As(rerr, &te):
 			return warnings, nil, c.fail(displayCmd("CWD", a), rerr) // the connection failed
 		case a == "" && !(home && i == 0):
@@ -533,25 +485,21 @@ func (c *conn) setType(t string) error {
 	return nil
 }
 
-// enter sends the plan's CWD commands. On a reused connection that a
-// previous URL left in another directory, it first returns to the login
-// directory with an absolute CWD to what PWD reported after login (RFC
-// 1738 section 3.2.5: the path between two directories cannot be
-// deduced); when the previous URL had exactly the same CWD list, and all
-// of it succeeded, no CWD is needed, and when its list is the start of
-// this one, only the rest is sent: the server is where the first CWDs of
-// the sequence would take it, and the rest of the sequence goes on from
-// there (a mirror lists a directory, then each below it: at a 300 ms
-// round trip each level saved is 0.3 s a directory).
+// enter sends the plan's CWD commands. A reused connection that a
+// previous URL left elsewhere first returns to the login directory with
+// an absolute CWD to what PWD reported (RFC 1738 section 3.2.5: the path
+// between two directories cannot be deduced); after exactly the same CWD
+// list, all of it successful, no CWD is sent, and after a list that
+// begins this one, only the rest (a mirror lists a directory, then each
+// below it).
 func (c *conn) enter(pl plan) (warnings []string, err error) {
 	return c.enterThen(pl, nil)
 }
 
-// enterThen is enter, with the commands of ahead ("SYST", "EPSV": those of
-// the pipelined listing that follows, EPSV last) sent with the CWDs, SYST's
-// reply read as askSYST reads it and EPSV's left owed (read by passive):
-// a listing in another directory costs CWDs, EPSV and LIST two round trips,
-// not three.
+// enterThen is enter, with the commands of ahead (SYST, EPSV: those of a
+// pipelined listing) sent with the CWDs; SYST's reply is read and EPSV's
+// left owed to passive: a listing elsewhere costs two round trips, not
+// three.
 func (c *conn) enterThen(pl plan, ahead []string) (warnings []string, err error) {
 	if c.atKnown && slices.Equal(c.at, pl.cwd) {
 		return c.stayThen(pl, ahead)
@@ -585,13 +533,9 @@ func (c *conn) enterThen(pl plan, ahead []string) (warnings []string, err error)
 }
 
 // fullPath returns the absolute path of pl's directory for one CWD, when
-// the connection may take it (ok): the request asks for it
-// (Options.FTP.DirectCWD: a mirror), the login directory, from PWD, is a
-// Unix path ("/" or "/home/ftp"), and the plan's segments are all plain
-// names (not empty, ".", ".." and without "/"). On such a server the CWDs
-// of RFC 1738 section 3.2.2, one per segment from the login directory, end
-// where the one CWD to the joined path does; a fetch of a URL keeps to the
-// segments.
+// the request asks for it (Options.FTP.DirectCWD: a mirror), PWD gave a
+// Unix path and the segments are plain names (plainDirs): there the one
+// CWD ends where RFC 1738's one CWD per segment would.
 func (c *conn) fullPath(pl plan) (string, bool) {
 	if c.req == nil || !c.req.Options.FTP.DirectCWD || !strings.HasPrefix(c.pwd, "/") || !plainDirs(pl.cwd) {
 		return "", false
@@ -601,10 +545,8 @@ func (c *conn) fullPath(pl plan) (string, bool) {
 }
 
 // enterFile prepares the retrieval of pl's file: where fullPath allows
-// one CWD to its directory and the connection is elsewhere, pl.arg
-// becomes the file's absolute path and no CWD is sent (on such a server
-// RETR and SIZE of that path name the file the CWD would reach); else
-// enter.
+// and the connection is elsewhere, pl.arg becomes the file's absolute
+// path and no CWD is sent; else enter.
 func (c *conn) enterFile(pl *plan) (warnings []string, err error) {
 	if c.atKnown && slices.Equal(c.at, pl.cwd) || pl.arg == "" || strings.Contains(pl.arg, "/") {
 		return c.enter(*pl)
@@ -645,13 +587,11 @@ func (c *conn) enterFull(pl plan, full string, ahead []string) (done bool, err e
 	return false, nil
 }
 
-// leadCWD makes the CWD into pl's directory go with the listing command
-// (c.lead, sent by pipelinedList) instead of before it: for vsftpd, on a
-// pipelining connection whose EPSV went ahead, for a mirror
-// (Options.FTP.DirectCWD), when one CWD takes it there (the last segment
-// of pl below c's directory, or the absolute path) and nothing else is to
-// be sent first. The listing then costs one round trip, not two (CWD,
-// then LIST). It reports whether it did.
+// leadCWD makes the CWD into pl's directory go in the write of the
+// listing command (c.lead, sent by pipelinedList): one round trip, not
+// two. Only for vsftpd, on a pipelining connection whose EPSV went ahead,
+// for a mirror (DirectCWD), when one CWD (the last segment, or the full
+// path) gets there and nothing else goes first. It reports whether it did.
 func (c *conn) leadCWD(pl plan, ahead []string) bool {
 	if !c.vsftpd || !c.pipeCWD || c.noPipeline || c.activePort() != nil || len(ahead) > 0 || !c.hasEPSV() ||
 		!c.req.Options.FTP.DirectCWD || c.atKnown && slices.Equal(c.at, pl.cwd) {
@@ -697,22 +637,20 @@ func (c *conn) sharedDirs(pl plan) int {
 	return 0
 }
 
-// cwdEach makes the CWDs of args one after another, after a return to
-// the login directory when home; a refused null CWD is a warning.
+// cwdEach makes the CWDs of args one after another (cwdAtOnce of each),
+// after a return to the login directory when home.
 func (c *conn) cwdEach(args []string, home bool) (warnings []string, err error) {
 	if home {
-		if err := c.chdir(c.pwd); err != nil {
-			return nil, c.fail("", err)
+		if _, err := c.cwdAtOnce([]string{c.pwd}, true, nil); err != nil {
+			return nil, err
 		}
 		c.moved = false
 	}
 	for _, a := range args {
-		w, err := c.cwd(a)
+		w, err := c.cwdAtOnce([]string{a}, false, nil)
+		warnings = append(warnings, w...)
 		if err != nil {
 			return warnings, err
-		}
-		if w != "" {
-			warnings = append(warnings, w)
 		}
 	}
 	return warnings, nil

@@ -13,13 +13,11 @@ import (
 	"github.com/rfc1738/fetch/proto"
 )
 
-// dirList runs the listing command of one directory on c: LIST, MLSD or
-// NLST with its argument, through the active, pipelined or plain path,
-// and keeps the completion reply of the last command it sent.
+// dirList runs the listing command of one directory on c, through the
+// active, pipelined or plain path, and keeps its completion reply.
 type dirList struct {
-	d    *Driver
-	c    *conn
-	nlst bool // a name list (;type=d)
+	d *Driver
+	c *conn
 	// own sends the command in active or pipelined passive mode even
 	// when the Driver does not pipeline. Without EPSV it fails with
 	// errNoPipeline.
@@ -37,9 +35,8 @@ type dirList struct {
 }
 
 // text is a listing as read, in chunks that each end with a line's end
-// (but the last, which may not): the entries' names share their memory,
-// and the bytes as read are not kept besides, so that a listing is held
-// once.
+// (but the last): the entries' names share their memory, so that a
+// listing is held once.
 type text []string
 
 // len is the listing's size.
@@ -72,7 +69,7 @@ func (t text) reader() io.Reader {
 	return io.MultiReader(rs...)
 }
 
-// listed is a listing's bytes and what they hold (parseListingSelf).
+// listed is a listing's bytes and what they hold (parseChunks).
 // A listing read by a stream keeps neither its bytes nor its entries.
 type listed struct {
 	text     text
@@ -80,14 +77,6 @@ type listed struct {
 	n        int // the entries listed
 	unparsed []string
 	self     bool // an entry "." or ".." was listed
-}
-
-// cmd is the command for errors and notes.
-func (l *dirList) cmd() string {
-	if l.arg == "" {
-		return l.verb
-	}
-	return displayCmd(l.verb, l.arg)
 }
 
 // capture is what records the listing: its stream, when it has one.
@@ -135,16 +124,12 @@ func (l *dirList) run() (listed, error) {
 	return l.parse(raw), nil
 }
 
-// whole lists, asking again when the data ends in the middle of a line.
-//
-// Such data is a data connection cut on the way (the server, which wrote
-// it all, still says 226), whose last line may even parse, as a shorter
-// name; or a server that ends its last line with nothing. The same bytes
-// twice are the listing; a second answer that ends with its line end
-// replaces the first; two different cut answers are io.ErrUnexpectedEOF.
-//
-// The two answers are compared whole (joined), which only a listing cut
-// in the middle of a line costs.
+// whole lists, asking again when the data ends in the middle of a line:
+// a data connection cut on the way (the server still says 226), whose
+// last line may even parse as a shorter name, or a server that ends its
+// last line with nothing. The same bytes twice are the listing; a second
+// answer that ends with its line end replaces the first; two different
+// cut answers are io.ErrUnexpectedEOF.
 func (l *dirList) whole() (text, error) {
 	raw, err := l.once()
 	if err == nil && !raw.endsLine() {
@@ -157,8 +142,7 @@ func (l *dirList) whole() (text, error) {
 	return raw, err
 }
 
-// replace asks again for the listing raw, which ended in the middle of a
-// line, and returns the listing (whole).
+// replace is whole's second answer, for a listing held whole.
 func (l *dirList) replace(raw text) (text, error) {
 	again, err := l.once()
 	switch {
@@ -170,12 +154,11 @@ func (l *dirList) replace(raw text) (text, error) {
 	return raw, &CommandError{Cmd: l.verb, Err: fmt.Errorf("listing cut short: its data ended in the middle of a line twice, after %d and %d bytes: %w", raw.len(), again.len(), io.ErrUnexpectedEOF)}
 }
 
-// again is whole for a listing read by a stream, whose entries were
-// handed over as they came: the second answer must begin with the
-// whole lines of the first (rest is the first's last line, without its
-// end), and only what it adds is read. It returns the last line without
-// an end that is the listing's (rest, when the second answer is the
-// same bytes), or none.
+// again is whole's second answer for a listing read by a stream, whose
+// entries were handed over: it must begin with the first's whole lines
+// (rest is the first's last line, without its end), and only what it
+// adds is read. It returns the listing's last line without an end (rest,
+// when the answers are the same bytes), or none.
 func (l *dirList) again(rest text) (text, error) {
 	l.st.reread()
 	again, err := l.once()
@@ -199,10 +182,8 @@ func (l *dirList) parse(t text) listed {
 	return listed{text: t, entries: e, n: len(e), unparsed: u, self: self}
 }
 
-// unreadable returns the failure that a successful listing is when its
-// completion reply says the server could not read the directory, or a
-// LIST's data holds nothing but ls's error about it (unreadable.go), or
-// nil.
+// unreadable returns the failure of a listing of a directory the server
+// could not read (unreadable.go), or nil.
 func (l *dirList) unreadable(got listed) error {
 	if l.end == nil {
 		return nil
@@ -215,15 +196,15 @@ func (l *dirList) unreadable(got listed) error {
 		return nil
 	}
 	l.c.w.note("the server could not read the directory: %q", said)
-	return &CommandError{Cmd: l.cmd(), Kind: proto.ErrPermission,
+	cmd, _, _ := listCmd(l.verb, l.arg) // the argument was sent: it passed
+	return &CommandError{Cmd: cmd, Kind: proto.ErrPermission,
 		Err: fmt.Errorf("the server could not read the directory, though it answered %d: %s%s", l.end.Code, where, strconv.Quote(termtext.Escape(said, traceMax)))}
 }
 
-// listLIST sends LIST with arg on c, whatever the connection chose at login
-// (it would send MLSD for a server whose FEAT lists MLST), asking again
-// when the data ends in the middle of a line (dirList.whole), and returns
-// the listing's bytes. It fails with errNoPipeline, sending nothing, on a
-// passive connection whose server refused EPSV.
+// listLIST sends LIST with arg on c, even where it lists with MLSD, as
+// dirList.whole does, and returns the listing's bytes. It fails with
+// errNoPipeline, sending nothing, on a passive connection whose server
+// refused EPSV.
 func (d *Driver) listLIST(c *conn, arg string) ([]byte, error) {
 	l := &dirList{d: d, c: c, verb: "LIST", arg: arg, format: formatLIST, own: true, cap: d.listingCap(c)}
 	raw, err := l.whole() // the callers read the lines their own way
@@ -253,12 +234,10 @@ const maxLinkLookups = 100
 // linkTargets asks for the targets of the symbolic links that an MLSD
 // listing gave without one. RFC 3659 has no fact for a link's target, and
 // ProFTPD says only "type=OS.unix=symlink"; but "LIST -d NAME" on a Unix
-// server lists the link itself, "NAME -> TARGET" (-d: not the directory
-// it may point to). Only the directory the connection is in is looked in
-// (path, for MethodNoCWD, is not ""), for names that can be sent as they
-// are, at most maxLinkLookups of them; a link whose target is not found
-// stays without one (the mirror skips it, and says so). err is a failed
-// connection.
+// server lists the link itself, "NAME -> TARGET". Only in the directory
+// the connection is in (path is ""), at most maxLinkLookups links; one
+// whose target is not found stays without (the mirror skips it, and says
+// so). err is a failed connection.
 func (l *dirList) linkTargets(path string, entries []proto.Entry) error {
 	c := l.c
 	if path != "" || l.format != formatMLSD {
@@ -296,9 +275,8 @@ func linkToAsk(e *proto.Entry) bool {
 		!strings.HasPrefix(e.Name, "-") && !strings.ContainsAny(e.Name, "*?[\\") && proto.CheckArg(e.Name) == nil
 }
 
-// askLinkTarget asks LIST -d for the link e and sets its target from the
-// answer. done reports that no more links should be asked for: LIST -d
-// failed, and err is a failed connection.
+// askLinkTarget sets the target of the link e from LIST -d. done: LIST -d
+// failed, ask no more; err is a failed connection.
 func (l *dirList) askLinkTarget(e *proto.Entry) (done bool, err error) {
 	c := l.c
 	if err := c.checkIAC(e.Name); err != nil {

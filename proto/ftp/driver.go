@@ -131,9 +131,8 @@ func (d *Driver) pool() *connPool {
 
 func (d *Driver) limits() limits {
 	l := limits{
-		maxLine:    cmp.Or(max(d.MaxReplyLine, 0), defaultMaxReplyLine),
-		maxListing: cmp.Or(max(d.MaxListing, 0), defaultMaxListing),
-		reuse:      d.MaxIdleConnsPerHost >= 0,
+		maxLine: cmp.Or(max(d.MaxReplyLine, 0), defaultMaxReplyLine),
+		reuse:   d.MaxIdleConnsPerHost >= 0,
 	}
 	l.maxReply = max(defaultMaxReply, 32*int64(l.maxLine))
 	return l
@@ -145,7 +144,7 @@ func (d *Driver) listingCap(c *conn) int64 {
 	if c.req != nil && c.req.Options.ListingCap > 0 {
 		return c.req.Options.ListingCap
 	}
-	return d.limits().maxListing
+	return cmp.Or(max(d.MaxListing, 0), defaultMaxListing)
 }
 
 // CloseIdleConnections closes (with QUIT) every connection not in use.
@@ -241,14 +240,11 @@ func (d *Driver) Fetch(ctx context.Context, u *uri.URL, req *proto.Request) (*pr
 }
 
 // do runs op on a logged-in connection. When op fails on a reused
-// connection because the connection is gone (the server dropped it while
-// it was idle, often with a 421 reply), op runs once more on a new one:
-// nothing had been delivered yet. A timeout is not retried: a server that
-// stopped answering would only make the caller wait twice.
-//
-// A listing refused because the server does not implement MLSD, though
-// its FEAT lists MLST, runs once more on a new connection that lists with
-// LIST (see listing).
+// connection because the connection is gone (dropped while idle, often
+// with 421), op runs once more on a new one: nothing had been delivered
+// yet. A timeout is not retried: the caller would wait twice. A listing
+// that fails with an *mlsdError runs once more on a new connection that
+// lists with LIST.
 func (d *Driver) do(ctx context.Context, u *uri.URL, dir []string, req *proto.Request, op func(*conn) (*proto.Response, error)) (*proto.Response, error) {
 	fresh, connRetried, mlsdRetried := false, false, false
 	for {
@@ -423,10 +419,9 @@ func (d *Driver) open(ctx context.Context, u *uri.URL, dir []string, req *proto.
 }
 
 // firstDir is the directory a new connection enters with its login
-// (conn.login): dir, for a mirror's request (Options.FTP.DirectCWD) that
-// pipelines in passive mode without TLS on reused connections, when its
-// segments are plain names (none: the login directory, not nil); else
-// nil.
+// (conn.login): dir, for a mirror's request (DirectCWD) that pipelines in
+// passive mode without TLS on reused connections, when its segments are
+// plain names (none: not nil); else nil.
 func (d *Driver) firstDir(req *proto.Request, mode proto.FTPTLS, dir []string) []string {
 	o := req.Options.FTP
 	if !o.DirectCWD || !d.PipelinePassive || d.MaxIdleConnsPerHost < 0 || o.Port != "" || mode != proto.TLSOff ||
@@ -436,13 +431,12 @@ func (d *Driver) firstDir(req *proto.Request, mode proto.FTPTLS, dir []string) [
 	return append([]string{}, dir...)
 }
 
-// release gives c back after a use: a connection that failed is checked
-// with NOOP first, and one that cannot be reused (dead, cancelled, no
-// usable login directory, or listing with MLSD on a server that refuses
-// it) is closed.
+// release gives c back after a use: checked with NOOP after a failure,
+// closed when it cannot be reused (dead, cancelled, no usable login
+// directory, or listing with MLSD on a server that refuses it).
 func (d *Driver) release(c *conn) {
 	p := d.pool()
-	retire := c.mlsd && p.refuses(c.addr, "MLSD")
+	retire := c.mlsd && p.refuses(c.key.addr, "MLSD")
 	if c.dirty && !c.dead && !retire {
 		if err := c.noop(); err != nil {
 			c.w.note("NOOP failed after an error: closing the connection")
@@ -467,13 +461,6 @@ func (d *Driver) release(c *conn) {
 
 // listing runs a directory plan: MLSD (when the server's FEAT offers
 // MLST) or LIST, or NLST for ;type=d.
-//
-// Some servers list MLST in FEAT but answer MLSD with 500 or 502 (RFC 959
-// section 4.2: command unrecognized, not implemented). A connection
-// chooses MLSD or LIST once, at login (conn.mlsd), so such a refusal is returned as an
-// *mlsdError after the Driver has recorded that the server refuses MLSD:
-// Driver.do then runs the listing again on a new connection, dialled to
-// list with LIST, as every later connection to that server is.
 func (d *Driver) listing(c *conn, u *uri.URL, pl plan) (*proto.Response, error) {
 	defer d.release(c)
 	format, got, notes, err := d.runListing(c, pl, nil)
@@ -511,7 +498,7 @@ func (d *Driver) listIn(c *conn, pl plan, st *stream, lead bool) (string, listed
 			return "", listed{}, listNotes{}, err
 		}
 	}
-	l := &dirList{d: d, c: c, nlst: pl.act == actNLST, verb: verb, arg: pl.arg, format: format, cap: d.listingCap(c), st: st}
+	l := &dirList{d: d, c: c, verb: verb, arg: pl.arg, format: format, cap: d.listingCap(c), st: st}
 	if st != nil {
 		st.links = format == formatMLSD && pl.arg == ""
 	}
@@ -612,10 +599,9 @@ func (n listNotes) listing(format string, unparsed []string) *proto.Listing {
 }
 
 // readListing runs l and checks what it read: the names that begin with a
-// dot, when asked for (listall.go); a refused MLSD, returned as an
-// *mlsdError; a 226 that says the directory could not be read, or a
-// listing that is ls's error about it (unreadable.go); a listing cut at
-// the server's limit (truncated.go); and the targets of links.
+// dot (listall.go), a refused MLSD (listFailed), a directory the server
+// could not read (unreadable.go), a listing cut short (truncated.go), and
+// the targets of links.
 func (d *Driver) readListing(l *dirList, pl plan) (listed, listNotes, error) {
 	c := l.c
 	var notes listNotes
@@ -641,28 +627,30 @@ func (d *Driver) readListing(l *dirList, pl plan) (listed, listNotes, error) {
 	return got, notes, l.targets(pl.arg, got)
 }
 
-// listFailed is the error of a listing command that failed: an
-// *mlsdError for MLSD refused with 500 or 502 (see listing).
+// listFailed is the error of a listing command that failed. Some servers
+// list MLST in FEAT but answer MLSD with 500 or 502 (RFC 959 section
+// 4.2). A connection chooses MLSD or LIST at login (conn.mlsd), so such a
+// refusal is recorded for the server and returned as an *mlsdError:
+// Driver.do lists again on a new connection, which lists with LIST.
 func (d *Driver) listFailed(c *conn, format string, err error) error {
 	code := replyCode(err)
 	err = c.fail("", err)
 	if format == formatMLSD && (code == StatusBadCommand || code == StatusNotImplemented) {
 		c.w.note("MLSD refused (%d), though FEAT lists MLST: listing with LIST on a new connection", code)
-		d.pool().refuse(c.addr, "MLSD")
+		d.pool().refuse(c.key.addr, "MLSD")
 		return &mlsdError{err: err}
 	}
 	return err
 }
 
-// listingResponse is the response of a listing read in format: the
-// listing as its body, which the entries' names share (the bytes as read
-// are not kept besides; NLST's with local line ends), the entries with
-// their URLs, its notes as the Listing, its format and warnings in Info.
+// listingResponse is the response of a listing read in format: its bytes
+// as the body (NLST's with local line ends), the entries with their URLs,
+// its notes as the Listing, its format and warnings in Info.
 func listingResponse(c *conn, u *uri.URL, pl plan, format string, got listed, notes listNotes) *proto.Response {
 	entries := got.entries
 	body, size := got.text.reader(), int64(got.text.len())
 	if format == formatNLST {
-		b := localLineEnds([]byte(got.text.String()))
+		b := localLineEnds(got.text.String())
 		body, size = bytes.NewReader(b), int64(len(b))
 	} else if !c.req.Options.FTP.Lean {
 		base := entryBase(u)
@@ -802,10 +790,9 @@ func (c *conn) resumeOffset(typ string, size int64) int64 {
 	return offset
 }
 
-// startRetr sends RETR arg (with REST offset when offset > 0) in active
-// mode, pipelined passive mode or plain passive mode, and returns the
-// transfer and the offset its data starts at (0 when the server refused
-// REST). The caller handles an error with c.fail and releases c.
+// startRetr sends RETR arg (with REST offset when offset > 0) in active,
+// pipelined passive or plain passive mode, and returns the transfer and
+// the offset its data starts at (0 when the server refused REST).
 func (d *Driver) startRetr(c *conn, arg string, offset int64) (*pipedTransfer, int64, error) {
 	sp := c.activePort()
 	if sp == nil && offset == 0 && d.PipelinePassive && !c.noPipeline {
@@ -819,10 +806,8 @@ func (d *Driver) startRetr(c *conn, arg string, offset int64) (*pipedTransfer, i
 
 // converts reports whether the data of a retrieval in type typ, just
 // started, is to be converted from CRLF to local line ends: in TYPE A,
-// unless the server's preliminary reply says it sends binary anyway
-// (vsftpd without ascii_download_enable answers "150 Opening BINARY mode
-// data connection"), in which case the bytes are the stored ones and
-// resp.Info["ftp_type"] becomes "I" to say so.
+// unless the preliminary reply says binary (saysBinary), and then
+// resp.Info["ftp_type"] becomes "I".
 func (c *conn) converts(typ string, resp *proto.Response) bool {
 	if typ != "A" {
 		return false

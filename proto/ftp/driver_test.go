@@ -294,6 +294,21 @@ func TestCWDErrorNamesCommand(t *testing.T) {
 	}
 }
 
+// A CWD answered with another 2xx than 250 ("200 directory changed",
+// as some servers say) succeeds, one CWD at a time as with all of them
+// at once (cwdAtOnce), as curl takes any 2xx.
+func TestCWDAnswered200(t *testing.T) {
+	f := newFake(t)
+	f.files["motd"] = []byte("hello\n")
+	f.replies["CWD etc"] = "200 directory changed to /etc"
+	f.start()
+	d := &Driver{}
+	defer d.CloseIdleConnections()
+	if _, b, err := get(t, d, f.url("/etc/motd"), quickReq()); err != nil || string(b) != "hello\n" {
+		t.Fatalf("Fetch = %q, %v", b, err)
+	}
+}
+
 func TestEntryURL(t *testing.T) {
 	tests := []struct {
 		base string

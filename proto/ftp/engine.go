@@ -14,13 +14,9 @@ import (
 	"github.com/rfc1738/fetch/proto"
 )
 
-// The driver's own FTP engine: every command of a control connection is
-// written by send and every reply read by reply (pipeline.go), one reader
-// (net/textproto, which reads the multi-line replies of RFC 959 section
-// 4.2) and one writer per connection, with the redacting transcript
-// (trace.go) below both. This file holds the plain commands: the greeting
-// and login, FEAT, CWD, CDUP, PWD, TYPE, NOOP, SIZE, MDTM, QUIT, and the
-// transfers of the passive mode that is not pipelined (EPSV, else PASV).
+// The plain commands of the engine (send and reply are in pipeline.go):
+// the greeting and login, FEAT, CWD, CDUP, NOOP, SIZE, MDTM, QUIT, and
+// the transfers of passive mode without pipelining (EPSV, else PASV).
 
 // cmd sends line and reads its reply; a code other than want (a full
 // code such as 250, or its first digit; 0 takes any) is returned as a
@@ -45,16 +41,11 @@ func (c *conn) greet() error {
 
 // logIn sends USER and, when the server asks for it (331), PASS (RFC 959
 // section 6), with the commands of ahead in the same write (passAhead)
-// unless passAlone; a server that logs the user in at USER (230) gets
-// ahead alone. Any other answer to USER than 230 or 331, or to PASS than
-// 230, fails the login: no account (ACCT, asked for with 332) is known to
-// give.
-//
-// vsftpd (known by its greeting), which reads each command after it has
-// answered the one before, gets USER in that write too (userAhead) when
-// the password is no secret (an anonymous login) or TLS protects it: a
-// server may refuse a user before asking for a password so that it does
-// not travel in clear (vsftpd's userlist_deny).
+// unless passAlone; after 230 at USER ahead goes alone. Any other answer
+// fails the login: no ACCT is sent for a 332. vsftpd (known by its
+// greeting) gets USER in that write too (userAhead) when the password is
+// no secret or TLS protects it: elsewhere a server may refuse a user
+// before the password travels in clear (vsftpd's userlist_deny).
 func (c *conn) logIn(cr creds, ahead []string, passAlone bool) error {
 	if c.vsftpd && !passAlone && (anonymous(cr.user) || c.tlsCfg != nil) {
 		return c.userAhead(cr, ahead)
@@ -78,13 +69,9 @@ func (c *conn) logIn(cr creds, ahead []string, passAlone bool) error {
 	return nil
 }
 
-// passAhead sends PASS and ahead in one write, and reads PASS's reply: the
-// server answers each command in turn (RFC 959 section 4.2). After a
-// refusal the replies to ahead are not waited for: a server may discard
-// them, or close. A first reply that cannot answer PASS (section 5.4: 230,
-// 202, 332 or a refusal) answers a later command: the server (pyftpdlib,
-// which delays a refusal) breaks the order, and the connection is given
-// up for one that sends PASS alone (errOutOfStep).
+// passAhead sends PASS and ahead in one write, and reads PASS's reply
+// (passReply): the server answers each command in turn (RFC 959 section
+// 4.2).
 func (c *conn) passAhead(cr creds, ahead []string) error {
 	if err := c.send(strings.Join(append([]string{"PASS " + cr.pass}, ahead...), "\r\n")); err != nil {
 		return c.fail("PASS "+secret.TraceMask, err)
@@ -93,10 +80,8 @@ func (c *conn) passAhead(cr creds, ahead []string) error {
 }
 
 // userAhead sends USER, PASS and ahead in one write: a login in one
-// round trip. USER's reply is read first: 331 is followed by PASS's, read
-// as passAhead reads it; after 230 (logged in at USER) PASS's reply,
-// whatever it is, is dropped, and ahead's follow; anything else fails
-// the login, and the replies after it are not waited for.
+// round trip. After 331 PASS's reply is read as passAhead reads it; after
+// 230 (logged in at USER) it is dropped, whatever it says.
 func (c *conn) userAhead(cr creds, ahead []string) error {
 	if err := c.send(strings.Join(append([]string{"USER " + cr.user, "PASS " + cr.pass}, ahead...), "\r\n")); err != nil {
 		return c.fail("USER "+cr.user, err)
@@ -116,8 +101,12 @@ func (c *conn) userAhead(cr creds, ahead []string) error {
 	return nil
 }
 
-// passReply reads the reply to a PASS sent with the commands after it
-// (passAhead).
+// passReply reads the reply to a PASS sent with the commands after it.
+// After a refusal the replies to those are not waited for (a server may
+// discard them, or close). A first reply that cannot answer PASS (RFC 959
+// section 5.4: 230, 202, 332 or a refusal) answers a later command: the
+// server (pyftpdlib, which delays a refusal) broke the order, and the
+// connection is given up for one that sends PASS alone (errOutOfStep).
 func (c *conn) passReply() error {
 	code, msg, err := c.reply(0)
 	switch {
@@ -162,12 +151,9 @@ func (f features) has(name string) bool {
 }
 
 // parseFEAT reads the text of a 211 reply to FEAT as net/textproto joins
-// it (its lines separated by "\n", the code taken off the first and last
-// line). RFC 2389 section 3.2: each feature line starts with a single
-// space, then the feature's name, and its parameters after a space; the
-// first and last lines are not features. A name is a command or the name
-// of an extension, which RFC 959 section 5.3 reads in either case: it is
-// kept in upper case. Lines not starting with a space are not features.
+// it. RFC 2389 section 3.2: each feature line starts with a space, then
+// the feature's name and its parameters; other lines are not features.
+// Names are kept in upper case (RFC 959 section 5.3 reads either case).
 func parseFEAT(msg string) features {
 	f := features{}
 	for line := range strings.SplitSeq(msg, "\n") {
@@ -205,61 +191,36 @@ func (c *conn) noop() error {
 	return err
 }
 
-// size sends SIZE arg (RFC 3659 section 4): 213 and the size in octets.
-// A reply that holds no size is an error, but not a failed connection.
-func (c *conn) size(arg string) (int64, error) {
-	_, msg, err := c.cmd(StatusFile, "SIZE "+arg)
-	if err != nil {
-		return -1, err
-	}
-	n, err := strconv.ParseInt(strings.TrimSpace(msg), 10, 64)
-	if err != nil || n < 0 {
-		return -1, fmt.Errorf("ftp: SIZE answered %q", termtext.Escape(msg, 80))
-	}
-	return n, nil
-}
-
-// modTime sends MDTM arg (RFC 3659 section 3): 213 and a time-val. A
-// reply that holds no time gives the zero time, and no error.
-func (c *conn) modTime(arg string) (time.Time, error) {
-	_, msg, err := c.cmd(StatusFile, "MDTM "+arg)
-	if err != nil {
-		return time.Time{}, err
-	}
-	t, _ := parseMLSDTime(strings.TrimSpace(msg))
-	return t, nil
-}
-
-// fileFacts asks the size (SIZE, when withSize) and the time (MDTM, when
-// withTime and FEAT offers it) of name. A refusal leaves the value
+// fileFacts asks the size (SIZE, RFC 3659 section 4, when withSize) and
+// the time (MDTM, section 3, when withTime and FEAT offers it) of name. A
+// refusal, or a reply that holds no size or time-val, leaves the value
 // unknown (-1, the zero time); only a failed connection is an error.
 func (c *conn) fileFacts(name string, withSize, withTime bool) (size int64, mtime time.Time, err error) {
-	// size and modTime give -1 and the zero time with any error.
 	size = -1
 	if withSize {
-		if size, err = c.size(name); replyCode(err) == 0 && isConnError(err) {
+		_, msg, err := c.cmd(StatusFile, "SIZE "+name)
+		if replyCode(err) == 0 && isConnError(err) {
 			return -1, mtime, c.fail("", err)
+		}
+		if n, perr := strconv.ParseInt(strings.TrimSpace(msg), 10, 64); err == nil && perr == nil && n >= 0 {
+			size = n
 		}
 	}
 	if withTime && c.feat.has("MDTM") {
-		if mtime, err = c.modTime(name); replyCode(err) == 0 && isConnError(err) {
+		_, msg, err := c.cmd(StatusFile, "MDTM "+name)
+		if replyCode(err) == 0 && isConnError(err) {
 			return -1, mtime, c.fail("", err)
+		}
+		if err == nil {
+			mtime, _ = parseMLSDTime(strings.TrimSpace(msg))
 		}
 	}
 	return size, mtime, nil
 }
 
-// quit writes QUIT and does not wait for the reply (the caller closes
-// the connection): a reply to an EPSV sent ahead is not read first.
-func (c *conn) quit() {
-	c.epsvAhead, c.kept = false, nil
-	c.w.Write([]byte("QUIT\r\n"))
-}
-
-// openPassive opens a data connection in passive mode for a transfer that
-// is not pipelined: EPSV (RFC 2428 section 3) until the server refuses it
-// once, then PASV (RFC 959 section 4.1.2). The host a PASV reply names is
-// not dialled (dialData).
+// openPassive opens a data connection in passive mode without
+// pipelining: EPSV (RFC 2428 section 3) until the server refuses it once,
+// then PASV (RFC 959 section 4.1.2).
 func (c *conn) openPassive() (net.Conn, error) {
 	if !c.noEPSV {
 		port, err := c.epsv()
@@ -346,10 +307,8 @@ func sixNumbers(s string) ([6]byte, bool) {
 // plainOpen starts one transfer command in passive mode, not pipelined:
 // PRET when FEAT offers it (a server that hands the transfer to another
 // machine must know the command before PASV), the data connection, REST
-// offset when offset > 0, the command line and its preliminary reply.
-// A refused REST is returned with the data connection closed. An error
-// before the preliminary reply is returned as it is, for the caller's
-// c.fail (the wire's last command is the one that failed).
+// offset when offset > 0, the command line and its preliminary reply. An
+// error before that reply is returned as it is, for the caller's c.fail.
 func (c *conn) plainOpen(line, cmd string, offset int64) (net.Conn, error) {
 	if c.feat.has("PRET") {
 		if _, _, err := c.cmd(0, "PRET "+line); err != nil {
@@ -404,10 +363,8 @@ func (c *conn) plainRetr(sp *activeSpec, arg string, offset int64) (*pipedTransf
 	return &pipedTransfer{c: c, data: data, cmd: cmd}, offset, nil
 }
 
-// plainList runs a listing command (LIST, MLSD or NLST, with arg when not
-// empty) in active mode when sp is set, else in passive mode, not
-// pipelined, reading the listing into c.cap (which the caller set) and
-// the completion reply, as pipelinedList does.
+// plainList runs a listing command in active mode when sp is set, else
+// in passive mode, not pipelined, as pipelinedList does.
 func (c *conn) plainList(sp *activeSpec, verb, arg string) error {
 	cmd, line, err := listCmd(verb, arg)
 	if err != nil {
@@ -438,11 +395,11 @@ func listCmd(verb, arg string) (cmd, line string, err error) {
 	return displayCmd(verb, arg), verb + " " + arg, nil
 }
 
-// unasked checks that the reader holds nothing when no reply is due: a
-// server that sends lines nobody asked for (or a man in the middle who
-// adds them before TLS starts) would put every later reply out of step.
+// unasked checks that the reader holds nothing when no reply is due:
+// lines nobody asked for (or that a man in the middle adds before TLS
+// starts) would put every later reply out of step.
 func (c *conn) unasked() error {
-	if c.rd != nil && c.rd.R.Buffered() > 0 {
+	if c.rd.R.Buffered() > 0 {
 		c.dead = true
 		return &proto.ProtocolError{Proto: "ftp", Msg: fmt.Sprintf("%d bytes from the server that no command asked for", c.rd.R.Buffered())}
 	}

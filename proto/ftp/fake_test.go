@@ -347,12 +347,13 @@ func (s *fakeSession) handle(verb, arg string) bool {
 		f.mu.Lock()
 		f.epsvs++
 		oops := f.epsvs == f.oopsEPSV
+		refuse := f.noEPSV || f.epsvs == f.refuseEPSV // under the lock: sessions run at once
 		f.mu.Unlock()
 		if oops {
 			s.reply("500 OOPS: vsf_sysutil_bind")
 			return false
 		}
-		if f.noEPSV || f.epsvs == f.refuseEPSV {
+		if refuse {
 			s.reply("500 EPSV not understood")
 			return true
 		}

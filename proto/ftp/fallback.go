@@ -1,7 +1,6 @@
 package ftp
 
 import (
-	"errors"
 	"net/textproto"
 	"strings"
 
@@ -13,18 +12,11 @@ import (
 const maxProbes = 2000
 
 // nlstFallback lists the directory c is in with NLST, when not one line
-// of its LIST answer fits a known layout, and learns what each name is:
-// a CWD into it that succeeds makes it a directory (and the connection
-// goes back at once), unless PWD then names a directory that is not below
-// this one (a symbolic link, maybe to an ancestor: such an entry is of
-// type other, with Extra["pwd"]); a CWD that is refused makes it a file,
-// whose size and time SIZE and MDTM give when the server answers them.
-// Everything runs on c, one command at a time, at most maxProbes names.
-//
-// It returns nil entries, and no error, when NLST is refused or names
-// nothing: the caller reports the LIST lines as unparsed, as without the
-// fallback. An error is a failed connection, or a directory that could
-// not be returned to.
+// of its LIST answer fits a known layout, and probes what each name is
+// (probeName), one command at a time, at most maxProbes names. It returns
+// nil entries, and no error, when NLST is refused or names nothing: the
+// LIST lines are then reported as unparsed. An error is a failed
+// connection, or a directory that could not be returned to.
 func (d *Driver) nlstFallback(c *conn, pl plan) ([]proto.Entry, error) {
 	c.w.note("no line of the LIST answer fits a known layout: names from NLST, each probed with CWD, SIZE and MDTM")
 	raw, err := d.fallbackNames(c)
@@ -32,10 +24,7 @@ func (d *Driver) nlstFallback(c *conn, pl plan) ([]proto.Entry, error) {
 		return nil, err
 	}
 	var entries []proto.Entry
-	// The listed directory's own name, to come back to after each CWD
-	// that succeeds (a CDUP would go to the parent of wherever a
-	// symbolic link led).
-	back, err := c.pwdName()
+	back, err := c.pwdName() // to come back to (returnTo)
 	if err != nil {
 		return nil, err
 	}
@@ -59,20 +48,13 @@ func (d *Driver) nlstFallback(c *conn, pl plan) ([]proto.Entry, error) {
 	return entries, nil // nil for none
 }
 
-// fallbackNames lists the directory c is in with NLST, pipelined when the
-// Driver pipelines. A refused NLST returns nil names and no error (an
-// empty listing, an empty slice); an error is a failed connection.
+// fallbackNames lists the directory c is in with NLST (dirList.once: in
+// active, pipelined or plain passive mode, as any listing). A refused
+// NLST returns nil names and no error (an empty listing, an empty
+// slice); an error is a failed connection.
 func (d *Driver) fallbackNames(c *conn) ([]string, error) {
-	c.cap = &capture{max: d.listingCap(c)}
-	err := errNoPipeline
-	if d.PipelinePassive && !c.noPipeline {
-		err = c.pipelinedList("NLST", "")
-	}
-	if errors.Is(err, errNoPipeline) {
-		err = c.plainList(nil, "NLST", "")
-	}
-	raw := c.cap.text().String()
-	c.cap = nil
+	l := &dirList{d: d, c: c, verb: "NLST", format: formatNLST, cap: d.listingCap(c)}
+	raw, err := l.once()
 	if err != nil {
 		if replyCode(err) != 0 {
 			c.w.note("NLST refused (%v): no fallback", err)
@@ -80,7 +62,7 @@ func (d *Driver) fallbackNames(c *conn) ([]string, error) {
 		}
 		return nil, c.fail("", err)
 	}
-	return splitText(raw), nil // never nil
+	return splitText(raw.String()), nil // never nil
 }
 
 // pwdName asks PWD and returns the directory it names, "" when it names
@@ -92,7 +74,7 @@ func (c *conn) pwdName() (string, error) {
 	return c.pwdReply()
 }
 
-// pwdReply reads the reply to PWD (pwdName).
+// pwdReply reads the reply to PWD.
 func (c *conn) pwdReply() (string, error) {
 	code, msg, err := c.reply(0)
 	if err != nil {
@@ -102,9 +84,8 @@ func (c *conn) pwdReply() (string, error) {
 }
 
 // probeName learns the type of e, a name of the directory of pl, by a
-// CWD into it: a directory (unless it leads out of back, see
-// probeDir), after which c goes back; a file, when the CWD is refused,
-// with its size and time from SIZE and MDTM (fileFacts).
+// CWD into it: a directory (probeDir), after which c goes back; a file,
+// when the CWD is refused, with its size and time (fileFacts).
 func (c *conn) probeName(pl plan, e *proto.Entry, back string) error {
 	if err := c.ctxErr(); err != nil {
 		return err
@@ -149,9 +130,9 @@ func (c *conn) probeDir(e *proto.Entry, back string) error {
 }
 
 // returnTo brings c back into the directory of pl after a CWD into one of
-// its members: an absolute CWD to back, the directory's name from PWD; or,
-// without it, through the login directory and pl's CWD list as for a new
-// URL (enter); or, with no login directory either, CDUP.
+// its members: a CWD to back (a CDUP would go to the parent of wherever a
+// symbolic link led); without it, through the login directory (enter);
+// with neither, CDUP.
 func (c *conn) returnTo(pl plan, back string) error {
 	var err error
 	switch {

@@ -10,18 +10,10 @@ import (
 // picks binary (TYPE I) whenever it is unsure: a text file sent as binary
 // keeps the server's line ends, but a binary file sent as text is
 // corrupted. Only names that are text by long convention on FTP archives
-// are fetched as TYPE A (and their line ends converted to the local
-// convention):
-//
-//	extensions: .txt .text .asc .me .1st .lsm .faq
-//	whole names: README, READ.ME, INDEX, 00-INDEX, ls-lR, FILES, CHANGES,
-//	             ChangeLog, COPYING, LICENSE, NEWS, INSTALL, MANIFEST,
-//	             AUTHORS, THANKS, TODO, FAQ
-//
-// Names are compared without regard to case. Request.Options.FTP.Binary
-// turns the guess off (always TYPE I without a typecode), and a resumed
-// transfer (Request.Offset > 0) is always binary, because a REST offset
-// counts the bytes of the stored file.
+// (the extensions and whole names below, compared without regard to
+// case) are fetched as TYPE A. Request.Options.FTP.Binary turns the guess
+// off, and a resumed transfer is always binary: a REST offset counts the
+// bytes of the stored file.
 var textExtensions = map[string]bool{
 	".txt":  true, // plain text
 	".text": true,

@@ -25,7 +25,7 @@
 //
 // Unix lines whose dates are in another language ("5. Okt 2019", "10月 5
 // 10:00") fit no layout alone: what the whole listing shows decides how
-// they are read (parseLines, months.go), and so does whether a space after
+// they are read (parseRows, months.go), and so does whether a space after
 // a year is padding or the start of a name.
 //
 // Each line is tried against the layouts in turn, the layout that read the

@@ -53,7 +53,7 @@ func setEPLFFacts(e *proto.Entry, facts string) bool {
 		case 'r':
 			file, ok = true, true
 		case 's':
-			e.Size, ok = eplfSize(f[1:])
+			e.Size, ok = decimalSize(f[1:])
 		case 'm':
 			e.ModTime, ok = eplfTime(f[1:])
 		case 'i':
@@ -80,13 +80,11 @@ func setEPLFFacts(e *proto.Entry, facts string) bool {
 	return true
 }
 
-// eplfSize reads the s fact's size in bytes, decimal digits.
-func eplfSize(v string) (int64, bool) {
+// decimalSize reads a size in bytes written as decimal digits (EPLF's s
+// fact, a NetWare or OS/2 line's size).
+func decimalSize(v string) (int64, bool) {
 	n, err := strconv.ParseInt(v, 10, 64)
-	if err != nil || n < 0 || !isDigits(v) {
-		return 0, false
-	}
-	return n, true
+	return n, err == nil && isDigits(v)
 }
 
 // eplfTime reads the m fact's time, decimal seconds since 1970 (UTC).

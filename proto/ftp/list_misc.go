@@ -42,8 +42,8 @@ func parseNetWareLine(line string, now time.Time) (proto.Entry, bool) {
 			return proto.Entry{}, false
 		}
 	}
-	n, err := strconv.ParseInt(fs[3].s, 10, 64)
-	if err != nil || n < 0 || !isDigits(fs[3].s) {
+	n, ok := decimalSize(fs[3].s)
+	if !ok {
 		return proto.Entry{}, false
 	}
 	if _, ok := month(fs[4].s); !ok {
@@ -77,11 +77,11 @@ func parseNetWareLine(line string, now time.Time) (proto.Entry, bool) {
 func parseOS2Line(line string) (proto.Entry, bool) {
 	var buf [8]field
 	fs := fields(buf[:0], line)
-	if len(fs) < 4 || !isDigits(fs[0].s) {
+	if len(fs) < 4 {
 		return proto.Entry{}, false
 	}
-	n, err := strconv.ParseInt(fs[0].s, 10, 64)
-	if err != nil {
+	n, ok := decimalSize(fs[0].s)
+	if !ok {
 		return proto.Entry{}, false
 	}
 	e := proto.Entry{Type: proto.EntryFile, Size: n}
@@ -238,18 +238,11 @@ func os400Time(date, tod string) (time.Time, bool) {
 	if !ok {
 		return time.Time{}, false
 	}
-	year := func(y int) int {
-		if y < 70 {
-			return 2000 + y
-		}
-		return 1900 + y
-	}
-	// Readings in order of preference: (year, month, day).
-	var tries [3][3]int
+	// Readings in order of preference: (year, month, day); with "." only
+	// the last.
+	tries := [][3]int{{century(p[2]), p[0], p[1]}, {century(p[0]), p[1], p[2]}, {century(p[2]), p[1], p[0]}}
 	if sep == '.' {
-		tries = [3][3]int{{year(p[2]), p[1], p[0]}, {year(p[2]), p[1], p[0]}, {year(p[2]), p[1], p[0]}}
-	} else {
-		tries = [3][3]int{{year(p[2]), p[0], p[1]}, {year(p[0]), p[1], p[2]}, {year(p[2]), p[1], p[0]}}
+		tries = tries[2:]
 	}
 	for _, r := range tries {
 		if validDate(r[0], r[1], r[2]) {

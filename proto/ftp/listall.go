@@ -28,11 +28,9 @@ import (
 //	entries, neither "." nor ".."   the answer is the listing (the option ignored,
 //	                                or honoured without those two)
 //
-// A server found to refuse LIST -a, or to take "-a" for a name (plain
-// LIST then answered with the listing), is recorded
-// (connPool.refuse): its later listings send LIST. Such a listing
-// may lack the names that begin with a dot, and
-// Response.Listing.DotNames says so, for the caller to pass on.
+// A server found to refuse LIST -a, or to take "-a" for a name, is
+// recorded (connPool.refuse): its later listings send LIST, and
+// Response.Listing.DotNames says that they may lack such names.
 //
 // Systems other than Unix are not sent the option: VMS, OS/400 and
 // NetWare have no such convention, and a name "-a" means nothing there.
@@ -62,9 +60,7 @@ func optArg(flags, path string) string {
 }
 
 // listAllMiss says why an answer to LIST -a is not taken as the listing
-// (see the table above), or "" when it is. err is the command's error;
-// entries, unparsed and self describe a successful answer
-// (parseListingSelf).
+// (the table above), or "" when it is.
 func listAllMiss(err error, entries, unparsed int, self bool) string {
 	switch {
 	case err != nil:
@@ -79,24 +75,24 @@ func listAllMiss(err error, entries, unparsed int, self bool) string {
 	}
 }
 
-// askAll makes the command LIST -a when ListAll asks for every name and
-// the server lists with LIST as Unix does (path, for MethodNoCWD, after
-// the option). It reports whether it did; for a server that refused the
-// option before, it returns instead the note for Listing.DotNames.
+// askAll makes the command LIST -a (path, for MethodNoCWD, after the
+// option) when ListAll asks for it and the server lists as Unix does. It
+// reports whether it did; for a server that refused the option before, it
+// returns the note for Listing.DotNames instead.
 func (l *dirList) askAll(path string) (sent bool, note string) {
 	c := l.c
 	if l.format != formatLIST || !c.req.Options.FTP.ListAll || !unixSystem(c.syst) {
 		return false, ""
 	}
-	if l.d.pool().refuses(c.addr, "LIST -a") {
+	if l.d.pool().refuses(c.key.addr, "LIST -a") {
 		return false, dotNamesUnlisted
 	}
 	l.arg = optArg("a", path)
 	return true, ""
 }
 
-// miss is listAllMiss of got and err, or "" when a stream handed entries
-// of the answer over, which cannot be taken back.
+// miss is listAllMiss of got and err, or "" once a stream handed entries
+// over, which cannot be taken back.
 func (l *dirList) miss(err error, got listed) string {
 	if l.st != nil && l.st.n > 0 {
 		return ""
@@ -104,10 +100,9 @@ func (l *dirList) miss(err error, got listed) string {
 	return listAllMiss(err, got.n, len(got.unparsed), got.self)
 }
 
-// allOrPlain judges got and err, the answer to LIST -a (the table above),
-// and when it is not the listing lists again with plain LIST (argument
-// path). It returns the listing or its failure, and the note for
-// Listing.DotNames when the server turned out to refuse the option.
+// allOrPlain judges got and err, the answer to LIST -a, and when it is not
+// the listing lists again with plain LIST. It returns the listing or its
+// failure, and the note for Listing.DotNames.
 func (l *dirList) allOrPlain(path string, got listed, err error) (listed, string, error) {
 	why := l.miss(err, got)
 	if why == "" {
@@ -120,7 +115,7 @@ func (l *dirList) allOrPlain(path string, got listed, err error) (listed, string
 		return got, "", err
 	}
 	if refused || got.n > 0 || len(got.unparsed) > 0 {
-		l.d.pool().refuse(l.c.addr, "LIST -a")
+		l.d.pool().refuse(l.c.key.addr, "LIST -a")
 		return got, dotNamesUnlisted, nil
 	}
 	return got, "", nil

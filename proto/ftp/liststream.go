@@ -16,21 +16,12 @@ import (
 // Driver.List hands each entry to its caller as the line that holds it
 // arrives (stream), so that neither the listing's bytes nor its entries
 // are held: a mirror of a directory of a million files keeps only what it
-// keeps of each. A line is read on its own when it can be (parseLine);
-// the lines whose reading the whole listing decides (parseRows: a date in
-// another language, a space after a year that may be padding, a VMS name
-// whose details are on the next line) are held, with what the streamed
-// lines showed about them (the columns of names after a time of day,
-// whether a line was read before), and read at the end of the listing:
-// their entries come last. A listing none of whose lines reads on its own
-// is held whole, as Fetch holds every listing.
-//
-// An entry handed over is not taken back. A listing whose data ended in
-// the middle of a line is asked for again (dirList.again): the second
-// answer must begin with the first's whole lines, and only what it adds
-// is read; else the listing fails. A listing the server cut short is made
-// whole from LIST's two ends when they list every name handed over
-// (dirList.completeStream), and only the entries not handed over follow.
+// keeps of each. The lines whose reading the whole listing decides
+// (parseRows: a date in another language, a space after a year that may
+// be padding, a VMS name whose details are on the next line) are held,
+// with what the other lines showed about them, and read at the end:
+// their entries come last. An entry handed over is not taken back
+// (dirList.again, dirList.completeStream).
 
 // stream reads the lines of one listing as they arrive and hands their
 // entries to fn.
@@ -217,6 +208,11 @@ func (s *stream) handed(name string) bool {
 // emit hands e to fn.
 func (s *stream) emit(e proto.Entry) error {
 	s.see(e.Name)
+	return s.hand(e)
+}
+
+// hand gives e, seen, its URL and hands it to fn.
+func (s *stream) hand(e proto.Entry) error {
 	if s.base != "" {
 		e.URL = entryURL(s.base, e)
 	}
@@ -259,11 +255,7 @@ func (s *stream) release() error {
 	w := s.waiting
 	s.waiting = nil
 	for _, e := range w {
-		s.n++
-		if s.base != "" {
-			e.URL = entryURL(s.base, e)
-		}
-		if err := s.fn(e); err != nil {
+		if err := s.hand(e); err != nil {
 			return err
 		}
 	}

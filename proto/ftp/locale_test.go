@@ -211,7 +211,7 @@ func TestListingWhole(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			var got []string
-			for _, r := range newLineParserFor(formatLIST).parseLines(splitLines([]byte(tt.raw))).lines {
+			for _, r := range newLineParserFor(formatLIST).parseRows(splitRows(text{tt.raw}), nil).lines {
 				switch {
 				case r.skip:
 				case r.e == nil:
@@ -412,10 +412,12 @@ func FuzzLocalDates(f *testing.F) {
 			lines = append(lines, write(true, d%28+1, name2))
 		}
 		var raw []string
+		var rows []parsedLine
 		for _, ln := range lines {
 			raw = append(raw, ln.line)
+			rows = append(rows, parsedLine{line: ln.line})
 		}
-		l := newLineParserFor(formatLIST).parseLines(raw)
+		l := newLineParserFor(formatLIST).parseRows(rows, nil)
 		ambiguous := format.month == "" && len(monthIndex()[strings.ToLower(strings.TrimSpace(token))]) > 1
 		for i, ln := range lines {
 			r := l.lines[i]

@@ -25,14 +25,10 @@ type creds struct {
 	prompted   bool // the password came from the terminal
 }
 
-// credentials decides the login for u (RFC 1738 section 3.2.1):
-//
-//   - no user (or an empty one): the login of the host's entry in the
-//     .netrc file named by Options.Netrc (see netrcLogin), as curl and
-//     ftp(1) do, then as below; without such a file or entry,
-//     "anonymous" with the e-mail address;
-//   - a user and a password (even an empty one): those;
-//   - otherwise see userCredentials.
+// credentials decides the login for u (RFC 1738 section 3.2.1): without
+// a user, the login of the host's .netrc entry (netrcLogin), as curl and
+// ftp(1) do, else "anonymous" with the e-mail address; a user and a
+// password (even an empty one): those; a user alone: userCredentials.
 func (d *Driver) credentials(ctx context.Context, u *uri.URL, req *proto.Request, addr string) (creds, error) {
 	email := cmp.Or(req.Options.Email, DefaultEmail)
 	user := u.User.Username()
@@ -55,16 +51,12 @@ func (d *Driver) credentials(ctx context.Context, u *uri.URL, req *proto.Request
 	return d.userCredentials(ctx, u, req, addr, user, email)
 }
 
-// userCredentials finds the password of user on u's server:
-//
-//   - the user "anonymous" or "ftp": the e-mail address;
-//   - another user: the .netrc file named by Options.Netrc (see
-//     lookupNetrc; a missing, unreadable or malformed file, or one over
-//     1 MiB, is an error), else a password given earlier for the same
-//     server and user on this Driver, else a prompt on the terminal (no
-//     echo), else an error wrapping proto.ErrLogin. The password is
-//     asked for before connecting, so that one answer serves every URL
-//     of that server and user.
+// userCredentials finds the password of user on u's server: the e-mail
+// address for "anonymous" or "ftp"; else the .netrc file (lookupNetrc; a
+// missing, unreadable or malformed file, or one over 1 MiB, is an error),
+// a password typed earlier for the same server and user on this Driver,
+// a prompt (no echo), or an error wrapping proto.ErrLogin. It is asked
+// for before connecting, so that one answer serves every URL.
 func (d *Driver) userCredentials(ctx context.Context, u *uri.URL, req *proto.Request, addr, user, email string) (creds, error) {
 	if err := proto.CheckArg(user); err != nil {
 		return creds{}, fmt.Errorf("ftp: user name: %w", err)
@@ -95,10 +87,9 @@ func (d *Driver) userCredentials(ctx context.Context, u *uri.URL, req *proto.Req
 }
 
 // netrcLogin returns the login of host's entry in the .netrc file at
-// path, or "" when path is empty, the file does not exist or no entry for
-// host names a login: an anonymous URL still works for a user who asks
-// for a .netrc file they do not have. An unreadable or malformed file is
-// an error, as it is when looking up a password.
+// path, or "" when there is none, or no file: an anonymous URL still
+// works for a user who names a .netrc file they do not have. An
+// unreadable or malformed file is an error.
 func netrcLogin(path, host string) (string, error) {
 	if path == "" {
 		return "", nil

@@ -109,10 +109,9 @@ func (c *conn) mdtmEach(args []string, times []time.Time) error {
 }
 
 // mdtmReply reads the reply to one MDTM of mdtmEach: 213 and a time-val
-// (RFC 3659 section 3.1), or a refusal, which leaves the time unknown.
-// 421 (the server is closing the connection) is an error, and so is a
-// reply no MDTM can have (1yz, 3yz, or 2yz other than 213): the replies
-// would no longer match the commands.
+// (RFC 3659 section 3.1), or a refusal (the time unknown). 421, or a reply
+// no MDTM can have, is an error: the replies would no longer match the
+// commands.
 func (c *conn) mdtmReply() (time.Time, error) {
 	code, msg, err := c.reply(0)
 	switch {

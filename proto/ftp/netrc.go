@@ -9,8 +9,7 @@ import (
 // NetrcError reports a malformed .netrc file: the line (counted from 1)
 // and what is wrong, never a token's value. The Driver's error wraps it
 // and names the file ("ftp: netrc PATH: line N: ..."). It is an alias of
-// the type of the module's one .netrc parser, which every driver shares,
-// kept so that errors.As with a *NetrcError goes on working.
+// the module's one .netrc parser's error type.
 type NetrcError = netrc.Error
 
 // lookupNetrc returns the password for user on host: from the first

@@ -19,14 +19,10 @@ const (
 	formatNLST = "nlst" // NLST: one name per line (RFC 959 section 4.1.3)
 )
 
-// splitLines splits a listing into its lines: each ends in LF, and one CR
-// before the LF is dropped (RFC 959 sends listings as lines ending CRLF;
-// some servers send bare LF). A CR elsewhere stays part of the line. Empty
-// lines are left out.
-func splitLines(raw []byte) []string { return splitText(string(raw)) }
-
-// splitText is splitLines of a listing already in a string: the lines
-// share its memory.
+// splitText splits a listing into its lines, which share its memory:
+// each ends in LF, and one CR before the LF is dropped (RFC 959 sends
+// listings as lines ending CRLF; some servers send bare LF). A CR
+// elsewhere stays part of the line. Empty lines are left out.
 func splitText(s string) []string {
 	t := text{s}
 	lines := make([]string, 0, t.lineCap())
@@ -36,7 +32,7 @@ func splitText(s string) []string {
 	return lines
 }
 
-// lines yields the lines of t as splitLines splits them, sharing t's
+// lines yields the lines of t as splitText splits them, sharing t's
 // memory.
 func (t text) lines() iter.Seq[string] {
 	return func(yield func(string) bool) {
@@ -61,41 +57,24 @@ func (t text) lineCap() int {
 	return n
 }
 
-// parseListing parses the bytes of a directory listing. format is
-// formatMLSD, formatLIST or formatNLST; syst is the text of the server's
-// reply to SYST ("UNIX Type: L8", "VMS V5.5", "" when unknown), which helps
-// choose among LIST layouts. The entries "." and ".." (which name the
-// directory and its parent, not a member) are left out, and so are lines
-// that describe the listing rather than an entry ("total N", a VMS header
-// or trailer). Every other line that fits no known layout is returned in
-// unparsed, exactly as the server sent it, so that the caller can say so:
-// a line left out silently could be a file never mirrored. now is the
-// moment used to place Unix dates written without a year. The LIST layouts,
-// and how each line is matched to one, are described at the top of
-// list.go.
-//
-// Names are kept exactly as the server sent them: they may hold "/", "..",
-// CR or any other byte, and must be checked before use as local paths.
+// parseListing parses the bytes of a directory listing in format; syst,
+// the server's reply to SYST ("" when unknown), helps choose among the
+// LIST layouts (list.go), and now places dates written without a year.
+// The entries "." and ".." are left out, and so are lines that describe
+// the listing ("total N", a VMS header or trailer). Every other line that
+// fits no layout is returned in unparsed, as the server sent it: a line
+// left out silently could be a file never mirrored. Names are kept as the
+// server sent them, "/", "..", CR or any byte: check them before use as
+// local paths.
 func parseListing(raw []byte, format, syst string, now time.Time) (entries []proto.Entry, unparsed []string) {
-	entries, unparsed, _ = parseListingSelf(raw, format, syst, now)
+	entries, unparsed, _ = newLineParser(format, syst, now).parseChunks(text{string(raw)}, format)
 	return entries, unparsed
 }
 
-// parseListingSelf is parseListing that also reports whether the listing
-// had an entry "." or ".." (left out of entries): a LIST answer with one
-// shows that the server honoured LIST -a (listall.go).
-func parseListingSelf(raw []byte, format, syst string, now time.Time) (entries []proto.Entry, unparsed []string, self bool) {
-	p := newLineParser(format, syst, now)
-	return p.parseText(string(raw), format)
-}
-
-// parseText is parseListingSelf of a listing in a string, whose memory
-// the entries' names share.
-func (p lineParser) parseText(s, format string) (entries []proto.Entry, unparsed []string, self bool) {
-	return p.parseChunks(text{s}, format)
-}
-
-// parseChunks is parseText of a listing in chunks of whole lines (text).
+// parseChunks is parseListing of a listing in chunks of whole lines
+// (text), whose memory the entries' names share. self reports whether the
+// listing had an entry "." or ".." (left out of entries): a LIST answer
+// with one shows that the server honoured LIST -a (listall.go).
 func (p lineParser) parseChunks(t text, format string) (entries []proto.Entry, unparsed []string, self bool) {
 	if format == formatNLST {
 		entries = make([]proto.Entry, 0, t.lineCap())
@@ -152,7 +131,7 @@ func (p lineParser) parseAll(t text, buf []proto.Entry) (entries []proto.Entry, 
 	return entries, unparsed, self
 }
 
-// parsedLine is what parseLines made of one line of a listing.
+// parsedLine is what parseRows made of one line of a listing.
 type parsedLine struct {
 	line string
 	e    *proto.Entry // the entry the line describes; nil for none
@@ -176,7 +155,7 @@ func (r *parsedLine) setDate(d lineDate) {
 	r.form, r.nameAt = d.form, int32(d.nameAt)
 }
 
-// listing is what parseLines made of a listing: its lines, and their
+// listing is what parseRows made of a listing: its lines, and their
 // entries, in the order of their lines when inOrder.
 type listing struct {
 	lines   []parsedLine
@@ -197,24 +176,12 @@ func (l *listing) drop(r *parsedLine) {
 	l.inOrder = false
 }
 
-// parseLines reads the lines of one listing. Most are read one by one;
-// what the whole listing shows decides the rest: the language of month
-// names (readLocal) and whether a space after a year is padding
-// (settlePadding).
 // add adds e, read from the line r, to l (lean when p is).
 func (p *lineParser) add(l *listing, r *parsedLine, e proto.Entry) {
 	if p.lean {
 		lean(&e)
 	}
 	l.add(r, e)
-}
-
-func (p *lineParser) parseLines(lines []string) *listing {
-	rows := make([]parsedLine, len(lines))
-	for i, line := range lines {
-		rows[i].line = line
-	}
-	return p.parseRows(rows, nil)
 }
 
 // splitRows splits t into the rows that parseRows reads: a listing of
@@ -255,8 +222,11 @@ func (p *lineParser) parseEach(t text) (entries []proto.Entry, self, ok bool) {
 	return entries, self, true
 }
 
-// parseRows is parseLines of rows that hold only their lines. buf, when
-// it has room for an entry a row, is used for the entries.
+// parseRows reads the lines of one listing, rows that hold only their
+// lines. Most are read one by one; what the whole listing shows decides
+// the rest: the language of month names (readLocal) and whether a space
+// after a year is padding (settlePadding). buf, when it has room for an
+// entry a row, is used for the entries.
 func (p *lineParser) parseRows(rows []parsedLine, buf []proto.Entry) *listing {
 	if cap(buf) < len(rows) {
 		buf = make([]proto.Entry, 0, len(rows))
@@ -296,7 +266,7 @@ func (p *lineParser) parseRows(rows []parsedLine, buf []proto.Entry) *listing {
 	return l
 }
 
-// settle reads what the whole listing decides (parseLines), some lines
+// settle reads what the whole listing decides (parseRows), some lines
 // having failed on their own when failed is set.
 func (p *lineParser) settle(l *listing, failed bool) {
 	if failed {
@@ -623,18 +593,12 @@ func month(s string) (time.Month, bool) {
 //
 // The mode may carry one mark of an ACL, an SELinux context or extended
 // attributes ("+", ".", "@"). The group column may be missing, and so may
-// the link count; after a link count the group may be words ("domain
-// users", each word a groupWord); device files show "major, minor" where
-// others show the size. The date is "Mon DD HH:MM" or "Mon DD YYYY", or
-// one of GNU ls's ISO styles: long-iso "YYYY-MM-DD HH:MM", full-iso
-// "YYYY-MM-DD HH:MM:SS.NNNNNNNNN +ZZZZ" (the zone applied, the time kept
-// in UTC), iso "MM-DD HH:MM" or "YYYY-MM-DD". The name is everything after
-// the single space that follows the date, so names with spaces (even
-// leading or trailing ones) survive; a link's name ends at its first
-// " -> ". (GNU ls pads an iso-style year after it, "2019-01-05  name":
-// the whole listing decides whether that space is padding, in
-// settlePadding.) A date without a year is placed in the twelve months
-// before now (plus a day of slack for clocks that differ).
+// the link count; after a link count the group may be words (groupWord);
+// device files show "major, minor" where others show the size. The date
+// is "Mon DD HH:MM" or "Mon DD YYYY", or one of GNU ls's ISO styles
+// (long-iso, full-iso with its zone applied, iso). The name is everything
+// after the single space that follows the date, so that names with spaces
+// survive; a link's name ends at its first " -> ".
 func parseUnixLine(line string, now time.Time) (proto.Entry, bool) {
 	e, _, ok := parseUnix(line, now, nil, true)
 	return e, ok
@@ -988,13 +952,9 @@ func unixTime(mon, day, tod string, now time.Time) (time.Time, bool) {
 	if err != nil || d < 1 || d > 31 || len(day) > 2 {
 		return time.Time{}, false
 	}
-	if h, mi, ok := strings.Cut(tod, ":"); ok {
-		hh, err1 := strconv.Atoi(h)
-		mm, err2 := strconv.Atoi(mi)
-		if err1 != nil || err2 != nil || len(h) > 2 || len(mi) != 2 || hh > 23 || mm > 59 || hh < 0 || mm < 0 || !isDigits(h) || !isDigits(mi) {
-			return time.Time{}, false
-		}
-		return placeInYear(mo, d, hh, mm, now), true
+	if strings.Contains(tod, ":") {
+		hh, mm, ok := localClock(tod) // ":" is the only separator it can then take
+		return placeInYear(mo, d, hh, mm, now), ok
 	}
 	y, err := strconv.Atoi(tod)
 	if err != nil || len(tod) != 4 || y < 1900 {
@@ -1082,16 +1042,21 @@ func dosDate(date string) (y, mo, d int, ok bool) {
 	d, _ = strconv.Atoi(p[1])
 	y, _ = strconv.Atoi(p[2])
 	if len(p[2]) == 2 {
-		if y < 70 {
-			y += 2000
-		} else {
-			y += 1900
-		}
+		y = century(y)
 	}
 	if mo < 1 || mo > 12 || d < 1 || d > 31 {
 		return 0, 0, 0, false
 	}
 	return y, mo, d, true
+}
+
+// century places a two-digit year: below 70 in the 2000s, else in the
+// 1900s.
+func century(y int) int {
+	if y < 70 {
+		return 2000 + y
+	}
+	return 1900 + y
 }
 
 // dosClock reads a DOS listing's time of day, "HH:MM" on the 24-hour
@@ -1105,12 +1070,10 @@ func dosClock(tod string) (hh, mm int, ok bool) {
 			tod = tod[:n-2]
 		}
 	}
-	h, mi, ok := strings.Cut(tod, ":")
-	if !ok || len(h) == 0 || len(h) > 2 || len(mi) != 2 || !isDigits(h) || !isDigits(mi) {
+	hh, mm, ok = localClock(tod)
+	if !ok || strings.Contains(tod, ".") {
 		return 0, 0, false
 	}
-	hh, _ = strconv.Atoi(h)
-	mm, _ = strconv.Atoi(mi)
 	if ampm != "" {
 		if hh < 1 || hh > 12 {
 			return 0, 0, false
@@ -1119,9 +1082,6 @@ func dosClock(tod string) (hh, mm int, ok bool) {
 		if ampm == "PM" {
 			hh += 12
 		}
-	}
-	if hh > 23 || mm > 59 {
-		return 0, 0, false
 	}
 	return hh, mm, true
 }

@@ -428,7 +428,7 @@ func FuzzParseListing(f *testing.F) {
 			}
 		}
 		var lines []string
-		for _, l := range splitLines([]byte(s)) {
+		for _, l := range splitText(s) {
 			if !isBlank(l) || format == formatNLST {
 				lines = append(lines, l)
 			}
@@ -449,7 +449,7 @@ func FuzzParseListing(f *testing.F) {
 		if j != len(unparsed) {
 			t.Errorf("unparsed %q are not the input's lines in order", unparsed[j:])
 		}
-		for _, line := range splitLines([]byte(s)) {
+		for _, line := range splitText(s) {
 			if format == formatMLSD {
 				e, ok := parseMLSDLine(line)
 				if !ok || strings.ContainsAny(e.Target, "; ") || strings.Contains(e.Name, "; ") {

@@ -35,10 +35,8 @@ type plan struct {
 func (pl plan) args() []string { return append(slices.Clip(pl.cwd), pl.arg) }
 
 // makePlan turns the decoded url-path into commands (RFC 1738 section
-// 3.2.2): each cwd segment one CWD (method multicwd), then the name with
-// RETR, or NLST for ;type=d; an empty name with no ;type=d lists the
-// directory. Every argument is checked with proto.CheckArg. An unknown
-// Options.FTP.Method or Options.FTP.Stat is an error.
+// 3.2.2, or the request's Options.FTP.Method), every argument checked
+// with proto.CheckArg. An unknown Method or Stat is an error.
 func makePlan(p *uri.FTPPath, req *proto.Request) (plan, error) {
 	method := cmp.Or(req.Options.FTP.Method, proto.MethodMultiCWD) // MethodDefault is ""
 	switch s := req.Options.FTP.Stat; s {
@@ -103,9 +101,8 @@ func joinDir(segs []string) string {
 	return d
 }
 
-// loginDir returns the directory named by a reply to PWD (last, the
-// last reply line read), or "" when it names none that can be sent back
-// in a CWD. See parsePWD.
+// loginDir returns the directory named by a reply to PWD, or "" when it
+// names none that can be sent back in a CWD.
 func loginDir(last *textproto.Error) string {
 	if last == nil || last.Code != StatusPathCreated {
 		return ""

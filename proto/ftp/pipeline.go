@@ -1,7 +1,6 @@
 package ftp
 
 import (
-	"bufio"
 	"errors"
 	"fmt"
 	"io"
@@ -33,30 +32,15 @@ import (
 // take the FIN for an abort. Why, and the figures: BENCHMARKS.md,
 // "Pipelined retrieval from vsftpd".
 
-// The engine (engine.go) reads every reply itself, so a reply owed to an
-// EPSV sent ahead is known to it: the next command that is not the
-// transfer it was sent for reads it first and drops it (send), and every
-// reply still goes to the command that asked for it.
-
 // errNoPipeline marks a refusal of the pipelined path (say, EPSV refused):
 // the retrieval falls back to passive mode without pipelining, which
 // tries PASV.
 var errNoPipeline = errors.New("ftp: pipelined retrieval not possible on this connection")
 
-// replies returns the connection's reply reader.
-func (c *conn) replies() *textproto.Reader {
-	if c.rd == nil {
-		c.rd = textproto.NewReader(bufio.NewReaderSize(c.w, 1024))
-	}
-	return c.rd
-}
-
 // send writes one command. The reply to an EPSV sent ahead and not used
-// yet is read first: it is the one the server sends next. Before a
-// command that leaves the server's passive port open (keepsPassive: a
-// CWD to another directory, TYPE, SIZE...) it is kept for the next
-// transfer (passive); before any other it is dropped, a refusal
-// included, and so is a reply kept earlier.
+// yet, the one the server sends next, is read first: kept for the next
+// transfer (passive) before a command that leaves the passive port open
+// (keepsPassive), else dropped, with any reply kept earlier.
 func (c *conn) send(cmd string) error {
 	keep := keepsPassive(cmd)
 	if c.epsvAhead {
@@ -106,7 +90,7 @@ func (c *conn) hasEPSV() bool { return c.epsvAhead || c.kept != nil }
 // reply reads one reply; a code not starting with want (1, 2...), or
 // other than want (a full code), is returned as a *textproto.Error.
 func (c *conn) reply(want int) (int, string, error) {
-	return c.replies().ReadResponse(want)
+	return c.rd.ReadResponse(want)
 }
 
 // prefetch sends EPSV for the next retrieval; its reply is read by
@@ -119,10 +103,8 @@ func (c *conn) prefetch() error {
 	return nil
 }
 
-// passive opens the data connection of a pipelined retrieval or listing:
-// it reads the reply to the prefetched EPSV, or sends EPSV now, and dials
-// the port it names on the control connection's peer. Only downloads use
-// it, so vsftpd's data connections are half-closed at once (see above).
+// passive opens the data connection of a pipelined retrieval or listing
+// with the reply to the EPSV sent ahead, or to one sent now.
 func (c *conn) passive() (net.Conn, error) {
 	kept := c.kept
 	code, msg, err := c.epsvAnswer()
@@ -210,12 +192,11 @@ func halfClose(c *conn, data net.Conn) {
 	}
 }
 
-// pipelinedRetr starts the transfer of arg from offset 0: EPSV (or the
-// prefetched reply to it), the data connection, RETR and its preliminary
-// reply. It returns errNoPipeline, with nothing sent but EPSV, when the
-// server refused EPSV. With prefetchNext, vsftpd (conn.vsftpd) gets the
-// next EPSV in the same write as RETR; it reads it once the transfer has
-// ended.
+// pipelinedRetr starts the transfer of arg from offset 0: the data
+// connection (passive), RETR and its preliminary reply. It returns
+// errNoPipeline, with nothing sent but EPSV, when the server refused EPSV.
+// With prefetchNext, vsftpd gets the next EPSV in the write of RETR (see
+// above); other servers once the data has ended (pipedTransfer.Close).
 func (c *conn) pipelinedRetr(arg string, prefetchNext bool) (*pipedTransfer, error) {
 	if err := proto.CheckArg(arg); err != nil {
 		return nil, fmt.Errorf("ftp: RETR: %w", err)
@@ -259,11 +240,8 @@ func (c *conn) preliminary(data net.Conn, cmd string) error {
 }
 
 // pipelinedList runs a listing command (LIST, MLSD or NLST, with arg when
-// not empty) the same way: EPSV (or the prefetched reply to it), the data
-// connection, the command, its preliminary reply, the listing to its end
-// (into c.cap, which the caller set, and which bounds it) and the
-// completion reply; the caller parses it from c.cap. It returns errNoPipeline, with nothing sent but EPSV, when
-// the server refused EPSV.
+// not empty) as pipelinedRetr does, and reads its data into c.cap (which
+// the caller set, and which bounds it) and its completion reply.
 func (c *conn) pipelinedList(verb, arg string) error {
 	cmd, line, err := listCmd(verb, arg)
 	if err != nil {
@@ -295,17 +273,13 @@ func (c *conn) pipelinedList(verb, arg string) error {
 	return c.drainListing(data, cmd)
 }
 
-// errLeadRefused: the server refused the CWD sent with a listing command
-// (conn.lead), and the listing, run where the connection was, was
-// dropped; or the listing could not be pipelined (EPSV refused) and the
-// CWD was not sent. runListing enters the directory the plain way and
-// lists again.
+// errLeadRefused: the CWD sent with a listing command (conn.lead) was
+// refused and the listing dropped, or not sent since EPSV was refused:
+// runListing enters the directory the plain way and lists again.
 var errLeadRefused = errors.New("ftp: the CWD sent with the listing was refused")
 
-// leadLost is the error of a listing that could not open its data
-// connection: errLeadRefused, the CWD of c.lead not sent, when the
-// listing is not to be pipelined after all (errNoPipeline), so that
-// runListing enters first; else err.
+// leadLost turns errNoPipeline into errLeadRefused when c.lead was not
+// sent.
 func (c *conn) leadLost(err error) error {
 	if c.lead == "" || !errors.Is(err, errNoPipeline) {
 		return err
@@ -314,10 +288,9 @@ func (c *conn) leadLost(err error) error {
 	return errLeadRefused
 }
 
-// leadReply reads the reply to lead, the CWD sent with a listing command,
-// when there was one. After a refusal the listing the server ran where
-// the connection was is read to its end and dropped, and the result is
-// errLeadRefused.
+// leadReply reads the reply to lead, the CWD sent with a listing command.
+// After a refusal the listing the server ran where the connection was is
+// read and dropped: errLeadRefused.
 func (c *conn) leadReply(lead string, data net.Conn) error {
 	if lead == "" {
 		return nil
@@ -350,9 +323,8 @@ func (c *conn) leadReply(lead string, data net.Conn) error {
 	return errLeadRefused
 }
 
-// drainListing reads a listing's data connection to its end (the bytes
-// go to c.cap as they are read), closes it, and reads the completion
-// reply; pipelinedList and plainList end with it.
+// drainListing reads a listing's data connection to its end (into
+// c.cap), closes it, and reads the completion reply.
 func (c *conn) drainListing(data net.Conn, cmd string) error {
 	_, err := io.Copy(io.Discard, data)
 	data.Close()
@@ -382,13 +354,17 @@ type pipedTransfer struct {
 	cmd    string // "RETR name", for errors
 	next   bool   // prefetch the next EPSV before reading the completion reply
 	closed bool
+	n      int64 // the bytes read
 }
 
-func (t *pipedTransfer) Read(p []byte) (int, error) { return t.data.Read(p) }
+func (t *pipedTransfer) Read(p []byte) (int, error) {
+	n, err := t.data.Read(p)
+	t.n += int64(n)
+	return n, err
+}
 
-// Close ends a transfer whose data connection reached its end: the data
-// connection is closed, the next EPSV sent when asked (unless it went out
-// when the transfer started), and the completion reply read.
+// Close ends a transfer whose data connection reached its end: the next
+// EPSV is sent when asked, and the completion reply read.
 func (t *pipedTransfer) Close() error {
 	if t.closed {
 		return nil

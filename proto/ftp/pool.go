@@ -21,10 +21,9 @@ type poolKey struct {
 	tls  proto.FTPTLS // the TLS mode asked for
 }
 
-// connPool keeps logged-in control connections between Fetch calls. It is
-// a mutex-guarded map of idle slices keyed by server and user, with a
-// per-key limit on connections in use (callers beyond it wait) and a timer
-// that closes connections idle for too long.
+// connPool keeps logged-in control connections between Fetch calls, with
+// a per-key limit on connections in use (callers beyond it wait) and a
+// timer that closes connections idle for too long.
 type connPool struct {
 	maxConns    int           // in use per key; 0 means no limit
 	maxIdle     int           // idle per key; <0 means none kept
@@ -89,13 +88,10 @@ func (p *connPool) releaseToken(key poolKey) {
 	}
 }
 
-// takeIdle returns an idle connection of key, or nil. Of those with an
-// EPSV sent ahead, the most recently used in the directory that the CWDs
-// of dir lead to (conn.at), else the one idle the longest; without one,
-// the same choice among all. A port already open is used rather than
-// left unused (a mirror counts on it: mirror.run.holdNext), a URL in a
-// connection's directory sends no CWD, and else the connection least
-// likely to be wanted back in its directory is taken.
+// takeIdle returns an idle connection of key, or nil: of those with an
+// EPSV sent ahead (a port already open is used, mirror.run.holdNext
+// counts on it), else of all, the most recently used in dir (no CWD), else
+// the one idle the longest (the least likely to be wanted back there).
 func (p *connPool) takeIdle(key poolKey, dir []string) *conn {
 	p.mu.Lock()
 	defer p.mu.Unlock()

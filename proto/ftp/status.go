@@ -191,7 +191,7 @@ func permissionText(msg string) bool {
 
 // cmdError builds the CommandError for err, the failure of cmd. A reply
 // error keeps its *textproto.Error.
-func cmdError(cmd string, err error) error {
+func cmdError(cmd string, err error) *CommandError {
 	verb, _, _ := strings.Cut(cmd, " ")
 	var te *textproto.Error
 	errors.As(err, &te)

@@ -11,12 +11,9 @@ import (
 // Numbers document, "UNIX Type: L8", "VMS V5.5", "Windows_NT").
 const statusSystemType = 215
 
-// askSYST sends SYST once on c, before its first LIST: the reply names the
-// server's system, which helps tell apart the layouts of LIST (parse.go).
-// It is not sent at login: a connection that only retrieves files, or
-// lists with MLSD or NLST, never pays for it. A refusal, or a reply that is
-// not 215, leaves c.syst empty and is not an error; only a failed
-// connection is.
+// askSYST sends SYST once on c, before its first LIST: the system it
+// names helps tell apart the layouts of LIST (list.go). A connection that
+// only retrieves files, or lists with MLSD or NLST, never pays for it.
 func (c *conn) askSYST() error {
 	if c.systAsked {
 		return nil

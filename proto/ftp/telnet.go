@@ -20,14 +20,11 @@ import (
 //
 // Nothing in a greeting or in FEAT says which, so a connection asks once,
 // before the first command that holds the byte: "IAC NOP" (RFC 854: no
-// operation) in front of NOOP, then PWD. A server that reads Telnet drops
-// the NOP and answers the NOOP with 200; one that does not refuses the
-// line (500 from vsftpd, ProFTPD 1.3.8 and pyftpdlib) or, like Pure-FTPd,
-// answers no line whose command word holds the byte; either way PWD's 257
-// comes after.
-// From then on, when the server reads Telnet, every 0xff written on the
-// connection goes twice (wire.Write); the transcript shows the commands as
-// meant, with one.
+// operation) in front of NOOP, then PWD. A server that reads Telnet
+// answers the NOOP with 200; one that does not refuses the line (vsftpd,
+// ProFTPD 1.3.8, pyftpdlib) or answers nothing (Pure-FTPd); PWD's 257
+// comes after either way. To a Telnet reader every 0xff then goes twice
+// (wire.Write).
 
 // iacMode is what a connection knows of its server's reading of 0xff.
 type iacMode uint8
@@ -42,10 +39,9 @@ const (
 // Telnet (see above).
 const iacProbe = "\xff\xf1NOOP\r\nPWD"
 
-// checkIAC learns, when one of args holds the byte 0xff and the connection
-// does not know yet, whether the server reads Telnet. It must run while no
-// reply is owed but a prefetched EPSV's (which the write reads first). An
-// error is a failed connection.
+// checkIAC learns whether the server reads Telnet, when one of args holds
+// the byte 0xff and the connection does not know yet. No reply may be
+// owed but an EPSV's sent ahead. An error is a failed connection.
 func (c *conn) checkIAC(args ...string) error {
 	if c.iac != iacUnknown || !slices.ContainsFunc(args, func(a string) bool { return strings.IndexByte(a, 0xff) >= 0 }) {
 		return nil

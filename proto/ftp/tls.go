@@ -16,23 +16,13 @@ import (
 
 // FTP over explicit TLS (RFC 4217).
 //
-// After the greeting the driver sends AUTH TLS, and on 234 makes the TLS
-// handshake on the raw control connection. The wire (trace.go) is then
-// moved on top of the TLS connection, so the transcript shows the
-// commands in clear (the password still hidden); data connections go
-// through dialData, which wraps them in TLS too. After the login the
-// driver sends PBSZ 0 and PROT P (RFC 4217 sections 8 and 9), in one
-// write.
-//
-// Every data connection resumes the TLS session of its control
-// connection (RFC 4217 section 10.2 recommends it, and vsftpd requires it
-// by default, require_ssl_reuse=YES): each control connection has a
-// session cache of its own, keyed by the server name, which its data
-// connections share, so that a data connection can only resume the session
-// of the control connection it belongs to.
-
-// The request's settings are Options.FTP.TLS (proto.TLSTry or
-// proto.TLSRequire), Options.FTP.CACert and Options.FTP.Insecure.
+// AUTH TLS follows the greeting; the wire (trace.go) then sits on top of
+// the TLS connection, so the transcript shows the commands in clear (the
+// password still hidden). PBSZ 0 and PROT P (RFC 4217 sections 8 and 9)
+// follow the login. Every data connection resumes the TLS session of its
+// control connection (RFC 4217 section 10.2; vsftpd requires it by
+// default, require_ssl_reuse=YES), from a session cache that only that
+// control connection and its data connections share.
 
 // TLSRefusedError is returned when the request requires TLS (proto.TLSRequire)
 // and the server refused AUTH TLS: nothing else was sent on that
@@ -61,9 +51,8 @@ func tlsMode(req *proto.Request) (proto.FTPTLS, error) {
 }
 
 // tlsConfig returns the TLS configuration of one control connection to
-// host: the Driver's TLSClientConfig (or the defaults), with the request's
-// CA file and verification switch, the server name set (it is also the
-// key of the session cache), and a session cache of its own.
+// host: the Driver's TLSClientConfig, with the request's CA file and
+// verification switch, and a session cache of its own.
 func (d *Driver) tlsConfig(req *proto.Request, host string) (*tls.Config, error) {
 	cfg := proto.TLSClient(d.TLSClientConfig, host)
 	if path := req.Options.FTP.CACert; path != "" {
@@ -84,11 +73,9 @@ func (d *Driver) tlsConfig(req *proto.Request, host string) (*tls.Config, error)
 	return cfg, nil
 }
 
-// startTLS negotiates TLS (mode proto.TLSTry or proto.TLSRequire) on the
-// fresh control connection c, whose greeting has been read; cfg is the
-// connection's TLS configuration. When the server refuses AUTH TLS, mode
-// TLSTry goes on in clear (c.tlsWarning says so) and TLSRequire returns a
-// *TLSRefusedError, having sent nothing but AUTH TLS.
+// startTLS negotiates TLS after the greeting. When the server refuses
+// AUTH TLS, TLSTry goes on in clear (c.tlsWarning says so) and
+// TLSRequire returns a *TLSRefusedError, having sent nothing else.
 func (c *conn) startTLS(ctx context.Context, mode proto.FTPTLS, cfg *tls.Config) error {
 	code, msg, err := c.cmd(2, "AUTH TLS")
 	if err == nil && code != 234 {
@@ -98,7 +85,7 @@ func (c *conn) startTLS(ctx context.Context, mode proto.FTPTLS, cfg *tls.Config)
 	if errors.As(err, &te) {
 		if mode == proto.TLSRequire {
 			c.dead = true
-			return &TLSRefusedError{Addr: c.addr, Reply: te}
+			return &TLSRefusedError{Addr: c.key.addr, Reply: te}
 		}
 		c.tlsWarning = fmt.Sprintf("the server refused TLS (AUTH TLS: %d %s): going on without encryption, the password and the data in clear", te.Code, termtext.Escape(te.Msg, 200))
 		c.w.note("%s", c.tlsWarning)
@@ -118,7 +105,7 @@ func (c *conn) startTLS(ctx context.Context, mode proto.FTPTLS, cfg *tls.Config)
 		if ctxErr := context.Cause(ctx); ctxErr != nil {
 			err = fmt.Errorf("%w (%w)", ctxErr, err)
 		}
-		return fmt.Errorf("ftp: TLS handshake with %s: %w", c.addr, err)
+		return fmt.Errorf("ftp: TLS handshake with %s: %w", c.key.addr, err)
 	}
 	st := tc.ConnectionState()
 	c.w.note("%s, %s, server %s", tls.VersionName(st.Version), tls.CipherSuiteName(st.CipherSuite), verifiedNote(cfg, st))
@@ -139,8 +126,8 @@ func verifiedNote(cfg *tls.Config, st tls.ConnectionState) string {
 	return "verified"
 }
 
-// protect sends PBSZ 0 and PROT P (RFC 4217 sections 8 and 9) after the
-// login, in one write: data connections are then TLS too.
+// protect sends PBSZ 0 and PROT P in one write: data connections are
+// then TLS too.
 func (c *conn) protect() error {
 	if err := c.send("PBSZ 0\r\nPROT P"); err != nil {
 		return c.fail("PBSZ 0", err)

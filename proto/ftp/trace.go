@@ -16,21 +16,13 @@ import (
 // quoted in an error.
 const traceMax = lineproto.TraceMax
 
-// wire is the control connection as the engine (engine.go) reads and
-// writes it. It sits between the engine's reader and writer and the
-// deadline-enforcing connection and:
-//
-//   - writes the transcript ("> command", "< reply") to the current
-//     Request.Trace through lineproto.Trace, which hides the PASS and ACCT
-//     arguments and any echo of the password in a reply;
-//   - bounds the length of one reply line and the bytes of all replies to
-//     one command, so that a hostile server cannot make the client buffer
-//     without limit (net/textproto has no line limit);
-//   - remembers the last command sent and the last final reply line, so
-//     that a failure can name the command and keep the server's code.
-//
-// A wire is used by one goroutine at a time (its conn is checked out of
-// the pool); it needs no lock.
+// wire is the control connection under the engine's reader and writer.
+// It writes the transcript through lineproto.Trace (which hides the PASS
+// and ACCT arguments and any echo of the password), bounds one reply line
+// and the replies to one command (net/textproto has no line limit: a
+// hostile server could make the client buffer without end), and keeps
+// the last command and final reply for errors. One goroutine uses it at
+// a time (its conn is checked out of the pool).
 type wire struct {
 	net.Conn
 	trace    io.Writer
@@ -58,10 +50,6 @@ type wire struct {
 
 // maxReplyLines bounds the lines of one reply kept for wire.lastText.
 const maxReplyLines = 64
-
-func newWire(c net.Conn, maxLine int, maxReply int64) *wire {
-	return &wire{Conn: c, maxLine: maxLine, maxReply: maxReply}
-}
 
 // tr is the transcript of the current request.
 func (w *wire) tr() lineproto.Trace { return lineproto.Trace{W: w.trace, Secret: w.secret} }
@@ -179,15 +167,11 @@ func isDigits(s string) bool {
 	return s != ""
 }
 
-// capture records the bytes of a listing as they are read from
-// the data connection, up to a limit, in chunks of whole lines (text),
-// which the entries' names share. One buffer grown to the listing's size
-// would leave each smaller buffer behind as it grows, about four times a
-// large listing in all, and twice its size at the last growth.
-//
-// With a sink, each whole line goes to it as it arrives, its line end
-// included, and is not kept: text is then only the last line, when no
-// line end came after it.
+// capture records the bytes of a listing as they are read, up to a
+// limit, in chunks of whole lines (text): one buffer grown to the
+// listing's size would leave each smaller buffer behind, about four times
+// a large listing in all. With a sink, each whole line goes to it
+// instead, and text is only a last line without an end.
 type capture struct {
 	chunks text
 	cur    []byte // the bytes read after the last chunk

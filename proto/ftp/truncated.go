@@ -23,13 +23,11 @@ import (
 // lines: nothing else shows that the directory holds more, and a mirror
 // that believed it would copy part of the directory and report success.
 //
-// A completion reply whose text says "truncated" marks the listing. The
-// driver then asks for the other end of it (bothEnds, below); when that
-// does not make it whole, Response.Listing.Truncated holds the reply,
-// for the caller to say that entries may be missing. ProFTPD's
-// "ListOptions maxfiles" cuts LIST with a plain "226 Transfer complete":
-// no client can tell that apart from the end of the directory (its MLSD
-// is not cut).
+// A completion reply whose text says "truncated" marks the listing: the
+// driver asks for its other end (bothEnds), and when that does not make
+// it whole, Response.Listing.Truncated holds the reply. ProFTPD's
+// "ListOptions maxfiles" cuts LIST with a plain "226 Transfer complete",
+// which no client can tell from the end of the directory.
 
 // truncatedReply reports whether end, the completion reply of a listing
 // command, says the server cut the listing short.
@@ -47,18 +45,10 @@ func truncatedReply(end *textproto.Error) bool {
 // two in different orders, or one whose directory changed in between,
 // fails the check, and the listing stays marked as cut.
 
-// bothEnds completes a listing that the server cut short by asking for it
-// again in reverse (LIST -r, with -a when ListAll asks for every name, and
-// the path of MethodNoCWD after the options). fwd is the cut listing when
-// it came from LIST with the same options (listed is true), else it is
-// asked for again with LIST. path is the directory's for MethodNoCWD, ""
-// otherwise. It returns the whole listing in LIST layout, and ok; ok is
-// false when the two ends do not meet, or cannot be had, with nothing to
-// say but the cut. err is a failed connection.
-//
-// Each of the two is asked again when its data ends in the middle of a
-// line (listLIST); one still cut cannot pass the check, since the short
-// line is in the part they share, and differs.
+// bothEnds completes a listing that the server cut short with its other
+// end (ends) and returns the whole listing in LIST layout; ok is false
+// when the two ends do not meet or cannot be had. err is a failed
+// connection.
 func (d *Driver) bothEnds(c *conn, path string, fwd []byte, listed bool) (whole []byte, ok bool, err error) {
 	e, ok, err := d.ends(c, path, fwd, listed)
 	if err != nil || !ok {
@@ -74,7 +64,6 @@ func (d *Driver) bothEnds(c *conn, path string, fwd []byte, listed bool) (whole 
 // cutEnds is a cut listing's two ends (ends).
 type cutEnds struct {
 	fwd    []byte   // the first entries, as listed
-	fNames []string // their names (listedNames)
 	rLines []string // the last lines, from the end
 	extra  int      // how many of rLines fwd lacks (joinEnds)
 }
@@ -89,8 +78,13 @@ func (e cutEnds) added() []byte {
 	return b
 }
 
-// ends asks for the ends of a cut listing and checks that they meet
-// (bothEnds); ok is false when they do not.
+// ends asks for the ends of a cut listing, LIST and LIST -r (with -a
+// when ListAll asks for every name, and path, the directory's for
+// MethodNoCWD, after the options), and checks that they meet. fwd is the
+// cut listing when it came from LIST with the same options (listed);
+// else LIST is asked too. An end whose data stops in the middle of a line
+// is asked again (listLIST); one still cut fails the check, since the
+// short line is in the part they share.
 func (d *Driver) ends(c *conn, path string, fwd []byte, listed bool) (e cutEnds, ok bool, err error) {
 	if err := c.askSYST(); err != nil {
 		return e, false, err
@@ -113,10 +107,10 @@ func (d *Driver) ends(c *conn, path string, fwd []byte, listed bool) (e cutEnds,
 		return e, false, keepConnErr(err)
 	}
 	e.fwd = fwd
-	e.fNames, _ = listedNames(fwd, c.syst)
+	fNames, _ := listedNames(fwd, c.syst)
 	rNames, rLines := listedNames(rev, c.syst)
 	e.rLines = rLines
-	if e.extra, ok = joinEnds(e.fNames, rNames); !ok {
+	if e.extra, ok = joinEnds(fNames, rNames); !ok {
 		c.w.note("LIST -%sr did not meet the cut listing: the directory holds more than the server lists", flags)
 		return e, false, nil
 	}
@@ -139,7 +133,7 @@ func keepConnErr(err error) error {
 // layout stands for itself.
 func listedNames(raw []byte, syst string) (names, lines []string) {
 	p := newLineParser(formatLIST, syst, time.Now())
-	for _, r := range p.parseLines(splitLines(raw)).lines {
+	for _, r := range p.parseRows(splitRows(text{string(raw)}), nil).lines {
 		if r.skip {
 			continue
 		}
@@ -182,12 +176,11 @@ func joinEnds(fwd, rev []string) (extra int, ok bool) {
 	return j0, true
 }
 
-// complete handles got, a successful listing, when its completion reply
-// says the server cut it short: a LIST or MLSD listing is made whole from
-// its other end when the two meet (bothEnds), and is then in LIST layout
-// (l.format). It returns the listing, and the server's reply for
-// Listing.Truncated when the listing stays cut ("" when it is whole).
-// err is a failed connection.
+// complete handles got when its completion reply says the server cut it
+// short: a LIST or MLSD listing is made whole from its other end (union),
+// and is then in LIST layout (l.format). It returns the listing and the
+// reply for Listing.Truncated while it stays cut. err is a failed
+// connection.
 func (l *dirList) complete(path string, got listed) (listed, string, error) {
 	if !truncatedReply(l.end) {
 		return got, "", nil
@@ -219,13 +212,11 @@ func (l *dirList) union(path string, got listed, cut string) (listed, string, er
 	return l.parse(text{string(whole)}), "", nil
 }
 
-// completeStream is union for a listing read by a stream, whose entries
-// were handed over: the two ends are asked for with LIST (bothEnds), and
-// when they meet and list every name handed over, the entries of the
-// whole that were not handed over are. The whole replaces the cut
-// listing's unparsed lines, and gives the links held for linkTargets
-// their targets. A listing whose names were too many to keep (maxSeen)
-// stays cut.
+// completeStream is union for a listing read by a stream: when the two
+// ends meet and list every name handed over, the entries not handed over
+// follow, the whole's unparsed lines replace the cut listing's, and the
+// links held for linkTargets get their targets. A listing whose names
+// were too many to keep (maxSeen) stays cut.
 func (l *dirList) completeStream(path string, got listed, cut string) (listed, string, error) {
 	c, st := l.c, l.st
 	if st.tooMany {
@@ -238,7 +229,7 @@ func (l *dirList) completeStream(path string, got listed, cut string) (listed, s
 	}
 	p := newLineParser(formatLIST, c.syst, time.Now())
 	p.lean = st.p.lean
-	entries, unparsed, _ := p.parseText(string(e.fwd)+"\r\n"+string(e.added()), formatLIST)
+	entries, unparsed, _ := p.parseChunks(text{string(e.fwd) + "\r\n" + string(e.added())}, formatLIST)
 	whole := make(map[uint64]proto.Entry, len(entries))
 	for _, en := range entries {
 		whole[st.hash(en.Name)] = en

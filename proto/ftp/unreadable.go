@@ -29,15 +29,11 @@ import (
 //	inetutils-ftpd 2.4        .: Permission denied
 //
 // A LIST whose data is such lines and nothing else (deniedLines) is the
-// same failure, not a listing of unparsed lines (exit 8) that would send
-// the driver to the NLST fallback. Among entries such a line stays an
-// unread line.
+// same failure, not unparsed lines that would lead to the NLST fallback.
 
-// unreadableTexts are what servers put in the completion reply of a
-// listing of a directory they could not read, lower case. They are the
-// servers' own phrases, not words such as "unable to read" alone: a 226
-// may carry other text (a message file's lines), which must not make a
-// good listing a failure.
+// unreadableTexts are the servers' own phrases, lower case, not words
+// such as "unable to read" alone: a 226 may carry other text (a message
+// file's lines), which must not make a good listing a failure.
 var unreadableTexts = []string{
 	"(but failed to open directory)", // vsftpd
 	"we were unable to read [",       // Pure-FTPd
