@@ -57,11 +57,15 @@ func (o *getOptions) checkParallel() error {
 }
 
 // runParallel is runGet with -Z: up to --parallel-max URLs at a time.
-func runParallel(ctx context.Context, o *getOptions, args []arg, e *env) error {
+func runParallel(ctx context.Context, o *getOptions, args []arg, e *env) (err error) {
 	if err := o.checkParallel(); err != nil {
 		return err
 	}
 	red := redactorOf(args)
+	w, err := o.warc.open(e, red) // before the bar, which a failure would leave drawn
+	if err != nil {
+		return err
+	}
 	po := *o // the workers' options: o with the bar's byte counter
 	pe := *e // the workers' env: prompts one at a time, stderr above the bar
 	if e.prompt != nil {
@@ -77,6 +81,8 @@ func runParallel(ctx context.Context, o *getOptions, args []arg, e *env) error {
 		c.Registry = o.commandDrivers().Registry()
 	}
 	defer c.CloseIdleConnections()
+	c.WARC = w
+	defer closeWARC(c, e, &err) // after bar.wait: its messages below the bar
 	po.warnAllowPorts(&pe)
 
 	out := newOrdered(e.out, len(o.urls))
