@@ -310,7 +310,8 @@ func (c *Client) Prepare(u *uri.URL, req *proto.Request) (*proto.Request, []safe
 
 // Driver returns the client as a proto.Driver: each Fetch goes through
 // FetchURL (safety checks, redirects, the client's dialer) and returns the
-// final response. Package mirror fetches through it.
+// final response, so that code written against proto.Driver gets the
+// client's policy.
 func (c *Client) Driver() proto.Driver { return clientDriver{c} }
 
 type clientDriver struct{ c *Client }

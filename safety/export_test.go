@@ -29,7 +29,7 @@ func PartsAt(u *uri.URL, raw string, w Wire) ([]PlacedPart, error) {
 	ps, err := wireParts(u, newLayout(u, raw), w)
 	out := make([]PlacedPart, len(ps))
 	for i, p := range ps {
-		out[i] = PlacedPart{Name: p.name, Text: p.text, Off: p.off}
+		out[i] = PlacedPart{Name: p.Name, Text: p.Text, Off: p.off}
 	}
 	return out, err
 }

@@ -9,61 +9,46 @@ import (
 // layout holds the byte offset of each escaped component of a URL in its
 // written form; -1 when the component is absent.
 type layout struct {
-	user, pass, host, port, path, query, fragment, opaque int
+	user, pass, host, path, query, fragment, opaque int
 }
 
-// newLayout places u's components the way (*uri.URL).String writes them.
-// raw is the text u was parsed from; it differs from String only by the
-// case of the scheme and by an empty port (a ":" with no digits, which
-// String drops), and the offsets follow raw.
+// newLayout places u's components in raw, the text u was parsed from or
+// its String form: the two differ only by the case of the scheme and by
+// an empty port (a ":" with no digits). What follows the server part is
+// placed from the end of raw, where it stands as written; the server part
+// from the start.
 func newLayout(u *uri.URL, raw string) layout {
-	l := layout{-1, -1, -1, -1, -1, -1, -1, -1}
-	pos := 0
+	l := layout{-1, -1, -1, -1, -1, -1, -1}
+	end := len(raw)
+	if u.HasFragment {
+		l.fragment = end - len(u.Fragment)
+		end = l.fragment - 1
+	}
+	if u.Opaque != "" {
+		l.opaque = end - len(u.Opaque)
+		return l
+	}
+	if u.RawQuery != "" || u.ForceQuery {
+		l.query = end - len(u.RawQuery)
+		end = l.query - 1
+	}
+	l.path = end - len(u.Path)
+	if !u.HasAuthority && u.Host == "" && u.User == nil && u.Port == "" {
+		return l // no server part
+	}
+	pos := 2 // "//"
 	if u.Scheme != "" {
 		pos += len(u.Scheme) + 1
 	}
-	if u.Opaque != "" {
-		l.opaque = pos
-		pos += len(u.Opaque)
-	} else {
-		if u.HasAuthority || u.Host != "" || u.User != nil || u.Port != "" {
-			pos += 2
-			if u.User != nil {
-				l.user = pos
-				pos += len(u.User.EscapedUsername())
-				if pw, ok := u.User.EscapedPassword(); ok {
-					pos++
-					l.pass = pos
-					pos += len(pw)
-				}
-				pos++
-			}
-			l.host = pos
-			pos += len(u.Host)
-			if u.Port != "" {
-				pos++
-				l.port = pos
-				pos += len(u.Port)
-			} else if pos < len(raw) && raw[pos] == ':' {
-				pos++ // an empty port as written
-			}
-			if u.Path != "" && u.Path[0] != '/' {
-				pos++
-			}
-		} else if strings.HasPrefix(u.Path, "//") {
-			pos += 2
-		}
-		l.path = pos
-		pos += len(u.Path)
-		if u.RawQuery != "" || u.ForceQuery {
-			pos++
-			l.query = pos
-			pos += len(u.RawQuery)
+	if u.User != nil {
+		l.user = pos
+		pos += len(u.User.EscapedUsername()) + 1 // and ":" or "@"
+		if pw, ok := u.User.EscapedPassword(); ok {
+			l.pass = pos
+			pos += len(pw) + 1
 		}
 	}
-	if u.HasFragment {
-		l.fragment = pos + 1
-	}
+	l.host = pos
 	return l
 }
 

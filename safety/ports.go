@@ -146,28 +146,26 @@ func portFindings(u *uri.URL, p Policy, sf Facts) []Finding {
 			defText = "the URL has no scheme"
 		}
 	}
-	var f Finding
-	switch svc := otherProtocol(sf, n); {
+	// The message names the port (what), then the default it is not (not
+	// joining the two), or the scheme's lack of one in parentheses.
+	f := Finding{Rule: RulePortNonDefault, Level: Info, Component: "port"}
+	what, not := fmt.Sprintf("port %d", n), " is not "
+	svc := otherProtocol(sf, n)
+	switch {
 	case svc != "":
-		f = Finding{Rule: RulePortOtherProtocol, Level: Error,
-			Message: fmt.Sprintf("port %d is %s, not %s: the server may read the URL's text as its own commands (RFC 1738 section 6)", n, svc, defText)}
-		if def == 0 {
-			f.Message = fmt.Sprintf("port %d is %s (%s): the server may read the URL's text as its own commands (RFC 1738 section 6)", n, svc, defText)
-		}
+		f.Rule, f.Level = RulePortOtherProtocol, Error
+		what, not = fmt.Sprintf("port %d is %s", n, svc), ", not "
 	case n < 1024:
-		f = Finding{Rule: RulePortReserved, Level: Warning,
-			Message: fmt.Sprintf("port %d is in the reserved range below 1024 and is not %s", n, defText)}
-		if def == 0 {
-			f.Message = fmt.Sprintf("port %d is in the reserved range below 1024 (%s)", n, defText)
-		}
-	default:
-		f = Finding{Rule: RulePortNonDefault, Level: Info,
-			Message: fmt.Sprintf("port %d is not %s", n, defText)}
-		if def == 0 {
-			f.Message = fmt.Sprintf("port %d (%s)", n, defText)
-		}
+		f.Rule, f.Level = RulePortReserved, Warning
+		what, not = fmt.Sprintf("port %d is in the reserved range below 1024", n), " and is not "
 	}
-	f.Component = "port"
+	f.Message = what + not + defText
+	if def == 0 {
+		f.Message = what + " (" + defText + ")"
+	}
+	if svc != "" {
+		f.Message += ": the server may read the URL's text as its own commands (RFC 1738 section 6)"
+	}
 	if slices.Contains(p.AllowPorts, n) {
 		f.Level = min(f.Level, Warning)
 		f.Message += "; allowed by --allow-port"

@@ -22,17 +22,15 @@ const (
 	Error
 )
 
+// levelNames are the String forms of the levels.
+var levelNames = [...]string{Info: "info", Warning: "warning", Error: "error"}
+
 // String returns "info", "warning" or "error".
 func (l Level) String() string {
-	switch l {
-	case Info:
-		return "info"
-	case Warning:
-		return "warning"
-	case Error:
-		return "error"
+	if l < Info || l > Error {
+		return "Level(" + strconv.Itoa(int(l)) + ")"
 	}
-	return "Level(" + strconv.Itoa(int(l)) + ")"
+	return levelNames[l]
 }
 
 // MarshalText encodes the level as its String form, so that JSON shows
@@ -46,16 +44,11 @@ func (l Level) MarshalText() ([]byte, error) {
 
 // UnmarshalText decodes "info", "warning" or "error".
 func (l *Level) UnmarshalText(b []byte) error {
-	switch string(b) {
-	case "info":
-		*l = Info
-	case "warning":
-		*l = Warning
-	case "error":
-		*l = Error
-	default:
+	i := slices.Index(levelNames[:], string(b))
+	if i < 0 {
 		return fmt.Errorf("safety: unknown level %q", b)
 	}
+	*l = Level(i)
 	return nil
 }
 

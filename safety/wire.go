@@ -107,16 +107,11 @@ func URLPath(u *uri.URL) string {
 	return p
 }
 
-// part is a Part placed in the URL as written.
+// part is a Part placed in the URL as written: off is the offset of its
+// Text in the URL.
 type part struct {
-	name string // Component of the findings
-	text string // escaped, as written
-	off  int    // offset of text in the URL
-	crlf bool   // %0D and %0A end the line: encoded-crlf
-	nul  bool   // %00: encoded-nul
-	tab  bool   // %09 separates fields: encoded-tab
-	// where and note complete the messages.
-	where, note string
+	Part
+	off int
 }
 
 // wireParts returns the components of u that w says its scheme's driver
@@ -134,15 +129,7 @@ func wireParts(u *uri.URL, l layout, w Wire) ([]part, error) {
 	}
 	out := make([]part, len(ps))
 	for i, p := range ps {
-		out[i] = part{name: p.Name, text: p.Text, off: l.offset(u, p.In) + p.Off, where: p.Where, note: p.Note}
-		switch p.Kind {
-		case LineArg:
-			out[i].crlf, out[i].nul, out[i].tab = true, true, true
-		case LineText:
-			out[i].crlf, out[i].nul = true, true
-		case NULOnly:
-			out[i].nul = true
-		}
+		out[i] = part{Part: p, off: l.offset(u, p.In) + p.Off}
 	}
 	return out, nil
 }
@@ -175,19 +162,22 @@ type escape struct {
 // the first occurrence (a run of adjacent CR/LF escapes counts as one) and
 // how many more there are.
 func (p part) findings() []Finding {
+	// What the decoded bytes do where the Kind says they go.
+	endsLine, tabs := p.Kind == LineArg || p.Kind == LineText, p.Kind == LineArg
+	cuts := endsLine || p.Kind == NULOnly
 	var crlf, nul, tab [][]escape
-	for i := 0; i+2 < len(p.text); i++ {
-		if p.text[i] != '%' {
+	for i := 0; i+2 < len(p.Text); i++ {
+		if p.Text[i] != '%' {
 			continue
 		}
-		d, err := uri.Unescape(p.text[i : i+3])
+		d, err := uri.Unescape(p.Text[i : i+3])
 		if err != nil {
 			continue
 		}
 		b := d[0]
-		e := escape{off: p.off + i, text: p.text[i : i+3], b: b}
+		e := escape{off: p.off + i, text: p.Text[i : i+3], b: b}
 		switch {
-		case (b == '\r' || b == '\n') && p.crlf:
+		case (b == '\r' || b == '\n') && endsLine:
 			if n := len(crlf); n > 0 {
 				last := crlf[n-1][len(crlf[n-1])-1]
 				if last.off+3 == e.off {
@@ -196,9 +186,9 @@ func (p part) findings() []Finding {
 				}
 			}
 			crlf = append(crlf, []escape{e})
-		case b == 0 && p.nul:
+		case b == 0 && cuts:
 			nul = append(nul, []escape{e})
-		case b == '\t' && p.tab:
+		case b == '\t' && tabs:
 			tab = append(tab, []escape{e})
 		}
 		i += 2
@@ -226,23 +216,23 @@ func (p part) finding(rule string, runs [][]escape) Finding {
 	var what string
 	switch rule {
 	case RuleEncodedCRLF:
-		what = "decoded, it would end the line " + p.where + " and what follows would be read as another command"
+		what = "decoded, it would end the line " + p.Where + " and what follows would be read as another command"
 	case RuleEncodedNUL:
-		what = "decoded, a NUL byte would be written " + p.where + ", where it cuts the text short or is rejected"
+		what = "decoded, a NUL byte would be written " + p.Where + ", where it cuts the text short or is rejected"
 	default:
-		what = "decoded, a TAB would be written " + p.where + ", where it starts another field"
+		what = "decoded, a TAB would be written " + p.Where + ", where it starts another field"
 	}
 	msg := fmt.Sprintf("%s (%s) at offset %d in the %s: %s",
-		strings.Join(text, ""), strings.Join(names, " "), first[0].off, p.name, what)
-	if p.note != "" && rule != RuleEncodedNUL {
-		msg += " " + p.note
+		strings.Join(text, ""), strings.Join(names, " "), first[0].off, p.Name, what)
+	if p.Note != "" && rule != RuleEncodedNUL {
+		msg += " " + p.Note
 	}
 	if n := len(runs) - 1; n == 1 {
 		msg += "; 1 more occurrence"
 	} else if n > 1 {
 		msg += fmt.Sprintf("; %d more occurrences", n)
 	}
-	return Finding{Rule: rule, Level: Error, Component: p.name, Message: msg}
+	return Finding{Rule: rule, Level: Error, Component: p.Name, Message: msg}
 }
 
 func ctlName(b byte) string {

@@ -76,14 +76,8 @@ func abbrevHost(hostport string) (string, bool) {
 	host := hostport
 	if i := strings.IndexByte(hostport, ':'); i >= 0 {
 		host = hostport[:i]
-		port := hostport[i+1:]
-		if port == "" {
+		if port := hostport[i+1:]; port == "" || strings.Trim(port, "0123456789") != "" {
 			return "", false
-		}
-		for j := 0; j < len(port); j++ {
-			if !isDigit(port[j]) {
-				return "", false
-			}
 		}
 	}
 	return host, isDNSName(host)

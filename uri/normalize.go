@@ -2,6 +2,7 @@ package uri
 
 import (
 	"cmp"
+	"strconv"
 	"strings"
 )
 
@@ -31,7 +32,7 @@ func Normalize(u *URL) *URL {
 	n.Host = lowerASCII(u.Host)
 	n.emptyPort = false
 	if p := cmp.Or(strings.TrimLeft(u.Port, "0"), "0"); u.Port != "" {
-		if d := DefaultPort(n.Scheme); d != 0 && portInRange(p) && atoi(p) == d {
+		if d, err := strconv.Atoi(p); err == nil && d == DefaultPort(n.Scheme) && d != 0 {
 			p = ""
 		}
 		n.Port = p
@@ -80,14 +81,6 @@ func lowerASCII(s string) string {
 		}
 	}
 	return s
-}
-
-func atoi(s string) int {
-	n := 0
-	for i := 0; i < len(s); i++ {
-		n = n*10 + int(s[i]-'0')
-	}
-	return n
 }
 
 // isUnreserved3986 is the unreserved set that Normalize decodes.

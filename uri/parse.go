@@ -2,6 +2,7 @@ package uri
 
 import (
 	"net/netip"
+	"strconv"
 	"strings"
 
 	"github.com/rfc1738/fetch/internal/probe"
@@ -30,20 +31,18 @@ import (
 func Parse(s string) (*URL, error) {
 	probe.Parse()
 	var u *URL
+	var ui *Userinfo
 	if strings.IndexByte(s, '@') >= 0 {
 		// One allocation for the URL and its likely Userinfo.
 		p := new(struct {
 			u  URL
 			ui Userinfo
 		})
-		u = &p.u
-		if err := u.parse(s, &p.ui); err != nil {
-			return nil, err
-		}
-		return u, nil
+		u, ui = &p.u, &p.ui
+	} else {
+		u = new(URL)
 	}
-	u = new(URL)
-	if err := u.parse(s, nil); err != nil {
+	if err := u.parse(s, ui); err != nil {
 		return nil, err
 	}
 	return u, nil
@@ -153,39 +152,27 @@ func schemeLen(s string) int {
 }
 
 // checkChars validates s[from:to] as escaped component text: no control
-// characters and no malformed escapes.
+// characters and no malformed escapes. The errors of the user information
+// name no character of it, which may be part of a password.
 func checkChars(s string, from, to int, comp string) error {
+	secret := comp == "userinfo"
 	for i := from; i < to; i++ {
 		c := s[i]
 		if c >= 0x20 && c != 0x7f && c != '%' {
 			continue
 		}
-		if c != '%' {
+		switch {
+		case c != '%' && secret:
+			return errAt(i, comp, Reason("invalid control character"))
+		case c != '%':
 			return errAt(i, comp, reasonf("invalid control character %q", c))
-		}
-		if i+2 >= to || !isHex(s[i+1]) || !isHex(s[i+2]) {
+		case i+2 < to && isHex(s[i+1]) && isHex(s[i+2]):
+			i += 2
+		case secret:
+			return errAt(i, comp, EscapeError("%"))
+		default:
 			return errAt(i, comp, EscapeError(s[i:min(i+3, to)]))
 		}
-		i += 2
-	}
-	return nil
-}
-
-// checkSecret is checkChars for the user information: its errors name no
-// character of it, which may be part of a password.
-func checkSecret(s string, from, to int) error {
-	for i := from; i < to; i++ {
-		c := s[i]
-		if c >= 0x20 && c != 0x7f && c != '%' {
-			continue
-		}
-		if c != '%' {
-			return errAt(i, "userinfo", Reason("invalid control character"))
-		}
-		if i+2 >= to || !isHex(s[i+1]) || !isHex(s[i+2]) {
-			return errAt(i, "userinfo", EscapeError("%"))
-		}
-		i += 2
 	}
 	return nil
 }
@@ -201,7 +188,7 @@ func (u *URL) parseAuthority(s string, off int, auth string, ui *Userinfo) error
 			// field, any ":", "@", or "/" must be encoded.
 			return errAt(off+i, "userinfo", Reason(`unencoded "@" (write it as %40)`))
 		}
-		if err := checkSecret(s, off, off+i); err != nil {
+		if err := checkChars(s, off, off+i, "userinfo"); err != nil {
 			return err
 		}
 		if ui == nil {
@@ -284,16 +271,9 @@ func checkIPv6(lit string, off int) error {
 	return nil
 }
 
+// portInRange reports whether p, a port of digits (leading zeros
+// allowed) or none, is at most 65535.
 func portInRange(p string) bool {
-	for len(p) > 1 && p[0] == '0' {
-		p = p[1:]
-	}
-	if len(p) > 5 {
-		return false
-	}
-	n := 0
-	for i := 0; i < len(p); i++ {
-		n = n*10 + int(p[i]-'0')
-	}
-	return n <= 65535
+	n, err := strconv.Atoi(p)
+	return p == "" || err == nil && n <= 65535
 }

@@ -3,6 +3,7 @@ package uri
 import (
 	"bytes"
 	"fmt"
+	"slices"
 	"strings"
 )
 
@@ -31,17 +32,15 @@ const (
 	RFC1808
 )
 
+// modeNames are the String forms of the modes.
+var modeNames = [...]string{RFC3986: "RFC3986", RFC2396: "RFC2396", RFC1808: "RFC1808"}
+
 // String returns "RFC3986", "RFC2396" or "RFC1808".
 func (m Mode) String() string {
-	switch m {
-	case RFC3986:
-		return "RFC3986"
-	case RFC2396:
-		return "RFC2396"
-	case RFC1808:
-		return "RFC1808"
+	if m < 0 || int(m) >= len(modeNames) {
+		return fmt.Sprintf("Mode(%d)", int(m))
 	}
-	return fmt.Sprintf("Mode(%d)", int(m))
+	return modeNames[m]
 }
 
 // ParseMode returns the Mode named by s: "3986", "2396" or "1808", with or
@@ -51,13 +50,8 @@ func ParseMode(s string) (Mode, error) {
 	if len(n) > 3 && strings.EqualFold(n[:3], "rfc") {
 		n = n[3:]
 	}
-	switch n {
-	case "3986":
-		return RFC3986, nil
-	case "2396":
-		return RFC2396, nil
-	case "1808":
-		return RFC1808, nil
+	if i := slices.Index(modeNames[:], "RFC"+n); i >= 0 {
+		return Mode(i), nil
 	}
 	return 0, fmt.Errorf("uri: unknown resolution mode %q (want 1808, 2396 or 3986)", s)
 }
@@ -254,19 +248,26 @@ func removeDotSegments(in string) string {
 	return string(out)
 }
 
+// sameOrAbsolute gives the first steps of RFC 2396 section 5.2 and seed
+// 001 section 6 (steps 2 and 3, 2a and 2b): a reference with nothing but a
+// fragment is the current document; one with a scheme is absolute as it
+// is ("http:g" for validating parsers). ok is false for any other.
+func sameOrAbsolute(b, r *comps) (t comps, ok bool) {
+	switch {
+	case r.scheme != "":
+		return *r, true
+	case r.path == "" && !r.hasAuth && !r.hasQuery:
+		t = *b
+		t.frag, t.hasFrag = r.frag, r.hasFrag
+		return t, true
+	}
+	return t, false
+}
+
 // resolve2396 is RFC 2396 section 5.2 (seed 003), as a validating parser.
 func resolve2396(b, r *comps) comps {
-	// Step 2: an empty path with no scheme, authority or query is the
-	// current document.
-	if r.path == "" && r.scheme == "" && !r.hasAuth && !r.hasQuery {
-		t := *b
-		t.frag, t.hasFrag = r.frag, r.hasFrag
+	if t, ok := sameOrAbsolute(b, r); ok {
 		return t
-	}
-	// Step 3: a scheme makes the reference absolute ("http:g" = "http:g"
-	// for validating parsers).
-	if r.scheme != "" {
-		return *r
 	}
 	t := comps{scheme: b.scheme, query: r.query, hasQuery: r.hasQuery, frag: r.frag, hasFrag: r.hasFrag}
 	switch {
@@ -285,16 +286,8 @@ func resolve2396(b, r *comps) comps {
 
 // resolve1808 is seed 001 section 6, RFC 1808's algorithm.
 func resolve1808(b, r *comps) comps {
-	// Step 2a: an empty reference, or only a fragment, is the current
-	// document.
-	if r.scheme == "" && !r.hasAuth && r.path == "" && !r.hasQuery {
-		t := *b
-		t.frag, t.hasFrag = r.frag, r.hasFrag
+	if t, ok := sameOrAbsolute(b, r); ok {
 		return t
-	}
-	// Step 2b: a scheme makes the reference absolute.
-	if r.scheme != "" {
-		return *r
 	}
 	t := comps{scheme: b.scheme, frag: r.frag, hasFrag: r.hasFrag}
 	// Step 3: a non-empty server part is kept with the rest of the

@@ -128,20 +128,16 @@ func (u *URL) FTP() (*FTPPath, error) {
 	off := base
 	for {
 		seg, rest, more := strings.Cut(p, "/")
-		if !more {
-			d, err := unescapeAt(seg, off, "ftp path")
-			if err != nil {
-				return nil, err
-			}
-			v.Name = d
-			return v, nil
-		}
-		if j := strings.IndexByte(seg, ';'); j >= 0 {
+		if j := strings.IndexByte(seg, ';'); more && j >= 0 {
 			return nil, errAt(off+j, "ftp path", Reason(`unencoded ";" in a directory segment (write it as %3B)`))
 		}
 		d, err := unescapeAt(seg, off, "ftp path")
 		if err != nil {
 			return nil, err
+		}
+		if !more {
+			v.Name = d
+			return v, nil
 		}
 		v.CWD = append(v.CWD, d)
 		off += len(seg) + 1
@@ -394,11 +390,10 @@ func (u *URL) WAIS() (*WAISPath, error) {
 	if err := u.needServer("wais"); err != nil {
 		return nil, err
 	}
-	base := u.prefixLen()
-	p := u.Path
-	if p != "" && p[0] == '/' {
-		p = p[1:]
-		base++
+	hasSearch := u.RawQuery != "" || u.ForceQuery
+	p, base := u.urlPath()
+	if hasSearch {
+		p = p[:len(p)-len(u.RawQuery)-1] // the path alone
 	}
 	segs := strings.Split(p, "/")
 	if segs[0] == "" {
@@ -407,7 +402,6 @@ func (u *URL) WAIS() (*WAISPath, error) {
 	if len(segs) != 1 && len(segs) != 3 {
 		return nil, errAt(base+len(segs[0]), "wais path", Reason("wais path is database, database?search or database/wtype/wpath"))
 	}
-	hasSearch := u.RawQuery != "" || u.ForceQuery
 	db, err := unescapeAt(segs[0], base, "wais database")
 	if err != nil {
 		return nil, err

@@ -59,8 +59,6 @@ type cdxJSON struct {
 // CDXTimeFormat is the layout of a CDXJ timestamp.
 const cdxTimeFormat = "20060102150405"
 
-func (e cdxEntry) line() string { return string(e.appendLine(nil)) }
-
 // appendLine appends e's line to b.
 func (e cdxEntry) appendLine(b []byte) []byte {
 	b = appendSURT(b, e.URI)

@@ -361,14 +361,7 @@ func (w *Writer) warcinfo(file string) (*record, error) {
 	return rec, nil
 }
 
-func oneLine(s string) string {
-	return strings.Map(func(r rune) rune {
-		if r == '\r' || r == '\n' {
-			return ' '
-		}
-		return r
-	}, s)
-}
+func oneLine(s string) string { return strings.NewReplacer("\r", " ", "\n", " ").Replace(s) }
 
 // NoteAddress records that host (host:port, as in a URL) was reached at ip,
 // for the WARC-IP-Address of the captures from it that did not dial a
@@ -1255,7 +1248,9 @@ func (w *Writer) write(j job) error {
 	records, mainIdx := w.withConcurrent(all[:0], main, c, v)
 	var places [3]placed
 	res, err := w.emit(records, places[:0])
-	closeAll(records)
+	for _, r := range records {
+		r.close()
+	}
 	if err != nil {
 		return fmt.Errorf("warc: %s: %w", c.URI, err)
 	}
@@ -1299,7 +1294,7 @@ func (w *Writer) lookup(r *Recorder) (orig origin, dup, same bool) {
 // metadata or revisit) with its headers, and returns it with its
 // Content-Type ("" for none).
 func mainRecord(c *Capture, v recordValues, typ string, block *spool, deflated []piece, orig origin, revisit bool) (*record, string) {
-	main := newRecord(typ, v.mainID, v.date, block)
+	main := newRecord(typ, v[vMainID], v[vDate], block)
 	if revisit {
 		main.setBlock(c.HTTPResponse)
 	} else if deflated != nil {
@@ -1321,12 +1316,12 @@ func mainRecord(c *Capture, v recordValues, typ string, block *spool, deflated [
 	if revisit {
 		main.add("WARC-Profile", ProfileIdenticalPayload)
 		main.add("WARC-Refers-To-Target-URI", orig.URI)
-		if v.refersDate != "" {
-			main.add("WARC-Refers-To-Date", v.refersDate)
+		if v[vRefersDate] != "" {
+			main.add("WARC-Refers-To-Date", v[vRefersDate])
 		}
 	}
-	main.add("WARC-Block-Digest", v.blockDigest)
-	main.add("WARC-Payload-Digest", v.digest)
+	main.add("WARC-Block-Digest", v[vBlockDigest])
+	main.add("WARC-Payload-Digest", v[vDigest])
 	if ct != "" {
 		main.add("Content-Type", ct)
 	}
@@ -1340,10 +1335,10 @@ func mainRecord(c *Capture, v recordValues, typ string, block *spool, deflated [
 func (w *Writer) withConcurrent(records []*record, main *record, c *Capture, v recordValues) ([]*record, int) {
 	mainIdx := 0
 	if c.HTTPRequest != nil {
-		req := newRecord("request", v.reqID, v.date, nil)
+		req := newRecord("request", v[vReqID], v[vDate], nil)
 		req.setBlock(c.HTTPRequest)
-		w.concurrent(req, c, main.id, "application/http;msgtype=request", v.reqDigest)
-		req.add("WARC-Payload-Digest", v.reqPayload)
+		w.concurrent(req, c, main.id, "application/http;msgtype=request", v[vReqDigest])
+		req.add("WARC-Payload-Digest", v[vReqPayload])
 		main.add("WARC-Concurrent-To", req.id)
 		records = append(records, req)
 		mainIdx = 1
@@ -1351,9 +1346,9 @@ func (w *Writer) withConcurrent(records []*record, main *record, c *Capture, v r
 	records = append(records, main)
 	if len(c.Metadata) > 0 {
 		mt := cmp.Or(c.MetadataType, "text/plain")
-		meta := newRecord(TypeMetadata, v.metaID, v.date, nil)
+		meta := newRecord(TypeMetadata, v[vMetaID], v[vDate], nil)
 		meta.setBlock(c.Metadata)
-		w.concurrent(meta, c, main.id, mt, v.metaDigest)
+		w.concurrent(meta, c, main.id, mt, v[vMetaDigest])
 		records = append(records, meta)
 	}
 	return records, mainIdx
@@ -1366,7 +1361,7 @@ func (w *Writer) indexCapture(c *Capture, v recordValues, wr placed, ct, typ str
 	if !w.opts.CDX {
 		return
 	}
-	e := cdxEntry{URI: c.URI, Date: c.Date, Digest: v.digest, File: wr.File, Offset: wr.Offset, Length: wr.Length, Status: c.HTTPStatus, Mime: ct, Type: typ}
+	e := cdxEntry{URI: c.URI, Date: c.Date, Digest: v[vDigest], File: wr.File, Offset: wr.Offset, Length: wr.Length, Status: c.HTTPStatus, Mime: ct, Type: typ}
 	switch {
 	case revisit:
 		e.Mime = "warc/revisit"
@@ -1383,27 +1378,22 @@ func (w *Writer) indexCapture(c *Capture, v recordValues, wr placed, ct, typ str
 }
 
 // recordValues are the header values the writer makes for the records of
-// a capture.
-type recordValues struct {
-	date, refersDate      string
-	mainID, reqID, metaID string
-	digest, blockDigest   string // of the main record
-	reqDigest, reqPayload string // of the request record
-	metaDigest            string // of the metadata record
-}
+// a capture, indexed by the constants below, in the order values makes
+// them.
+type recordValues [nValues]string
 
-// The values of recordValues, in the order values makes them.
+// The values of recordValues.
 const (
-	vDate = iota
-	vRefersDate
-	vMainID
-	vReqID
-	vMetaID
-	vDigest
-	vBlockDigest
-	vReqDigest
-	vReqPayload
-	vMetaDigest
+	vDate        = iota // WARC-Date of every record
+	vRefersDate         // WARC-Refers-To-Date of a revisit
+	vMainID             // record IDs: the main record's,
+	vReqID              // the HTTP request's,
+	vMetaID             // the metadata record's (FTP's control conversation)
+	vDigest             // the payload digest
+	vBlockDigest        // the main record's block digest
+	vReqDigest          // the request record's block digest,
+	vReqPayload         // and its payload digest
+	vMetaDigest         // the metadata record's block digest
 	nValues
 )
 
@@ -1431,24 +1421,14 @@ func (w *Writer) values(r *Recorder, orig origin, revisit bool) (recordValues, e
 		v.b = appendDate(v.b, orig.Date)
 	}
 	v.end(vRefersDate)
-	// A record ID for the main record, the request (HTTP) and the
-	// metadata record (FTP's control conversation).
-	if v.b, err = appendRecordID(v.b); err != nil {
-		return recordValues{}, err
-	}
-	v.end(vMainID)
-	if c.HTTPRequest != nil {
-		if v.b, err = appendRecordID(v.b); err != nil {
-			return recordValues{}, err
+	for i, need := range [...]bool{true, c.HTTPRequest != nil, len(c.Metadata) > 0} {
+		if need {
+			if v.b, err = appendRecordID(v.b); err != nil {
+				return recordValues{}, err
+			}
 		}
+		v.end(vMainID + i)
 	}
-	v.end(vReqID)
-	if len(c.Metadata) > 0 {
-		if v.b, err = appendRecordID(v.b); err != nil {
-			return recordValues{}, err
-		}
-	}
-	v.end(vMetaID)
 	v.b = appendSHA1(v.b, r.payload)
 	v.end(vDigest)
 	switch {
@@ -1476,15 +1456,11 @@ func (w *Writer) values(r *Recorder, orig origin, revisit bool) (recordValues, e
 	v.end(vMetaDigest)
 	w.vals = v.b
 	s := string(v.b)
-	var vs [nValues]string
+	var rv recordValues
 	for k, start := 0, 0; k < nValues; k++ {
-		vs[k], start = s[start:v.ends[k]], v.ends[k]
+		rv[k], start = s[start:v.ends[k]], v.ends[k]
 	}
-	rv := recordValues{date: vs[vDate], refersDate: vs[vRefersDate],
-		mainID: vs[vMainID], reqID: vs[vReqID], metaID: vs[vMetaID],
-		digest: vs[vDigest], blockDigest: vs[vBlockDigest],
-		reqDigest: vs[vReqDigest], reqPayload: vs[vReqPayload], metaDigest: vs[vMetaDigest]}
-	rv.blockDigest = cmp.Or(rv.blockDigest, rv.digest) // none: the block is the payload
+	rv[vBlockDigest] = cmp.Or(rv[vBlockDigest], rv[vDigest]) // none: the block is the payload
 	return rv, nil
 }
 
@@ -1506,16 +1482,8 @@ var emptySum = sha1Sum(sha1.Sum(nil))
 // digestOf is the digest of b as WARC writes it.
 func digestOf(b []byte) string { return string(appendSHA1(nil, sha1.Sum(b))) }
 
-func closeAll(rs []*record) {
-	for _, r := range rs {
-		r.close()
-	}
-}
-
 func mimeOnly(ct string) string {
-	if i := strings.IndexByte(ct, ';'); i >= 0 {
-		ct = ct[:i]
-	}
+	ct, _, _ = strings.Cut(ct, ";")
 	return strings.TrimSpace(ct)
 }
 

@@ -33,17 +33,16 @@ type Trace struct {
 }
 
 // Sent writes the line sent, without its line end, as Shown gives it.
-func (t Trace) Sent(line string) {
-	if t.W != nil {
-		io.WriteString(t.W, "> "+termtext.Escape(t.Redact(Shown(line)), TraceMax)+"\n")
-	}
-}
+func (t Trace) Sent(line string) { t.SentData(Shown(line)) }
 
 // SentData writes a line sent that is no command (a gopher selector, a
 // line of data) as it is, but for Secret.
-func (t Trace) SentData(line string) {
+func (t Trace) SentData(line string) { t.write("> ", line) }
+
+// write writes s after mark, escaped, Secret hidden.
+func (t Trace) write(mark, s string) {
 	if t.W != nil {
-		io.WriteString(t.W, "> "+termtext.Escape(t.Redact(line), TraceMax)+"\n")
+		io.WriteString(t.W, mark+termtext.Escape(t.Redact(s), TraceMax)+"\n")
 	}
 }
 
@@ -64,7 +63,7 @@ func (t Trace) Received(line string, n int) {
 // Note writes an informational line.
 func (t Trace) Note(format string, args ...any) {
 	if t.W != nil {
-		io.WriteString(t.W, "* "+termtext.Escape(t.Redact(fmt.Sprintf(format, args...)), TraceMax)+"\n")
+		t.write("* ", fmt.Sprintf(format, args...))
 	}
 }
 

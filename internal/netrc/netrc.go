@@ -143,13 +143,9 @@ type scanner struct {
 }
 
 func (s *scanner) skipSpace() {
-	for s.i < len(s.s) {
-		switch s.s[s.i] {
-		case '\n':
+	for s.i < len(s.s) && isSpace(s.s[s.i]) {
+		if s.s[s.i] == '\n' {
 			s.line++
-		case ' ', '\t', '\r', '\f', '\v':
-		default:
-			return
 		}
 		s.i++
 	}
@@ -217,23 +213,14 @@ func (s *scanner) value(key string) (string, error) {
 // line up to and including the next empty line (a lone CR counts as
 // empty).
 func (s *scanner) skipMacro() {
-	if j := strings.IndexByte(s.s[s.i:], '\n'); j >= 0 {
-		s.i += j + 1
-		s.line++
-	} else {
-		s.i = len(s.s)
-		return
-	}
-	for s.i < len(s.s) {
-		j := strings.IndexByte(s.s[s.i:], '\n')
-		if j < 0 {
-			s.i = len(s.s)
-			return
+	for first := true; s.i < len(s.s); first = false {
+		line, _, found := strings.Cut(s.s[s.i:], "\n")
+		s.i += len(line)
+		if found {
+			s.i++
+			s.line++
 		}
-		line := strings.TrimSuffix(s.s[s.i:s.i+j], "\r")
-		s.i += j + 1
-		s.line++
-		if line == "" {
+		if !first && strings.TrimSuffix(line, "\r") == "" {
 			return
 		}
 	}

@@ -1,6 +1,7 @@
 package gateway
 
 import (
+	"cmp"
 	"fmt"
 	"slices"
 	"strings"
@@ -27,10 +28,7 @@ type TemplateError struct {
 }
 
 func (e *TemplateError) Error() string {
-	prefix := e.Scheme
-	if prefix == "" {
-		prefix = "gateway"
-	}
+	prefix := cmp.Or(e.Scheme, "gateway")
 	if e.Offset < 0 {
 		return fmt.Sprintf("%s: gateway template %q: %s", prefix, e.Template, e.Reason)
 	}

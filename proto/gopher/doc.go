@@ -62,8 +62,4 @@
 // Menus and attribute responses are read into memory to be parsed, within
 // the limits of Driver (line length, size, item count); text and binary
 // items stream.
-//
-// Driver.Fetch serves proto.Driver; ParseMenu, ParseHeader,
-// ParseAttributes and NewTextReader are the parsers it uses, and
-// FormatMenu shows a parsed menu to people with each item's URL.
 package gopher

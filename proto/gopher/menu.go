@@ -149,17 +149,7 @@ func menuLine(line string, it Item) bool {
 		return true // no port field: lenient, the default port
 	}
 	port := strings.TrimSpace(fields[3])
-	return port == "" || it.Port != 0 && isDigits(port)
-}
-
-// isDigits reports whether s is one or more ASCII digits.
-func isDigits(s string) bool {
-	for i := 0; i < len(s); i++ {
-		if s[i] < '0' || s[i] > '9' {
-			return false
-		}
-	}
-	return s != ""
+	return port == "" || it.Port != 0 && strings.Trim(port, "0123456789") == "" // no sign
 }
 
 // ParseItem parses one menu line (without its line end) as ParseMenu does.
@@ -251,17 +241,13 @@ func (it Item) URL() string {
 		if it.Type == "T" {
 			scheme = "tn3270"
 		}
-		var b strings.Builder
-		b.WriteString(scheme + "://")
 		if it.Selector != "" {
-			b.WriteString(uri.Escape(it.Selector, "") + "@")
+			host = uri.Escape(it.Selector, "") + "@" + host
 		}
-		b.WriteString(host)
 		if it.Port != 0 && it.Port != 23 {
-			b.WriteString(":" + strconv.Itoa(it.Port))
+			host += ":" + strconv.Itoa(it.Port)
 		}
-		b.WriteString("/")
-		return b.String()
+		return scheme + "://" + host + "/"
 	}
 	sel := uri.Escape(it.Selector, selectorSafe)
 	var b strings.Builder
@@ -294,13 +280,7 @@ func urlHost(host string) (string, bool) {
 		return "", false
 	}
 	if strings.Contains(host, ":") {
-		for i := 0; i < len(host); i++ {
-			c := host[i]
-			if !(isHexDigit(c) || c == ':' || c == '.') {
-				return "", false
-			}
-		}
-		if a, err := netip.ParseAddr(host); err != nil || !a.Is6() {
+		if a, err := netip.ParseAddr(host); err != nil || !a.Is6() || a.Zone() != "" {
 			return "", false
 		}
 		return "[" + host + "]", true
@@ -312,10 +292,6 @@ func urlHost(host string) (string, bool) {
 		}
 	}
 	return host, true
-}
-
-func isHexDigit(c byte) bool {
-	return c >= '0' && c <= '9' || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F'
 }
 
 // EntryType classifies the item for a directory listing: "1" is a

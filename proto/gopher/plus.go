@@ -63,13 +63,8 @@ func ParseHeader(line string) (Header, error) {
 		h.Length = LengthClose
 		return h, nil
 	}
-	for i := 0; i < len(num); i++ {
-		if num[i] < '0' || num[i] > '9' {
-			return bad()
-		}
-	}
 	n, err := strconv.ParseInt(num, 10, 64)
-	if err != nil {
+	if err != nil || strings.Trim(num, "0123456789") != "" { // no sign
 		return bad()
 	}
 	h.Length = n

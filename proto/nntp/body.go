@@ -16,7 +16,9 @@ import (
 // A connection lost before the "." line makes Read fail with an error
 // wrapping io.ErrUnexpectedEOF or the net error (a network failure, not a
 // refusal). Close sends QUIT when the article was read to its end and
-// closes the connection; it may be called more than once.
+// closes the connection; it may be called more than once. Session.Articles
+// hands its callback one for each article, never closed: the session
+// goes on.
 type articleBody struct {
 	r      io.Reader
 	c      *client

@@ -65,7 +65,8 @@ func (c *client) cmd(ctx context.Context, expect int, format string, args ...any
 	// The wire check: no CR, LF or NUL ever reaches the server, whatever
 	// the caller validated before (DESIGN.md, Safety).
 	if err := proto.CheckArg(line); err != nil {
-		return 0, "", fmt.Errorf("nntp: %s: %w", verbOf(shown), err)
+		verb, _, _ := strings.Cut(shown, " ") // the rest may hold what broke the line
+		return 0, "", fmt.Errorf("nntp: %s: %w", verb, err)
 	}
 	if err := ctx.Err(); err != nil {
 		return 0, "", fmt.Errorf("nntp: %s: %w", shown, err)
@@ -82,11 +83,6 @@ func (c *client) cmd(ctx context.Context, expect int, format string, args ...any
 		return code, msg, refusal(shown, code, msg)
 	}
 	return code, msg, nil
-}
-
-func verbOf(shown string) string {
-	verb, _, _ := strings.Cut(shown, " ")
-	return verb
 }
 
 func codeMatches(code, expect int) bool {

@@ -40,18 +40,13 @@
 // (section 8.3.2; INN does), RFC 2980's XOVER 420, and Overview and the
 // summary of a group give no lines.
 //
-// The greeting is 200 or 201 when the server will serve, else 400 or 502,
-// after which the server closes the connection (RFC 3977 section 5.1.1).
-// The two differ in kind: 502 means this client may not use the server at
-// all, a refusal like any other 502 (proto.ErrPermission; the fetch
-// command exits 6); 400 means the server cannot serve now (overloaded,
-// shutting down) and expects to later, with no change on the client's
-// side, and section 3.2.1 asks clients to retry only after a growing delay
-// or to show the text to the user. 400, at the greeting or in answer to
-// any command, is therefore ErrServiceUnavailable, which is no refusal
-// class: package fetch counts it with the network failures (the fetch
-// command exits 5, like a dropped connection), the class worth retrying
-// later. A peer that breaks the protocol (a
+// The greeting is 200 or 201 when the server will serve, else 400 or 502
+// and a close (RFC 3977 section 5.1.1). 502 means this client may not use
+// the server at all (proto.ErrPermission); 400 means the server cannot
+// serve now and expects to later (section 3.2.1: retry after a growing
+// delay), so 400, at the greeting or to any command, is
+// ErrServiceUnavailable, which package fetch counts with the network
+// failures, the class worth retrying. A peer that breaks the protocol (a
 // malformed status line, a line longer than Driver.MaxLineLength, a list
 // beyond the Driver's limits) gives a *proto.ProtocolError; a connection
 // lost mid-reply an error wrapping io.ErrUnexpectedEOF or the net error.

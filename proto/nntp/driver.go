@@ -13,6 +13,7 @@ import (
 	"strings"
 
 	"github.com/rfc1738/fetch/internal/lineproto"
+	"github.com/rfc1738/fetch/internal/mbox"
 	"github.com/rfc1738/fetch/internal/netrc"
 	"github.com/rfc1738/fetch/proto"
 	"github.com/rfc1738/fetch/uri"
@@ -477,7 +478,7 @@ func (d *Driver) article(ctx context.Context, c *client, t *target, spec string,
 			return nil, c.ioErr(ctx.Err(), op, err)
 		}
 		if complete {
-			h := parseHeader(string(block)) // CR LF or LF alike
+			h := mbox.Fields(string(block)) // CR LF or LF alike
 			for field, key := range map[string]string{"Subject": "subject", "From": "from", "Message-Id": "message_id", "Date": "date", "Newsgroups": "newsgroups", "References": "references"} {
 				if v, ok := h[field]; ok {
 					info[key] = decodeWords(v)

@@ -6,7 +6,6 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/rfc1738/fetch/internal/mbox"
 	"github.com/rfc1738/fetch/proto"
 )
 
@@ -105,17 +104,11 @@ func count(s string) int64 {
 	return n
 }
 
-// header holds the first value of each field of an article's header block,
-// under its canonical name ("Message-Id"), continuation lines unfolded
-// (RFC 5536 section 2.1, RFC 5322 section 2.2.3).
-type header map[string]string
-
-// parseHeader parses an article's header block (mbox.Fields).
-func parseHeader(block string) header { return mbox.Fields(block) }
-
-// overviewFromHeader builds the summary of article n from its headers
-// (the fallback for servers without OVER/XOVER).
-func overviewFromHeader(n int64, h header) overview {
+// overviewFromHeader builds the summary of article n from its header
+// fields as mbox.Fields reads them (the first value of each, under its
+// canonical name, continuation lines unfolded: RFC 5536 section 2.1, RFC
+// 5322 section 2.2.3); the fallback for servers without OVER/XOVER.
+func overviewFromHeader(n int64, h map[string]string) overview {
 	return overview{
 		Number:     n,
 		Subject:    h["Subject"],
@@ -189,28 +182,21 @@ func (o overview) entry(url string) proto.Entry {
 	return e
 }
 
-// groupReply is the text of a 211 reply to GROUP (RFC 3977 section 6.1.1):
-// "number low high group", number being the server's estimate of the count.
-type groupReply struct {
-	Count, Low, High int64
-	Name             string
-}
-
-func parseGroupReply(msg string) (groupReply, error) {
+// parseGroupReply reads the text of a 211 reply to GROUP (RFC 3977
+// section 6.1.1): "number low high group", number being the server's
+// estimate of the count.
+func parseGroupReply(msg string) (GroupInfo, error) {
 	f := strings.Fields(msg)
 	if len(f) < 3 {
-		return groupReply{}, badLine("GROUP reply", msg)
+		return GroupInfo{}, badLine("GROUP reply", msg)
 	}
-	var g groupReply
+	var g GroupInfo
 	for i, p := range []*int64{&g.Count, &g.Low, &g.High} {
 		n := count(f[i])
 		if n < 0 {
-			return groupReply{}, badLine("GROUP reply", msg)
+			return GroupInfo{}, badLine("GROUP reply", msg)
 		}
 		*p = n
-	}
-	if len(f) > 3 {
-		g.Name = f[3]
 	}
 	return g, nil
 }
@@ -231,22 +217,16 @@ func parseArticleReply(msg string) (int64, string) {
 	return n, id
 }
 
-// activeGroup is one line of LIST ACTIVE (RFC 3977 section 7.6.3):
+// parseActive reads one line of LIST ACTIVE (RFC 3977 section 7.6.3):
 // "group high low status".
-type activeGroup struct {
-	Name      string
-	High, Low int64
-	Status    string
-}
-
-func parseActive(line string) (activeGroup, error) {
+func parseActive(line string) (ActiveGroup, error) {
 	f := strings.Fields(line)
 	if len(f) < 3 {
-		return activeGroup{}, badLine("LIST ACTIVE line", line)
+		return ActiveGroup{}, badLine("LIST ACTIVE line", line)
 	}
-	g := activeGroup{Name: f[0], High: count(f[1]), Low: count(f[2])}
+	g := ActiveGroup{Name: f[0], High: count(f[1]), Low: count(f[2])}
 	if g.High < 0 || g.Low < 0 {
-		return activeGroup{}, badLine("LIST ACTIVE line", line)
+		return ActiveGroup{}, badLine("LIST ACTIVE line", line)
 	}
 	if len(f) > 3 {
 		g.Status = f[3]
@@ -265,7 +245,7 @@ func parseNewsgroups(line string) (name, desc string, ok bool) {
 }
 
 // groupEntry turns a LIST ACTIVE line into a directory entry.
-func (g activeGroup) entry(url, desc string) proto.Entry {
+func (g ActiveGroup) entry(url, desc string) proto.Entry {
 	return proto.Entry{
 		Name: g.Name,
 		Type: proto.EntryDir,

@@ -4,6 +4,8 @@ import (
 	"errors"
 	"reflect"
 	"testing"
+
+	"github.com/rfc1738/fetch/internal/mbox"
 )
 
 var overviewTests = []struct {
@@ -104,28 +106,28 @@ func TestParseListGroupLine(t *testing.T) {
 func TestParseHeader(t *testing.T) {
 	tests := []struct {
 		in   string
-		want header
+		want map[string]string
 	}{
 		// RFC 5536 section 3.1: the mandatory header fields.
 		{"Subject: hi\r\nFrom: a@b\r\nMessage-ID: <x@y>\r\n\r\nbody: not a header\r\n",
-			header{"Subject": "hi", "From": "a@b", "Message-Id": "<x@y>"}},
+			map[string]string{"Subject": "hi", "From": "a@b", "Message-Id": "<x@y>"}},
 		// RFC 5322 section 2.2.3: folded fields are unfolded.
 		{"Subject: a long\n subject\n\tcontinued\nLines: 3\n",
-			header{"Subject": "a long subject continued", "Lines": "3"}},
+			map[string]string{"Subject": "a long subject continued", "Lines": "3"}},
 		// The first of repeated fields wins; junk lines are skipped; a
 		// continuation after junk belongs to nothing.
 		{"subject: one\nSUBJECT: two\njunk line\n more\nbad name: v\nX:\n",
-			header{"Subject": "one", "X": ""}},
+			map[string]string{"Subject": "one", "X": ""}},
 		// RFC 5322 section 2.2: field names are printable ASCII; a name
 		// with a control byte (here a lone CR) is no field (found by
 		// FuzzParseReplies).
-		{"0\r: v\nX\x01: w\nOk: y\n", header{"Ok": "y"}},
-		{"", header{}},
-		{"\nSubject: after the blank line\n", header{}},
+		{"0\r: v\nX\x01: w\nOk: y\n", map[string]string{"Ok": "y"}},
+		{"", map[string]string{}},
+		{"\nSubject: after the blank line\n", map[string]string{}},
 	}
 	for _, tt := range tests {
-		if got := parseHeader(tt.in); !reflect.DeepEqual(got, tt.want) {
-			t.Errorf("parseHeader(%q) = %v, want %v", tt.in, got, tt.want)
+		if got := mbox.Fields(tt.in); !reflect.DeepEqual(got, tt.want) {
+			t.Errorf("mbox.Fields(%q) = %v, want %v", tt.in, got, tt.want)
 		}
 	}
 }
@@ -133,17 +135,17 @@ func TestParseHeader(t *testing.T) {
 func TestParseGroupReply(t *testing.T) {
 	tests := []struct {
 		in   string
-		want groupReply
+		want GroupInfo
 		ok   bool
 	}{
 		// RFC 3977 section 6.1.1.3 examples.
-		{"1234 3000234 3002322 misc.test", groupReply{1234, 3000234, 3002322, "misc.test"}, true},
-		{"0 4000 3999 example.currently.empty.newsgroup", groupReply{0, 4000, 3999, "example.currently.empty.newsgroup"}, true},
-		{"0 0 0 example.empty", groupReply{0, 0, 0, "example.empty"}, true},
-		{"12 1 12", groupReply{12, 1, 12, ""}, true},
-		{"12 1", groupReply{}, false},
-		{"a b c d", groupReply{}, false},
-		{"-1 1 2 g", groupReply{}, false},
+		{"1234 3000234 3002322 misc.test", GroupInfo{1234, 3000234, 3002322}, true},
+		{"0 4000 3999 example.currently.empty.newsgroup", GroupInfo{0, 4000, 3999}, true},
+		{"0 0 0 example.empty", GroupInfo{0, 0, 0}, true},
+		{"12 1 12", GroupInfo{12, 1, 12}, true},
+		{"12 1", GroupInfo{}, false},
+		{"a b c d", GroupInfo{}, false},
+		{"-1 1 2 g", GroupInfo{}, false},
 	}
 	for _, tt := range tests {
 		got, err := parseGroupReply(tt.in)
@@ -176,17 +178,17 @@ func TestParseArticleReply(t *testing.T) {
 func TestParseActive(t *testing.T) {
 	tests := []struct {
 		in   string
-		want activeGroup
+		want ActiveGroup
 		ok   bool
 	}{
 		// RFC 3977 section 7.6.3.
-		{"misc.test 3002322 3000234 y", activeGroup{"misc.test", 3002322, 3000234, "y"}, true},
-		{"example.is.sob.bradner.or.barber 0000000000 0000000001 m", activeGroup{"example.is.sob.bradner.or.barber", 0, 1, "m"}, true},
-		{"alias.group 10 1 =real.group", activeGroup{"alias.group", 10, 1, "=real.group"}, true},
+		{"misc.test 3002322 3000234 y", ActiveGroup{"misc.test", 3002322, 3000234, "y"}, true},
+		{"example.is.sob.bradner.or.barber 0000000000 0000000001 m", ActiveGroup{"example.is.sob.bradner.or.barber", 0, 1, "m"}, true},
+		{"alias.group 10 1 =real.group", ActiveGroup{"alias.group", 10, 1, "=real.group"}, true},
 		// RFC 977 section 3.6.1: LIST without the status is still read.
-		{"old.group 10 1", activeGroup{"old.group", 10, 1, ""}, true},
-		{"bad.group x 1 y", activeGroup{}, false},
-		{"bad.group", activeGroup{}, false},
+		{"old.group 10 1", ActiveGroup{"old.group", 10, 1, ""}, true},
+		{"bad.group x 1 y", ActiveGroup{}, false},
+		{"bad.group", ActiveGroup{}, false},
 	}
 	for _, tt := range tests {
 		got, err := parseActive(tt.in)

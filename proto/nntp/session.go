@@ -122,7 +122,7 @@ func (s *Session) Group(ctx context.Context, name string) (GroupInfo, error) {
 	if err != nil {
 		return GroupInfo{}, &proto.ProtocolError{Proto: "nntp", Msg: op + ": " + err.Error()}
 	}
-	return GroupInfo{Count: g.Count, Low: g.Low, High: g.High}, nil
+	return g, nil
 }
 
 // Overview returns the numbers and message-ids of the articles first to
@@ -212,7 +212,9 @@ func (s *Session) ArticleNumbers(ctx context.Context, group string, first, last 
 	})
 	switch {
 	case errors.Is(err, errRangeRefused):
-		return s.wholeGroup(ctx, group, first, last)
+		if nums, err = s.wholeGroup(ctx, group, first, last); err != nil {
+			return nil, err
+		}
 	case err != nil && cmdErr == nil:
 		return nil, fmt.Errorf("nntp: LISTGROUP %s: %w", group, err)
 	case err != nil:
@@ -240,9 +242,9 @@ func (s *Session) listRange(ctx context.Context, group string, lo, hi int64, fir
 	return s.readNumbers(ctx, op, int(min(hi-lo+1, 1<<30)), lo, hi, nums)
 }
 
-// wholeGroup lists the numbers first to last of group with RFC 2980's
-// LISTGROUP, which lists the whole group, when the GROUP reply's count
-// says the list fits Driver.MaxListBytes (see ArticleNumbers).
+// wholeGroup lists the numbers first to last of group, unsorted, with RFC
+// 2980's LISTGROUP, which lists the whole group, when the GROUP reply's
+// count says the list fits Driver.MaxListBytes (see ArticleNumbers).
 func (s *Session) wholeGroup(ctx context.Context, group string, first, last int64) ([]int64, error) {
 	g, err := s.Group(ctx, group)
 	if err != nil {
@@ -262,12 +264,7 @@ func (s *Session) wholeGroup(ctx context.Context, group string, first, last int6
 	default:
 		return nil, s.fail(err)
 	}
-	nums, err := s.readNumbers(ctx, op, 1<<30, first, last, nil)
-	if err != nil {
-		return nil, err
-	}
-	slices.Sort(nums)
-	return slices.Compact(nums), nil
+	return s.readNumbers(ctx, op, 1<<30, first, last, nil)
 }
 
 // readNumbers reads the list that follows a 211 reply to op, a LISTGROUP
@@ -448,7 +445,7 @@ func (s *Session) Articles(ctx context.Context, nums []int64, fn func(n int64, i
 			return err
 		}
 		dr := lineproto.NewDotReader(s.c.lines.R, lineproto.Text)
-		if err := fn(n, id, &bodyReader{r: dr, c: s.c, op: op, ctxErr: ctx.Err}); err != nil {
+		if err := fn(n, id, &articleBody{r: dr, c: s.c, op: op, ctxErr: ctx.Err}); err != nil {
 			return err
 		}
 		// What fn left unread is skipped, up to maxSkip bytes: an article
@@ -464,23 +461,6 @@ func (s *Session) Articles(ctx context.Context, nums []int64, fn func(n int64, i
 		}
 		return nil
 	})
-}
-
-// bodyReader turns the read errors of an article into the package's
-// errors (cancellation, lost connection).
-type bodyReader struct {
-	r      io.Reader
-	c      *client
-	op     string
-	ctxErr func() error
-}
-
-func (b *bodyReader) Read(p []byte) (int, error) {
-	n, err := b.r.Read(p)
-	if err != nil && err != io.EOF {
-		err = b.c.ioErr(b.ctxErr(), b.op, err)
-	}
-	return n, err
 }
 
 // ListActive lists the groups matching wildmat (RFC 3977 sections 4 and
@@ -502,7 +482,7 @@ func (s *Session) ListActive(ctx context.Context, wildmat string) ([]ActiveGroup
 	var out []ActiveGroup
 	err := s.c.readBlock(ctx, op, orDefault(s.d.MaxGroups, DefaultMaxGroups), orDefault(s.d.MaxListBytes, DefaultMaxListBytes), func(line []byte) error {
 		if g, err := parseActive(string(line)); err == nil {
-			out = append(out, ActiveGroup(g))
+			out = append(out, g)
 		}
 		return nil
 	})

@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/rfc1738/fetch/internal/mbox"
 	"github.com/rfc1738/fetch/proto"
 )
 
@@ -143,7 +144,7 @@ func (d *Driver) headSummary(ctx context.Context, c *client, first, last int64, 
 		if err != nil {
 			return nil, err
 		}
-		ov := overviewFromHeader(n, parseHeader(block.String()))
+		ov := overviewFromHeader(n, mbox.Fields(block.String()))
 		ovs = append(ovs, ov)
 		raw.WriteString(ov.line())
 		raw.WriteByte('\n')
@@ -167,7 +168,7 @@ func (d *Driver) groups(ctx context.Context, c *client, t *target) (*proto.Respo
 		return nil, err
 	}
 	var raw bytes.Buffer
-	var groups []activeGroup
+	var groups []ActiveGroup
 	index := map[string]int{}
 	bad := 0
 	err = c.readBlock(ctx, op, maxLines, maxBytes, func(line []byte) error {

@@ -93,17 +93,14 @@ const (
 //     has a terminal type) TTYPE on its side, and to ECHO and SGA on the
 //     server's side; everything else is refused.
 //   - NAWS is sent well formed (RFC 1073): IAC SB NAWS width16 height16 IAC
-//     SE, with any 255 byte doubled; ziutek's own reply sends eight 255 bytes
-//     whatever the window size.
+//     SE, with any 255 byte doubled.
 //   - TTYPE SEND is answered with IAC SB TTYPE IS name IAC SE (RFC 1091).
-//   - NOP, DM, GA, BRK, IP, AO, AYT, EC, EL and stray SE are dropped;
-//     ziutek's Read returns an error on each of them ("unknown command"),
-//     which would end the session.
+//   - NOP, DM, GA, BRK, IP, AO, AYT, EC, EL and stray SE are dropped.
 //   - CR NUL becomes CR (RFC 854: NUL after a bare CR is padding).
 //
-// What is left is data in which a 255 byte is still written IAC IAC; ziutek's
-// Read undoes that, and its Write doubles 255 in what the user types. Those
-// two are the parts of the library that are sound and used.
+// What is left is data in which a 255 byte is still written IAC IAC, for
+// ziutek to undo (see the package documentation for why the rest is done
+// here).
 //
 // Read must be called from one goroutine at a time; setSize and the
 // negotiation replies written by Read are serialised by mu. Writes of data
@@ -205,9 +202,7 @@ func (c *optionConn) filter(b []byte) error {
 				c.afterCR = x == '\r'
 			}
 		case stIAC:
-			if err := c.command(x); err != nil {
-				return err
-			}
+			c.command(x)
 		case stOpt:
 			c.state = stData
 			if err := c.negotiate(c.verb, x); err != nil {
@@ -237,9 +232,7 @@ func (c *optionConn) filter(b []byte) error {
 				// IAC followed by a command inside SB: the subnegotiation
 				// was not terminated. Drop it and take the command.
 				c.tracef("< SB %s (unterminated)", optName(c.sbOpt))
-				if err := c.command(x); err != nil {
-					return err
-				}
+				c.command(x)
 			}
 		}
 	}
@@ -247,7 +240,7 @@ func (c *optionConn) filter(b []byte) error {
 }
 
 // command handles the byte after IAC.
-func (c *optionConn) command(x byte) error {
+func (c *optionConn) command(x byte) {
 	c.state = stData
 	switch x {
 	case cmdIAC:
@@ -266,7 +259,6 @@ func (c *optionConn) command(x byte) error {
 			c.tracef("< IAC %d", x)
 		}
 	}
-	return nil
 }
 
 // localOK reports whether we agree to enable option o on our side.

@@ -96,12 +96,6 @@ func rawFd(f *os.File) (int, error) {
 // has read its deadline and is blocking, without sleeping.
 var pollHook func(timeout int)
 
-func notePoll(timeout int) {
-	if pollHook != nil {
-		pollHook(timeout)
-	}
-}
-
 // Read returns keystrokes. It fails with os.ErrDeadlineExceeded once the
 // read deadline has passed, and with io.EOF at the end of input.
 func (t *TTY) Read(p []byte) (int, error) {
@@ -127,7 +121,9 @@ func (t *TTY) Read(p []byte) (int, error) {
 			{Fd: int32(t.inFd), Events: unix.POLLIN},
 			{Fd: int32(t.wakeR), Events: unix.POLLIN},
 		}
-		notePoll(timeout)
+		if pollHook != nil {
+			pollHook(timeout)
+		}
 		if _, err := unix.Poll(fds, timeout); err != nil {
 			if errors.Is(err, unix.EINTR) {
 				continue
