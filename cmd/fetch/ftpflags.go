@@ -31,6 +31,14 @@ func (o *getOptions) validateFTP() error {
 			return flagErrorf("--ftp-port: %v", err)
 		}
 	}
+	return o.validateTLS()
+}
+
+// validateTLS checks --cacert and -k, which act on FTPS only.
+func (o *getOptions) validateTLS() error {
+	if (o.cacert != "" || o.insecure) && !o.ssl && !o.sslReqd {
+		return flagErrorf("--cacert and -k need --ssl or --ssl-reqd")
+	}
 	if o.cacert != "" {
 		if _, err := os.Stat(o.cacert); err != nil {
 			return flagErrorf("--cacert: %v", err)

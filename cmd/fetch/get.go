@@ -62,9 +62,10 @@ type getOptions struct {
 	binary bool   // --binary: no transfer type guessed from the name (ftptype.go)
 	user   string // -u USER[:PASSWORD] (user.go)
 
-	parallel    bool          // -Z (parallel.go)
-	parallelMax int           // --parallel-max
-	tally       *atomic.Int64 // with -Z and a bar: bytes written, for the bar
+	parallel       bool          // -Z (parallel.go)
+	parallelMax    int           // --parallel-max
+	parallelMaxSet bool          // --parallel-max given
+	tally          *atomic.Int64 // with -Z and a bar: bytes written, for the bar
 
 	polite politeOptions // --limit-rate, --wait, --max-host-conns (politeflags.go)
 
@@ -113,6 +114,7 @@ kept alive); data for stdout still comes out in the order of the URLs.`,
 				o.continueAt = "-"
 			}
 			o.urls = args
+			o.parallelMaxSet = cmd.Flags().Changed("parallel-max")
 			return runGet(cmd.Context(), o, e)
 		},
 	}
@@ -197,11 +199,11 @@ func (o *getOptions) speed() (int64, time.Duration) {
 
 // validate checks the combinations of flags that cannot work.
 func (o *getOptions) validate() error {
-	switch {
-	case o.retry < 0:
-		return flagErrorf("--retry %d: want 0 or more", o.retry)
-	case o.speedLimit < 0:
-		return flagErrorf("--speed-limit %d: want 0 or more bytes a second", o.speedLimit)
+	if err := o.validateRetry(); err != nil {
+		return err
+	}
+	if err := o.checkParallel(); err != nil {
+		return err
 	}
 	if err := o.validateOutput(); err != nil {
 		return err
@@ -218,20 +220,41 @@ func (o *getOptions) validate() error {
 	return o.validateLists()
 }
 
+// validateRetry checks --retry, --retry-max-time and --speed-limit, of
+// get and mirror.
+func (o *getOptions) validateRetry() error {
+	switch {
+	case o.retry < 0:
+		return flagErrorf("--retry %d: want 0 or more", o.retry)
+	case o.retryMaxTime != 0 && o.retry == 0:
+		return flagErrorf("--retry-max-time needs --retry")
+	case o.speedLimit < 0:
+		return flagErrorf("--speed-limit %d: want 0 or more bytes a second", o.speedLimit)
+	}
+	return nil
+}
+
 // validateOutput checks the flags that name the output: -o, -O,
-// --output-dir and -C -.
+// --output-dir, and -C - and -R, which act on a file only.
 func (o *getOptions) validateOutput() error {
 	switch {
 	case o.output != "" && o.remoteName:
 		return flagErrorf("-o and -O exclude each other")
 	case o.output != "" && len(o.urls) > 1:
 		return flagErrorf("-o takes one URL; use -O or --output-dir for several")
-	case o.outputDir != "" && o.output == "" && !o.remoteName:
+	case o.outputDir != "" && !o.remoteName:
 		return flagErrorf("--output-dir needs -O")
-	case o.continueAt == "-" && o.output == "" && !o.remoteName:
+	case o.continueAt == "-" && o.toStdout():
 		return flagErrorf("-C - needs an output file (-o or -O)")
+	case o.remoteTime && o.toStdout():
+		return flagErrorf("-R needs an output file (-o or -O)")
 	}
 	return o.checkNames()
+}
+
+// toStdout says whether the data goes to stdout: no -o or -O, or -o -.
+func (o *getOptions) toStdout() bool {
+	return o.output == "-" || o.output == "" && !o.remoteName
 }
 
 // validateLists checks the flags given once per value: --allow-port,

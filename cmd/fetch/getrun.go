@@ -31,9 +31,7 @@ func runGet(ctx context.Context, o *getOptions, e *env) (err error) {
 	}
 	red := redactorOf(args)
 	c := o.client(e, red)
-	if c.Registry == nil {
-		c.Registry = o.commandDrivers().Registry()
-	}
+	c.Registry = cmp.Or(c.Registry, o.commandDrivers().Registry()) // the env's in tests
 	defer c.CloseIdleConnections()
 	if c.WARC, err = o.warc.open(e, red); err != nil {
 		return err

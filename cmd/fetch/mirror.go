@@ -159,8 +159,8 @@ func (o *mirrorOptions) validate() error {
 	if o.jobs < 1 || o.jobs > 64 {
 		return flagErrorf("--jobs %d: want 1 to 64", o.jobs)
 	}
-	if o.get.retry < 0 || o.get.speedLimit < 0 {
-		return flagErrorf("--retry and --speed-limit want 0 or more")
+	if err := o.get.validateRetry(); err != nil {
+		return err
 	}
 	for _, g := range slices.Concat(o.include, o.exclude) {
 		if _, err := path.Match(g, "x"); err != nil { // the mirror's matcher

@@ -45,9 +45,14 @@ const (
 	spoolMemory = 16 << 20
 )
 
-// checkParallel checks --parallel-max and the flags -Z cannot go with.
+// checkParallel checks -Z, --parallel-max (which acts only with -Z) and
+// the flags -Z cannot go with.
 func (o *getOptions) checkParallel() error {
 	switch {
+	case !o.parallel && o.parallelMaxSet:
+		return flagErrorf("--parallel-max needs -Z")
+	case !o.parallel:
+		return nil
 	case o.parallelMax < 1 || o.parallelMax > maxParallelMax:
 		return flagErrorf("--parallel-max %d: want 1 to %d", o.parallelMax, maxParallelMax)
 	case o.interactive:
@@ -57,11 +62,12 @@ func (o *getOptions) checkParallel() error {
 }
 
 // runParallel is runGet with -Z: up to --parallel-max URLs at a time.
-func runParallel(ctx context.Context, o *getOptions, args []arg, e *env) error {
-	if err := o.checkParallel(); err != nil {
+func runParallel(ctx context.Context, o *getOptions, args []arg, e *env) (err error) {
+	red := redactorOf(args)
+	w, err := o.warc.open(e, red) // before the bar, which a failure would leave drawn
+	if err != nil {
 		return err
 	}
-	red := redactorOf(args)
 	po := *o // the workers' options: o with the bar's byte counter
 	pe := *e // the workers' env: prompts one at a time, stderr above the bar
 	if e.prompt != nil {
@@ -73,10 +79,10 @@ func runParallel(ctx context.Context, o *getOptions, args []arg, e *env) error {
 		pe.err = above(bar.p, e.err)
 	}
 	c := po.client(&pe, red)
-	if c.Registry == nil {
-		c.Registry = o.commandDrivers().Registry()
-	}
+	c.Registry = cmp.Or(c.Registry, o.commandDrivers().Registry()) // the env's in tests
 	defer c.CloseIdleConnections()
+	c.WARC = w
+	defer closeWARC(c, e, &err) // after bar.wait: its messages below the bar
 	po.warnAllowPorts(&pe)
 
 	out := newOrdered(e.out, len(o.urls))

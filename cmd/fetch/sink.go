@@ -41,11 +41,8 @@ func (o *getOptions) destination(u *uri.URL) (*dest, error) {
 	if err != nil {
 		return nil, err
 	}
-	if o.output == "-" || o.output == "" && !o.remoteName {
-		if off < 0 {
-			return nil, flagErrorf("-C - needs an output file (-o or -O)")
-		}
-		return &dest{stdout: true, offset: off}, nil
+	if o.toStdout() {
+		return &dest{stdout: true, offset: off}, nil // validateOutput refused -C -
 	}
 	d := &dest{path: o.output, dir: o.outputDir, resume: o.continueAt != ""}
 	if o.remoteName {
