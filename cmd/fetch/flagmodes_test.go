@@ -189,18 +189,10 @@ func TestFlagsActOrRefused(t *testing.T) {
 		{name: "mirror -P -", args: []string{"mirror", "-s", "-P", "-", ftpBase, "{d}/m"}, check: sent("EPRT")},
 		{name: "get -Z --ssl-reqd", args: []string{"get", "-s", "-Z", "--ssl-reqd", ftpA, ftpBase + "f02.bin"}, check: tlsFirst},
 		{name: "mirror --ssl-reqd", args: []string{"mirror", "-s", "--ssl-reqd", ftpBase, "{d}/m"}, check: tlsFirst},
-		{name: "get -Z -k https", args: []string{"get", "-s", "-Z", "-k", "--output-dir", "{d}", "-O", ftpA, hss.URL + "/a"}, check: func(t *testing.T, d string, r result, _ []string) {
-			if ok(t, r) {
-				assertOnly(t, d, "a", "f01.bin")
-			}
-		}},
+		{name: "get -Z -k https", args: []string{"get", "-s", "-Z", "-k", "--output-dir", "{d}", "-O", ftpA, hss.URL + "/a"}, check: holds(".", "a", "f01.bin")},
 		{name: "get --cacert https", args: []string{"get", "--cacert", ca, hss.URL + "/a"}, check: stdout("body of /a\n")},
 		{name: "get --cacert not PEM", args: []string{"get", "--cacert", local, ftpA}, refused: "--cacert"},
-		{name: "mirror -k https", args: []string{"mirror", "-s", "-k", hss.URL + "/m1/", "{d}/m"}, check: func(t *testing.T, d string, r result, _ []string) {
-			if ok(t, r) {
-				assertOnly(t, filepath.Join(d, "m", "sub"), "a.txt")
-			}
-		}},
+		{name: "mirror -k https", args: []string{"mirror", "-s", "-k", hss.URL + "/m1/", "{d}/m"}, check: holds("m/sub", "a.txt")},
 		{name: "mirror --max-depth", args: []string{"mirror", "-s", "--max-depth", "1", hs.URL + "/m2/", "{d}/m"}, check: func(t *testing.T, d string, r result, _ []string) {
 			mu.Lock()
 			deep := seen["/m2/sub/sub/a.txt"]
@@ -237,5 +229,17 @@ func TestFlagsActOrRefused(t *testing.T) {
 			fs.WaitIdle(5 * time.Second)
 			tc.check(t, d, r, fs.Commands()[before:])
 		})
+	}
+}
+
+// holds is a check of TestFlagsActOrRefused: exit 0, and the directory
+// sub of the case's own holds names only.
+func holds(sub string, names ...string) func(t *testing.T, d string, r result, _ []string) {
+	return func(t *testing.T, d string, r result, _ []string) {
+		if r.code != 0 {
+			t.Errorf("exit %d, want 0 (stderr %q)", r.code, r.err)
+			return
+		}
+		assertOnly(t, filepath.Join(d, sub), names...)
 	}
 }
