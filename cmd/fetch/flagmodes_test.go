@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"encoding/pem"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -39,7 +40,7 @@ func TestFlagsActOrRefused(t *testing.T) {
 	mt := time.Date(2001, 2, 3, 4, 5, 6, 0, time.UTC)
 	var mu sync.Mutex
 	seen := map[string]int{}
-	hs := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	handler := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		mu.Lock()
 		seen[r.URL.Path]++
 		first := seen[r.URL.Path] == 1
@@ -54,8 +55,13 @@ func TestFlagsActOrRefused(t *testing.T) {
 		default:
 			http.ServeContent(w, r, "", mt, strings.NewReader("body of "+r.URL.Path+"\n"))
 		}
-	}))
+	})
+	hs := httptest.NewServer(handler)
 	defer hs.Close()
+	hss := httptest.NewTLSServer(handler)
+	defer hss.Close()
+	ca := filepath.Join(t.TempDir(), "ca.pem")
+	os.WriteFile(ca, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: hss.Certificate().Raw}), 0o644)
 	fs := startRaw(t, &localserver.RawFTP{Listings: map[string]string{"/": "", "/pub": ""}, Files: parallelFiles(6)})
 	ftpBase := "ftp://" + fs.Addr() + "/pub/"
 	a, b, ftpA := hs.URL+"/a", hs.URL+"/b", ftpBase+"f01.bin"
@@ -183,9 +189,10 @@ func TestFlagsActOrRefused(t *testing.T) {
 		{name: "mirror -P -", args: []string{"mirror", "-s", "-P", "-", ftpBase, "{d}/m"}, check: sent("EPRT")},
 		{name: "get -Z --ssl-reqd", args: []string{"get", "-s", "-Z", "--ssl-reqd", ftpA, ftpBase + "f02.bin"}, check: tlsFirst},
 		{name: "mirror --ssl-reqd", args: []string{"mirror", "-s", "--ssl-reqd", ftpBase, "{d}/m"}, check: tlsFirst},
-		{name: "get -Z -k alone", args: []string{"get", "-Z", "-k", ftpA, a}, refused: "-k"},
-		{name: "get --cacert alone", args: []string{"get", "--cacert", local, ftpA}, refused: "--cacert"},
-		{name: "mirror -k alone", args: []string{"mirror", "-k", ftpBase, "{d}/m"}, refused: "-k"},
+		{name: "get -Z -k https", args: []string{"get", "-s", "-Z", "-k", "--output-dir", "{d}", "-O", ftpA, hss.URL + "/a"}, check: holds(".", "a", "f01.bin")},
+		{name: "get --cacert https", args: []string{"get", "--cacert", ca, hss.URL + "/a"}, check: stdout("body of /a\n")},
+		{name: "get --cacert not PEM", args: []string{"get", "--cacert", local, ftpA}, refused: "--cacert"},
+		{name: "mirror -k https", args: []string{"mirror", "-s", "-k", hss.URL + "/m1/", "{d}/m"}, check: holds("m/sub", "a.txt")},
 		{name: "mirror --max-depth", args: []string{"mirror", "-s", "--max-depth", "1", hs.URL + "/m2/", "{d}/m"}, check: func(t *testing.T, d string, r result, _ []string) {
 			mu.Lock()
 			deep := seen["/m2/sub/sub/a.txt"]
@@ -222,5 +229,17 @@ func TestFlagsActOrRefused(t *testing.T) {
 			fs.WaitIdle(5 * time.Second)
 			tc.check(t, d, r, fs.Commands()[before:])
 		})
+	}
+}
+
+// holds is a check of TestFlagsActOrRefused: exit 0, and the directory
+// sub of the case's own holds names only.
+func holds(sub string, names ...string) func(t *testing.T, d string, r result, _ []string) {
+	return func(t *testing.T, d string, r result, _ []string) {
+		if r.code != 0 {
+			t.Errorf("exit %d, want 0 (stderr %q)", r.code, r.err)
+			return
+		}
+		assertOnly(t, filepath.Join(d, sub), names...)
 	}
 }

@@ -1,6 +1,8 @@
 package main
 
 import (
+	"crypto/tls"
+	"crypto/x509"
 	"fmt"
 	"os"
 
@@ -10,14 +12,14 @@ import (
 	"github.com/rfc1738/fetch/proto/ftp"
 )
 
-// addFTPFlags declares the flags of FTP active mode and FTPS, shared by
-// "fetch get" and "fetch mirror" (curl's spelling).
+// addFTPFlags declares the flags of FTP active mode and of TLS (FTPS and
+// https), shared by "fetch get" and "fetch mirror" (curl's spelling).
 func addFTPFlags(f *pflag.FlagSet, o *getOptions) {
 	f.StringVarP(&o.ftpPort, "ftp-port", "P", "", "FTP active mode: listen on `ADDRESS` (an IP, IP:PORT or IP:LOW-HIGH; - for the control connection's own address)")
 	f.BoolVar(&o.ssl, "ssl", false, "FTP: use TLS when the server offers it (AUTH TLS), else go on in clear with a warning")
 	f.BoolVar(&o.sslReqd, "ssl-reqd", false, "FTP: require TLS; fail before sending the user name when the server refuses it")
-	f.StringVar(&o.cacert, "cacert", "", "FTPS: trust the CA certificates of PEM `FILE` instead of the system's")
-	f.BoolVarP(&o.insecure, "insecure", "k", false, "FTPS: do not verify the server's certificate (encrypted, but not authenticated)")
+	f.StringVar(&o.cacert, "cacert", "", "https and FTPS: trust the CA certificates of PEM `FILE` instead of the system's")
+	f.BoolVarP(&o.insecure, "insecure", "k", false, "https and FTPS: do not verify the server's certificate (encrypted, but not authenticated)")
 	f.StringVarP(&o.user, "user", "u", "", "log in as `USER[:PASSWORD]` instead of the URL's user (the password is asked for when left out)")
 }
 
@@ -34,15 +36,20 @@ func (o *getOptions) validateFTP() error {
 	return o.validateTLS()
 }
 
-// validateTLS checks --cacert and -k, which act on FTPS only.
+// validateTLS reads the --cacert file, once, and makes o.tls, the base
+// TLS configuration of the command's https and FTPS connections.
 func (o *getOptions) validateTLS() error {
-	if (o.cacert != "" || o.insecure) && !o.ssl && !o.sslReqd {
-		return flagErrorf("--cacert and -k need --ssl or --ssl-reqd")
+	o.tls = &tls.Config{InsecureSkipVerify: o.insecure}
+	if o.cacert == "" {
+		return nil
 	}
-	if o.cacert != "" {
-		if _, err := os.Stat(o.cacert); err != nil {
-			return flagErrorf("--cacert: %v", err)
-		}
+	pem, err := os.ReadFile(o.cacert)
+	if err != nil {
+		return flagErrorf("--cacert: %v", err)
+	}
+	o.tls.RootCAs = x509.NewCertPool()
+	if !o.tls.RootCAs.AppendCertsFromPEM(pem) {
+		return flagErrorf("--cacert: no PEM certificate in %s", o.cacert)
 	}
 	return nil
 }
@@ -56,15 +63,13 @@ func (o *getOptions) setFTPOptions(f *proto.FTPOptions) {
 	case o.ssl:
 		f.TLS = proto.TLSTry
 	}
-	f.CACert = o.cacert
-	f.Insecure = o.insecure
 	f.Binary = o.binary
 }
 
-// warnFTP says that -k turns certificate verification off: a protection
-// turned off is always reported, even with -s.
-func (o *getOptions) warnFTP(e *env) {
-	if o.insecure && (o.ssl || o.sslReqd) {
+// warnInsecure says that -k turns certificate verification off: a
+// protection turned off is always reported, even with -s.
+func (o *getOptions) warnInsecure(e *env) {
+	if o.insecure {
 		fmt.Fprintln(e.err, "fetch: warning: the server's certificate is not verified (-k): the connection is encrypted, but anyone in the path could pose as the server")
 	}
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"crypto/tls"
 	"fmt"
 	"io"
 	"slices"
@@ -53,11 +54,12 @@ type getOptions struct {
 	fileViaFTP  bool
 	interactive bool
 
-	// FTP active mode and FTPS (tls.go in proto/ftp).
-	ftpPort      string // --ftp-port ADDRESS|-
-	ssl, sslReqd bool   // --ssl, --ssl-reqd
-	cacert       string // --cacert FILE
-	insecure     bool   // -k
+	// FTP active mode, FTPS (tls.go in proto/ftp) and TLS (ftpflags.go).
+	ftpPort      string      // --ftp-port ADDRESS|-
+	ssl, sslReqd bool        // --ssl, --ssl-reqd
+	cacert       string      // --cacert FILE
+	insecure     bool        // -k
+	tls          *tls.Config // of --cacert and -k (validateTLS)
 
 	binary bool   // --binary: no transfer type guessed from the name (ftptype.go)
 	user   string // -u USER[:PASSWORD] (user.go)

@@ -13,6 +13,7 @@ import (
 	"github.com/rfc1738/fetch/fetch"
 	"github.com/rfc1738/fetch/internal/termtext"
 	"github.com/rfc1738/fetch/proto"
+	"github.com/rfc1738/fetch/proto/ftp"
 	"github.com/rfc1738/fetch/proto/http"
 	"github.com/rfc1738/fetch/safety"
 	"github.com/rfc1738/fetch/uri"
@@ -30,8 +31,7 @@ func runGet(ctx context.Context, o *getOptions, e *env) (err error) {
 		return runParallel(ctx, o, args, e)
 	}
 	red := redactorOf(args)
-	c := o.client(e, red)
-	c.Registry = cmp.Or(c.Registry, o.commandDrivers().Registry()) // the env's in tests
+	c := o.client(e, red, o.commandDrivers())
 	defer c.CloseIdleConnections()
 	if c.WARC, err = o.warc.open(e, red); err != nil {
 		return err
@@ -62,13 +62,20 @@ func runGet(ctx context.Context, o *getOptions, e *env) (err error) {
 // mirror's settings, fetch.Mirror). --max-host-conns bounds the FTP pool
 // (politeOptions.limitFTP).
 func (o *getOptions) commandDrivers() fetch.Drivers {
-	d := fetch.Drivers{HTTP: http.Config{KeepAlive: true}}
+	d := o.tlsDrivers()
+	d.HTTP.KeepAlive = true
 	d.FTP.PipelinePassive = o.parallel || len(o.urls) > 1
 	if o.parallel {
 		d.FTP.MaxConnsPerHost, d.FTP.MaxIdleConnsPerHost = o.parallelMax, o.parallelMax
 	}
 	o.polite.limitFTP(&d.FTP)
 	return d
+}
+
+// tlsDrivers is the configuration of drivers that make every TLS
+// connection (https, FTPS) with the TLS flags (validateTLS).
+func (o *getOptions) tlsDrivers() fetch.Drivers {
+	return fetch.Drivers{HTTP: http.Config{TLSClientConfig: o.tls}, FTP: ftp.Config{TLSClientConfig: o.tls}}
 }
 
 // exitFor is the error of a command whose URLs ended with codes: nil
@@ -87,8 +94,9 @@ func exitFor(codes []int) error {
 	return &exitError{code: code}
 }
 
-// client builds the fetch.Client of o.
-func (o *getOptions) client(e *env, red *redactor) *fetch.Client {
+// client builds the fetch.Client of o, with a registry of drivers d (the
+// env's in tests).
+func (o *getOptions) client(e *env, red *redactor, d fetch.Drivers) *fetch.Client {
 	c := &fetch.Client{
 		Policy:         safety.Policy{AllowPorts: o.allowPorts, DenyPrivate: o.denyPrivate},
 		ConnectTimeout: o.connectTimeout,
@@ -97,7 +105,7 @@ func (o *getOptions) client(e *env, red *redactor) *fetch.Client {
 		Options:        o.requestOptions(e),
 		Resolver:       e.resolver,
 		Dial:           e.dial,
-		Registry:       e.registry,
+		Registry:       cmp.Or(e.registry, d.Registry()),
 	}
 	c.SpeedLimit, c.SpeedTime = o.speed()
 	o.polite.apply(c)
@@ -142,7 +150,7 @@ func (o *getOptions) warnAllowPorts(e *env) {
 		fmt.Fprintf(e.err, "fetch: warning: the port rules are lifted for port %d (--allow-port)\n", p)
 	}
 	o.redirect.warn(e)
-	o.warnFTP(e)
+	o.warnInsecure(e)
 }
 
 // getOne fetches one URL to its destination. The policy evaluates a.u

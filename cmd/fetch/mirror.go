@@ -206,7 +206,7 @@ func runMirror(ctx context.Context, o *mirrorOptions, e *env) (err error) {
 		return err
 	}
 	red := newRedactor([]string{o.url})
-	c := o.get.client(e, red)
+	c := o.get.client(e, red, o.get.tlsDrivers())
 	defer c.CloseIdleConnections()
 	if c.WARC, err = o.get.warc.open(e, red); err != nil {
 		return err

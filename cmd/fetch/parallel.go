@@ -78,8 +78,7 @@ func runParallel(ctx context.Context, o *getOptions, args []arg, e *env) (err er
 		po.tally = &bar.bytes
 		pe.err = above(bar.p, e.err)
 	}
-	c := po.client(&pe, red)
-	c.Registry = cmp.Or(c.Registry, o.commandDrivers().Registry()) // the env's in tests
+	c := po.client(&pe, red, o.commandDrivers())
 	defer c.CloseIdleConnections()
 	c.WARC = w
 	defer closeWARC(c, e, &err) // after bar.wait: its messages below the bar
