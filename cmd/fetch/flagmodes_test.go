@@ -124,6 +124,7 @@ func TestFlagsActOrRefused(t *testing.T) {
 		{name: "mirror --warc-file", args: []string{"mirror", "-s", "--warc-file", "{d}/w", hs.URL + "/m1/", "{d}/m"}, check: archived(hs.URL+"/m1/a.txt", hs.URL+"/m1/sub/a.txt")},
 		{name: "get -Z --warc-cdx alone", args: []string{"get", "-Z", "--warc-cdx", a, b}, refused: "--warc-cdx"},
 		{name: "mirror --warc-dedup alone", args: []string{"mirror", "--warc-dedup", "x.cdxj", hs.URL + "/m/", "{d}/m"}, refused: "--warc-dedup"},
+		{name: "mirror --dry-run --warc-file", args: []string{"mirror", "--dry-run", "--warc-file", "{d}/w", hs.URL + "/m1/", "{d}/m"}, refused: "--dry-run"},
 
 		// Offsets, retries, dates, JSON, trace with -Z.
 		{name: "get -Z -C 5", args: []string{"get", "-s", "-Z", "-C", "5", a, b}, check: stdout("of /a\nof /b\n")},

@@ -182,6 +182,9 @@ func (o *mirrorOptions) validate() error {
 	if o.maxListing == 0 {
 		return flagErrorf("--max-listing wants more than 0 bytes")
 	}
+	if o.dryRun && o.get.warc.file != "" {
+		return flagErrorf("--dry-run writes nothing: not even --warc-file's archive")
+	}
 	return nil
 }
 
