@@ -52,6 +52,9 @@ type lintRow struct {
 }
 
 func runLint(o *lintOptions, e *env) error {
+	if err := checkPorts(o.allowPorts); err != nil {
+		return err
+	}
 	urls, err := lintInput(o.urls, e.in)
 	if err != nil {
 		return err

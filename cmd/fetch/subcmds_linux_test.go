@@ -56,6 +56,7 @@ func TestSubcommandsBadInput(t *testing.T) {
 		{name: "lint long line", stdin: strings.Repeat("a", 2<<20), args: []string{"lint"}, code: 1, errHas: "stdin"},
 		{name: "lint full", out: "full", args: []string{"lint", "ftp://h/a"}, code: 1, errHas: "no space"},
 		{name: "lint pipe", out: "pipe", args: []string{"lint", "ftp://h/a"}, code: 1, errHas: "broken pipe"},
+		{name: "lint port over 65535", args: []string{"lint", "--allow-port", "99999", "ftp://h/a"}, code: 2, errHas: "99999"},
 		{name: "lint output flag", args: []string{"lint", "-o", file, "ftp://h/a"}, code: 2},
 		{name: "parse NUL", args: []string{"parse", "ftp://h/\x00"}, code: 3},
 		{name: "parse empty", args: []string{"parse", ""}, code: 0, outHas: "scheme: \"\""},
