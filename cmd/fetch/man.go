@@ -51,7 +51,9 @@ func writePage(name string, page []byte) error {
 		return err
 	}
 	_, err = f.Write(page)
-	err = cmp.Or(err, f.Close())
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
 	if err == nil {
 		err = renameFile(f.Name(), name)
 	}
