@@ -16,14 +16,14 @@ func newCompletionCmd(e *env) *cobra.Command {
 		ValidArgs: []string{"bash", "zsh", "fish"},
 		Args:      exactArgs("SHELL"),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			root := cmd.Root()
+			root, out := cmd.Root(), &errWriter{e.out}
 			switch args[0] {
 			case "bash":
-				return root.GenBashCompletionV2(e.out, true)
+				return root.GenBashCompletionV2(out, true)
 			case "zsh":
-				return root.GenZshCompletion(e.out)
+				return root.GenZshCompletion(out)
 			case "fish":
-				return root.GenFishCompletion(e.out, true)
+				return root.GenFishCompletion(out, true)
 			}
 			return flagErrorf("no completion for shell %q (bash, zsh or fish)", args[0])
 		},

@@ -22,22 +22,22 @@ removed, trailing punctuation outside brackets left out. Passwords are printed
 as xxxxx.`,
 		Example: `  printf 'see <URL:ftp://ds.in\n ternic.net/rfc>.' | fetch extract`,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return runExtract(args, e)
+			return runExtract(args, &errWriter{e.out}, e.in)
 		},
 	}
 }
 
-func runExtract(files []string, e *env) error {
+func runExtract(files []string, out io.Writer, in io.Reader) error {
 	if len(files) == 0 {
 		files = []string{"-"}
 	}
 	for _, name := range files {
-		text, err := readText(name, e.in)
+		text, err := readText(name, in)
 		if err != nil {
 			return err
 		}
 		for _, s := range uri.Extract(text) {
-			if _, err := fmt.Fprintln(e.out, redactedURL(s)); err != nil {
+			if _, err := fmt.Fprintln(out, redactedURL(s)); err != nil {
 				return err
 			}
 		}

@@ -259,13 +259,21 @@ func (o *getOptions) toStdout() bool {
 	return o.output == "-" || o.output == "" && !o.remoteName
 }
 
-// validateLists checks the flags given once per value: --allow-port,
-// --form and --gateway.
-func (o *getOptions) validateLists() error {
-	for _, p := range o.allowPorts {
+// checkPorts refuses an --allow-port that is no port number.
+func checkPorts(ports []int) error {
+	for _, p := range ports {
 		if p < 0 || p > 65535 {
 			return flagErrorf("--allow-port %d: not a port number", p)
 		}
+	}
+	return nil
+}
+
+// validateLists checks the flags given once per value: --allow-port,
+// --form and --gateway.
+func (o *getOptions) validateLists() error {
+	if err := checkPorts(o.allowPorts); err != nil {
+		return err
 	}
 	if _, err := pairs("--form", o.form); err != nil {
 		return err

@@ -52,6 +52,9 @@ type lintRow struct {
 }
 
 func runLint(o *lintOptions, e *env) error {
+	if err := checkPorts(o.allowPorts); err != nil {
+		return err
+	}
 	urls, err := lintInput(o.urls, e.in)
 	if err != nil {
 		return err
@@ -74,7 +77,7 @@ func runLint(o *lintOptions, e *env) error {
 			fmt.Fprintf(&text, "%s: %s %s (%s): %s\n", shown, f.Level, f.Rule, f.Component, f.Message)
 		}
 	}
-	if err := o.print(e.out, rows, text.String(), red); err != nil {
+	if err := o.print(&errWriter{e.out}, rows, text.String(), red); err != nil {
 		return err
 	}
 	if code := o.exitCode(rows); code != fetch.ExitOK {
@@ -119,7 +122,7 @@ func lintInput(args []string, stdin io.Reader) ([]string, error) {
 		}
 		lines, err := readLines(stdin)
 		if err != nil {
-			return nil, err
+			return nil, fmt.Errorf("stdin: %w", err)
 		}
 		urls = append(urls, lines...)
 	}

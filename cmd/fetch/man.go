@@ -36,11 +36,31 @@ func writeManPages(root *cobra.Command, dir string) error {
 	cmds := append([]*cobra.Command{root}, manCommands(root)...)
 	for _, c := range cmds {
 		page := md2man.Render([]byte(manMarkdown(c, cmds)))
-		if err := os.WriteFile(filepath.Join(dir, manName(c)+".1"), page, 0o644); err != nil {
+		if err := writePage(filepath.Join(dir, manName(c)+".1"), page); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// writePage writes page to name through a temporary file beside it: a
+// page cut short (a full disk, an interruption) never takes the name.
+func writePage(name string, page []byte) error {
+	f, err := createTemp(name)
+	if err != nil {
+		return err
+	}
+	_, err = f.Write(page)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = renameFile(f.Name(), name)
+	}
+	if err != nil {
+		os.Remove(f.Name())
+	}
+	return err
 }
 
 // manCommands are the subcommands that get a page.

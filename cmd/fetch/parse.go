@@ -46,11 +46,11 @@ reported with the byte offset of the problem (exit 3).`,
 func runParse(o *parseOptions, e *env) error {
 	codes := make([]int, 0, len(o.urls))
 	for _, raw := range o.urls {
-		err := parseOne(raw, o.json, e.out)
+		err := parseOne(raw, o.json, &errWriter{e.out})
 		if err != nil {
 			fmt.Fprintf(e.err, "fetch: %s\n", message(err))
 		}
-		codes = append(codes, fetch.ExitCode(err))
+		codes = append(codes, codeOf(err))
 	}
 	return exitFor(codes)
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"io"
 
 	"github.com/spf13/cobra"
 
@@ -46,16 +47,16 @@ func runResolve(o *resolveOptions, e *env) error {
 	}
 	codes := make([]int, 0, len(o.refs))
 	for _, raw := range o.refs {
-		err := resolveOne(base, raw, mode, e)
+		err := resolveOne(base, raw, mode, &errWriter{e.out})
 		if err != nil {
 			fmt.Fprintf(e.err, "fetch: %s\n", message(err))
 		}
-		codes = append(codes, fetch.ExitCode(err))
+		codes = append(codes, codeOf(err))
 	}
 	return exitFor(codes)
 }
 
-func resolveOne(base *uri.URL, raw string, mode uri.Mode, e *env) error {
+func resolveOne(base *uri.URL, raw string, mode uri.Mode, out io.Writer) error {
 	ref, err := uri.Parse(raw)
 	if err != nil {
 		return &fetch.Error{Op: "parse", URL: safety.Redact(raw), Err: err}
@@ -64,6 +65,6 @@ func resolveOne(base *uri.URL, raw string, mode uri.Mode, e *env) error {
 	if err != nil {
 		return &fetch.Error{Op: "resolve", URL: ref.Redacted(), Err: err}
 	}
-	_, err = fmt.Fprintln(e.out, u.Redacted())
+	_, err = fmt.Fprintln(out, u.Redacted())
 	return err
 }
