@@ -86,16 +86,14 @@ func passwordSpans(raw string) [][2]int {
 }
 
 // schemelessLogin finds the password of a login typed without
-// "scheme://", "user:pass@host/p", which parses as a URL of the scheme
-// "user" (as uri.URL.Redacted masks it). The opaque parts of RFC 1738's
-// schemes (mailto:joe@host, news:123@host) hold none.
+// "scheme://", "user:pass@host/p", as uri.URL.Redacted masks it
+// (uri.OpaqueLoginEnd).
 func schemelessLogin(raw string) (from, to int, ok bool) {
 	name, rest, found := strings.Cut(raw, ":")
-	if !found || strings.HasPrefix(rest, "/") || strings.ContainsAny(name, "/@") || uri.LinkScheme(name) {
+	if !found || strings.HasPrefix(rest, "/") || strings.ContainsAny(name, "/@") {
 		return 0, 0, false
 	}
-	login, _, _ := strings.Cut(rest, "/")
-	at := strings.LastIndexByte(login, '@')
+	at := uri.OpaqueLoginEnd(name, rest)
 	return len(name) + 1, len(name) + 1 + at, at >= 0
 }
 

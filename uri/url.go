@@ -156,16 +156,24 @@ func (u *URL) format(redact bool) string {
 	return b.String()
 }
 
+// OpaqueLoginEnd returns the index in opaque of the "@" that ends a login
+// typed without "//", or -1. "user:pass@host/p" parses as the scheme
+// "user" with the opaque part "pass@host/p": for a scheme outside RFC
+// 1738's, the last "@" ahead of any "/" ends a password. The opaque parts
+// of RFC 1738's schemes (mailto's address, news's message-id) hold none.
+func OpaqueLoginEnd(scheme, opaque string) int {
+	if LinkScheme(scheme) {
+		return -1
+	}
+	login, _, _ := strings.Cut(opaque, "/")
+	return strings.LastIndexByte(login, '@')
+}
+
 // writeOpaque writes the opaque part, with the password it may hold
-// masked when redact: "user:pass@host/p", typed without "scheme://",
-// parses as the scheme "user" with the opaque part "pass@host/p", so for a
-// scheme outside RFC 1738's the text before the last "@" ahead of any "/"
-// is masked. The opaque parts of RFC 1738's schemes (mailto's address,
-// news's message-id) hold no password.
+// (OpaqueLoginEnd) masked when redact.
 func (u *URL) writeOpaque(b *strings.Builder, redact bool) {
-	login, _, _ := strings.Cut(u.Opaque, "/")
-	at := strings.LastIndexByte(login, '@')
-	if !redact || at < 0 || LinkScheme(u.Scheme) {
+	at := OpaqueLoginEnd(u.Scheme, u.Opaque)
+	if !redact || at < 0 {
 		b.WriteString(u.Opaque)
 		return
 	}
