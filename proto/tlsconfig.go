@@ -3,6 +3,9 @@ package proto
 import (
 	"cmp"
 	"crypto/tls"
+	"crypto/x509"
+	"fmt"
+	"os"
 )
 
 // TLSClient returns the TLS configuration of a client connection to
@@ -17,4 +20,18 @@ func TLSClient(base *tls.Config, serverName string) *tls.Config {
 	}
 	cfg.ServerName = cmp.Or(cfg.ServerName, serverName)
 	return cfg
+}
+
+// CertPool reads the PEM file path into a pool of CA certificates; a file
+// that holds none is an error naming it.
+func CertPool(path string) (*x509.CertPool, error) {
+	pem, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	pool := x509.NewCertPool()
+	if !pool.AppendCertsFromPEM(pem) {
+		return nil, fmt.Errorf("no PEM certificate in %s", path)
+	}
+	return pool, nil
 }

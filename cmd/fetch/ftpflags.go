@@ -2,9 +2,7 @@ package main
 
 import (
 	"crypto/tls"
-	"crypto/x509"
 	"fmt"
-	"os"
 
 	"github.com/spf13/pflag"
 
@@ -43,14 +41,11 @@ func (o *getOptions) validateTLS() error {
 	if o.cacert == "" {
 		return nil
 	}
-	pem, err := os.ReadFile(o.cacert)
+	pool, err := proto.CertPool(o.cacert)
 	if err != nil {
 		return flagErrorf("--cacert: %v", err)
 	}
-	o.tls.RootCAs = x509.NewCertPool()
-	if !o.tls.RootCAs.AppendCertsFromPEM(pem) {
-		return flagErrorf("--cacert: no PEM certificate in %s", o.cacert)
-	}
+	o.tls.RootCAs = pool
 	return nil
 }
 

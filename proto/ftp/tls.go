@@ -3,12 +3,10 @@ package ftp
 import (
 	"context"
 	"crypto/tls"
-	"crypto/x509"
 	"errors"
 	"fmt"
 	"net"
 	"net/textproto"
-	"os"
 
 	"github.com/rfc1738/fetch/internal/termtext"
 	"github.com/rfc1738/fetch/proto"
@@ -56,13 +54,9 @@ func tlsMode(req *proto.Request) (proto.FTPTLS, error) {
 func (d *Driver) tlsConfig(req *proto.Request, host string) (*tls.Config, error) {
 	cfg := proto.TLSClient(d.TLSClientConfig, host)
 	if path := req.Options.FTP.CACert; path != "" {
-		pem, err := os.ReadFile(path)
+		pool, err := proto.CertPool(path)
 		if err != nil {
 			return nil, fmt.Errorf("ftp: CA certificates: %w", err)
-		}
-		pool := x509.NewCertPool()
-		if !pool.AppendCertsFromPEM(pem) {
-			return nil, fmt.Errorf("ftp: CA certificates: no PEM certificate in %s", path)
 		}
 		cfg.RootCAs = pool
 	}
